@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * CPU identification: the per-CPU context (struct ds_cpu) and what the CPU
+ * claims about DS, PEBS, BTS, LBR and performance monitoring.
+ *
+ * Everything here is what CPUID and the capability MSRs *advertise*. Whether
+ * the facilities actually work (emulators advertise DS and perfmon and
+ * implement none of it) is the functional probe's job (probe.h).
+ *
+ * Sources: SDM Vol. 2A "CPUID" (leaf 01H, leaf 0AH, DisplayFamily and
+ * DisplayModel); SDM Vol. 3B "Architectural Performance Monitoring",
+ * "IA32_PERF_CAPABILITIES"; ../shared/reference/msr.md sections 1-2.
+ */
+#ifndef DS_CPU_H
+#define DS_CPU_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <ds/err.h>
+#include <ds/msr.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* CPUID.01H:ECX / EDX bits used by libds (SDM Vol. 2A, Table "Feature Information") */
+#define DS_CPUID1_ECX_DTES64  (1u << 2)
+#define DS_CPUID1_ECX_DSCPL   (1u << 4)
+#define DS_CPUID1_ECX_PDCM    (1u << 15)
+#define DS_CPUID1_ECX_X2APIC  (1u << 21)
+#define DS_CPUID1_EDX_MSR     (1u << 5)
+#define DS_CPUID1_EDX_APIC    (1u << 9)
+#define DS_CPUID1_EDX_DS      (1u << 21)
+
+/* IA32_PERF_CAPABILITIES fields (SDM Vol. 3B "IA32_PERF_CAPABILITIES"; msr.md) */
+#define DS_PERFCAP_LBR_FMT_MASK      0x3Full
+#define DS_PERFCAP_PEBS_TRAP         (1ull << 6)
+#define DS_PERFCAP_PEBS_ARCH_REG     (1ull << 7)
+#define DS_PERFCAP_PEBS_FMT_SHIFT    8
+#define DS_PERFCAP_PEBS_FMT_MASK     (0xFull << 8)
+#define DS_PERFCAP_SMM_FREEZE        (1ull << 12)
+#define DS_PERFCAP_FW_WRITE          (1ull << 13)
+#define DS_PERFCAP_PEBS_BASELINE     (1ull << 14)
+#define DS_PERFCAP_PERF_METRICS      (1ull << 15)
+#define DS_PERFCAP_PEBS_OUTPUT_PT    (1ull << 16)
+#define DS_PERFCAP_PEBS_TIMING_INFO  (1ull << 17)
+
+enum ds_vendor {
+    DS_VENDOR_UNKNOWN = 0,
+    DS_VENDOR_INTEL = 1,  /* "GenuineIntel" */
+    DS_VENDOR_AMD = 2,    /* "AuthenticAMD" (no DS; reported, never used) */
+    DS_VENDOR_OTHER = 3,
+};
+
+/*
+ * What the CPU advertises. Filled by ds_cpu_identify(); plain data, safe to
+ * copy. Fields that depend on a leaf or MSR the CPU lacks are 0 and the
+ * matching has_* flag is false.
+ */
+struct ds_caps {
+    enum ds_vendor vendor;
+    char vendor_str[13];          /* CPUID.0 EBX,EDX,ECX, NUL-terminated */
+    uint32_t max_leaf;            /* CPUID.0:EAX */
+    uint32_t signature;           /* CPUID.01H:EAX */
+    uint32_t cpuid1_ecx, cpuid1_edx;
+    uint8_t family, model, stepping;  /* raw fields of CPUID.01H:EAX */
+    uint16_t display_family;      /* SDM rule: family + ext family if family == 0FH */
+    uint8_t display_model;        /* SDM rule: ext model << 4 | model if family 06H or 0FH */
+
+    bool ds;                      /* CPUID.01H:EDX[21] */
+    bool dtes64;                  /* CPUID.01H:ECX[2] */
+    bool ds_cpl;                  /* CPUID.01H:ECX[4] */
+    bool pdcm;                    /* CPUID.01H:ECX[15] */
+    bool x2apic;                  /* CPUID.01H:ECX[21] */
+    bool netburst;                /* DisplayFamily == 0FH and Intel */
+
+    /* CPUID leaf 0AH (architectural performance monitoring) */
+    bool has_leaf_0a;
+    uint8_t perfmon_version;      /* EAX[7:0]; 0 = none */
+    uint8_t gp_counters;          /* EAX[15:8] */
+    uint8_t gp_width;             /* EAX[23:16] */
+    uint8_t ebx_length;           /* EAX[31:24] */
+    uint32_t events_unavailable;  /* EBX: bit set = architectural event NOT available */
+    uint32_t fixed_mask;          /* ECX (v5+): supported fixed counters bitmap */
+    uint8_t fixed_counters;       /* EDX[4:0] (v2+), or fls(ECX) on v5+ */
+    uint8_t fixed_width;          /* EDX[12:5] */
+
+    /* IA32_MISC_ENABLE (read only on Intel CPUs) */
+    bool has_misc_enable;
+    uint64_t misc_enable;
+    bool perfmon_available;       /* bit 7 */
+    bool bts_unavailable;         /* bit 11 */
+    bool pebs_unavailable;        /* bit 12 */
+
+    /* IA32_PERF_CAPABILITIES (read only when PDCM) */
+    bool has_perf_caps;
+    uint64_t perf_caps;
+    uint8_t lbr_format;           /* [5:0] */
+    bool pebs_trap;               /* [6] */
+    bool pebs_arch_reg;           /* [7] */
+    uint8_t pebs_format;          /* [11:8]; NetBurst: 0 and meaningless (see pebs.h) */
+    bool smm_freeze;              /* [12] */
+    bool fw_write;                /* [13] */
+    bool pebs_baseline;           /* [14] */
+    bool perf_metrics;            /* [15] */
+    bool pebs_output_pt;          /* [16] */
+    bool pebs_timing_info;        /* [17] */
+
+    /* Derived: what the CPU advertises, before any functional probe */
+    bool bts_advertised;          /* Intel && DS && !BTS_UNAVAILABLE */
+    bool pebs_advertised;         /* Intel && DS && !PEBS_UNAVAILABLE && perfmon */
+};
+
+/*
+ * Per-logical-CPU context. The caller owns the memory (one per logical
+ * processor: the DS area and IA32_DEBUGCTL are per logical processor).
+ * Initialise with ds_cpu_init(); the fields are readable, not to be written.
+ */
+struct ds_cpu {
+    const struct ds_msr_ops *ops; /* NULL: native instructions */
+    void *ops_ctx;
+    bool ia32e;                   /* IA-32e mode active (decides the DS layout with DTES64 = 0) */
+    bool identified;              /* ds_cpu_identify() succeeded */
+    struct ds_caps caps;
+};
+
+/*
+ * Prepare @cpu. @ops may be NULL for native RDMSR/WRMSR/CPUID (not allowed
+ * on a host build, where there is no ring 0: DS_ERR_INVAL). ia32e defaults
+ * to "this code is compiled for x86_64"; set it with ds_cpu_set_ia32e() for
+ * a backend that models another mode. Touches no MSR. NMI-safe.
+ */
+int ds_cpu_init(struct ds_cpu *cpu, const struct ds_msr_ops *ops, void *ops_ctx);
+
+/* Override whether IA-32e mode is active (backends modelling 32-bit CPUs). */
+int ds_cpu_set_ia32e(struct ds_cpu *cpu, bool ia32e);
+
+/*
+ * Identify the CPU: CPUID leaves 0, 01H, 0AH; IA32_MISC_ENABLE (Intel only);
+ * IA32_PERF_CAPABILITIES (only if PDCM). Fills cpu->caps and sets
+ * cpu->identified. A non-Intel CPU is identified successfully (vendor set,
+ * nothing advertised) and no MSR is read on it.
+ * Returns DS_OK, DS_ERR_NULL, or DS_ERR_MSR_FAULT if a backend faulted on
+ * one of those two MSRs (caps then keeps the has_* flag false).
+ * MSRs read: 0x1A0, 0x345. Not for NMI context (no need: call once at boot).
+ */
+int ds_cpu_identify(struct ds_cpu *cpu);
+
+/*
+ * DisplayFamily/DisplayModel from a CPUID.01H:EAX signature (SDM Vol. 2A
+ * CPUID, "DisplayFamily / DisplayModel"). Pure.
+ */
+void ds_display_fms(uint32_t signature, uint16_t *out_family, uint8_t *out_model);
+
+/*
+ * Render @caps as human-readable text lines ("key: value\n") into buf.
+ * Always NUL-terminates when len > 0. Returns DS_OK, DS_ERR_NULL, or
+ * DS_ERR_BUFSZ if the text did not fit (it is then truncated). Pure.
+ */
+int ds_caps_format(const struct ds_caps *caps, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DS_CPU_H */

@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Plain source list for embedders (Make, Meson, CMake): compile these with your
+# kernel's flags plus -ffreestanding -mno-red-zone -mgeneral-regs-only, and add
+# LIBDS_INCLUDE_DIR to the include path. No other file is needed.
+set(LIBDS_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/include)
+set(LIBDS_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/src/err.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/fmt.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/msr.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu.c
+)

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * CPU identification (SDM Vol. 2A "CPUID"; SDM Vol. 3B "Architectural
+ * Performance Monitoring", "IA32_PERF_CAPABILITIES"; reference msr.md 1-2).
+ */
+#include <ds/cpu.h>
+#include "internal.h"
+
+int ds_cpu_init(struct ds_cpu *cpu, const struct ds_msr_ops *ops, void *ops_ctx)
+{
+    if (!cpu)
+        return DS_ERR_NULL;
+#if defined(DS_HOSTED)
+    if (!ops)
+        return DS_ERR_INVAL; /* a host process cannot execute RDMSR */
+#endif
+    cpu->ops = ops;
+    cpu->ops_ctx = ops_ctx;
+#if defined(__x86_64__)
+    cpu->ia32e = true;
+#else
+    cpu->ia32e = false;
+#endif
+    cpu->identified = false;
+    /* zero caps without memset (no libc) */
+    unsigned char *p = (unsigned char *)&cpu->caps;
+    for (size_t i = 0; i < sizeof(cpu->caps); i++)
+        p[i] = 0;
+    return DS_OK;
+}
+
+int ds_cpu_set_ia32e(struct ds_cpu *cpu, bool ia32e)
+{
+    if (!cpu)
+        return DS_ERR_NULL;
+    cpu->ia32e = ia32e;
+    return DS_OK;
+}
+
+void ds_display_fms(uint32_t sig, uint16_t *out_family, uint8_t *out_model)
+{
+    uint32_t model = (sig >> 4) & 0xF;
+    uint32_t family = (sig >> 8) & 0xF;
+    uint32_t ext_model = (sig >> 16) & 0xF;
+    uint32_t ext_family = (sig >> 20) & 0xFF;
+    uint32_t dfam = family;
+    uint32_t dmod = model;
+
+    /* SDM Vol. 2A CPUID: DisplayFamily = Family + ExtendedFamily only when Family == 0FH;
+     * DisplayModel = ExtendedModel << 4 + Model when Family is 06H or 0FH. */
+    if (family == 0xF)
+        dfam = family + ext_family;
+    if (family == 0x6 || family == 0xF)
+        dmod = (ext_model << 4) + model;
+    if (out_family)
+        *out_family = (uint16_t)dfam;
+    if (out_model)
+        *out_model = (uint8_t)dmod;
+}
+
+static bool streq12(const char *a, const char *b)
+{
+    for (int i = 0; i < 12; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+static void put32(char *dst, uint32_t v)
+{
+    dst[0] = (char)(v & 0xFF);
+    dst[1] = (char)((v >> 8) & 0xFF);
+    dst[2] = (char)((v >> 16) & 0xFF);
+    dst[3] = (char)((v >> 24) & 0xFF);
+}
+
+int ds_cpu_identify(struct ds_cpu *cpu)
+{
+    uint32_t r[4];
+    int ret = DS_OK;
+
+    if (!cpu)
+        return DS_ERR_NULL;
+    struct ds_caps *c = &cpu->caps;
+    unsigned char *p = (unsigned char *)c;
+    for (size_t i = 0; i < sizeof(*c); i++)
+        p[i] = 0;
+    cpu->identified = false;
+
+    ds_cpuid(cpu, 0, 0, r);
+    c->max_leaf = r[0];
+    put32(&c->vendor_str[0], r[1]);
+    put32(&c->vendor_str[4], r[3]);
+    put32(&c->vendor_str[8], r[2]);
+    c->vendor_str[12] = '\0';
+    if (streq12(c->vendor_str, "GenuineIntel"))
+        c->vendor = DS_VENDOR_INTEL;
+    else if (streq12(c->vendor_str, "AuthenticAMD"))
+        c->vendor = DS_VENDOR_AMD;
+    else if (c->max_leaf == 0 && c->vendor_str[0] == '\0')
+        c->vendor = DS_VENDOR_UNKNOWN;
+    else
+        c->vendor = DS_VENDOR_OTHER;
+
+    if (c->max_leaf >= 1) {
+        ds_cpuid(cpu, 1, 0, r);
+        c->signature = r[0];
+        c->cpuid1_ecx = r[2];
+        c->cpuid1_edx = r[3];
+        c->stepping = (uint8_t)(r[0] & 0xF);
+        c->model = (uint8_t)((r[0] >> 4) & 0xF);
+        c->family = (uint8_t)((r[0] >> 8) & 0xF);
+        ds_display_fms(r[0], &c->display_family, &c->display_model);
+        c->ds = (r[3] & DS_CPUID1_EDX_DS) != 0;
+        c->dtes64 = (r[2] & DS_CPUID1_ECX_DTES64) != 0;
+        c->ds_cpl = (r[2] & DS_CPUID1_ECX_DSCPL) != 0;
+        c->pdcm = (r[2] & DS_CPUID1_ECX_PDCM) != 0;
+        c->x2apic = (r[2] & DS_CPUID1_ECX_X2APIC) != 0;
+    }
+    c->netburst = c->vendor == DS_VENDOR_INTEL && c->display_family == 0xF;
+
+    if (c->max_leaf >= 0xA && c->vendor == DS_VENDOR_INTEL) {
+        ds_cpuid(cpu, 0xA, 0, r);
+        c->perfmon_version = (uint8_t)(r[0] & 0xFF);
+        if (c->perfmon_version) {
+            c->has_leaf_0a = true;
+            c->gp_counters = (uint8_t)((r[0] >> 8) & 0xFF);
+            c->gp_width = (uint8_t)((r[0] >> 16) & 0xFF);
+            c->ebx_length = (uint8_t)((r[0] >> 24) & 0xFF);
+            /* Only the first ebx_length bits of EBX are defined; the rest read as unavailable. */
+            uint32_t defined = c->ebx_length >= 32 ? 0xFFFFFFFFu : ((1u << c->ebx_length) - 1);
+            c->events_unavailable = (r[1] & defined) | ~defined;
+            if (c->perfmon_version >= 2) {
+                c->fixed_counters = (uint8_t)(r[3] & 0x1F);
+                c->fixed_width = (uint8_t)((r[3] >> 5) & 0xFF);
+            }
+            if (c->perfmon_version >= 5) {
+                /* v5+: ECX is a bitmap of supported fixed counters; count = fls(ECX)
+                 * when it exceeds EDX[4:0] (Linux intel_pmu_init does the same). */
+                c->fixed_mask = r[2];
+                uint8_t fls = 0;
+                for (uint32_t m = r[2]; m; m >>= 1)
+                    fls++;
+                if (fls > c->fixed_counters)
+                    c->fixed_counters = fls;
+            } else if (c->fixed_counters) {
+                c->fixed_mask = c->fixed_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->fixed_counters) - 1);
+            }
+        }
+    }
+
+    /* IA32_MISC_ENABLE is architectural on Intel family 0FH and 06H (SDM Vol. 4);
+     * on other vendors it may not exist, so it is never read there. */
+    if (c->vendor == DS_VENDOR_INTEL && c->max_leaf >= 1 && (c->cpuid1_edx & DS_CPUID1_EDX_MSR)) {
+        uint64_t v;
+        int e = ds_msr_read(cpu, DS_MSR_IA32_MISC_ENABLE, &v);
+        if (e == DS_OK) {
+            c->has_misc_enable = true;
+            c->misc_enable = v;
+            c->perfmon_available = (v & DS_MISC_ENABLE_PERFMON_AVAIL) != 0;
+            c->bts_unavailable = (v & DS_MISC_ENABLE_BTS_UNAVAIL) != 0;
+            c->pebs_unavailable = (v & DS_MISC_ENABLE_PEBS_UNAVAIL) != 0;
+        } else {
+            ret = e;
+        }
+        if (c->pdcm) {
+            e = ds_msr_read(cpu, DS_MSR_IA32_PERF_CAPABILITIES, &v);
+            if (e == DS_OK) {
+                c->has_perf_caps = true;
+                c->perf_caps = v;
+                c->lbr_format = (uint8_t)(v & DS_PERFCAP_LBR_FMT_MASK);
+                c->pebs_trap = (v & DS_PERFCAP_PEBS_TRAP) != 0;
+                c->pebs_arch_reg = (v & DS_PERFCAP_PEBS_ARCH_REG) != 0;
+                c->pebs_format = (uint8_t)((v & DS_PERFCAP_PEBS_FMT_MASK) >> DS_PERFCAP_PEBS_FMT_SHIFT);
+                c->smm_freeze = (v & DS_PERFCAP_SMM_FREEZE) != 0;
+                c->fw_write = (v & DS_PERFCAP_FW_WRITE) != 0;
+                c->pebs_baseline = (v & DS_PERFCAP_PEBS_BASELINE) != 0;
+                c->perf_metrics = (v & DS_PERFCAP_PERF_METRICS) != 0;
+                c->pebs_output_pt = (v & DS_PERFCAP_PEBS_OUTPUT_PT) != 0;
+                c->pebs_timing_info = (v & DS_PERFCAP_PEBS_TIMING_INFO) != 0;
+            } else if (ret == DS_OK) {
+                ret = e;
+            }
+        }
+    }
+
+    bool perfmon = c->netburst ? c->perfmon_available : c->has_leaf_0a;
+    c->bts_advertised = c->vendor == DS_VENDOR_INTEL && c->ds && c->has_misc_enable && !c->bts_unavailable;
+    c->pebs_advertised = c->vendor == DS_VENDOR_INTEL && c->ds && c->has_misc_enable &&
+                         !c->pebs_unavailable && perfmon;
+
+    cpu->identified = true;
+    return ret;
+}
+
+static void kv_bool(struct ds__sb *sb, const char *k, bool v)
+{
+    ds__sb_puts(sb, k);
+    ds__sb_puts(sb, v ? ": yes\n" : ": no\n");
+}
+
+static void kv_dec(struct ds__sb *sb, const char *k, uint64_t v)
+{
+    ds__sb_puts(sb, k);
+    ds__sb_puts(sb, ": ");
+    ds__sb_dec(sb, v);
+    ds__sb_putc(sb, '\n');
+}
+
+static void hex2(struct ds__sb *sb, unsigned v)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    ds__sb_putc(sb, hex[(v >> 4) & 0xF]);
+    ds__sb_putc(sb, hex[v & 0xF]);
+}
+
+int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
+{
+    struct ds__sb sb;
+    if (!c || !buf)
+        return DS_ERR_NULL;
+    if (!len)
+        return DS_ERR_BUFSZ;
+    ds__sb_init(&sb, buf, len);
+
+    ds__sb_puts(&sb, "vendor: ");
+    ds__sb_puts(&sb, c->vendor_str[0] ? c->vendor_str : "(none)");
+    ds__sb_puts(&sb, "\ndisplay_family_model: ");
+    hex2(&sb, c->display_family);
+    ds__sb_putc(&sb, '_');
+    hex2(&sb, c->display_model);
+    ds__sb_puts(&sb, "H\nstepping: ");
+    ds__sb_dec(&sb, c->stepping);
+    ds__sb_putc(&sb, '\n');
+    kv_bool(&sb, "netburst", c->netburst);
+    kv_bool(&sb, "cpuid.ds", c->ds);
+    kv_bool(&sb, "cpuid.dtes64", c->dtes64);
+    kv_bool(&sb, "cpuid.ds_cpl", c->ds_cpl);
+    kv_bool(&sb, "cpuid.pdcm", c->pdcm);
+    kv_bool(&sb, "cpuid.x2apic", c->x2apic);
+    kv_dec(&sb, "perfmon.version", c->perfmon_version);
+    if (c->has_leaf_0a) {
+        kv_dec(&sb, "perfmon.gp_counters", c->gp_counters);
+        kv_dec(&sb, "perfmon.gp_width", c->gp_width);
+        kv_dec(&sb, "perfmon.fixed_counters", c->fixed_counters);
+        kv_dec(&sb, "perfmon.fixed_width", c->fixed_width);
+        ds__sb_puts(&sb, "perfmon.events_unavailable: ");
+        ds__sb_hex(&sb, c->events_unavailable, 8);
+        ds__sb_putc(&sb, '\n');
+    }
+    if (c->has_misc_enable) {
+        ds__sb_puts(&sb, "misc_enable: ");
+        ds__sb_hex(&sb, c->misc_enable, 16);
+        ds__sb_putc(&sb, '\n');
+        kv_bool(&sb, "misc_enable.perfmon_available", c->perfmon_available);
+        kv_bool(&sb, "misc_enable.bts_unavailable", c->bts_unavailable);
+        kv_bool(&sb, "misc_enable.pebs_unavailable", c->pebs_unavailable);
+    } else {
+        ds__sb_puts(&sb, "misc_enable: not read\n");
+    }
+    if (c->has_perf_caps) {
+        ds__sb_puts(&sb, "perf_capabilities: ");
+        ds__sb_hex(&sb, c->perf_caps, 16);
+        ds__sb_putc(&sb, '\n');
+        kv_dec(&sb, "perf_caps.lbr_format", c->lbr_format);
+        kv_dec(&sb, "perf_caps.pebs_format", c->pebs_format);
+        kv_bool(&sb, "perf_caps.pebs_trap", c->pebs_trap);
+        kv_bool(&sb, "perf_caps.pebs_arch_reg", c->pebs_arch_reg);
+        kv_bool(&sb, "perf_caps.smm_freeze", c->smm_freeze);
+        kv_bool(&sb, "perf_caps.fw_write", c->fw_write);
+        kv_bool(&sb, "perf_caps.pebs_baseline", c->pebs_baseline);
+    } else {
+        ds__sb_puts(&sb, "perf_capabilities: absent\n");
+    }
+    kv_bool(&sb, "bts.advertised", c->bts_advertised);
+    kv_bool(&sb, "pebs.advertised", c->pebs_advertised);
+    return sb.truncated ? DS_ERR_BUFSZ : DS_OK;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* CPU identification against CPUID/MSR tables. */
+#include "check.h"
+#include "fake_cpu.h"
+
+static void test_display_fms(void)
+{
+    uint16_t f;
+    uint8_t m;
+    /* SDM examples: family 06H uses extended model; 0FH adds extended family */
+    ds_display_fms(0x000506E3, &f, &m); /* Skylake client 06_5EH */
+    CHECK_EQ(f, 0x06, "skl family");
+    CHECK_EQ(m, 0x5E, "skl model");
+    ds_display_fms(0x00000F29, &f, &m); /* Pentium 4 Northwood 0F_02H */
+    CHECK_EQ(f, 0x0F, "p4 family");
+    CHECK_EQ(m, 0x02, "p4 model");
+    ds_display_fms(0x00000F43, &f, &m); /* Prescott 0F_04H */
+    CHECK_EQ(m, 0x04, "prescott model");
+    ds_display_fms(0x00A00F11, &f, &m); /* AMD family 19H: 0FH + 0AH, ext model applies for 0FH */
+    CHECK_EQ(f, 0x19, "ext family added only for family 0FH");
+    CHECK_EQ(m, 0x01, "model");
+    ds_display_fms(0x00010671, &f, &m); /* Core 2 Penryn 06_17H */
+    CHECK_EQ(m, 0x17, "penryn");
+    ds_display_fms(0x00010551, &f, &m); /* family 5 with an ext model field: not applied */
+    CHECK_EQ(f, 5, "family 5");
+    CHECK_EQ(m, 5, "ext model ignored for family 5");
+}
+
+static void test_identify_skylake(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    fake_skylake(&f);
+    CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, &f), DS_OK, "init");
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+    const struct ds_caps *c = &cpu.caps;
+    CHECK(c->vendor == DS_VENDOR_INTEL, "vendor");
+    CHECK(strcmp(c->vendor_str, "GenuineIntel") == 0, "vendor string");
+    CHECK_EQ(c->display_family, 6, "family");
+    CHECK_EQ(c->display_model, 0x5E, "model");
+    CHECK(c->ds && c->dtes64 && c->ds_cpl && c->pdcm && !c->x2apic, "cpuid bits");
+    CHECK_EQ(c->perfmon_version, 4, "perfmon v4");
+    CHECK_EQ(c->gp_counters, 4, "gp counters");
+    CHECK_EQ(c->gp_width, 48, "gp width");
+    CHECK_EQ(c->fixed_counters, 3, "fixed");
+    CHECK_EQ(c->fixed_width, 48, "fixed width");
+    CHECK_EQ(c->pebs_format, 3, "pebs fmt");
+    CHECK_EQ(c->lbr_format, 5, "lbr fmt");
+    CHECK(c->pebs_trap && c->pebs_arch_reg && c->fw_write && !c->pebs_baseline, "perfcaps bits");
+    CHECK(c->perfmon_available && !c->bts_unavailable && !c->pebs_unavailable, "misc enable");
+    CHECK(c->bts_advertised && c->pebs_advertised, "advertised");
+    CHECK_EQ(f.writes, 0, "identify writes no MSR");
+    char buf[2048];
+    CHECK_EQ(ds_caps_format(c, buf, sizeof(buf)), DS_OK, "format");
+    CHECK(strstr(buf, "display_family_model: 06_5EH") != NULL, "format shows DF_DM: %s", buf);
+    CHECK(strstr(buf, "perf_caps.pebs_format: 3") != NULL, "format shows pebs format");
+    char small[16];
+    CHECK_EQ(ds_caps_format(c, small, sizeof(small)), DS_ERR_BUFSZ, "truncation reported");
+    CHECK(strlen(small) == sizeof(small) - 1, "truncated output is NUL-terminated");
+    CHECK_EQ(ds_caps_format(c, small, 0), DS_ERR_BUFSZ, "zero length");
+    CHECK_EQ(ds_caps_format(NULL, small, 4), DS_ERR_NULL, "null caps");
+}
+
+static void test_identify_amd_no_msr(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    memset(&f, 0, sizeof(f));
+    /* "AuthenticAMD": EBX "Auth", EDX "enti", ECX "cAMD" */
+    fake_set_cpuid(&f, 0, 0, 0x10, 0x68747541, 0x444d4163, 0x69746e65);
+    fake_set_cpuid(&f, 1, 0, 0x00A00F11, 0, 0, (1u << 5) | (1u << 21));
+    CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, &f), DS_OK, "init");
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+    CHECK(cpu.caps.vendor == DS_VENDOR_AMD, "amd");
+    CHECK_EQ(f.reads + f.writes, 0, "no MSR touched on a non-Intel CPU");
+    CHECK(!cpu.caps.bts_advertised && !cpu.caps.pebs_advertised, "nothing advertised");
+}
+
+static void test_identify_faults(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    fake_skylake(&f);
+    f.nmsrs = 0; /* MISC_ENABLE and PERF_CAPABILITIES now fault */
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_ERR_MSR_FAULT, "fault reported");
+    CHECK(!cpu.caps.has_misc_enable && !cpu.caps.has_perf_caps, "no caps from faulting MSRs");
+    CHECK(!cpu.caps.pebs_advertised, "not advertised without MISC_ENABLE");
+    CHECK_EQ(ds_cpu_init(NULL, &fake_ops, &f), DS_ERR_NULL, "null cpu");
+    CHECK_EQ(ds_cpu_init(&cpu, NULL, NULL), DS_ERR_INVAL, "host build needs a backend");
+    CHECK_EQ(ds_cpu_identify(NULL), DS_ERR_NULL, "identify null");
+}
+
+static void test_no_pdcm(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    memset(&f, 0, sizeof(f));
+    /* Pentium 4 Prescott: DS, no PDCM, no leaf 0AH */
+    fake_set_cpuid(&f, 0, 0, 5, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(&f, 1, 0, 0x00000F43, 0, (1u << 2), (1u << 5) | (1u << 21));
+    fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, (1u << 7));
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify p4");
+    CHECK(cpu.caps.netburst, "netburst");
+    CHECK(!cpu.caps.has_perf_caps, "no perf caps read");
+    CHECK_EQ(f.faults, 0, "no faulting access");
+    CHECK(cpu.caps.pebs_advertised, "p4 pebs advertised via MISC_ENABLE[7]");
+}
+
+int main(void)
+{
+    test_display_fms();
+    test_identify_skylake();
+    test_identify_amd_no_msr();
+    test_identify_faults();
+    test_no_pdcm();
+    return check_summary();
+}
