@@ -1,0 +1,774 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * dsdump: read a libds test-kernel serial log (DSLOG format, docs/records.md),
+ * check and decode every record, symbolize IPs against the kernel ELF (libelf),
+ * and print a perf-report-like sample table, the BTS trace, LBR stacks, lost
+ * record counts; or JSON / CSV; optionally an SVG hot-spot chart.
+ */
+#include "dslog.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_ERRORS_SHOWN 50
+
+/* ---------- symbols (libelf) ---------- */
+
+struct sym {
+    uint64_t addr, size;
+    char *name;
+    int func; /* STT_FUNC */
+};
+
+struct symtab {
+    struct sym *v;
+    size_t n;
+};
+
+static int sym_cmp(const void *a, const void *b)
+{
+    const struct sym *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    if (x->func != y->func) /* functions first among equals */
+        return y->func - x->func;
+    return (x->size < y->size) - (x->size > y->size);
+}
+
+static int load_symbols(const char *path, struct symtab *st, char *err, size_t errsz)
+{
+    memset(st, 0, sizeof *st);
+    if (elf_version(EV_CURRENT) == EV_NONE) {
+        snprintf(err, errsz, "libelf: %s", elf_errmsg(-1));
+        return -1;
+    }
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        snprintf(err, errsz, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    if (!e || elf_kind(e) != ELF_K_ELF) {
+        snprintf(err, errsz, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+        if (e)
+            elf_end(e);
+        close(fd);
+        return -1;
+    }
+    /* Prefer the full .symtab; fall back to .dynsym. */
+    Elf_Scn *scn = NULL, *pick = NULL;
+    GElf_Shdr sh, picksh = {0};
+    while ((scn = elf_nextscn(e, scn))) {
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !pick)) {
+            pick = scn;
+            picksh = sh;
+        }
+    }
+    if (!pick) {
+        snprintf(err, errsz, "%s: no symbol table (stripped?)", path);
+        elf_end(e);
+        close(fd);
+        return -1;
+    }
+    Elf_Data *d = elf_getdata(pick, NULL);
+    size_t cnt = picksh.sh_entsize ? picksh.sh_size / picksh.sh_entsize : 0;
+    st->v = calloc(cnt ? cnt : 1, sizeof *st->v);
+    for (size_t i = 0; d && i < cnt; i++) {
+        GElf_Sym s;
+        if (!gelf_getsym(d, (int)i, &s))
+            continue;
+        int type = GELF_ST_TYPE(s.st_info);
+        if (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT)
+            continue;
+        if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS)
+            continue;
+        const char *name = elf_strptr(e, picksh.sh_link, s.st_name);
+        if (!name || !name[0] || name[0] == '$' || !strncmp(name, ".L", 2))
+            continue;
+        st->v[st->n].addr = s.st_value;
+        st->v[st->n].size = s.st_size;
+        st->v[st->n].func = type == STT_FUNC;
+        st->v[st->n].name = strdup(name);
+        st->n++;
+    }
+    qsort(st->v, st->n, sizeof *st->v, sym_cmp);
+    elf_end(e);
+    close(fd);
+    return 0;
+}
+
+/* The symbol containing ip (sized), else the nearest preceding size-0 label. */
+static const struct sym *sym_find(const struct symtab *st, uint64_t ip)
+{
+    size_t lo = 0, hi = st->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (st->v[mid].addr <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo)
+        return NULL;
+    const struct sym *label = NULL;
+    for (size_t i = lo; i-- > 0;) {
+        const struct sym *s = &st->v[i];
+        if (s->size && ip < s->addr + s->size)
+            return s;
+        if (!s->size && !label)
+            label = s;
+        if (lo - i > 64)
+            break;
+    }
+    /* A label only counts if no sized symbol ends between it and ip. */
+    if (label) {
+        for (size_t i = lo; i-- > 0 && st->v[i].addr >= label->addr;)
+            if (st->v[i].size && st->v[i].addr + st->v[i].size <= ip && st->v[i].addr >= label->addr)
+                return NULL;
+    }
+    return label;
+}
+
+static void symbolize(const struct symtab *st, uint64_t ip, char *buf, size_t n, char *name_only, size_t nn)
+{
+    const struct sym *s = st ? sym_find(st, ip) : NULL;
+    if (s) {
+        snprintf(buf, n, "%s+0x%" PRIx64, s->name, ip - s->addr);
+        if (name_only)
+            snprintf(name_only, nn, "%s", s->name);
+    } else {
+        snprintf(buf, n, "0x%" PRIx64, ip);
+        if (name_only)
+            snprintf(name_only, nn, "%s", st ? "[unknown]" : buf);
+    }
+}
+
+/* ---------- storage ---------- */
+
+struct item {
+    struct dslog_rec r;
+    unsigned long line;
+    unsigned log; /* index of the HDR it belongs to */
+};
+
+struct items {
+    struct item *v;
+    size_t n, cap;
+};
+
+static struct item *push(struct items *it)
+{
+    if (it->n == it->cap) {
+        it->cap = it->cap ? it->cap * 2 : 256;
+        it->v = realloc(it->v, it->cap * sizeof *it->v);
+        if (!it->v) {
+            fprintf(stderr, "dsdump: out of memory\n");
+            exit(2);
+        }
+    }
+    return &it->v[it->n++];
+}
+
+struct err {
+    unsigned long line;
+    char msg[512];
+};
+
+struct state {
+    struct items items;
+    struct err *errs;
+    size_t nerr, caperr;
+    const char *input;
+    const struct symtab *syms;
+};
+
+static void add_error(struct state *S, unsigned long line, const char *msg)
+{
+    if (S->nerr == S->caperr) {
+        S->caperr = S->caperr ? 2 * S->caperr : 16;
+        S->errs = realloc(S->errs, S->caperr * sizeof *S->errs);
+    }
+    S->errs[S->nerr].line = line;
+    snprintf(S->errs[S->nerr].msg, sizeof S->errs[S->nerr].msg, "%s", msg);
+    S->nerr++;
+    if (S->nerr <= MAX_ERRORS_SHOWN) {
+        if (line)
+            fprintf(stderr, "dsdump: %s:%lu: error: %s\n", S->input, line, msg);
+        else
+            fprintf(stderr, "dsdump: %s: error: %s\n", S->input, msg);
+    } else if (S->nerr == MAX_ERRORS_SHOWN + 1) {
+        fprintf(stderr, "dsdump: %s: further errors not shown\n", S->input);
+    }
+}
+
+/* ---------- aggregation ---------- */
+
+struct symcount {
+    char name[256];
+    uint64_t n;
+};
+
+struct run {
+    unsigned log;
+    char name[DSLOG_NAME_MAX + 1];
+    const struct dslog_rec *summary; /* RUN line, or NULL */
+    uint64_t pebs, bts, lbr;
+    struct symcount *syms;
+    size_t nsyms;
+};
+
+struct runs {
+    struct run *v;
+    size_t n;
+};
+
+static struct run *run_get(struct runs *R, unsigned log, const char *name)
+{
+    for (size_t i = 0; i < R->n; i++)
+        if (R->v[i].log == log && !strcmp(R->v[i].name, name))
+            return &R->v[i];
+    R->v = realloc(R->v, (R->n + 1) * sizeof *R->v);
+    struct run *r = &R->v[R->n++];
+    memset(r, 0, sizeof *r);
+    r->log = log;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    return r;
+}
+
+static int symcount_cmp(const void *a, const void *b)
+{
+    const struct symcount *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n < y->n ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+static uint64_t sample_ip(const struct dslog_rec *r)
+{
+    /* EventingIP (fmt >= 2) is the instruction that caused the event; RIP may be the next one. */
+    return dslog_has(r, K_EVENTING_IP) ? r->v[K_EVENTING_IP] : r->v[K_IP];
+}
+
+static void aggregate(struct state *S, struct runs *R)
+{
+    for (size_t i = 0; i < S->items.n; i++) {
+        const struct item *it = &S->items.v[i];
+        const struct dslog_rec *r = &it->r;
+        if (r->type == DSLOG_RUN) {
+            run_get(R, it->log, r->s[K_NAME])->summary = r;
+            continue;
+        }
+        if (r->type != DSLOG_PEBS && r->type != DSLOG_BTS && r->type != DSLOG_LBR)
+            continue;
+        struct run *ru = run_get(R, it->log, r->s[K_RUN]);
+        if (r->type == DSLOG_BTS) {
+            ru->bts++;
+            continue;
+        }
+        if (r->type == DSLOG_LBR) {
+            ru->lbr++;
+            continue;
+        }
+        ru->pebs++;
+        char full[300], name[256];
+        symbolize(S->syms, sample_ip(r), full, sizeof full, name, sizeof name);
+        size_t k;
+        for (k = 0; k < ru->nsyms; k++)
+            if (!strcmp(ru->syms[k].name, name))
+                break;
+        if (k == ru->nsyms) {
+            ru->syms = realloc(ru->syms, (ru->nsyms + 1) * sizeof *ru->syms);
+            snprintf(ru->syms[k].name, sizeof ru->syms[k].name, "%s", name);
+            ru->syms[k].n = 0;
+            ru->nsyms++;
+        }
+        ru->syms[k].n++;
+    }
+    for (size_t i = 0; i < R->n; i++)
+        qsort(R->v[i].syms, R->v[i].nsyms, sizeof *R->v[i].syms, symcount_cmp);
+}
+
+static const char *fmt_name(uint64_t f, char *b)
+{
+    if (f == DSLOG_FMT_NB32)
+        return "nb32";
+    if (f == DSLOG_FMT_NB64)
+        return "nb64";
+    sprintf(b, "%u", (unsigned)f);
+    return b;
+}
+
+static unsigned nlogs(const struct state *S)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < S->items.n; i++)
+        n += S->items.v[i].r.type == DSLOG_HDR;
+    return n;
+}
+
+static void run_label(const struct state *S, const struct run *r, char *b, size_t n)
+{
+    if (nlogs(S) > 1)
+        snprintf(b, n, "log%u/%s", r->log, r->name);
+    else
+        snprintf(b, n, "%s", r->name);
+}
+
+/* ---------- text ---------- */
+
+static void print_text(const struct state *S, const struct runs *R, long bts_limit)
+{
+    for (size_t i = 0; i < S->items.n; i++) {
+        const struct dslog_rec *r = &S->items.v[i].r;
+        if (r->type != DSLOG_HDR)
+            continue;
+        printf("DSLOG v1 log %u (line %lu): arch=%s backend=%s profile=%s kernel=%s%s%s\n", S->items.v[i].log,
+               S->items.v[i].line, r->s[K_ARCH], r->s[K_BACKEND], r->s[K_PROFILE], r->s[K_KERNEL],
+               dslog_has(r, K_WHY) ? " why=" : "", dslog_has(r, K_WHY) ? r->s[K_WHY] : "");
+    }
+    for (size_t i = 0; i < R->n; i++) {
+        const struct run *ru = &R->v[i];
+        if (!ru->pebs)
+            continue;
+        char lb[80];
+        run_label(S, ru, lb, sizeof lb);
+        printf("\n# PEBS run %s: %" PRIu64 " samples", lb, ru->pebs);
+        if (ru->summary)
+            printf(" (kind=%s events=%" PRIu64 " period=%" PRIu64 " expected samples=%" PRIu64 ")",
+                   ru->summary->s[K_KIND], ru->summary->v[K_EVENTS], ru->summary->v[K_PERIOD],
+                   ru->summary->v[K_SAMPLES]);
+        printf("\n# %9s %9s  %-32s %s\n", "Overhead", "Samples", "Symbol", "");
+        for (size_t k = 0; k < ru->nsyms; k++) {
+            double pct = 100.0 * (double)ru->syms[k].n / (double)ru->pebs;
+            int bar = (int)(pct / 2.0 + 0.5);
+            char bars[51];
+            memset(bars, '#', (size_t)bar);
+            bars[bar] = 0;
+            printf("  %8.2f%% %9" PRIu64 "  %-32s %s\n", pct, ru->syms[k].n, ru->syms[k].name, bars);
+        }
+    }
+    for (size_t i = 0; i < R->n; i++) {
+        const struct run *ru = &R->v[i];
+        if (!ru->bts)
+            continue;
+        char lb[80];
+        run_label(S, ru, lb, sizeof lb);
+        printf("\n# BTS run %s: %" PRIu64 " branches\n", lb, ru->bts);
+        long shown = 0;
+        for (size_t j = 0; j < S->items.n; j++) {
+            const struct item *it = &S->items.v[j];
+            if (it->r.type != DSLOG_BTS || it->log != ru->log || strcmp(it->r.s[K_RUN], ru->name))
+                continue;
+            if (bts_limit >= 0 && shown >= bts_limit) {
+                printf("  ... (%" PRIu64 " more; --limit)\n", ru->bts - (uint64_t)shown);
+                break;
+            }
+            char a[300], b[300];
+            symbolize(S->syms, it->r.v[K_FROM], a, sizeof a, NULL, 0);
+            symbolize(S->syms, it->r.v[K_TO], b, sizeof b, NULL, 0);
+            printf("  %6" PRIu64 "  %s -> %s%s\n", it->r.v[K_SEQ], a, b, it->r.v[K_PRED] ? "  (predicted)" : "");
+            shown++;
+        }
+    }
+    for (size_t i = 0; i < R->n; i++) {
+        const struct run *ru = &R->v[i];
+        if (!ru->lbr)
+            continue;
+        char lb[80];
+        run_label(S, ru, lb, sizeof lb);
+        uint64_t cur = UINT64_MAX;
+        for (size_t j = 0; j < S->items.n; j++) {
+            const struct item *it = &S->items.v[j];
+            const struct dslog_rec *r = &it->r;
+            if (r->type != DSLOG_LBR || it->log != ru->log || strcmp(r->s[K_RUN], ru->name))
+                continue;
+            if (r->v[K_SNAP] != cur) {
+                cur = r->v[K_SNAP];
+                printf("\n# LBR run %s snapshot %" PRIu64 " (%" PRIu64 " entries, newest first)\n", lb, cur,
+                       r->v[K_OF]);
+            }
+            char a[300], b[300];
+            symbolize(S->syms, r->v[K_FROM], a, sizeof a, NULL, 0);
+            symbolize(S->syms, r->v[K_TO], b, sizeof b, NULL, 0);
+            printf("  [%2" PRIu64 "] %s -> %s", r->v[K_IDX], a, b);
+            if (dslog_has(r, K_MISPRED))
+                printf("  %s", r->v[K_MISPRED] ? "mispredicted" : "predicted");
+            if (dslog_has(r, K_CYCLES))
+                printf("  cycles=%" PRIu64, r->v[K_CYCLES]);
+            printf("\n");
+        }
+    }
+    uint64_t lost[3] = {0, 0, 0};
+    int any = 0;
+    for (size_t j = 0; j < S->items.n; j++) {
+        const struct dslog_rec *r = &S->items.v[j].r;
+        if (r->type != DSLOG_LOST)
+            continue;
+        if (!any++)
+            printf("\n# Lost records\n");
+        printf("  run %-20s kind=%-4s reason=%-12s count=%" PRIu64 "\n", r->s[K_RUN], r->s[K_KIND], r->s[K_REASON],
+               r->v[K_COUNT]);
+        lost[strcmp(r->s[K_KIND], "pebs") ? strcmp(r->s[K_KIND], "bts") ? 2 : 1 : 0] += r->v[K_COUNT];
+    }
+    printf("\n# Lost: pebs=%" PRIu64 " bts=%" PRIu64 " lbr=%" PRIu64 "\n", lost[0], lost[1], lost[2]);
+    for (size_t j = 0; j < S->items.n; j++) {
+        const struct dslog_rec *r = &S->items.v[j].r;
+        if (r->type == DSLOG_END)
+            printf("# END (line %lu): runs=%" PRIu64 " records=%" PRIu64 " kernel tests passed=%" PRIu64
+                   " failed=%" PRIu64 " skipped=%" PRIu64 "\n",
+                   S->items.v[j].line, r->v[K_RUNS], r->v[K_RECORDS], r->v[K_PASSED], r->v[K_FAILED], r->v[K_SKIPPED]);
+    }
+    if (S->nerr)
+        printf("# %zu error(s) in the log; the records above are the well-formed ones\n", S->nerr);
+}
+
+/* ---------- JSON ---------- */
+
+static void jstr(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_record(FILE *f, const struct state *S, const struct item *it)
+{
+    const struct dslog_rec *r = &it->r;
+    fprintf(f, "{\"line\":%lu,\"log\":%u,\"type\":", it->line, it->log);
+    jstr(f, dslog_type_name(r->type));
+    for (int k = 0; k < K__COUNT; k++) {
+        if (!dslog_has(r, (enum dslog_key)k))
+            continue;
+        fprintf(f, ",\"%s\":", dslog_key_name((enum dslog_key)k));
+        char b[32];
+        switch (dslog_key_kind((enum dslog_key)k)) {
+        case V_STR: jstr(f, r->s[k]); break;
+        case V_HEX: fprintf(f, "\"0x%" PRIx64 "\"", r->v[k]); break;
+        case V_FMT: jstr(f, fmt_name(r->v[k], b)); break;
+        default: fprintf(f, "%" PRIu64, r->v[k]);
+        }
+    }
+    if (r->have_xmm) {
+        fprintf(f, ",\"xmm\":[");
+        for (int i = 0; i < 16; i++)
+            fprintf(f, "%s\"0x%016" PRIx64 "%016" PRIx64 "\"", i ? "," : "", r->xmm[i][1], r->xmm[i][0]);
+        fprintf(f, "]");
+    }
+    if (r->lbr_count) {
+        fprintf(f, ",\"lbr\":[");
+        for (uint32_t i = 0; i < r->lbr_count; i++)
+            fprintf(f, "%s{\"from\":\"0x%" PRIx64 "\",\"to\":\"0x%" PRIx64 "\",\"info\":\"0x%" PRIx64 "\"}",
+                    i ? "," : "", r->lbr[i][0], r->lbr[i][1], r->lbr[i][2]);
+        fprintf(f, "]");
+    }
+    char a[300];
+    if (r->type == DSLOG_PEBS) {
+        symbolize(S->syms, sample_ip(r), a, sizeof a, NULL, 0);
+        fprintf(f, ",\"symbol\":");
+        jstr(f, a);
+    } else if (r->type == DSLOG_BTS || r->type == DSLOG_LBR) {
+        symbolize(S->syms, r->v[K_FROM], a, sizeof a, NULL, 0);
+        fprintf(f, ",\"from_symbol\":");
+        jstr(f, a);
+        symbolize(S->syms, r->v[K_TO], a, sizeof a, NULL, 0);
+        fprintf(f, ",\"to_symbol\":");
+        jstr(f, a);
+    }
+    fprintf(f, "}");
+}
+
+static void print_json(const struct state *S, const struct runs *R)
+{
+    FILE *f = stdout;
+    fprintf(f, "{\"format_version\":%u,\"input\":", DSLOG_VERSION);
+    jstr(f, S->input);
+    fprintf(f, ",\n\"runs\":[");
+    for (size_t i = 0; i < R->n; i++) {
+        const struct run *ru = &R->v[i];
+        fprintf(f, "%s\n {\"log\":%u,\"name\":", i ? "," : "", ru->log);
+        jstr(f, ru->name);
+        if (ru->summary) {
+            fprintf(f, ",\"kind\":");
+            jstr(f, ru->summary->s[K_KIND]);
+            fprintf(f, ",\"events\":%" PRIu64 ",\"period\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"records\":%" PRIu64,
+                    ru->summary->v[K_EVENTS], ru->summary->v[K_PERIOD], ru->summary->v[K_SAMPLES],
+                    ru->summary->v[K_RECORDS]);
+        }
+        fprintf(f, ",\"pebs_records\":%" PRIu64 ",\"bts_records\":%" PRIu64 ",\"lbr_records\":%" PRIu64
+                   ",\"symbols\":[", ru->pebs, ru->bts, ru->lbr);
+        for (size_t k = 0; k < ru->nsyms; k++) {
+            fprintf(f, "%s{\"symbol\":", k ? "," : "");
+            jstr(f, ru->syms[k].name);
+            fprintf(f, ",\"samples\":%" PRIu64 ",\"percent\":%.2f}", ru->syms[k].n,
+                    100.0 * (double)ru->syms[k].n / (double)ru->pebs);
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "],\n\"records\":[");
+    for (size_t i = 0; i < S->items.n; i++) {
+        fprintf(f, "%s\n ", i ? "," : "");
+        json_record(f, S, &S->items.v[i]);
+    }
+    fprintf(f, "],\n\"errors\":[");
+    for (size_t i = 0; i < S->nerr; i++) {
+        fprintf(f, "%s\n {\"line\":%lu,\"message\":", i ? "," : "", S->errs[i].line);
+        jstr(f, S->errs[i].msg);
+        fprintf(f, "}");
+    }
+    fprintf(f, "]}\n");
+}
+
+/* ---------- CSV ---------- */
+
+static void csv_field(const char *s)
+{
+    if (strpbrk(s, ",\"\n")) {
+        putchar('"');
+        for (; *s; s++) {
+            if (*s == '"')
+                putchar('"');
+            putchar(*s);
+        }
+        putchar('"');
+    } else {
+        fputs(s, stdout);
+    }
+}
+
+static void print_csv(const struct state *S, const struct runs *R)
+{
+    printf("log,run,symbol,samples,percent\n");
+    for (size_t i = 0; i < R->n; i++) {
+        const struct run *ru = &R->v[i];
+        for (size_t k = 0; k < ru->nsyms; k++) {
+            printf("%u,", ru->log);
+            csv_field(ru->name);
+            putchar(',');
+            csv_field(ru->syms[k].name);
+            printf(",%" PRIu64 ",%.2f\n", ru->syms[k].n, 100.0 * (double)ru->syms[k].n / (double)ru->pebs);
+        }
+    }
+    (void)S;
+}
+
+/* ---------- SVG ---------- */
+
+static void xml_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20)
+                fputc(*s, f);
+        }
+    }
+}
+
+static int write_svg(const char *path, const struct state *S, const struct runs *R)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    const int top = 20, row = 18, width = 900, label_w = 300, bar_w = 480;
+    int rows = 1;
+    for (size_t i = 0; i < R->n; i++)
+        if (R->v[i].pebs)
+            rows += 2 + (int)(R->v[i].nsyms > 20 ? 20 : R->v[i].nsyms);
+    int height = top + rows * row + 10;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+               "font-family=\"monospace\" font-size=\"12\">\n", width, height, width, height);
+    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height);
+    fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">PEBS hot spots: ", top);
+    xml_text(f, S->input);
+    fprintf(f, "</text>\n");
+    int y = top + row;
+    for (size_t i = 0; i < R->n; i++) {
+        const struct run *ru = &R->v[i];
+        if (!ru->pebs)
+            continue;
+        char lb[80];
+        run_label(S, ru, lb, sizeof lb);
+        y += row;
+        fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">run ", y);
+        xml_text(f, lb);
+        fprintf(f, " (%" PRIu64 " samples)</text>\n", ru->pebs);
+        for (size_t k = 0; k < ru->nsyms && k < 20; k++) {
+            y += row;
+            double frac = (double)ru->syms[k].n / (double)ru->pebs;
+            int w = (int)(frac * bar_w + 0.5);
+            int red = 80 + (int)(frac * 175);
+            fprintf(f, "<g><title>");
+            xml_text(f, ru->syms[k].name);
+            fprintf(f, ": %" PRIu64 " samples</title>", ru->syms[k].n);
+            fprintf(f, "<text x=\"20\" y=\"%d\">", y);
+            char nm[40];
+            snprintf(nm, sizeof nm, "%.38s", ru->syms[k].name);
+            xml_text(f, nm);
+            fprintf(f, "</text><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,60,40)\"/>",
+                    label_w, y - row + 5, w > 0 ? w : 1, row - 4, red);
+            fprintf(f, "<text x=\"%d\" y=\"%d\">%.2f%%</text></g>\n", label_w + bar_w + 10, y, 100.0 * frac);
+        }
+        y += row / 2;
+    }
+    fprintf(f, "</svg>\n");
+    return fclose(f);
+}
+
+/* ---------- main ---------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: dsdump [options] [LOG|-]\n"
+            "Read a libds test-kernel serial log (DSLOG format version %u, docs/records.md)\n"
+            "from LOG or standard input, check and decode every record and report them.\n"
+            "\n"
+            "  -e, --elf FILE   symbolize IPs with FILE's symbol table (ELF32 or ELF64)\n"
+            "      --json       print everything as one JSON document\n"
+            "      --csv        print the sample table as CSV (log,run,symbol,samples,percent)\n"
+            "      --svg FILE   also write an SVG hot-spot chart of the sample table to FILE\n"
+            "      --limit N    show at most N BTS branches per run in the text report\n"
+            "  -h, --help       this text\n"
+            "\n"
+            "Lines without 'DSLOG ' are other serial output and are skipped. Errors name\n"
+            "the line; every well-formed record is still reported.\n"
+            "Exit status: 0 log complete and well-formed, 1 errors in the log, 2 usage or I/O error.\n",
+            DSLOG_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+    const char *elf = NULL, *svg = NULL, *in = NULL;
+    int json = 0, csv = 0;
+    long limit = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if ((!strcmp(a, "-e") || !strcmp(a, "--elf")) && i + 1 < argc) {
+            elf = argv[++i];
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--csv")) {
+            csv = 1;
+        } else if (!strcmp(a, "--svg") && i + 1 < argc) {
+            svg = argv[++i];
+        } else if (!strcmp(a, "--limit") && i + 1 < argc) {
+            char *end;
+            limit = strtol(argv[++i], &end, 10);
+            if (*end || limit < 0) {
+                fprintf(stderr, "dsdump: bad --limit '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "dsdump: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!in) {
+            in = a;
+        } else {
+            fprintf(stderr, "dsdump: more than one input given\n");
+            return 2;
+        }
+    }
+    if (json && csv) {
+        fprintf(stderr, "dsdump: --json and --csv exclude each other\n");
+        return 2;
+    }
+    FILE *fin = stdin;
+    if (in && strcmp(in, "-")) {
+        fin = fopen(in, "r");
+        if (!fin) {
+            fprintf(stderr, "dsdump: %s: %s\n", in, strerror(errno));
+            return 2;
+        }
+    }
+    struct symtab st;
+    char err[512];
+    struct state S = {.input = in && strcmp(in, "-") ? in : "<stdin>"};
+    if (elf) {
+        if (load_symbols(elf, &st, err, sizeof err)) {
+            fprintf(stderr, "dsdump: %s\n", err);
+            return 2;
+        }
+        S.syms = &st;
+    }
+
+    struct dslog_reader rd;
+    dslog_reader_init(&rd);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int unknown_noted = 0;
+    struct item *tmp = calloc(1, sizeof *tmp);
+    while ((n = getline(&line, &cap, fin)) >= 0) {
+        if (memchr(line, 0, (size_t)n) && memmem(line, (size_t)n, "DSLOG ", 6)) {
+            rd.line++;
+            add_error(&S, rd.line, "NUL byte in a DSLOG line");
+            continue;
+        }
+        enum dslog_status s = dslog_feed(&rd, line, (size_t)n, &tmp->r, err, sizeof err);
+        if (s == DSLOG_NOT_RECORD)
+            continue;
+        if (s == DSLOG_BAD || s == DSLOG_OK_BUT)
+            add_error(&S, rd.line, err);
+        if (s == DSLOG_OK || s == DSLOG_OK_BUT) {
+            if (tmp->r.unknown_keys && unknown_noted++ < 5)
+                fprintf(stderr, "dsdump: %s:%lu: note: %u unknown key(s) ignored, first '%s' (newer kernel?)\n",
+                        S.input, rd.line, tmp->r.unknown_keys, tmp->r.first_unknown);
+            struct item *it = push(&S.items);
+            it->r = tmp->r;
+            it->line = rd.line;
+            it->log = (unsigned)(rd.logs ? rd.logs - 1 : 0);
+        }
+    }
+    int ioerr = ferror(fin);
+    free(line);
+    free(tmp);
+    if (fin != stdin)
+        fclose(fin);
+    if (ioerr) {
+        fprintf(stderr, "dsdump: %s: read error\n", S.input);
+        return 2;
+    }
+    if (!dslog_finish(&rd, err, sizeof err))
+        add_error(&S, 0, err);
+
+    struct runs R = {0};
+    aggregate(&S, &R);
+    if (json)
+        print_json(&S, &R);
+    else if (csv)
+        print_csv(&S, &R);
+    else
+        print_text(&S, &R, limit);
+    if (svg && write_svg(svg, &S, &R)) {
+        fprintf(stderr, "dsdump: %s: %s\n", svg, strerror(errno));
+        return 2;
+    }
+    return S.nerr ? 1 : 0;
+}

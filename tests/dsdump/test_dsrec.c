@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Round trip of the kernel's DSLOG printer through dsdump's reader, every PEBS
+ * format, plus the printer's and the reader's handling of bad input. */
+#include "check.h"
+#include "dslog.h"
+#include "records.h"
+
+static char buf[1 << 16];
+static size_t blen;
+
+static void sink(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    if (blen + n < sizeof buf) {
+        memcpy(buf + blen, s, n);
+        blen += n;
+    }
+    buf[blen] = 0;
+}
+
+/* Feed every line of buf to rd; return the status of the last line, its record in *out. */
+static enum dslog_status feed_all(struct dslog_reader *rd, struct dslog_rec *out, char *err, int *nlines)
+{
+    enum dslog_status s = DSLOG_NOT_RECORD;
+    char *p = buf;
+    *nlines = 0;
+    while (*p) {
+        char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        s = dslog_feed(rd, p, n, out, err, 256);
+        (*nlines)++;
+        p += n + (nl ? 1 : 0);
+    }
+    return s;
+}
+
+static struct dsrec_out o;
+static struct dslog_reader rd;
+static struct dslog_rec rec;
+static char err[256];
+
+static void start(void)
+{
+    blen = 0;
+    buf[0] = 0;
+    dsrec_init(&o, sink, NULL);
+    dslog_reader_init(&rd);
+    struct dsrec_header h = {"x86_64", "model", "skylake", "dskernel-x86_64.elf", "no-ds-cpuid"};
+    CHECK_EQ(dsrec_header(&o, &h), DSREC_OK, "header");
+    int n;
+    CHECK_EQ(feed_all(&rd, &rec, err, &n), DSLOG_OK, "header parses: %s", err);
+    CHECK(!strcmp(rec.s[K_PROFILE], "skylake") && !strcmp(rec.s[K_WHY], "no-ds-cpuid"), "header strings");
+    blen = 0;
+    buf[0] = 0;
+}
+
+static uint64_t val(int i, int bits32)
+{
+    uint64_t v = 0x1000000000000000ull * (uint64_t)(i % 15 + 1) + 0x0123456789abull * (uint64_t)(i + 1);
+    return bits32 ? (v & 0xffffffffu) : v;
+}
+
+static void roundtrip_pebs(unsigned fmt, uint64_t groups, uint32_t nlbr)
+{
+    static struct dsrec_pebs p;
+    memset(&p, 0, sizeof p);
+    int b32 = fmt == DSREC_PEBS_NB32;
+    p.fmt = fmt;
+    p.counter = 3;
+    uint64_t *f[] = {&p.flags, &p.ip, &p.ax, &p.bx, &p.cx, &p.dx, &p.si, &p.di, &p.bp, &p.sp,
+                     &p.r[0], &p.r[1], &p.r[2], &p.r[3], &p.r[4], &p.r[5], &p.r[6], &p.r[7],
+                     &p.status, &p.counters, &p.data_la, &p.dse, &p.latency, &p.eventing_ip, &p.tsx, &p.tsc};
+    enum dslog_key k[] = {K_FLAGS, K_IP, K_AX, K_BX, K_CX, K_DX, K_SI, K_DI, K_BP, K_SP,
+                          K_R8, K_R9, K_R10, K_R11, K_R12, K_R13, K_R14, K_R15,
+                          K_STATUS, K_COUNTERS, K_DATA_LA, K_DSE, K_LATENCY, K_EVENTING_IP, K_TSX, K_TSC};
+    for (unsigned i = 0; i < sizeof f / sizeof f[0]; i++)
+        *f[i] = val((int)i, b32);
+    p.latency = 0; /* also check that zero survives */
+    for (int i = 0; i < 16; i++) {
+        p.xmm[i][0] = val(i + 40, 0);
+        p.xmm[i][1] = val(i + 60, 0);
+    }
+    p.lbr_count = nlbr;
+    for (uint32_t i = 0; i < nlbr; i++) {
+        p.lbr[i].from = val((int)i + 80, 0);
+        p.lbr[i].to = val((int)i + 81, 0);
+        p.lbr[i].info = i;
+    }
+    uint32_t size = 32 + ((groups & 1) ? 32 : 0) + ((groups & 2) ? 144 : 0) + ((groups & 4) ? 256 : 0) +
+                    ((groups & 8) ? 24 * nlbr : 0);
+    p.hdr = (uint64_t)size << 48 | groups;
+    CHECK_EQ(dsrec_pebs(&o, "run-1", 7, &p), DSREC_OK, "print fmt 0x%x groups 0x%llx", fmt, (unsigned long long)groups);
+    int n;
+    enum dslog_status s = feed_all(&rd, &rec, err, &n);
+    CHECK_EQ(s, DSLOG_OK, "parse fmt 0x%x groups 0x%llx: %s\n    %s", fmt, (unsigned long long)groups, err, buf);
+    CHECK_EQ(n, 1, "one line");
+    if (s != DSLOG_OK)
+        return;
+    CHECK_EQ(rec.type, DSLOG_PEBS, "type");
+    CHECK_EQ(rec.v[K_FMT], fmt, "fmt");
+    CHECK_EQ(rec.v[K_SEQ], 7, "seq");
+    CHECK_EQ(rec.v[K_COUNTER], 3, "counter");
+    CHECK(!strcmp(rec.s[K_RUN], "run-1"), "run name");
+    unsigned printed = 0;
+    for (unsigned i = 0; i < sizeof k / sizeof k[0]; i++) {
+        if (dslog_has(&rec, k[i])) {
+            printed++;
+            CHECK_EQ(rec.v[k[i]], *f[i], "fmt 0x%x field %s", fmt, dslog_key_name(k[i]));
+        }
+    }
+    /* Expected number of fields per format (pebs-records.md). */
+    unsigned want;
+    switch (fmt) {
+    case DSREC_PEBS_NB32: want = 10; break;
+    case DSREC_PEBS_NB64: case 0: want = 18; break;
+    case 1: want = 22; break;
+    case 2: want = 24; break;
+    case 3: want = 25; break;
+    default: want = 3 + ((groups & 1) ? 4 : 0) + ((groups & 2) ? 18 : 0); break;
+    }
+    CHECK_EQ(printed, want, "field count fmt 0x%x groups 0x%llx", fmt, (unsigned long long)groups);
+    if (fmt >= 4 && fmt <= 5)
+        CHECK_EQ(rec.v[K_HDR], p.hdr, "hdr");
+    CHECK_EQ(rec.have_xmm, (fmt == 4 || fmt == 5) && (groups & 4), "xmm presence");
+    if (rec.have_xmm)
+        for (int i = 0; i < 16; i++)
+            CHECK(rec.xmm[i][0] == p.xmm[i][0] && rec.xmm[i][1] == p.xmm[i][1], "xmm%d", i);
+    CHECK_EQ(rec.lbr_count, (fmt == 4 || fmt == 5) && (groups & 8) ? nlbr : 0, "lbr count");
+    for (uint32_t i = 0; i < rec.lbr_count; i++)
+        CHECK(rec.lbr[i][0] == p.lbr[i].from && rec.lbr[i][1] == p.lbr[i].to && rec.lbr[i][2] == p.lbr[i].info,
+              "lbr%u", i);
+    blen = 0;
+    buf[0] = 0;
+}
+
+/* Print a line, corrupt it with f, and expect the reader to reject it. */
+static void expect_bad(const char *what, const char *line, const char *errpart)
+{
+    struct dslog_reader r2;
+    dslog_reader_init(&r2);
+    r2.in_log = true;
+    struct dslog_rec x;
+    enum dslog_status s = dslog_feed(&r2, line, strlen(line), &x, err, sizeof err);
+    CHECK_EQ(s, DSLOG_BAD, "%s must be rejected", what);
+    CHECK(strstr(err, errpart) != NULL, "%s: error '%s' should mention '%s'", what, err, errpart);
+}
+
+/* Recompute the checksum of a line (to make malformed-but-checksummed lines). */
+static void fix_ck(char *line)
+{
+    char *ck = strstr(line, " ck=");
+    uint32_t h = dslog_fnv1a(DSREC_FNV_INIT, line, (size_t)(ck - line));
+    char tmp[16];
+    snprintf(tmp, sizeof tmp, "%08x", h);
+    memcpy(ck + 4, tmp, 8);
+}
+
+int main(void)
+{
+    /* Every PEBS format, and adaptive with every group combination. */
+    start();
+    unsigned fixed[] = {DSREC_PEBS_NB32, DSREC_PEBS_NB64, 0, 1, 2, 3};
+    for (unsigned i = 0; i < 6; i++)
+        roundtrip_pebs(fixed[i], 0, 0);
+    for (unsigned fmt = 4; fmt <= 5; fmt++)
+        for (uint64_t g = 0; g < 16; g++)
+            roundtrip_pebs(fmt, g, (g & 8) ? (g == 15 ? 32 : 3) : 0);
+
+    /* BTS, LBR, LOST, RUN, END with stream counts. */
+    struct dsrec_bts b = {0xffffffff81000010ull, 0xffffffff81000000ull, 0x10};
+    CHECK_EQ(dsrec_bts(&o, "run-1", 0, &b), DSREC_OK, "bts");
+    struct dsrec_lbr l = {dsrec_lbr_snapshot(&o), 1, 16, 0x401000, 0x401020, true, true, true, 77, true, 0x8000000000000000ull | 77, 5};
+    CHECK_EQ(dsrec_lbr(&o, "run-1", &l), DSREC_OK, "lbr");
+    struct dsrec_lost lost = {DSREC_KIND_PEBS, "overflow", 12};
+    CHECK_EQ(dsrec_lost(&o, "run-1", &lost), DSREC_OK, "lost");
+    struct dsrec_run run = {"run-1", "pebs", "workload_loop", 123456, 1000, 123};
+    CHECK_EQ(dsrec_run(&o, &run), DSREC_OK, "run");
+    CHECK_EQ(dsrec_end(&o, 10, 1, 2), DSREC_OK, "end");
+    char *p = buf;
+    enum dslog_status st[5];
+    struct dslog_rec recs[5];
+    int i = 0;
+    while (*p && i < 5) {
+        char *nl = strchr(p, '\n');
+        st[i] = dslog_feed(&rd, p, (size_t)(nl - p), &recs[i], err, sizeof err);
+        CHECK_EQ(st[i], DSLOG_OK, "line %d: %s", i, err);
+        i++;
+        p = nl + 1;
+    }
+    CHECK_EQ(i, 5, "five lines");
+    CHECK(recs[0].type == DSLOG_BTS && recs[0].v[K_FROM] == b.from && recs[0].v[K_TO] == b.to &&
+          recs[0].v[K_PRED] == 1 && recs[0].v[K_FLAGS] == 0x10, "bts fields");
+    CHECK(recs[1].type == DSLOG_LBR && recs[1].v[K_IDX] == 1 && recs[1].v[K_OF] == 16 && recs[1].v[K_MISPRED] == 1 &&
+          recs[1].v[K_CYCLES] == 77 && recs[1].v[K_INFO] == l.info && recs[1].v[K_LBRFMT] == 5, "lbr fields");
+    CHECK(recs[2].type == DSLOG_LOST && !strcmp(recs[2].s[K_KIND], "pebs") && recs[2].v[K_COUNT] == 12 &&
+          !strcmp(recs[2].s[K_REASON], "overflow"), "lost fields");
+    CHECK(recs[3].type == DSLOG_RUN && recs[3].v[K_RECORDS] == 6 + 32 + 2 && recs[3].v[K_EVENTS] == 123456 &&
+          !strcmp(recs[3].s[K_WORKLOAD], "workload_loop"), "run fields (records=%llu)",
+          (unsigned long long)recs[3].v[K_RECORDS]);
+    CHECK(recs[4].type == DSLOG_END && recs[4].v[K_RUNS] == 1 && recs[4].v[K_FAILED] == 1, "end fields");
+    CHECK(dslog_finish(&rd, err, sizeof err), "log complete: %s", err);
+
+    /* Printer rejects bad input and prints nothing. */
+    start();
+    static struct dsrec_pebs bad;
+    memset(&bad, 0, sizeof bad);
+    bad.fmt = 6;
+    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_FMT, "fmt 6");
+    bad.fmt = DSREC_PEBS_NB32;
+    bad.ip = 1ull << 32;
+    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_RANGE, "nb32 wide ip");
+    bad.ip = 0;
+    bad.counter = 64;
+    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_RANGE, "counter 64");
+    bad.counter = -1;
+    bad.fmt = 4;
+    bad.hdr = (32ull << 48) | DSREC_ADAPTIVE_GPRS;
+    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_HDR, "adaptive size mismatch");
+    bad.hdr = ((32ull + 24) << 48) | DSREC_ADAPTIVE_LBR;
+    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_HDR, "LBR group, zero entries");
+    bad.lbr_count = 33;
+    bad.hdr = ((32ull + 24 * 33) << 48) | DSREC_ADAPTIVE_LBR;
+    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_HDR, "33 LBR entries");
+    bad.fmt = 0;
+    CHECK_EQ(dsrec_pebs(&o, "bad name", 0, &bad), DSREC_ERR_NAME, "space in name");
+    CHECK_EQ(dsrec_pebs(&o, "", 0, &bad), DSREC_ERR_NAME, "empty name");
+    CHECK_EQ(dsrec_pebs(&o, "abcdefghijabcdefghijabcdefghij12", 0, &bad), DSREC_ERR_NAME, "32-char name");
+    CHECK_EQ(dsrec_pebs(&o, "abcdefghijabcdefghijabcdefghij1", 0, &bad), DSREC_OK, "31-char name");
+    blen = 0;
+    CHECK_EQ(dsrec_pebs(&o, NULL, 0, &bad), DSREC_ERR_NULL, "NULL run");
+    CHECK_EQ(dsrec_pebs(&o, "r", 0, NULL), DSREC_ERR_NULL, "NULL record");
+    CHECK_EQ(dsrec_pebs(NULL, "r", 0, &bad), DSREC_ERR_NULL, "NULL out");
+    struct dsrec_lbr bl = {0, 4, 4, 0, 0, false, false, false, 0, false, 0, -1};
+    CHECK_EQ(dsrec_lbr(&o, "r", &bl), DSREC_ERR_RANGE, "idx == of");
+    struct dsrec_lost bk = {7, "x", 1};
+    CHECK_EQ(dsrec_lost(&o, "r", &bk), DSREC_ERR_RANGE, "bad kind");
+    struct dsrec_header bh = {"x86_64", "model", "sky lake", "k", NULL};
+    CHECK_EQ(dsrec_header(&o, &bh), DSREC_ERR_NAME, "bad profile");
+    CHECK_EQ(blen, 0, "nothing printed for rejected input");
+    CHECK_EQ(dsrec_init(NULL, sink, NULL), DSREC_ERR_NULL, "init NULL");
+    CHECK_EQ(dsrec_init(&o, NULL, NULL), DSREC_ERR_NULL, "init NULL sink");
+    dsrec_init(&o, sink, NULL);
+    CHECK_EQ(dsrec_bts(&o, "r", 0, &b), DSREC_ERR_STATE, "record before header");
+    CHECK_EQ(dsrec_end(&o, 0, 0, 0), DSREC_ERR_STATE, "end before header");
+    CHECK_EQ(blen, 0, "nothing printed out of order");
+
+    /* Reader rejects corrupted lines. */
+    start();
+    CHECK_EQ(dsrec_bts(&o, "r", 0, &b), DSREC_OK, "bts line");
+    char line[512];
+    snprintf(line, sizeof line, "%.500s", buf);
+    line[strlen(line) - 1] = 0;
+    char t[512];
+    snprintf(t, sizeof t, "%s", line);
+    t[20] ^= 1;
+    expect_bad("flipped byte", t, "checksum mismatch");
+    snprintf(t, sizeof t, "%.*s", (int)strlen(line) - 5, line);
+    expect_bad("cut line", t, "no ' ck=' checksum");
+    snprintf(t, sizeof t, "%s", line);
+    memcpy(strstr(t, "from=0x") + 7, "zz", 2);
+    fix_ck(t);
+    expect_bad("bad hex", t, "bad value");
+    snprintf(t, sizeof t, "%s", line);
+    memcpy(strstr(t, "BTS"), "BXS", 3);
+    fix_ck(t);
+    expect_bad("unknown type", t, "unknown record type 'BXS'");
+    snprintf(t, sizeof t, "%s", line);
+    t[6] = '2';
+    fix_ck(t);
+    expect_bad("version 2", t, "unsupported DSLOG format version 2");
+    snprintf(t, sizeof t, "%s", line);
+    memcpy(strstr(t, "pred=1"), "pred=0", 6);
+    fix_ck(t);
+    expect_bad("pred vs flags", t, "disagrees");
+    snprintf(t, sizeof t, "DSLOG 1 BTS run=r seq=0 from=0x1 to=0x2 pred=0 flags=0x0 from=0x3 ck=00000000");
+    fix_ck(t);
+    expect_bad("duplicate key", t, "duplicate key 'from'");
+    snprintf(t, sizeof t, "DSLOG 1 BTS run=r seq=0 from=0x1 pred=0 flags=0x0 ck=00000000");
+    fix_ck(t);
+    expect_bad("missing key", t, "lacks required key 'to'");
+    snprintf(t, sizeof t, "DSLOG 1 PEBS run=r seq=0 fmt=0 flags=0x0 ip=0x1 ax=0x0 bx=0x0 cx=0x0 dx=0x0 si=0x0 di=0x0 "
+                          "bp=0x0 sp=0x0 r8=0x0 r9=0x0 r10=0x0 r11=0x0 r12=0x0 r13=0x0 r14=0x0 r15=0x0 tsc=0x5 ck=0");
+    snprintf(t + strlen(t) - 1, 16, "00000000");
+    fix_ck(t);
+    expect_bad("field not of format", t, "not a field of PEBS fmt=0");
+    snprintf(t, sizeof t, "DSLOG 1 BTS run=r seq=0 from=0x1 to=0x2 pred=0 flags=0x0 future=yes ck=00000000");
+    fix_ck(t);
+    struct dslog_reader r3;
+    dslog_reader_init(&r3);
+    r3.in_log = true;
+    CHECK_EQ(dslog_feed(&r3, t, strlen(t), &rec, err, sizeof err), DSLOG_OK, "unknown key ignored: %s", err);
+    CHECK(rec.unknown_keys == 1 && !strcmp(rec.first_unknown, "future"), "unknown key counted");
+    CHECK_EQ(dslog_feed(&r3, "ok 1 - PEBS works", 17, &rec, err, sizeof err), DSLOG_NOT_RECORD, "other output");
+    /* Garbage before DSLOG on the same line (boot loader escape codes) is tolerated. */
+    char g[600];
+    snprintf(g, sizeof g, "\x1b[2J\x1b[H%s\r", line);
+    CHECK_EQ(dslog_feed(&r3, g, strlen(g), &rec, err, sizeof err), DSLOG_OK, "prefix garbage + CR: %s", err);
+    struct dslog_reader r4;
+    dslog_reader_init(&r4);
+    CHECK_EQ(dslog_feed(&r4, line, strlen(line), &rec, err, sizeof err), DSLOG_BAD, "record before header");
+    CHECK(!dslog_finish(&r4, err, sizeof err) && strstr(err, "no 'DSLOG 1 HDR'"), "missing header at EOF");
+    return check_summary();
+}
