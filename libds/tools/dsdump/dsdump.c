@@ -294,7 +294,8 @@ static void aggregate(struct state *S, struct runs *R)
         ru->syms[k].n++;
     }
     for (size_t i = 0; i < R->n; i++)
-        qsort(R->v[i].syms, R->v[i].nsyms, sizeof *R->v[i].syms, symcount_cmp);
+        if (R->v[i].nsyms)
+            qsort(R->v[i].syms, R->v[i].nsyms, sizeof *R->v[i].syms, symcount_cmp);
 }
 
 static const char *fmt_name(uint64_t f, char *b)
@@ -766,9 +767,22 @@ int main(int argc, char **argv)
         print_csv(&S, &R);
     else
         print_text(&S, &R, limit);
+    int rc = S.nerr ? 1 : 0;
     if (svg && write_svg(svg, &S, &R)) {
         fprintf(stderr, "dsdump: %s: %s\n", svg, strerror(errno));
-        return 2;
+        rc = 2;
     }
-    return S.nerr ? 1 : 0;
+    if (fflush(stdout))
+        rc = 2;
+    for (size_t i = 0; i < R.n; i++)
+        free(R.v[i].syms);
+    free(R.v);
+    free(S.items.v);
+    free(S.errs);
+    if (S.syms) {
+        for (size_t i = 0; i < st.n; i++)
+            free(st.v[i].name);
+        free(st.v);
+    }
+    return rc;
 }

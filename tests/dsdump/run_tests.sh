@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# dsdump tests on stored logs (tests/dsdump/logs), symbolization against ELF32
+# and ELF64 files built here, JSON and SVG validity.
+# usage: run_tests.sh DSDUMP GENLOG TESTDIR CC WORKDIR
+set -u
+dsdump=$1 genlog=$2 dir=$3 cc=$4 work=$5
+mkdir -p "$work"
+pass=0 fail=0
+ok() { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "not ok - $*"; }
+check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
+
+# Good logs: exit 0, every record reported.
+for f in good_fmt3 good_nb32 good_adaptive good_unknown_key; do
+  "$dsdump" "$dir/logs/$f.log" >"$work/$f.out" 2>"$work/$f.err"; rc=$?
+  check "$f exit 0 (rc=$rc)" [ $rc -eq 0 ]
+  check "$f END reported" grep -q '^# END' "$work/$f.out"
+  "$dsdump" --json "$dir/logs/$f.log" >"$work/$f.json" 2>/dev/null
+  check "$f JSON valid" python3 -m json.tool "$work/$f.json" >/dev/null
+done
+check "fmt3 table" grep -Eq '62\.50% +5 +0x401000' "$work/good_fmt3.out"
+check "fmt3 stdin" bash -c "'$dsdump' - < '$dir/logs/good_fmt3.log' | grep -q '62.50%'"
+check "unknown key noted" grep -q "unknown key.*future_key" "$work/good_unknown_key.err"
+check "nb32 samples" grep -q 'PEBS run hot: 4 samples' "$work/good_nb32.out"
+check "adaptive samples" grep -q 'PEBS run hot: 4 samples' "$work/good_adaptive.out"
+
+# Malformed logs: exit 1, the error names the line, earlier records still reported.
+expect_bad() { # name line message-part samples-before
+  local f=$1 line=$2 msg=$3
+  "$dsdump" "$dir/logs/$f.log" >"$work/$f.out" 2>"$work/$f.err"; local rc=$?
+  check "$f exit 1 (rc=$rc)" [ $rc -eq 1 ]
+  check "$f names line $line: $msg" grep -q "$f.log:$line: error: .*$msg" "$work/$f.err"
+  if [ -n "${4:-}" ]; then
+    check "$f keeps earlier records" grep -q "$4" "$work/$f.out"
+  fi
+  "$dsdump" --json "$dir/logs/$f.log" >"$work/$f.json" 2>/dev/null
+  check "$f JSON valid and lists errors" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['errors'] else 1)" "$work/$f.json"
+}
+expect_bad bad_version 8 "unsupported DSLOG format version 2" "PEBS run hot: 7 samples"
+expect_bad bad_truncated_line 8 "line truncated" "PEBS run hot: 7 samples"
+expect_bad bad_hex 8 "bad value '0x40g000'" "PEBS run hot: 7 samples"
+expect_bad bad_unknown_type 8 "unknown record type 'PEBX'" "PEBS run hot: 7 samples"
+expect_bad bad_lost_line 13 "records=8, but 7" "PEBS run hot: 7 samples"
+expect_bad bad_missing_header 4 "before any 'DSLOG 1 HDR'"
+check "missing header: final error" grep -q "no 'DSLOG 1 HDR' header line" "$work/bad_missing_header.err"
+expect_bad bad_truncated_log 20 "line truncated" "PEBS run hot: 8 samples"
+check "truncated log: no END" grep -q "without the END line" "$work/bad_truncated_log.err"
+
+# Usage errors.
+"$dsdump" --help | grep -q '^usage: dsdump'; check "--help" [ $? -eq 0 ]
+"$dsdump" --bogus >/dev/null 2>&1; check "bad option exit 2" [ $? -eq 2 ]
+"$dsdump" "$work/does-not-exist" >/dev/null 2>&1; check "missing file exit 2" [ $? -eq 2 ]
+"$dsdump" -e "$dir/logs/good_fmt3.log" "$dir/logs/good_fmt3.log" >/dev/null 2>&1; check "non-ELF exit 2" [ $? -eq 2 ]
+
+# Symbolization against ELF32 and ELF64 with known function names.
+for m in 32 64; do
+  elf="$work/sym$m.elf"
+  if ! "$cc" -m$m -O1 -fno-pie -no-pie -nostdlib -static -fno-asynchronous-unwind-tables -o "$elf" "$dir/sym_fixture.c" 2>"$work/cc$m.err"; then
+    bad "build ELF$m fixture: $(cat "$work/cc$m.err")"; continue
+  fi
+  addr() { nm "$elf" | awk -v s="$1" '$3==s {print $1}'; }
+  hot=$(addr func_hot) cold=$(addr func_cold) mid=$(addr func_mid)
+  h4=$(printf '%x' $((0x$hot + 4))) c2=$(printf '%x' $((0x$cold + 2)))
+  fmt=3; [ $m = 32 ] && fmt=nb32
+  "$genlog" $fmt 7@$h4 2@$c2 1@$mid > "$work/sym$m.log"
+  "$dsdump" -e "$elf" --svg "$work/sym$m.svg" "$work/sym$m.log" > "$work/sym$m.out" 2>&1
+  check "ELF$m exit 0" [ $? -eq 0 ]
+  check "ELF$m class" bash -c "file '$elf' | grep -q '$m-bit'"
+  check "ELF$m func_hot 70%" grep -Eq '70\.00% +7 +func_hot +#{35}$' "$work/sym$m.out"
+  check "ELF$m func_cold 20%" grep -Eq '20\.00% +2 +func_cold ' "$work/sym$m.out"
+  check "ELF$m func_mid 10%" grep -Eq '10\.00% +1 +func_mid ' "$work/sym$m.out"
+  check "ELF$m BTS symbolized" grep -q "func_hot+0x4 -> func_cold+0x2" "$work/sym$m.out"
+  check "ELF$m LBR symbolized" grep -q "\[ 0\] func_cold+0x2 -> func_mid+0x0  mispredicted" "$work/sym$m.out"
+  check "ELF$m SVG well-formed" python3 -c "import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); sys.exit(0 if r.tag.endswith('svg') and 'func_hot' in E.tostring(r).decode() else 1)" "$work/sym$m.svg"
+  "$dsdump" -e "$elf" --csv "$work/sym$m.log" > "$work/sym$m.csv"
+  check "ELF$m CSV" python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); sys.exit(0 if r[0]['symbol']=='func_hot' and r[0]['samples']=='7' and r[0]['percent']=='70.00' else 1)" "$work/sym$m.csv"
+  "$dsdump" -e "$elf" --json "$work/sym$m.log" > "$work/sym$m.json"
+  check "ELF$m JSON symbols" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['runs'][0]['symbols'][0]; sys.exit(0 if s['symbol']=='func_hot' and s['samples']==7 else 1)" "$work/sym$m.json"
+done
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
