@@ -28,7 +28,9 @@ int main(int argc, char **argv)
                                                                                          : (unsigned)atoi(argv[1]);
     struct dsrec_out o;
     dsrec_init(&o, sink, stdout);
-    struct dsrec_header h = {fmt == DSREC_PEBS_NB32 ? "i386" : "x86_64", "model", "test", "genlog", NULL};
+    char profile[32];
+    snprintf(profile, sizeof profile, "test-%.20s", argv[1]);
+    struct dsrec_header h = {fmt == DSREC_PEBS_NB32 ? "i386" : "x86_64", "model", profile, "genlog", NULL};
     if (dsrec_header(&o, &h))
         return 1;
     static struct dsrec_pebs p;

@@ -12,7 +12,7 @@ bad() { fail=$((fail+1)); echo "not ok - $*"; }
 check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
 
 # Good logs: exit 0, every record reported.
-for f in good_fmt3 good_nb32 good_adaptive good_unknown_key; do
+for f in good_fmt3 good_nb32 good_adaptive good_unknown_key good_multi_crlf; do
   "$dsdump" "$dir/logs/$f.log" >"$work/$f.out" 2>"$work/$f.err"; rc=$?
   check "$f exit 0 (rc=$rc)" [ $rc -eq 0 ]
   check "$f END reported" grep -q '^# END' "$work/$f.out"
@@ -23,6 +23,8 @@ check "fmt3 table" grep -Eq '62\.50% +5 +0x401000' "$work/good_fmt3.out"
 check "fmt3 stdin" bash -c "'$dsdump' - < '$dir/logs/good_fmt3.log' | grep -q '62.50%'"
 check "unknown key noted" grep -q "unknown key.*future_key" "$work/good_unknown_key.err"
 check "nb32 samples" grep -q 'PEBS run hot: 4 samples' "$work/good_nb32.out"
+check "multi: two logs named by profile" grep -q 'PEBS run 1:test-5/hot: 4 samples' "$work/good_multi_crlf.out"
+check "multi: lost per log" grep -q 'run 0:test-nb32/trace' "$work/good_multi_crlf.out"
 check "adaptive samples" grep -q 'PEBS run hot: 4 samples' "$work/good_adaptive.out"
 
 # Malformed logs: exit 1, the error names the line, earlier records still reported.
@@ -46,6 +48,9 @@ expect_bad bad_missing_header 4 "before any 'DSLOG 1 HDR'"
 check "missing header: final error" grep -q "no 'DSLOG 1 HDR' header line" "$work/bad_missing_header.err"
 expect_bad bad_truncated_log 20 "line truncated" "PEBS run hot: 8 samples"
 check "truncated log: no END" grep -q "without the END line" "$work/bad_truncated_log.err"
+
+expect_bad bad_multi_no_end 12 "new header, but the log begun at line 1 has no END" "PEBS run 1:test-5/hot: 4 samples"
+check "multi no END: first log still reported" grep -q 'PEBS run 0:test-nb32/hot: 4 samples' "$work/bad_multi_no_end.out"
 
 # Usage errors.
 "$dsdump" --help | grep -q '^usage: dsdump'; check "--help" [ $? -eq 0 ]

@@ -316,12 +316,19 @@ static unsigned nlogs(const struct state *S)
     return n;
 }
 
+/* With several logs in one input (one HDR..END per model profile), a run is
+ * named "<log>:<profile>/<run>". */
 static void run_label(const struct state *S, const struct run *r, char *b, size_t n)
 {
-    if (nlogs(S) > 1)
-        snprintf(b, n, "log%u/%s", r->log, r->name);
-    else
+    if (nlogs(S) > 1) {
+        const char *prof = "?";
+        for (size_t i = 0; i < S->items.n; i++)
+            if (S->items.v[i].r.type == DSLOG_HDR && S->items.v[i].log == r->log)
+                prof = S->items.v[i].r.s[K_PROFILE];
+        snprintf(b, n, "%u:%s/%s", r->log, prof, r->name);
+    } else {
         snprintf(b, n, "%s", r->name);
+    }
 }
 
 /* ---------- text ---------- */
@@ -416,7 +423,11 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
             continue;
         if (!any++)
             printf("\n# Lost records\n");
-        printf("  run %-20s kind=%-4s reason=%-12s count=%" PRIu64 "\n", r->s[K_RUN], r->s[K_KIND], r->s[K_REASON],
+        struct run tmp = {.log = S->items.v[j].log};
+        snprintf(tmp.name, sizeof tmp.name, "%s", r->s[K_RUN]);
+        char lb[80];
+        run_label(S, &tmp, lb, sizeof lb);
+        printf("  run %-20s kind=%-4s reason=%-12s count=%" PRIu64 "\n", lb, r->s[K_KIND], r->s[K_REASON],
                r->v[K_COUNT]);
         lost[strcmp(r->s[K_KIND], "pebs") ? strcmp(r->s[K_KIND], "bts") ? 2 : 1 : 0] += r->v[K_COUNT];
     }
