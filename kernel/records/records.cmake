@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# The DSLOG record printer (docs/records.md) for the test kernels: the kernel
+# build adds ${DSREC_SOURCES} to its sources and ${DSREC_INCLUDE_DIR} to its
+# include path, with the kernel's own freestanding flags.
+set(DSREC_SOURCES ${CMAKE_CURRENT_LIST_DIR}/records.c)
+set(DSREC_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR})
