@@ -299,5 +299,47 @@ int main(void)
     dslog_reader_init(&r4);
     CHECK_EQ(dslog_feed(&r4, line, strlen(line), &rec, err, sizeof err), DSLOG_BAD, "record before header");
     CHECK(!dslog_finish(&r4, err, sizeof err) && strstr(err, "no 'DSLOG 1 HDR'"), "missing header at EOF");
+
+    /* Mutations: every byte of a full adaptive line replaced by a few characters,
+     * checksum fixed up: the reader must never crash (ASan/UBSan build) and must
+     * either reject the line or return a record. */
+    start();
+    static struct dsrec_pebs big;
+    memset(&big, 0, sizeof big);
+    big.fmt = 4;
+    big.counter = -1;
+    big.lbr_count = 2;
+    big.hdr = ((32ull + 32 + 144 + 256 + 48) << 48) | 15;
+    CHECK_EQ(dsrec_pebs(&o, "m", 0, &big), DSREC_OK, "mutation base");
+    static char base[4096], m[4096];
+    snprintf(base, sizeof base, "%.4000s", buf);
+    base[strlen(base) - 1] = 0;
+    size_t blen_ = strlen(base);
+    const char subst[] = {' ', '=', '/', 'x', '0', 'f', 'g', '\0', '9'};
+    unsigned rejected = 0, accepted = 0;
+    for (size_t pos = 0; pos + 13 < blen_; pos++) {
+        for (unsigned j = 0; j < sizeof subst; j++) {
+            memcpy(m, base, blen_ + 1);
+            if (m[pos] == subst[j])
+                continue;
+            m[pos] = subst[j];
+            if (subst[j] != '\0') {
+                char *ck = strstr(m, " ck=");
+                uint32_t h = dslog_fnv1a(DSREC_FNV_INIT, m, (size_t)(ck - m));
+                char tmp[16];
+                snprintf(tmp, sizeof tmp, "%08x", h);
+                memcpy(ck + 4, tmp, 8);
+            }
+            struct dslog_reader r5;
+            dslog_reader_init(&r5);
+            r5.in_log = true;
+            enum dslog_status st5 = dslog_feed(&r5, m, blen_, &rec, err, sizeof err);
+            if (st5 == DSLOG_BAD)
+                rejected++;
+            else
+                accepted++;
+        }
+    }
+    CHECK(rejected > 1000, "most mutations rejected (%u rejected, %u accepted)", rejected, accepted);
     return check_summary();
 }
