@@ -71,7 +71,7 @@ for m in 32 64; do
   "$genlog" $fmt 7@$h4 2@$c2 1@$mid > "$work/sym$m.log"
   "$dsdump" -e "$elf" --svg "$work/sym$m.svg" "$work/sym$m.log" > "$work/sym$m.out" 2>&1
   check "ELF$m exit 0" [ $? -eq 0 ]
-  check "ELF$m class" bash -c "file '$elf' | grep -q '$m-bit'"
+  check "ELF$m class" bash -c "readelf -h '$elf' | grep -Eq 'Class: +ELF$m'"
   check "ELF$m func_hot 70%" grep -Eq '70\.00% +7 +func_hot +#{35}$' "$work/sym$m.out"
   check "ELF$m func_cold 20%" grep -Eq '20\.00% +2 +func_cold ' "$work/sym$m.out"
   check "ELF$m func_mid 10%" grep -Eq '10\.00% +1 +func_mid ' "$work/sym$m.out"

@@ -300,8 +300,8 @@ static bool check_record(struct dslog_rec *r, char *err, size_t errsz)
                (unsigned long long)r->v[K_FLAGS]);
         return false;
     }
-    if (r->type == DSLOG_LBR && (r->v[K_OF] < 1 || r->v[K_IDX] >= r->v[K_OF])) {
-        seterr(err, errsz, "LBR idx=%llu not below of=%llu", (unsigned long long)r->v[K_IDX],
+    if (r->type == DSLOG_LBR && (r->v[K_OF] < 1 || r->v[K_OF] > 64 || r->v[K_IDX] >= r->v[K_OF])) {
+        seterr(err, errsz, "LBR idx=%llu of=%llu: need idx < of <= 64", (unsigned long long)r->v[K_IDX],
                (unsigned long long)r->v[K_OF]);
         return false;
     }
