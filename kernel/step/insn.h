@@ -185,9 +185,11 @@ enum step_err step_decode(const uint8_t *code, size_t avail, unsigned mode, uint
 enum step_err step_mem_addr(const struct step_insn *insn, const struct step_regs *regs,
                             uint64_t *out_linear);
 
-/* A fixed English name for a kind ("jcc", "call_ind", ...), "?" if unknown. */
+/* A fixed English name for a kind ("jcc", "call_ind", ...), "?" if unknown.
+ * Any value accepted; no MSRs; NMI-safe. */
 const char *step_br_kind_name(unsigned kind);
-/* A fixed English sentence for an error code, never NULL. */
+/* A fixed English sentence for an error code, never NULL ("unknown step
+ * error" for values it does not know). No MSRs; NMI-safe. */
 const char *step_strerror(unsigned err);
 
 #ifdef __cplusplus
