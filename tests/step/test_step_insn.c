@@ -458,9 +458,61 @@ static void test_feed(void)
     CHECK_EQ(step_feed(&b32, &a32, M32, 0, jz_fwd, 2, NULL), STEP_ERR_NULL, "NULL out");
 }
 
+
+/* Random bytes (fixed seed, printed): the decoder never reads past avail
+ * (ASan), never reports a length beyond 15 or beyond avail, decodes the same
+ * with exactly len bytes, and step_mem_addr/step_feed accept whatever it
+ * produced. */
+static void test_random(void)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    unsigned long bad = 0, ok = 0;
+    printf("# random decode seed 0x%llx\n", (unsigned long long)x);
+    for (unsigned it = 0; it < 200000; it++) {
+        uint8_t b[16];
+        for (unsigned i = 0; i < sizeof b; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            b[i] = (uint8_t)x;
+        }
+        unsigned mode = (it & 1) ? M64 : M32;
+        size_t avail = 1 + (size_t)((x >> 40) % 16);
+        uint8_t *heap = malloc(avail); /* exact size: ASan catches over-reads */
+        memcpy(heap, b, avail);
+        struct step_insn in, in2;
+        enum step_err e = step_decode(heap, avail, mode, x, &in);
+        if (e == STEP_OK) {
+            ok++;
+            if (in.len == 0 || in.len > avail || in.len > STEP_INSN_MAX || in.nprefix >= in.len)
+                bad++;
+            if (step_decode(heap, in.len, mode, x, &in2) != STEP_OK || in2.len != in.len ||
+                in2.kind != in.kind || in2.flags != in.flags || in2.target != in.target)
+                bad++;
+            struct step_regs r = {0};
+            uint64_t lin;
+            enum step_err me = step_mem_addr(&in, &r, &lin);
+            if ((me == STEP_OK) != ((in.flags & STEP_I_MEM) != 0))
+                bad++;
+            struct step_event ev;
+            struct step_regs a = r;
+            a.ip = in.ip + in.len;
+            r.ip = in.ip;
+            if (step_feed(&r, &a, mode, 0, heap, avail, &ev) != STEP_OK)
+                bad++;
+        } else if (e != STEP_ERR_TRUNC && e != STEP_ERR_TOOLONG && e != STEP_ERR_VEX && e != STEP_ERR_UNDEF) {
+            bad++;
+        } else if (in.len != 0) {
+            bad++;
+        }
+        free(heap);
+    }
+    CHECK_EQ(bad, 0, "random decode invariants");
+    CHECK(ok > 100000, "most random byte strings decode (%lu)", ok);
+}
+
 int main(void)
 {
     test_table();
+    test_random();
     test_fields();
     test_mem_addr();
     test_feed();
