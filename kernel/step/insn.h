@@ -24,6 +24,10 @@
  *    unknown length;
  *  - 16-bit addressing (67 in 32-bit mode) is decoded; 16-bit code segments
  *    (real mode, CS.D = 0) are not supported;
+ *  - classified as non-branches: XBEGIN/XABORT (they only transfer control on
+ *    an abort), VMX/SVM/SGX/FRED instructions of 0F 01 (VMCALL, VMLAUNCH,
+ *    VMRUN, ENCLU, ERETU, ...), UD0/UD1/UD2 and other faulting opcodes (a
+ *    fault is not a retired branch); FWAIT (9B) is an instruction of its own;
  *  - Intel semantics where vendors differ: in 64-bit mode a 66 prefix on a
  *    near relative branch is ignored (rel32 stays rel32, the target is not
  *    truncated to 16 bits); AMD CPUs honour it. The host test runs only
