@@ -406,6 +406,14 @@ int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
     }
     if (req->pebs && req->escr >= 0 && !escr_drives((unsigned)req->escr, pebs_counter(req->thread)))
         return DS_ERR_NB_PEBS_COUNTER;
+    if (req->counter >= 0 && req->escr < 0) {
+        /* an impossible pairing is reported as such, before "busy" */
+        bool reach = false;
+        for (unsigned i = 0; i < ev->nescrs; i++)
+            reach |= escr_exists(a, ev->escrs[i]) && escr_drives(ev->escrs[i], (unsigned)req->counter);
+        if (!reach)
+            return DS_ERR_NB_ESCR_COUNTER;
+    }
     if (req->escr >= 0 && (a->escr_used >> req->escr) & 1)
         return DS_ERR_NB_ESCR_BUSY;
     if (req->counter >= 0 && (a->counter_used >> req->counter) & 1)
