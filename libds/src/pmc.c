@@ -179,6 +179,9 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
         return DS_ERR_PMC_RESERVED;
     if (adaptive && !(c->pebs_format >= 4 && c->pebs_baseline))
         return DS_ERR_PMC_RESERVED;
+    /* Fixed counters have no IA32_A_* alias; libds writes the value as is and
+     * only checks it fits the advertised width (fixed_width 0 on parts that
+     * do not report it: then only 0 is accepted). */
     if (start & ~width_mask(c->fixed_width ? c->fixed_width : 1))
         return DS_ERR_PMC_VALUE_WIDE;
     uint64_t v;

@@ -407,7 +407,7 @@ static int cmd_pebs_format(int argc, char **argv)
                    "{\"name\":\"gprs\",\"size\":144,\"data_cfg_bit\":1},"
                    "{\"name\":\"xmm\",\"size\":256,\"data_cfg_bit\":2},"
                    "{\"name\":\"lbr\",\"size_per_entry\":24,\"data_cfg_bit\":3}],"
-                   "\"max_record_size\":%u}\n", ds_pebs_record_size(f, 0xF | (31ull << 24)));
+                   "\"max_record_size_32_lbrs\":%u}\n", ds_pebs_record_size(f, 0xF | (31ull << 24)));
             return 0;
         }
         printf("\"fields\":[");

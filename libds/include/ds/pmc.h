@@ -134,9 +134,10 @@ int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value);
  * Microarchitecture" (INST_RETIRED.ANY_P C0H/00H, X87_OPS_RETIRED.ANY
  * C1H/FEH, BR_INST_RETIRED.MISPRED C5H/00H, SIMD_INST_RETIRED.ANY C7H/1FH,
  * MEM_LOAD_RETIRED CBH/01H,02H,04H,08H,10H); Atom (1CH, 26H, 27H, 35H, 36H):
- * INST_RETIRED.ANY C0H/00H, BR_INST_RETIRED.MISPRED C5H/00H,
- * MEM_LOAD_RETIRED.L2_MISS CBH/01H (Linux ds.c core2/atom constraint tables;
- * the Atom list is single-source). Returns DS_OK, DS_ERR_PMC_PEBS_EVENT,
+ * INST_RETIRED.ANY C0H/00H, BR_INST_RETIRED.MISPRED C5H/00H and
+ * MEM_LOAD_RETIRED (CBH, any unit mask, as Linux ds.c
+ * intel_atom_pebs_event_constraints allows; the Atom list is single-source,
+ * not checked against the SDM here). Returns DS_OK, DS_ERR_PMC_PEBS_EVENT,
  * or DS_ERR_UNSUPPORTED for a model not in either list. Pure.
  */
 int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask);
