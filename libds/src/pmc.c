@@ -182,7 +182,7 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
     /* Fixed counters have no IA32_A_* alias; libds writes the value as is and
      * only checks it fits the advertised width (fixed_width 0 on parts that
      * do not report it: then only 0 is accepted). */
-    if (start & ~width_mask(c->fixed_width ? c->fixed_width : 1))
+    if (c->fixed_width ? (start & ~width_mask(c->fixed_width)) != 0 : start != 0)
         return DS_ERR_PMC_VALUE_WIDE;
     uint64_t v;
     if (ds_msr_read(cpu, DS_MSR_IA32_FIXED_CTR_CTRL, &v))

@@ -434,7 +434,7 @@ static int cmd_pebs_format(int argc, char **argv)
         printf("  gprs         144 bytes (bit 1; RCX, RDX, RBX order)\n");
         printf("  xmm          256 bytes (bit 2)\n");
         printf("  lbr          24 bytes per entry (bit 3; entries = bits 31:24 + 1)\n");
-        printf("  maximum record: %u bytes\n", ds_pebs_record_size(f, 0xF | (31ull << 24)));
+        printf("  maximum record (32 LBR entries): %u bytes\n", ds_pebs_record_size(f, 0xF | (31ull << 24)));
         return 0;
     }
     printf("%u bytes (0x%X)\n", size, size);
