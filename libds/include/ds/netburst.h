@@ -186,7 +186,10 @@ struct ds_nb_request {
     uint8_t threshold;       /* 0..15 */
     bool pmi;                /* OVF_PMI_T<thread> on overflow */
     bool cascade;            /* CCCR.Cascade: start when the pair counter overflows */
-    bool pebs;               /* PEBS: counter must be IQ_COUNTER4 (thread 0) / 5 (thread 1) */
+    bool pebs;               /* PEBS: counter must be IQ_COUNTER4 (thread 0) / 5 (thread 1).
+                              * The PEBS PMI comes from the DS threshold; whether the
+                              * SDM also needs OVF_PMI (pmi) here is unconfirmed
+                              * (reference netburst.md): the caller decides. */
 };
 
 /* Result of an allocation: which registers and which values. */

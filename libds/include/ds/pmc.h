@@ -133,7 +133,9 @@ int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value);
  * DisplayModel 0FH/16H/17H/1DH: SDM "PEBS Performance Events for Intel Core
  * Microarchitecture" (INST_RETIRED.ANY_P C0H/00H, X87_OPS_RETIRED.ANY
  * C1H/FEH, BR_INST_RETIRED.MISPRED C5H/00H, SIMD_INST_RETIRED.ANY C7H/1FH,
- * MEM_LOAD_RETIRED CBH/01H,02H,04H,08H,10H); Atom (1CH, 26H, 27H, 35H, 36H):
+ * MEM_LOAD_RETIRED CBH/01H,02H,04H,08H,10H; Linux ds.c
+ * intel_core2_pebs_event_constraints agrees and also lets any CBH unit mask
+ * through; libds keeps to the SDM's five); Atom (1CH, 26H, 27H, 35H, 36H):
  * INST_RETIRED.ANY C0H/00H, BR_INST_RETIRED.MISPRED C5H/00H and
  * MEM_LOAD_RETIRED (CBH, any unit mask, as Linux ds.c
  * intel_atom_pebs_event_constraints allows; the Atom list is single-source,
