@@ -34,10 +34,51 @@ static const struct ds_err_row rows[] = {
     /* 200..249: PMI helpers */
 
     /* 250..299: architectural / Core counters */
+    ROW(DS_ERR_PMC_NO_ARCH, "no architectural performance monitoring (CPUID leaf 0AH)"),
+    ROW(DS_ERR_PMC_BAD_COUNTER, "general-purpose counter index beyond CPUID.0AH:EAX[15:8]"),
+    ROW(DS_ERR_PMC_BAD_FIXED, "fixed-function counter not present"),
+    ROW(DS_ERR_PMC_PERIOD_ZERO, "sampling period is 0"),
+    ROW(DS_ERR_PMC_PERIOD_WIDE, "sampling period does not fit the counter width"),
+    ROW(DS_ERR_PMC_RESERVED, "reserved or unsupported bit set in a counter control value"),
+    ROW(DS_ERR_PMC_VALUE_WIDE, "counter value not writable at this counter width"),
+    ROW(DS_ERR_PMC_PEBS_COUNTER, "PEBS not supported on this counter"),
+    ROW(DS_ERR_PMC_PEBS_EVENT, "event is not PEBS-capable on this processor"),
+    ROW(DS_ERR_PMC_PEBS_INT, "EVTSEL.INT must be clear on a PEBS counter"),
+    ROW(DS_ERR_PMC_NO_LDLAT, "load-latency PEBS not supported by this PEBS format"),
+    ROW(DS_ERR_PMC_LDLAT_RANGE, "load-latency threshold outside 3..65535"),
+    ROW(DS_ERR_PMC_NO_ADAPTIVE, "adaptive PEBS not supported (needs PEBS format 4+ and PEBS_BASELINE)"),
+    ROW(DS_ERR_PMC_NO_PEBS_FMT, "PEBS not advertised or PEBS format unknown"),
+    ROW(DS_ERR_PMC_NETBURST, "NetBurst processor: use the ESCR/CCCR interface"),
+    ROW(DS_ERR_PMC_NO_GLOBAL, "perfmon version 1: no global control MSRs"),
 
     /* 300..349: NetBurst */
+    ROW(DS_ERR_NB_NOT_NETBURST, "not a NetBurst (family 0FH) Intel processor"),
+    ROW(DS_ERR_NB_BAD_EVENT, "unknown NetBurst event"),
+    ROW(DS_ERR_NB_BAD_ESCR, "unknown ESCR or ESCR absent on this model"),
+    ROW(DS_ERR_NB_BAD_COUNTER, "NetBurst counter index out of range (0..17)"),
+    ROW(DS_ERR_NB_ESCR_EVENT, "event cannot be counted on this ESCR"),
+    ROW(DS_ERR_NB_ESCR_COUNTER, "this ESCR cannot drive this counter"),
+    ROW(DS_ERR_NB_ESCR_BUSY, "ESCR already in use"),
+    ROW(DS_ERR_NB_COUNTER_BUSY, "counter already in use"),
+    ROW(DS_ERR_NB_NO_FREE, "no free ESCR and counter pair for this event"),
+    ROW(DS_ERR_NB_BAD_MASK, "event mask empty or has undefined bits"),
+    ROW(DS_ERR_NB_BAD_THREAD, "logical thread invalid (thread 1 needs Hyper-Threading)"),
+    ROW(DS_ERR_NB_BAD_FILTER, "threshold/tag out of range or no privilege level selected"),
+    ROW(DS_ERR_NB_PEBS_COUNTER, "NetBurst PEBS only on IQ_COUNTER4 (IQ_COUNTER5 for logical CPU 1)"),
+    ROW(DS_ERR_NB_PEBS_EVENT, "event is not PEBS-capable on NetBurst"),
+    ROW(DS_ERR_NB_BAD_METRIC, "unknown replay-tagging metric"),
+    ROW(DS_ERR_NB_MODEL, "event not available on this NetBurst model"),
+    ROW(DS_ERR_NB_NOT_ALLOCATED, "counter not allocated"),
 
     /* 350..399: LBR */
+    ROW(DS_ERR_LBR_UNKNOWN_MODEL, "DisplayFamily_DisplayModel not in the LBR table"),
+    ROW(DS_ERR_LBR_BAD_FORMAT, "LBR format unknown or not valid for this model"),
+    ROW(DS_ERR_LBR_BAD_TOS, "LBR top-of-stack value out of range"),
+    ROW(DS_ERR_LBR_NO_SELECT, "model has no MSR_LBR_SELECT"),
+    ROW(DS_ERR_LBR_NO_FREEZE, "FREEZE_LBRS_ON_PMI not available on NetBurst"),
+    ROW(DS_ERR_LBR_BAD_SELECT, "LBR filter value has invalid bits"),
+    ROW(DS_ERR_LBR_ARCH_DEPTH, "Arch LBR depth not reported or invalid"),
+    ROW(DS_ERR_LBR_NOSPC, "output array smaller than the LBR stack depth"),
 
 };
 

@@ -11,5 +11,8 @@
 #include <ds/err.h>
 #include <ds/msr.h>
 #include <ds/cpu.h>
+#include <ds/pmc.h>
+#include <ds/netburst.h>
+#include <ds/lbr.h>
 
 #endif /* DS_DS_H */

@@ -51,10 +51,54 @@ enum ds_err {
     /* --- 200..249: PMI helpers ------------------------------------------ */
 
     /* --- 250..299: architectural / Core counters ------------------------- */
+    DS_ERR_PMC_NO_ARCH = 250,        /* no architectural perfmon (CPUID leaf 0AH version 0) */
+    DS_ERR_PMC_BAD_COUNTER = 251,    /* GP counter index >= CPUID.0AH:EAX[15:8] */
+    DS_ERR_PMC_BAD_FIXED = 252,      /* fixed counter absent (index/EDX[4:0]/ECX bitmap, or perfmon v1) */
+    DS_ERR_PMC_PERIOD_ZERO = 253,    /* sampling period 0 */
+    DS_ERR_PMC_PERIOD_WIDE = 254,    /* period does not fit the counter (> 2^(width-1), or > 2^31 without full-width writes) */
+    DS_ERR_PMC_RESERVED = 255,       /* a reserved or unsupported bit is set in EVTSEL/FIXED_CTR_CTRL/GLOBAL_CTRL/DATA_CFG */
+    DS_ERR_PMC_VALUE_WIDE = 256,     /* counter value not writable (wider than the counter, or not a sign-extended 32-bit value without FW_WRITE) */
+    DS_ERR_PMC_PEBS_COUNTER = 257,   /* PEBS not possible on this counter (Core 2/Atom: PMC0 only; NHM..: PMC0-3) */
+    DS_ERR_PMC_PEBS_EVENT = 258,     /* event is not a PEBS-capable at-retirement event of this model */
+    DS_ERR_PMC_PEBS_INT = 259,       /* EVTSEL.INT set on a PEBS counter (SDM: do not set INT) */
+    DS_ERR_PMC_NO_LDLAT = 260,       /* load-latency PEBS needs PEBS format 1..3 (Nehalem+) */
+    DS_ERR_PMC_LDLAT_RANGE = 261,    /* load-latency threshold outside 3..0xFFFF */
+    DS_ERR_PMC_NO_ADAPTIVE = 262,    /* adaptive PEBS needs PEBS format >= 4 and PERF_CAPABILITIES.PEBS_BASELINE */
+    DS_ERR_PMC_NO_PEBS_FMT = 263,    /* PEBS format unknown to libds or PEBS not advertised */
+    DS_ERR_PMC_NETBURST = 264,       /* NetBurst CPU: use netburst.h (no PERFEVTSEL/PMC MSRs) */
+    DS_ERR_PMC_NO_GLOBAL = 265,      /* perfmon v1: no IA32_PERF_GLOBAL_* MSRs */
+    /* pmc: next free value 266 */
 
     /* --- 300..349: NetBurst ---------------------------------------------- */
+    DS_ERR_NB_NOT_NETBURST = 300,    /* CPU is not DisplayFamily 0FH Intel */
+    DS_ERR_NB_BAD_EVENT = 301,       /* unknown event index */
+    DS_ERR_NB_BAD_ESCR = 302,        /* unknown ESCR index, or the ESCR does not exist on this model (IQ_ESCR0/1) */
+    DS_ERR_NB_BAD_COUNTER = 303,     /* counter index >= 18 */
+    DS_ERR_NB_ESCR_EVENT = 304,      /* the event cannot be counted on that ESCR */
+    DS_ERR_NB_ESCR_COUNTER = 305,    /* that ESCR cannot drive that counter */
+    DS_ERR_NB_ESCR_BUSY = 306,       /* ESCR already allocated */
+    DS_ERR_NB_COUNTER_BUSY = 307,    /* counter already allocated */
+    DS_ERR_NB_NO_FREE = 308,         /* no free ESCR + counter pair for the event */
+    DS_ERR_NB_BAD_MASK = 309,        /* event mask empty or has bits the event does not define */
+    DS_ERR_NB_BAD_THREAD = 310,      /* thread 1 requested without Hyper-Threading, or thread > 1 */
+    DS_ERR_NB_BAD_FILTER = 311,      /* threshold > 15, tag value > 15, or no privilege level selected */
+    DS_ERR_NB_PEBS_COUNTER = 312,    /* PEBS only on IQ_COUNTER4 (thread 0) / IQ_COUNTER5 (thread 1 with HT) */
+    DS_ERR_NB_PEBS_EVENT = 313,      /* event is not PEBS-capable (front_end/execution/replay_event) */
+    DS_ERR_NB_BAD_METRIC = 314,      /* unknown replay-tagging metric */
+    DS_ERR_NB_MODEL = 315,           /* event not available on this model (instr_completed: models 3, 4, 6) */
+    DS_ERR_NB_NOT_ALLOCATED = 316,   /* releasing or re-arming a counter the allocator does not hold */
+    /* NetBurst: next free value 317 */
 
     /* --- 350..399: LBR --------------------------------------------------- */
+    DS_ERR_LBR_UNKNOWN_MODEL = 350,  /* DisplayFamily_DisplayModel not in the LBR table (never guessed) */
+    DS_ERR_LBR_BAD_FORMAT = 351,     /* LBR format not 0..7 (or Arch LBR on a non-Arch row) */
+    DS_ERR_LBR_BAD_TOS = 352,        /* TOS MSR returned a value outside the model's range */
+    DS_ERR_LBR_NO_SELECT = 353,      /* MSR_LBR_SELECT filtering requested on a model without it */
+    DS_ERR_LBR_NO_FREEZE = 354,      /* FREEZE_LBRS_ON_PMI requested on NetBurst (MSR_DEBUGCTLA has no such bit) */
+    DS_ERR_LBR_BAD_SELECT = 355,     /* LBR_SELECT / LBR_CTL value has bits outside the valid mask */
+    DS_ERR_LBR_ARCH_DEPTH = 356,     /* Arch LBR: CPUID.1CH reports no depth, or IA32_LBR_DEPTH invalid */
+    DS_ERR_LBR_NOSPC = 357,          /* output array smaller than the model's stack depth */
+    /* LBR: next free value 358 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Last Branch Records: per-model stack layout (keyed by
+ * DisplayFamily_DisplayModel, never guessed), record-format decoding
+ * (IA32_PERF_CAPABILITIES[5:0]), enable/disable, FREEZE_LBRS_ON_PMI,
+ * MSR_LBR_SELECT filtering, and a reader returning entries newest first.
+ *
+ * Sources: SDM Vol. 3B "Last Branch, Interrupt, and Exception Recording"
+ * (Table "LBR Stack Size and TOS Pointer Range"), "LBR Stack" for NetBurst
+ * ("Last Branch Recording Overview" for Pentium 4), "Filtering of Last
+ * Branch Records", "Freezing LBR and Performance Counters on PMI";
+ * ../shared/reference/lbr.md and msr.md section 6.
+ */
+#ifndef DS_LBR_H
+#define DS_LBR_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <ds/err.h>
+#include <ds/msr.h>
+#include <ds/cpu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DS_MSR_LBR_SELECT        0x1C8u
+#define DS_MSR_LASTBRANCH_TOS    0x1C9u   /* family 6 */
+#define DS_MSR_NB_LASTBRANCH_TOS 0x1DAu   /* NetBurst */
+#define DS_MSR_NB_LASTBRANCH_0   0x1DBu   /* NetBurst models 0-2: 0x1DB..0x1DE packed */
+#define DS_MSR_LASTBRANCH_0_FROM_IP 0x680u
+#define DS_MSR_LASTBRANCH_0_TO_IP   0x6C0u
+#define DS_MSR_CORE_LASTBRANCH_0_FROM_IP 0x40u
+#define DS_MSR_CORE_LASTBRANCH_0_TO_IP   0x60u
+#define DS_MSR_LBR_INFO_0        0xDC0u
+#define DS_MSR_IA32_LBR_CTL      0x14CEu
+#define DS_MSR_IA32_LBR_DEPTH    0x14CFu
+#define DS_MSR_IA32_LBR_0_FROM_IP 0x1500u
+#define DS_MSR_IA32_LBR_0_TO_IP   0x1600u
+#define DS_MSR_IA32_LBR_0_INFO    0x1200u
+
+/* IA32_DEBUGCTL (family 6) */
+#define DS_DEBUGCTL_LBR                (1ull << 0)
+#define DS_DEBUGCTL_FREEZE_LBRS_ON_PMI (1ull << 11)
+/* MSR_DEBUGCTLA (NetBurst: different layout, no freeze bit) */
+#define DS_NB_DEBUGCTLA_LBR            (1ull << 0)
+
+/* MSR_LBR_SELECT: set bit = suppress that class (bit 9 positive: call stack) */
+#define DS_LBR_SELECT_CPL_EQ_0     (1ull << 0)
+#define DS_LBR_SELECT_CPL_NEQ_0    (1ull << 1)
+#define DS_LBR_SELECT_JCC          (1ull << 2)
+#define DS_LBR_SELECT_NEAR_REL_CALL (1ull << 3)
+#define DS_LBR_SELECT_NEAR_IND_CALL (1ull << 4)
+#define DS_LBR_SELECT_NEAR_RET     (1ull << 5)
+#define DS_LBR_SELECT_NEAR_IND_JMP (1ull << 6)
+#define DS_LBR_SELECT_NEAR_REL_JMP (1ull << 7)
+#define DS_LBR_SELECT_FAR_BRANCH   (1ull << 8)
+#define DS_LBR_SELECT_EN_CALLSTACK (1ull << 9)  /* Haswell+ only */
+#define DS_LBR_SELECT_VALID        0x3FFull
+
+/* IA32_LBR_CTL (Arch LBR) */
+#define DS_LBR_CTL_LBREN      (1ull << 0)
+#define DS_LBR_CTL_OS         (1ull << 1)
+#define DS_LBR_CTL_USR        (1ull << 2)
+#define DS_LBR_CTL_CALL_STACK (1ull << 3)
+#define DS_LBR_CTL_BRANCHES   0x7F0000ull   /* bits 22:16: JCC .. OTHER_BRANCH */
+#define DS_LBR_CTL_VALID      (0x7F000Eull | 1ull)
+
+/* LBR_INFO / Arch LBR INFO */
+#define DS_LBR_INFO_MISPRED   (1ull << 63)
+#define DS_LBR_INFO_IN_TX     (1ull << 62)
+#define DS_LBR_INFO_ABORT     (1ull << 61)
+#define DS_LBR_INFO_CYC_VALID (1ull << 60)   /* Arch LBR */
+#define DS_LBR_INFO_BRTYPE_SHIFT 56          /* Arch LBR, bits 59:56 */
+#define DS_LBR_INFO_CYCLES    0xFFFFull
+
+/* LBR formats (IA32_PERF_CAPABILITIES[5:0]); DS_LBR_FMT_ARCH is libds's own tag */
+enum ds_lbr_format {
+    DS_LBR_FMT_32 = 0,          /* one MSR per entry: FROM 31:0, TO 63:32 */
+    DS_LBR_FMT_LIP = 1,
+    DS_LBR_FMT_EIP = 2,
+    DS_LBR_FMT_EIP_FLAGS = 3,   /* FROM bit 63 mispredict */
+    DS_LBR_FMT_EIP_FLAGS2 = 4,  /* FROM 63 mispred, 62 IN_TX, 61 ABORT */
+    DS_LBR_FMT_INFO = 5,        /* LBR_INFO: mispred, TSX, cycles */
+    DS_LBR_FMT_TIME = 6,        /* Goldmont: FROM 63 mispred; TO 63:48 cycles */
+    DS_LBR_FMT_INFO2 = 7,       /* Goldmont Plus: LBR_INFO without TSX */
+    DS_LBR_FMT_ARCH = 0x100,    /* Arch LBR (IA32_LBR_x_*), not a PERF_CAPABILITIES value */
+};
+
+#define DS_LBR_F_PACKED      0x01u  /* one MSR per record, FROM 31:0 / TO 63:32 */
+#define DS_LBR_F_NETBURST    0x02u  /* MSR_DEBUGCTLA, TOS 0x1DA */
+#define DS_LBR_F_SELECT      0x04u  /* MSR_LBR_SELECT present */
+#define DS_LBR_F_CALLSTACK   0x08u  /* LBR_SELECT bit 9 valid (Haswell+) */
+#define DS_LBR_F_ARCH        0x10u  /* Arch LBR: depth from CPUID.1CH, no TOS */
+#define DS_LBR_F_UNCONFIRMED 0x20u  /* single source (reference lbr.md) */
+
+/* One row of the LBR table */
+struct ds_lbr_model {
+    uint16_t family;         /* DisplayFamily */
+    uint8_t model;           /* DisplayModel */
+    const char *uarch;
+    uint8_t depth;           /* entries; 0 for Arch LBR (CPUID.1CH) */
+    uint32_t from_base, to_base, info_base;  /* 0 = none */
+    uint32_t tos_msr;        /* 0 = none (Arch LBR) */
+    uint8_t tos_max;         /* TOS range 0..tos_max */
+    uint8_t flags;           /* DS_LBR_F_* */
+};
+
+/* The whole table (pure). */
+const struct ds_lbr_model *ds_lbr_models(size_t *out_n);
+
+/* Look up a DisplayFamily_DisplayModel. DS_ERR_LBR_UNKNOWN_MODEL when the
+ * table has no row: libds never guesses. DS_ERR_NULL. Pure. */
+int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **out);
+
+/* One decoded branch */
+struct ds_lbr_entry {
+    uint64_t from, to;       /* addresses, sign-extended where the format needs it */
+    bool has_mispred;        /* format reports mispredict */
+    bool mispred;
+    bool has_tsx;            /* format reports TSX bits */
+    bool in_tx, abort;
+    bool has_cycles;         /* cycle count valid */
+    uint16_t cycles;
+    int8_t br_type;          /* Arch LBR branch type 0..15, -1 when not reported */
+};
+
+/*
+ * Decode raw MSR values of one record in @format. For DS_LBR_FMT_32 pass the
+ * packed MSR as @from_raw (@to_raw ignored). @info_raw is used by formats
+ * INFO, INFO2 and ARCH. DS_ERR_LBR_BAD_FORMAT for other values, DS_ERR_NULL.
+ * Pure.
+ */
+int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t info_raw,
+                  struct ds_lbr_entry *out);
+
+/*
+ * The format to decode @m's records with: caps.lbr_format when
+ * IA32_PERF_CAPABILITIES was read; otherwise DS_LBR_FMT_32 (what Linux
+ * assumes without PDCM), DS_LBR_FMT_LIP for the 16-entry NetBurst layout
+ * (SDM: linear addresses; unverified here), DS_LBR_FMT_ARCH for Arch rows.
+ * DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_LBR_BAD_FORMAT (> 7). Pure.
+ */
+int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format);
+
+/* Enable options */
+struct ds_lbr_config {
+    bool freeze_on_pmi;      /* IA32_DEBUGCTL[11] (not on NetBurst) */
+    bool use_select;         /* write MSR_LBR_SELECT = select */
+    uint64_t select;         /* DS_LBR_SELECT_* (suppress bits) */
+    uint64_t arch_ctl;       /* Arch LBR: IA32_LBR_CTL value; 0 = LBREn|OS|USR|all branches */
+};
+
+/*
+ * Enable LBR recording on this logical CPU. Family 6: (MSR_LBR_SELECT), then
+ * IA32_DEBUGCTL |= LBR (| FREEZE_LBRS_ON_PMI) by read-modify-write. NetBurst:
+ * MSR_DEBUGCTLA |= bit 0. Arch LBR: IA32_LBR_DEPTH = max depth from
+ * CPUID.1CH (this also clears the entries), IA32_LBR_CTL = arch_ctl.
+ * @cfg may be NULL (defaults). The model row must be the CPU's own
+ * (caps.display_family/model), else DS_ERR_INVAL.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_INVAL,
+ * DS_ERR_LBR_NO_FREEZE, DS_ERR_LBR_NO_SELECT, DS_ERR_LBR_BAD_SELECT,
+ * DS_ERR_LBR_ARCH_DEPTH, DS_ERR_MSR_FAULT. Not NMI-safe (RMW of DEBUGCTL,
+ * which the BTS code also modifies: the caller serialises).
+ */
+int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg);
+
+/* Disable: clear DEBUGCTL.LBR and FREEZE_LBRS_ON_PMI (DEBUGCTLA.LBR on
+ * NetBurst; IA32_LBR_CTL = 0 on Arch LBR). Same errors. */
+int ds_lbr_disable(struct ds_cpu *cpu, const struct ds_lbr_model *m);
+
+/*
+ * After a PMI with FREEZE_LBRS_ON_PMI: perfmon v4+ write
+ * IA32_PERF_GLOBAL_STATUS_RESET bit 58 (LBR_Frz); earlier versions set
+ * DEBUGCTL.LBR again (the CPU cleared it). NMI-safe if the backend is.
+ */
+int ds_lbr_unfreeze(struct ds_cpu *cpu, const struct ds_lbr_model *m);
+
+/*
+ * Read the stack newest first: out[0] is the most recent branch. TOS models:
+ * RDMSR TOS (value must be within 0..tos_max, else DS_ERR_LBR_BAD_TOS), then
+ * entry k = (TOS - k) mod depth; FROM, TO and (formats INFO/INFO2 with an
+ * INFO base) INFO. Arch LBR: entry 0 is newest, depth from IA32_LBR_DEPTH,
+ * reading stops at the first FROM = 0. @cap must be >= the depth
+ * (DS_ERR_LBR_NOSPC). *out_n = entries stored. Empty entries (FROM = 0 and
+ * TO = 0) are kept on TOS models so that out_n is the depth.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_LBR_BAD_FORMAT,
+ * DS_ERR_LBR_BAD_TOS, DS_ERR_LBR_ARCH_DEPTH, DS_ERR_LBR_NOSPC,
+ * DS_ERR_MSR_FAULT. Reads only; NMI-safe if the backend is.
+ * MSR cost: 1 + 2 * depth (+ depth with INFO) RDMSR.
+ */
+int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned format,
+                struct ds_lbr_entry *out, size_t cap, size_t *out_n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DS_LBR_H */

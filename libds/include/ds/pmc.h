@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Core-era and architectural performance counters: IA32_PMCx /
+ * IA32_PERFEVTSELx (full-width writes through IA32_A_PMCx), fixed counters
+ * and IA32_FIXED_CTR_CTRL, IA32_PERF_GLOBAL_CTRL, PEBS enables (Core 2 PMC0,
+ * Nehalem+ PMC0-3 and load latency, adaptive PEBS on format 4+), and the
+ * sampling-period helper.
+ *
+ * Sources: SDM Vol. 3B "Architectural Performance Monitoring" (versions 1-5),
+ * "Full-Width Writes to Performance Counter Registers", "Processor Event Based
+ * Sampling (PEBS)" for Intel Core, Nehalem and Ice Lake microarchitectures,
+ * "Load Latency Performance Monitoring Facility", "Adaptive PEBS";
+ * ../shared/reference/msr.md sections 4-5, pebs-records.md.
+ * Not for NetBurst (DS_ERR_PMC_NETBURST): see netburst.h.
+ */
+#ifndef DS_PMC_H
+#define DS_PMC_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <ds/err.h>
+#include <ds/msr.h>
+#include <ds/cpu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* IA32_PERFEVTSELx fields */
+#define DS_EVTSEL_EVENT_MASK   0xFFull
+#define DS_EVTSEL_UMASK_SHIFT  8
+#define DS_EVTSEL_UMASK_MASK   0xFF00ull
+#define DS_EVTSEL_USR          (1ull << 16)
+#define DS_EVTSEL_OS           (1ull << 17)
+#define DS_EVTSEL_EDGE         (1ull << 18)
+#define DS_EVTSEL_PC           (1ull << 19)
+#define DS_EVTSEL_INT          (1ull << 20)
+#define DS_EVTSEL_ANY          (1ull << 21)  /* v3+ */
+#define DS_EVTSEL_EN           (1ull << 22)
+#define DS_EVTSEL_INV          (1ull << 23)
+#define DS_EVTSEL_CMASK_SHIFT  24
+#define DS_EVTSEL_CMASK_MASK   0xFF000000ull
+#define DS_EVTSEL_IN_TX        (1ull << 32)  /* Haswell+ TSX */
+#define DS_EVTSEL_IN_TXCP      (1ull << 33)
+#define DS_EVTSEL_ADAPTIVE     (1ull << 34)  /* adaptive PEBS record (fmt 4+ with baseline) */
+#define DS_EVTSEL(event, umask) ((uint64_t)(event) | ((uint64_t)(umask) << DS_EVTSEL_UMASK_SHIFT))
+
+/* IA32_FIXED_CTR_CTRL: 4 bits per fixed counter m at 4m+3:4m, adaptive at 32+4m */
+#define DS_FIXED_OS            0x1u
+#define DS_FIXED_USR           0x2u
+#define DS_FIXED_ANY           0x4u   /* v3+ */
+#define DS_FIXED_PMI           0x8u
+#define DS_FIXED_ADAPTIVE_BIT(m) (32u + 4u * (m))
+
+/* IA32_PEBS_ENABLE (non-NetBurst) */
+#define DS_PEBS_EN_PMC(n)      (1ull << (n))
+#define DS_PEBS_EN_FIXED(m)    (1ull << (32u + (m)))   /* fmt 4+ with baseline */
+#define DS_PEBS_EN_LDLAT(n)    (1ull << (32u + (n)))   /* fmt 1-3: load latency on PMCn */
+
+/* MSR_PEBS_DATA_CFG (adaptive PEBS) */
+#define DS_PEBS_DATACFG_MEMINFO  (1ull << 0)
+#define DS_PEBS_DATACFG_GPRS     (1ull << 1)
+#define DS_PEBS_DATACFG_XMMS     (1ull << 2)
+#define DS_PEBS_DATACFG_LBRS     (1ull << 3)
+#define DS_PEBS_DATACFG_LBR_SHIFT 24          /* number of LBR entries minus 1 */
+#define DS_PEBS_DATACFG_LBR_MASK (0xFFull << 24)
+
+/* Load-latency threshold (MSR_PEBS_LD_LAT bits 15:0; SDM minimum 3) */
+#define DS_PEBS_LDLAT_MIN 3u
+#define DS_PEBS_LDLAT_MAX 0xFFFFu
+
+/*
+ * Sampling period -> counter values. @width is the counter width in bits
+ * (CPUID.0AH:EAX[23:16] or EDX[12:5]; 40 on NetBurst). Without full-width
+ * writes (@full_width false: IA32_PMCx only loads bits 31:0 sign-extended)
+ * the usable width is 32. start = reset = (-period) mod 2^width: the value
+ * written to the counter and to the DS counter-reset slot, so the counter
+ * overflows after @period events. Period must be 1..2^(usable width - 1)
+ * so the top bit is set at start (overflow then shows as a cleared top bit,
+ * what the perfmon v1 and NetBurst handlers test).
+ * Errors: DS_ERR_NULL, DS_ERR_INVAL (width not 8..64),
+ * DS_ERR_PMC_PERIOD_ZERO, DS_ERR_PMC_PERIOD_WIDE. Pure, NMI-safe.
+ */
+int ds_pmc_period_values(unsigned width, bool full_width, uint64_t period,
+                         uint64_t *out_start, uint64_t *out_reset);
+
+/* The same for GP counter widths of @cpu (caps.gp_width, caps.fw_write). */
+int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
+                     uint64_t *out_reset);
+
+/*
+ * Program GP counter @idx: EVTSEL = 0, counter = @start (through IA32_A_PMCx
+ * when caps.fw_write, else IA32_PMCx, which takes a sign-extended 32-bit
+ * value), EVTSEL = @evtsel. Enable in GLOBAL_CTRL separately (v2+).
+ * Checks: cpu identified, Intel non-NetBurst, perfmon v1+, idx < gp_counters,
+ * evtsel has no bit above 34, bit 21 (ANY) only on v3+, bits 32/33 only with
+ * perfmon v3+ (TSX parts), bit 34 only with adaptive PEBS; start fits.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
+ * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_RESERVED,
+ * DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (EVTSEL then written back to 0).
+ * MSRs: 0x186+idx, 0xC1+idx or 0x4C1+idx. NMI-safe if the backend is.
+ */
+int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_t start);
+
+/* Write GP counter @idx (period reload). Same value rules and MSR choice as
+ * above. NMI-safe. */
+int ds_pmc_gp_write(struct ds_cpu *cpu, unsigned idx, uint64_t value);
+
+/* Read GP counter @idx through IA32_PMCx (masked to gp_width). NMI-safe. */
+int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out);
+
+/*
+ * Program fixed counter @idx: nibble @ctrl (DS_FIXED_*) and, if @adaptive,
+ * bit 32+4*idx, by read-modify-write of IA32_FIXED_CTR_CTRL (0x38D); the
+ * counter (0x309+idx) is loaded with @start first while its nibble is 0.
+ * Checks: perfmon v2+, idx present (EDX[4:0] or the v5 ECX bitmap),
+ * ANY only v3+, adaptive only with adaptive PEBS, start < 2^fixed_width.
+ * Errors: as ds_pmc_gp_program plus DS_ERR_PMC_BAD_FIXED. NMI-safe.
+ */
+int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool adaptive,
+                         uint64_t start);
+
+/*
+ * IA32_PERF_GLOBAL_CTRL = @value (bit n = PMCn, bit 32+m = fixed m, bit 48
+ * PERF_METRICS when advertised). Rejects bits of absent counters
+ * (DS_ERR_PMC_RESERVED). DS_ERR_PMC_NO_GLOBAL on perfmon v1. NMI-safe.
+ */
+int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value);
+
+/*
+ * Is (@event, @umask) a PEBS event on Core 2 / Atom (PEBS format 0)?
+ * DisplayModel 0FH/16H/17H/1DH: SDM "PEBS Performance Events for Intel Core
+ * Microarchitecture" (INST_RETIRED.ANY_P C0H/00H, X87_OPS_RETIRED.ANY
+ * C1H/FEH, BR_INST_RETIRED.MISPRED C5H/00H, SIMD_INST_RETIRED.ANY C7H/1FH,
+ * MEM_LOAD_RETIRED CBH/01H,02H,04H,08H,10H; Linux ds.c
+ * intel_core2_pebs_event_constraints agrees and also lets any CBH unit mask
+ * through; libds keeps to the SDM's five); Atom (1CH, 26H, 27H, 35H, 36H):
+ * INST_RETIRED.ANY C0H/00H, BR_INST_RETIRED.MISPRED C5H/00H and
+ * MEM_LOAD_RETIRED (CBH, any unit mask, as Linux ds.c
+ * intel_atom_pebs_event_constraints allows; the Atom list is single-source,
+ * not checked against the SDM here). Returns DS_OK, DS_ERR_PMC_PEBS_EVENT,
+ * or DS_ERR_UNSUPPORTED for a model not in either list. Pure.
+ */
+int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask);
+
+/*
+ * Enable PEBS on GP counter @idx (already programmed with @evtsel, which is
+ * checked): format 0 (Core 2/Atom): idx must be 0 and the event one of
+ * ds_pmc_core2_pebs_event(); formats 1-3: idx 0..3; format 4+ with baseline:
+ * any GP counter. EVTSEL.INT must be clear (SDM: "Do NOT set INT").
+ * Read-modify-write of IA32_PEBS_ENABLE (0x3F1).
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
+ * DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE, DS_ERR_PMC_NO_PEBS_FMT (format > 5),
+ * DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_EVENT,
+ * DS_ERR_PMC_PEBS_INT, DS_ERR_PMC_RESERVED (bit 34 without adaptive),
+ * DS_ERR_UNSUPPORTED, DS_ERR_MSR_FAULT. NMI-safe.
+ */
+int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
+
+/* Clear IA32_PEBS_ENABLE bits @mask (RMW). Same CPU checks. NMI-safe. */
+int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
+
+/*
+ * Load-latency PEBS (Nehalem+, PEBS formats 1-3): MSR_PEBS_LD_LAT =
+ * @threshold, then IA32_PEBS_ENABLE |= PMCn | LL_EN_PMCn (bit 32+n). idx 0..3.
+ * The counter must count MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD (caller).
+ * Errors: the pebs_enable CPU checks, DS_ERR_PMC_NO_LDLAT (format 0 or 4+:
+ * adaptive parts enable load latency per counter through PEBS_ENABLE bit n
+ * only and libds does not model it), DS_ERR_PMC_LDLAT_RANGE,
+ * DS_ERR_PMC_PEBS_COUNTER, DS_ERR_MSR_FAULT. MSRs: 0x3F6, 0x3F1.
+ */
+int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold);
+
+/*
+ * Adaptive PEBS (format 4+, PERF_CAPABILITIES.PEBS_BASELINE): write
+ * MSR_PEBS_DATA_CFG (0x3F2) = @data_cfg. Valid bits: 0-3 and 31:24; the LBR
+ * count field only with DS_PEBS_DATACFG_LBRS. Records are produced only for
+ * counters with EVTSEL bit 34 / FIXED_CTR_CTRL bit 32+4m set.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
+ * DS_ERR_PMC_NO_ADAPTIVE, DS_ERR_PMC_RESERVED, DS_ERR_MSR_FAULT.
+ */
+int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DS_PMC_H */

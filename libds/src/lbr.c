@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * LBR stacks (SDM Vol. 3B "Last Branch, Interrupt, and Exception Recording";
+ * reference lbr.md). Model rows: SDM Table "LBR Stack Size and TOS Pointer
+ * Range" extended with the NetBurst layouts and the later cores that Linux
+ * lbr.c/core.c, EDK2 and Xen list (sources per row in lbr.md).
+ */
+#include <ds/lbr.h>
+#include "internal.h"
+
+#define P   DS_LBR_F_PACKED
+#define NB  DS_LBR_F_NETBURST
+#define SEL DS_LBR_F_SELECT
+#define CS  (DS_LBR_F_SELECT | DS_LBR_F_CALLSTACK)
+#define ARC DS_LBR_F_ARCH
+#define UNC DS_LBR_F_UNCONFIRMED
+#define R(fam, mod, ua, d, f, t, i, tos, fl) { fam, mod, ua, d, f, t, i, tos, (uint8_t)((d) ? (d) - 1 : 0), fl }
+
+static const struct ds_lbr_model models[] = {
+    /* NetBurst, models 0-2: 4 packed records 0x1DB..0x1DE, TOS 0x1DA (SDM "LBR Stack" for Pentium 4) */
+    R(0x0F, 0x00, "NetBurst (early)", 4, 0x1DB, 0x1DB, 0, 0x1DA, P | NB),
+    R(0x0F, 0x01, "NetBurst (early)", 4, 0x1DB, 0x1DB, 0, 0x1DA, P | NB),
+    R(0x0F, 0x02, "NetBurst (early)", 4, 0x1DB, 0x1DB, 0, 0x1DA, P | NB),
+    /* NetBurst, model 3 and later: 16 entries 0x680/0x6C0, TOS 0x1DA */
+    R(0x0F, 0x03, "NetBurst", 16, 0x680, 0x6C0, 0, 0x1DA, NB),
+    R(0x0F, 0x04, "NetBurst", 16, 0x680, 0x6C0, 0, 0x1DA, NB),
+    R(0x0F, 0x06, "NetBurst", 16, 0x680, 0x6C0, 0, 0x1DA, NB),
+    /* Pentium M and Core Solo/Duo: 8 packed records at 0x40 (EDK2 only) */
+    R(0x06, 0x0D, "Pentium M", 8, 0x40, 0x40, 0, 0x1C9, P | UNC),
+    R(0x06, 0x0E, "Core Solo/Duo (Yonah)", 8, 0x40, 0x40, 0, 0x1C9, P | UNC),
+    /* Core 2 */
+    R(0x06, 0x0F, "Core 2 (Merom)", 4, 0x40, 0x60, 0, 0x1C9, 0),
+    R(0x06, 0x16, "Core 2 (Merom-L)", 4, 0x40, 0x60, 0, 0x1C9, 0),
+    R(0x06, 0x17, "Core 2 (Penryn)", 4, 0x40, 0x60, 0, 0x1C9, 0),
+    R(0x06, 0x1D, "Core 2 (Dunnington)", 4, 0x40, 0x60, 0, 0x1C9, 0),
+    /* Atom Bonnell/Saltwell */
+    R(0x06, 0x1C, "Atom (Bonnell)", 8, 0x40, 0x60, 0, 0x1C9, 0),
+    R(0x06, 0x26, "Atom (Bonnell)", 8, 0x40, 0x60, 0, 0x1C9, 0),
+    R(0x06, 0x27, "Atom (Saltwell)", 8, 0x40, 0x60, 0, 0x1C9, 0),
+    R(0x06, 0x35, "Atom (Saltwell)", 8, 0x40, 0x60, 0, 0x1C9, 0),
+    R(0x06, 0x36, "Atom (Saltwell)", 8, 0x40, 0x60, 0, 0x1C9, 0),
+    /* Silvermont / Airmont */
+    R(0x06, 0x37, "Silvermont", 8, 0x40, 0x60, 0, 0x1C9, SEL),
+    R(0x06, 0x4A, "Silvermont", 8, 0x40, 0x60, 0, 0x1C9, SEL),
+    R(0x06, 0x4D, "Silvermont", 8, 0x40, 0x60, 0, 0x1C9, SEL),
+    R(0x06, 0x5A, "Silvermont", 8, 0x40, 0x60, 0, 0x1C9, SEL),
+    R(0x06, 0x4C, "Airmont", 8, 0x40, 0x60, 0, 0x1C9, SEL),
+    R(0x06, 0x5D, "Silvermont", 8, 0x40, 0x60, 0, 0x1C9, SEL),
+    /* Goldmont: no LBR_INFO (format 6 keeps cycles in TO[63:48]) */
+    R(0x06, 0x5C, "Goldmont", 32, 0x680, 0x6C0, 0, 0x1C9, CS),
+    R(0x06, 0x5F, "Goldmont", 32, 0x680, 0x6C0, 0, 0x1C9, CS),
+    R(0x06, 0x7A, "Goldmont Plus", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x86, "Tremont", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x96, "Tremont", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x9C, "Tremont", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    /* Nehalem, Westmere */
+    R(0x06, 0x1A, "Nehalem", 16, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    R(0x06, 0x1E, "Nehalem", 16, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    R(0x06, 0x1F, "Nehalem", 16, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    R(0x06, 0x2E, "Nehalem", 16, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    R(0x06, 0x25, "Westmere", 16, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    R(0x06, 0x2C, "Westmere", 16, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    R(0x06, 0x2F, "Westmere", 16, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    /* Sandy Bridge, Ivy Bridge */
+    R(0x06, 0x2A, "Sandy Bridge", 16, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    R(0x06, 0x2D, "Sandy Bridge", 16, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    R(0x06, 0x3A, "Ivy Bridge", 16, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    R(0x06, 0x3E, "Ivy Bridge", 16, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    /* Haswell, Broadwell (call-stack mode) */
+    R(0x06, 0x3C, "Haswell", 16, 0x680, 0x6C0, 0, 0x1C9, CS),
+    R(0x06, 0x3F, "Haswell", 16, 0x680, 0x6C0, 0, 0x1C9, CS),
+    R(0x06, 0x45, "Haswell", 16, 0x680, 0x6C0, 0, 0x1C9, CS),
+    R(0x06, 0x46, "Haswell", 16, 0x680, 0x6C0, 0, 0x1C9, CS),
+    R(0x06, 0x3D, "Broadwell", 16, 0x680, 0x6C0, 0, 0x1C9, CS),
+    R(0x06, 0x47, "Broadwell", 16, 0x680, 0x6C0, 0, 0x1C9, CS),
+    R(0x06, 0x4F, "Broadwell", 16, 0x680, 0x6C0, 0, 0x1C9, CS),
+    R(0x06, 0x56, "Broadwell", 16, 0x680, 0x6C0, 0, 0x1C9, CS),
+    /* Skylake and successors with 32 entries and LBR_INFO */
+    R(0x06, 0x4E, "Skylake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x5E, "Skylake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x55, "Skylake-SP/Cascade/Cooper Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x66, "Cannon Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x8E, "Kaby/Amber/Whiskey Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x9E, "Kaby/Coffee Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0xA5, "Comet Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0xA6, "Comet Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x6A, "Ice Lake-SP", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x6C, "Ice Lake-D", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x7D, "Ice Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x7E, "Ice Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x8C, "Tiger Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0x8D, "Tiger Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    R(0x06, 0xA7, "Rocket Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
+    /* Knights Landing / Mill */
+    R(0x06, 0x57, "Knights Landing", 8, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    R(0x06, 0x85, "Knights Mill", 8, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    /* Architectural LBR: depth from CPUID.1CH, entry 0 newest, no TOS */
+    R(0x06, 0x8F, "Sapphire Rapids (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0x97, "Alder Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0x9A, "Alder Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+};
+#undef R
+
+const struct ds_lbr_model *ds_lbr_models(size_t *out_n)
+{
+    if (out_n)
+        *out_n = DS_ARRAY_SIZE(models);
+    return models;
+}
+
+int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **out)
+{
+    if (!out)
+        return DS_ERR_NULL;
+    for (size_t i = 0; i < DS_ARRAY_SIZE(models); i++)
+        if (models[i].family == family && models[i].model == model) {
+            *out = &models[i];
+            return DS_OK;
+        }
+    return DS_ERR_LBR_UNKNOWN_MODEL;
+}
+
+static uint64_t sext(uint64_t v, unsigned bits)
+{
+    /* sign-extend from bit (bits - 1) */
+    unsigned sh = 64 - bits;
+    return (uint64_t)((int64_t)(v << sh) >> sh);
+}
+
+int ds_lbr_decode(unsigned format, uint64_t from, uint64_t to, uint64_t info,
+                  struct ds_lbr_entry *out)
+{
+    if (!out)
+        return DS_ERR_NULL;
+    struct ds_lbr_entry e = { 0 };
+    e.br_type = -1;
+    switch (format) {
+    case DS_LBR_FMT_32:
+        e.from = from & 0xFFFFFFFFull;
+        e.to = from >> 32;
+        break;
+    case DS_LBR_FMT_LIP:
+    case DS_LBR_FMT_EIP:
+        e.from = from;
+        e.to = to;
+        break;
+    case DS_LBR_FMT_EIP_FLAGS:
+        /* FROM bit 63 mispredict; address = bits 62:0 sign-extended */
+        e.has_mispred = true;
+        e.mispred = (from >> 63) & 1;
+        e.from = sext(from, 63);
+        e.to = to;
+        break;
+    case DS_LBR_FMT_EIP_FLAGS2:
+        /* FROM 63 mispredict, 62 IN_TX, 61 ABORT; address sign-extended from bit 60 */
+        e.has_mispred = e.has_tsx = true;
+        e.mispred = (from >> 63) & 1;
+        e.in_tx = (from >> 62) & 1;
+        e.abort = (from >> 61) & 1;
+        e.from = sext(from, 61);
+        e.to = to;
+        break;
+    case DS_LBR_FMT_INFO:
+        e.from = from;
+        e.to = to;
+        e.has_mispred = e.has_tsx = e.has_cycles = true;
+        e.mispred = (info & DS_LBR_INFO_MISPRED) != 0;
+        e.in_tx = (info & DS_LBR_INFO_IN_TX) != 0;
+        e.abort = (info & DS_LBR_INFO_ABORT) != 0;
+        e.cycles = (uint16_t)(info & DS_LBR_INFO_CYCLES);
+        break;
+    case DS_LBR_FMT_TIME:
+        /* Goldmont: FROM bit 63 mispredict; TO 63:48 cycles, 47:0 address */
+        e.has_mispred = e.has_cycles = true;
+        e.mispred = (from >> 63) & 1;
+        e.from = sext(from, 63);
+        e.cycles = (uint16_t)(to >> 48);
+        e.to = sext(to, 48);
+        break;
+    case DS_LBR_FMT_INFO2:
+        e.from = from;
+        e.to = to;
+        e.has_mispred = e.has_cycles = true;
+        e.mispred = (info & DS_LBR_INFO_MISPRED) != 0;
+        e.cycles = (uint16_t)(info & DS_LBR_INFO_CYCLES);
+        break;
+    case DS_LBR_FMT_ARCH:
+        e.from = from;
+        e.to = to;
+        e.has_mispred = e.has_tsx = true;
+        e.mispred = (info & DS_LBR_INFO_MISPRED) != 0;
+        e.in_tx = (info & DS_LBR_INFO_IN_TX) != 0;
+        e.abort = (info & DS_LBR_INFO_ABORT) != 0;
+        e.has_cycles = (info & DS_LBR_INFO_CYC_VALID) != 0;
+        e.cycles = e.has_cycles ? (uint16_t)(info & DS_LBR_INFO_CYCLES) : 0;
+        e.br_type = (int8_t)((info >> DS_LBR_INFO_BRTYPE_SHIFT) & 0xF);
+        break;
+    default:
+        return DS_ERR_LBR_BAD_FORMAT;
+    }
+    *out = e;
+    return DS_OK;
+}
+
+int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)
+{
+    if (!cpu || !m || !out_format)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (m->flags & DS_LBR_F_ARCH) {
+        *out_format = DS_LBR_FMT_ARCH;
+        return DS_OK;
+    }
+    if (m->flags & DS_LBR_F_PACKED) {
+        *out_format = DS_LBR_FMT_32;
+        return DS_OK;
+    }
+    if (cpu->caps.has_perf_caps) {
+        if (cpu->caps.lbr_format > DS_LBR_FMT_INFO2)
+            return DS_ERR_LBR_BAD_FORMAT;
+        *out_format = cpu->caps.lbr_format;
+        return DS_OK;
+    }
+    *out_format = (m->flags & DS_LBR_F_NETBURST) ? DS_LBR_FMT_LIP : DS_LBR_FMT_32;
+    return DS_OK;
+}
+
+static int check(const struct ds_cpu *cpu, const struct ds_lbr_model *m)
+{
+    if (!cpu || !m)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (cpu->caps.display_family != m->family || cpu->caps.display_model != m->model)
+        return DS_ERR_INVAL;
+    return DS_OK;
+}
+
+/* Arch LBR maximum depth: 8 * fls(CPUID.1CH:EAX[7:0]) (Linux lbr.c) */
+static unsigned arch_max_depth(const struct ds_cpu *cpu)
+{
+    uint32_t r[4];
+    if (cpu->caps.max_leaf < 0x1C)
+        return 0;
+    ds_cpuid(cpu, 0x1C, 0, r);
+    unsigned fls = 0;
+    for (uint32_t v = r[0] & 0xFF; v; v >>= 1)
+        fls++;
+    return 8 * fls;
+}
+
+static int rmw(struct ds_cpu *cpu, uint32_t msr, uint64_t set, uint64_t clear)
+{
+    uint64_t v;
+    if (ds_msr_read(cpu, msr, &v))
+        return DS_ERR_MSR_FAULT;
+    v = (v & ~clear) | set;
+    return ds_msr_write(cpu, msr, v) ? DS_ERR_MSR_FAULT : DS_OK;
+}
+
+int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
+{
+    int e = check(cpu, m);
+    if (e)
+        return e;
+    struct ds_lbr_config def = { 0 };
+    if (!cfg)
+        cfg = &def;
+    if (m->flags & DS_LBR_F_ARCH) {
+        uint64_t ctl = cfg->arch_ctl ? cfg->arch_ctl
+                                     : DS_LBR_CTL_LBREN | DS_LBR_CTL_OS | DS_LBR_CTL_USR | DS_LBR_CTL_BRANCHES;
+        if ((ctl & ~DS_LBR_CTL_VALID) || !(ctl & DS_LBR_CTL_LBREN))
+            return DS_ERR_LBR_BAD_SELECT;
+        if (cfg->use_select)
+            return DS_ERR_LBR_NO_SELECT;
+        unsigned depth = arch_max_depth(cpu);
+        if (!depth)
+            return DS_ERR_LBR_ARCH_DEPTH;
+        /* FREEZE_LBRS_ON_PMI is IA32_DEBUGCTL[11] on Arch LBR parts too */
+        if (cfg->freeze_on_pmi && rmw(cpu, DS_MSR_IA32_DEBUGCTL, DS_DEBUGCTL_FREEZE_LBRS_ON_PMI, 0))
+            return DS_ERR_MSR_FAULT;
+        if (ds_msr_write(cpu, DS_MSR_IA32_LBR_DEPTH, depth) ||
+            ds_msr_write(cpu, DS_MSR_IA32_LBR_CTL, ctl))
+            return DS_ERR_MSR_FAULT;
+        return DS_OK;
+    }
+    if (m->flags & DS_LBR_F_NETBURST) {
+        if (cfg->freeze_on_pmi)
+            return DS_ERR_LBR_NO_FREEZE;
+        if (cfg->use_select)
+            return DS_ERR_LBR_NO_SELECT;
+        return rmw(cpu, DS_MSR_IA32_DEBUGCTL, DS_NB_DEBUGCTLA_LBR, 0);
+    }
+    if (cfg->use_select) {
+        if (!(m->flags & DS_LBR_F_SELECT))
+            return DS_ERR_LBR_NO_SELECT;
+        uint64_t valid = (m->flags & DS_LBR_F_CALLSTACK) ? DS_LBR_SELECT_VALID
+                                                         : (DS_LBR_SELECT_VALID & ~DS_LBR_SELECT_EN_CALLSTACK);
+        if (cfg->select & ~valid)
+            return DS_ERR_LBR_BAD_SELECT;
+        if (ds_msr_write(cpu, DS_MSR_LBR_SELECT, cfg->select))
+            return DS_ERR_MSR_FAULT;
+    }
+    return rmw(cpu, DS_MSR_IA32_DEBUGCTL,
+               DS_DEBUGCTL_LBR | (cfg->freeze_on_pmi ? DS_DEBUGCTL_FREEZE_LBRS_ON_PMI : 0),
+               cfg->freeze_on_pmi ? 0 : DS_DEBUGCTL_FREEZE_LBRS_ON_PMI);
+}
+
+int ds_lbr_disable(struct ds_cpu *cpu, const struct ds_lbr_model *m)
+{
+    int e = check(cpu, m);
+    if (e)
+        return e;
+    if (m->flags & DS_LBR_F_ARCH)
+        return ds_msr_write(cpu, DS_MSR_IA32_LBR_CTL, 0) ? DS_ERR_MSR_FAULT : DS_OK;
+    if (m->flags & DS_LBR_F_NETBURST)
+        return rmw(cpu, DS_MSR_IA32_DEBUGCTL, 0, DS_NB_DEBUGCTLA_LBR);
+    return rmw(cpu, DS_MSR_IA32_DEBUGCTL, 0, DS_DEBUGCTL_LBR | DS_DEBUGCTL_FREEZE_LBRS_ON_PMI);
+}
+
+int ds_lbr_unfreeze(struct ds_cpu *cpu, const struct ds_lbr_model *m)
+{
+    int e = check(cpu, m);
+    if (e)
+        return e;
+    if (m->flags & DS_LBR_F_NETBURST)
+        return DS_ERR_LBR_NO_FREEZE;
+    /* SDM "Freezing LBR and Performance Counters on PMI": v4+ records the
+     * freeze in GLOBAL_STATUS.LBR_Frz (58), cleared through STATUS_RESET;
+     * before v4 the CPU cleared DEBUGCTL.LBR. */
+    if (cpu->caps.perfmon_version >= 4)
+        return ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS_RESET, 1ull << 58) ? DS_ERR_MSR_FAULT
+                                                                                  : DS_OK;
+    return rmw(cpu, DS_MSR_IA32_DEBUGCTL, DS_DEBUGCTL_LBR, 0);
+}
+
+int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned format,
+                struct ds_lbr_entry *out, size_t cap, size_t *out_n)
+{
+    int e = check(cpu, m);
+    if (e)
+        return e;
+    if (!out || !out_n)
+        return DS_ERR_NULL;
+    *out_n = 0;
+    bool arch = (m->flags & DS_LBR_F_ARCH) != 0;
+    if (arch != (format == DS_LBR_FMT_ARCH) || (format > DS_LBR_FMT_INFO2 && !arch))
+        return DS_ERR_LBR_BAD_FORMAT;
+    /* A packed layout holds 32-bit FROM/TO in one MSR; only format 0 decodes it. */
+    if ((m->flags & DS_LBR_F_PACKED) && format != DS_LBR_FMT_32)
+        return DS_ERR_LBR_BAD_FORMAT;
+    uint64_t from, to = 0, info = 0;
+
+    if (arch) {
+        uint64_t depth;
+        if (ds_msr_read(cpu, DS_MSR_IA32_LBR_DEPTH, &depth))
+            return DS_ERR_MSR_FAULT;
+        if (depth == 0 || depth > 64 || (depth & 7))
+            return DS_ERR_LBR_ARCH_DEPTH;
+        if (cap < depth)
+            return DS_ERR_LBR_NOSPC;
+        size_t n = 0;
+        for (unsigned i = 0; i < depth; i++) {
+            if (ds_msr_read(cpu, m->from_base + i, &from))
+                return DS_ERR_MSR_FAULT;
+            if (!from)
+                break; /* entry 0 is newest; the first empty entry ends the stack */
+            if (ds_msr_read(cpu, m->to_base + i, &to) || ds_msr_read(cpu, m->info_base + i, &info))
+                return DS_ERR_MSR_FAULT;
+            (void)ds_lbr_decode(format, from, to, info, &out[n++]);
+        }
+        *out_n = n;
+        return DS_OK;
+    }
+
+    if (cap < m->depth)
+        return DS_ERR_LBR_NOSPC;
+    uint64_t tos;
+    if (ds_msr_read(cpu, m->tos_msr, &tos))
+        return DS_ERR_MSR_FAULT;
+    if (tos > m->tos_max)
+        return DS_ERR_LBR_BAD_TOS;
+    bool one_msr = format == DS_LBR_FMT_32;
+    bool has_info = (format == DS_LBR_FMT_INFO || format == DS_LBR_FMT_INFO2) && m->info_base;
+    for (unsigned k = 0; k < m->depth; k++) {
+        unsigned idx = (unsigned)(tos - k) & (m->depth - 1u);
+        if (ds_msr_read(cpu, m->from_base + idx, &from))
+            return DS_ERR_MSR_FAULT;
+        if (!one_msr && ds_msr_read(cpu, m->to_base + idx, &to))
+            return DS_ERR_MSR_FAULT;
+        if (has_info && ds_msr_read(cpu, m->info_base + idx, &info))
+            return DS_ERR_MSR_FAULT;
+        (void)ds_lbr_decode(format, from, to, info, &out[k]);
+    }
+    *out_n = m->depth;
+    return DS_OK;
+}

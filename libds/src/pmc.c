@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Architectural / Core counters and PEBS enables (SDM Vol. 3B
+ * "Architectural Performance Monitoring", "Processor Event Based Sampling";
+ * reference msr.md 4-5).
+ */
+#include <ds/pmc.h>
+#include "internal.h"
+
+static uint64_t width_mask(unsigned w)
+{
+    return w >= 64 ? ~0ull : ((1ull << w) - 1);
+}
+
+int ds_pmc_period_values(unsigned width, bool full_width, uint64_t period,
+                         uint64_t *out_start, uint64_t *out_reset)
+{
+    if (!out_start || !out_reset)
+        return DS_ERR_NULL;
+    if (width < 8 || width > 64)
+        return DS_ERR_INVAL;
+    if (period == 0)
+        return DS_ERR_PMC_PERIOD_ZERO;
+    /* Legacy IA32_PMCx writes load bits 31:0 and sign-extend bit 31 (SDM
+     * "Full-Width Writes to Performance Counter Registers"). */
+    unsigned usable = (!full_width && width > 32) ? 32 : width;
+    if (period > (1ull << (usable - 1)))
+        return DS_ERR_PMC_PERIOD_WIDE;
+    uint64_t v = (0 - period) & width_mask(width);
+    *out_start = v;
+    *out_reset = v;
+    return DS_OK;
+}
+
+static int check_arch(const struct ds_cpu *cpu)
+{
+    if (!cpu)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (cpu->caps.netburst)
+        return DS_ERR_PMC_NETBURST;
+    if (cpu->caps.vendor != DS_VENDOR_INTEL || !cpu->caps.has_leaf_0a || !cpu->caps.perfmon_version)
+        return DS_ERR_PMC_NO_ARCH;
+    return DS_OK;
+}
+
+int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
+                     uint64_t *out_reset)
+{
+    int e = check_arch(cpu);
+    if (e)
+        return e;
+    return ds_pmc_period_values(cpu->caps.gp_width, cpu->caps.fw_write, period, out_start,
+                                out_reset);
+}
+
+static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
+{
+    const struct ds_caps *c = &cpu->caps;
+    if (evtsel >> 35)
+        return DS_ERR_PMC_RESERVED;
+    if ((evtsel & DS_EVTSEL_ANY) && c->perfmon_version < 3)
+        return DS_ERR_PMC_RESERVED;
+    if ((evtsel & (DS_EVTSEL_IN_TX | DS_EVTSEL_IN_TXCP)) && c->perfmon_version < 3)
+        return DS_ERR_PMC_RESERVED;
+    if ((evtsel & DS_EVTSEL_ADAPTIVE) && !(c->pebs_format >= 4 && c->pebs_baseline))
+        return DS_ERR_PMC_RESERVED;
+    return DS_OK;
+}
+
+/* Which MSR takes the value and is the value writable there? */
+static int gp_counter_target(const struct ds_cpu *cpu, unsigned idx, uint64_t value, uint32_t *msr)
+{
+    const struct ds_caps *c = &cpu->caps;
+    uint64_t m = width_mask(c->gp_width);
+    if (value & ~m)
+        return DS_ERR_PMC_VALUE_WIDE;
+    if (c->fw_write) {
+        *msr = DS_MSR_IA32_A_PMC0 + idx;
+        return DS_OK;
+    }
+    /* Legacy write: bits 31:0, sign-extended from bit 31 to the width. The
+     * value must therefore equal the sign extension of its low 32 bits. */
+    uint64_t low = value & 0xFFFFFFFFull;
+    uint64_t ext = (low & 0x80000000ull) ? (low | ~0xFFFFFFFFull) & m : low;
+    if (ext != value)
+        return DS_ERR_PMC_VALUE_WIDE;
+    *msr = DS_MSR_IA32_PMC0 + idx;
+    return DS_OK;
+}
+
+static uint64_t legacy_value(const struct ds_cpu *cpu, uint32_t msr, uint64_t v)
+{
+    /* Writing IA32_PMCx: only bits 31:0 matter; pass them as the CPU would see them. */
+    if (!cpu->caps.fw_write && msr < DS_MSR_IA32_A_PMC0)
+        return v & 0xFFFFFFFFull;
+    return v;
+}
+
+int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_t start)
+{
+    int e = check_arch(cpu);
+    if (e)
+        return e;
+    if (idx >= cpu->caps.gp_counters)
+        return DS_ERR_PMC_BAD_COUNTER;
+    e = check_evtsel(cpu, evtsel);
+    if (e)
+        return e;
+    uint32_t cmsr;
+    e = gp_counter_target(cpu, idx, start, &cmsr);
+    if (e)
+        return e;
+    uint32_t emsr = DS_MSR_IA32_PERFEVTSEL0 + idx;
+    e = ds_msr_write(cpu, emsr, 0);
+    if (e == DS_OK)
+        e = ds_msr_write(cpu, cmsr, legacy_value(cpu, cmsr, start));
+    if (e == DS_OK)
+        e = ds_msr_write(cpu, emsr, evtsel);
+    if (e != DS_OK) {
+        (void)ds_msr_write(cpu, emsr, 0);
+        return DS_ERR_MSR_FAULT;
+    }
+    return DS_OK;
+}
+
+int ds_pmc_gp_write(struct ds_cpu *cpu, unsigned idx, uint64_t value)
+{
+    int e = check_arch(cpu);
+    if (e)
+        return e;
+    if (idx >= cpu->caps.gp_counters)
+        return DS_ERR_PMC_BAD_COUNTER;
+    uint32_t cmsr;
+    e = gp_counter_target(cpu, idx, value, &cmsr);
+    if (e)
+        return e;
+    return ds_msr_write(cpu, cmsr, legacy_value(cpu, cmsr, value)) ? DS_ERR_MSR_FAULT : DS_OK;
+}
+
+int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out)
+{
+    int e = check_arch(cpu);
+    if (e)
+        return e;
+    if (!out)
+        return DS_ERR_NULL;
+    if (idx >= cpu->caps.gp_counters)
+        return DS_ERR_PMC_BAD_COUNTER;
+    uint64_t v;
+    if (ds_msr_read(cpu, DS_MSR_IA32_PMC0 + idx, &v))
+        return DS_ERR_MSR_FAULT;
+    *out = v & width_mask(cpu->caps.gp_width);
+    return DS_OK;
+}
+
+static bool fixed_present(const struct ds_caps *c, unsigned idx)
+{
+    if (idx >= 32)
+        return false;
+    /* v5+: ECX is a bitmap of supported fixed counters (SDM "Architectural
+     * Performance Monitoring Version 5"); earlier: the first EDX[4:0]. */
+    if (c->perfmon_version >= 5 && c->fixed_mask)
+        return (c->fixed_mask >> idx) & 1;
+    return idx < c->fixed_counters;
+}
+
+int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool adaptive,
+                         uint64_t start)
+{
+    int e = check_arch(cpu);
+    if (e)
+        return e;
+    const struct ds_caps *c = &cpu->caps;
+    if (c->perfmon_version < 2 || !fixed_present(c, idx) || idx > 7)
+        return DS_ERR_PMC_BAD_FIXED;
+    if (ctrl > 0xF || ((ctrl & DS_FIXED_ANY) && c->perfmon_version < 3))
+        return DS_ERR_PMC_RESERVED;
+    if (adaptive && !(c->pebs_format >= 4 && c->pebs_baseline))
+        return DS_ERR_PMC_RESERVED;
+    /* Fixed counters have no IA32_A_* alias; libds writes the value as is and
+     * only checks it fits the advertised width (fixed_width 0 on parts that
+     * do not report it: then only 0 is accepted). */
+    if (c->fixed_width ? (start & ~width_mask(c->fixed_width)) != 0 : start != 0)
+        return DS_ERR_PMC_VALUE_WIDE;
+    uint64_t v;
+    if (ds_msr_read(cpu, DS_MSR_IA32_FIXED_CTR_CTRL, &v))
+        return DS_ERR_MSR_FAULT;
+    uint64_t field = (0xFull << (4 * idx)) | (1ull << DS_FIXED_ADAPTIVE_BIT(idx));
+    uint64_t off = v & ~field;
+    uint64_t on = off | ((uint64_t)ctrl << (4 * idx)) | (adaptive ? 1ull << DS_FIXED_ADAPTIVE_BIT(idx) : 0);
+    e = ds_msr_write(cpu, DS_MSR_IA32_FIXED_CTR_CTRL, off);
+    if (e == DS_OK)
+        e = ds_msr_write(cpu, DS_MSR_IA32_FIXED_CTR0 + idx, start);
+    if (e == DS_OK)
+        e = ds_msr_write(cpu, DS_MSR_IA32_FIXED_CTR_CTRL, on);
+    return e ? DS_ERR_MSR_FAULT : DS_OK;
+}
+
+int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
+{
+    int e = check_arch(cpu);
+    if (e)
+        return e;
+    const struct ds_caps *c = &cpu->caps;
+    if (c->perfmon_version < 2)
+        return DS_ERR_PMC_NO_GLOBAL;
+    uint64_t valid = c->gp_counters >= 32 ? 0xFFFFFFFFull : ((1ull << c->gp_counters) - 1);
+    for (unsigned m = 0; m < 16; m++)
+        if (fixed_present(c, m))
+            valid |= 1ull << (32 + m);
+    if (c->perf_metrics)
+        valid |= 1ull << 48;
+    if (value & ~valid)
+        return DS_ERR_PMC_RESERVED;
+    return ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, value) ? DS_ERR_MSR_FAULT : DS_OK;
+}
+
+int ds_pmc_core2_pebs_event(uint8_t model, uint8_t event, uint8_t umask)
+{
+    switch (model) {
+    case 0x0F: case 0x16: case 0x17: case 0x1D:
+        /* SDM "PEBS Performance Events for Intel Core Microarchitecture";
+         * Linux ds.c intel_core2_pebs_event_constraints */
+        if ((event == 0xC0 && umask == 0x00) || (event == 0xC1 && umask == 0xFE) ||
+            (event == 0xC5 && umask == 0x00) || (event == 0xC7 && umask == 0x1F))
+            return DS_OK;
+        if (event == 0xCB && (umask == 0x01 || umask == 0x02 || umask == 0x04 || umask == 0x08 ||
+                              umask == 0x10))
+            return DS_OK;
+        return DS_ERR_PMC_PEBS_EVENT;
+    case 0x1C: case 0x26: case 0x27: case 0x35: case 0x36:
+        /* Linux ds.c intel_atom_pebs_event_constraints (single source):
+         * INST_RETIRED.ANY, MISPREDICTED_BRANCH_RETIRED, MEM_LOAD_RETIRED.* */
+        if ((event == 0xC0 && umask == 0x00) || (event == 0xC5 && umask == 0x00) || event == 0xCB)
+            return DS_OK;
+        return DS_ERR_PMC_PEBS_EVENT;
+    default:
+        return DS_ERR_UNSUPPORTED;
+    }
+}
+
+static int check_pebs(const struct ds_cpu *cpu)
+{
+    int e = check_arch(cpu);
+    if (e)
+        return e;
+    const struct ds_caps *c = &cpu->caps;
+    if (!c->ds)
+        return DS_ERR_NO_DS;
+    if (c->pebs_unavailable || !c->has_misc_enable)
+        return DS_ERR_PEBS_UNAVAILABLE;
+    if (c->pebs_format > 5)
+        return DS_ERR_PMC_NO_PEBS_FMT;
+    return DS_OK;
+}
+
+int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+{
+    int e = check_pebs(cpu);
+    if (e)
+        return e;
+    const struct ds_caps *c = &cpu->caps;
+    if (idx >= c->gp_counters)
+        return DS_ERR_PMC_BAD_COUNTER;
+    e = check_evtsel(cpu, evtsel);
+    if (e)
+        return e;
+    if (evtsel & DS_EVTSEL_INT)
+        return DS_ERR_PMC_PEBS_INT;
+    unsigned fmt = c->pebs_format;
+    if (fmt == 0) {
+        /* Core 2 / Atom: PEBS on IA32_PMC0 only, IA32_PEBS_ENABLE bit 0 */
+        if (idx != 0)
+            return DS_ERR_PMC_PEBS_COUNTER;
+        e = ds_pmc_core2_pebs_event(c->display_model, (uint8_t)(evtsel & 0xFF),
+                                    (uint8_t)((evtsel >> 8) & 0xFF));
+        if (e)
+            return e;
+    } else if (fmt <= 3 || !c->pebs_baseline) {
+        /* Nehalem .. Skylake: PEBS_EN_PMC0..3 */
+        if (idx > 3)
+            return DS_ERR_PMC_PEBS_COUNTER;
+    }
+    uint64_t v;
+    if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
+        return DS_ERR_MSR_FAULT;
+    return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v | DS_PEBS_EN_PMC(idx)) ? DS_ERR_MSR_FAULT
+                                                                                : DS_OK;
+}
+
+int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask)
+{
+    int e = check_pebs(cpu);
+    if (e)
+        return e;
+    uint64_t v;
+    if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
+        return DS_ERR_MSR_FAULT;
+    return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v & ~mask) ? DS_ERR_MSR_FAULT : DS_OK;
+}
+
+int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
+{
+    int e = check_pebs(cpu);
+    if (e)
+        return e;
+    const struct ds_caps *c = &cpu->caps;
+    if (c->pebs_format < 1 || c->pebs_format > 3)
+        return DS_ERR_PMC_NO_LDLAT;
+    if (threshold < DS_PEBS_LDLAT_MIN || threshold > DS_PEBS_LDLAT_MAX)
+        return DS_ERR_PMC_LDLAT_RANGE;
+    if (idx > 3 || idx >= c->gp_counters)
+        return DS_ERR_PMC_PEBS_COUNTER;
+    uint64_t v;
+    if (ds_msr_write(cpu, DS_MSR_PEBS_LD_LAT, threshold))
+        return DS_ERR_MSR_FAULT;
+    if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
+        return DS_ERR_MSR_FAULT;
+    v |= DS_PEBS_EN_PMC(idx) | DS_PEBS_EN_LDLAT(idx);
+    return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v) ? DS_ERR_MSR_FAULT : DS_OK;
+}
+
+int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
+{
+    int e = check_arch(cpu);
+    if (e)
+        return e;
+    const struct ds_caps *c = &cpu->caps;
+    if (c->pebs_format < 4 || !c->pebs_baseline)
+        return DS_ERR_PMC_NO_ADAPTIVE;
+    uint64_t valid = 0xFull | DS_PEBS_DATACFG_LBR_MASK;
+    if (data_cfg & ~valid)
+        return DS_ERR_PMC_RESERVED;
+    if ((data_cfg & DS_PEBS_DATACFG_LBR_MASK) && !(data_cfg & DS_PEBS_DATACFG_LBRS))
+        return DS_ERR_PMC_RESERVED;
+    return ds_msr_write(cpu, DS_MSR_PEBS_DATA_CFG, data_cfg) ? DS_ERR_MSR_FAULT : DS_OK;
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* LBR model table (every row of reference lbr.md), format decoding, reader, enable. */
+#include "check.h"
+#include "fake_pmu.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* reference lbr.md "Stack size and MSR bases" (typed from the reference) */
+static const struct { uint16_t fam; uint8_t model; uint8_t depth; uint32_t from, to, info, tos; } ref[] = {
+    {0x0F, 0x00, 4, 0x1DB, 0x1DB, 0, 0x1DA}, {0x0F, 0x01, 4, 0x1DB, 0x1DB, 0, 0x1DA},
+    {0x0F, 0x02, 4, 0x1DB, 0x1DB, 0, 0x1DA},
+    {0x0F, 0x03, 16, 0x680, 0x6C0, 0, 0x1DA}, {0x0F, 0x04, 16, 0x680, 0x6C0, 0, 0x1DA},
+    {0x0F, 0x06, 16, 0x680, 0x6C0, 0, 0x1DA},
+    {0x06, 0x0D, 8, 0x40, 0x40, 0, 0x1C9}, {0x06, 0x0E, 8, 0x40, 0x40, 0, 0x1C9},
+    {0x06, 0x0F, 4, 0x40, 0x60, 0, 0x1C9}, {0x06, 0x16, 4, 0x40, 0x60, 0, 0x1C9},
+    {0x06, 0x17, 4, 0x40, 0x60, 0, 0x1C9}, {0x06, 0x1D, 4, 0x40, 0x60, 0, 0x1C9},
+    {0x06, 0x1C, 8, 0x40, 0x60, 0, 0x1C9}, {0x06, 0x26, 8, 0x40, 0x60, 0, 0x1C9},
+    {0x06, 0x27, 8, 0x40, 0x60, 0, 0x1C9}, {0x06, 0x35, 8, 0x40, 0x60, 0, 0x1C9},
+    {0x06, 0x36, 8, 0x40, 0x60, 0, 0x1C9},
+    {0x06, 0x37, 8, 0x40, 0x60, 0, 0x1C9}, {0x06, 0x4A, 8, 0x40, 0x60, 0, 0x1C9},
+    {0x06, 0x4D, 8, 0x40, 0x60, 0, 0x1C9}, {0x06, 0x5A, 8, 0x40, 0x60, 0, 0x1C9},
+    {0x06, 0x4C, 8, 0x40, 0x60, 0, 0x1C9}, {0x06, 0x5D, 8, 0x40, 0x60, 0, 0x1C9},
+    {0x06, 0x5C, 32, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x5F, 32, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x7A, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0x86, 32, 0x680, 0x6C0, 0xDC0, 0x1C9}, {0x06, 0x96, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0x9C, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0x1A, 16, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x1E, 16, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x1F, 16, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x2E, 16, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x25, 16, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x2C, 16, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x2F, 16, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x2A, 16, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x2D, 16, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x3A, 16, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x3E, 16, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x3C, 16, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x3F, 16, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x45, 16, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x46, 16, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x3D, 16, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x47, 16, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x4F, 16, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x56, 16, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x4E, 32, 0x680, 0x6C0, 0xDC0, 0x1C9}, {0x06, 0x5E, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0x55, 32, 0x680, 0x6C0, 0xDC0, 0x1C9}, {0x06, 0x66, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0x8E, 32, 0x680, 0x6C0, 0xDC0, 0x1C9}, {0x06, 0x9E, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0xA5, 32, 0x680, 0x6C0, 0xDC0, 0x1C9}, {0x06, 0xA6, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0x6A, 32, 0x680, 0x6C0, 0xDC0, 0x1C9}, {0x06, 0x6C, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0x7D, 32, 0x680, 0x6C0, 0xDC0, 0x1C9}, {0x06, 0x7E, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0x8C, 32, 0x680, 0x6C0, 0xDC0, 0x1C9}, {0x06, 0x8D, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0xA7, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0x57, 8, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x85, 8, 0x680, 0x6C0, 0, 0x1C9},
+    {0x06, 0x8F, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0x97, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0x9A, 0, 0x1500, 0x1600, 0x1200, 0},
+};
+
+static void test_table(void)
+{
+    size_t n;
+    const struct ds_lbr_model *all = ds_lbr_models(&n);
+    CHECK_EQ(n, N(ref), "one table row per reference row");
+    for (size_t i = 0; i < N(ref); i++) {
+        const struct ds_lbr_model *m;
+        CHECK_EQ(ds_lbr_lookup(ref[i].fam, ref[i].model, &m), DS_OK, "%02X_%02XH", ref[i].fam, ref[i].model);
+        CHECK(m->depth == ref[i].depth && m->from_base == ref[i].from && m->to_base == ref[i].to &&
+              m->info_base == ref[i].info && m->tos_msr == ref[i].tos,
+              "%02X_%02XH layout", ref[i].fam, ref[i].model);
+        if (ref[i].depth)
+            CHECK_EQ(m->tos_max, ref[i].depth - 1, "TOS range");
+        CHECK(!!(m->flags & DS_LBR_F_ARCH) == (ref[i].depth == 0), "Arch LBR rows marked");
+        CHECK(!!(m->flags & DS_LBR_F_PACKED) == (ref[i].from == ref[i].to && ref[i].depth), "packed rows marked");
+        CHECK(!!(m->flags & DS_LBR_F_NETBURST) == (ref[i].fam == 0xF), "NetBurst rows marked");
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            CHECK(all[i].family != all[j].family || all[i].model != all[j].model, "no duplicate key");
+    const struct ds_lbr_model *m;
+    static const struct { uint16_t f; uint8_t m; } unknown[] = {
+        {0x06, 0x09}, {0x06, 0xFF}, {0x0F, 0x05}, {0x05, 0x02}, {0x06, 0x01}, {0x19, 0x01}, {0x06, 0xAA} };
+    for (size_t i = 0; i < N(unknown); i++)
+        CHECK_EQ(ds_lbr_lookup(unknown[i].f, unknown[i].m, &m), DS_ERR_LBR_UNKNOWN_MODEL,
+                 "%02X_%02XH unknown, never guessed", unknown[i].f, unknown[i].m);
+    CHECK_EQ(ds_lbr_lookup(6, 0x5E, NULL), DS_ERR_NULL, "null");
+}
+
+static void test_decode(void)
+{
+    struct ds_lbr_entry e;
+    CHECK_EQ(ds_lbr_decode(0, 0x8765432112345678ull, 0, 0, &e), DS_OK, "fmt 0");
+    CHECK(e.from == 0x12345678 && e.to == 0x87654321 && !e.has_mispred, "fmt 0 packed split");
+    CHECK_EQ(ds_lbr_decode(1, 0xFFFFFFFF81000000ull, 0x401000, 0, &e), DS_OK, "fmt 1");
+    CHECK(e.from == 0xFFFFFFFF81000000ull && e.to == 0x401000, "fmt 1 as is");
+    CHECK_EQ(ds_lbr_decode(2, 5, 6, 0, &e), DS_OK, "fmt 2");
+    CHECK(e.from == 5 && e.to == 6, "fmt 2 as is");
+    /* fmt 3: bit 63 mispredict, address sign-extended from bit 62 */
+    CHECK_EQ(ds_lbr_decode(3, (1ull << 63) | 0x00007FFF81000000ull, 0x401000, 0, &e), DS_OK, "fmt 3");
+    CHECK(e.has_mispred && e.mispred && e.from == 0x00007FFF81000000ull, "fmt 3 mispred, positive addr");
+    CHECK_EQ(ds_lbr_decode(3, 0x7FFFFFFF81000000ull, 0, 0, &e), DS_OK, "fmt 3 kernel");
+    CHECK(!e.mispred && e.from == 0xFFFFFFFF81000000ull, "fmt 3 sign extension from bit 62");
+    /* fmt 4: 63 mispred, 62 IN_TX, 61 ABORT, sign extension from bit 60 */
+    CHECK_EQ(ds_lbr_decode(4, (1ull << 62) | (1ull << 61) | 0x1FFFFFFF81000000ull, 7, 0, &e), DS_OK, "fmt 4");
+    CHECK(e.has_tsx && e.in_tx && e.abort && !e.mispred && e.from == 0xFFFFFFFF81000000ull && e.to == 7,
+          "fmt 4 TSX flags, sign extension from bit 60");
+    CHECK_EQ(ds_lbr_decode(4, (1ull << 63) | 0x401000, 7, 0, &e), DS_OK, "fmt 4 user");
+    CHECK(e.mispred && !e.in_tx && !e.abort && e.from == 0x401000, "fmt 4 mispred user");
+    /* fmt 5: LBR_INFO */
+    CHECK_EQ(ds_lbr_decode(5, 0xFFFFFFFF81000000ull, 0x401000, (1ull << 63) | (1ull << 61) | 1234, &e), DS_OK, "fmt 5");
+    CHECK(e.mispred && !e.in_tx && e.abort && e.has_cycles && e.cycles == 1234 &&
+          e.from == 0xFFFFFFFF81000000ull, "fmt 5 info");
+    /* fmt 6: FROM bit 63 mispred; TO cycles 63:48, address 47:0 sign-extended */
+    CHECK_EQ(ds_lbr_decode(6, (1ull << 63) | 0x7FFFFFFF81000000ull, (0x0321ull << 48) | 0xFFFF81000010ull, 0, &e),
+             DS_OK, "fmt 6");
+    CHECK(e.mispred && e.from == 0xFFFFFFFF81000000ull && e.cycles == 0x321 && e.has_cycles &&
+          e.to == 0xFFFFFFFF81000010ull, "fmt 6 cycles and TO sign extension");
+    CHECK_EQ(ds_lbr_decode(6, 0x401000, (5ull << 48) | 0x401020, 0, &e), DS_OK, "fmt 6 user");
+    CHECK(!e.mispred && e.to == 0x401020 && e.cycles == 5, "fmt 6 user addr");
+    /* fmt 7: LBR_INFO without TSX */
+    CHECK_EQ(ds_lbr_decode(7, 1, 2, (1ull << 63) | (1ull << 62) | 77, &e), DS_OK, "fmt 7");
+    CHECK(e.mispred && !e.has_tsx && !e.in_tx && e.cycles == 77, "fmt 7 no TSX");
+    /* Arch LBR INFO */
+    CHECK_EQ(ds_lbr_decode(DS_LBR_FMT_ARCH, 1, 2, (1ull << 60) | (5ull << 56) | 99, &e), DS_OK, "arch");
+    CHECK(e.has_cycles && e.cycles == 99 && e.br_type == 5 && !e.mispred, "arch info");
+    CHECK_EQ(ds_lbr_decode(DS_LBR_FMT_ARCH, 1, 2, 99, &e), DS_OK, "arch no cyc");
+    CHECK(!e.has_cycles && e.cycles == 0, "cycle count only when CYC_CNT_VALID");
+    CHECK_EQ(ds_lbr_decode(8, 0, 0, 0, &e), DS_ERR_LBR_BAD_FORMAT, "fmt 8");
+    CHECK_EQ(ds_lbr_decode(0x3F, 0, 0, 0, &e), DS_ERR_LBR_BAD_FORMAT, "fmt 63");
+    CHECK_EQ(ds_lbr_decode(1, 0, 0, 0, NULL), DS_ERR_NULL, "null");
+}
+
+static uint32_t sig_of(uint16_t fam, uint8_t model)
+{
+    if (fam == 0xF)
+        return 0xF00u | ((model & 0xFu) << 4) | ((uint32_t)(model >> 4) << 16);
+    return 0x600u | ((model & 0xFu) << 4) | ((uint32_t)(model >> 4) << 16);
+}
+
+static void lbr_cpu(struct fake_pmu *f, struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned perfmon_v,
+                    bool pdcm, unsigned lbr_fmt)
+{
+    fp_reset(f);
+    fp_intel(f, 0x1C, sig_of(m->family, m->model), pdcm ? 1u << 15 : 0, 1u << 21);
+    if (perfmon_v)
+        fp_cpuid_set(f, 0xA, 0, 0x07300400 | perfmon_v, 0, 0, 0x603);
+    fp_cpuid_set(f, 0x1C, 0, 0x80, 0, 0, 0); /* Arch LBR: depth 64 supported */
+    fp_set(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    if (pdcm)
+        fp_set(f, DS_MSR_IA32_PERF_CAPABILITIES, lbr_fmt);
+    fp_set(f, DS_MSR_IA32_DEBUGCTL, 0);
+    fp_set(f, DS_MSR_IA32_PERF_GLOBAL_STATUS_RESET, 0);
+    if (m->flags & DS_LBR_F_SELECT)
+        fp_set(f, DS_MSR_LBR_SELECT, 0);
+    if (m->tos_msr)
+        fp_set(f, m->tos_msr, 0);
+    if (m->flags & DS_LBR_F_ARCH) {
+        fp_set(f, DS_MSR_IA32_LBR_CTL, 0);
+        fp_set(f, DS_MSR_IA32_LBR_DEPTH, 0);
+    }
+    unsigned depth = m->depth ? m->depth : 64;
+    for (unsigned i = 0; i < depth; i++) {
+        /* distinct, recognisable raw values per slot */
+        fp_set(f, m->from_base + i, 0x00007F0000001000ull + i * 0x10);
+        if (m->to_base != m->from_base)
+            fp_set(f, m->to_base + i, 0x00007F0000100000ull + i * 0x10);
+        if (m->info_base)
+            fp_set(f, m->info_base + i, (i & 1 ? 1ull << 63 : 0) | (1ull << 60) | (100 + i));
+    }
+    CHECK_EQ(fp_identify(f, cpu), DS_OK, "identify %02X_%02XH", m->family, m->model);
+}
+
+/* For every row: the reader returns the entries newest first for several TOS values. */
+static void test_reader_every_row(void)
+{
+    size_t n;
+    const struct ds_lbr_model *rows = ds_lbr_models(&n);
+    struct ds_lbr_entry out[64], want;
+    size_t got;
+    for (size_t r = 0; r < n; r++) {
+        const struct ds_lbr_model *m = &rows[r];
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        if (m->flags & DS_LBR_F_ARCH) {
+            lbr_cpu(&f, &cpu, m, 5, true, 5);
+            for (unsigned valid = 0; valid <= 32; valid += 8) {
+                fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 32);
+                for (unsigned i = 0; i < 32; i++)
+                    fp_set(&f, m->from_base + i, i < valid ? 0x401000 + i : 0);
+                CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_OK, "arch read");
+                CHECK_EQ(got, valid, "arch stops at first empty entry");
+                for (unsigned k = 0; k < got; k++) {
+                    ds_lbr_decode(DS_LBR_FMT_ARCH, fp_get(&f, m->from_base + k), fp_get(&f, m->to_base + k),
+                                  fp_get(&f, m->info_base + k), &want);
+                    CHECK(memcmp(&out[k], &want, sizeof(want)) == 0 && out[k].from == 0x401000 + k,
+                          "arch entry %u newest first", k);
+                }
+            }
+            fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 12);
+            CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_ERR_LBR_ARCH_DEPTH, "bad depth");
+            fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 32);
+            CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 16, &got), DS_ERR_LBR_NOSPC, "cap < depth");
+            CHECK_EQ(ds_lbr_read(&cpu, m, 5, out, 64, &got), DS_ERR_LBR_BAD_FORMAT, "non-arch fmt on arch row");
+            continue;
+        }
+        for (unsigned fmt = 0; fmt <= 7; fmt++) {
+            bool packed = m->flags & DS_LBR_F_PACKED;
+            lbr_cpu(&f, &cpu, m, m->family == 6 ? 2 : 0, true, fmt);
+            unsigned df;
+            CHECK_EQ(ds_lbr_format(&cpu, m, &df), DS_OK, "format");
+            CHECK_EQ(df, packed ? 0 : fmt, "format from PERF_CAPABILITIES");
+            unsigned tos_values[3] = { 0, 1u % m->depth, m->depth - 1u };
+            for (unsigned t = 0; t < 3; t++) {
+                unsigned tos = tos_values[t];
+                fp_set(&f, m->tos_msr, tos);
+                fp_clear_log(&f);
+                int rc = ds_lbr_read(&cpu, m, fmt, out, 64, &got);
+                if (packed && fmt != 0) {
+                    CHECK_EQ(rc, DS_ERR_LBR_BAD_FORMAT, "packed rows decode only format 0");
+                    continue;
+                }
+                CHECK_EQ(rc, DS_OK, "%02X_%02XH fmt %u read", m->family, m->model, fmt);
+                CHECK_EQ(got, m->depth, "all entries");
+                for (unsigned k = 0; k < m->depth; k++) {
+                    unsigned idx = (tos + m->depth - k) % m->depth;
+                    uint64_t info = ((fmt == 5 || fmt == 7) && m->info_base) ? fp_get(&f, m->info_base + idx) : 0;
+                    ds_lbr_decode(fmt, fp_get(&f, m->from_base + idx),
+                                  fmt == 0 ? 0 : fp_get(&f, m->to_base + idx), info, &want);
+                    CHECK(memcmp(&out[k], &want, sizeof(want)) == 0, "%02X_%02XH fmt %u tos %u entry %u is slot %u",
+                          m->family, m->model, fmt, tos, k, idx);
+                }
+                unsigned per = fmt == 0 ? 1 : 2 + (((fmt == 5 || fmt == 7) && m->info_base) ? 1 : 0);
+                CHECK_EQ(f.reads, 1 + per * m->depth, "MSR reads: TOS + entries");
+                CHECK_EQ(f.writes, 0, "reader writes nothing");
+            }
+            fp_set(&f, m->tos_msr, m->depth);
+            CHECK_EQ(ds_lbr_read(&cpu, m, packed ? 0 : fmt, out, 64, &got), DS_ERR_LBR_BAD_TOS, "TOS out of range");
+            CHECK_EQ(ds_lbr_read(&cpu, m, packed ? 0 : fmt, out, m->depth - 1, &got), DS_ERR_LBR_NOSPC, "cap");
+        }
+        CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_ERR_LBR_BAD_FORMAT, "arch fmt on TOS row");
+        CHECK_EQ(ds_lbr_read(&cpu, m, 8, out, 64, &got), DS_ERR_LBR_BAD_FORMAT, "fmt 8");
+    }
+    /* the row must be the CPU's own */
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *skl, *hsw;
+    ds_lbr_lookup(6, 0x5E, &skl);
+    ds_lbr_lookup(6, 0x3C, &hsw);
+    lbr_cpu(&f, &cpu, skl, 4, true, 5);
+    CHECK_EQ(ds_lbr_read(&cpu, hsw, 4, out, 64, &got), DS_ERR_INVAL, "row of another model");
+    CHECK_EQ(ds_lbr_read(&cpu, skl, 5, NULL, 64, &got), DS_ERR_NULL, "null out");
+}
+
+static void test_enable(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    /* Skylake: select with call stack, freeze, v4 unfreeze */
+    ds_lbr_lookup(6, 0x5E, &m);
+    lbr_cpu(&f, &cpu, m, 4, true, 5);
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, 1u << 6);
+    struct ds_lbr_config cfg = { .freeze_on_pmi = true, .use_select = true,
+                                 .select = DS_LBR_SELECT_CPL_EQ_0 | DS_LBR_SELECT_EN_CALLSTACK };
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &cfg), DS_OK, "enable");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), (1u << 6) | 1u | (1u << 11), "DEBUGCTL LBR|FREEZE, other bits kept");
+    CHECK_EQ(fp_get(&f, DS_MSR_LBR_SELECT), 0x201, "LBR_SELECT");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_lbr_unfreeze(&cpu, m), DS_OK, "unfreeze v4");
+    CHECK(f.nlog == 1 && f.log[0].msr == 0x390 && f.log[0].val == (1ull << 58), "v4: STATUS_RESET bit 58");
+    cfg.select = 1u << 10;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &cfg), DS_ERR_LBR_BAD_SELECT, "select bit 10");
+    CHECK_EQ(ds_lbr_disable(&cpu, m), DS_OK, "disable");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1u << 6, "disabled, other bits kept");
+    /* Nehalem: select without call stack; v3 unfreeze sets DEBUGCTL.LBR */
+    ds_lbr_lookup(6, 0x1A, &m);
+    lbr_cpu(&f, &cpu, m, 3, true, 3);
+    cfg.select = DS_LBR_SELECT_EN_CALLSTACK;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &cfg), DS_ERR_LBR_BAD_SELECT, "no call stack before Haswell");
+    CHECK_EQ(ds_lbr_unfreeze(&cpu, m), DS_OK, "unfreeze v3");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1, "v3: DEBUGCTL.LBR set again");
+    /* Core 2: no LBR_SELECT */
+    ds_lbr_lookup(6, 0x17, &m);
+    lbr_cpu(&f, &cpu, m, 2, false, 0);
+    cfg.select = 1;
+    fp_clear_log(&f);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &cfg), DS_ERR_LBR_NO_SELECT, "Core 2 has no LBR_SELECT");
+    CHECK_EQ(f.nlog, 0, "nothing touched");
+    CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "defaults");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1, "LBR only");
+    unsigned fmt;
+    CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_OK, "format without PDCM");
+    CHECK_EQ(fmt, 0, "format 32 without PDCM (Linux default)");
+    /* NetBurst: DEBUGCTLA bit 0, no freeze */
+    ds_lbr_lookup(0xF, 0x03, &m);
+    lbr_cpu(&f, &cpu, m, 0, false, 0);
+    struct ds_lbr_config fr = { .freeze_on_pmi = true };
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &fr), DS_ERR_LBR_NO_FREEZE, "NetBurst freeze");
+    CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "NetBurst enable");
+    CHECK_EQ(fp_get(&f, 0x1D9), 1, "MSR_DEBUGCTLA bit 0");
+    CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_OK, "nb format");
+    CHECK_EQ(fmt, DS_LBR_FMT_LIP, "16-entry NetBurst: linear addresses");
+    CHECK_EQ(ds_lbr_unfreeze(&cpu, m), DS_ERR_LBR_NO_FREEZE, "NetBurst unfreeze");
+    CHECK_EQ(ds_lbr_disable(&cpu, m), DS_OK, "NetBurst disable");
+    CHECK_EQ(fp_get(&f, 0x1D9), 0, "cleared");
+    /* Arch LBR */
+    ds_lbr_lookup(6, 0x97, &m);
+    lbr_cpu(&f, &cpu, m, 5, true, 5);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "arch enable");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_DEPTH), 64, "depth = 8 * fls(CPUID.1CH:EAX[7:0])");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), 0x7F0007, "LBR_CTL");
+    struct ds_lbr_config bad = { .arch_ctl = 1ull << 5 | 1 };
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &bad), DS_ERR_LBR_BAD_SELECT, "arch ctl bad bit");
+    CHECK_EQ(ds_lbr_disable(&cpu, m), DS_OK, "arch disable");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), 0, "LBR_CTL 0");
+    CHECK_EQ(ds_lbr_enable(NULL, m, NULL), DS_ERR_NULL, "null");
+    ds_cpu_init(&cpu, &fp_ops, &f);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_ERR_NOT_IDENTIFIED, "not identified");
+}
+
+int main(void)
+{
+    test_table();
+    test_decode();
+    test_reader_every_row();
+    test_enable();
+    return check_summary();
+}

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * NetBurst ESCR/CCCR tables, allocator, programming sequence, PEBS/replay
+ * tagging and PMI helper, against reference netburst.md (expected values are
+ * typed here from the reference tables, not taken from libds).
+ */
+#include "check.h"
+#include "fake_pmu.h"
+
+#define DS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* reference netburst.md "ESCR MSRs" (SSU_ESCR1 excluded: unconfirmed) */
+static const struct { const char *name; uint32_t msr; unsigned sel; int c[3]; } ref_escr[] = {
+    {"MSR_BSU_ESCR0", 0x3A0, 7, {0, 1, -1}}, {"MSR_BSU_ESCR1", 0x3A1, 7, {2, 3, -1}},
+    {"MSR_FSB_ESCR0", 0x3A2, 6, {0, 1, -1}}, {"MSR_FSB_ESCR1", 0x3A3, 6, {2, 3, -1}},
+    {"MSR_FIRM_ESCR0", 0x3A4, 1, {8, 9, -1}}, {"MSR_FIRM_ESCR1", 0x3A5, 1, {10, 11, -1}},
+    {"MSR_FLAME_ESCR0", 0x3A6, 0, {8, 9, -1}}, {"MSR_FLAME_ESCR1", 0x3A7, 0, {10, 11, -1}},
+    {"MSR_DAC_ESCR0", 0x3A8, 5, {8, 9, -1}}, {"MSR_DAC_ESCR1", 0x3A9, 5, {10, 11, -1}},
+    {"MSR_MOB_ESCR0", 0x3AA, 2, {0, 1, -1}}, {"MSR_MOB_ESCR1", 0x3AB, 2, {2, 3, -1}},
+    {"MSR_PMH_ESCR0", 0x3AC, 4, {0, 1, -1}}, {"MSR_PMH_ESCR1", 0x3AD, 4, {2, 3, -1}},
+    {"MSR_SAAT_ESCR0", 0x3AE, 2, {8, 9, -1}}, {"MSR_SAAT_ESCR1", 0x3AF, 2, {10, 11, -1}},
+    {"MSR_U2L_ESCR0", 0x3B0, 3, {8, 9, -1}}, {"MSR_U2L_ESCR1", 0x3B1, 3, {10, 11, -1}},
+    {"MSR_BPU_ESCR0", 0x3B2, 0, {0, 1, -1}}, {"MSR_BPU_ESCR1", 0x3B3, 0, {2, 3, -1}},
+    {"MSR_IS_ESCR0", 0x3B4, 1, {0, 1, -1}}, {"MSR_IS_ESCR1", 0x3B5, 1, {2, 3, -1}},
+    {"MSR_ITLB_ESCR0", 0x3B6, 3, {0, 1, -1}}, {"MSR_ITLB_ESCR1", 0x3B7, 3, {2, 3, -1}},
+    {"MSR_CRU_ESCR0", 0x3B8, 4, {12, 13, 16}}, {"MSR_CRU_ESCR1", 0x3B9, 4, {14, 15, 17}},
+    {"MSR_IQ_ESCR0", 0x3BA, 0, {12, 13, 16}}, {"MSR_IQ_ESCR1", 0x3BB, 0, {14, 15, 17}},
+    {"MSR_RAT_ESCR0", 0x3BC, 2, {12, 13, 16}}, {"MSR_RAT_ESCR1", 0x3BD, 2, {14, 15, 17}},
+    {"MSR_SSU_ESCR0", 0x3BE, 3, {12, 13, 16}},
+    {"MSR_MS_ESCR0", 0x3C0, 0, {4, 5, -1}}, {"MSR_MS_ESCR1", 0x3C1, 0, {6, 7, -1}},
+    {"MSR_TBPU_ESCR0", 0x3C2, 2, {4, 5, -1}}, {"MSR_TBPU_ESCR1", 0x3C3, 2, {6, 7, -1}},
+    {"MSR_TC_ESCR0", 0x3C4, 1, {4, 5, -1}}, {"MSR_TC_ESCR1", 0x3C5, 1, {6, 7, -1}},
+    {"MSR_IX_ESCR0", 0x3C8, 5, {0, 1, -1}}, {"MSR_IX_ESCR1", 0x3C9, 5, {2, 3, -1}},
+    {"MSR_ALF_ESCR0", 0x3CA, 1, {12, 13, 16}}, {"MSR_ALF_ESCR1", 0x3CB, 1, {14, 15, 17}},
+    {"MSR_CRU_ESCR2", 0x3CC, 5, {12, 13, 16}}, {"MSR_CRU_ESCR3", 0x3CD, 5, {14, 15, 17}},
+    {"MSR_CRU_ESCR4", 0x3E0, 6, {12, 13, 16}}, {"MSR_CRU_ESCR5", 0x3E1, 6, {14, 15, 17}},
+};
+
+/* reference netburst.md "At-retirement events" */
+static const struct { const char *name; const char *escr[2]; unsigned evsel, ccsel; uint32_t mask; bool pebs; } ref_ar[] = {
+    {"front_end_event", {"MSR_CRU_ESCR2", "MSR_CRU_ESCR3"}, 0x08, 5, 0x3, true},
+    {"execution_event", {"MSR_CRU_ESCR2", "MSR_CRU_ESCR3"}, 0x0C, 5, 0xFF, true},
+    {"replay_event", {"MSR_CRU_ESCR2", "MSR_CRU_ESCR3"}, 0x09, 5, 0x3, true},
+    {"instr_retired", {"MSR_CRU_ESCR0", "MSR_CRU_ESCR1"}, 0x02, 4, 0xF, false},
+    {"uops_retired", {"MSR_CRU_ESCR0", "MSR_CRU_ESCR1"}, 0x01, 4, 0x3, false},
+    {"uop_type", {"MSR_RAT_ESCR0", "MSR_RAT_ESCR1"}, 0x02, 2, 0x6, false},
+    {"branch_retired", {"MSR_CRU_ESCR2", "MSR_CRU_ESCR3"}, 0x06, 5, 0xF, false},
+    {"mispred_branch_retired", {"MSR_CRU_ESCR0", "MSR_CRU_ESCR1"}, 0x03, 4, 0x1, false},
+    {"x87_assist", {"MSR_CRU_ESCR2", "MSR_CRU_ESCR3"}, 0x03, 5, 0x1F, false},
+    {"machine_clear", {"MSR_CRU_ESCR2", "MSR_CRU_ESCR3"}, 0x02, 5, 0x1, false},
+    {"instr_completed", {"MSR_CRU_ESCR0", "MSR_CRU_ESCR1"}, 0x07, 4, 0x3, false},
+};
+
+static void netburst_cpu(struct fake_pmu *f, struct ds_cpu *cpu, unsigned model, bool perfmon)
+{
+    fp_reset(f);
+    /* family 0FH, model @model; DS present */
+    fp_intel(f, 2, 0x00000F00u | (model << 4) | 1u, 0, 1u << 21);
+    fp_set(f, DS_MSR_IA32_MISC_ENABLE, perfmon ? (1u << 7) : 0);
+    for (unsigned i = 0; i < 18; i++) {
+        fp_set(f, 0x300 + i, 0);
+        fp_set(f, 0x360 + i, 0);
+    }
+    for (size_t i = 0; i < DS_ARRAY_SIZE(ref_escr); i++)
+        fp_set(f, ref_escr[i].msr, 0);
+    fp_set(f, 0x3F1, 0);
+    fp_set(f, 0x3F2, 0);
+    CHECK_EQ(fp_identify(f, cpu), DS_OK, "identify netburst");
+    CHECK(cpu->caps.netburst, "netburst detected");
+}
+
+
+static void test_tables(void)
+{
+    size_t n;
+    const struct ds_nb_counter_info *c = ds_nb_counters(&n);
+    CHECK_EQ(n, 18, "18 counters");
+    for (unsigned i = 0; i < n; i++) {
+        CHECK_EQ(c[i].msr, 0x300 + i, "counter %u msr", i);
+        CHECK_EQ(c[i].cccr_msr, 0x360 + i, "cccr %u msr", i);
+    }
+    CHECK(strcmp(c[16].name, "MSR_IQ_COUNTER4") == 0 && strcmp(c[17].cccr_name, "MSR_IQ_CCCR5") == 0, "names");
+    const struct ds_nb_escr_info *e = ds_nb_escrs(&n);
+    CHECK_EQ(n, 45, "45 ESCRs");
+    CHECK_EQ(DS_ARRAY_SIZE(ref_escr), 45, "reference rows");
+    for (size_t r = 0; r < DS_ARRAY_SIZE(ref_escr); r++) {
+        unsigned idx;
+        CHECK_EQ(ds_nb_escr_find(ref_escr[r].name, &idx), DS_OK, "find %s", ref_escr[r].name);
+        CHECK_EQ(e[idx].msr, ref_escr[r].msr, "%s msr", ref_escr[r].name);
+        CHECK_EQ(e[idx].select, ref_escr[r].sel, "%s select", ref_escr[r].name);
+        unsigned nc = ref_escr[r].c[2] < 0 ? 2 : 3;
+        CHECK_EQ(e[idx].ncounters, nc, "%s counter count", ref_escr[r].name);
+        for (unsigned k = 0; k < nc; k++)
+            CHECK_EQ(e[idx].counters[k], ref_escr[r].c[k], "%s counter %u", ref_escr[r].name, k);
+        CHECK(e[idx].msr != DS_MSR_NB_SSU_ESCR1_UNCONFIRMED, "no SSU_ESCR1");
+    }
+    /* Counter -> ESCR view: within one counter, select values are unique (the CCCR
+     * select must identify exactly one ESCR), as in the reference table. */
+    for (unsigned ctr = 0; ctr < 18; ctr++) {
+        unsigned seen = 0, count = 0;
+        for (size_t i = 0; i < n; i++)
+            for (unsigned k = 0; k < e[i].ncounters; k++)
+                if (e[i].counters[k] == ctr) {
+                    CHECK(!(seen & (1u << e[i].select)), "counter %u select %u unique", ctr, e[i].select);
+                    seen |= 1u << e[i].select;
+                    count++;
+                }
+        unsigned want = ctr < 4 ? 8 : ctr < 8 ? 3 : ctr < 12 ? 5 : 7;
+        if (ctr == 14 || ctr == 15 || ctr == 17)
+            want = 6; /* SSU_ESCR1 excluded */
+        CHECK_EQ(count, want, "ESCRs usable with counter %u", ctr);
+    }
+    CHECK_EQ(ds_nb_escr_find("CRU_ESCR2", &(unsigned){0}), DS_OK, "find without MSR_ prefix");
+    CHECK_EQ(ds_nb_escr_find("MSR_SSU_ESCR1", &(unsigned){0}), DS_ERR_NB_BAD_ESCR, "SSU_ESCR1 absent");
+    CHECK_EQ(ds_nb_escr_find(NULL, &(unsigned){0}), DS_ERR_NULL, "null");
+
+    const struct ds_nb_event_info *ev = ds_nb_events(&n);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(ev[i].nescrs >= 1 && ev[i].nescrs <= 2, "%s escr count", ev[i].name);
+        for (unsigned k = 0; k < ev[i].nescrs; k++)
+            CHECK_EQ(e[ev[i].escrs[k]].select, ev[i].cccr_select, "%s: CCCR select matches ESCR %s",
+                     ev[i].name, e[ev[i].escrs[k]].name);
+        CHECK(ev[i].event_select < 64, "%s event select fits 6 bits", ev[i].name);
+        for (unsigned k = 0; k < ev[i].nmasks; k++)
+            CHECK(ev[i].masks[k].bit < 16, "%s mask bit fits", ev[i].name);
+        unsigned idx;
+        CHECK(ds_nb_event_find(ev[i].name, &idx) == DS_OK && idx == i, "find %s", ev[i].name);
+    }
+    for (size_t r = 0; r < DS_ARRAY_SIZE(ref_ar); r++) {
+        unsigned idx, e0, e1;
+        CHECK_EQ(ds_nb_event_find(ref_ar[r].name, &idx), DS_OK, "find %s", ref_ar[r].name);
+        ds_nb_escr_find(ref_ar[r].escr[0], &e0);
+        ds_nb_escr_find(ref_ar[r].escr[1], &e1);
+        CHECK(ev[idx].nescrs == 2 && ev[idx].escrs[0] == e0 && ev[idx].escrs[1] == e1, "%s ESCRs", ref_ar[r].name);
+        CHECK_EQ(ev[idx].event_select, ref_ar[r].evsel, "%s event select", ref_ar[r].name);
+        CHECK_EQ(ev[idx].cccr_select, ref_ar[r].ccsel, "%s cccr select", ref_ar[r].name);
+        uint32_t m = 0;
+        for (unsigned k = 0; k < ev[idx].nmasks; k++)
+            m |= 1u << ev[idx].masks[k].bit;
+        CHECK_EQ(m, ref_ar[r].mask, "%s mask bits", ref_ar[r].name);
+        CHECK(!!(ev[idx].flags & DS_NB_EV_PEBS) == ref_ar[r].pebs, "%s PEBS-capable", ref_ar[r].name);
+        CHECK(ev[idx].flags & DS_NB_EV_AT_RETIREMENT, "%s at retirement", ref_ar[r].name);
+    }
+    CHECK_EQ(ds_nb_event_find("b2b_cycles", &(unsigned){0}), DS_ERR_NB_BAD_EVENT, "FSB select-3 events not offered");
+    uint32_t mask;
+    unsigned br;
+    ds_nb_event_find("branch_retired", &br);
+    CHECK_EQ(ds_nb_mask_parse(br, "MMNP|MMTM", &mask), DS_OK, "mask parse");
+    CHECK_EQ(mask, 0x9, "MMNP|MMTM");
+    CHECK_EQ(ds_nb_mask_parse(br, "MMNP,MMNM,MMTP,MMTM", &mask), DS_OK, "mask parse commas");
+    CHECK_EQ(mask, 0xF, "all");
+    CHECK_EQ(ds_nb_mask_parse(br, "MMXX", &mask), DS_ERR_NB_BAD_MASK, "bad mask name");
+    CHECK_EQ(ds_nb_mask_parse(br, "MMN", &mask), DS_ERR_NB_BAD_MASK, "prefix is not a name");
+    CHECK_EQ(ds_nb_mask_parse(br, "", &mask), DS_ERR_NB_BAD_MASK, "empty");
+    CHECK_EQ(ds_nb_mask_parse(9999, "MMNP", &mask), DS_ERR_NB_BAD_EVENT, "bad event");
+}
+
+static bool ref_drives(const char *escr_name, unsigned ctr)
+{
+    for (size_t r = 0; r < DS_ARRAY_SIZE(ref_escr); r++)
+        if (strcmp(ref_escr[r].name, escr_name) == 0)
+            for (int k = 0; k < 3; k++)
+                if (ref_escr[r].c[k] == (int)ctr)
+                    return true;
+    return false;
+}
+
+/* Every event x every ESCR x every counter, both thread slots, on a model
+ * with IQ_ESCRs (2) and one without (3). Allowed pairs program the exact
+ * values; all others are rejected with no MSR access. */
+static void test_every_pair(unsigned model)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    struct ds_nb_alloc a;
+    size_t nev, nescr;
+    const struct ds_nb_event_info *ev = ds_nb_events(&nev);
+    const struct ds_nb_escr_info *es = ds_nb_escrs(&nescr);
+    netburst_cpu(&f, &cpu, model, true);
+    unsigned ok = 0, rejected = 0;
+    for (unsigned thread = 0; thread < 2; thread++)
+    for (unsigned i = 0; i < nev; i++) {
+        uint32_t mask = 0;
+        for (unsigned k = 0; k < ev[i].nmasks; k++)
+            mask |= 1u << ev[i].masks[k].bit;
+        for (unsigned e = 0; e < nescr; e++) {
+            for (unsigned c = 0; c < 18; c++) {
+                ds_nb_alloc_init(&a, (uint8_t)model, true);
+                struct ds_nb_request rq = { .event = i, .mask = mask, .escr = (int)e, .counter = (int)c,
+                                            .thread = thread, .os = true, .usr = true, .pmi = true };
+                bool on_escr = false;
+                for (unsigned k = 0; k < ev[i].nescrs; k++)
+                    on_escr |= ev[i].escrs[k] == e;
+                bool exists = !(strcmp(es[e].name, "MSR_IQ_ESCR0") == 0 || strcmp(es[e].name, "MSR_IQ_ESCR1") == 0) ||
+                              model == 1 || model == 2;
+                bool model_ok = !(ev[i].flags & DS_NB_EV_MODELS_346) || model == 3 || model == 4 || model == 6;
+                bool drives = ref_drives(es[e].name, c);
+                struct ds_nb_assignment as;
+                fp_clear_log(&f);
+                int r = ds_nb_program(&cpu, &a, &rq, 0x1234, &as);
+                if (model_ok && exists && on_escr && drives) {
+                    ok++;
+                    CHECK_EQ(r, DS_OK, "%s on %s counter %u", ev[i].name, es[e].name, c);
+                    if (r)
+                        continue;
+                    uint64_t escr_val = ((uint64_t)ev[i].event_select << 25) | ((uint64_t)mask << 9) |
+                                        (thread ? 0x3 : 0xC);
+                    uint64_t cccr_val = (1ull << 12) | ((uint64_t)es[e].select << 13) | (3ull << 16) |
+                                        (thread ? 1ull << 27 : 1ull << 26);
+                    CHECK_EQ(fp_get(&f, es[e].msr), escr_val, "%s ESCR value", ev[i].name);
+                    CHECK_EQ(fp_get(&f, 0x360 + c), cccr_val, "%s CCCR value", ev[i].name);
+                    CHECK_EQ(fp_get(&f, 0x300 + c), 0x1234, "counter value");
+                    CHECK_EQ(fp_nwrites(&f, 0x300 + c), 2, "counter written twice (erratum)");
+                    /* order: CCCR=0, ESCR, counter x2, CCCR */
+                    CHECK(f.nlog == 5 && f.log[0].msr == 0x360 + c && f.log[0].val == 0 &&
+                          f.log[1].msr == es[e].msr && f.log[4].msr == 0x360 + c, "write order");
+                    CHECK(as.escr == e && as.counter == c && as.escr_val == escr_val && as.cccr_val == cccr_val,
+                          "assignment");
+                    CHECK_EQ(ds_nb_release(&cpu, &a, &as), DS_OK, "release");
+                    CHECK(fp_get(&f, 0x360 + c) == 0 && fp_get(&f, es[e].msr) == 0, "released regs zero");
+                    CHECK(a.escr_used == 0 && a.counter_used == 0, "allocator empty");
+                } else {
+                    rejected++;
+                    int want = !model_ok ? DS_ERR_NB_MODEL : !exists ? DS_ERR_NB_BAD_ESCR
+                               : !on_escr ? DS_ERR_NB_ESCR_EVENT : DS_ERR_NB_ESCR_COUNTER;
+                    CHECK_EQ(r, want, "%s on %s counter %u rejected", ev[i].name, es[e].name, c);
+                    CHECK_EQ(f.reads + f.writes, 0, "rejected before any MSR access");
+                }
+            }
+        }
+    }
+    CHECK(ok > 100 && rejected > 1000, "coverage ok=%u rejected=%u", ok, rejected);
+}
+
+static void test_worked_example(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    struct ds_nb_alloc a;
+    netburst_cpu(&f, &cpu, 3, true);
+    ds_nb_alloc_init(&a, 3, false);
+    unsigned br, cru2;
+    ds_nb_event_find("branch_retired", &br);
+    ds_nb_escr_find("MSR_CRU_ESCR2", &cru2);
+    struct ds_nb_request rq = { .event = br, .mask = 0xF, .escr = (int)cru2, .counter = 12,
+                                .os = true, .usr = true, .pmi = true };
+    uint64_t start;
+    CHECK_EQ(ds_nb_period(100000, &start), DS_OK, "period");
+    CHECK_EQ(start, (0 - 100000ull) & 0xFFFFFFFFFFull, "start = -period mod 2^40");
+    struct ds_nb_assignment as;
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, start, &as), DS_OK, "program");
+    CHECK_EQ(fp_get(&f, 0x3CC), 0x0C001E0Cull, "SDM example ESCR");
+    CHECK_EQ(fp_get(&f, 0x36C), 0x0403B000ull, "SDM example CCCR");
+    CHECK_EQ(fp_get(&f, 0x30C), start, "counter");
+    CHECK_EQ(ds_nb_period(0, &start), DS_ERR_PMC_PERIOD_ZERO, "period 0");
+    CHECK_EQ(ds_nb_period(1ull << 39, &start), DS_OK, "period 2^39");
+    CHECK_EQ(start, 1ull << 39, "2^39 start");
+    CHECK_EQ(ds_nb_period((1ull << 39) + 1, &start), DS_ERR_PMC_PERIOD_WIDE, "period too wide");
+    CHECK_EQ(ds_nb_period(1ull << 41, &start), DS_ERR_PMC_PERIOD_WIDE, "period wider than 40 bits");
+    CHECK_EQ(ds_nb_period(5, NULL), DS_ERR_NULL, "null");
+}
+
+static void test_allocator(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    struct ds_nb_alloc a;
+    netburst_cpu(&f, &cpu, 4, true);
+    ds_nb_alloc_init(&a, 4, false);
+    unsigned br;
+    ds_nb_event_find("branch_retired", &br);
+    struct ds_nb_request rq = { .event = br, .mask = 1, .escr = -1, .counter = -1, .os = true };
+    struct ds_nb_assignment as[8];
+    /* branch_retired: CRU_ESCR2 -> 12, 13, 16; CRU_ESCR3 -> 14, 15, 17. One ESCR per
+     * event instance, so two instances fit, the third finds no free ESCR. */
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as[0]), DS_OK, "first");
+    CHECK_EQ(as[0].counter, 12, "first on counter 12");
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as[1]), DS_OK, "second");
+    CHECK_EQ(as[1].counter, 14, "second on CRU_ESCR3 / counter 14");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as[2]), DS_ERR_NB_NO_FREE, "third: no free pair");
+    CHECK_EQ(f.reads + f.writes, 0, "nothing touched");
+    rq.escr = (int)as[0].escr;
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as[2]), DS_ERR_NB_ESCR_BUSY, "ESCR busy");
+    rq.escr = -1;
+    rq.counter = 12;
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as[2]), DS_ERR_NB_COUNTER_BUSY, "counter busy");
+    /* an event on another ESCR (front_end_event also on CRU_ESCR2/3) is then full too */
+    unsigned ir;
+    ds_nb_event_find("instr_retired", &ir);
+    struct ds_nb_request r2 = { .event = ir, .mask = 1, .escr = -1, .counter = -1, .usr = true };
+    CHECK_EQ(ds_nb_program(&cpu, &a, &r2, 0, &as[3]), DS_OK, "instr_retired on CRU_ESCR0");
+    CHECK_EQ(as[3].counter, 13, "next free counter of CRU_ESCR0 is 13");
+    CHECK_EQ(ds_nb_release(&cpu, &a, &as[0]), DS_OK, "release");
+    CHECK_EQ(ds_nb_release(&cpu, &a, &as[0]), DS_ERR_NB_NOT_ALLOCATED, "double release");
+    /* BPU_CCCR1 (counter 1) is never chosen automatically */
+    unsigned bsq;
+    ds_nb_event_find("bsq_allocation", &bsq);
+    struct ds_nb_request r3 = { .event = bsq, .mask = 1, .escr = -1, .counter = -1, .os = true };
+    CHECK_EQ(ds_nb_program(&cpu, &a, &r3, 0, &as[4]), DS_OK, "bsq_allocation");
+    CHECK_EQ(as[4].counter, 0, "counter 0");
+    CHECK_EQ(ds_nb_release(&cpu, &a, &as[4]), DS_OK, "release");
+    a.counter_used |= 1u << 0;
+    CHECK_EQ(ds_nb_assign(&a, &r3, &as[4]), DS_ERR_NB_NO_FREE, "counter 1 avoided automatically");
+    r3.counter = 1;
+    CHECK_EQ(ds_nb_assign(&a, &r3, &as[4]), DS_OK, "explicit counter 1 honoured");
+    /* bad inputs */
+    struct ds_nb_request bad = rq;
+    bad.counter = -1;
+    bad.mask = 0;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_BAD_MASK, "empty mask");
+    bad.mask = 1u << 9;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_BAD_MASK, "undefined mask bit");
+    bad.mask = 1;
+    bad.os = bad.usr = false;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_BAD_FILTER, "no privilege level");
+    bad.os = true;
+    bad.threshold = 16;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_BAD_FILTER, "threshold 16");
+    bad.threshold = 0;
+    bad.tag_value = 16;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_BAD_FILTER, "tag 16");
+    bad.tag_value = 0;
+    bad.thread = 1;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_BAD_THREAD, "thread 1 without HT");
+    bad.thread = 2;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_BAD_THREAD, "thread 2");
+    bad.thread = 0;
+    bad.event = 1000;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_BAD_EVENT, "bad event");
+    bad.event = br;
+    bad.escr = 45;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_BAD_ESCR, "escr 45");
+    bad.escr = -2;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_BAD_ESCR, "escr -2");
+    bad.escr = -1;
+    bad.counter = 18;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_BAD_COUNTER, "counter 18");
+    bad.counter = 0;
+    CHECK_EQ(ds_nb_assign(&a, &bad, &as[5]), DS_ERR_NB_ESCR_COUNTER, "branch_retired cannot reach counter 0");
+    CHECK_EQ(ds_nb_assign(NULL, &bad, &as[5]), DS_ERR_NULL, "null alloc");
+    CHECK_EQ(ds_nb_assign(&a, NULL, &as[5]), DS_ERR_NULL, "null req");
+    CHECK_EQ(ds_nb_assign(&a, &bad, NULL), DS_ERR_NULL, "null out");
+    CHECK_EQ(ds_nb_alloc_init(NULL, 0, false), DS_ERR_NULL, "null init");
+    /* filter fields land in the CCCR / ESCR */
+    struct ds_nb_request fl = { .event = br, .mask = 1, .escr = -1, .counter = 15, .os = true,
+                                .compare = true, .complement = true, .edge = true, .threshold = 9,
+                                .cascade = true, .tag_enable = true, .tag_value = 5 };
+    struct ds_nb_alloc fresh;
+    ds_nb_alloc_init(&fresh, 4, false);
+    CHECK_EQ(ds_nb_assign(&fresh, &fl, &as[6]), DS_OK, "filters");
+    CHECK_EQ(as[6].cccr_val, (1ull << 12) | (5ull << 13) | (3ull << 16) | (1ull << 18) | (1ull << 19) |
+                             (9ull << 20) | (1ull << 24) | (1ull << 30), "CCCR filter bits");
+    CHECK_EQ(as[6].escr_val, (6ull << 25) | (1ull << 9) | (5ull << 5) | (1ull << 4) | (1ull << 3), "ESCR tag bits");
+    /* start wider than 40 bits */
+    rq.counter = 17;
+    rq.escr = -1;
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 1ull << 40, &as[7]), DS_ERR_PMC_VALUE_WIDE, "start > 40 bits");
+    CHECK_EQ(f.writes, 0, "no write");
+}
+
+static void test_cpu_checks(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    struct ds_nb_request rq = { .event = 0, .mask = 1, .escr = -1, .counter = -1, .os = true };
+    uint32_t o;
+    ds_nb_alloc_init(&a, 2, false);
+    netburst_cpu(&f, &cpu, 2, false);
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as), DS_ERR_NO_PERFMON, "MISC_ENABLE[7] clear");
+    fp_reset(&f);
+    fp_intel(&f, 0xA, 0x000506E3, 0, 1u << 21);
+    fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "skylake");
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as), DS_ERR_NB_NOT_NETBURST, "not netburst");
+    CHECK_EQ(ds_nb_pmi_scan(&cpu, 1, &o), DS_ERR_NB_NOT_NETBURST, "scan not netburst");
+    CHECK_EQ(ds_nb_replay_tag(&cpu, 0, true), DS_ERR_NB_NOT_NETBURST, "tag not netburst");
+    CHECK_EQ(f.reads + f.writes, 0, "nothing touched");
+    ds_cpu_init(&cpu, &fp_ops, &f);
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as), DS_ERR_NOT_IDENTIFIED, "not identified");
+    CHECK_EQ(ds_nb_program(NULL, &a, &rq, 0, &as), DS_ERR_NULL, "null cpu");
+}
+
+static void test_pebs(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    struct ds_nb_alloc a;
+    size_t nev;
+    const struct ds_nb_event_info *ev = ds_nb_events(&nev);
+    netburst_cpu(&f, &cpu, 3, true);
+    unsigned pebs_ok = 0;
+    for (unsigned ht = 0; ht < 2; ht++)
+    for (unsigned thread = 0; thread < 2; thread++)
+    for (unsigned i = 0; i < nev; i++)
+        for (int c = -1; c < 18; c++) {
+            ds_nb_alloc_init(&a, 3, ht);
+            struct ds_nb_request rq = { .event = i, .mask = 1u << ev[i].masks[0].bit, .escr = -1,
+                                        .counter = c, .thread = thread, .os = true, .pebs = true };
+            struct ds_nb_assignment as;
+            fp_clear_log(&f);
+            int r = ds_nb_program(&cpu, &a, &rq, 0, &as);
+            unsigned want_ctr = thread ? 17 : 16;
+            if (thread && !ht) {
+                CHECK_EQ(r, DS_ERR_NB_BAD_THREAD, "%s thread 1 without HT", ev[i].name);
+            } else if (!(ev[i].flags & DS_NB_EV_PEBS)) {
+                CHECK_EQ(r, DS_ERR_NB_PEBS_EVENT, "%s not PEBS-capable", ev[i].name);
+            } else if (c >= 0 && (unsigned)c != want_ctr) {
+                CHECK_EQ(r, DS_ERR_NB_PEBS_COUNTER, "%s PEBS on counter %d", ev[i].name, c);
+            } else {
+                CHECK_EQ(r, DS_OK, "%s PEBS thread %u", ev[i].name, thread);
+                CHECK_EQ(as.counter, want_ctr, "PEBS on IQ_COUNTER%u", want_ctr - 12);
+                pebs_ok++;
+            }
+            if (r != DS_OK)
+                CHECK_EQ(f.reads + f.writes, 0, "rejected PEBS request touched nothing");
+        }
+    CHECK_EQ(pebs_ok, 3 * 2 * 3, "3 PEBS events x (T0 no-HT, T0 HT, T1 HT) x (auto, explicit)");
+    /* explicit ESCR that cannot drive the PEBS counter of thread 1 */
+    unsigned rep, cru2;
+    ds_nb_event_find("replay_event", &rep);
+    ds_nb_escr_find("MSR_CRU_ESCR2", &cru2);
+    ds_nb_alloc_init(&a, 3, true);
+    struct ds_nb_request rq = { .event = rep, .mask = 1, .escr = (int)cru2, .counter = -1, .thread = 1,
+                                .os = true, .pebs = true };
+    struct ds_nb_assignment as;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_PEBS_COUNTER, "CRU_ESCR2 cannot drive IQ_COUNTER5");
+    a.counter_used = 1u << 16;
+    rq.escr = -1;
+    rq.thread = 0;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_NO_FREE, "IQ_COUNTER4 busy: no PEBS");
+}
+
+/* reference netburst.md replay-tagging table */
+static const struct { uint32_t en, vert; } ref_metric[DS_NB_METRIC__COUNT] = {
+    {0x1, 0x1}, {0x2, 0x1}, {0x4, 0x1}, {0x4, 0x2}, {0x4, 0x3}, {0x18000, 0x10},
+    {0x200, 0x1}, {0x400, 0x1}, {0x400, 0x2},
+};
+
+static void test_replay_tag(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    netburst_cpu(&f, &cpu, 2, true);
+    for (unsigned m = 0; m < DS_NB_METRIC__COUNT; m++) {
+        const struct ds_nb_metric_info *mi;
+        CHECK_EQ(ds_nb_metric_info(m, &mi), DS_OK, "metric %u", m);
+        CHECK(mi->pebs_enable == ref_metric[m].en && mi->matrix_vert == ref_metric[m].vert, "metric %u table", m);
+        for (int pebs = 0; pebs < 2; pebs++) {
+            fp_clear_log(&f);
+            CHECK_EQ(ds_nb_replay_tag(&cpu, m, pebs), DS_OK, "tag %u", m);
+            CHECK_EQ(fp_get(&f, 0x3F2), ref_metric[m].vert, "MATRIX_VERT %u", m);
+            CHECK_EQ(fp_get(&f, 0x3F1), ref_metric[m].en | (1u << 24) | (pebs ? 1u << 25 : 0),
+                     "PEBS_ENABLE %u pebs=%d (bit 24 tag, bit 25 PEBS)", m, pebs);
+            CHECK(f.nlog == 2 && f.log[0].msr == 0x3F2 && f.log[1].msr == 0x3F1, "vert before enable");
+        }
+    }
+    CHECK_EQ(ds_nb_replay_tag(&cpu, DS_NB_METRIC__COUNT, true), DS_ERR_NB_BAD_METRIC, "bad metric");
+    CHECK_EQ(ds_nb_metric_info(99, &(const struct ds_nb_metric_info *){0}), DS_ERR_NB_BAD_METRIC, "bad metric info");
+    CHECK_EQ(ds_nb_replay_untag(&cpu), DS_OK, "untag");
+    CHECK(fp_get(&f, 0x3F1) == 0 && fp_get(&f, 0x3F2) == 0, "untagged");
+    /* PEBS unavailable */
+    fp_set(&f, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12));
+    ds_cpu_identify(&cpu);
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_replay_tag(&cpu, 0, true), DS_ERR_PEBS_UNAVAILABLE, "MISC_ENABLE[12]");
+    CHECK_EQ(f.writes, 0, "nothing written");
+}
+
+static void test_pmi_scan(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    netburst_cpu(&f, &cpu, 3, true);
+    uint64_t start;
+    ds_nb_period(1000, &start);
+    /* counter 12: OVF set; 14: OVF clear but wrapped (bit 39 clear); 16: still running */
+    fp_set(&f, 0x36C, (1ull << 31) | (1ull << 12) | (5ull << 13));
+    fp_set(&f, 0x30C, 5);
+    fp_set(&f, 0x36E, (1ull << 12));
+    fp_set(&f, 0x30E, 7);
+    fp_set(&f, 0x370, (1ull << 12));
+    fp_set(&f, 0x310, start + 10);
+    uint32_t ovf;
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_pmi_scan(&cpu, (1u << 12) | (1u << 14) | (1u << 16), &ovf), DS_OK, "scan");
+    CHECK_EQ(ovf, (1u << 12) | (1u << 14), "overflowed counters");
+    CHECK_EQ(fp_get(&f, 0x36C), (1ull << 12) | (5ull << 13), "OVF cleared, rest kept");
+    CHECK_EQ(f.reads, 1 + 2 + 2, "reads: 1 for OVF counter, 2 for the others");
+    CHECK_EQ(f.writes, 1, "one write: OVF clear");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_rearm(&cpu, 12, start), DS_OK, "rearm");
+    CHECK_EQ(fp_nwrites(&f, 0x30C), 2, "rearm writes twice");
+    CHECK_EQ(fp_get(&f, 0x30C), start, "rearm value");
+    CHECK_EQ(ds_nb_rearm(&cpu, 18, start), DS_ERR_NB_BAD_COUNTER, "rearm bad counter");
+    CHECK_EQ(ds_nb_rearm(&cpu, 0, 1ull << 40), DS_ERR_PMC_VALUE_WIDE, "rearm wide");
+    CHECK_EQ(ds_nb_pmi_scan(&cpu, 1u << 18, &ovf), DS_ERR_NB_BAD_COUNTER, "scan bad mask");
+    CHECK_EQ(ds_nb_pmi_scan(&cpu, 1, NULL), DS_ERR_NULL, "scan null");
+    f.fault_msr = 0x36E;
+    CHECK_EQ(ds_nb_pmi_scan(&cpu, (1u << 12) | (1u << 14), &ovf), DS_ERR_MSR_FAULT, "fault");
+    f.fault_msr = 0;
+}
+
+static void test_fault_rollback(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    struct ds_nb_alloc a;
+    netburst_cpu(&f, &cpu, 3, true);
+    ds_nb_alloc_init(&a, 3, false);
+    unsigned br;
+    ds_nb_event_find("branch_retired", &br);
+    struct ds_nb_request rq = { .event = br, .mask = 1, .escr = -1, .counter = 12, .os = true };
+    struct ds_nb_assignment as;
+    f.fault_msr = 0x30C;
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as), DS_ERR_MSR_FAULT, "counter write faults");
+    CHECK(a.escr_used == 0 && a.counter_used == 0, "nothing allocated after a fault");
+    CHECK(fp_get(&f, 0x36C) == 0 && fp_get(&f, 0x3CC) == 0, "CCCR and ESCR back to 0");
+}
+
+int main(void)
+{
+    test_tables();
+    test_every_pair(2);
+    test_every_pair(3);
+    test_worked_example();
+    test_allocator();
+    test_cpu_checks();
+    test_pebs();
+    test_replay_tag();
+    test_pmi_scan();
+    test_fault_rollback();
+    return check_summary();
+}

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Architectural / Core counters, PEBS enables and the period helper. */
+#include "check.h"
+#include "fake_pmu.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A family-6 CPU: @sig, perfmon leaf 0AH EAX/EDX/ECX, PERF_CAPABILITIES @caps (PDCM if non-zero). */
+static void arch_cpu(struct fake_pmu *f, struct ds_cpu *cpu, uint32_t sig, uint32_t a0a, uint32_t d0a,
+                     uint32_t c0a, uint64_t caps)
+{
+    fp_reset(f);
+    fp_intel(f, 0xA, sig, (1u << 2) | (caps ? 1u << 15 : 0), 1u << 21);
+    fp_cpuid_set(f, 0xA, 0, a0a, 0, c0a, d0a);
+    fp_set(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    if (caps)
+        fp_set(f, DS_MSR_IA32_PERF_CAPABILITIES, caps);
+    unsigned ngp = (a0a >> 8) & 0xFF;
+    for (unsigned i = 0; i < 8; i++) {
+        if (i < ngp) {
+            fp_set(f, 0xC1 + i, 0);
+            fp_set(f, 0x186 + i, 0);
+            if (caps & (1u << 13))
+                fp_set(f, 0x4C1 + i, 0);
+        }
+        fp_set(f, 0x309 + i, 0);
+    }
+    fp_set(f, 0x38D, 0);
+    fp_set(f, 0x38F, 0);
+    fp_set(f, 0x3F1, 0);
+    fp_set(f, 0x3F2, 0);
+    fp_set(f, 0x3F6, 0);
+    CHECK_EQ(fp_identify(f, cpu), DS_OK, "identify");
+}
+
+/* Skylake: v4, 4 GP x 48 bits, 3 fixed x 48; PEBS fmt 3, FW_WRITE */
+static void skylake(struct fake_pmu *f, struct ds_cpu *cpu, bool fw)
+{
+    arch_cpu(f, cpu, 0x000506E3, 0x07300404, 0x00000603, 0, 0x1305 | (fw ? 1u << 13 : 0));
+}
+
+static void test_period(void)
+{
+    uint64_t s, r;
+    CHECK_EQ(ds_pmc_period_values(48, true, 1, &s, &r), DS_OK, "period 1");
+    CHECK(s == 0xFFFFFFFFFFFFull && r == s, "-1 at 48 bits");
+    CHECK_EQ(ds_pmc_period_values(48, true, 1ull << 47, &s, &r), DS_OK, "2^47");
+    CHECK_EQ(s, 1ull << 47, "start 2^47");
+    CHECK_EQ(ds_pmc_period_values(48, true, (1ull << 47) + 1, &s, &r), DS_ERR_PMC_PERIOD_WIDE, "2^47+1");
+    CHECK_EQ(ds_pmc_period_values(48, true, 1ull << 48, &s, &r), DS_ERR_PMC_PERIOD_WIDE, "wider than counter");
+    CHECK_EQ(ds_pmc_period_values(48, true, 0, &s, &r), DS_ERR_PMC_PERIOD_ZERO, "period 0");
+    CHECK_EQ(ds_pmc_period_values(48, false, 1ull << 31, &s, &r), DS_OK, "legacy 2^31");
+    CHECK_EQ(s, 0xFFFF80000000ull, "legacy start is the sign-extended 32-bit value");
+    CHECK_EQ(ds_pmc_period_values(48, false, (1ull << 31) + 1, &s, &r), DS_ERR_PMC_PERIOD_WIDE, "legacy 2^31+1");
+    CHECK_EQ(ds_pmc_period_values(40, true, 100000, &s, &r), DS_OK, "40-bit");
+    CHECK_EQ(s, 0xFFFFFE7960ull, "40-bit start");
+    CHECK_EQ(ds_pmc_period_values(64, true, 1ull << 63, &s, &r), DS_OK, "64-bit");
+    CHECK_EQ(ds_pmc_period_values(7, true, 1, &s, &r), DS_ERR_INVAL, "width 7");
+    CHECK_EQ(ds_pmc_period_values(65, true, 1, &s, &r), DS_ERR_INVAL, "width 65");
+    CHECK_EQ(ds_pmc_period_values(48, true, 1, NULL, &r), DS_ERR_NULL, "null");
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    skylake(&f, &cpu, false);
+    CHECK_EQ(ds_pmc_gp_period(&cpu, 1ull << 31, &s, &r), DS_OK, "gp period no fw");
+    CHECK_EQ(ds_pmc_gp_period(&cpu, 1ull << 32, &s, &r), DS_ERR_PMC_PERIOD_WIDE, "no fw: > 2^31");
+    skylake(&f, &cpu, true);
+    CHECK_EQ(ds_pmc_gp_period(&cpu, 1ull << 32, &s, &r), DS_OK, "fw: 2^32");
+    CHECK_EQ(s, 0xFFFF00000000ull, "fw start");
+}
+
+static void test_gp(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    uint64_t ev = DS_EVTSEL(0xC0, 0) | DS_EVTSEL_USR | DS_EVTSEL_OS | DS_EVTSEL_EN | DS_EVTSEL_INT;
+    for (int fw = 0; fw < 2; fw++) {
+        skylake(&f, &cpu, fw);
+        for (unsigned i = 0; i < 5; i++) {
+            fp_clear_log(&f);
+            int r = ds_pmc_gp_program(&cpu, i, ev, 0xFFFFFFFF0000ull);
+            if (i >= 4) {
+                CHECK_EQ(r, DS_ERR_PMC_BAD_COUNTER, "PMC%u absent", i);
+                CHECK_EQ(f.nlog, 0, "nothing touched");
+                continue;
+            }
+            CHECK_EQ(r, DS_OK, "program PMC%u fw=%d", i, fw);
+            CHECK(f.nlog == 3 && f.log[0].msr == 0x186 + i && f.log[0].val == 0, "EVTSEL cleared first");
+            CHECK_EQ(f.log[1].msr, fw ? 0x4C1 + i : 0xC1 + i, "counter MSR (A_PMC with FW_WRITE)");
+            CHECK_EQ(f.log[1].val, fw ? 0xFFFFFFFF0000ull : 0xFFFF0000ull, "counter value");
+            CHECK(f.log[2].msr == 0x186 + i && f.log[2].val == ev, "EVTSEL last");
+        }
+        fp_clear_log(&f);
+        int r = ds_pmc_gp_program(&cpu, 0, ev, 0x7FFF00000000ull);
+        CHECK_EQ(r, fw ? DS_OK : DS_ERR_PMC_VALUE_WIDE, "value not sign-extended 32-bit");
+        CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev, 1ull << 48), DS_ERR_PMC_VALUE_WIDE, "wider than 48");
+        CHECK_EQ(ds_pmc_gp_write(&cpu, 1, 5), DS_OK, "write");
+        uint64_t v;
+        fp_set(&f, 0xC2, 0xFFFF123456789ABCull);
+        CHECK_EQ(ds_pmc_gp_read(&cpu, 1, &v), DS_OK, "read");
+        CHECK_EQ(v, 0x123456789ABCull, "read masked to width");
+    }
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, 1ull << 35, 0), DS_ERR_PMC_RESERVED, "bit 35");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL_ADAPTIVE, 0), DS_ERR_PMC_RESERVED, "adaptive without baseline");
+    CHECK_EQ(f.nlog, 0, "rejects touch nothing");
+    /* perfmon v2 (Core 2): ANY reserved */
+    arch_cpu(&f, &cpu, 0x00010676, 0x07280202, 0x00000503, 0, 0);
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL_ANY, 0), DS_ERR_PMC_RESERVED, "ANY on v2");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 2, 0, 0), DS_ERR_PMC_BAD_COUNTER, "Core 2 has 2 GP");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL_IN_TX, 0), DS_ERR_PMC_RESERVED, "IN_TX on v2");
+    /* no perfmon */
+    fp_reset(&f);
+    fp_intel(&f, 1, 0x000006D8, 0, 1u << 21);
+    fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fp_identify(&f, &cpu);
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, 0, 0), DS_ERR_PMC_NO_ARCH, "no leaf 0AH");
+    /* NetBurst */
+    fp_reset(&f);
+    fp_intel(&f, 2, 0x00000F29, 0, 1u << 21);
+    fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fp_identify(&f, &cpu);
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, 0, 0), DS_ERR_PMC_NETBURST, "netburst");
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, 0), DS_ERR_PMC_NETBURST, "netburst pebs");
+    ds_cpu_init(&cpu, &fp_ops, &f);
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, 0, 0), DS_ERR_NOT_IDENTIFIED, "not identified");
+    CHECK_EQ(ds_pmc_gp_program(NULL, 0, 0, 0), DS_ERR_NULL, "null");
+    CHECK_EQ(f.reads + f.writes, 0, "nothing touched");
+}
+
+static void test_fixed_global(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    skylake(&f, &cpu, true);
+    fp_set(&f, 0x38D, 0xB0); /* fixed 1 already configured */
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, DS_FIXED_OS | DS_FIXED_USR | DS_FIXED_PMI, false, 0x1234), DS_OK, "fixed 0");
+    CHECK_EQ(fp_get(&f, 0x38D), 0xBB, "RMW keeps fixed 1");
+    CHECK_EQ(fp_get(&f, 0x309), 0x1234, "counter loaded");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 2, DS_FIXED_ANY | DS_FIXED_OS, false, 0), DS_OK, "fixed 2 ANY on v4");
+    CHECK_EQ(fp_get(&f, 0x38D), 0x5BB, "fixed 2 nibble");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 3, DS_FIXED_OS, false, 0), DS_ERR_PMC_BAD_FIXED, "fixed 3 absent");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, 0x10, false, 0), DS_ERR_PMC_RESERVED, "ctrl > 0xF");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, 1, true, 0), DS_ERR_PMC_RESERVED, "adaptive without baseline");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, 1, false, 1ull << 48), DS_ERR_PMC_VALUE_WIDE, "wide");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0x70000000Full), DS_OK, "global ctrl");
+    CHECK_EQ(fp_get(&f, 0x38F), 0x70000000Full, "GLOBAL_CTRL");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 4), DS_ERR_PMC_RESERVED, "PMC4 absent");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 35), DS_ERR_PMC_RESERVED, "fixed 3 absent");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 48), DS_ERR_PMC_RESERVED, "no PERF_METRICS");
+    /* v5 with ECX bitmap: fixed 0 and 2 only -> fixed 1 absent */
+    arch_cpu(&f, &cpu, 0x000806C1, 0x07300805, 0x00000603, 0x5, 0x4000 | 0x4000 | (4u << 8) | (1u << 13) | (1u << 15));
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, 1, false, 0), DS_ERR_PMC_BAD_FIXED, "v5 bitmap: fixed 1 absent");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 2, 1, true, 0), DS_OK, "v5 bitmap: fixed 2, adaptive");
+    CHECK_EQ(fp_get(&f, 0x38D), (1ull << 8) | (1ull << 40), "adaptive bit 32+4*2");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, (1ull << 48) | (1ull << 34) | 0xFF), DS_OK, "PERF_METRICS bit with caps");
+    /* v1: no global, no fixed */
+    arch_cpu(&f, &cpu, 0x000006E8, 0x07280201, 0, 0, 0);
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1), DS_ERR_PMC_NO_GLOBAL, "v1 global");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, 1, false, 0), DS_ERR_PMC_BAD_FIXED, "v1 fixed");
+}
+
+/* SDM "PEBS Performance Events for Intel Core Microarchitecture" */
+static const struct { uint8_t ev, um; } core2_pebs[] = {
+    {0xC0, 0x00}, {0xC1, 0xFE}, {0xC5, 0x00}, {0xC7, 0x1F},
+    {0xCB, 0x01}, {0xCB, 0x02}, {0xCB, 0x04}, {0xCB, 0x08}, {0xCB, 0x10},
+};
+static const struct { uint8_t ev, um; } core2_not_pebs[] = {
+    {0x3C, 0x00}, {0xC0, 0x01}, {0xC4, 0x00}, {0xC7, 0x01}, {0xCB, 0x20}, {0x2E, 0x41},
+};
+
+static void test_core2_pebs(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    static const uint32_t sigs[] = { 0x000006F6, 0x00010661, 0x00010676, 0x000106D1 }; /* 0F 16 17 1D */
+    for (size_t s = 0; s < N(sigs); s++) {
+        /* Core 2: v2, 2 GP x 40 bits, PERF_CAPABILITIES PEBS fmt 0, LBR fmt 1 */
+        arch_cpu(&f, &cpu, sigs[s], 0x07280202, 0x00000503, 0, 0x1 | (1u << 6));
+        CHECK_EQ(cpu.caps.pebs_format, 0, "fmt 0");
+        for (size_t i = 0; i < N(core2_pebs); i++)
+            for (unsigned pmc = 0; pmc < 2; pmc++) {
+                uint64_t evt = DS_EVTSEL(core2_pebs[i].ev, core2_pebs[i].um) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+                fp_set(&f, 0x3F1, 0);
+                fp_clear_log(&f);
+                int r = ds_pmc_pebs_enable(&cpu, pmc, evt);
+                if (pmc == 0) {
+                    CHECK_EQ(r, DS_OK, "PEBS %02x/%02x on PMC0", core2_pebs[i].ev, core2_pebs[i].um);
+                    CHECK_EQ(fp_get(&f, 0x3F1), 1, "IA32_PEBS_ENABLE bit 0");
+                } else {
+                    CHECK_EQ(r, DS_ERR_PMC_PEBS_COUNTER, "PEBS only on PMC0");
+                    CHECK_EQ(f.nlog, 0, "nothing touched");
+                }
+                CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, evt | DS_EVTSEL_INT), DS_ERR_PMC_PEBS_INT, "INT set");
+            }
+        for (size_t i = 0; i < N(core2_not_pebs); i++) {
+            fp_clear_log(&f);
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(core2_not_pebs[i].ev, core2_not_pebs[i].um)),
+                     DS_ERR_PMC_PEBS_EVENT, "%02x/%02x not PEBS", core2_not_pebs[i].ev, core2_not_pebs[i].um);
+            CHECK_EQ(f.nlog, 0, "nothing touched");
+        }
+        CHECK_EQ(ds_pmc_pebs_enable(&cpu, 2, DS_EVTSEL(0xC0, 0)), DS_ERR_PMC_BAD_COUNTER, "PMC2 absent");
+        CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 100), DS_ERR_PMC_NO_LDLAT, "no load latency on Core 2");
+    }
+    CHECK_EQ(ds_pmc_core2_pebs_event(0x1C, 0xC0, 0), DS_OK, "Atom INST_RETIRED");
+    CHECK_EQ(ds_pmc_core2_pebs_event(0x1C, 0xC1, 0xFE), DS_ERR_PMC_PEBS_EVENT, "Atom X87 not PEBS");
+    CHECK_EQ(ds_pmc_core2_pebs_event(0x1A, 0xC0, 0), DS_ERR_UNSUPPORTED, "Nehalem not fmt 0 model");
+    /* PEBS unavailable / no DS */
+    fp_set(&f, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12));
+    ds_cpu_identify(&cpu);
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0)), DS_ERR_PEBS_UNAVAILABLE, "MISC_ENABLE[12]");
+}
+
+static void test_nehalem_icl_pebs(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    /* Nehalem 06_1AH: v3, 4 GP x 48, PEBS fmt 1 */
+    arch_cpu(&f, &cpu, 0x000106A5, 0x07300403, 0x00000603, 0, (1u << 8) | 3 | (1u << 6));
+    for (unsigned i = 0; i < 4; i++) {
+        fp_set(&f, 0x3F1, 0);
+        CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xC0, 1)), DS_OK, "NHM PEBS PMC%u", i);
+        CHECK_EQ(fp_get(&f, 0x3F1), 1ull << i, "bit %u", i);
+        fp_set(&f, 0x3F1, 0);
+        CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, i, 3), DS_OK, "ldlat PMC%u", i);
+        CHECK_EQ(fp_get(&f, 0x3F1), (1ull << i) | (1ull << (32 + i)), "PEBS + LL_EN bits");
+        CHECK_EQ(fp_get(&f, 0x3F6), 3, "threshold");
+    }
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 2), DS_ERR_PMC_LDLAT_RANGE, "threshold 2");
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 0x10000), DS_ERR_PMC_LDLAT_RANGE, "threshold 65536");
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 4, 10), DS_ERR_PMC_PEBS_COUNTER, "ldlat PMC4");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1), DS_ERR_PMC_NO_ADAPTIVE, "no adaptive on fmt 1");
+    CHECK_EQ(ds_pmc_pebs_disable(&cpu, 1ull << 35), DS_OK, "disable");
+    CHECK_EQ(fp_get(&f, 0x3F1), 1ull << 3, "disabled bits cleared");
+    /* Ice Lake 06_7EH: v5, 8 GP x 48, 4 fixed, PEBS fmt 4 + baseline */
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0x00000604, 0xF, (4u << 8) | 5 | (1u << 13) | (1u << 14));
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 7, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_ADAPTIVE), DS_OK, "ICL PEBS on PMC7");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 7, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_ADAPTIVE | DS_EVTSEL_EN, 0), DS_OK, "adaptive evtsel");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 0xF | (31ull << 24)), DS_OK, "data cfg");
+    CHECK_EQ(fp_get(&f, 0x3F2), 0xF | (31ull << 24), "MSR_PEBS_DATA_CFG");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1u << 4), DS_ERR_PMC_RESERVED, "bit 4");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 3ull << 24), DS_ERR_PMC_RESERVED, "LBR count without LBR group");
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 10), DS_ERR_PMC_NO_LDLAT, "fmt 4 ldlat not modelled");
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 8, 0), DS_ERR_PMC_BAD_COUNTER, "PMC8 absent");
+    /* Skylake fmt 3: PEBS on PMC0-3 only even with more counters (synthetic 8 GP) */
+    arch_cpu(&f, &cpu, 0x000506E3, 0x07300804, 0x00000603, 0, 0x3305);
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 4, DS_EVTSEL(0xC0, 1)), DS_ERR_PMC_PEBS_COUNTER, "fmt 3: PMC4 no PEBS");
+}
+
+int main(void)
+{
+    test_period();
+    test_gp();
+    test_fixed_global();
+    test_core2_pebs();
+    test_nehalem_icl_pebs();
+    return check_summary();
+}
