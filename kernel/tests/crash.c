@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Deliberate failures, run only when named (tests=crash_ud or
+ * tests=crash_triple). The boot tests use them to prove that an unhandled
+ * exception is reported with a failing exit and that the harness detects a
+ * triple fault.
+ */
+#include <k/ktest.h>
+#include <stdint.h>
+
+static void crash_ud(void)
+{
+    ktest_ok("about to execute ud2 without protection");
+    __asm__ volatile("ud2");
+    ktest_fail("still running after ud2");
+}
+KTEST_EXPLICIT(crash_ud, crash_ud);
+
+static void crash_triple(void)
+{
+    ktest_ok("about to load an empty IDT and raise #BP (triple fault)");
+    struct {
+        uint16_t limit;
+        uintptr_t base;
+    } __attribute__((packed)) idt = { 0, 0 };
+    __asm__ volatile("lidt %0; int3" : : "m"(idt));
+    ktest_fail("still running after a triple fault");
+}
+KTEST_EXPLICIT(crash_triple, crash_triple);
