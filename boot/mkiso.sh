@@ -17,7 +17,11 @@ cp "$k32" "$tmp/root/boot/libds-i386.elf"
 cp "$k64" "$tmp/root/boot/libds-x86_64.elf"
 case $default in x86_64) d=0 ;; i386) d=1 ;; *) echo "mkiso.sh: bad default $default" >&2; exit 1 ;; esac
 sed -e "s/@TIMEOUT@/$timeout/" -e "s/@DEFAULT@/$d/" "$here/grub.cfg.in" > "$tmp/root/boot/grub/grub.cfg"
+# GRUB's EFI image loads every partition-map module at start: keep them
+# (tiny) so it does not print "file not found" for each.
+mods="normal multiboot2 boot iso9660 fat serial terminal echo configfile test search search_fs_uuid search_label"
+mods="$mods part_msdos part_gpt part_acorn part_amiga part_apple part_bsd part_dfly part_dvh part_plan part_sun part_sunpc"
 grub-mkrescue -o "$out.tmp" --compress=xz --locales= --fonts= --themes= \
-  --install-modules="normal multiboot2 boot iso9660 part_msdos part_gpt fat serial terminal echo configfile search search_fs_uuid search_label test" \
+  --install-modules="$mods" \
   "$tmp/root" >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
 mv "$out.tmp" "$out"

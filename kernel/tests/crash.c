@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Deliberate failures, run only when named (tests=crash_ud or
- * tests=crash_triple). The boot tests use them to prove that an unhandled
- * exception is reported with a failing exit and that the harness detects a
- * triple fault.
+ * Deliberate failures, run only when named (tests=crash_ud, crash_triple,
+ * hang, fail_check). The boot tests use them to prove that an unhandled
+ * exception is reported with a failing exit, and that the harness rejects
+ * a triple fault, a hang and a failed check.
  */
 #include <k/ktest.h>
 #include <stdint.h>
@@ -27,3 +27,17 @@ static void crash_triple(void)
     ktest_fail("still running after a triple fault");
 }
 KTEST_EXPLICIT(crash_triple, crash_triple);
+
+static void hang(void)
+{
+    ktest_ok("about to halt with interrupts off (the harness must time out)");
+    for (;;)
+        __asm__ volatile("cli; hlt");
+}
+KTEST_EXPLICIT(hang, hang);
+
+static void fail_check(void)
+{
+    ktest_fail("a deliberately failing check (the harness must reject the run)");
+}
+KTEST_EXPLICIT(fail_check, fail_check);
