@@ -92,6 +92,7 @@ void kmain(uint32_t magic, uintptr_t info)
     capability_report();
 
     unsigned groups = ktest_run_selected();
-    kprintf("# %u test group(s) run\n", groups);
+    kprintf("# %u test group(s) run; interrupts without handler: %u, spurious: %u, unclaimed NMIs: %u\n",
+            groups, k_trap_unexpected_count(), k_trap_spurious_count(), k_nmi_unclaimed_count());
     ktest_finish();
 }

@@ -80,6 +80,70 @@ struct idt_gate {
     uint16_t off1;
 };
 _Static_assert(sizeof(struct idt_gate) == 8, "gate size");
+
+/* SDM Vol. 3A "32-Bit Task-State Segment (TSS)". #DF goes through a task
+ * gate to its own TSS and stack, so a double fault (e.g. a fault while
+ * delivering #GP) is reported instead of escalating to a triple fault. */
+struct tss32 {
+    uint32_t link, esp0, ss0, esp1, ss1, esp2, ss2, cr3, eip, eflags;
+    uint32_t eax, ecx, edx, ebx, esp, ebp, esi, edi;
+    uint32_t es, cs, ss, ds, fs, gs, ldt;
+    uint16_t trap, iomap_base;
+};
+_Static_assert(sizeof(struct tss32) == 104, "tss size");
+_Static_assert(__builtin_offsetof(struct tss32, eip) == 32, "tss eip");
+_Static_assert(__builtin_offsetof(struct tss32, ldt) == 96, "tss ldt");
+
+static struct tss32 tss_main, tss_df;
+static uint8_t df_stack[8192] __attribute__((aligned(16)));
+static uint64_t gdt32[5] = {
+    0,
+    0x00CF9A000000FFFFull, /* 0x08 code32 */
+    0x00CF92000000FFFFull, /* 0x10 data */
+    0,                     /* 0x18 TSS of the kernel */
+    0,                     /* 0x20 TSS of the #DF task */
+};
+
+static uint64_t tss_desc(const struct tss32 *t)
+{
+    uint64_t base = (uintptr_t)t, limit = sizeof(*t) - 1;
+    /* SDM "TSS Descriptor": type 9 (available 32-bit TSS), present */
+    return (limit & 0xFFFF) | ((base & 0xFFFFFF) << 16) | (0x89ull << 40) | ((limit >> 16 & 0xF) << 48) |
+           ((base >> 24 & 0xFF) << 56);
+}
+
+static void df_task(void) __attribute__((noreturn, used));
+static void df_task(void)
+{
+    /* The task switch saved the interrupted state in tss_main. */
+    kputs("\n");
+    ktest_fail("unhandled exception #DF double fault at ip 0x%x (via task gate)", (unsigned)tss_main.eip);
+    kprintf("  eax %08x ebx %08x ecx %08x edx %08x\n", (unsigned)tss_main.eax, (unsigned)tss_main.ebx,
+            (unsigned)tss_main.ecx, (unsigned)tss_main.edx);
+    kprintf("  esi %08x edi %08x ebp %08x esp %08x eflags %08x\n", (unsigned)tss_main.esi,
+            (unsigned)tss_main.edi, (unsigned)tss_main.ebp, (unsigned)tss_main.esp, (unsigned)tss_main.eflags);
+    ktest_finish();
+}
+
+static void load_gdt_tss(void)
+{
+    tss_main.iomap_base = sizeof(struct tss32);
+    tss_df.iomap_base = sizeof(struct tss32);
+    tss_df.eip = (uintptr_t)df_task;
+    tss_df.esp = (uintptr_t)(df_stack + sizeof(df_stack) - 16);
+    tss_df.eflags = 0x2; /* IF = 0 */
+    tss_df.cs = 0x08;
+    tss_df.ds = tss_df.es = tss_df.ss = tss_df.fs = tss_df.gs = 0x10;
+    tss_df.cr3 = (uint32_t)k_read_cr3();
+    gdt32[3] = tss_desc(&tss_main);
+    gdt32[4] = tss_desc(&tss_df);
+    struct {
+        uint16_t limit;
+        uint32_t base;
+    } __attribute__((packed)) d = { sizeof(gdt32) - 1, (uintptr_t)gdt32 };
+    __asm__ volatile("lgdt %0" : : "m"(d));
+    __asm__ volatile("ltr %w0" : : "r"(0x18));
+}
 #endif
 
 static struct idt_gate idt[256] __attribute__((aligned(16)));
@@ -100,14 +164,24 @@ void k_trap_init(void)
             g->ist = 1;
 #endif
     }
-#if defined(__x86_64__)
     load_gdt_tss();
+#if !defined(__x86_64__)
+    /* #DF: task gate (type 5) to the #DF TSS. */
+    memset(&idt[K_VEC_DF], 0, sizeof(idt[K_VEC_DF]));
+    idt[K_VEC_DF].sel = 0x20;
+    idt[K_VEC_DF].type = 0x85;
 #endif
     struct {
         uint16_t limit;
         uintptr_t base;
     } __attribute__((packed)) d = { sizeof(idt) - 1, (uintptr_t)idt };
     __asm__ volatile("lidt %0" : : "m"(d));
+}
+
+void k_trap_set_present(unsigned vector, bool present)
+{
+    if (vector < 256)
+        idt[vector].type = (uint8_t)((idt[vector].type & 0x7F) | (present ? 0x80 : 0));
 }
 
 int k_trap_register(unsigned vector, k_trap_fn fn, void *ctx)

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Deliberate failures, run only when named (tests=crash_ud, crash_triple,
- * hang, fail_check). The boot tests use them to prove that an unhandled
+ * hang, fail_check, crash_df). The boot tests use them to prove that an unhandled
  * exception is reported with a failing exit, and that the harness rejects
  * a triple fault, a hang and a failed check.
  */
 #include <k/ktest.h>
 #include <stdint.h>
+#include <k/trap.h>
 
 static void crash_ud(void)
 {
@@ -41,3 +42,14 @@ static void fail_check(void)
     ktest_fail("a deliberately failing check (the harness must reject the run)");
 }
 KTEST_EXPLICIT(fail_check, fail_check);
+
+static void crash_df(void)
+{
+    ktest_ok("about to mark the #GP gate not present and raise #GP (double fault)");
+    k_trap_set_present(K_VEC_GP, false);
+    /* A selector beyond the GDT limit: #GP; its gate is not present: #NP
+     * while delivering #GP, i.e. a double fault. */
+    __asm__ volatile("mov %0, %%ds" : : "r"(0xFFF8) : "memory");
+    ktest_fail("still running after a double fault");
+}
+KTEST_EXPLICIT(crash_df, crash_df);

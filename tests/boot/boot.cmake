@@ -36,3 +36,8 @@ libds_boot_test(harness.failed_check i386 kernel 60 --append tests=fail_check)
 set_tests_properties(boot.harness.failed_check PROPERTIES PASS_REGULAR_EXPRESSION "boot.sh: FAIL: kernel reported failure")
 libds_boot_test(harness.no_tests x86_64 kernel 60 --append tests=nosuchgroup)
 set_tests_properties(boot.harness.no_tests PROPERTIES PASS_REGULAR_EXPRESSION "boot.sh: FAIL: kernel reported failure")
+# A double fault is reported (x86_64: #DF on IST1; i386: #DF task gate).
+foreach(arch i386 x86_64)
+  libds_boot_test(${arch}.crash_df ${arch} kernel 60 --append tests=crash_df --expect crash)
+  set_tests_properties(boot.${arch}.crash_df PROPERTIES PASS_REGULAR_EXPRESSION "unhandled exception #DF double fault.*boot.sh: PASS")
+endforeach()

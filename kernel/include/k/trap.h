@@ -60,7 +60,8 @@ _Static_assert(sizeof(struct k_trap_frame) == 48, "frame layout (isr.S)");
 
 typedef void (*k_trap_fn)(struct k_trap_frame *f, void *ctx);
 
-/* Build and load the IDT (and, on x86_64, a TSS with a #DF stack). */
+/* Build and load the IDT, the kernel GDT and a TSS: #DF runs on its own
+ * stack (x86_64: IST1; i386: a task gate to a separate TSS). */
 void k_trap_init(void);
 
 /*
@@ -70,6 +71,10 @@ void k_trap_init(void);
  * Not NMI-safe (call with interrupts enabled or disabled, not from an NMI).
  */
 int k_trap_register(unsigned vector, k_trap_fn fn, void *ctx);
+
+/* Mark an IDT gate present or not present. For tests that provoke a
+ * double fault (a not-present #GP gate turns a #GP into #DF). */
+void k_trap_set_present(unsigned vector, bool present);
 
 /* Exception mnemonic ("#GP") for vector < 32, else "IRQ". */
 const char *k_trap_name(unsigned vector);
