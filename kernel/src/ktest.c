@@ -11,11 +11,11 @@ extern const struct ktest __ktests_start[], __ktests_end[];
 static unsigned n_pass, n_fail, n_skip, n_line;
 static const char *cur_group = "boot";
 
-static void line(const char *status, const char *suffix, const char *fmt, va_list ap)
+static void line(const char *status, const char *marker, const char *fmt, va_list ap)
 {
-    kprintf("%s %u - %s: ", status, ++n_line, cur_group);
+    kprintf("%s %u - %s: %s", status, ++n_line, cur_group, marker);
     kvprintf(fmt, ap);
-    kprintf("%s\n", suffix);
+    kputc('\n');
 }
 
 void ktest_ok(const char *fmt, ...)
@@ -41,7 +41,7 @@ void ktest_skip(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     n_skip++;
-    line("ok", " # SKIP", fmt, ap);
+    line("ok", "# SKIP ", fmt, ap);
     va_end(ap);
 }
 

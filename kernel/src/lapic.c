@@ -41,6 +41,11 @@ int k_lapic_init(bool allow_x2apic)
         return -1;
     bool x2 = allow_x2apic && (r[2] & (1u << 21));
     uint64_t base = k_rdmsr(K_MSR_IA32_APIC_BASE);
+    /* Firmware may hand over in x2APIC mode. Leaving it needs a pass
+     * through the disabled state (SDM "x2APIC State Transitions"), which
+     * also resets the APIC: stay in x2APIC mode instead. */
+    if ((base & (K_APIC_BASE_EN | K_APIC_BASE_EXTD)) == (K_APIC_BASE_EN | K_APIC_BASE_EXTD))
+        x2 = true;
     uint64_t phys = base & 0xFFFFFF000ull;
     if (!x2 && phys >= (1ull << 32))
         return -1; /* only the first 4 GiB are mapped */
@@ -62,9 +67,14 @@ int k_lapic_init(bool allow_x2apic)
     k_lapic_write(K_APIC_LVT_PC, K_LVT_MASKED | K_VEC_PMI);
     k_lapic_write(K_APIC_TPR, 0);
     /* Retire anything a firmware left in service. */
-    for (int i = 0; i < 8; i++)
-        if (k_lapic_read(K_APIC_ISR0 + 0x10 * i))
-            k_lapic_eoi();
+    for (int n = 0; n < 256; n++) {
+        bool any = false;
+        for (int i = 0; i < 8; i++)
+            any |= k_lapic_read(K_APIC_ISR0 + 0x10 * i) != 0;
+        if (!any)
+            break;
+        k_lapic_eoi(); /* retires the highest-priority in-service vector */
+    }
     return 0;
 }
 

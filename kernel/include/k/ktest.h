@@ -14,7 +14,7 @@
  * Each check prints one line:
  *     ok N - group: text
  *     not ok N - group: text
- *     ok N - group: text # SKIP reason
+ *     ok N - group: # SKIP reason
  * and the run ends with "N passed, N failed, N skipped". A run in which no
  * check passed counts as failed.
  */
@@ -39,7 +39,7 @@ struct ktest {
 
 void ktest_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ktest_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "ok N - group: text # SKIP" (text should give the reason). */
+/* Prints "ok N - group: # SKIP reason" (the text is the reason). */
 void ktest_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ok if cond, else not ok; returns cond. */
 bool ktest_check(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
