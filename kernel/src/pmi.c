@@ -72,9 +72,11 @@ void k_pmi_set_mode(enum k_pmi_mode m)
 enum k_pmi_mode k_pmi_mode(void) { return cur_mode; }
 const char *k_pmi_mode_name(enum k_pmi_mode m) { return m == K_PMI_NMI ? "nmi" : "fixed"; }
 
-k_pmi_fn k_pmi_register(k_pmi_fn fn, void *ctx)
+k_pmi_fn k_pmi_register(k_pmi_fn fn, void *ctx, void **out_old_ctx)
 {
     k_pmi_fn old = pmi_fn;
+    if (out_old_ctx)
+        *out_old_ctx = pmi_ctx;
     pmi_fn = NULL;
     pmi_ctx = ctx;
     pmi_fn = fn;

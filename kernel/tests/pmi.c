@@ -42,7 +42,8 @@ static void test_pmi(void)
         return;
     }
     enum k_pmi_mode saved = k_pmi_mode();
-    k_pmi_fn old = k_pmi_register(on_pmi, NULL);
+    void *old_ctx;
+    k_pmi_fn old = k_pmi_register(on_pmi, NULL, &old_ctx);
 
     uint32_t t = k_lapic_read(K_APIC_LVT_TIMER);
     ktest_check(t & K_LVT_MASKED, "LAPIC timer LVT masked (0x%x)", t);
@@ -88,7 +89,7 @@ static void test_pmi(void)
     ktest_check(hits == 2, "NMI did not go through the fixed vector (%u)", hits);
 
     k_pmi_disarm();
-    k_pmi_register(old, NULL);
+    k_pmi_register(old, old_ctx, NULL);
     k_pmi_set_mode(saved);
     k_pmi_disarm();
 

@@ -40,8 +40,9 @@ void k_pmi_arm(void);
 /* Mask LVT PC. */
 void k_pmi_disarm(void);
 
-/* Register the PMI handler (NULL to remove). Returns the previous one. */
-k_pmi_fn k_pmi_register(k_pmi_fn fn, void *ctx);
+/* Register the PMI handler (NULL to remove). Returns the previous one and,
+ * if out_old_ctx is not NULL, its ctx (to restore it later). */
+k_pmi_fn k_pmi_register(k_pmi_fn fn, void *ctx, void **out_old_ctx);
 
 /* Counters since boot: PMIs delivered on the fixed vector, PMIs handled
  * in NMI mode, NMIs no handler claimed. */
