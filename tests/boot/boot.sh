@@ -16,7 +16,7 @@
 set -uo pipefail
 
 arch=x86_64 mode=kernel build= append= timeout_s=60 expect=pass
-usage() { sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; cat <<EOT
+usage() { sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; cat <<EOT
 options: --arch i386|x86_64  --mode kernel|bios|uefi  --build DIR (default: build)
          --append "kernel options" (kernel mode only)  --timeout SECONDS
          --expect pass|crash   (crash: an unhandled exception must be reported
