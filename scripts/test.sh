@@ -6,9 +6,12 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 case "${1:-}" in
   -h|--help)
     cat <<EOT
-usage: scripts/test.sh [--help]
+usage: scripts/test.sh [--help] [ctest arguments...]
 Installs missing Debian packages (when root), configures and builds everything
-in build/, and runs every test with ctest.
+in build/ (host library and tests, both freestanding libraries, both test
+kernels, the ISOs), and runs every test with ctest: host unit tests (label
+host) and the QEMU boot matrix (label boot). Extra arguments go to ctest,
+e.g. scripts/test.sh -L boot   or   scripts/test.sh -R x86_64.uefi
 EOT
     exit 0 ;;
 esac
@@ -16,4 +19,4 @@ esac
 cmake -S "$here" -B "$here/build" -G Ninja
 cmake --build "$here/build"
 cd "$here/build"
-ctest --output-on-failure
+ctest --output-on-failure "$@"

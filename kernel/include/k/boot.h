@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Boot information from Multiboot2, Multiboot1 or PVH. */
+#ifndef K_BOOT_H
+#define K_BOOT_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+struct k_boot_info {
+    const char *protocol;     /* "multiboot2", "multiboot1", "pvh" */
+    const char *cmdline;      /* "" if none */
+    const char *loader;       /* boot loader name, "" if unknown */
+    bool efi;                 /* booted from UEFI (EFI system table tag seen) */
+    bool vga_text;            /* a VGA text mode is (believed to be) active */
+    uint64_t mem_kib;         /* usable RAM above 1 MiB in KiB, 0 if unknown */
+};
+
+/* Parse the boot information; returns -1 for an unknown magic. */
+int k_boot_parse(uint32_t magic, uintptr_t info, struct k_boot_info *out);
+
+#endif

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Boot information parsing: Multiboot2 ("Boot information format"),
+ * Multiboot 0.6.96 ("Boot information format"), Xen PVH (struct
+ * hvm_start_info). All addresses are below 4 GiB and identity-mapped.
+ */
+#include <k/boot.h>
+#include <stddef.h>
+
+#define MB1_BOOT_MAGIC  0x2BADB002u
+#define MB2_BOOT_MAGIC  0x36D76289u
+#define PVH_START_MAGIC 0x336EC578u
+
+static inline uint32_t rd32(uintptr_t a) { return *(const volatile uint32_t *)a; }
+static inline uint64_t rd64(uintptr_t a) { return (uint64_t)rd32(a) | (uint64_t)rd32(a + 4) << 32; }
+static inline uint8_t rd8(uintptr_t a) { return *(const volatile uint8_t *)a; }
+
+static void parse_mb2(uintptr_t info, struct k_boot_info *o)
+{
+    uint32_t total = rd32(info);
+    bool fb_graphics = false, fb_seen = false;
+    uintptr_t end = info + total;
+    for (uintptr_t t = info + 8; t + 8 <= end;) {
+        uint32_t type = rd32(t), size = rd32(t + 4);
+        if (type == 0 || size < 8)
+            break;
+        switch (type) {
+        case 1: /* boot command line */
+            o->cmdline = (const char *)(t + 8);
+            break;
+        case 2: /* boot loader name */
+            o->loader = (const char *)(t + 8);
+            break;
+        case 4: /* basic memory information: mem_upper in KiB above 1 MiB */
+            o->mem_kib = rd32(t + 12);
+            break;
+        case 8: /* framebuffer info; framebuffer_type at +29: 2 = EGA text */
+            fb_seen = true;
+            fb_graphics = rd8(t + 29) != 2;
+            break;
+        case 11: /* EFI 32-bit system table pointer */
+        case 12: /* EFI 64-bit system table pointer */
+            o->efi = true;
+            break;
+        }
+        t += (size + 7) & ~7u;
+    }
+    o->vga_text = fb_seen ? !fb_graphics : !o->efi;
+}
+
+int k_boot_parse(uint32_t magic, uintptr_t info, struct k_boot_info *o)
+{
+    o->protocol = "unknown";
+    o->cmdline = "";
+    o->loader = "";
+    o->efi = false;
+    o->vga_text = true;
+    o->mem_kib = 0;
+    if (magic == MB2_BOOT_MAGIC) {
+        o->protocol = "multiboot2";
+        parse_mb2(info, o);
+        return 0;
+    }
+    if (magic == MB1_BOOT_MAGIC) {
+        uint32_t flags = rd32(info);
+        o->protocol = "multiboot1";
+        if (flags & 1)
+            o->mem_kib = rd32(info + 8);
+        if (flags & (1u << 2))
+            o->cmdline = (const char *)(uintptr_t)rd32(info + 16);
+        if (flags & (1u << 9))
+            o->loader = (const char *)(uintptr_t)rd32(info + 64);
+        return 0;
+    }
+    if (magic == PVH_START_MAGIC && rd32(info) == PVH_START_MAGIC) {
+        o->protocol = "pvh";
+        uint64_t cl = rd64(info + 24);
+        if (cl && cl < (1ull << 32))
+            o->cmdline = (const char *)(uintptr_t)cl;
+        o->loader = "PVH";
+        return 0;
+    }
+    return -1;
+}

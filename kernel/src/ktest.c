@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Test registry and reporting. See k/ktest.h. */
+#include <k/ktest.h>
+#include <k/console.h>
+#include <k/cmdline.h>
+#include <k/exit.h>
+#include <stdarg.h>
+
+extern const struct ktest __ktests_start[], __ktests_end[];
+
+static unsigned n_pass, n_fail, n_skip, n_line;
+static const char *cur_group = "boot";
+
+static void line(const char *status, const char *marker, const char *fmt, va_list ap)
+{
+    kprintf("%s %u - %s: %s", status, ++n_line, cur_group, marker);
+    kvprintf(fmt, ap);
+    kputc('\n');
+}
+
+void ktest_ok(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    n_pass++;
+    line("ok", "", fmt, ap);
+    va_end(ap);
+}
+
+void ktest_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    n_fail++;
+    line("not ok", "", fmt, ap);
+    va_end(ap);
+}
+
+void ktest_skip(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    n_skip++;
+    line("ok", "# SKIP ", fmt, ap);
+    va_end(ap);
+}
+
+bool ktest_check(bool cond, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (cond)
+        n_pass++;
+    else
+        n_fail++;
+    line(cond ? "ok" : "not ok", "", fmt, ap);
+    va_end(ap);
+    return cond;
+}
+
+unsigned ktest_failed_count(void) { return n_fail; }
+
+static bool selected(const struct ktest *t)
+{
+    size_t len;
+    if (k_opt_list_has("tests", t->group))
+        return true;
+    if (t->flags & KTEST_F_EXPLICIT)
+        return false;
+    return !k_opt("tests", &len) || k_opt_list_has("tests", "all");
+}
+
+unsigned ktest_run_selected(void)
+{
+    unsigned groups = 0;
+    for (const struct ktest *t = __ktests_start; t < __ktests_end; t++) {
+        if (!selected(t))
+            continue;
+        groups++;
+        cur_group = t->group;
+        kprintf("# group %s\n", t->group);
+        t->fn();
+        cur_group = "boot";
+    }
+    return groups;
+}
+
+void ktest_finish(void)
+{
+    if (n_pass + n_fail == 0) {
+        char sel[64];
+        ktest_fail("no check ran (tests=%s)", k_opt_str("tests", sel, sizeof(sel), "all"));
+    }
+    kprintf("%u passed, %u failed, %u skipped\n", n_pass, n_fail, n_skip);
+    k_exit(n_fail == 0);
+}

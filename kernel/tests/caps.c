@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* libds in the kernel: ds_cpu_init/ds_cpu_identify through the fault-safe
+ * backend agree with CPUID read directly. */
+#include <k/ktest.h>
+#include <k/kernel.h>
+#include <k/safe.h>
+#include <k/string.h>
+
+static void test_caps(void)
+{
+    uint32_t r[4];
+    ktest_check(k_cpu_identify_err == DS_OK, "ds_cpu_identify: %s", ds_strerror(k_cpu_identify_err));
+    k_cpuid(0, 0, r);
+    char vendor[13];
+    memcpy(vendor, &r[1], 4);
+    memcpy(vendor + 4, &r[3], 4);
+    memcpy(vendor + 8, &r[2], 4);
+    vendor[12] = '\0';
+    ktest_check(k_strcmp(vendor, k_cpu.caps.vendor_str) == 0 && k_cpu.caps.max_leaf == r[0],
+                "vendor \"%s\", max leaf 0x%x match CPUID", k_cpu.caps.vendor_str, k_cpu.caps.max_leaf);
+    k_cpuid(1, 0, r);
+    uint16_t fam;
+    uint8_t model;
+    ds_display_fms(r[0], &fam, &model);
+    ktest_check(k_cpu.caps.signature == r[0] && k_cpu.caps.display_family == fam && k_cpu.caps.display_model == model,
+                "DisplayFamily_DisplayModel %02X_%02XH matches CPUID.01H:EAX 0x%x", fam, model, r[0]);
+    ktest_check(k_cpu.caps.ds == !!(r[3] & DS_CPUID1_EDX_DS), "CPUID.01H:EDX.DS = %d", (int)k_cpu.caps.ds);
+    ktest_check(ds_cpu_identify(NULL) == DS_ERR_NULL, "ds_cpu_identify(NULL) is DS_ERR_NULL");
+}
+KTEST(caps, test_caps);

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# QEMU boot tests (ctest label "boot"), included from kernel/CMakeLists.txt.
+# The matrix {i386, x86_64} x {SeaBIOS ISO, OVMF ISO, direct -kernel}, plus
+# runs that prove the harness rejects a crash, a triple fault, a hang and a
+# failed check. LIBDS_BOOT_TIMEOUT_SCALE multiplies every timeout.
+find_program(LIBDS_QEMU qemu-system-x86_64)
+if(NOT LIBDS_QEMU)
+  message(WARNING "qemu-system-x86_64 not found: boot tests not registered")
+  return()
+endif()
+set(LIBDS_BOOT_TIMEOUT_SCALE 1 CACHE STRING "Multiplier for QEMU boot test timeouts")
+set(_boot ${PROJECT_SOURCE_DIR}/tests/boot/boot.sh)
+
+function(libds_boot_test name arch mode tmo)
+  math(EXPR _t "${tmo} * ${LIBDS_BOOT_TIMEOUT_SCALE}")
+  math(EXPR _ct "${_t} + 30")
+  add_test(NAME boot.${name}
+           COMMAND ${_boot} --build ${CMAKE_BINARY_DIR} --arch ${arch} --mode ${mode} --timeout ${_t} ${ARGN})
+  set_tests_properties(boot.${name} PROPERTIES LABELS boot TIMEOUT ${_ct})
+endfunction()
+
+foreach(arch i386 x86_64)
+  libds_boot_test(${arch}.kernel ${arch} kernel 60)
+  libds_boot_test(${arch}.bios ${arch} bios 90)
+  libds_boot_test(${arch}.uefi ${arch} uefi 180)
+  libds_boot_test(${arch}.kernel.pmi_nmi ${arch} kernel 60 --append "pmi=nmi apic=xapic")
+  libds_boot_test(${arch}.crash_ud ${arch} kernel 60 --append tests=crash_ud --expect crash)
+endforeach()
+
+# The harness itself: each run must be rejected for the stated reason.
+libds_boot_test(harness.triple_fault x86_64 kernel 60 --append tests=crash_triple)
+set_tests_properties(boot.harness.triple_fault PROPERTIES PASS_REGULAR_EXPRESSION "boot.sh: FAIL: triple fault")
+libds_boot_test(harness.hang i386 kernel 8 --append tests=hang)
+set_tests_properties(boot.harness.hang PROPERTIES PASS_REGULAR_EXPRESSION "boot.sh: FAIL: hang")
+libds_boot_test(harness.failed_check i386 kernel 60 --append tests=fail_check)
+set_tests_properties(boot.harness.failed_check PROPERTIES PASS_REGULAR_EXPRESSION "boot.sh: FAIL: kernel reported failure")
+libds_boot_test(harness.no_tests x86_64 kernel 60 --append tests=nosuchgroup)
+set_tests_properties(boot.harness.no_tests PROPERTIES PASS_REGULAR_EXPRESSION "boot.sh: FAIL: kernel reported failure")
+# A double fault is reported (x86_64: #DF on IST1; i386: #DF task gate).
+foreach(arch i386 x86_64)
+  libds_boot_test(${arch}.crash_df ${arch} kernel 60 --append tests=crash_df --expect crash)
+  set_tests_properties(boot.${arch}.crash_df PROPERTIES PASS_REGULAR_EXPRESSION "unhandled exception #DF double fault.*boot.sh: PASS")
+endforeach()
