@@ -10,11 +10,11 @@ set -euo pipefail
 build=$1 src=$2 work=$3 cc=$4
 rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
+export CC=$cc
 
 # --- the README snippet "installed package", shell part (keep in sync) ---
 cmake --install "$build" --prefix "$prefix" --component libds
-cmake -S "$src/kernel" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
-      -DCMAKE_C_COMPILER="$cc"
+cmake -S "$src/kernel" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix"
 cmake --build "$work/build"
 # --- end snippet ---
 
