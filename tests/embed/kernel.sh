@@ -41,7 +41,7 @@ done
 
 # Boot it: QEMU -kernel finds the PVH note in the ELF64.
 set +e
-timeout 30 qemu-system-x86_64 -cpu qemu64,vendor=GenuineIntel -m 128M -kernel "$elf" \
+timeout 30 qemu-system-x86_64 -cpu Nehalem -m 128M -kernel "$elf" \
   -display none -serial "file:$work/serial.log" -monitor none -no-reboot \
   -device isa-debug-exit,iobase=0xf4,iosize=0x04
 rc=$?

@@ -272,7 +272,16 @@ void kmain(uint32_t start_info_phys)
     kprintf("embed kernel: higher-half x86_64, -mcmodel=kernel, libds %s via find_package\n",
             DS_VERSION_STRING);
 
-    check((uint64_t)(uintptr_t)&kmain >= KVMA, "kernel runs in the top 2 GiB");
+    check((uint64_t)(uintptr_t)&kmain >= KVMA && (uint64_t)(uintptr_t)&ds_cpu_identify >= KVMA,
+          "kernel runs in the top 2 GiB");
+    kprintf("# kmain %p, ds_cpu_identify %p, ds_strerror table entry %p\n", (void *)&kmain,
+            (void *)&ds_cpu_identify, (const void *)ds_strerror(DS_ERR_INVAL));
+
+    /* The identity map is gone (entry.S): a low address faults (#PF). */
+    uint32_t low = 0;
+    ex_vector = 0;
+    SAFE_INSN("movl (%1), %0", : "=r"(low) : "r"((uintptr_t)0x100000));
+    check(ex_vector == 14 + 1, "low memory is unmapped before libds runs");
     const struct hvm_start_info *si = (const void *)(uintptr_t)(KVMA + start_info_phys);
     check(start_info_phys != 0 && si->magic == HVM_START_MAGIC, "PVH start_info magic");
 
