@@ -13,6 +13,6 @@ want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
 got=$(make -s -C "$mk" LIBDS="$root/libds" O="$work" print-srcs | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
 [ "$want" = "$got" ] || fail "src/*.c is not LIBDS_SOURCES: wildcard '$got' vs list '$want'"
 make -C "$mk" LIBDS="$root/libds" O="$work" "$work/kernel.elf"
-readelf -h "$work/kernel.elf" | grep -q 'Class:.*ELF32' || fail "not an ELF32 kernel"
-nm "$work/kernel.elf" | grep -q ' T ds_cpu_identify$' || fail "libds not linked"
+readelf -h "$work/kernel.elf" | grep 'Class:.*ELF32' >/dev/null || fail "not an ELF32 kernel"
+nm "$work/kernel.elf" | grep ' T ds_cpu_identify$' >/dev/null || fail "libds not linked"
 echo "make from the source list: PASS"
