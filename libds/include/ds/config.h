@@ -19,11 +19,12 @@
  * nothing) and its functions from the headers; it never changes a layout,
  * an error code's value or the behaviour of what remains.
  *
- * Status (libds 0.1): the options are defined and checked here. The core
- * files (err.c, fmt.c, msr.c, cpu.c) have no optional part. The facility
- * sources (area/bts/pebs/pmi/pmc/netburst/lbr) are being written and honour
- * their option as they land; see docs/porting.md "Configuration" for which
- * ones do today.
+ * Status (libds 0.1): every option is defined and checked here. Acting
+ * today: DS_CONFIG_FORMAT (ds_caps_format) and DS_CONFIG_ASSERT (DS_ASSERT).
+ * The facility options (AREA, BTS, PEBS, PMI, PMC, LBR, NETBURST,
+ * NETBURST_TABLES) are not yet wired into the facility sources, which were
+ * written in parallel: until they are, setting one to 0 removes nothing.
+ * docs/porting.md "Configuration" keeps the current list.
  *
  * This header includes nothing and may be included from any libds header.
  */
