@@ -3,6 +3,7 @@
  * CPU identification (SDM Vol. 2A "CPUID"; SDM Vol. 3B "Architectural
  * Performance Monitoring", "IA32_PERF_CAPABILITIES"; reference msr.md 1-2).
  */
+#include <ds/config.h>
 #include <ds/cpu.h>
 #include "internal.h"
 
@@ -222,6 +223,9 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
     if (!len)
         return DS_ERR_BUFSZ;
     ds__sb_init(&sb, buf, len);
+#if !DS_CONFIG_FORMAT
+    return DS_ERR_UNSUPPORTED; /* renderers compiled out (ds/config.h): empty string */
+#endif
 
     ds__sb_puts(&sb, "vendor: ");
     ds__sb_puts(&sb, c->vendor_str[0] ? c->vendor_str : "(none)");

@@ -28,16 +28,32 @@ void ds__sb_puts(struct ds__sb *sb, const char *s)
         ds__sb_putc(sb, *s++);
 }
 
+/*
+ * Decimal without division: a 64-bit '/' or '%' on i386 becomes a call to
+ * libgcc's __udivdi3/__umoddi3 (clang always, gcc at -Os), a symbol a kernel
+ * need not provide. Subtracting powers of ten costs at most 9 steps a digit.
+ */
 void ds__sb_dec(struct ds__sb *sb, uint64_t v)
 {
-    char tmp[21];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + (v % 10));
-        v /= 10;
-    } while (v);
-    while (n)
-        ds__sb_putc(sb, tmp[--n]);
+    static const uint64_t pow10[] = {
+        10000000000000000000ull, 1000000000000000000ull, 100000000000000000ull,
+        10000000000000000ull, 1000000000000000ull, 100000000000000ull,
+        10000000000000ull, 1000000000000ull, 100000000000ull, 10000000000ull,
+        1000000000ull, 100000000ull, 10000000ull, 1000000ull, 100000ull,
+        10000ull, 1000ull, 100ull, 10ull, 1ull,
+    };
+    bool started = false;
+    for (size_t i = 0; i < DS_ARRAY_SIZE(pow10); i++) {
+        char d = '0';
+        while (v >= pow10[i]) {
+            v -= pow10[i];
+            d++;
+        }
+        if (d != '0' || started || pow10[i] == 1) {
+            ds__sb_putc(sb, d);
+            started = true;
+        }
+    }
 }
 
 void ds__sb_hex(struct ds__sb *sb, uint64_t v, unsigned digits)

@@ -156,7 +156,9 @@ void ds_display_fms(uint32_t signature, uint16_t *out_family, uint8_t *out_model
 /*
  * Render @caps as human-readable text lines ("key: value\n") into buf.
  * Always NUL-terminates when len > 0. Returns DS_OK, DS_ERR_NULL, or
- * DS_ERR_BUFSZ if the text did not fit (it is then truncated). Pure.
+ * DS_ERR_BUFSZ if the text did not fit (it is then truncated), or
+ * DS_ERR_UNSUPPORTED (empty string) in a build with DS_CONFIG_FORMAT=0
+ * (ds/config.h). Pure.
  */
 int ds_caps_format(const struct ds_caps *caps, char *buf, size_t len);
 

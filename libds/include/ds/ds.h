@@ -8,6 +8,7 @@
 #define DS_VERSION_PATCH 0
 #define DS_VERSION_STRING "0.1.0"
 
+#include <ds/config.h>
 #include <ds/err.h>
 #include <ds/msr.h>
 #include <ds/cpu.h>

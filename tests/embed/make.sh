@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# ctest embed.make: build an i686 kernel with Make from the plain source list
+# (the README snippet), and check that the snippet's wildcard names exactly
+# the files of LIBDS_SOURCES (libds/sources.cmake).
+# usage: make.sh <work dir> <Makefile dir> <repo root> <LIBDS_SOURCES...>
+set -euo pipefail
+work=$1 mk=$2 root=$3
+shift 3
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
+got=$(make -s -C "$mk" LIBDS="$root/libds" O="$work" print-srcs | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
+[ "$want" = "$got" ] || fail "src/*.c is not LIBDS_SOURCES: wildcard '$got' vs list '$want'"
+make -C "$mk" LIBDS="$root/libds" O="$work" "$work/kernel.elf"
+readelf -h "$work/kernel.elf" | grep 'Class:.*ELF32' >/dev/null || fail "not an ELF32 kernel"
+nm "$work/kernel.elf" | grep ' T ds_cpu_identify$' >/dev/null || fail "libds not linked"
+echo "make from the source list: PASS"

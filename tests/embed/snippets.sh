@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# ctest embed.snippets: every line of every code block in README.md's
+# "Using libds in your kernel" section and in docs/porting.md section 1 must
+# appear verbatim in the test files that exercise it, so the documented
+# snippets are the tested ones.
+# usage: snippets.sh <repo root>
+set -euo pipefail
+root=$1
+tests=("$root/tests/embed/kernel.sh" "$root/tests/embed/kernel/CMakeLists.txt"
+       "$root/tests/embed/subdir/CMakeLists.txt" "$root/tests/embed/make/Makefile")
+extract() { # <file> <start heading regex> : code lines of that section
+  awk -v start="$2" '
+    $0 ~ start { insec = 1; next }
+    insec && !code && /^##? / { insec = 0 }
+    insec && /^```/ { code = !code; if (code) nblk++; next }
+    insec && code && NF { print }
+    END { if (nblk < 4) { print "too few code blocks: " nblk > "/dev/stderr"; exit 1 } }' "$1"
+}
+fail=0 n=0
+check() { # <doc> <heading>
+  local lines
+  lines=$(extract "$1" "$2") || { echo "FAIL: $1: section '$2' missing or short"; fail=$((fail + 1)); return; }
+  while IFS= read -r line; do
+    n=$((n + 1))
+    if ! grep -qxF -- "$line" "${tests[@]}"; then
+      echo "FAIL: $1: snippet line not in any test file: $line"; fail=$((fail + 1))
+    fi
+  done <<<"$lines"
+}
+check "$root/README.md" '^## Using libds in your kernel'
+check "$root/docs/porting.md" '^## 1\. Getting libds into your build'
+echo "$n lines checked, $fail failed"
+[ "$fail" -eq 0 ]
