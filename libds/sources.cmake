@@ -8,4 +8,10 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/fmt.c
   ${CMAKE_CURRENT_LIST_DIR}/src/msr.c
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/area.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/drain.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/pebs.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/bts.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/pmi.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/probe.c
 )

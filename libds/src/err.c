@@ -30,8 +30,38 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_NO_CPUID, "no CPUID available"),
     ROW(DS_ERR_BUFSZ, "output buffer too small; output truncated"),
     /* 100..199: DS save area, BTS, PEBS, drain */
+    ROW(DS_ERR_AREA_ALIGN, "DS save area pointer or linear address misaligned"),
+    ROW(DS_ERR_AREA_ADDR, "DS save area linear address non-canonical or not representable in the layout"),
+    ROW(DS_ERR_BUF_ALIGN, "BTS/PEBS buffer pointer or linear address misaligned"),
+    ROW(DS_ERR_BUF_ADDR, "BTS/PEBS buffer linear range non-canonical, wrapping or not representable in the layout"),
+    ROW(DS_ERR_BUF_SIZE, "buffer size is not a non-zero multiple of the record size"),
+    ROW(DS_ERR_BUF_SMALL, "buffer holds too few records for the threshold and its safety margin"),
+    ROW(DS_ERR_THRESH_RANGE, "interrupt threshold lies outside the buffer"),
+    ROW(DS_ERR_THRESH_MARGIN, "interrupt threshold is not enough records short of the absolute maximum"),
+    ROW(DS_ERR_PEBS_FORMAT, "PEBS record format unknown to libds"),
+    ROW(DS_ERR_RESET_WIDTH, "PEBS counter-reset value wider than the counter"),
+    ROW(DS_ERR_RESET_SLOT, "no PEBS counter-reset slot for that counter on this CPU and format"),
+    ROW(DS_ERR_NO_BUFFERS, "neither a BTS nor a PEBS buffer was configured"),
+    ROW(DS_ERR_NOT_SETUP, "DS context not set up (ds_area_setup not called or failed)"),
+    ROW(DS_ERR_INSTALLED, "DS area is installed; uninstall it first"),
+    ROW(DS_ERR_NOT_INSTALLED, "DS area is not installed in IA32_DS_AREA"),
+    ROW(DS_ERR_NO_BTS_BUFFER, "no BTS buffer configured in this DS context"),
+    ROW(DS_ERR_NO_PEBS_BUFFER, "no PEBS buffer configured in this DS context"),
+    ROW(DS_ERR_NO_DSCPL, "BTS CPL filtering requested but CPUID.01H:ECX.DS-CPL is 0"),
+    ROW(DS_ERR_BTS_MODE, "BTS threshold-interrupt mode needs a configured BTS threshold"),
+    ROW(DS_ERR_DS_BUSY, "BTS or PEBS is already active; DS state not touched"),
+    ROW(DS_ERR_DATA_CFG, "invalid adaptive PEBS data configuration (reserved bits, or groups without PEBS baseline)"),
+    ROW(DS_ERR_LAYOUT, "PEBS record format not possible with this DS save area layout"),
+    ROW(DS_ERR_REC_SHORT, "record shorter than its format requires"),
+    ROW(DS_ERR_REC_SIZE, "adaptive PEBS record size field inconsistent with its groups"),
+    ROW(DS_ERR_OVERLAP, "DS area, BTS buffer and PEBS buffer overlap"),
+    ROW(DS_ERR_BAD_FLAGS, "unknown flag bits given"),
 
     /* 200..249: PMI helpers */
+    ROW(DS_ERR_PMI_FREEZE_MODE, "freeze mode not supported by this CPU's perfmon version"),
+    ROW(DS_ERR_PMI_CTRL_MASK, "counter mask names counters this CPU does not have"),
+    ROW(DS_ERR_PMI_NOT_INIT, "PMI handler state not initialised"),
+    ROW(DS_ERR_PMI_HOOK, "counter-overflow hook reported an error"),
 
     /* 250..299: architectural / Core counters */
 

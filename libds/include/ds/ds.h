@@ -11,5 +11,10 @@
 #include <ds/err.h>
 #include <ds/msr.h>
 #include <ds/cpu.h>
+#include <ds/probe.h>
+#include <ds/area.h>
+#include <ds/pebs.h>
+#include <ds/bts.h>
+#include <ds/pmi.h>
 
 #endif /* DS_DS_H */
