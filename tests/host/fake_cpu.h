@@ -90,6 +90,12 @@ static inline int fake_write(void *ctx, uint32_t msr, uint64_t val)
         f->faults++;
         return DS_ERR_MSR_FAULT;
     }
+    /* IA32_A_PMCn is the full-width write alias of IA32_PMCn */
+    if (msr >= DS_MSR_IA32_A_PMC0 && msr < DS_MSR_IA32_A_PMC0 + 8) {
+        for (int i = 0; i < f->nmsrs; i++)
+            if (f->msrs[i].msr == msr - DS_MSR_IA32_A_PMC0 + DS_MSR_IA32_PMC0 && !f->msrs[i].ro)
+                f->msrs[i].val = val;
+    }
     for (int i = 0; i < f->nmsrs; i++)
         if (f->msrs[i].msr == msr) {
             if (!f->msrs[i].ro)
