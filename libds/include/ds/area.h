@@ -191,7 +191,8 @@ struct ds_buf_state {
     uint32_t thresh_records; /* 0 = no interrupt */
 };
 
-/* Per-logical-CPU DS context. Fill with ds_area_setup(); fields read-only. */
+/* Per-logical-CPU DS context. Zero-initialise it before the first
+ * ds_area_setup() (static storage or = {0}); then fields are read-only. */
 struct ds_ctx {
     struct ds_cpu *cpu;
     enum ds_layout layout;
