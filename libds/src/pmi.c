@@ -106,7 +106,10 @@ int ds_pmi_set_freeze(struct ds_pmi *pmi)
         return DS_ERR_NULL;
     if (!pmi->init)
         return DS_ERR_PMI_NOT_INIT;
-    if (pmi->cpu->caps.netburst)
+    /* Bit 12 of IA32_DEBUGCTL means FREEZE_PERFMON_ON_PMI only on Intel P6-family
+     * descendants with architectural perfmon v2+; NetBurst's MSR_DEBUGCTLA and
+     * other vendors' DEBUGCTL differ: never touched there. */
+    if (!pmi->has_global)
         return DS_ERR_UNSUPPORTED;
     int e = ds_msr_read(pmi->cpu, DS_MSR_IA32_DEBUGCTL, &v);
     if (e)

@@ -139,7 +139,9 @@ static void test_netburst(void)
     struct ds_pmi_config pc = { .pebs_sink = take, .pebs_arg = &got, .bts_sink = take_bts, .bts_arg = &gotb,
                                 .ovf_hook = hook, .ovf_arg = &h };
     CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init");
+    unsigned w1 = e.f.writes, r1 = e.f.reads;
     CHECK_EQ(ds_pmi_set_freeze(&pmi), DS_ERR_UNSUPPORTED, "no freeze bit on NetBurst");
+    CHECK_EQ(e.f.writes + e.f.reads, w1 + r1, "MSR_DEBUGCTLA untouched");
     e.area.a32.pebs_index = 0x40000 + 40; /* threshold is 1 record */
     e.area.a32.bts_index = 0x20000 + 12 * 40; /* past the 32-record threshold */
     unsigned r0 = e.f.reads, w0 = e.f.writes;
