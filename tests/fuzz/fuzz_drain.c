@@ -133,30 +133,63 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "setup failed: %s (prof %u what %u)\n", ds_errname(e), prof, what);
         abort(); /* every generated configuration is valid */
     }
-    /* Record bytes (rest of the input, zero padded). */
+    /* DS management fields first (fixed size), then the record bytes (rest
+     * of the input, zero padded): index relative to base (signed) or raw;
+     * base/max/threshold raw or as set up. */
+    bool pebs = what == 0;
+    uint64_t base = pebs ? ctx.pebs.linear : ctx.bts.linear;
+    uint8_t mode = (uint8_t)take(&in, 1);
+    int64_t rel = (int64_t)(int32_t)take(&in, 4);
+    uint64_t rawidx = take(&in, 8);
+    uint64_t fbase = take(&in, 8), fmax = take(&in, 8), fthr = take(&in, 8);
+    int lie_at = (int)(take(&in, 1) % 8);
+    uint64_t idx = (mode & 1) ? rawidx : base + (uint64_t)rel;
     size_t nb = in.n < bytes ? in.n : bytes;
     memcpy(buf, in.p, nb);
     memset(buf + nb, 0, bytes - nb);
-    /* DS management fields: index relative to base (signed) or raw; others raw or kept. */
-    struct in tail = { in.p + nb, in.n - nb };
-    bool pebs = what == 0;
-    uint64_t base = pebs ? ctx.pebs.linear : ctx.bts.linear;
-    uint8_t mode = (uint8_t)take(&tail, 1);
-    int64_t rel = (int64_t)(int32_t)take(&tail, 4);
-    uint64_t idx = (mode & 1) ? take(&tail, 8) : base + (uint64_t)rel;
     if (lay == DS_LAYOUT_32) {
         uint32_t *a = (uint32_t *)&area.a32 + (pebs ? 4 : 0);
-        if (mode & 2) a[0] = (uint32_t)take(&tail, 4);
+        if (mode & 2) a[0] = (uint32_t)fbase;
         a[1] = (uint32_t)idx;
-        if (mode & 4) a[2] = (uint32_t)take(&tail, 4);
-        if (mode & 8) a[3] = (uint32_t)take(&tail, 4);
+        if (mode & 4) a[2] = (uint32_t)fmax;
+        if (mode & 8) a[3] = (uint32_t)fthr;
         idx = (uint32_t)idx;
     } else {
         uint64_t *a = (uint64_t *)&area.a64 + (pebs ? 4 : 0);
-        if (mode & 2) a[0] = take(&tail, 8);
+        if (mode & 2) a[0] = fbase;
         a[1] = idx;
-        if (mode & 4) a[2] = take(&tail, 8);
-        if (mode & 8) a[3] = take(&tail, 8);
+        if (mode & 4) a[2] = fmax;
+        if (mode & 8) a[3] = fthr;
+    }
+
+    /* Adaptive PEBS: random bytes almost never form a consistent header, so
+     * (mode bit 4) rewrite the headers into a valid chain of records whose
+     * groups come from the input; bit 5 lets one header keep a lying size. */
+    if (pebs && adaptive && (mode & 0x10)) {
+        size_t pos = 0;
+        if (!(mode & 0x20))
+            lie_at = -1;
+        for (int k = 0; pos + 32 <= bytes; k++) {
+            uint64_t h;
+            memcpy(&h, buf + pos, 8);
+            /* Like the CPU: a record has the DATA_CFG groups, or (counter
+             * without the adaptive bit) only the basic group. */
+            uint64_t g = (h & 1) ? data_cfg : 0;
+            uint32_t sz = ds_pebs_record_size(fmt, g);
+            if (k != lie_at)
+                h = (h & (0xFFFFull << 32)) | g | ((uint64_t)sz << 48);
+            memcpy(buf + pos, &h, 8);
+            if (pos + sz > bytes)
+                break;
+            pos += sz;
+        }
+        if (mode & 0x40) { /* index at the end of the chain (the common, sane case) */
+            idx = base + pos;
+            if (lay == DS_LAYOUT_32)
+                area.a32.pebs_index = (uint32_t)idx;
+            else
+                area.a64.pebs_index = idx;
+        }
     }
 
     struct sink_state ss = { 0, 0, refuse };
