@@ -57,6 +57,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_OVERLAP, "DS area, BTS buffer and PEBS buffer overlap"),
     ROW(DS_ERR_BAD_FLAGS, "unknown flag bits given"),
 
+    ROW(DS_ERR_PEBS_AMBIGUOUS, "PEBS record cannot be attributed to a single counter"),
     /* 200..249: PMI helpers */
     ROW(DS_ERR_PMI_FREEZE_MODE, "freeze mode not supported by this CPU's perfmon version"),
     ROW(DS_ERR_PMI_CTRL_MASK, "counter mask names counters this CPU does not have"),

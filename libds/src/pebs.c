@@ -226,6 +226,42 @@ int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool peb
     return DS_OK;
 }
 
+static bool one_bit(uint64_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uint64_t *out)
+{
+    if (!s || !out)
+        return DS_ERR_NULL;
+    *out = 0;
+    switch (s->fmt) {
+    case DS_PEBS_FMT_0:
+        *out = 1; /* Core 2 / Atom: PEBS only on IA32_PMC0 */
+        return DS_OK;
+    case DS_PEBS_FMT_NB32:
+    case DS_PEBS_FMT_NB64:
+        *out = pebs_enabled; /* one PEBS counter (IQ_COUNTER4/5) */
+        return DS_OK;
+    case DS_PEBS_FMT_1:
+    case DS_PEBS_FMT_2: {
+        uint64_t c = s->counters & pebs_enabled;
+        if (!c && one_bit(pebs_enabled))
+            c = pebs_enabled;
+        *out = c;
+        return one_bit(c) ? DS_OK : DS_ERR_PEBS_AMBIGUOUS;
+    }
+    case DS_PEBS_FMT_3:
+    case DS_PEBS_FMT_4:
+    case DS_PEBS_FMT_5:
+        *out = s->counters & pebs_enabled;
+        return DS_OK;
+    default:
+        return DS_ERR_PEBS_FORMAT;
+    }
+}
+
 /* --- drain ------------------------------------------------------------------ */
 
 struct pebs_emit {

@@ -121,6 +121,38 @@ int ds_pmi_set_freeze(struct ds_pmi *pmi)
     return ds_msr_write(pmi->cpu, DS_MSR_IA32_DEBUGCTL, v);
 }
 
+int ds_pmi_read_status(struct ds_pmi *pmi, uint64_t *out_status)
+{
+    if (!pmi || !out_status)
+        return DS_ERR_NULL;
+    if (!pmi->init)
+        return DS_ERR_PMI_NOT_INIT;
+    if (!pmi->has_global)
+        return DS_ERR_UNSUPPORTED;
+    return ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, out_status);
+}
+
+int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
+{
+    if (!pmi)
+        return DS_ERR_NULL;
+    if (!pmi->init)
+        return DS_ERR_PMI_NOT_INIT;
+    if (!pmi->has_global)
+        return DS_ERR_UNSUPPORTED;
+    uint64_t ack = status & pmi->ack_mask;
+    if (out_unacked)
+        *out_unacked = status & ~pmi->ack_mask;
+    if (ack) {
+        int e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
+        if (e)
+            return e;
+    }
+    if (pmi->cfg.freeze == DS_FREEZE_LEGACY)
+        return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+    return DS_OK;
+}
+
 static int nop_pebs(void *a, const struct ds_pebs_sample *s)
 {
     (void)a;

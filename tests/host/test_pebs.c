@@ -357,8 +357,31 @@ static void test_drain_race(void)
     CHECK_EQ(e.area.a64.pebs_index, base, "reset");
 }
 
+static void test_attribute(void)
+{
+    struct ds_pebs_sample s;
+    uint64_t c;
+    memset(&s, 0, sizeof(s));
+    s.fmt = DS_PEBS_FMT_0;
+    CHECK_EQ(ds_pebs_attribute(&s, 0, &c), DS_OK, "fmt0"); CHECK_EQ(c, 1, "PMC0");
+    s.fmt = DS_PEBS_FMT_1; s.counters = 0x6;
+    CHECK_EQ(ds_pebs_attribute(&s, 0x3, &c), DS_OK, "fmt1 one match"); CHECK_EQ(c, 0x2, "PMC1");
+    CHECK_EQ(ds_pebs_attribute(&s, 0x6, &c), DS_ERR_PEBS_AMBIGUOUS, "two candidates"); CHECK_EQ(c, 0x6, "both");
+    s.counters = 0;
+    CHECK_EQ(ds_pebs_attribute(&s, 0x8, &c), DS_OK, "status 0, one enabled"); CHECK_EQ(c, 0x8, "PMC3");
+    CHECK_EQ(ds_pebs_attribute(&s, 0x9, &c), DS_ERR_PEBS_AMBIGUOUS, "status 0, two enabled");
+    s.fmt = DS_PEBS_FMT_3; s.counters = 0x5;
+    CHECK_EQ(ds_pebs_attribute(&s, 0x7, &c), DS_OK, "fmt3"); CHECK_EQ(c, 0x5, "exact, several");
+    s.fmt = DS_PEBS_FMT_NB32;
+    CHECK_EQ(ds_pebs_attribute(&s, 0x10, &c), DS_OK, "nb"); CHECK_EQ(c, 0x10, "the PEBS counter");
+    s.fmt = DS_PEBS_FMT_NONE;
+    CHECK_EQ(ds_pebs_attribute(&s, 1, &c), DS_ERR_PEBS_FORMAT, "none");
+    CHECK_EQ(ds_pebs_attribute(NULL, 1, &c), DS_ERR_NULL, "null");
+}
+
 int main(void)
 {
+    test_attribute();
     test_drain_race();
     test_select();
     test_decode_fixed();

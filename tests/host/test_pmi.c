@@ -180,8 +180,35 @@ static void test_spurious_and_recheck(void)
     CHECK(r.handled, "counter overflow is ours even without a hook");
 }
 
+static void test_building_blocks(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    uint64_t st, un;
+    fake_haswell(&e.f);
+    env_identify(&e, 1);
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_LEGACY, .global_ctrl = 0xF };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "init");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, (1ull << 63) | 1 | (1ull << 58));
+    CHECK_EQ(ds_pmi_read_status(&pmi, &st), DS_OK, "read");
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_ack(&pmi, st, &un), DS_OK, "ack");
+    CHECK_EQ(un, 1ull << 58, "LBR_Frz reserved on v3");
+    CHECK_EQ(e.f.nlog, 2, "ack + GLOBAL_CTRL");
+    CHECK_EQ(e.f.log[0].val, (1ull << 63) | 1, "acked bits");
+    CHECK_EQ(e.f.log[1].msr, DS_MSR_IA32_PERF_GLOBAL_CTRL, "then GLOBAL_CTRL");
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    struct ds_pmi_config pn = { 0 };
+    ds_pmi_init(&pmi, &e.cpu, NULL, &pn);
+    CHECK_EQ(ds_pmi_read_status(&pmi, &st), DS_ERR_UNSUPPORTED, "no GLOBAL_STATUS on NetBurst");
+    CHECK_EQ(ds_pmi_ack(&pmi, 1, NULL), DS_ERR_UNSUPPORTED, "no ack MSR");
+    CHECK_EQ(e.f.reads > 0 ? e.f.writes : 0, 0, "nothing written");
+}
+
 int main(void)
 {
+    test_building_blocks();
     test_decode();
     test_v4_streamlined_pebs();
     test_v3_legacy();

@@ -72,7 +72,8 @@ enum ds_err {
     DS_ERR_REC_SIZE = 123, /* adaptive PEBS record header size field is inconsistent */
     DS_ERR_OVERLAP = 124, /* DS area, BTS and PEBS buffers overlap */
     DS_ERR_BAD_FLAGS = 125, /* unknown flag bits */
-    /* DS/BTS/PEBS: next free value 126 */
+    DS_ERR_PEBS_AMBIGUOUS = 126, /* fmt 1-2 status snapshot names several PEBS counters */
+    /* DS/BTS/PEBS: next free value 127 */
 
     /* --- 200..249: PMI helpers ------------------------------------------ */
     DS_ERR_PMI_FREEZE_MODE = 200, /* freeze mode not supported by this perfmon version */

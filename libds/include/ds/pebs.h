@@ -298,6 +298,21 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg);
 int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool pebs_trap,
                    struct ds_pebs_sample *out);
 
+/*
+ * Which PEBS-enabled counter(s) produced @s. @pebs_enabled: the counters
+ * with PEBS enabled, as GLOBAL_STATUS bits (bit n GP n, 32+m fixed m).
+ *   fmt 0 (Core 2): always PMC0 (bit 0), whatever the mask says;
+ *   NetBurst: the single PEBS counter: *out = @pebs_enabled;
+ *   fmt 1-2: the status snapshot & @pebs_enabled must name exactly one
+ *     counter; if it names none and exactly one counter is PEBS-enabled,
+ *     that one (Linux intel_pmu_drain_pebs_nhm does the same); otherwise
+ *     DS_ERR_PEBS_AMBIGUOUS (*out = the candidates);
+ *   fmt 3+, adaptive: applicable counters & @pebs_enabled (exact; may name
+ *     several counters programmed for the same event).
+ * Errors: DS_ERR_NULL, DS_ERR_PEBS_FORMAT, DS_ERR_PEBS_AMBIGUOUS. Pure, NMI-safe.
+ */
+int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uint64_t *out_counters);
+
 /* --- Drain ------------------------------------------------------------------ */
 
 /* ds_drain_stats.anomalies: what was wrong with the DS management fields. */

@@ -156,6 +156,19 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
 int ds_pmi_set_freeze(struct ds_pmi *pmi);
 
 /*
+ * Building blocks for a kernel that writes its own ISR.
+ * ds_pmi_read_status(): 1 RDMSR IA32_PERF_GLOBAL_STATUS (perfmon v2+ only:
+ * DS_ERR_UNSUPPORTED otherwise, nothing read).
+ * ds_pmi_ack(): WRMSR 0x390 (OVF_CTRL / STATUS_RESET) = @status & ack mask
+ * (nothing if that is 0), then with DS_FREEZE_LEGACY WRMSR GLOBAL_CTRL =
+ * cfg.global_ctrl. *out_unacked (may be NULL) gets the bits not ackable on
+ * this CPU. Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT, DS_ERR_UNSUPPORTED,
+ * DS_ERR_MSR_FAULT. NMI-safe.
+ */
+int ds_pmi_read_status(struct ds_pmi *pmi, uint64_t *out_status);
+int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
+
+/*
  * The shared DS interrupt service routine. Order:
  *   1. v2+: status = RDMSR IA32_PERF_GLOBAL_STATUS (once);
  *   2. PEBS: drain if status.OvfBuf, or the PEBS index reached the
