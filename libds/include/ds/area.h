@@ -259,7 +259,7 @@ enum ds_ctr_kind {
  * (unknown kind); DS_ERR_RESET_SLOT (no slot for that counter in this
  * format, or the CPU lacks the counter); DS_ERR_RESET_WIDTH (value has bits
  * at or above the counter width: GP/fixed width from CPUID.0AH, 40 bits on
- * NetBurst). On error nothing is written. NMI-safe.
+ * NetBurst). On error nothing is written. Memory only, no MSR. NMI-safe.
  */
 int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value);
 
@@ -276,12 +276,13 @@ int ds_area_install(struct ds_ctx *ctx);
  * DS_ERR_DS_BUSY, writing nothing, while BTS is enabled through this
  * context (disable it first: the CPU would keep writing to the old area).
  * MSRs: writes IA32_DS_AREA. Errors: DS_ERR_NULL, DS_ERR_NOT_SETUP,
- * DS_ERR_NOT_INSTALLED, DS_ERR_DS_BUSY, DS_ERR_MSR_FAULT.
+ * DS_ERR_NOT_INSTALLED, DS_ERR_DS_BUSY, DS_ERR_MSR_FAULT. Not for NMI context
+ * (configuration time), though it takes no locks.
  */
 int ds_area_uninstall(struct ds_ctx *ctx);
 
 /*
- * Is @linear canonical? 48-bit unless @la57 (57-bit). Pure, NMI-safe.
+ * Is @linear canonical? 48-bit unless @la57 (57-bit). Pure, no MSR, NMI-safe.
  */
 bool ds_linear_canonical(uint64_t linear, bool la57);
 

@@ -78,7 +78,8 @@ DS_ASSERT_OFFSET(struct ds_bts_rec64, flags, 0x10);
 
 /*
  * The DEBUGCTL bits ds_bts_enable() would set for @flags on @cpu (NetBurst
- * uses the MSR_DEBUGCTLA positions). Pure. 0 for invalid flags or NULL.
+ * uses the MSR_DEBUGCTLA positions). 0 for invalid flags or NULL. Pure (no
+ * MSR), NMI-safe.
  */
 uint64_t ds_bts_debugctl_bits(const struct ds_cpu *cpu, uint32_t flags);
 

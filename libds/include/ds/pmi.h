@@ -75,7 +75,8 @@ int ds_pmi_decode(uint64_t raw, const struct ds_caps *caps, struct ds_pmi_status
 /*
  * The GLOBAL_OVF_CTRL / STATUS_RESET bits that may be written on @caps
  * (writing 1 to a reserved bit raises #GP): counters present, 62, 63;
- * 61 from v3; 58, 59, 60, 55, 48 from v4. Pure.
+ * 61 from v3; 58, 59, 60, 55, 48 from v4. 0 without global MSRs. Pure (no
+ * MSR), NMI-safe.
  */
 uint64_t ds_pmi_ack_mask(const struct ds_caps *caps);
 
@@ -143,7 +144,8 @@ struct ds_pmi_result {
  * global MSRs and not NetBurst; STREAMLINED needs perfmon v4+; unknown
  * mode); DS_ERR_PMI_CTRL_MASK (global_ctrl or pebs_counters name counters
  * the CPU lacks). Touches no MSR (setting DEBUGCTL.FREEZE_PERFMON_ON_PMI is
- * the caller's, see ds_pmi_set_freeze()). NMI-safe.
+ * the caller's, see ds_pmi_set_freeze()). NMI-safe. Call it again to change
+ * the config (e.g. new GLOBAL_CTRL enables for legacy freeze).
  */
 int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, const struct ds_pmi_config *cfg);
 
@@ -151,7 +153,8 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
  * Set or clear IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (bit 12) to match
  * pmi->cfg.freeze (RMW of 0x1D9: 1 RDMSR + 1 WRMSR). Only with perfmon v2+
  * global MSRs, not NetBurst (else DS_ERR_UNSUPPORTED, nothing touched). Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
- * DS_ERR_MSR_FAULT. Call once per CPU at setup.
+ * DS_ERR_MSR_FAULT. Call once per CPU at setup (not meant for NMI context,
+ * though it takes no locks).
  */
 int ds_pmi_set_freeze(struct ds_pmi *pmi);
 

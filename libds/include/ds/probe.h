@@ -87,12 +87,13 @@ struct ds_probe_bts_scratch {
  */
 int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch, struct ds_probe_result *out);
 
-/* "working", "inert", ... Never NULL. */
+/* "working", "inert", ... Never NULL. Pure, NMI-safe. */
 const char *ds_probe_verdict_name(enum ds_probe_verdict v);
 
 /*
  * Render @r as "ds_area: inert (reason)\n" lines. Same conventions as
- * ds_caps_format(): DS_OK, DS_ERR_NULL, DS_ERR_BUFSZ (truncated). Pure.
+ * ds_caps_format(): DS_OK, DS_ERR_NULL, DS_ERR_BUFSZ (truncated). Pure (no
+ * MSR), NMI-safe.
  */
 int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len);
 
