@@ -11,4 +11,10 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/pmc.c
   ${CMAKE_CURRENT_LIST_DIR}/src/netburst.c
   ${CMAKE_CURRENT_LIST_DIR}/src/lbr.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/area.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/drain.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/pebs.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/bts.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/pmi.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/probe.c
 )

@@ -25,3 +25,70 @@ void ds__sb_dec(struct ds__sb *sb, uint64_t v);
 void ds__sb_hex(struct ds__sb *sb, uint64_t v, unsigned digits);
 
 #endif /* DS_INTERNAL_H */
+
+/* --- DS context internals (area.c, pebs.c, bts.c, pmi.c) ------------------ */
+#include <ds/area.h>
+#include <ds/pebs.h>
+
+/* Little-endian loads from possibly unaligned bytes (no memcpy needed). */
+static inline uint64_t ds__ld64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static inline uint32_t ds__ld32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+void ds__zero(void *p, size_t n);
+
+/* DS management fields, read/written through volatile (the CPU updates the index). */
+enum ds__fld { DS__BASE = 0, DS__INDEX = 1, DS__MAX = 2, DS__THRESH = 3 };
+uint64_t ds__area_get(const struct ds_ctx *ctx, bool pebs, enum ds__fld f);
+void ds__area_put(struct ds_ctx *ctx, bool pebs, enum ds__fld f, uint64_t v);
+
+/* The threshold field value setup programs for a buffer. */
+uint64_t ds__thresh_value(const struct ds_buf_state *b);
+
+/*
+ * Fixed-size drain engine shared by PEBS (fmt 0-3, NetBurst) and BTS
+ * threshold mode. @emit returns 0 = taken, 1 = rejected by sink, 2 = corrupt.
+ */
+typedef int (*ds__emit_fn)(void *e, const unsigned char *rec, uint32_t size);
+void ds__drain_fixed(struct ds_ctx *ctx, bool pebs, ds__emit_fn emit, void *e, struct ds_drain_stats *st);
+
+/* Finish a drain: race check against @seen_index, repair fields, reset index. */
+void ds__drain_finish(struct ds_ctx *ctx, bool pebs, uint64_t seen_index, struct ds_drain_stats *st);
+
+/* Verify and repair base/max/threshold fields (anomaly bits into st). */
+void ds__drain_check_fields(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st);
+
+/*
+ * 64-bit unsigned division without libgcc: i386 would otherwise call
+ * __udivdi3/__umoddi3, which a kernel may not provide. Shift-subtract,
+ * bounded (64 steps); native on 64-bit targets. @d must be non-zero.
+ */
+static inline uint64_t ds__div64(uint64_t n, uint64_t d, uint64_t *out_rem)
+{
+#if UINTPTR_MAX > 0xFFFFFFFFu
+    if (out_rem)
+        *out_rem = n % d;
+    return n / d;
+#else
+    uint64_t q = 0, r = 0;
+    for (int i = 63; i >= 0; i--) {
+        r = (r << 1) | ((n >> i) & 1);
+        if (r >= d) {
+            r -= d;
+            q |= 1ull << i;
+        }
+    }
+    if (out_rem)
+        *out_rem = r;
+    return q;
+#endif
+}

@@ -21,6 +21,10 @@ struct fake_cpu {
     int nleaves;
     unsigned reads, writes, faults;
     uint32_t fault_on_write; /* if non-zero, writes to this MSR fault */
+    uint32_t fault_on_read;  /* if non-zero, reads of this MSR fault */
+    /* log of the last FAKE_LOG writes (msr, value), oldest first */
+    struct { uint32_t msr; uint64_t val; } log[64];
+    unsigned nlog;
 };
 
 static inline void fake_set_msr(struct fake_cpu *f, uint32_t msr, uint64_t val)
@@ -60,6 +64,10 @@ static inline int fake_read(void *ctx, uint32_t msr, uint64_t *out)
 {
     struct fake_cpu *f = ctx;
     f->reads++;
+    if (f->fault_on_read && f->fault_on_read == msr) {
+        f->faults++;
+        return DS_ERR_MSR_FAULT;
+    }
     for (int i = 0; i < f->nmsrs; i++)
         if (f->msrs[i].msr == msr) {
             *out = f->msrs[i].val;
@@ -73,9 +81,20 @@ static inline int fake_write(void *ctx, uint32_t msr, uint64_t val)
 {
     struct fake_cpu *f = ctx;
     f->writes++;
+    if (f->nlog < 64) {
+        f->log[f->nlog].msr = msr;
+        f->log[f->nlog].val = val;
+        f->nlog++;
+    }
     if (f->fault_on_write && f->fault_on_write == msr) {
         f->faults++;
         return DS_ERR_MSR_FAULT;
+    }
+    /* IA32_A_PMCn is the full-width write alias of IA32_PMCn */
+    if (msr >= DS_MSR_IA32_A_PMC0 && msr < DS_MSR_IA32_A_PMC0 + 8) {
+        for (int i = 0; i < f->nmsrs; i++)
+            if (f->msrs[i].msr == msr - DS_MSR_IA32_A_PMC0 + DS_MSR_IA32_PMC0 && !f->msrs[i].ro)
+                f->msrs[i].val = val;
     }
     for (int i = 0; i < f->nmsrs; i++)
         if (f->msrs[i].msr == msr) {
@@ -114,6 +133,104 @@ static inline void fake_skylake(struct fake_cpu *f)
     fake_set_cpuid(f, 0xA, 0, 0x07300404, 0, 0, 0x00000603);
     fake_set_msr(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
     fake_set_msr(f, DS_MSR_IA32_PERF_CAPABILITIES, 0x33C5);
+}
+
+/* Mark an MSR read-only: writes are accepted and dropped (QEMU TCG style). */
+static inline void fake_set_ro(struct fake_cpu *f, uint32_t msr)
+{
+    for (int i = 0; i < f->nmsrs; i++)
+        if (f->msrs[i].msr == msr)
+            f->msrs[i].ro = 1;
+}
+
+/* The PMU/DS MSRs a DS-capable Intel CPU has (all zero). */
+static inline void fake_add_pmu_msrs(struct fake_cpu *f, unsigned gp, unsigned fixed)
+{
+    fake_set_msr(f, DS_MSR_IA32_DS_AREA, 0);
+    fake_set_msr(f, DS_MSR_IA32_DEBUGCTL, 0);
+    fake_set_msr(f, DS_MSR_IA32_PEBS_ENABLE, 0);
+    for (unsigned i = 0; i < gp; i++) {
+        fake_set_msr(f, DS_MSR_IA32_PMC0 + i, 0);
+        fake_set_msr(f, DS_MSR_IA32_PERFEVTSEL0 + i, 0);
+        fake_set_msr(f, DS_MSR_IA32_A_PMC0 + i, 0);
+    }
+    for (unsigned i = 0; i < fixed; i++)
+        fake_set_msr(f, DS_MSR_IA32_FIXED_CTR0 + i, 0);
+    fake_set_msr(f, DS_MSR_IA32_FIXED_CTR_CTRL, 0);
+    fake_set_msr(f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    fake_set_msr(f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    fake_set_msr(f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, 0);
+}
+
+/* Skylake with its PMU MSRs (perfmon v4, 4 GP, 3 fixed, PEBS fmt 3). */
+static inline void fake_skylake_pmu(struct fake_cpu *f)
+{
+    fake_skylake(f);
+    fake_add_pmu_msrs(f, 4, 3);
+}
+
+/* Haswell-like: 06_3CH, perfmon v3, PEBS fmt 2. */
+static inline void fake_haswell(struct fake_cpu *f)
+{
+    memset(f, 0, sizeof(*f));
+    fake_set_cpuid(f, 0, 0, 0xD, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(f, 1, 0, 0x000306C3, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_cpuid(f, 0xA, 0, 0x07300403, 0, 0, 0x00000603);
+    fake_set_msr(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fake_set_msr(f, DS_MSR_IA32_PERF_CAPABILITIES, 0x32C4); /* fmt 2, arch regs, trap */
+    fake_add_pmu_msrs(f, 4, 3);
+}
+
+/* Core 2-like: 06_17H, perfmon v2, 2 GP (40 bit), PEBS fmt 0, DTES64. */
+static inline void fake_core2(struct fake_cpu *f)
+{
+    memset(f, 0, sizeof(*f));
+    fake_set_cpuid(f, 0, 0, 0xD, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(f, 1, 0, 0x00010676, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_cpuid(f, 0xA, 0, 0x07280202, 0, 0, 0x00000503);
+    fake_set_msr(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fake_set_msr(f, DS_MSR_IA32_PERF_CAPABILITIES, 0x0C2); /* fmt 0, arch regs, trap, LBR fmt 2 */
+    fake_add_pmu_msrs(f, 2, 3);
+}
+
+/* Ice Lake-like: 06_7EH, perfmon v5, 8 GP, 4 fixed, PEBS fmt 4 + baseline. */
+static inline void fake_icelake(struct fake_cpu *f)
+{
+    memset(f, 0, sizeof(*f));
+    fake_set_cpuid(f, 0, 0, 0x1B, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(f, 1, 0, 0x000706E5, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_cpuid(f, 0xA, 0, 0x08300805, 0, 0xF, 0x00000604);
+    fake_set_msr(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fake_set_msr(f, DS_MSR_IA32_PERF_CAPABILITIES, 0x4000 | 0x2000 | 0x400 | 0x80 | 0x3F);
+    fake_add_pmu_msrs(f, 8, 4);
+    fake_set_msr(f, DS_MSR_PEBS_DATA_CFG, 0);
+}
+
+/* NetBurst (0F_02H): DS, no DTES64, no PDCM, no leaf 0AH; 32-bit mode -> 32-bit layout. */
+static inline void fake_netburst(struct fake_cpu *f)
+{
+    memset(f, 0, sizeof(*f));
+    fake_set_cpuid(f, 0, 0, 0x2, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(f, 1, 0, 0x00000F29, 0, 0, (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_msr(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fake_set_msr(f, DS_MSR_IA32_DS_AREA, 0);
+    fake_set_msr(f, DS_MSR_IA32_DEBUGCTL, 0);
+    fake_set_msr(f, DS_MSR_IA32_PEBS_ENABLE, 0);
+    fake_set_msr(f, 0x300, 0); /* MSR_BPU_COUNTER0 */
+    fake_set_msr(f, 0x360, 0); /* MSR_BPU_CCCR0 */
+}
+
+/* Log query: how many logged writes went to @msr; last value in *last. */
+static inline unsigned fake_writes_to(const struct fake_cpu *f, uint32_t msr, uint64_t *last)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < f->nlog; i++)
+        if (f->log[i].msr == msr) {
+            n++;
+            if (last)
+                *last = f->log[i].val;
+        }
+    return n;
 }
 
 #endif

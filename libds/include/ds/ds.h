@@ -12,6 +12,11 @@
 #include <ds/err.h>
 #include <ds/msr.h>
 #include <ds/cpu.h>
+#include <ds/probe.h>
+#include <ds/area.h>
+#include <ds/pebs.h>
+#include <ds/bts.h>
+#include <ds/pmi.h>
 #include <ds/pmc.h>
 #include <ds/netburst.h>
 #include <ds/lbr.h>

@@ -46,9 +46,41 @@ enum ds_err {
     /* core: next free value 16 */
 
     /* --- 100..199: DS save area, BTS, PEBS, drain ------------------------ */
-    /* (area.h / bts.h / pebs.h add their codes here) */
+    DS_ERR_AREA_ALIGN = 100, /* DS area pointer or linear address not naturally aligned */
+    DS_ERR_AREA_ADDR = 101, /* DS area linear address non-canonical or not 32-bit for the 32-bit layout */
+    DS_ERR_BUF_ALIGN = 102, /* BTS/PEBS buffer pointer or linear address misaligned */
+    DS_ERR_BUF_ADDR = 103, /* BTS/PEBS buffer linear range non-canonical, wrapping, or not 32-bit */
+    DS_ERR_BUF_SIZE = 104, /* buffer size not a non-zero multiple of the record size */
+    DS_ERR_BUF_SMALL = 105, /* buffer holds too few records for the threshold margin */
+    DS_ERR_THRESH_RANGE = 106, /* interrupt threshold outside the buffer */
+    DS_ERR_THRESH_MARGIN = 107, /* threshold not DS_THRESH_MARGIN records short of the maximum */
+    DS_ERR_PEBS_FORMAT = 108, /* PEBS record format unknown to libds */
+    DS_ERR_RESET_WIDTH = 109, /* PEBS counter-reset value wider than the counter */
+    DS_ERR_RESET_SLOT = 110, /* no counter-reset slot for that counter in this format/CPU */
+    DS_ERR_NO_BUFFERS = 111, /* neither a BTS nor a PEBS buffer was given */
+    DS_ERR_NOT_SETUP = 112, /* struct ds_ctx used before ds_area_setup() succeeded */
+    DS_ERR_INSTALLED = 113, /* operation needs the DS area uninstalled (or installed twice) */
+    DS_ERR_NOT_INSTALLED = 114, /* operation needs the DS area installed in IA32_DS_AREA */
+    DS_ERR_NO_BTS_BUFFER = 115, /* BTS operation on a context without a BTS buffer */
+    DS_ERR_NO_PEBS_BUFFER = 116, /* PEBS operation on a context without a PEBS buffer */
+    DS_ERR_NO_DSCPL = 117, /* BTS_OFF_OS/BTS_OFF_USR requested without CPUID DS-CPL */
+    DS_ERR_BTS_MODE = 118, /* BTS interrupt mode requested but no BTS threshold configured */
+    DS_ERR_DS_BUSY = 119, /* BTS or PEBS is active (someone else owns the DS); not touched */
+    DS_ERR_DATA_CFG = 120, /* adaptive PEBS data configuration invalid for this CPU */
+    DS_ERR_LAYOUT = 121, /* PEBS record format impossible with this DS layout */
+    DS_ERR_REC_SHORT = 122, /* record bytes fewer than the record format needs */
+    DS_ERR_REC_SIZE = 123, /* adaptive PEBS record header size field is inconsistent */
+    DS_ERR_OVERLAP = 124, /* DS area, BTS and PEBS buffers overlap */
+    DS_ERR_BAD_FLAGS = 125, /* unknown flag bits */
+    DS_ERR_PEBS_AMBIGUOUS = 126, /* fmt 1-2 status snapshot names several PEBS counters */
+    /* DS/BTS/PEBS: next free value 127 */
 
     /* --- 200..249: PMI helpers ------------------------------------------ */
+    DS_ERR_PMI_FREEZE_MODE = 200, /* freeze mode not supported by this perfmon version */
+    DS_ERR_PMI_CTRL_MASK = 201, /* GLOBAL_CTRL / PEBS counter mask names counters the CPU lacks */
+    DS_ERR_PMI_NOT_INIT = 202, /* struct ds_pmi used before ds_pmi_init() succeeded */
+    DS_ERR_PMI_HOOK = 203, /* the counter-overflow hook reported an error */
+    /* PMI: next free value 204 */
 
     /* --- 250..299: architectural / Core counters ------------------------- */
     DS_ERR_PMC_NO_ARCH = 250,        /* no architectural perfmon (CPUID leaf 0AH version 0) */

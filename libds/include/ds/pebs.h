@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * PEBS records: every layout, the format choice, the decoder into one
+ * normalized sample, and the drain.
+ *
+ * Sources: SDM Vol. 3B "Precise Event Based Sampling (PEBS)" for NetBurst,
+ * Core 2 ("PEBS Record Format" 0), Nehalem ("PEBS Record Format" 1, load
+ * latency), Haswell (format 2, EventingIP), Skylake (format 3, TSC,
+ * applicable counters), Ice Lake "Adaptive PEBS" (format 4); reference
+ * pebs-records.md (cross-checked with Linux intel_ds.h / perf_event.h).
+ */
+#ifndef DS_PEBS_H
+#define DS_PEBS_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <ds/err.h>
+#include <ds/cpu.h>
+#include <ds/area.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* SDM "PEBS Record Format" (NetBurst, 32-bit DS format): 40 bytes. */
+struct ds_pebs_nb32 {
+    uint32_t eflags; /* 0x00 */
+    uint32_t eip;    /* 0x04 linear IP after the triggering instruction */
+    uint32_t eax;    /* 0x08 */
+    uint32_t ebx;    /* 0x0C */
+    uint32_t ecx;    /* 0x10 */
+    uint32_t edx;    /* 0x14 */
+    uint32_t esi;    /* 0x18 */
+    uint32_t edi;    /* 0x1C */
+    uint32_t ebp;    /* 0x20 */
+    uint32_t esp;    /* 0x24 */
+};
+DS_ASSERT_SIZE(struct ds_pebs_nb32, 40);
+DS_ASSERT_OFFSET(struct ds_pebs_nb32, eflags, 0x00);
+DS_ASSERT_OFFSET(struct ds_pebs_nb32, eip, 0x04);
+DS_ASSERT_OFFSET(struct ds_pebs_nb32, eax, 0x08);
+DS_ASSERT_OFFSET(struct ds_pebs_nb32, ebx, 0x0C);
+DS_ASSERT_OFFSET(struct ds_pebs_nb32, ecx, 0x10);
+DS_ASSERT_OFFSET(struct ds_pebs_nb32, edx, 0x14);
+DS_ASSERT_OFFSET(struct ds_pebs_nb32, esi, 0x18);
+DS_ASSERT_OFFSET(struct ds_pebs_nb32, edi, 0x1C);
+DS_ASSERT_OFFSET(struct ds_pebs_nb32, ebp, 0x20);
+DS_ASSERT_OFFSET(struct ds_pebs_nb32, esp, 0x24);
+
+/* The 18 quadwords shared by the NetBurst 64-bit record and formats 0-3. */
+#define DS__PEBS_GPR_BLOCK                                                            \
+    uint64_t rflags; /* 0x00 */                                                       \
+    uint64_t rip;    /* 0x08 (next instruction when PEBS_TRAP) */                     \
+    uint64_t rax;    /* 0x10 */                                                       \
+    uint64_t rbx;    /* 0x18 */                                                       \
+    uint64_t rcx;    /* 0x20 */                                                       \
+    uint64_t rdx;    /* 0x28 */                                                       \
+    uint64_t rsi;    /* 0x30 */                                                       \
+    uint64_t rdi;    /* 0x38 */                                                       \
+    uint64_t rbp;    /* 0x40 */                                                       \
+    uint64_t rsp;    /* 0x48 */                                                       \
+    uint64_t r8, r9, r10, r11, r12, r13, r14, r15; /* 0x50..0x88 */
+
+#define DS__PEBS_ASSERT_GPRS(T)                                                       \
+    DS_ASSERT_OFFSET(T, rflags, 0x00); DS_ASSERT_OFFSET(T, rip, 0x08);                \
+    DS_ASSERT_OFFSET(T, rax, 0x10); DS_ASSERT_OFFSET(T, rbx, 0x18);                   \
+    DS_ASSERT_OFFSET(T, rcx, 0x20); DS_ASSERT_OFFSET(T, rdx, 0x28);                   \
+    DS_ASSERT_OFFSET(T, rsi, 0x30); DS_ASSERT_OFFSET(T, rdi, 0x38);                   \
+    DS_ASSERT_OFFSET(T, rbp, 0x40); DS_ASSERT_OFFSET(T, rsp, 0x48);                   \
+    DS_ASSERT_OFFSET(T, r8, 0x50); DS_ASSERT_OFFSET(T, r9, 0x58);                     \
+    DS_ASSERT_OFFSET(T, r10, 0x60); DS_ASSERT_OFFSET(T, r11, 0x68);                   \
+    DS_ASSERT_OFFSET(T, r12, 0x70); DS_ASSERT_OFFSET(T, r13, 0x78);                   \
+    DS_ASSERT_OFFSET(T, r14, 0x80); DS_ASSERT_OFFSET(T, r15, 0x88)
+
+/* SDM "PEBS Record Format" (NetBurst, 64-bit DS format): 144 bytes. */
+struct ds_pebs_nb64 {
+    DS__PEBS_GPR_BLOCK
+};
+DS_ASSERT_SIZE(struct ds_pebs_nb64, 0x90);
+DS__PEBS_ASSERT_GPRS(struct ds_pebs_nb64);
+
+/* SDM "PEBS Record Format" for Core 2 / Atom (format 0): 144 bytes. */
+struct ds_pebs_fmt0 {
+    DS__PEBS_GPR_BLOCK
+};
+DS_ASSERT_SIZE(struct ds_pebs_fmt0, 0x90);
+DS__PEBS_ASSERT_GPRS(struct ds_pebs_fmt0);
+
+/* SDM "PEBS Record Format" Nehalem (format 1): fmt0 plus status and load latency. */
+struct ds_pebs_fmt1 {
+    DS__PEBS_GPR_BLOCK
+    uint64_t status;      /* 0x90 IA32_PERF_GLOBAL_STATUS snapshot */
+    uint64_t dla;         /* 0x98 data linear address */
+    uint64_t dse;         /* 0xA0 data source encoding */
+    uint64_t lat;         /* 0xA8 load latency, core cycles */
+};
+DS_ASSERT_SIZE(struct ds_pebs_fmt1, 0xB0);
+DS__PEBS_ASSERT_GPRS(struct ds_pebs_fmt1);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt1, status, 0x90);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt1, dla, 0x98);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt1, dse, 0xA0);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt1, lat, 0xA8);
+
+/* SDM "PEBS Record Format" Haswell (format 2): fmt1 plus EventingIP and TSX info. */
+struct ds_pebs_fmt2 {
+    DS__PEBS_GPR_BLOCK
+    uint64_t status;      /* 0x90 */
+    uint64_t dla;         /* 0x98 */
+    uint64_t dse;         /* 0xA0 */
+    uint64_t lat;         /* 0xA8 */
+    uint64_t eventing_ip; /* 0xB0 */
+    uint64_t tsx_tuning;  /* 0xB8 */
+};
+DS_ASSERT_SIZE(struct ds_pebs_fmt2, 0xC0);
+DS__PEBS_ASSERT_GPRS(struct ds_pebs_fmt2);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt2, status, 0x90);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt2, dla, 0x98);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt2, dse, 0xA0);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt2, lat, 0xA8);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt2, eventing_ip, 0xB0);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt2, tsx_tuning, 0xB8);
+
+/* SDM "PEBS Record Format" Skylake (format 3): fmt2 plus TSC; 0x90 is "applicable counters". */
+struct ds_pebs_fmt3 {
+    DS__PEBS_GPR_BLOCK
+    uint64_t applicable;  /* 0x90 applicable counters bitmap */
+    uint64_t dla;         /* 0x98 */
+    uint64_t dse;         /* 0xA0 */
+    uint64_t lat;         /* 0xA8 */
+    uint64_t eventing_ip; /* 0xB0 */
+    uint64_t tsx_tuning;  /* 0xB8 */
+    uint64_t tsc;         /* 0xC0 */
+};
+DS_ASSERT_SIZE(struct ds_pebs_fmt3, 0xC8);
+DS__PEBS_ASSERT_GPRS(struct ds_pebs_fmt3);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt3, applicable, 0x90);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt3, dla, 0x98);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt3, dse, 0xA0);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt3, lat, 0xA8);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt3, eventing_ip, 0xB0);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt3, tsx_tuning, 0xB8);
+DS_ASSERT_OFFSET(struct ds_pebs_fmt3, tsc, 0xC0);
+
+/* --- Adaptive PEBS (formats 4 and 5): SDM "Adaptive PEBS" record groups --- */
+
+/* MSR_PEBS_DATA_CFG (0x3F2) fields; the record header echoes them. */
+#define DS_PEBS_DATA_CFG_MEMINFO   (1ull << 0)
+#define DS_PEBS_DATA_CFG_GPRS      (1ull << 1)
+#define DS_PEBS_DATA_CFG_XMMS      (1ull << 2)
+#define DS_PEBS_DATA_CFG_LBRS      (1ull << 3)
+#define DS_PEBS_DATA_CFG_LBR_SHIFT 24        /* bits 31:24 = LBR entries - 1 */
+#define DS_PEBS_DATA_CFG_LBR_MASK  (0xFFull << 24)
+#define DS_PEBS_DATA_CFG_VALID     (0xFull | DS_PEBS_DATA_CFG_LBR_MASK)
+
+/* Record header (basic group offset 0) */
+#define DS_PEBS_HDR_SIZE_SHIFT     48        /* bits 63:48 record size in bytes */
+#define DS_PEBS_HDR_RETIRE_LAT_SHIFT 32      /* bits 47:32 retire latency (PERF_CAPABILITIES[17]) */
+
+struct ds_pebs_basic {
+    uint64_t header;      /* 0x00 group bits (47:0 echo DATA_CFG), size (63:48) */
+    uint64_t ip;          /* 0x08 EventingIP */
+    uint64_t applicable;  /* 0x10 bit n GP n, bit 32+m fixed m */
+    uint64_t tsc;         /* 0x18 */
+};
+DS_ASSERT_SIZE(struct ds_pebs_basic, 32);
+DS_ASSERT_OFFSET(struct ds_pebs_basic, header, 0x00);
+DS_ASSERT_OFFSET(struct ds_pebs_basic, ip, 0x08);
+DS_ASSERT_OFFSET(struct ds_pebs_basic, applicable, 0x10);
+DS_ASSERT_OFFSET(struct ds_pebs_basic, tsc, 0x18);
+
+struct ds_pebs_meminfo {
+    uint64_t dla;         /* 0x00 data linear address */
+    uint64_t aux;         /* 0x08 data source / store status (0xA0 encoding) */
+    uint64_t lat;         /* 0x10 latency (fmt5: 15:0 instr latency, 47:32 cache latency) */
+    uint64_t tsx_tuning;  /* 0x18 */
+};
+DS_ASSERT_SIZE(struct ds_pebs_meminfo, 32);
+DS_ASSERT_OFFSET(struct ds_pebs_meminfo, dla, 0x00);
+DS_ASSERT_OFFSET(struct ds_pebs_meminfo, aux, 0x08);
+DS_ASSERT_OFFSET(struct ds_pebs_meminfo, lat, 0x10);
+DS_ASSERT_OFFSET(struct ds_pebs_meminfo, tsx_tuning, 0x18);
+
+/* GPR group: note RCX, RDX, RBX order (differs from formats 0-3). */
+struct ds_pebs_gprs {
+    uint64_t rflags, rip, rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi; /* 0x00..0x48 */
+    uint64_t r8, r9, r10, r11, r12, r13, r14, r15;                /* 0x50..0x88 */
+};
+DS_ASSERT_SIZE(struct ds_pebs_gprs, 144);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, rflags, 0x00);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, rip, 0x08);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, rax, 0x10);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, rcx, 0x18);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, rdx, 0x20);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, rbx, 0x28);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, rsp, 0x30);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, rbp, 0x38);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, rsi, 0x40);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, rdi, 0x48);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, r8, 0x50);
+DS_ASSERT_OFFSET(struct ds_pebs_gprs, r15, 0x88);
+
+struct ds_pebs_xmms {
+    uint64_t xmm[32];     /* XMM0..XMM15, low quadword first */
+};
+DS_ASSERT_SIZE(struct ds_pebs_xmms, 256);
+
+struct ds_pebs_lbr_entry {
+    uint64_t from, to, info; /* same encoding as the LBR MSRs / LBR_INFO */
+};
+DS_ASSERT_SIZE(struct ds_pebs_lbr_entry, 24);
+DS_ASSERT_OFFSET(struct ds_pebs_lbr_entry, to, 8);
+DS_ASSERT_OFFSET(struct ds_pebs_lbr_entry, info, 16);
+
+#define DS_PEBS_ADAPTIVE_MIN 32u   /* basic group only */
+#define DS_PEBS_ADAPTIVE_MAX (32u + 32u + 144u + 256u + 24u * 256u)
+
+/* --- Normalized sample ----------------------------------------------------- */
+
+/* GPR indexes in struct ds_pebs_sample.gpr: x86 register-encoding order. */
+enum ds_gpr {
+    DS_GPR_RAX = 0, DS_GPR_RCX, DS_GPR_RDX, DS_GPR_RBX, DS_GPR_RSP, DS_GPR_RBP,
+    DS_GPR_RSI, DS_GPR_RDI, DS_GPR_R8, DS_GPR_R9, DS_GPR_R10, DS_GPR_R11,
+    DS_GPR_R12, DS_GPR_R13, DS_GPR_R14, DS_GPR_R15, DS_GPR__COUNT
+};
+
+/* ds_pebs_sample.present bits: which fields the record carried. */
+#define DS_SAMPLE_IP          (1u << 0)  /* ip (RIP/EIP field; next instruction if ip_is_next) */
+#define DS_SAMPLE_EVENTING_IP (1u << 1)  /* eventing_ip: the instruction that caused the event */
+#define DS_SAMPLE_FLAGS       (1u << 2)  /* flags (RFLAGS/EFLAGS) */
+#define DS_SAMPLE_GPRS        (1u << 3)  /* gpr[0..7] (and [8..15] unless DS_SAMPLE_GPRS32) */
+#define DS_SAMPLE_GPRS32      (1u << 4)  /* only the 8 legacy 32-bit registers (NetBurst 32-bit) */
+#define DS_SAMPLE_STATUS      (1u << 5)  /* counters = GLOBAL_STATUS snapshot (fmt 1-2) */
+#define DS_SAMPLE_APPLICABLE  (1u << 6)  /* counters = exact applicable-counter bitmap (fmt 3+) */
+#define DS_SAMPLE_MEM         (1u << 7)  /* data_addr, data_source, latency */
+#define DS_SAMPLE_TSX         (1u << 8)  /* tsx */
+#define DS_SAMPLE_TSC         (1u << 9)  /* tsc */
+#define DS_SAMPLE_XMM         (1u << 10) /* xmm */
+#define DS_SAMPLE_LBR         (1u << 11) /* lbr, lbr_count */
+#define DS_SAMPLE_RETIRE_LAT  (1u << 12) /* retire_latency */
+
+struct ds_pebs_sample {
+    enum ds_pebs_fmt fmt;
+    uint32_t present;           /* DS_SAMPLE_* */
+    uint32_t size;              /* record size in bytes */
+    bool ip_is_next;            /* ip is the instruction after the event (trap-like PEBS) */
+    uint64_t ip;
+    uint64_t eventing_ip;
+    uint64_t flags;
+    uint64_t gpr[DS_GPR__COUNT];
+    uint64_t counters;          /* see DS_SAMPLE_STATUS / DS_SAMPLE_APPLICABLE */
+    uint64_t data_addr;
+    uint64_t data_source;
+    uint64_t latency;
+    uint64_t tsx;
+    uint64_t tsc;
+    uint64_t header;            /* adaptive: raw record header; else 0 */
+    uint32_t retire_latency;
+    uint32_t lbr_count;
+    /* Point into the PEBS buffer: valid only until the buffer is re-armed
+     * (i.e. during the drain callback). NULL when absent. */
+    const struct ds_pebs_xmms *xmm;
+    const struct ds_pebs_lbr_entry *lbr;
+};
+
+/*
+ * Choose the PEBS record format: THE one place libds decides it.
+ * NetBurst (DisplayFamily 0FH): NB32 with the 32-bit layout, NB64 with the
+ * 64-bit one. Otherwise IA32_PERF_CAPABILITIES[11:8]: 0..5 -> FMT_0..FMT_5;
+ * formats 0-5 require the 64-bit layout (DS_ERR_LAYOUT otherwise: no such
+ * CPU exists); any other value -> DS_ERR_PEBS_FORMAT.
+ * Errors: DS_ERR_NULL, DS_ERR_INVAL (layout), DS_ERR_NOT_IDENTIFIED,
+ * DS_ERR_NOT_INTEL, DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE (PEBS not
+ * advertised), DS_ERR_NO_PDCM (non-NetBurst without PERF_CAPABILITIES),
+ * DS_ERR_PEBS_FORMAT, DS_ERR_LAYOUT. Touches no MSR (uses caps). NMI-safe.
+ */
+int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum ds_pebs_fmt *out_fmt);
+
+/*
+ * Fixed record size of @fmt in bytes; for FMT_4/FMT_5 the size of a record
+ * produced with @data_cfg (basic + selected groups). Returns 0 for an
+ * unknown format or a data_cfg with bits outside DS_PEBS_DATA_CFG_VALID.
+ * Pure, NMI-safe.
+ */
+uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg);
+
+/*
+ * Decode one record at @rec (@avail bytes readable there) into @out.
+ * @pebs_trap: PERF_CAPABILITIES.PEBS_TRAP (sets out->ip_is_next; NetBurst
+ * records are always trap-like). Adaptive records are validated: header
+ * size >= 32, a multiple of 8, equal to the size implied by the header's
+ * group bits, and <= @avail.
+ * Errors: DS_ERR_NULL; DS_ERR_PEBS_FORMAT; DS_ERR_REC_SHORT (avail smaller
+ * than the record); DS_ERR_REC_SIZE (adaptive size field inconsistent).
+ * Reads only [rec, rec + min(avail, record size)). @rec needs no alignment.
+ * Pure, NMI-safe.
+ */
+int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool pebs_trap,
+                   struct ds_pebs_sample *out);
+
+/*
+ * Which PEBS-enabled counter(s) produced @s. @pebs_enabled: the counters
+ * with PEBS enabled, as GLOBAL_STATUS bits (bit n GP n, 32+m fixed m).
+ *   fmt 0 (Core 2): always PMC0 (bit 0), whatever the mask says;
+ *   NetBurst: the single PEBS counter: *out = @pebs_enabled;
+ *   fmt 1-2: the status snapshot & @pebs_enabled must name exactly one
+ *     counter; if it names none and exactly one counter is PEBS-enabled,
+ *     that one (Linux intel_pmu_drain_pebs_nhm does the same); otherwise
+ *     DS_ERR_PEBS_AMBIGUOUS (*out = the candidates);
+ *   fmt 3+, adaptive: applicable counters & @pebs_enabled (exact; may name
+ *     several counters programmed for the same event).
+ * Errors: DS_ERR_NULL, DS_ERR_PEBS_FORMAT, DS_ERR_PEBS_AMBIGUOUS. Pure, NMI-safe.
+ */
+int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uint64_t *out_counters);
+
+/* --- Drain ------------------------------------------------------------------ */
+
+/* ds_drain_stats.anomalies: what was wrong with the DS management fields. */
+#define DS_DRAIN_INDEX_BELOW_BASE (1u << 0) /* index < base: nothing trusted, reset */
+#define DS_DRAIN_INDEX_PAST_MAX   (1u << 1) /* index beyond the buffer's end */
+#define DS_DRAIN_INDEX_MISALIGNED (1u << 2) /* index not on a record boundary (partial record ignored) */
+#define DS_DRAIN_BASE_CHANGED     (1u << 3) /* base field differs from setup: repaired */
+#define DS_DRAIN_MAX_CHANGED      (1u << 4) /* absolute-maximum field differs: repaired */
+#define DS_DRAIN_THRESH_CHANGED   (1u << 5) /* threshold field differs: repaired */
+#define DS_DRAIN_SIZE_LIE         (1u << 6) /* an adaptive record's size field was inconsistent */
+#define DS_DRAIN_FULL             (1u << 7) /* index == max: the CPU may have dropped records it never counted */
+#define DS_DRAIN_WRAPPED          (1u << 8) /* BTS circular buffer wrapped: older records overwritten (uncountable) */
+#define DS_DRAIN_RACE             (1u << 9) /* records arrived while draining (counted in lost_race) */
+
+/*
+ * Drain accounting. Invariant, always:
+ *   present == records + lost_beyond + lost_corrupt + lost_rejected + lost_race
+ * present is the number of records the index claims: (index - base) / size
+ * for fixed-size records (0 when index < base). For adaptive PEBS, records
+ * are walked by their size fields; a record whose size field is
+ * inconsistent ends the walk and the rest of the readable bytes count as
+ * one lost_corrupt record; bytes claimed beyond the buffer count as
+ * ceil(bytes / configured record size) lost_beyond records.
+ */
+struct ds_drain_stats {
+    uint64_t present;
+    uint64_t records;        /* decoded and accepted by the sink */
+    uint64_t lost_beyond;    /* claimed by the index but outside the caller's buffer */
+    uint64_t lost_corrupt;   /* inside the buffer but undecodable */
+    uint64_t lost_rejected;  /* the sink refused it (e.g. array full) */
+    uint64_t lost_race;      /* written while the drain ran, dropped by the index reset */
+    uint32_t anomalies;      /* DS_DRAIN_* */
+};
+
+/* Sink: return 0 to take the sample, non-zero to refuse it (counted lost_rejected). */
+typedef int (*ds_pebs_sink)(void *arg, const struct ds_pebs_sample *s);
+
+/*
+ * Walk the PEBS records from base to index, hand each to @sink, then reset
+ * the index to base and repair base/max/threshold fields that differ from
+ * setup. Bounds hold whatever the area fields contain: only the caller's
+ * buffer [mem, mem + bytes) as given to ds_area_setup() is ever read.
+ * @out may be NULL. Memory only: no MSR access. Bounded by the buffer size;
+ * no locks: NMI-safe (call it with PEBS counters frozen or disabled for
+ * exact accounting; otherwise records arriving during the walk are
+ * counted in lost_race when detectable).
+ * Errors: DS_ERR_NULL (ctx or sink), DS_ERR_NOT_SETUP, DS_ERR_NO_PEBS_BUFFER.
+ * Anomalies are reported in @out, not as errors (the drain still succeeds).
+ */
+int ds_pebs_drain(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *out);
+
+/*
+ * Same as ds_pebs_drain() into @arr (up to @cap samples, count in *out_n);
+ * records beyond @cap are counted as lost_rejected. NMI-safe.
+ */
+int ds_pebs_drain_array(struct ds_ctx *ctx, struct ds_pebs_sample *arr, size_t cap, size_t *out_n,
+                        struct ds_drain_stats *out);
+
+/*
+ * Records currently stored (index - base) / size, 0 if the index is
+ * corrupt. Adaptive formats: stored bytes / configured record size.
+ * Memory only, NMI-safe. Errors: DS_ERR_NULL, DS_ERR_NOT_SETUP,
+ * DS_ERR_NO_PEBS_BUFFER.
+ */
+int ds_pebs_pending(const struct ds_ctx *ctx, uint64_t *out_records);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DS_PEBS_H */

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * PMI helpers: global-status decode, acknowledgement (legacy vs streamlined
+ * freeze), and one shared DS interrupt service routine for PEBS, BTS and
+ * non-precise counter overflow on a single vector.
+ *
+ * Sources: SDM Vol. 3B "IA32_PERF_GLOBAL_STATUS", "Freezing Performance
+ * Monitoring on PMI" (Table "Legacy and Streamlined Operation with
+ * Freeze_Perfmon_On_PMI = 1, Counter Overflowed"), "Performance Monitoring
+ * Version 4"; reference pmi.md.
+ *
+ * The LVT performance-counter entry, the EOI and the vector belong to the
+ * kernel: after ds_pmi_handle() it must rewrite LVTPC (the CPU masks it on
+ * delivery) and, for fixed delivery, send EOI. On NetBurst it must clear
+ * CCCR.OVF (netburst.h, through the hook) BEFORE unmasking.
+ *
+ * MSR accesses per PMI (ds_pmi_handle, no recheck, hook not counted):
+ *   perfmon v4, DS_FREEZE_STREAMLINED, PEBS only: 1 RDMSR + 1 WRMSR = 2;
+ *   v2/v3, DS_FREEZE_LEGACY: 1 RDMSR + 2 WRMSR (ack, GLOBAL_CTRL) = 3;
+ *   v2+, DS_FREEZE_NONE: 2; NetBurst / perfmon v1: 0 (buffers are checked
+ *   in memory, counters by the hook).
+ */
+#ifndef DS_PMI_H
+#define DS_PMI_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <ds/err.h>
+#include <ds/cpu.h>
+#include <ds/area.h>
+#include <ds/pebs.h>
+#include <ds/bts.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* IA32_PERF_GLOBAL_STATUS (0x38E) bits (SDM "IA32_PERF_GLOBAL_STATUS"; msr.md 5) */
+#define DS_GSTATUS_FIXED_SHIFT    32             /* bit 32 + m: Ovf_FixedCtrm */
+#define DS_GSTATUS_PERF_METRICS   (1ull << 48)
+#define DS_GSTATUS_TOPA           (1ull << 55)   /* Trace_ToPA_PMI */
+#define DS_GSTATUS_LBR_FRZ        (1ull << 58)   /* v4+ */
+#define DS_GSTATUS_CTR_FRZ        (1ull << 59)   /* v4+ */
+#define DS_GSTATUS_ASCI           (1ull << 60)
+#define DS_GSTATUS_OVF_UNCORE     (1ull << 61)   /* v3+ */
+#define DS_GSTATUS_OVF_BUF        (1ull << 62)   /* DS buffer reached its threshold */
+#define DS_GSTATUS_COND_CHGD      (1ull << 63)
+
+/* IA32_DEBUGCTL freeze bits (SDM "IA32_DEBUGCTL MSR"; not NetBurst) */
+#define DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI (1ull << 12)
+
+struct ds_pmi_status {
+    uint64_t raw;
+    uint32_t gp_ovf;         /* bit n: IA32_PMCn overflowed (n < caps.gp_counters) */
+    uint32_t fixed_ovf;      /* bit m: IA32_FIXED_CTRm overflowed */
+    bool ovf_buf;            /* bit 62 */
+    bool cond_chgd;          /* bit 63 */
+    bool ctr_frz;            /* bit 59 (v4+) */
+    bool lbr_frz;            /* bit 58 (v4+) */
+    bool uncore;             /* bit 61 (v3+) */
+    bool asci;               /* bit 60 */
+    bool topa;               /* bit 55 */
+    bool perf_metrics;       /* bit 48 */
+    uint64_t unknown;        /* set bits this CPU's caps do not define */
+};
+
+/*
+ * Split a GLOBAL_STATUS value into its parts for @caps (counter counts,
+ * perfmon version decide which bits are defined). Pure, NMI-safe.
+ * Errors: DS_ERR_NULL.
+ */
+int ds_pmi_decode(uint64_t raw, const struct ds_caps *caps, struct ds_pmi_status *out);
+
+/*
+ * The GLOBAL_OVF_CTRL / STATUS_RESET bits that may be written on @caps
+ * (writing 1 to a reserved bit raises #GP): counters present, 62, 63;
+ * 61 from v3; 58, 59, 60, 55, 48 from v4. 0 without global MSRs. Pure (no
+ * MSR), NMI-safe.
+ */
+uint64_t ds_pmi_ack_mask(const struct ds_caps *caps);
+
+enum ds_freeze_mode {
+    DS_FREEZE_NONE = 0,        /* counters run during the handler */
+    DS_FREEZE_LEGACY = 1,      /* v2/v3 FREEZE_PERFMON_ON_PMI: CPU clears GLOBAL_CTRL; handler rewrites it */
+    DS_FREEZE_STREAMLINED = 2, /* v4+: CPU sets CTR_Frz; acknowledging unfreezes */
+};
+
+/*
+ * Counter-overflow hook for what libds does not own (reloading
+ * non-precise sampling counters, NetBurst CCCR.OVF scan and clear).
+ * @ovf: GLOBAL_STATUS counter bits not PEBS-enabled (bit n GP, 32+m
+ * fixed); @no_global: true on NetBurst / perfmon v1, where there is no
+ * global status and the hook must find overflowed counters itself.
+ * Set *out_handled to how many overflows it serviced. Runs in the PMI
+ * (NMI) context: must be NMI-safe and bounded. Return DS_OK or an error
+ * (reported as DS_ERR_PMI_HOOK; the acknowledgement still happens).
+ */
+typedef int (*ds_pmi_ovf_hook)(void *arg, uint64_t ovf, bool no_global, uint32_t *out_handled);
+
+struct ds_pmi_config {
+    enum ds_freeze_mode freeze;
+    uint64_t global_ctrl;      /* DS_FREEZE_LEGACY: the enables to restore */
+    uint64_t pebs_counters;    /* status bits of PEBS-enabled counters (drained, not hooked) */
+    ds_pebs_sink pebs_sink;    /* may be NULL if no PEBS buffer */
+    void *pebs_arg;
+    ds_bts_sink bts_sink;      /* may be NULL if no BTS buffer */
+    void *bts_arg;
+    ds_pmi_ovf_hook ovf_hook;  /* may be NULL: overflowed non-PEBS counters are only acknowledged */
+    void *ovf_arg;
+    bool recheck;              /* after the ack, re-read GLOBAL_STATUS once and service new bits (+1..2 MSR) */
+};
+
+/* Handler state: one per logical CPU, caller-owned. */
+struct ds_pmi {
+    struct ds_cpu *cpu;
+    struct ds_ctx *ctx;        /* may be NULL: counters only */
+    struct ds_pmi_config cfg;
+    uint64_t ack_mask;         /* ds_pmi_ack_mask(caps) */
+    bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
+    bool init;
+};
+
+/* What one ds_pmi_handle() call did. */
+struct ds_pmi_result {
+    uint64_t status;           /* GLOBAL_STATUS as read (0 without global MSRs) */
+    uint64_t acked;            /* bits written to OVF_CTRL / STATUS_RESET */
+    uint64_t unacked;          /* status bits set but not ackable on this CPU */
+    bool pebs_drained;
+    bool bts_drained;
+    struct ds_drain_stats pebs;
+    struct ds_drain_stats bts;
+    uint64_t hooked;           /* counter bits passed to the hook */
+    uint32_t hook_handled;
+    unsigned msr_reads;
+    unsigned msr_writes;
+    bool handled;              /* something was ours: false = spurious (NMI: pass it on) */
+};
+
+/*
+ * Prepare @pmi. Validates the config against @cpu's caps.
+ * Errors: DS_ERR_NULL; DS_ERR_NOT_IDENTIFIED; DS_ERR_NOT_SETUP (@ctx given
+ * but not set up); DS_ERR_PMI_FREEZE_MODE (LEGACY needs v2..v3 or later
+ * global MSRs and not NetBurst; STREAMLINED needs perfmon v4+; unknown
+ * mode); DS_ERR_PMI_CTRL_MASK (global_ctrl or pebs_counters name counters
+ * the CPU lacks). Touches no MSR (setting DEBUGCTL.FREEZE_PERFMON_ON_PMI is
+ * the caller's, see ds_pmi_set_freeze()). NMI-safe. Call it again to change
+ * the config (e.g. new GLOBAL_CTRL enables for legacy freeze).
+ */
+int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, const struct ds_pmi_config *cfg);
+
+/*
+ * Set or clear IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (bit 12) to match
+ * pmi->cfg.freeze (RMW of 0x1D9: 1 RDMSR + 1 WRMSR). Only with perfmon v2+
+ * global MSRs, not NetBurst (else DS_ERR_UNSUPPORTED, nothing touched). Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
+ * DS_ERR_MSR_FAULT. Call once per CPU at setup (not meant for NMI context,
+ * though it takes no locks).
+ */
+int ds_pmi_set_freeze(struct ds_pmi *pmi);
+
+/*
+ * Building blocks for a kernel that writes its own ISR.
+ * ds_pmi_read_status(): 1 RDMSR IA32_PERF_GLOBAL_STATUS (perfmon v2+ only:
+ * DS_ERR_UNSUPPORTED otherwise, nothing read).
+ * ds_pmi_ack(): WRMSR 0x390 (OVF_CTRL / STATUS_RESET) = @status & ack mask
+ * (nothing if that is 0), then with DS_FREEZE_LEGACY WRMSR GLOBAL_CTRL =
+ * cfg.global_ctrl. *out_unacked (may be NULL) gets the bits not ackable on
+ * this CPU. Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT, DS_ERR_UNSUPPORTED,
+ * DS_ERR_MSR_FAULT. NMI-safe.
+ */
+int ds_pmi_read_status(struct ds_pmi *pmi, uint64_t *out_status);
+int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
+
+/*
+ * The shared DS interrupt service routine. Order:
+ *   1. v2+: status = RDMSR IA32_PERF_GLOBAL_STATUS (once);
+ *   2. PEBS: drain if status.OvfBuf, or the PEBS index reached the
+ *      threshold (NetBurst, v1; memory check);
+ *   3. BTS: drain if BTS runs with BTINT and the index reached the
+ *      threshold (no status bit exists for BTS);
+ *   4. counters: status counter bits minus pebs_counters -> hook
+ *      (NetBurst / v1: the hook is always called with no_global);
+ *   5. v2+: WRMSR IA32_PERF_GLOBAL_OVF_CTRL / STATUS_RESET = status &
+ *      ack_mask (streamlined freeze: this unfreezes);
+ *   6. DS_FREEZE_LEGACY: WRMSR IA32_PERF_GLOBAL_CTRL = cfg.global_ctrl;
+ *   7. cfg.recheck: re-read status once; service and ack new bits.
+ * No locks; every loop bounded by the buffer sizes: NMI-safe.
+ * @out may be NULL. Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
+ * DS_ERR_MSR_FAULT (status read: nothing else done; ack write: reported
+ * after the drains), DS_ERR_PMI_HOOK (hook failed; ack still done).
+ */
+int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DS_PMI_H */

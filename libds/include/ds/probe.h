@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Functional probe: "advertised" vs "working".
+ *
+ * Emulators advertise DS and performance monitoring and implement none of
+ * it (QEMU TCG drops every PMU MSR write silently and reads 0). The probe
+ * writes a value into IA32_DS_AREA and into a counter, reads it back,
+ * restores the prior value, and (optionally, with caller scratch memory)
+ * runs BTS for a few branches and checks that records appeared.
+ *
+ * It never touches an MSR whose existence is not established by CPUID,
+ * IA32_MISC_ENABLE or the family: IA32_DS_AREA only with CPUID DS;
+ * IA32_DEBUGCTL only when BTS is advertised; IA32_PEBS_ENABLE only when
+ * PEBS is advertised; IA32_PMC0 / IA32_PERFEVTSEL0 only with CPUID.0AH
+ * reporting >= 1 GP counter; NetBurst MSR_BPU_COUNTER0 (0x300) and
+ * MSR_BPU_CCCR0 (0x360) only on family 0FH with perfmon available.
+ * It refuses (DS_PROBE_BUSY, nothing written) when BTS or PEBS is active
+ * or the probed counter is enabled: those belong to someone else.
+ */
+#ifndef DS_PROBE_H
+#define DS_PROBE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <ds/err.h>
+#include <ds/cpu.h>
+#include <ds/area.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ds_probe_verdict {
+    DS_PROBE_NOT_ADVERTISED = 0, /* CPUID/MISC_ENABLE say absent; not touched */
+    DS_PROBE_WORKING = 1,        /* held the written value / produced records */
+    DS_PROBE_INERT = 2,          /* advertised, accepted writes, but did not work */
+    DS_PROBE_FAULT = 3,          /* advertised, but the MSR access faulted */
+    DS_PROBE_BUSY = 4,           /* in use by someone else; not touched */
+    DS_PROBE_NOT_TESTED = 5,     /* advertised; this probe had no way to test it */
+};
+
+struct ds_probe_item {
+    enum ds_probe_verdict verdict;
+    int reason;          /* enum ds_err explaining the verdict (DS_OK when WORKING) */
+    uint64_t wrote;      /* test value written (0 if none) */
+    uint64_t read_back;  /* value read back */
+    bool restored;       /* prior value written back and verified (or nothing changed) */
+};
+
+struct ds_probe_result {
+    struct ds_probe_item ds_area;   /* IA32_DS_AREA holds a value */
+    struct ds_probe_item counter;   /* a GP counter holds a value */
+    struct ds_probe_item bts;       /* BTS produced records (needs scratch) */
+};
+
+/*
+ * Optional scratch for the BTS functional test. @area and @buf are
+ * caller memory (buf >= 8 records of the layout's BTS size) mapped for the
+ * CPU at @area_linear / @buf_linear (0 = pointer value). @exercise, called
+ * with BTS on, must execute a few taken branches (NULL: the probe's own
+ * code between the two DEBUGCTL writes is all that runs). BTS is enabled
+ * in circular mode with BTS_OFF_USR clear and BTS_OFF_OS clear.
+ */
+struct ds_probe_bts_scratch {
+    union ds_area *area;
+    uint64_t area_linear;
+    void *buf;
+    uint64_t buf_linear;
+    size_t buf_bytes;
+    void (*exercise)(void *arg);
+    void *arg;
+};
+
+/*
+ * Probe @cpu (ds_cpu_identify() done). @bts_scratch may be NULL (BTS then
+ * NOT_TESTED when advertised). Prior values of IA32_DS_AREA, IA32_DEBUGCTL
+ * and the counter are restored; item.restored says whether that was
+ * verified. The counter is written through IA32_PMC0 with a 31-bit
+ * pattern; its prior value is restored through IA32_A_PMC0 when
+ * PERF_CAPABILITIES.FW_WRITE, otherwise through IA32_PMC0 (which only
+ * loads bits 31:0 sign-extended: a prior value above 31 bits cannot be
+ * restored exactly, and restored is then false).
+ * MSRs: 0x600, 0x1D9, 0x3F1, 0xC1, 0x186, 0x4C1, 0x300, 0x360 under the
+ * conditions above. Returns DS_OK (verdicts in @out), DS_ERR_NULL,
+ * DS_ERR_NOT_IDENTIFIED. Not for NMI context (configuration time).
+ */
+int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch, struct ds_probe_result *out);
+
+/* "working", "inert", ... Never NULL. Pure, NMI-safe. */
+const char *ds_probe_verdict_name(enum ds_probe_verdict v);
+
+/*
+ * Render @r as "ds_area: inert (reason)\n" lines. Same conventions as
+ * ds_caps_format(): DS_OK, DS_ERR_NULL, DS_ERR_BUFSZ (truncated). Pure (no
+ * MSR), NMI-safe.
+ */
+int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DS_PROBE_H */

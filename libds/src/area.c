@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * DS save area setup, validation, install/uninstall (SDM Vol. 3B "DS Save
+ * Area", "DS Save Area and IA-32e Mode Operation", "Setting Up the DS Save
+ * Area"; reference ds-area.md).
+ */
+#include <ds/area.h>
+#include <ds/pebs.h>
+#include <ds/bts.h>
+#include "internal.h"
+
+void ds__zero(void *p, size_t n)
+{
+    volatile unsigned char *b = p; /* volatile: keep it a loop, not a memset call */
+    for (size_t i = 0; i < n; i++)
+        b[i] = 0;
+}
+
+bool ds_linear_canonical(uint64_t linear, bool la57)
+{
+    unsigned bits = la57 ? 57 : 48;
+    uint64_t top = linear >> (bits - 1);
+    return top == 0 || top == (~0ull >> (bits - 1));
+}
+
+int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
+{
+    if (!cpu || !out_layout)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    /* SDM: DTES64 = 1 -> 64-bit format in all modes; else IA-32e mode decides. */
+    *out_layout = (cpu->caps.dtes64 || cpu->ia32e) ? DS_LAYOUT_64 : DS_LAYOUT_32;
+    return DS_OK;
+}
+
+uint64_t ds__area_get(const struct ds_ctx *ctx, bool pebs, enum ds__fld f)
+{
+    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
+    if (ctx->layout == DS_LAYOUT_32) {
+        const volatile uint32_t *a = (const volatile uint32_t *)&ctx->area->a32;
+        return a[i];
+    }
+    const volatile uint64_t *a = (const volatile uint64_t *)&ctx->area->a64;
+    return a[i];
+}
+
+void ds__area_put(struct ds_ctx *ctx, bool pebs, enum ds__fld f, uint64_t v)
+{
+    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
+    if (ctx->layout == DS_LAYOUT_32) {
+        volatile uint32_t *a = (volatile uint32_t *)&ctx->area->a32;
+        a[i] = (uint32_t)v;
+        return;
+    }
+    volatile uint64_t *a = (volatile uint64_t *)&ctx->area->a64;
+    a[i] = v;
+}
+
+uint64_t ds__thresh_value(const struct ds_buf_state *b)
+{
+    if (b->thresh_records == 0)
+        return b->linear + b->bytes + b->rec_size; /* past the absolute maximum: never reached */
+    return b->linear + (uint64_t)b->thresh_records * b->rec_size;
+}
+
+/* Validate one buffer config into @st. */
+static int check_buf(const struct ds_buf_config *bc, enum ds_layout layout, uint32_t rec_size,
+                     bool la57, struct ds_buf_state *st)
+{
+    uint64_t align = layout == DS_LAYOUT_32 ? 4 : 8;
+    uint64_t linear = bc->linear ? bc->linear : (uint64_t)(uintptr_t)bc->mem;
+
+    if (((uint64_t)(uintptr_t)bc->mem & (align - 1)) || (linear & (align - 1)))
+        return DS_ERR_BUF_ALIGN;
+    uint64_t rem;
+    uint64_t nrec = ds__div64((uint64_t)bc->bytes, rec_size, &rem);
+    if (bc->bytes == 0 || rem)
+        return DS_ERR_BUF_SIZE;
+    if (nrec > 0xFFFFFFFFull)
+        return DS_ERR_BUF_SIZE;
+    uint64_t bytes = (uint64_t)bc->bytes;
+    uint64_t last = linear + bytes - 1;
+    if (last < linear || last + 1 + rec_size < last) /* wraps the address space */
+        return DS_ERR_BUF_ADDR;
+    if (layout == DS_LAYOUT_32) {
+        /* max (end) and the "no threshold" value (end + record) are stored in 32 bits */
+        if (last + 1 + rec_size > 0xFFFFFFFFull)
+            return DS_ERR_BUF_ADDR;
+    } else {
+        if (!ds_linear_canonical(linear, la57) || !ds_linear_canonical(last, la57) ||
+            ((linear ^ last) >> 63))
+            return DS_ERR_BUF_ADDR;
+    }
+    uint32_t t = bc->thresh_records;
+    if (t) {
+        if (nrec < 1u + DS_THRESH_MARGIN)
+            return DS_ERR_BUF_SMALL;
+        if (t > nrec)
+            return DS_ERR_THRESH_RANGE;
+        if (t > nrec - DS_THRESH_MARGIN)
+            return DS_ERR_THRESH_MARGIN;
+    }
+    st->mem = (unsigned char *)bc->mem;
+    st->linear = linear;
+    st->bytes = bytes;
+    st->rec_size = rec_size;
+    st->nrec = (uint32_t)nrec;
+    st->thresh_records = t;
+    return DS_OK;
+}
+
+static bool overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return a < b + blen && b < a + alen;
+}
+
+int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg)
+{
+    int e;
+    enum ds_layout layout;
+    enum ds_pebs_fmt fmt = DS_PEBS_FMT_NONE;
+    struct ds_buf_state bts, pebs;
+    uint32_t pebs_rec = 0;
+
+    if (!ctx || !cpu || !cfg || !cfg->area)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (ctx->setup && ctx->installed)
+        return DS_ERR_INSTALLED;
+    const struct ds_caps *c = &cpu->caps;
+    if (c->vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL;
+    if (!c->ds)
+        return DS_ERR_NO_DS;
+    if (!cfg->bts.mem && !cfg->pebs.mem)
+        return DS_ERR_NO_BUFFERS;
+    if (cfg->bts.mem && !c->bts_advertised)
+        return DS_ERR_BTS_UNAVAILABLE;
+    if (cfg->pebs.mem && !c->pebs_advertised)
+        return DS_ERR_PEBS_UNAVAILABLE;
+    e = ds_area_layout(cpu, &layout);
+    if (e)
+        return e;
+
+    if (cfg->pebs.mem) {
+        e = ds_pebs_format_select(cpu, layout, &fmt);
+        if (e)
+            return e;
+        bool adaptive = fmt == DS_PEBS_FMT_4 || fmt == DS_PEBS_FMT_5;
+        if (!adaptive && cfg->pebs_data_cfg)
+            return DS_ERR_DATA_CFG;
+        if (adaptive) {
+            if (cfg->pebs_data_cfg & ~DS_PEBS_DATA_CFG_VALID)
+                return DS_ERR_DATA_CFG;
+            /* Optional groups need PEBS baseline (PERF_CAPABILITIES[14]); without
+             * it only the basic group exists (Linux intel_ds_init, fmt 4/5). */
+            if ((cfg->pebs_data_cfg & 0xF) && !c->pebs_baseline)
+                return DS_ERR_DATA_CFG;
+        }
+        pebs_rec = ds_pebs_record_size(fmt, cfg->pebs_data_cfg);
+        if (!pebs_rec)
+            return DS_ERR_PEBS_FORMAT;
+    } else if (cfg->pebs_data_cfg) {
+        return DS_ERR_DATA_CFG;
+    }
+
+    /* Management area */
+    uint64_t area_lin = cfg->area_linear ? cfg->area_linear : (uint64_t)(uintptr_t)cfg->area;
+    uint64_t fsz = layout == DS_LAYOUT_32 ? 4 : 8;
+    uint64_t asz = layout == DS_LAYOUT_32 ? sizeof(struct ds_area32) : sizeof(struct ds_area64);
+    if (((uint64_t)(uintptr_t)cfg->area & (_Alignof(union ds_area) - 1)) || (area_lin & (fsz - 1)))
+        return DS_ERR_AREA_ALIGN;
+    if (layout == DS_LAYOUT_32) {
+        if (area_lin + asz > 0x100000000ull)
+            return DS_ERR_AREA_ADDR;
+    } else if (!ds_linear_canonical(area_lin, cfg->la57) ||
+               !ds_linear_canonical(area_lin + asz - 1, cfg->la57) || area_lin + asz - 1 < area_lin ||
+               ((area_lin ^ (area_lin + asz - 1)) >> 63)) {
+        return DS_ERR_AREA_ADDR;
+    }
+
+    ds__zero(&bts, sizeof(bts));
+    ds__zero(&pebs, sizeof(pebs));
+    if (cfg->bts.mem) {
+        e = check_buf(&cfg->bts, layout, layout == DS_LAYOUT_32 ? DS_BTS_REC32_SIZE : DS_BTS_REC64_SIZE,
+                      cfg->la57, &bts);
+        if (e)
+            return e;
+    }
+    if (cfg->pebs.mem) {
+        e = check_buf(&cfg->pebs, layout, pebs_rec, cfg->la57, &pebs);
+        if (e)
+            return e;
+    }
+
+    /* Overlaps, in the CPU's (linear) view and in libds's (pointer) view. */
+    uint64_t ap = (uint64_t)(uintptr_t)cfg->area;
+    uint64_t bp = (uint64_t)(uintptr_t)bts.mem, pp = (uint64_t)(uintptr_t)pebs.mem;
+    if (bts.mem && (overlap(area_lin, asz, bts.linear, bts.bytes) || overlap(ap, sizeof(union ds_area), bp, bts.bytes)))
+        return DS_ERR_OVERLAP;
+    if (pebs.mem && (overlap(area_lin, asz, pebs.linear, pebs.bytes) || overlap(ap, sizeof(union ds_area), pp, pebs.bytes)))
+        return DS_ERR_OVERLAP;
+    if (bts.mem && pebs.mem &&
+        (overlap(bts.linear, bts.bytes, pebs.linear, pebs.bytes) || overlap(bp, bts.bytes, pp, pebs.bytes)))
+        return DS_ERR_OVERLAP;
+
+    /* All checks passed: build the context and the area (memory only). */
+    ds__zero(ctx, sizeof(*ctx));
+    ctx->cpu = cpu;
+    ctx->layout = layout;
+    ctx->area = cfg->area;
+    ctx->area_linear = area_lin;
+    ctx->bts = bts;
+    ctx->pebs = pebs;
+    ctx->pebs_fmt = fmt;
+    ctx->pebs_data_cfg = cfg->pebs_data_cfg;
+    ctx->pebs_trap = c->pebs_trap;
+    ds__zero(cfg->area, sizeof(union ds_area));
+    if (bts.mem) {
+        ds__zero(bts.mem, (size_t)bts.bytes);
+        ds__area_put(ctx, false, DS__BASE, bts.linear);
+        ds__area_put(ctx, false, DS__INDEX, bts.linear);
+        /* Absolute maximum = base + N * record size (Linux alloc_bts_buffer; the
+         * SDM's "+1" variant works too, reference ds-area.md). */
+        ds__area_put(ctx, false, DS__MAX, bts.linear + bts.bytes);
+        ds__area_put(ctx, false, DS__THRESH, ds__thresh_value(&bts));
+    }
+    if (pebs.mem) {
+        ds__area_put(ctx, true, DS__BASE, pebs.linear);
+        ds__area_put(ctx, true, DS__INDEX, pebs.linear);
+        ds__area_put(ctx, true, DS__MAX, pebs.linear + pebs.bytes);
+        ds__area_put(ctx, true, DS__THRESH, ds__thresh_value(&pebs));
+    }
+    ctx->setup = true;
+    return DS_OK;
+}
+
+int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
+{
+    if (!ctx)
+        return DS_ERR_NULL;
+    if (!ctx->setup)
+        return DS_ERR_NOT_SETUP;
+    if (!ctx->pebs.mem)
+        return DS_ERR_NO_PEBS_BUFFER;
+    if (kind != DS_CTR_GP && kind != DS_CTR_FIXED)
+        return DS_ERR_INVAL;
+    const struct ds_caps *c = &ctx->cpu->caps;
+    uint32_t slot, width;
+    bool nb = ctx->pebs_fmt == DS_PEBS_FMT_NB32 || ctx->pebs_fmt == DS_PEBS_FMT_NB64;
+
+    if (nb) {
+        /* One reset value for the PEBS counter (IQ_COUNTER4/5), 40 bits wide. */
+        if (kind != DS_CTR_GP || index != 0)
+            return DS_ERR_RESET_SLOT;
+        slot = 0;
+        width = 40;
+    } else if (kind == DS_CTR_GP) {
+        uint32_t limit;
+        switch (ctx->pebs_fmt) {
+        case DS_PEBS_FMT_0: limit = 1; break;           /* PMC0 only */
+        case DS_PEBS_FMT_1:
+        case DS_PEBS_FMT_2:
+        case DS_PEBS_FMT_3: limit = 4; break;           /* PMC0..3 */
+        case DS_PEBS_FMT_4: limit = 8; break;           /* fixed from slot 8 */
+        case DS_PEBS_FMT_5: limit = 32; break;          /* fixed from slot 32 */
+        default: return DS_ERR_PEBS_FORMAT;
+        }
+        if (index >= limit || index >= c->gp_counters)
+            return DS_ERR_RESET_SLOT;
+        slot = index;
+        width = c->gp_width;
+    } else {
+        uint32_t first;
+        if (ctx->pebs_fmt == DS_PEBS_FMT_4)
+            first = 8;
+        else if (ctx->pebs_fmt == DS_PEBS_FMT_5)
+            first = 32;
+        else
+            return DS_ERR_RESET_SLOT; /* fixed counters have no reset slot before fmt 4 */
+        if (index >= 16 || first + index >= DS_AREA64_RESET_SLOTS || index >= c->fixed_counters ||
+            !(c->fixed_mask & (1u << index)))
+            return DS_ERR_RESET_SLOT;
+        slot = first + index;
+        width = c->fixed_width;
+    }
+    if (width == 0)
+        return DS_ERR_RESET_SLOT; /* width unknown: the counter is not described by CPUID */
+    if (width < 64 && (value >> width))
+        return DS_ERR_RESET_WIDTH;
+
+    if (ctx->layout == DS_LAYOUT_32) {
+        volatile struct ds_area32 *a = &ctx->area->a32;
+        a->pebs_reset_lo = (uint32_t)value;
+        a->pebs_reset_hi = (uint32_t)(value >> 32);
+    } else {
+        volatile struct ds_area64 *a = &ctx->area->a64;
+        a->pebs_reset[slot] = value;
+    }
+    return DS_OK;
+}
+
+int ds_area_install(struct ds_ctx *ctx)
+{
+    uint64_t prior;
+    if (!ctx)
+        return DS_ERR_NULL;
+    if (!ctx->setup)
+        return DS_ERR_NOT_SETUP;
+    if (ctx->installed)
+        return DS_ERR_INSTALLED;
+    int e = ds_msr_read(ctx->cpu, DS_MSR_IA32_DS_AREA, &prior);
+    if (e)
+        return e;
+    e = ds_msr_write(ctx->cpu, DS_MSR_IA32_DS_AREA, ctx->area_linear);
+    if (e)
+        return e;
+    ctx->saved_ds_area = prior;
+    ctx->installed = true;
+    return DS_OK;
+}
+
+int ds_area_uninstall(struct ds_ctx *ctx)
+{
+    if (!ctx)
+        return DS_ERR_NULL;
+    if (!ctx->setup)
+        return DS_ERR_NOT_SETUP;
+    if (!ctx->installed)
+        return DS_ERR_NOT_INSTALLED;
+    if (ctx->bts_enabled)
+        return DS_ERR_DS_BUSY;
+    int e = ds_msr_write(ctx->cpu, DS_MSR_IA32_DS_AREA, ctx->saved_ds_area);
+    if (e)
+        return e;
+    ctx->installed = false;
+    return DS_OK;
+}

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * PMI helpers and the shared DS ISR (SDM Vol. 3B "IA32_PERF_GLOBAL_STATUS",
+ * "Freezing Performance Monitoring on PMI" (legacy vs streamlined table),
+ * "Performance Monitoring Version 4"; reference pmi.md section 4).
+ */
+#include <ds/pmi.h>
+#include "internal.h"
+
+static uint64_t counter_bits(const struct ds_caps *c)
+{
+    uint64_t gp = c->gp_counters >= 32 ? 0xFFFFFFFFull : ((1ull << c->gp_counters) - 1);
+    uint64_t fixed = (uint64_t)c->fixed_mask << DS_GSTATUS_FIXED_SHIFT;
+    if (!c->has_leaf_0a)
+        return 0;
+    return gp | fixed;
+}
+
+uint64_t ds_pmi_ack_mask(const struct ds_caps *c)
+{
+    if (!c || !c->has_leaf_0a || c->perfmon_version < 2)
+        return 0;
+    uint64_t m = counter_bits(c) | DS_GSTATUS_OVF_BUF | DS_GSTATUS_COND_CHGD;
+    if (c->perfmon_version >= 3)
+        m |= DS_GSTATUS_OVF_UNCORE;
+    if (c->perfmon_version >= 4)
+        m |= DS_GSTATUS_LBR_FRZ | DS_GSTATUS_CTR_FRZ | DS_GSTATUS_ASCI | DS_GSTATUS_TOPA |
+             DS_GSTATUS_PERF_METRICS;
+    return m;
+}
+
+int ds_pmi_decode(uint64_t raw, const struct ds_caps *c, struct ds_pmi_status *out)
+{
+    if (!c || !out)
+        return DS_ERR_NULL;
+    ds__zero(out, sizeof(*out));
+    out->raw = raw;
+    uint64_t cb = counter_bits(c);
+    out->gp_ovf = (uint32_t)(raw & cb & 0xFFFFFFFFull);
+    out->fixed_ovf = (uint32_t)((raw & cb) >> DS_GSTATUS_FIXED_SHIFT);
+    out->ovf_buf = (raw & DS_GSTATUS_OVF_BUF) != 0;
+    out->cond_chgd = (raw & DS_GSTATUS_COND_CHGD) != 0;
+    out->ctr_frz = (raw & DS_GSTATUS_CTR_FRZ) != 0;
+    out->lbr_frz = (raw & DS_GSTATUS_LBR_FRZ) != 0;
+    out->uncore = (raw & DS_GSTATUS_OVF_UNCORE) != 0;
+    out->asci = (raw & DS_GSTATUS_ASCI) != 0;
+    out->topa = (raw & DS_GSTATUS_TOPA) != 0;
+    out->perf_metrics = (raw & DS_GSTATUS_PERF_METRICS) != 0;
+    uint64_t known = cb | DS_GSTATUS_OVF_BUF | DS_GSTATUS_COND_CHGD;
+    if (c->perfmon_version >= 3)
+        known |= DS_GSTATUS_OVF_UNCORE;
+    if (c->perfmon_version >= 4)
+        known |= DS_GSTATUS_LBR_FRZ | DS_GSTATUS_CTR_FRZ | DS_GSTATUS_ASCI | DS_GSTATUS_TOPA |
+                 DS_GSTATUS_PERF_METRICS;
+    out->unknown = raw & ~known;
+    return DS_OK;
+}
+
+int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, const struct ds_pmi_config *cfg)
+{
+    if (!pmi || !cpu || !cfg)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (ctx && !ctx->setup)
+        return DS_ERR_NOT_SETUP;
+    const struct ds_caps *c = &cpu->caps;
+    bool global = !c->netburst && c->has_leaf_0a && c->perfmon_version >= 2;
+    switch (cfg->freeze) {
+    case DS_FREEZE_NONE:
+        break;
+    case DS_FREEZE_LEGACY:
+        if (!global)
+            return DS_ERR_PMI_FREEZE_MODE;
+        break;
+    case DS_FREEZE_STREAMLINED:
+        if (!global || c->perfmon_version < 4)
+            return DS_ERR_PMI_FREEZE_MODE;
+        break;
+    default:
+        return DS_ERR_PMI_FREEZE_MODE;
+    }
+    uint64_t cb = counter_bits(c);
+    if (global) {
+        /* GLOBAL_CTRL also has bit 48 (PERF_METRICS enable) on perfmon v4+ parts that have it. */
+        uint64_t ctrl_ok = cb | (c->perf_metrics ? (1ull << 48) : 0);
+        if ((cfg->global_ctrl & ~ctrl_ok) || (cfg->pebs_counters & ~cb))
+            return DS_ERR_PMI_CTRL_MASK;
+    } else if (cfg->global_ctrl || cfg->pebs_counters) {
+        return DS_ERR_PMI_CTRL_MASK; /* no global MSRs to name counters in */
+    }
+    ds__zero(pmi, sizeof(*pmi));
+    pmi->cpu = cpu;
+    pmi->ctx = ctx;
+    pmi->cfg = *cfg;
+    pmi->has_global = global;
+    pmi->ack_mask = ds_pmi_ack_mask(c);
+    pmi->init = true;
+    return DS_OK;
+}
+
+int ds_pmi_set_freeze(struct ds_pmi *pmi)
+{
+    uint64_t v;
+    if (!pmi)
+        return DS_ERR_NULL;
+    if (!pmi->init)
+        return DS_ERR_PMI_NOT_INIT;
+    /* Bit 12 of IA32_DEBUGCTL means FREEZE_PERFMON_ON_PMI only on Intel P6-family
+     * descendants with architectural perfmon v2+; NetBurst's MSR_DEBUGCTLA and
+     * other vendors' DEBUGCTL differ: never touched there. */
+    if (!pmi->has_global)
+        return DS_ERR_UNSUPPORTED;
+    int e = ds_msr_read(pmi->cpu, DS_MSR_IA32_DEBUGCTL, &v);
+    if (e)
+        return e;
+    if (pmi->cfg.freeze == DS_FREEZE_NONE)
+        v &= ~DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI;
+    else
+        v |= DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI;
+    return ds_msr_write(pmi->cpu, DS_MSR_IA32_DEBUGCTL, v);
+}
+
+int ds_pmi_read_status(struct ds_pmi *pmi, uint64_t *out_status)
+{
+    if (!pmi || !out_status)
+        return DS_ERR_NULL;
+    if (!pmi->init)
+        return DS_ERR_PMI_NOT_INIT;
+    if (!pmi->has_global)
+        return DS_ERR_UNSUPPORTED;
+    return ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, out_status);
+}
+
+int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
+{
+    if (!pmi)
+        return DS_ERR_NULL;
+    if (!pmi->init)
+        return DS_ERR_PMI_NOT_INIT;
+    if (!pmi->has_global)
+        return DS_ERR_UNSUPPORTED;
+    uint64_t ack = status & pmi->ack_mask;
+    if (out_unacked)
+        *out_unacked = status & ~pmi->ack_mask;
+    if (ack) {
+        int e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
+        if (e)
+            return e;
+    }
+    if (pmi->cfg.freeze == DS_FREEZE_LEGACY)
+        return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+    return DS_OK;
+}
+
+static int nop_pebs(void *a, const struct ds_pebs_sample *s)
+{
+    (void)a;
+    (void)s;
+    return 1; /* nobody to take it: counted lost_rejected */
+}
+
+static int nop_bts(void *a, const struct ds_bts_branch *b)
+{
+    (void)a;
+    (void)b;
+    return 1;
+}
+
+static void add_stats(struct ds_drain_stats *a, const struct ds_drain_stats *b)
+{
+    a->present += b->present;
+    a->records += b->records;
+    a->lost_beyond += b->lost_beyond;
+    a->lost_corrupt += b->lost_corrupt;
+    a->lost_rejected += b->lost_rejected;
+    a->lost_race += b->lost_race;
+    a->anomalies |= b->anomalies;
+}
+
+/* Service one status snapshot (steps 2-4). Returns hook error or DS_OK. */
+static int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
+{
+    struct ds_ctx *ctx = pmi->ctx;
+    struct ds_drain_stats st;
+    int ret = DS_OK;
+
+    if (ctx && ctx->pebs.mem) {
+        bool go = (status & DS_GSTATUS_OVF_BUF) != 0;
+        if (!go && ctx->pebs.thresh_records) {
+            uint64_t idx = ds__area_get(ctx, true, DS__INDEX);
+            go = idx >= ds__thresh_value(&ctx->pebs);
+        }
+        if (go) {
+            ds_pebs_drain(ctx, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &st);
+            add_stats(&r->pebs, &st);
+            r->pebs_drained = true;
+            r->handled = true;
+        }
+    }
+    if (ctx && ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT)) {
+        bool reached = false;
+        ds_bts_threshold_reached(ctx, &reached);
+        if (reached) {
+            ds_bts_drain(ctx, pmi->cfg.bts_sink ? pmi->cfg.bts_sink : nop_bts, pmi->cfg.bts_arg, &st);
+            add_stats(&r->bts, &st);
+            r->bts_drained = true;
+            r->handled = true;
+        }
+    }
+    uint64_t ovf = 0;
+    bool call = false;
+    if (pmi->has_global) {
+        ovf = status & counter_bits(&pmi->cpu->caps) & ~pmi->cfg.pebs_counters;
+        call = ovf != 0;
+        if (status & pmi->cfg.pebs_counters)
+            r->handled = true; /* PEBS counter overflow: records drained / auto-reloaded */
+    } else {
+        call = true; /* NetBurst / v1: the hook finds overflowed counters itself */
+    }
+    if (call && pmi->cfg.ovf_hook) {
+        uint32_t handled = 0;
+        r->hooked |= ovf;
+        if (pmi->cfg.ovf_hook(pmi->cfg.ovf_arg, ovf, !pmi->has_global, &handled) != DS_OK)
+            ret = DS_ERR_PMI_HOOK;
+        r->hook_handled += handled;
+        if (handled)
+            r->handled = true;
+    }
+    if (ovf)
+        r->handled = true;
+    return ret;
+}
+
+int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
+{
+    struct ds_pmi_result r;
+    int ret = DS_OK, e;
+    uint64_t status = 0;
+
+    if (!pmi)
+        return DS_ERR_NULL;
+    if (!pmi->init)
+        return DS_ERR_PMI_NOT_INIT;
+    ds__zero(&r, sizeof(r));
+
+    /* Bounded: the initial pass plus at most one recheck pass. */
+    for (int pass = 0; pass < (pmi->cfg.recheck ? 2 : 1); pass++) {
+        if (pmi->has_global) {
+            e = ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, &status);
+            r.msr_reads++;
+            if (e) {
+                ret = e;
+                break;
+            }
+            if (pass > 0 && !status)
+                break;
+            r.status |= status;
+        } else if (pass > 0) {
+            break;
+        }
+        e = service(pmi, status, &r);
+        if (e && ret == DS_OK)
+            ret = e;
+        if (!pmi->has_global)
+            continue;
+        uint64_t ack = status & pmi->ack_mask;
+        r.unacked |= status & ~pmi->ack_mask;
+        if (ack) {
+            /* Legacy: IA32_PERF_GLOBAL_OVF_CTRL; v4: IA32_PERF_GLOBAL_STATUS_RESET
+             * (same MSR 0x390). With streamlined freeze this write unfreezes. */
+            e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
+            r.msr_writes++;
+            if (e) {
+                if (ret == DS_OK)
+                    ret = e;
+                break;
+            }
+            r.acked |= ack;
+            r.handled = true;
+        }
+        if (pmi->cfg.freeze == DS_FREEZE_LEGACY && (status || pass == 0)) {
+            /* Legacy freeze cleared GLOBAL_CTRL on the PMI (any source): restore the
+             * enables (SDM table, legacy column). Harmless if nothing was frozen. */
+            e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+            r.msr_writes++;
+            if (e) {
+                if (ret == DS_OK)
+                    ret = e;
+                break;
+            }
+        }
+    }
+    if (out)
+        *out = r;
+    return ret;
+}

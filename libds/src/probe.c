@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Functional probe: does what CPUID advertises actually work? (QEMU TCG
+ * advertises nothing of DS but other emulators/hypervisors advertise and
+ * drop writes; reference README "Hard facts".)
+ */
+#include <ds/probe.h>
+#include <ds/bts.h>
+#include "internal.h"
+
+#define NB_MSR_BPU_COUNTER0 0x300u   /* netburst.md: counter i at 0x300 + i */
+#define NB_MSR_BPU_CCCR0    0x360u   /* its CCCR; bit 12 = Enable */
+#define NB_CCCR_ENABLE      (1ull << 12)
+#define NB_PEBS_ENABLE_BITS ((1ull << 24) | (1ull << 25) | (1ull << 26))
+#define EVTSEL_EN           (1ull << 22)
+
+/* Test patterns: page aligned, canonical, below 4 GiB (valid in both layouts). */
+#define DS_AREA_PATTERN     0x00000000C0DE5000ull
+#define COUNTER_PATTERN     0x00000000005A5A5Aull  /* positive as a 32-bit value */
+
+static void item(struct ds_probe_item *it, enum ds_probe_verdict v, int reason)
+{
+    it->verdict = v;
+    it->reason = reason;
+}
+
+/* Write @pattern to @msr, read it back, restore @prior through @restore_msr. */
+static void hold_test(struct ds_cpu *cpu, uint32_t msr, uint32_t restore_msr, uint64_t pattern,
+                      uint64_t mask, struct ds_probe_item *it)
+{
+    uint64_t prior, v;
+    if (ds_msr_read(cpu, msr, &prior)) {
+        item(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
+        it->restored = true; /* nothing written */
+        return;
+    }
+    if ((prior & mask) == pattern)
+        pattern ^= 0x1000; /* make sure the write changes the value */
+    it->wrote = pattern;
+    if (ds_msr_write(cpu, msr, pattern)) {
+        item(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
+        it->restored = true;
+        return;
+    }
+    if (ds_msr_read(cpu, msr, &v)) {
+        item(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
+        v = ~pattern;
+    } else {
+        it->read_back = v;
+        if ((v & mask) == pattern)
+            item(it, DS_PROBE_WORKING, DS_OK);
+        else
+            item(it, DS_PROBE_INERT, DS_ERR_NOT_WORKING);
+    }
+    uint64_t check;
+    it->restored = ds_msr_write(cpu, restore_msr, prior) == DS_OK && ds_msr_read(cpu, msr, &check) == DS_OK &&
+                   (check & mask) == (prior & mask);
+}
+
+static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, struct ds_probe_item *it)
+{
+    struct ds_ctx ctx;
+    struct ds_area_config cfg;
+    uint64_t dbg_prior, dbg_after, area_after;
+
+    ds__zero(&ctx, sizeof(ctx));
+    ds__zero(&cfg, sizeof(cfg));
+    cfg.area = s->area;
+    cfg.area_linear = s->area_linear;
+    cfg.bts.mem = s->buf;
+    cfg.bts.linear = s->buf_linear;
+    cfg.bts.bytes = s->buf_bytes;
+    cfg.bts.thresh_records = 0; /* circular: no interrupt */
+    int e = ds_area_setup(&ctx, cpu, &cfg);
+    if (e) {
+        item(it, DS_PROBE_NOT_TESTED, e);
+        it->restored = true;
+        return;
+    }
+    if (ctx.bts.nrec < 8) {
+        item(it, DS_PROBE_NOT_TESTED, DS_ERR_BUF_SMALL);
+        it->restored = true;
+        return;
+    }
+    if (ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &dbg_prior)) {
+        item(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
+        it->restored = true;
+        return;
+    }
+    e = ds_area_install(&ctx);
+    if (e) {
+        item(it, DS_PROBE_FAULT, e);
+        it->restored = true; /* install writes nothing on failure... */
+        return;
+    }
+    e = ds_bts_enable(&ctx, 0);
+    if (e == DS_OK && s->exercise)
+        s->exercise(s->arg);
+    /* Stop: put DEBUGCTL back exactly as it was (BTS was verified off). */
+    bool ok = ds_msr_write(cpu, DS_MSR_IA32_DEBUGCTL, dbg_prior) == DS_OK;
+    ctx.bts_enabled = false;
+    uint64_t idx = ds__area_get(&ctx, false, DS__INDEX);
+    ok = ds_area_uninstall(&ctx) == DS_OK && ok;
+    ok = ok && ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &dbg_after) == DS_OK && dbg_after == dbg_prior;
+    ok = ok && ds_msr_read(cpu, DS_MSR_IA32_DS_AREA, &area_after) == DS_OK && area_after == ctx.saved_ds_area;
+    it->restored = ok;
+    it->wrote = ds_bts_debugctl_bits(cpu, 0);
+    it->read_back = idx;
+    if (e) {
+        item(it, DS_PROBE_FAULT, e);
+        return;
+    }
+    if (idx != ctx.bts.linear)
+        item(it, DS_PROBE_WORKING, DS_OK);
+    else
+        item(it, DS_PROBE_INERT, DS_ERR_NOT_WORKING);
+}
+
+int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch, struct ds_probe_result *out)
+{
+    if (!cpu || !out)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    ds__zero(out, sizeof(*out));
+    const struct ds_caps *c = &cpu->caps;
+    if (c->vendor != DS_VENDOR_INTEL) {
+        item(&out->ds_area, DS_PROBE_NOT_ADVERTISED, DS_ERR_NOT_INTEL);
+        item(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NOT_INTEL);
+        item(&out->bts, DS_PROBE_NOT_ADVERTISED, DS_ERR_NOT_INTEL);
+        out->ds_area.restored = out->counter.restored = out->bts.restored = true;
+        return DS_OK;
+    }
+
+    /* --- IA32_DS_AREA --- */
+    out->ds_area.restored = true;
+    if (!c->ds) {
+        item(&out->ds_area, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_DS);
+    } else {
+        bool busy = false, fault = false;
+        uint64_t v;
+        if (c->bts_advertised) {
+            if (ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &v))
+                fault = true;
+            else if (v & ds_bts_debugctl_bits(cpu, 0))
+                busy = true;
+        }
+        if (c->pebs_advertised && !fault) {
+            if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
+                fault = true;
+            else if (c->netburst ? (v & NB_PEBS_ENABLE_BITS) != 0 : v != 0)
+                busy = true;
+        }
+        if (fault)
+            item(&out->ds_area, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
+        else if (busy)
+            item(&out->ds_area, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
+        else
+            hold_test(cpu, DS_MSR_IA32_DS_AREA, DS_MSR_IA32_DS_AREA, DS_AREA_PATTERN, ~0ull, &out->ds_area);
+    }
+
+    /* --- a counter --- */
+    out->counter.restored = true;
+    if (c->netburst) {
+        uint64_t cccr;
+        if (!c->perfmon_available)
+            item(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_PERFMON);
+        else if (ds_msr_read(cpu, NB_MSR_BPU_CCCR0, &cccr))
+            item(&out->counter, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
+        else if (cccr & NB_CCCR_ENABLE)
+            item(&out->counter, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
+        else /* NetBurst counters are 40 bits and written in full */
+            hold_test(cpu, NB_MSR_BPU_COUNTER0, NB_MSR_BPU_COUNTER0, COUNTER_PATTERN, (1ull << 40) - 1,
+                      &out->counter);
+    } else if (c->has_leaf_0a && c->gp_counters >= 1 && c->gp_width) {
+        uint64_t sel;
+        uint64_t mask = c->gp_width >= 64 ? ~0ull : ((1ull << c->gp_width) - 1);
+        if (ds_msr_read(cpu, DS_MSR_IA32_PERFEVTSEL0, &sel))
+            item(&out->counter, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
+        else if (sel & EVTSEL_EN)
+            item(&out->counter, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
+        else
+            hold_test(cpu, DS_MSR_IA32_PMC0, c->fw_write ? DS_MSR_IA32_A_PMC0 : DS_MSR_IA32_PMC0,
+                      COUNTER_PATTERN, mask, &out->counter);
+    } else {
+        item(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_PERFMON);
+    }
+
+    /* --- BTS --- */
+    out->bts.restored = true;
+    if (!c->ds)
+        item(&out->bts, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_DS);
+    else if (!c->bts_advertised)
+        item(&out->bts, DS_PROBE_NOT_ADVERTISED, DS_ERR_BTS_UNAVAILABLE);
+    else if (out->ds_area.verdict == DS_PROBE_BUSY || out->ds_area.verdict == DS_PROBE_FAULT)
+        item(&out->bts, out->ds_area.verdict, out->ds_area.reason);
+    else if (!bts_scratch || !bts_scratch->area || !bts_scratch->buf)
+        item(&out->bts, DS_PROBE_NOT_TESTED, DS_ERR_NULL);
+    else
+        probe_bts(cpu, bts_scratch, &out->bts);
+    return DS_OK;
+}
+
+const char *ds_probe_verdict_name(enum ds_probe_verdict v)
+{
+    switch (v) {
+    case DS_PROBE_NOT_ADVERTISED: return "not advertised";
+    case DS_PROBE_WORKING: return "working";
+    case DS_PROBE_INERT: return "inert";
+    case DS_PROBE_FAULT: return "fault";
+    case DS_PROBE_BUSY: return "busy";
+    case DS_PROBE_NOT_TESTED: return "not tested";
+    }
+    return "?";
+}
+
+static void line(struct ds__sb *sb, const char *k, const struct ds_probe_item *it)
+{
+    ds__sb_puts(sb, k);
+    ds__sb_puts(sb, ": ");
+    ds__sb_puts(sb, ds_probe_verdict_name(it->verdict));
+    ds__sb_puts(sb, " (");
+    ds__sb_puts(sb, ds_strerror(it->reason));
+    ds__sb_puts(sb, it->restored ? ")\n" : "; prior value NOT restored)\n");
+}
+
+int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len)
+{
+    struct ds__sb sb;
+    if (!r || !buf)
+        return DS_ERR_NULL;
+    if (!len)
+        return DS_ERR_BUFSZ;
+    ds__sb_init(&sb, buf, len);
+    line(&sb, "ds_area", &r->ds_area);
+    line(&sb, "counter", &r->counter);
+    line(&sb, "bts", &r->bts);
+    return sb.truncated ? DS_ERR_BUFSZ : DS_OK;
+}

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * DS save area: layout choice, field placement (checked against the
+ * reference offsets with raw byte arithmetic, not libds's structs), setup
+ * validation, counter-reset slots, install/uninstall, and the table of bad
+ * inputs (each with its own documented error and no MSR written).
+ */
+#include "check.h"
+#include "ds_env.h"
+#include <ds/ds.h>
+
+static uint64_t rd64(const void *base, size_t off)
+{
+    uint64_t v;
+    memcpy(&v, (const unsigned char *)base + off, 8);
+    return v;
+}
+
+static uint32_t rd32(const void *base, size_t off)
+{
+    uint32_t v;
+    memcpy(&v, (const unsigned char *)base + off, 4);
+    return v;
+}
+
+static void test_layout_rule(void)
+{
+    struct env e;
+    enum ds_layout l;
+    fake_skylake(&e.f);
+    env_identify(&e, 0); /* DTES64 = 1, not IA-32e: still 64-bit */
+    CHECK_EQ(ds_area_layout(&e.cpu, &l), DS_OK, "layout");
+    CHECK_EQ(l, DS_LAYOUT_64, "DTES64 -> 64-bit layout in every mode");
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    ds_area_layout(&e.cpu, &l);
+    CHECK_EQ(l, DS_LAYOUT_32, "no DTES64, not IA-32e -> 32-bit");
+    env_identify(&e, 1);
+    ds_area_layout(&e.cpu, &l);
+    CHECK_EQ(l, DS_LAYOUT_64, "no DTES64, IA-32e -> 64-bit");
+    struct ds_cpu raw;
+    ds_cpu_init(&raw, &fake_ops, &e.f);
+    CHECK_EQ(ds_area_layout(&raw, &l), DS_ERR_NOT_IDENTIFIED, "needs identify");
+    CHECK_EQ(ds_area_layout(NULL, &l), DS_ERR_NULL, "null");
+}
+
+static void test_setup64(void)
+{
+    static struct env e;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    unsigned w0 = e.f.writes;
+    memset(e.bts, 0xAB, sizeof(e.bts));
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(e.f.writes, w0, "setup writes no MSR");
+    CHECK_EQ(e.ctx.pebs_fmt, DS_PEBS_FMT_3, "fmt3");
+    uint64_t b = (uint64_t)(uintptr_t)e.bts, p = (uint64_t)(uintptr_t)e.pebs;
+    /* Reference ds-area.md 64-bit offsets */
+    CHECK_EQ(rd64(&e.area, 0x00), b, "bts base @0");
+    CHECK_EQ(rd64(&e.area, 0x08), b, "bts index @8");
+    CHECK_EQ(rd64(&e.area, 0x10), b + 64 * 24, "bts max @0x10");
+    CHECK_EQ(rd64(&e.area, 0x18), b + 32 * 24, "bts thresh @0x18");
+    CHECK_EQ(rd64(&e.area, 0x20), p, "pebs base @0x20");
+    CHECK_EQ(rd64(&e.area, 0x28), p, "pebs index @0x28");
+    CHECK_EQ(rd64(&e.area, 0x30), p + 16 * 0xC8, "pebs max @0x30");
+    CHECK_EQ(rd64(&e.area, 0x38), p + 0xC8, "pebs thresh @0x38");
+    CHECK_EQ(e.bts[0], 0, "bts buffer zeroed");
+    CHECK_EQ(e.bts[64 * 24 - 1], 0, "bts buffer zeroed to the end");
+    CHECK_EQ(e.bts[64 * 24], 0xAB, "nothing written past the buffer");
+
+    /* counter-reset slots: 0x40 + 8 * i */
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 0, 0xFFFFFFFFFF00ull), DS_OK, "reset pmc0");
+    CHECK_EQ(rd64(&e.area, 0x40), 0xFFFFFFFFFF00ull, "reset slot 0 at 0x40 (not 0x30)");
+    CHECK_EQ(rd64(&e.area, 0x30), p + 16 * 0xC8, "0x30 still the PEBS max");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 3, 7), DS_OK, "reset pmc3");
+    CHECK_EQ(rd64(&e.area, 0x58), 7, "slot 3 at 0x58");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 3, 1ull << 48), DS_ERR_RESET_WIDTH, "48-bit counter");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 4, 1), DS_ERR_RESET_SLOT, "fmt3 has 4 slots");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 0, 1), DS_ERR_RESET_SLOT, "no fixed slot before fmt4");
+
+    /* install / uninstall */
+    e.f.msrs[0].val = e.f.msrs[0].val; /* no-op, keep map */
+    fake_set_msr(&e.f, DS_MSR_IA32_DS_AREA, 0x1234000);
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DS_AREA), (uint64_t)(uintptr_t)&e.area, "DS_AREA = area");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_ERR_INSTALLED, "twice");
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_INSTALLED, "setup while installed");
+    CHECK_EQ(ds_area_uninstall(&e.ctx), DS_OK, "uninstall");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DS_AREA), 0x1234000, "prior value restored");
+    CHECK_EQ(ds_area_uninstall(&e.ctx), DS_ERR_NOT_INSTALLED, "uninstall twice");
+}
+
+static void test_setup_fmt4_5_resets(void)
+{
+    static struct env e;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = DS_PEBS_DATA_CFG_MEMINFO | DS_PEBS_DATA_CFG_GPRS;
+    e.cfg.pebs.bytes = 16 * (32 + 32 + 144);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "icl setup");
+    CHECK_EQ(e.ctx.pebs_fmt, DS_PEBS_FMT_4, "fmt4");
+    CHECK_EQ(e.ctx.pebs.rec_size, 208, "adaptive record size from data cfg");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 0, 5), DS_OK, "fixed0");
+    CHECK_EQ(rd64(&e.area, 0x80), 5, "fmt4: fixed 0 reset at 0x40 + 8*8 = 0x80");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 7, 9), DS_OK, "gp7");
+    CHECK_EQ(rd64(&e.area, 0x78), 9, "gp7 at 0x78");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 4, 1), DS_ERR_RESET_SLOT, "4 fixed counters only");
+    /* format 5: fixed m at 32 + m */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x4000 | 0x2000 | 0x500);
+    env_identify(&e, 1);
+    e.cfg.pebs.bytes = 16 * 32;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt5 setup");
+    CHECK_EQ(e.ctx.pebs_fmt, DS_PEBS_FMT_5, "fmt5");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 2, 0xABC), DS_OK, "fmt5 fixed2");
+    CHECK_EQ(rd64(&e.area, 0x40 + 8 * 34), 0xABC, "fmt5 fixed 2 at 0x40 + 8*34 = 0x150");
+}
+
+static void test_setup32_netburst(void)
+{
+    static struct env e;
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "nb setup");
+    CHECK_EQ(e.ctx.layout, DS_LAYOUT_32, "32-bit layout");
+    CHECK_EQ(e.ctx.pebs_fmt, DS_PEBS_FMT_NB32, "NetBurst 40-byte records");
+    CHECK_EQ(e.ctx.pebs.rec_size, 40, "40 bytes");
+    CHECK_EQ(e.ctx.bts.rec_size, 12, "12-byte BTS");
+    /* Reference 32-bit offsets */
+    CHECK_EQ(rd32(&e.area, 0x00), 0x20000, "bts base");
+    CHECK_EQ(rd32(&e.area, 0x04), 0x20000, "bts index");
+    CHECK_EQ(rd32(&e.area, 0x08), 0x20000 + 64 * 12, "bts max");
+    CHECK_EQ(rd32(&e.area, 0x0C), 0x20000 + 32 * 12, "bts thresh");
+    CHECK_EQ(rd32(&e.area, 0x10), 0x40000, "pebs base");
+    CHECK_EQ(rd32(&e.area, 0x14), 0x40000, "pebs index");
+    CHECK_EQ(rd32(&e.area, 0x18), 0x40000 + 16 * 40, "pebs max");
+    CHECK_EQ(rd32(&e.area, 0x1C), 0x40000 + 40, "pebs thresh");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 0, 0xFF00000001ull), DS_OK, "40-bit reset");
+    CHECK_EQ(rd32(&e.area, 0x20), 0x00000001, "reset low @0x20");
+    CHECK_EQ(rd32(&e.area, 0x24), 0xFF, "reset high @0x24");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 0, 1ull << 40), DS_ERR_RESET_WIDTH, "41 bits");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 1, 1), DS_ERR_RESET_SLOT, "one slot");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DS_AREA), 0x10000, "linear address programmed, not the pointer");
+    /* NetBurst in IA-32e mode: 64-bit layout with 144-byte records */
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "nb64 setup");
+    CHECK_EQ(e.ctx.pebs_fmt, DS_PEBS_FMT_NB64, "NB64");
+    CHECK_EQ(e.ctx.pebs.rec_size, 144, "144 bytes");
+    CHECK_EQ(e.ctx.bts.rec_size, 24, "24-byte BTS");
+}
+
+/* ---- table of bad inputs ------------------------------------------------- */
+
+struct bad {
+    const char *what;
+    int want;
+};
+
+static const struct bad bads[] = {
+    { "config NULL", DS_ERR_NULL },
+    { "cpu not identified", DS_ERR_NOT_IDENTIFIED },
+    { "vendor not Intel", DS_ERR_NOT_INTEL },
+    { "DS absent", DS_ERR_NO_DS },
+    { "BTS_UNAVAILABLE set", DS_ERR_BTS_UNAVAILABLE },
+    { "PEBS_UNAVAILABLE set", DS_ERR_PEBS_UNAVAILABLE },
+    { "no buffers", DS_ERR_NO_BUFFERS },
+    { "area pointer misaligned", DS_ERR_AREA_ALIGN },
+    { "area linear misaligned", DS_ERR_AREA_ALIGN },
+    { "area linear non-canonical", DS_ERR_AREA_ADDR },
+    { "area above 4 GiB in 32-bit layout", DS_ERR_AREA_ADDR },
+    { "BTS pointer misaligned", DS_ERR_BUF_ALIGN },
+    { "PEBS linear misaligned", DS_ERR_BUF_ALIGN },
+    { "BTS linear non-canonical", DS_ERR_BUF_ADDR },
+    { "PEBS range crosses the canonical hole", DS_ERR_BUF_ADDR },
+    { "BTS beyond 4 GiB in 32-bit layout", DS_ERR_BUF_ADDR },
+    { "buffer wraps the address space", DS_ERR_BUF_ADDR },
+    { "BTS size not multiple of 24", DS_ERR_BUF_SIZE },
+    { "PEBS size 0", DS_ERR_BUF_SIZE },
+    { "NetBurst PEBS size not multiple of 40", DS_ERR_BUF_SIZE },
+    { "too few records for threshold + margin", DS_ERR_BUF_SMALL },
+    { "threshold beyond the buffer", DS_ERR_THRESH_RANGE },
+    { "threshold one record short of max", DS_ERR_THRESH_MARGIN },
+    { "unknown PEBS format 7", DS_ERR_PEBS_FORMAT },
+    { "fmt3 with 32-bit layout", DS_ERR_LAYOUT },
+    { "data cfg on fixed format", DS_ERR_DATA_CFG },
+    { "data cfg reserved bits", DS_ERR_DATA_CFG },
+    { "adaptive groups without baseline", DS_ERR_DATA_CFG },
+    { "BTS and PEBS overlap", DS_ERR_OVERLAP },
+    { "area inside PEBS buffer (linear)", DS_ERR_OVERLAP },
+    { "reset value wider than counter", DS_ERR_RESET_WIDTH },
+    { "reset slot for PMC4 on fmt3", DS_ERR_RESET_SLOT },
+    { "reset for PMC1 on Core 2 fmt0 (PMC0 only)", DS_ERR_RESET_SLOT },
+    { "reset with unknown counter kind", DS_ERR_INVAL },
+    { "reset before setup", DS_ERR_NOT_SETUP },
+    { "install before setup", DS_ERR_NOT_SETUP },
+    { "install: DS_AREA read faults", DS_ERR_MSR_FAULT },
+    { "install: DS_AREA write faults", DS_ERR_MSR_FAULT },
+    { "uninstall when not installed", DS_ERR_NOT_INSTALLED },
+    { "uninstall while BTS enabled", DS_ERR_DS_BUSY },
+    { "BTS enable not installed", DS_ERR_NOT_INSTALLED },
+    { "BTS enable without BTS buffer", DS_ERR_NO_BTS_BUFFER },
+    { "BTS enable unknown flags", DS_ERR_BAD_FLAGS },
+    { "BTS OFF_OS without DS-CPL", DS_ERR_NO_DSCPL },
+    { "BTS interrupt mode without threshold", DS_ERR_BTS_MODE },
+    { "BTS enable: DEBUGCTL read faults", DS_ERR_MSR_FAULT },
+    { "PEBS drain without PEBS buffer", DS_ERR_NO_PEBS_BUFFER },
+    { "PEBS drain NULL sink", DS_ERR_NULL },
+    { "decode: short record", DS_ERR_REC_SHORT },
+    { "decode: adaptive size lies", DS_ERR_REC_SIZE },
+    { "decode: unknown format", DS_ERR_PEBS_FORMAT },
+    { "PMI: streamlined freeze on perfmon v3", DS_ERR_PMI_FREEZE_MODE },
+    { "PMI: legacy freeze on NetBurst", DS_ERR_PMI_FREEZE_MODE },
+    { "PMI: GLOBAL_CTRL names PMC9", DS_ERR_PMI_CTRL_MASK },
+    { "PMI: handle before init", DS_ERR_PMI_NOT_INIT },
+    { "PMI: GLOBAL_STATUS read faults", DS_ERR_MSR_FAULT },
+};
+
+static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
+
+/* Run bad case @i; returns the error; *counts_as_write tells whether a
+ * (faulting) write attempt is inherent to the case. */
+static int run_bad(int i, struct env *e, int *write_attempt)
+{
+    int r = -1;
+    *write_attempt = 0;
+    fake_skylake_pmu(&e->f);
+    env_identify(e, 1);
+    struct ds_area_config *c = &e->cfg;
+    unsigned char *mis = e->bts + 4;
+    switch (i) {
+    case 0: return ds_area_setup(&e->ctx, &e->cpu, NULL);
+    case 1: { struct ds_cpu raw; ds_cpu_init(&raw, &fake_ops, &e->f); return ds_area_setup(&e->ctx, &raw, c); }
+    case 2: e->cpu.caps.vendor = DS_VENDOR_AMD; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 3: e->cpu.caps.ds = false; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 4: fake_set_msr(&e->f, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 11)); env_identify(e, 1);
+            return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 5: fake_set_msr(&e->f, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12)); env_identify(e, 1);
+            c->bts.mem = NULL; c->pebs.mem = e->pebs; c->pebs.bytes = 0xC8 * 16;
+            return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 6: c->bts.mem = NULL; c->pebs.mem = NULL; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 7: c->area = (union ds_area *)(void *)((unsigned char *)&e->area + 4); return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 8: c->area_linear = 0x100004; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 9: c->area_linear = 0x0000900000000000ull; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 10: fake_netburst(&e->f); env_identify(e, 0); c->area_linear = 0xFFFFFFF0ull;
+             return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 11: c->bts.mem = mis; c->bts.bytes = 24 * 8; c->bts.thresh_records = 0; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 12: c->pebs.linear = 0x200004; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 13: c->bts.linear = 0x00F0000000000000ull; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 14: c->pebs.linear = 0x00007FFFFFFFFF00ull; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 15: fake_netburst(&e->f); env_identify(e, 0); c->bts.linear = 0xFFFFFE00ull;
+             return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 16: c->bts.linear = 0xFFFFFFFFFFFFFF00ull; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 17: c->bts.bytes = 24 * 40 + 8; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 18: c->pebs.bytes = 0; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 19: fake_netburst(&e->f); env_identify(e, 0); c->pebs.bytes = 40 * 10 + 8;
+             return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 20: c->pebs.bytes = 0xC8 * 2; c->pebs.thresh_records = 1; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 21: c->bts.thresh_records = 65; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 22: c->bts.thresh_records = 63; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 23: fake_set_msr(&e->f, DS_MSR_IA32_PERF_CAPABILITIES, 0x700); env_identify(e, 1);
+             c->pebs.mem = e->pebs; c->pebs.bytes = 0xC8 * 4;
+             return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 24: env_identify(e, 1); ds_cpu_set_ia32e(&e->cpu, false); e->cpu.caps.dtes64 = false;
+             return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 25: c->pebs_data_cfg = DS_PEBS_DATA_CFG_GPRS; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 26: fake_icelake(&e->f); env_identify(e, 1); c->pebs.bytes = 32 * 16; c->pebs_data_cfg = 1ull << 40;
+             return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 27: fake_icelake(&e->f); fake_set_msr(&e->f, DS_MSR_IA32_PERF_CAPABILITIES, 0x400); env_identify(e, 1);
+             c->pebs.bytes = 64 * 16; c->pebs_data_cfg = DS_PEBS_DATA_CFG_MEMINFO;
+             return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 28: c->pebs.mem = e->bts + 24 * 8; c->pebs.bytes = 0xC8 * 4; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 29: c->area_linear = (uint64_t)(uintptr_t)e->pebs + 0xC8; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 30: ds_area_setup(&e->ctx, &e->cpu, c); return ds_area_set_reset(&e->ctx, DS_CTR_GP, 0, 1ull << 48);
+    case 31: ds_area_setup(&e->ctx, &e->cpu, c); return ds_area_set_reset(&e->ctx, DS_CTR_GP, 4, 1);
+    case 32: fake_core2(&e->f); env_identify(e, 1); ds_area_setup(&e->ctx, &e->cpu, c);
+             return ds_area_set_reset(&e->ctx, DS_CTR_GP, 1, 1); /* fmt0: PMC0 only */
+    case 33: ds_area_setup(&e->ctx, &e->cpu, c); return ds_area_set_reset(&e->ctx, (enum ds_ctr_kind)9, 0, 1);
+    case 34: return ds_area_set_reset(&e->ctx, DS_CTR_GP, 0, 1);
+    case 35: return ds_area_install(&e->ctx);
+    case 36: ds_area_setup(&e->ctx, &e->cpu, c); e->f.fault_on_read = DS_MSR_IA32_DS_AREA;
+             return ds_area_install(&e->ctx);
+    case 37: ds_area_setup(&e->ctx, &e->cpu, c); e->f.fault_on_write = DS_MSR_IA32_DS_AREA; *write_attempt = 1;
+             r = ds_area_install(&e->ctx);
+             if (e->ctx.installed) r = -2;
+             return r;
+    case 38: ds_area_setup(&e->ctx, &e->cpu, c); return ds_area_uninstall(&e->ctx);
+    case 39: ds_area_setup(&e->ctx, &e->cpu, c); ds_area_install(&e->ctx); ds_bts_enable(&e->ctx, 0);
+             e->f.writes = 0; return ds_area_uninstall(&e->ctx);
+    case 40: ds_area_setup(&e->ctx, &e->cpu, c); return ds_bts_enable(&e->ctx, 0);
+    case 41: c->bts.mem = NULL; ds_area_setup(&e->ctx, &e->cpu, c); ds_area_install(&e->ctx); e->f.writes = 0;
+             return ds_bts_enable(&e->ctx, 0);
+    case 42: ds_area_setup(&e->ctx, &e->cpu, c); ds_area_install(&e->ctx); e->f.writes = 0;
+             return ds_bts_enable(&e->ctx, 0x80);
+    case 43: e->cpu.caps.ds_cpl = false; ds_area_setup(&e->ctx, &e->cpu, c); ds_area_install(&e->ctx); e->f.writes = 0;
+             return ds_bts_enable(&e->ctx, DS_BTS_OFF_OS);
+    case 44: c->bts.thresh_records = 0; ds_area_setup(&e->ctx, &e->cpu, c); ds_area_install(&e->ctx); e->f.writes = 0;
+             return ds_bts_enable(&e->ctx, DS_BTS_INT);
+    case 45: ds_area_setup(&e->ctx, &e->cpu, c); ds_area_install(&e->ctx); e->f.writes = 0;
+             e->f.fault_on_read = DS_MSR_IA32_DEBUGCTL; return ds_bts_enable(&e->ctx, 0);
+    case 46: c->pebs.mem = NULL; ds_area_setup(&e->ctx, &e->cpu, c);
+             return ds_pebs_drain(&e->ctx, noop_pebs, NULL, NULL);
+    case 47: ds_area_setup(&e->ctx, &e->cpu, c); return ds_pebs_drain(&e->ctx, NULL, NULL, NULL);
+    case 48: { struct ds_pebs_sample s; return ds_pebs_decode(DS_PEBS_FMT_3, e->pebs, 0xC7, false, &s); }
+    case 49: { struct ds_pebs_sample s; memset(e->pebs, 0, 64); e->pebs[6] = 64; /* size 64, basic only */
+               return ds_pebs_decode(DS_PEBS_FMT_4, e->pebs, 64, false, &s); }
+    case 50: { struct ds_pebs_sample s; return ds_pebs_decode((enum ds_pebs_fmt)0x106, e->pebs, 4096, false, &s); }
+    case 51: { struct ds_pmi p; struct ds_pmi_config pc = { .freeze = DS_FREEZE_STREAMLINED };
+               fake_haswell(&e->f); env_identify(e, 1); return ds_pmi_init(&p, &e->cpu, NULL, &pc); }
+    case 52: { struct ds_pmi p; struct ds_pmi_config pc = { .freeze = DS_FREEZE_LEGACY };
+               fake_netburst(&e->f); env_identify(e, 0); return ds_pmi_init(&p, &e->cpu, NULL, &pc); }
+    case 53: { struct ds_pmi p; struct ds_pmi_config pc = { .global_ctrl = 1ull << 9 };
+               return ds_pmi_init(&p, &e->cpu, NULL, &pc); }
+    case 54: { struct ds_pmi p; memset(&p, 0, sizeof(p)); return ds_pmi_handle(&p, NULL); }
+    case 55: { struct ds_pmi p; struct ds_pmi_config pc = { .freeze = DS_FREEZE_STREAMLINED };
+               ds_pmi_init(&p, &e->cpu, NULL, &pc); e->f.fault_on_read = DS_MSR_IA32_PERF_GLOBAL_STATUS;
+               e->f.writes = 0; return ds_pmi_handle(&p, NULL); }
+    }
+    return r;
+}
+
+static void test_bad_inputs(void)
+{
+    static struct env e;
+    int n = (int)(sizeof(bads) / sizeof(bads[0]));
+    CHECK(n >= 30, "at least 30 bad inputs (%d)", n);
+    for (int i = 0; i < n; i++) {
+        int wa;
+        int r = run_bad(i, &e, &wa);
+        CHECK(r == bads[i].want, "bad input %d (%s): got %s, want %s", i, bads[i].what, ds_errname(r),
+              ds_errname(bads[i].want));
+        /* Nothing reached an MSR: no write at all, or the single faulting write. */
+        CHECK_EQ(e.f.writes, (unsigned)wa, "bad input %d (%s) wrote no MSR", i, bads[i].what);
+        CHECK(strcmp(ds_strerror(r), "unknown libds error") != 0, "bad input %d error documented", i);
+    }
+}
+
+int main(void)
+{
+    test_layout_rule();
+    test_setup64();
+    test_setup_fmt4_5_resets();
+    test_setup32_netburst();
+    test_bad_inputs();
+    return check_summary();
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * BTS: DEBUGCTL bits per family (P6 IA32_DEBUGCTL vs NetBurst MSR_DEBUGCTLA,
+ * checked against the reference bit numbers), enable/disable preserving
+ * other bits, threshold-mode drain, circular mode with wrap, 32-bit records.
+ */
+#include "check.h"
+#include "ds_env.h"
+#include <ds/ds.h>
+
+static void put64(unsigned char *b, size_t off, uint64_t v) { memcpy(b + off, &v, 8); }
+static void put32(unsigned char *b, size_t off, uint32_t v) { memcpy(b + off, &v, 4); }
+
+struct col {
+    struct ds_bts_branch b[128];
+    int n;
+};
+
+static int col(void *a, const struct ds_bts_branch *b)
+{
+    struct col *c = a;
+    if (c->n >= 128)
+        return 1;
+    c->b[c->n++] = *b;
+    return 0;
+}
+
+static void test_bits(void)
+{
+    static struct env e;
+    uint64_t v;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    /* reference msr.md: TR 6, BTS 7, BTINT 8, BTS_OFF_OS 9, BTS_OFF_USR 10 */
+    CHECK_EQ(ds_bts_debugctl_bits(&e.cpu, 0), (1u << 6) | (1u << 7), "P6 TR|BTS");
+    CHECK_EQ(ds_bts_debugctl_bits(&e.cpu, DS_BTS_INT | DS_BTS_OFF_OS | DS_BTS_OFF_USR), 0x7C0, "P6 all");
+    CHECK_EQ(ds_bts_debugctl_bits(&e.cpu, 0x100), 0, "invalid flags");
+    fake_set_msr(&e.f, DS_MSR_IA32_DEBUGCTL, 0x1001); /* LBR + FREEZE_PERFMON: must survive */
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT | DS_BTS_OFF_OS), DS_OK, "enable");
+    v = fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL);
+    CHECK_EQ(v, 0x1001 | (1u << 6) | (1u << 7) | (1u << 8) | (1u << 9), "DEBUGCTL value");
+    CHECK(e.ctx.bts_enabled, "enabled");
+    CHECK_EQ(ds_bts_disable(&e.ctx), DS_OK, "disable");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL), 0x1001, "other bits preserved");
+    e.f.fault_on_write = DS_MSR_IA32_DEBUGCTL;
+    CHECK_EQ(ds_bts_enable(&e.ctx, 0), DS_ERR_MSR_FAULT, "write fault");
+    CHECK(!e.ctx.bts_enabled, "not marked enabled");
+
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    /* reference msr.md MSR_DEBUGCTLA: TR 2, BTS 3, BTINT 4, BTS_OFF_OS 5, BTS_OFF_USR 6 */
+    CHECK_EQ(ds_bts_debugctl_bits(&e.cpu, 0), (1u << 2) | (1u << 3), "NetBurst TR|BTS");
+    CHECK_EQ(ds_bts_debugctl_bits(&e.cpu, DS_BTS_INT), 0x1C, "NetBurst BTINT");
+    CHECK_EQ(ds_bts_debugctl_bits(&e.cpu, DS_BTS_OFF_OS | DS_BTS_OFF_USR), 0x6C, "NetBurst CPL bits");
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "nb setup");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "nb install");
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT), DS_OK, "nb enable");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL), 0x1C, "MSR_DEBUGCTLA value");
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_OFF_OS), DS_ERR_NO_DSCPL, "no DS-CPL on this P4");
+    CHECK_EQ(ds_bts_disable(&e.ctx), DS_OK, "nb disable");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL), 0, "cleared");
+}
+
+static void test_threshold_drain(void)
+{
+    static struct env e;
+    static struct col c;
+    struct ds_drain_stats st;
+    bool reached;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    ds_area_setup(&e.ctx, &e.cpu, &e.cfg);
+    uint64_t base = (uint64_t)(uintptr_t)e.bts;
+    for (int i = 0; i < 40; i++) {
+        put64(e.bts, i * 24, 0x400000 + i);
+        put64(e.bts, i * 24 + 8, 0x500000 + i);
+        put64(e.bts, i * 24 + 16, (i & 1) ? 0x10 : 0);
+    }
+    e.area.a64.bts_index = base + 31 * 24;
+    CHECK_EQ(ds_bts_threshold_reached(&e.ctx, &reached), DS_OK, "thr");
+    CHECK(!reached, "31 < 32");
+    e.area.a64.bts_index = base + 40 * 24;
+    ds_bts_threshold_reached(&e.ctx, &reached);
+    CHECK(reached, "40 >= 32");
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(ds_bts_drain(&e.ctx, col, &c, &st), DS_OK, "drain");
+    CHECK_EQ(c.n, 40, "40 branches");
+    CHECK_EQ(c.b[3].from, 0x400003, "from @0");
+    CHECK_EQ(c.b[3].to, 0x500003, "to @8");
+    CHECK(c.b[3].predicted && !c.b[2].predicted, "predicted = flags bit 4");
+    CHECK_EQ(st.present, 40, "present");
+    CHECK_EQ(e.area.a64.bts_index, base, "reset");
+    e.area.a64.bts_index = base + 1000 * 24 + 5;
+    memset(&c, 0, sizeof(c));
+    ds_bts_drain(&e.ctx, col, &c, &st);
+    CHECK_EQ(st.records, 64, "whole buffer");
+    CHECK_EQ(st.lost_beyond, 936, "beyond");
+    CHECK(st.anomalies & DS_DRAIN_INDEX_PAST_MAX, "flag");
+    CHECK(st.anomalies & DS_DRAIN_INDEX_MISALIGNED, "misaligned flag");
+}
+
+static void test_circular(void)
+{
+    static struct env e;
+    static struct col c;
+    struct ds_drain_stats st;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    e.cfg.bts.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup circular");
+    uint64_t base = (uint64_t)(uintptr_t)e.bts;
+    CHECK_EQ(e.area.a64.bts_thresh, base + 65 * 24, "threshold past the maximum");
+    ds_area_install(&e.ctx);
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT), DS_ERR_BTS_MODE, "no interrupt mode without threshold");
+    CHECK_EQ(ds_bts_enable(&e.ctx, 0), DS_OK, "circular");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL) & (1u << 8), 0, "BTINT clear");
+    /* not wrapped: 10 records */
+    for (int i = 0; i < 10; i++)
+        put64(e.bts, i * 24, 0x1000 + i);
+    e.area.a64.bts_index = base + 10 * 24;
+    memset(&c, 0, sizeof(c));
+    ds_bts_drain(&e.ctx, col, &c, &st);
+    CHECK_EQ(c.n, 10, "10");
+    CHECK(!(st.anomalies & DS_DRAIN_WRAPPED), "not wrapped");
+    CHECK_EQ(e.bts[0], 0, "buffer zeroed after drain");
+    /* wrapped: the CPU wrote 64 + 5 records: slots 0..4 newest (64..68), 5..63 older (5..63) */
+    for (int i = 0; i < 64; i++)
+        put64(e.bts, i * 24, 0x2000 + (i < 5 ? 64 + i : i));
+    e.area.a64.bts_index = base + 5 * 24;
+    memset(&c, 0, sizeof(c));
+    ds_bts_drain(&e.ctx, col, &c, &st);
+    CHECK(st.anomalies & DS_DRAIN_WRAPPED, "wrapped flagged");
+    CHECK_EQ(c.n, 64, "whole ring");
+    CHECK_EQ(c.b[0].from, 0x2000 + 5, "oldest first");
+    CHECK_EQ(c.b[58].from, 0x2000 + 63, "then up to the end");
+    CHECK_EQ(c.b[59].from, 0x2000 + 64, "then the wrapped part");
+    CHECK_EQ(c.b[63].from, 0x2000 + 68, "newest last");
+    CHECK_EQ(st.present, st.records, "all present taken");
+    CHECK_EQ(ds_area_uninstall(&e.ctx), DS_ERR_DS_BUSY, "busy while enabled");
+    ds_bts_disable(&e.ctx);
+    CHECK_EQ(ds_area_uninstall(&e.ctx), DS_OK, "uninstall");
+}
+
+static void test_bts32(void)
+{
+    static struct env e;
+    static struct col c;
+    struct ds_drain_stats st;
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    for (int i = 0; i < 33; i++) {
+        put32(e.bts, i * 12, 0xC0100000u + i);
+        put32(e.bts, i * 12 + 4, 0xC0200000u + i);
+        put32(e.bts, i * 12 + 8, 0x10);
+    }
+    e.area.a32.bts_index = 0x20000 + 33 * 12; /* linear addresses, not pointers */
+    memset(&c, 0, sizeof(c));
+    ds_bts_drain(&e.ctx, col, &c, &st);
+    CHECK_EQ(c.n, 33, "33 records of 12 bytes");
+    CHECK_EQ(c.b[32].from, 0xC0100020u, "from @0");
+    CHECK_EQ(c.b[32].to, 0xC0200020u, "to @4");
+    CHECK(c.b[32].predicted, "flags @8");
+    CHECK_EQ(e.area.a32.bts_index, 0x20000, "reset to linear base");
+    struct ds_bts_branch arr[4];
+    size_t n;
+    e.area.a32.bts_index = 0x20000 + 6 * 12;
+    CHECK_EQ(ds_bts_drain_array(&e.ctx, arr, 4, &n, &st), DS_OK, "array");
+    CHECK_EQ(n, 4, "4");
+    CHECK_EQ(st.lost_rejected, 2, "2 lost");
+}
+
+int main(void)
+{
+    test_bits();
+    test_threshold_drain();
+    test_circular();
+    test_bts32();
+    return check_summary();
+}

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * PEBS: format selection, record sizes, decoding of every format (records
+ * built byte by byte at the reference offsets of pebs-records.md, not with
+ * libds's structs), adaptive groups, and the drain against corrupt fields.
+ */
+#include "check.h"
+#include "ds_env.h"
+#include <ds/ds.h>
+
+static void put64(unsigned char *b, size_t off, uint64_t v) { memcpy(b + off, &v, 8); }
+static void put32(unsigned char *b, size_t off, uint32_t v) { memcpy(b + off, &v, 4); }
+
+/* A distinct value per offset. */
+static uint64_t V(size_t off) { return 0x1111000000000000ull | (off << 8) | 0x5A; }
+
+static void test_select(void)
+{
+    static struct env e;
+    enum ds_pebs_fmt f;
+    fake_core2(&e.f); env_identify(&e, 1);
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_OK, "core2"); CHECK_EQ(f, DS_PEBS_FMT_0, "fmt0");
+    fake_haswell(&e.f); env_identify(&e, 1);
+    ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f); CHECK_EQ(f, DS_PEBS_FMT_2, "fmt2");
+    fake_skylake_pmu(&e.f); env_identify(&e, 1);
+    ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f); CHECK_EQ(f, DS_PEBS_FMT_3, "fmt3");
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_32, &f), DS_ERR_LAYOUT, "fmt3 never 32-bit");
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, (enum ds_layout)7, &f), DS_ERR_INVAL, "bad layout");
+    fake_icelake(&e.f); env_identify(&e, 1);
+    ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f); CHECK_EQ(f, DS_PEBS_FMT_4, "fmt4");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x4500); env_identify(&e, 1);
+    ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f); CHECK_EQ(f, DS_PEBS_FMT_5, "fmt5");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x100); env_identify(&e, 1);
+    ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f); CHECK_EQ(f, DS_PEBS_FMT_1, "fmt1");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x600); env_identify(&e, 1);
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_ERR_PEBS_FORMAT, "fmt6 unknown");
+    fake_netburst(&e.f); env_identify(&e, 0);
+    ds_pebs_format_select(&e.cpu, DS_LAYOUT_32, &f); CHECK_EQ(f, DS_PEBS_FMT_NB32, "nb32");
+    ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f); CHECK_EQ(f, DS_PEBS_FMT_NB64, "nb64");
+    fake_set_msr(&e.f, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12)); env_identify(&e, 0);
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_32, &f), DS_ERR_PEBS_UNAVAILABLE, "PEBS_UNAVAILABLE");
+
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_NB32, 0), 40, "nb32 size");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_NB64, 0), 144, "nb64 size");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_0, 0), 0x90, "fmt0 size");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_1, 0), 0xB0, "fmt1 size");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_2, 0), 0xC0, "fmt2 size");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_3, 0), 0xC8, "fmt3 size");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_4, 0), 32, "basic only");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_4, 0xF | (31ull << 24)), 1232, "all groups, 32 LBRs = 1232");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_5, 0x1ull << 40), 0, "reserved data cfg bit");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_NONE, 0), 0, "none");
+}
+
+static void test_decode_fixed(void)
+{
+    unsigned char r[0xC8];
+    struct ds_pebs_sample s;
+    for (size_t off = 0; off < sizeof(r); off += 8)
+        put64(r, off, V(off));
+    /* reference: 0x10 RAX, 0x18 RBX, 0x20 RCX, 0x28 RDX, 0x30 RSI, 0x38 RDI, 0x40 RBP, 0x48 RSP */
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_0, r, 0x90, true, &s), DS_OK, "fmt0");
+    CHECK_EQ(s.size, 0x90, "size");
+    CHECK_EQ(s.flags, V(0x00), "rflags @0");
+    CHECK_EQ(s.ip, V(0x08), "rip @8");
+    CHECK(s.ip_is_next, "trap-like");
+    CHECK_EQ(s.gpr[DS_GPR_RAX], V(0x10), "rax");
+    CHECK_EQ(s.gpr[DS_GPR_RBX], V(0x18), "rbx");
+    CHECK_EQ(s.gpr[DS_GPR_RCX], V(0x20), "rcx");
+    CHECK_EQ(s.gpr[DS_GPR_RDX], V(0x28), "rdx");
+    CHECK_EQ(s.gpr[DS_GPR_RSI], V(0x30), "rsi");
+    CHECK_EQ(s.gpr[DS_GPR_RDI], V(0x38), "rdi");
+    CHECK_EQ(s.gpr[DS_GPR_RBP], V(0x40), "rbp");
+    CHECK_EQ(s.gpr[DS_GPR_RSP], V(0x48), "rsp");
+    CHECK_EQ(s.gpr[DS_GPR_R8], V(0x50), "r8");
+    CHECK_EQ(s.gpr[DS_GPR_R15], V(0x88), "r15");
+    CHECK(!(s.present & (DS_SAMPLE_MEM | DS_SAMPLE_TSC | DS_SAMPLE_EVENTING_IP)), "fmt0 has no more");
+
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_1, r, 0xB0, false, &s), DS_OK, "fmt1");
+    CHECK(!s.ip_is_next, "fault-like");
+    CHECK_EQ(s.counters, V(0x90), "status @0x90");
+    CHECK(s.present & DS_SAMPLE_STATUS, "status snapshot, not exact");
+    CHECK_EQ(s.data_addr, V(0x98), "dla @0x98");
+    CHECK_EQ(s.data_source, V(0xA0), "dse @0xA0");
+    CHECK_EQ(s.latency, V(0xA8), "lat @0xA8");
+    CHECK(!(s.present & DS_SAMPLE_EVENTING_IP), "fmt1 no eventing ip");
+
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_2, r, 0xC0, false, &s), DS_OK, "fmt2");
+    CHECK_EQ(s.eventing_ip, V(0xB0), "eventing ip @0xB0");
+    CHECK_EQ(s.tsx, V(0xB8), "tsx @0xB8");
+    CHECK(!(s.present & DS_SAMPLE_TSC), "fmt2 no tsc");
+
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_3, r, 0xC8, false, &s), DS_OK, "fmt3");
+    CHECK_EQ(s.tsc, V(0xC0), "tsc @0xC0");
+    CHECK(s.present & DS_SAMPLE_APPLICABLE, "applicable counters exact");
+    CHECK_EQ(s.counters, V(0x90), "applicable @0x90");
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_3, r, 0xC0, false, &s), DS_ERR_REC_SHORT, "short");
+
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_NB64, r, 0x90, false, &s), DS_OK, "nb64");
+    CHECK(s.ip_is_next, "NetBurst always trap-like");
+    CHECK_EQ(s.gpr[DS_GPR_RSP], V(0x48), "nb64 rsp");
+
+    unsigned char n[40];
+    for (uint32_t off = 0; off < 40; off += 4)
+        put32(n, off, 0xA0000000u | off);
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_NB32, n, 40, false, &s), DS_OK, "nb32");
+    CHECK_EQ(s.flags, 0xA0000000u, "eflags @0");
+    CHECK_EQ(s.ip, 0xA0000004u, "eip @4");
+    CHECK_EQ(s.gpr[DS_GPR_RAX], 0xA0000008u, "eax @8");
+    CHECK_EQ(s.gpr[DS_GPR_RBX], 0xA000000Cu, "ebx @0xC");
+    CHECK_EQ(s.gpr[DS_GPR_RCX], 0xA0000010u, "ecx @0x10");
+    CHECK_EQ(s.gpr[DS_GPR_RDX], 0xA0000014u, "edx @0x14");
+    CHECK_EQ(s.gpr[DS_GPR_RSI], 0xA0000018u, "esi @0x18");
+    CHECK_EQ(s.gpr[DS_GPR_RDI], 0xA000001Cu, "edi @0x1C");
+    CHECK_EQ(s.gpr[DS_GPR_RBP], 0xA0000020u, "ebp @0x20");
+    CHECK_EQ(s.gpr[DS_GPR_RSP], 0xA0000024u, "esp @0x24");
+    CHECK(s.present & DS_SAMPLE_GPRS32, "32-bit registers only");
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_NB32, n, 39, false, &s), DS_ERR_REC_SHORT, "nb32 short");
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_NB32, NULL, 40, false, &s), DS_ERR_NULL, "null");
+}
+
+/* Build an adaptive record at @b with @groups (DATA_CFG style); returns its size. */
+static uint32_t mk_adaptive(unsigned char *b, uint64_t groups, uint64_t tag)
+{
+    uint32_t size = 32;
+    if (groups & 1) size += 32;
+    if (groups & 2) size += 144;
+    if (groups & 4) size += 256;
+    if (groups & 8) size += 24 * (uint32_t)(((groups >> 24) & 0xFF) + 1);
+    memset(b, 0, size);
+    put64(b, 0, groups | ((uint64_t)size << 48));
+    for (uint32_t off = 8; off < size; off += 8)
+        put64(b, off, tag + off);
+    return size;
+}
+
+static void test_decode_adaptive(void)
+{
+    unsigned char r[2048];
+    struct ds_pebs_sample s;
+    uint64_t groups = 0xF | (2ull << 24); /* mem, gprs, xmm, 3 LBRs */
+    uint32_t size = mk_adaptive(r, groups, 0x7700000000000000ull);
+    CHECK_EQ(size, 32 + 32 + 144 + 256 + 72, "size arithmetic");
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_4, r, size, false, &s), DS_OK, "decode");
+    CHECK_EQ(s.size, size, "size");
+    CHECK_EQ(s.ip, 0x7700000000000008ull, "basic ip @8");
+    CHECK_EQ(s.eventing_ip, s.ip, "eventing ip");
+    CHECK_EQ(s.counters, 0x7700000000000010ull, "applicable @0x10");
+    CHECK_EQ(s.tsc, 0x7700000000000018ull, "tsc @0x18");
+    CHECK_EQ(s.data_addr, 0x7700000000000020ull, "mem dla @32");
+    CHECK_EQ(s.data_source, 0x7700000000000028ull, "mem aux");
+    CHECK_EQ(s.latency, 0x7700000000000030ull, "mem lat");
+    CHECK_EQ(s.tsx, 0x7700000000000038ull, "mem tsx");
+    /* GPR group at 64: RFLAGS, RIP, RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI */
+    CHECK_EQ(s.flags, 0x7700000000000040ull, "rflags");
+    CHECK_EQ(s.gpr[DS_GPR_RAX], 0x7700000000000050ull, "rax @64+0x10");
+    CHECK_EQ(s.gpr[DS_GPR_RCX], 0x7700000000000058ull, "rcx @64+0x18 (adaptive order)");
+    CHECK_EQ(s.gpr[DS_GPR_RDX], 0x7700000000000060ull, "rdx");
+    CHECK_EQ(s.gpr[DS_GPR_RBX], 0x7700000000000068ull, "rbx @64+0x28");
+    CHECK_EQ(s.gpr[DS_GPR_RSP], 0x7700000000000070ull, "rsp");
+    CHECK_EQ(s.gpr[DS_GPR_RDI], 0x7700000000000088ull, "rdi");
+    CHECK_EQ(s.gpr[DS_GPR_R15], 0x77000000000000C8ull, "r15");
+    CHECK(s.xmm == (const void *)(r + 208), "xmm group at 208");
+    CHECK(s.lbr == (const void *)(r + 464), "lbr group at 464");
+    CHECK_EQ(s.lbr_count, 3, "3 LBR entries");
+    CHECK_EQ(s.lbr[2].info, 0x7700000000000000ull + 464 + 2 * 24 + 16, "lbr[2].info");
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_4, r, size - 8, false, &s), DS_ERR_REC_SHORT, "truncated");
+    put64(r, 0, groups | ((uint64_t)(size + 8) << 48));
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_4, r, sizeof(r), false, &s), DS_ERR_REC_SIZE, "size lies");
+    put64(r, 0, groups | (1ull << 5) | ((uint64_t)size << 48));
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_4, r, sizeof(r), false, &s), DS_ERR_REC_SIZE, "unknown group bit");
+    /* retire latency in bits 47:32 */
+    size = mk_adaptive(r, 0, 0);
+    put64(r, 0, (0x123ull << 32) | ((uint64_t)size << 48));
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_5, r, size, false, &s), DS_OK, "fmt5 basic");
+    CHECK_EQ(s.retire_latency, 0x123, "retire latency");
+    CHECK(!(s.present & DS_SAMPLE_GPRS), "no gprs");
+}
+
+struct collect {
+    struct ds_pebs_sample s[64];
+    int n;
+    int refuse_after;
+};
+
+static int collect(void *a, const struct ds_pebs_sample *s)
+{
+    struct collect *c = a;
+    if (c->n >= c->refuse_after)
+        return 1;
+    c->s[c->n++] = *s;
+    return 0;
+}
+
+static int invariant(const struct ds_drain_stats *st)
+{
+    return st->present == st->records + st->lost_beyond + st->lost_corrupt + st->lost_rejected + st->lost_race;
+}
+
+static void test_drain_fixed(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    uint64_t base = (uint64_t)(uintptr_t)e.pebs;
+    for (int i = 0; i < 5; i++)
+        put64(e.pebs, i * 0xC8 + 8, 0x1000 + i); /* rip */
+    e.area.a64.pebs_index = base + 5 * 0xC8;
+    uint64_t pend;
+    CHECK_EQ(ds_pebs_pending(&e.ctx, &pend), DS_OK, "pending");
+    CHECK_EQ(pend, 5, "5 pending");
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    unsigned r0 = e.f.reads, w0 = e.f.writes;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "drain");
+    CHECK_EQ(e.f.reads + e.f.writes, r0 + w0, "drain touches no MSR");
+    CHECK_EQ(c.n, 5, "5 records");
+    CHECK_EQ(c.s[0].ip, 0x1000, "first");
+    CHECK_EQ(c.s[4].ip, 0x1004, "last, in order");
+    CHECK_EQ(st.present, 5, "present");
+    CHECK_EQ(st.records, 5, "records");
+    CHECK_EQ(st.anomalies, 0, "clean");
+    CHECK_EQ(e.area.a64.pebs_index, base, "index reset");
+
+    /* sink refuses after 2 */
+    e.area.a64.pebs_index = base + 5 * 0xC8;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 2;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(st.records, 2, "2 taken");
+    CHECK_EQ(st.lost_rejected, 3, "3 rejected");
+    CHECK(invariant(&st), "invariant");
+
+    /* array drain with small array */
+    struct ds_pebs_sample arr[3];
+    size_t n;
+    e.area.a64.pebs_index = base + 5 * 0xC8;
+    CHECK_EQ(ds_pebs_drain_array(&e.ctx, arr, 3, &n, &st), DS_OK, "array");
+    CHECK_EQ(n, 3, "3 in array");
+    CHECK_EQ(st.lost_rejected, 2, "2 did not fit");
+    CHECK_EQ(arr[2].ip, 0x1002, "arr[2]");
+
+    /* index far past the maximum: only the buffer is read, rest lost_beyond */
+    e.area.a64.pebs_index = base + 1000 * 0xC8;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(st.present, 1000, "present as claimed");
+    CHECK_EQ(st.records, 16, "the 16 buffer records");
+    CHECK_EQ(st.lost_beyond, 984, "rest beyond the buffer");
+    CHECK(st.anomalies & DS_DRAIN_INDEX_PAST_MAX, "flagged");
+    CHECK(invariant(&st), "invariant");
+
+    /* index exactly at max: full */
+    e.area.a64.pebs_index = base + 16 * 0xC8;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK(st.anomalies & DS_DRAIN_FULL, "full flagged");
+    CHECK_EQ(st.records, 16, "16");
+
+    /* below base */
+    e.area.a64.pebs_index = base - 0xC8;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(c.n, 0, "nothing read");
+    CHECK(st.anomalies & DS_DRAIN_INDEX_BELOW_BASE, "below base flagged");
+    CHECK_EQ(e.area.a64.pebs_index, base, "reset");
+
+    /* misaligned: partial record ignored */
+    e.area.a64.pebs_index = base + 2 * 0xC8 + 17;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(st.records, 2, "two whole records");
+    CHECK(st.anomalies & DS_DRAIN_INDEX_MISALIGNED, "misaligned flagged");
+
+    /* corrupted base/max/threshold are repaired, never trusted */
+    e.area.a64.pebs_base = 0;
+    e.area.a64.pebs_max = ~0ull;
+    e.area.a64.pebs_thresh = 5;
+    e.area.a64.pebs_index = base + 0xC8;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(st.records, 1, "1 record");
+    CHECK((st.anomalies & (DS_DRAIN_BASE_CHANGED | DS_DRAIN_MAX_CHANGED | DS_DRAIN_THRESH_CHANGED)) ==
+          (DS_DRAIN_BASE_CHANGED | DS_DRAIN_MAX_CHANGED | DS_DRAIN_THRESH_CHANGED), "all flagged");
+    CHECK_EQ(e.area.a64.pebs_base, base, "base repaired");
+    CHECK_EQ(e.area.a64.pebs_max, base + 16 * 0xC8, "max repaired");
+    CHECK_EQ(e.area.a64.pebs_thresh, base + 0xC8, "thresh repaired");
+}
+
+static void test_drain_adaptive(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = DS_PEBS_DATA_CFG_GPRS;
+    e.cfg.pebs.bytes = 16 * 176;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "icl setup");
+    uint64_t base = (uint64_t)(uintptr_t)e.pebs;
+    /* mixed sizes: gprs record, basic-only record, gprs record */
+    uint32_t off = 0;
+    off += mk_adaptive(e.pebs + off, 2, 0x100);
+    off += mk_adaptive(e.pebs + off, 0, 0x200);
+    off += mk_adaptive(e.pebs + off, 2, 0x300);
+    e.area.a64.pebs_index = base + off;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "drain");
+    CHECK_EQ(c.n, 3, "3 variable-size records");
+    CHECK_EQ(c.s[1].ip, 0x208, "middle basic-only record");
+    CHECK_EQ(c.s[2].gpr[DS_GPR_RAX], 0x300 + 32 + 0x10, "third record's rax");
+    CHECK_EQ(st.anomalies, 0, "clean");
+    CHECK(invariant(&st), "invariant");
+
+    /* a size field that lies stops the walk; the rest is one lost record */
+    off = 0;
+    off += mk_adaptive(e.pebs + off, 2, 0x100);
+    uint32_t second = off;
+    off += mk_adaptive(e.pebs + off, 2, 0x300);
+    off += mk_adaptive(e.pebs + off, 0, 0x400);
+    put64(e.pebs, second, 2 | (4000ull << 48));
+    e.area.a64.pebs_index = base + off;
+    memset(&c, 0, sizeof(c));  c.refuse_after = 64;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(st.records, 1, "one good record before the lie");
+    CHECK_EQ(st.lost_corrupt, 1, "the rest: one corrupt");
+    CHECK(st.anomalies & DS_DRAIN_SIZE_LIE, "size lie flagged");
+    CHECK(invariant(&st), "invariant");
+}
+
+/* A sink that plays the CPU: appends two records while the drain runs. */
+static struct env *race_env;
+static int racing_sink(void *a, const struct ds_pebs_sample *s)
+{
+    (void)s;
+    int *n = a;
+    if ((*n)++ == 0)
+        race_env->area.a64.pebs_index += 2 * 0xC8;
+    return 0;
+}
+
+static void test_drain_race(void)
+{
+    static struct env e;
+    struct ds_drain_stats st;
+    int n = 0;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    ds_area_setup(&e.ctx, &e.cpu, &e.cfg);
+    race_env = &e;
+    uint64_t base = (uint64_t)(uintptr_t)e.pebs;
+    e.area.a64.pebs_index = base + 3 * 0xC8;
+    ds_pebs_drain(&e.ctx, racing_sink, &n, &st);
+    CHECK_EQ(st.records, 3, "the 3 records seen");
+    CHECK_EQ(st.lost_race, 2, "2 arrived during the drain");
+    CHECK_EQ(st.present, 5, "present counts them");
+    CHECK(st.anomalies & DS_DRAIN_RACE, "race flagged");
+    CHECK(invariant(&st), "invariant");
+    CHECK_EQ(e.area.a64.pebs_index, base, "reset");
+}
+
+static void test_attribute(void)
+{
+    struct ds_pebs_sample s;
+    uint64_t c;
+    memset(&s, 0, sizeof(s));
+    s.fmt = DS_PEBS_FMT_0;
+    CHECK_EQ(ds_pebs_attribute(&s, 0, &c), DS_OK, "fmt0"); CHECK_EQ(c, 1, "PMC0");
+    s.fmt = DS_PEBS_FMT_1; s.counters = 0x6;
+    CHECK_EQ(ds_pebs_attribute(&s, 0x3, &c), DS_OK, "fmt1 one match"); CHECK_EQ(c, 0x2, "PMC1");
+    CHECK_EQ(ds_pebs_attribute(&s, 0x6, &c), DS_ERR_PEBS_AMBIGUOUS, "two candidates"); CHECK_EQ(c, 0x6, "both");
+    s.counters = 0;
+    CHECK_EQ(ds_pebs_attribute(&s, 0x8, &c), DS_OK, "status 0, one enabled"); CHECK_EQ(c, 0x8, "PMC3");
+    CHECK_EQ(ds_pebs_attribute(&s, 0x9, &c), DS_ERR_PEBS_AMBIGUOUS, "status 0, two enabled");
+    s.fmt = DS_PEBS_FMT_3; s.counters = 0x5;
+    CHECK_EQ(ds_pebs_attribute(&s, 0x7, &c), DS_OK, "fmt3"); CHECK_EQ(c, 0x5, "exact, several");
+    s.fmt = DS_PEBS_FMT_NB32;
+    CHECK_EQ(ds_pebs_attribute(&s, 0x10, &c), DS_OK, "nb"); CHECK_EQ(c, 0x10, "the PEBS counter");
+    s.fmt = DS_PEBS_FMT_NONE;
+    CHECK_EQ(ds_pebs_attribute(&s, 1, &c), DS_ERR_PEBS_FORMAT, "none");
+    CHECK_EQ(ds_pebs_attribute(NULL, 1, &c), DS_ERR_NULL, "null");
+}
+
+int main(void)
+{
+    test_attribute();
+    test_drain_race();
+    test_select();
+    test_decode_fixed();
+    test_decode_adaptive();
+    test_drain_fixed();
+    test_drain_adaptive();
+    return check_summary();
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Functional probe: working vs inert (TCG-style dropped writes) vs busy vs
+ * fault vs not advertised; prior values restored; MSRs not established by
+ * CPUID are never touched.
+ */
+#include "check.h"
+#include "ds_env.h"
+#include <ds/ds.h>
+
+struct scratch {
+    struct ds_probe_bts_scratch s;
+    _Alignas(64) union ds_area area;
+    _Alignas(64) unsigned char buf[24 * 16];
+    int calls;
+    bool act_like_hw;
+};
+
+/* Stands in for the CPU: with BTS on, a branch appends a record. */
+static void exercise(void *arg)
+{
+    struct scratch *sc = arg;
+    sc->calls++;
+    if (!sc->act_like_hw)
+        return;
+    uint64_t idx = sc->area.a64.bts_index;
+    unsigned char *p = sc->buf + (idx - (uint64_t)(uintptr_t)sc->buf);
+    uint64_t from = 0x1234, to = 0x5678;
+    memcpy(p, &from, 8);
+    memcpy(p + 8, &to, 8);
+    sc->area.a64.bts_index = idx + 24;
+}
+
+static void mk_scratch(struct scratch *sc, bool hw)
+{
+    memset(sc, 0, sizeof(*sc));
+    sc->s.area = &sc->area;
+    sc->s.buf = sc->buf;
+    sc->s.buf_bytes = sizeof(sc->buf);
+    sc->s.exercise = exercise;
+    sc->s.arg = sc;
+    sc->act_like_hw = hw;
+}
+
+static void test_working(void)
+{
+    static struct env e;
+    static struct scratch sc;
+    struct ds_probe_result r;
+    char txt[512];
+    fake_skylake_pmu(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_DS_AREA, 0xABC000);
+    fake_set_msr(&e.f, DS_MSR_IA32_PMC0, 0x77);
+    fake_set_msr(&e.f, DS_MSR_IA32_DEBUGCTL, 0x1);
+    env_identify(&e, 1);
+    mk_scratch(&sc, true);
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "probe");
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_WORKING, "DS_AREA holds");
+    CHECK_EQ(r.counter.verdict, DS_PROBE_WORKING, "PMC0 holds");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_WORKING, "BTS produced a record");
+    CHECK(r.ds_area.restored && r.counter.restored && r.bts.restored, "restored");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DS_AREA), 0xABC000, "DS_AREA prior value back");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PMC0), 0x77, "PMC0 prior value back");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL), 0x1, "DEBUGCTL prior value back");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_A_PMC0, NULL), 1, "restore via full-width alias (FW_WRITE)");
+    CHECK_EQ(sc.calls, 1, "exercise ran once");
+    CHECK_EQ(ds_probe_format(&r, txt, sizeof(txt)), DS_OK, "format");
+    CHECK(strstr(txt, "ds_area: working") != NULL, "text: %s", txt);
+}
+
+static void test_inert_tcg(void)
+{
+    static struct env e;
+    static struct scratch sc;
+    struct ds_probe_result r;
+    char txt[512];
+    fake_skylake_pmu(&e.f);
+    /* TCG: PMU/DS MSRs read 0 and drop writes */
+    fake_set_ro(&e.f, DS_MSR_IA32_DS_AREA);
+    fake_set_ro(&e.f, DS_MSR_IA32_PMC0);
+    fake_set_ro(&e.f, DS_MSR_IA32_A_PMC0);
+    fake_set_ro(&e.f, DS_MSR_IA32_DEBUGCTL);
+    env_identify(&e, 1);
+    mk_scratch(&sc, false);
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "probe");
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_INERT, "DS_AREA inert");
+    CHECK_EQ(r.ds_area.reason, DS_ERR_NOT_WORKING, "reason");
+    CHECK_EQ(r.ds_area.read_back, 0, "read back 0");
+    CHECK_EQ(r.counter.verdict, DS_PROBE_INERT, "counter inert");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_INERT, "BTS inert");
+    CHECK_EQ(ds_probe_format(&r, txt, sizeof(txt)), DS_OK, "format");
+    CHECK(strstr(txt, "bts: inert") != NULL, "text: %s", txt);
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "no scratch");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_NOT_TESTED, "BTS not tested without scratch");
+}
+
+static void test_busy_fault_absent(void)
+{
+    static struct env e;
+    struct ds_probe_result r;
+    fake_skylake_pmu(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_DEBUGCTL, (1u << 6) | (1u << 7));
+    fake_set_msr(&e.f, DS_MSR_IA32_PERFEVTSEL0, 1u << 22);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "probe");
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_BUSY, "BTS active: busy");
+    CHECK_EQ(r.counter.verdict, DS_PROBE_BUSY, "PMC0 enabled: busy");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_BUSY, "bts busy");
+    CHECK_EQ(e.f.writes, 0, "nothing written when busy");
+
+    fake_skylake_pmu(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_PEBS_ENABLE, 1);
+    env_identify(&e, 1);
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_BUSY, "PEBS enabled: busy");
+
+    fake_skylake_pmu(&e.f);
+    e.f.fault_on_read = DS_MSR_IA32_DS_AREA;
+    env_identify(&e, 1);
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_FAULT, "fault");
+    CHECK_EQ(r.ds_area.reason, DS_ERR_MSR_FAULT, "fault reason");
+
+    /* DS not advertised: DS_AREA, DEBUGCTL, PEBS_ENABLE never touched */
+    fake_skylake_pmu(&e.f);
+    e.f.leaves[1].r[3] &= ~(1u << 21);
+    env_identify(&e, 1);
+    e.f.nlog = 0;
+    unsigned r0 = e.f.reads;
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_NOT_ADVERTISED, "no DS");
+    CHECK_EQ(r.ds_area.reason, DS_ERR_NO_DS, "reason");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_NOT_ADVERTISED, "no BTS");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_DS_AREA, NULL), 0, "DS_AREA not written");
+    CHECK_EQ(r.counter.verdict, DS_PROBE_WORKING, "counter still probed (leaf 0AH)");
+    CHECK_EQ(e.f.reads - r0, 4, "only EVTSEL0, PMC0 (x2: read back, verify) and the prior read");
+
+    /* no leaf 0AH, not NetBurst: no counter touched */
+    fake_skylake_pmu(&e.f);
+    e.f.leaves[2].r[0] = 0;
+    env_identify(&e, 1);
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK_EQ(r.counter.verdict, DS_PROBE_NOT_ADVERTISED, "no perfmon");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PMC0, NULL), 0, "PMC0 untouched");
+
+    /* AMD: nothing */
+    memset(&e.f, 0, sizeof(e.f));
+    fake_set_cpuid(&e.f, 0, 0, 0x10, 0x68747541, 0x444d4163, 0x69746e65);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "amd probe");
+    CHECK_EQ(r.ds_area.reason, DS_ERR_NOT_INTEL, "not intel");
+    CHECK_EQ(e.f.reads + e.f.writes, 0, "no MSR access at all");
+
+    struct ds_cpu raw;
+    ds_cpu_init(&raw, &fake_ops, &e.f);
+    CHECK_EQ(ds_probe(&raw, NULL, &r), DS_ERR_NOT_IDENTIFIED, "needs identify");
+    CHECK_EQ(ds_probe(NULL, NULL, &r), DS_ERR_NULL, "null");
+}
+
+static void test_netburst_counter(void)
+{
+    static struct env e;
+    struct ds_probe_result r;
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "probe");
+    CHECK_EQ(r.counter.verdict, DS_PROBE_WORKING, "BPU_COUNTER0 holds");
+    CHECK_EQ(fake_writes_to(&e.f, 0x300, NULL), 2, "pattern + restore on 0x300");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PMC0, NULL), 0, "no IA32_PMC0 on NetBurst");
+    fake_set_msr(&e.f, 0x360, 1u << 12);
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK_EQ(r.counter.verdict, DS_PROBE_BUSY, "CCCR enabled: busy");
+}
+
+int main(void)
+{
+    test_working();
+    test_inert_tcg();
+    test_busy_fault_absent();
+    test_netburst_counter();
+    return check_summary();
+}
