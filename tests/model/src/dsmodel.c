@@ -245,6 +245,14 @@ static void dsm_zero(void *p, size_t n)
         *c++ = 0;
 }
 
+/* Count trailing zeros without libgcc (__builtin_ctzll is a libgcc call on
+ * i386); x must be non-zero. */
+static inline unsigned ctz64(uint64_t x)
+{
+    uint32_t lo = (uint32_t)x;
+    return lo ? (unsigned)__builtin_ctz(lo) : 32u + (unsigned)__builtin_ctz((uint32_t)(x >> 32));
+}
+
 static uint64_t wmask(unsigned w) { return w >= 64 ? ~0ull : ((1ull << w) - 1); }
 
 static const struct dsm_lbr_row *find_row(uint16_t fam, uint8_t model)
@@ -1606,7 +1614,7 @@ static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
         c->armed &= ~hit;
         uint64_t h = hit;
         while (h) {
-            unsigned bit = (unsigned)__builtin_ctzll(h);
+            unsigned bit = ctz64(h);
             h &= h - 1;
             unsigned slot = bit < 32 ? bit : 8 + (bit - 32);
             uint64_t rv = ds_reset_value(c, slot);

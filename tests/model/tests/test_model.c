@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include "check.h"
 #include "model_util.h"
 
@@ -940,6 +941,81 @@ static void test_layouts(void)
     CHECK(dsm_stats(&c)->mem_faults >= 1, "memory fault counted");
 }
 
+/* ---- throughput + conservation: a handler drains at every PMI ------------ */
+struct drain_ctx {
+    struct dsm_cpu *c;
+    uint64_t drained_pebs, drained_bts;
+};
+
+static void drain_pmi(void *ctx, uint32_t why)
+{
+    struct drain_ctx *d = ctx;
+    uint64_t area = LIN64;
+    if (why & DSM_PMI_PEBS) {
+        uint64_t base = rd64(&mem, area + 0x20), idx = rd64(&mem, area + 0x28);
+        d->drained_pebs += (idx - base) / 0xC8;
+        wr64(&mem, area + 0x28, base);
+        uint64_t st;
+        dsm_rdmsr(d->c, 0x38E, &st);
+        dsm_wrmsr(d->c, 0x390, st);
+    }
+    if (why & DSM_PMI_BTS) {
+        uint64_t base = rd64(&mem, area + 0x00), idx = rd64(&mem, area + 0x08);
+        d->drained_bts += (idx - base) / 24;
+        wr64(&mem, area + 0x08, base);
+    }
+}
+
+static void test_throughput(void)
+{
+    struct dsm_cpu c;
+    mk(&c, DSM_SKYLAKE, LIN64);
+    struct drain_ctx d = { &c, 0, 0 };
+    dsm_set_pmi(&c, drain_pmi, &d);
+    const uint64_t P = 97, mask = 0xFFFFFFFFFFFFull;
+    uint64_t bb = LIN64 + 0x40000;
+    /* PEBS: 64 records, threshold after 60; BTS: 256 records, threshold 250 */
+    ds_setup(&mem, LIN64, true, bb, bb + 256 * 24, bb + 250 * 24, LIN64 + PEBS_BUF,
+             LIN64 + PEBS_BUF + 64 * 0xC8, LIN64 + PEBS_BUF + 60 * 0xC8);
+    wr64(&mem, LIN64 + 0x40, (-P) & mask);
+    wr(&c, 0x600, LIN64);
+    wr(&c, 0x186, 0xC0 | (1 << 16) | (1 << 22));
+    wr(&c, 0x4C1, (-P) & mask);
+    wr(&c, 0x3F1, 1);
+    wr(&c, 0x38F, 1);
+    wr(&c, 0x1D9, 1 | (1 << 6) | (1 << 7) | (1 << 8));
+    const uint64_t N = 2000000;
+    uint64_t branches = 0;
+    struct dsm_event e = ev_plain(0x400000);
+    clock_t t0 = clock();
+    for (uint64_t i = 0; i < N; i++) {
+        e.ip = 0x400000 + (i & 0xFFF) * 4;
+        bool br = (i % 7) == 3;
+        e.flags = br ? (DSM_EV_BRANCH | DSM_EV_TAKEN) : 0;
+        e.br_to = e.ip + 0x40;
+        branches += br;
+        dsm_retire(&c, &e);
+    }
+    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    const struct dsm_stats *s = dsm_stats(&c);
+    uint64_t left_pebs = (rd64(&mem, LIN64 + 0x28) - rd64(&mem, LIN64 + 0x20)) / 0xC8;
+    uint64_t left_bts = (rd64(&mem, LIN64 + 0x08) - rd64(&mem, LIN64 + 0x00)) / 24;
+    CHECK_EQ(s->pebs_written + s->pebs_skipped, dsm_pebs_expected(N, P), "every PEBS assist accounted");
+    CHECK_EQ(s->pebs_skipped, 0, "draining at the threshold loses nothing");
+    CHECK_EQ(d.drained_pebs + left_pebs, s->pebs_written, "drained + left = written (PEBS)");
+    CHECK_EQ(s->bts_written, branches, "one BTS record per taken branch");
+    CHECK_EQ(d.drained_bts + left_bts, s->bts_written, "drained + left = written (BTS)");
+    CHECK_EQ(s->lbr_written, branches, "one LBR entry per taken branch");
+    printf("# throughput: %llu events in %.3f s (%.1f M events/s, sanitizers %s)\n", (unsigned long long)N, secs,
+           secs > 0 ? N / secs / 1e6 : 0.0,
+#if defined(__SANITIZE_ADDRESS__)
+           "on"
+#else
+           "off"
+#endif
+    );
+}
+
 int main(void)
 {
     test_profiles();
@@ -956,5 +1032,6 @@ int main(void)
     test_freeze();
     test_stats();
     test_layouts();
+    test_throughput();
     return check_summary();
 }
