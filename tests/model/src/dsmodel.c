@@ -728,6 +728,7 @@ static int msr_nb(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
             if (*v & ~wmask(DSM_NB_WIDTH))
                 return DSM_GP;
             c->nb_cnt[i] = *v;
+            c->armed &= ~(1ull << i);
         } else {
             *v = c->nb_cnt[i];
         }
@@ -812,9 +813,10 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
 {
     if (msr >= DSM_MSR_PMC0 && msr < DSM_MSR_PMC0 + c->ngp) {
         unsigned n = msr - DSM_MSR_PMC0;
-        if (wr)   /* legacy write: bits 31:0 sign-extended to the counter width */
+        if (wr) { /* legacy write: bits 31:0 sign-extended to the counter width */
             c->pmc[n] = (uint64_t)(int64_t)(int32_t)(uint32_t)*v & wmask(c->gp_width);
-        else
+            c->armed &= ~(1ull << n);   /* model: reprogramming a counter drops a pending assist */
+        } else
             *v = c->pmc[n];
         return DSM_OK;
     }
@@ -824,6 +826,7 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
             if (*v & ~wmask(c->gp_width))
                 return DSM_GP;
             c->pmc[n] = *v;
+            c->armed &= ~(1ull << n);
         } else {
             *v = c->pmc[n];
         }
@@ -846,6 +849,7 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
             if (*v & ~wmask(c->fixed_width))
                 return DSM_GP;
             c->fixed[m] = *v;
+            c->armed &= ~(1ull << (32 + m));
         } else {
             *v = c->fixed[m];
         }
@@ -1148,8 +1152,8 @@ static uint64_t ds_reset_value(struct dsm_cpu *c, unsigned slot)
 }
 
 /* Append one record; shared by PEBS (base field 4) and BTS (base field 0).
- * Returns 1 written, 0 skipped. *crossed set when the index reached the
- * interrupt threshold with this record. */
+ * Returns 1 written, 0 skipped. *crossed set when the index is at or past
+ * the interrupt threshold after this record. */
 static int ds_append(struct dsm_cpu *c, unsigned first, const void *rec, uint32_t size, bool circular,
                      bool *crossed)
 {
@@ -1174,7 +1178,10 @@ static int ds_append(struct dsm_cpu *c, unsigned first, const void *rec, uint32_
     uint64_t nidx = idx + size;
     if (ds_write_index(c, first + 1, nidx))
         return 0;
-    if (idx < thr && nidx >= thr)
+    /* The CPU compares after every record: each record that leaves the
+     * index at or beyond the threshold requests the PMI (the handler resets
+     * the index; until then the LVT mask holds further PMIs off). */
+    if (nidx >= thr)
         *crossed = true;
     return 1;
 }
@@ -1561,7 +1568,7 @@ static void nb_retire(struct dsm_cpu *c, const struct dsm_event *ev)
         c->nb_cnt[i] = (c->nb_cnt[i] + 1) & wmask(DSM_NB_WIDTH);
         if (c->nb_cnt[i] == 0 || (cccr & DSM_CCCR_FORCE_OVF)) {
             c->nb_cccr[i] |= DSM_CCCR_OVF;   /* sticky until software clears it */
-            if (pebs)
+            if (pebs)   /* PEBS counter: the PMI comes from the DS threshold */
                 c->armed |= 1ull << 16;
             else if (cccr & DSM_CCCR_OVF_PMI_T0)
                 c->pmi_pending |= DSM_PMI_COUNTER;
@@ -1593,7 +1600,7 @@ static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
             continue;
         if (!arch_inc(c, sel, ev))
             continue;
-        if (c->armed & (1ull << n))
+        if ((c->armed & (1ull << n)) && pebs_on(c, n))
             hit |= 1ull << n;
         else
             arch_count(c, n);
@@ -1602,7 +1609,7 @@ static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
         unsigned nib = (unsigned)(c->fixed_ctrl >> (4 * m)) & 0xF;
         if (!(en & (1ull << (32 + m))) || !(nib & (ev->cpl == 0 ? 1u : 2u)))
             continue;
-        if (c->armed & (1ull << (32 + m)))
+        if ((c->armed & (1ull << (32 + m))) && pebs_on(c, 32 + m))
             hit |= 1ull << (32 + m);
         else
             arch_count(c, 32 + m);

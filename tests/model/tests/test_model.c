@@ -343,6 +343,17 @@ static void test_pebs_core2(void)
         dsm_retire(&c, &e);
     }
     CHECK_EQ(dsm_stats(&c)->pebs_written, 9, "records again after the handler reset the index");
+    /* a pending assist is dropped when software rewrites the counter or clears PEBS */
+    wr(&c, 0xC1, 0xFFFFFFFF);
+    struct dsm_event e1 = ev_plain(0x480000);
+    dsm_retire(&c, &e1);   /* overflow: armed */
+    wr(&c, 0x3F1, 0);
+    dsm_retire(&c, &e1);
+    CHECK_EQ(dsm_stats(&c)->pebs_written, 9, "no assist once PEBS_ENABLE is clear");
+    CHECK_EQ(dsm_pebs_record_size(&c), 0x90, "size independent of enable");
+    struct dsm_cpu nods;
+    dsm_init(&nods, DSM_NONE_DS, NULL, NULL);
+    CHECK_EQ(dsm_pebs_record_size(&nods), 0, "no PEBS: size 0");
     /* PEBS record on a PEBS counter needs overflow first; PMC1 cannot PEBS */
     CHECK_EQ(dsm_wrmsr(&c, 0x3F1, 2), DSM_GP, "PMC1 PEBS rejected");
 }
@@ -769,6 +780,32 @@ static void test_lbr_rows(void)
     mk(&c, DSM_NETBURST_M3, LIN32);
     CHECK(c.lbr.depth == 16 && c.lbr.from == 0x680 && c.lbr.tos == 0x1DA, "NetBurst model 3 16 at 0x680");
     CHECK_EQ(dsm_set_lbr_row(&c, &rows[8]), DSM_EINVAL, "family 06 row on a NetBurst profile");
+    /* Arch LBR: depth write clears, reserved LBR_CTL bits, depth values */
+    const struct dsm_lbr_row *arch = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].arch)
+            arch = &rows[i];
+    CHECK(arch != NULL, "an Arch LBR row exists");
+    mk(&c, DSM_ICELAKE, LIN64);
+    CHECK_EQ(dsm_set_lbr_row(&c, arch), DSM_OK, "Arch LBR row");
+    CHECK_EQ(dsm_wrmsr(&c, 0x14CE, 1ull << 4), DSM_GP, "LBR_CTL bit 4 reserved");
+    CHECK_EQ(dsm_wrmsr(&c, 0x14CF, 12), DSM_GP, "depth must be a multiple of 8");
+    CHECK_EQ(dsm_wrmsr(&c, 0x14CF, 40), DSM_GP, "depth above CPUID maximum");
+    wr(&c, 0x14CF, 8);
+    wr(&c, 0x14CE, 0x7F0007);
+    struct dsm_event ab = ev_branch(0x111, 0x222, true);
+    dsm_retire(&c, &ab);
+    CHECK_EQ(rd(&c, 0x1500), 0x111, "Arch LBR FROM");
+    CHECK_EQ(rd(&c, 0x1200) >> 63, 1, "Arch LBR INFO mispredict");
+    CHECK_EQ((rd(&c, 0x1200) >> 56) & 0xF, 2, "branch type 2 = near relative jump");
+    uint64_t v8;
+    CHECK_EQ(dsm_rdmsr(&c, 0x1508, &v8), DSM_GP, "entry 8 beyond depth 8");
+    wr(&c, 0x14CF, 16);
+    CHECK_EQ(rd(&c, 0x1500), 0, "writing the depth clears the entries");
+    wr(&c, 0x14CE, 0x7F0005);   /* OS off */
+    ab.cpl = 0;
+    dsm_retire(&c, &ab);
+    CHECK_EQ(rd(&c, 0x1500), 0, "CPL 0 filtered by LBR_CTL.OS = 0");
     struct dsm_lbr_row fake = rows[0];
     CHECK_EQ(dsm_set_lbr_row(&c, &fake), DSM_EINVAL, "row not from the table");
 }
