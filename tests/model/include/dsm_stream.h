@@ -43,8 +43,15 @@ static inline void dsm_stream_init(struct dsm_stream *st, uint64_t seed, uint64_
     st->kernel_pct = 0;
 }
 
+/* Register k (DSM_R_*) of the instruction at ip: distinct in the low 32 bits
+ * and in the high bits, so a swapped register shows in 32- and 64-bit records. */
+static inline uint64_t dsm_stream_reg(uint64_t ip, unsigned k)
+{
+    return ip ^ ((uint64_t)k << 56) ^ ((uint64_t)k << 24);
+}
+
 /* Fill *ev with the next instruction; returns ev. Registers are derived from
- * the IP so records can be checked against the stream. */
+ * the IP (dsm_stream_reg) so records can be checked against the stream. */
 static inline struct dsm_event *dsm_stream_next(struct dsm_stream *st, struct dsm_event *ev)
 {
     uint64_t r = dsm_rand(&st->state);
@@ -53,7 +60,7 @@ static inline struct dsm_event *dsm_stream_next(struct dsm_stream *st, struct ds
     ev->ip = st->ip;
     ev->next_ip = st->ip + 1 + ((r >> 32) & 7);
     for (int k = 0; k < DSM_R__COUNT; k++)
-        ev->regs[k] = st->ip ^ ((uint64_t)k << 56);
+        ev->regs[k] = dsm_stream_reg(st->ip, (unsigned)k);
     ev->regs[DSM_R_FLAGS] = 0x202;
     ev->flags = 0;
     ev->cpl = d < st->kernel_pct ? 0 : 3;

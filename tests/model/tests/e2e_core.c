@@ -35,7 +35,48 @@ struct run {
 static struct run R;
 static uint64_t expect_ip_lo, expect_ip_hi;
 
-static int psink(void *a, const struct ds_pebs_sample *s) { (void)a; R.samples++; if ((s->present & DS_SAMPLE_IP) && (s->ip < expect_ip_lo || s->ip > expect_ip_hi)) R.bad_ip++; return 0; }
+/* The stream derives every register from the eventing IP (dsm_stream_reg)
+ * and TSC = 2 * ip. Check the decoded sample against that. */
+static const unsigned gpr_model_index[DS_GPR__COUNT] = {
+    DSM_R_AX, DSM_R_CX, DSM_R_DX, DSM_R_BX, DSM_R_SP, DSM_R_BP, DSM_R_SI, DSM_R_DI,
+    10, 11, 12, 13, 14, 15, 16, 17 };
+static int psink(void *a, const struct ds_pebs_sample *s)
+{
+    (void)a;
+    R.samples++;
+    bool ok = true;
+    if ((s->present & DS_SAMPLE_IP) && (s->ip < expect_ip_lo || s->ip > expect_ip_hi))
+        ok = false;
+    if (s->present & DS_SAMPLE_GPRS) {
+        unsigned n = (s->present & DS_SAMPLE_GPRS32) ? 8 : DS_GPR__COUNT;
+        uint64_t base = s->gpr[0] ^ dsm_stream_reg(0, gpr_model_index[0]);
+        if (s->present & DS_SAMPLE_GPRS32)
+            base &= 0xFFFFFFFFull;
+        for (unsigned k = 0; k < n; k++) {
+            uint64_t v = s->gpr[k] ^ dsm_stream_reg(0, gpr_model_index[k]);
+            if (s->present & DS_SAMPLE_GPRS32)
+                v &= 0xFFFFFFFFull;
+            if (v != base)
+                ok = false;
+        }
+        if (base < expect_ip_lo || base > expect_ip_hi)
+            ok = false;
+        if ((s->present & DS_SAMPLE_EVENTING_IP) && s->eventing_ip != base)
+            ok = false;
+        if ((s->present & DS_SAMPLE_TSC) && s->tsc != 2 * base)
+            ok = false;
+        if ((s->present & DS_SAMPLE_IP) && s->ip_is_next && s->ip == base)
+            ok = false;
+    }
+    if ((s->present & DS_SAMPLE_FLAGS) && s->flags != 0x202)
+        ok = false;
+    if ((s->present & DS_SAMPLE_APPLICABLE) && s->counters != 1)
+        ok = false;
+    if (!ok)
+        R.bad_ip++;
+    return 0;
+}
+
 static int bsink(void *a, const struct ds_bts_branch *b) { (void)a; (void)b; R.bts++; return 0; }
 static void on_pmi(void *ctx, uint32_t why)
 {
@@ -123,7 +164,7 @@ static void one(enum dsm_profile p, uint64_t P, unsigned nrec, unsigned thr, boo
         R.handles ? (double)(R.rd + R.wr) / R.handles : 0.0, (unsigned long long)R.bts, (unsigned long long)taken);
     CHECK_EQ(x->pebs_written + x->pebs_skipped, dsm_pebs_expected(occ, P), "assists %s", n);
     CHECK_EQ(R.samples, x->pebs_written, "delivered = written %s", n);
-    CHECK_EQ(R.bad_ip, 0, "ips %s", n);
+    CHECK_EQ(R.bad_ip, 0, "IPs, registers, flags, TSC, applicable counters as fed %s", n);
 }
 
 int main(void)
