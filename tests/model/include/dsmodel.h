@@ -67,6 +67,11 @@ struct dsm_mem_ops {
     int (*write)(void *ctx, uint64_t linear, const void *buf, size_t len);
 };
 
+/* Identity operations for a kernel: linear address == pointer (byte copies,
+ * volatile). Fail (-1) for ranges a pointer cannot reach (i386: >= 4 GiB).
+ * Never for host programs. */
+extern const struct dsm_mem_ops dsm_identity_mem_ops;
+
 /* PMI reasons (bitmask passed to the PMI callback). */
 #define DSM_PMI_COUNTER   (1u << 0)  /* counter overflow with EVTSEL.INT / fixed PMI / CCCR OVF_PMI_T0 */
 #define DSM_PMI_PEBS      (1u << 1)  /* PEBS index reached the interrupt threshold */

@@ -1053,6 +1053,30 @@ static void test_throughput(void)
     );
 }
 
+/* identity memory ops (what the kernel uses): linear address == pointer */
+static void test_identity_ops(void)
+{
+    static _Alignas(64) uint8_t buf[4096];
+    memset(buf, 0, sizeof(buf));
+    struct dsm_cpu c;
+    CHECK_EQ(dsm_init(&c, DSM_SKYLAKE, &dsm_identity_mem_ops, NULL), DSM_OK, "init identity");
+    uint64_t area = (uint64_t)(uintptr_t)buf, bb = area + 0x100;
+    uint64_t f[8] = { bb, bb, bb + 10 * 24, bb + 8 * 24, 0, 0, 0, 0 };
+    memcpy(buf, f, sizeof(f));
+    wr(&c, 0x600, area);
+    wr(&c, 0x1D9, (1 << 6) | (1 << 7));
+    struct dsm_event b = ev_branch(0x1234, 0x5678, false);
+    dsm_retire(&c, &b);
+    uint64_t rec[3], idx;
+    memcpy(rec, buf + 0x100, sizeof(rec));
+    memcpy(&idx, buf + 8, 8);
+    CHECK(rec[0] == 0x1234 && rec[1] == 0x5678, "identity ops: BTS record in host memory");
+    CHECK_EQ(idx, bb + 24, "identity ops: index written");
+    uint8_t x[4];
+    CHECK_EQ(dsm_identity_mem_ops.read(NULL, ~0ull - 1, x, 4), -1, "wrapping range refused");
+    CHECK_EQ(dsm_identity_mem_ops.write(NULL, ~0ull, x, 2), -1, "wrapping range refused (write)");
+}
+
 int main(void)
 {
     test_profiles();
@@ -1070,5 +1094,6 @@ int main(void)
     test_stats();
     test_layouts();
     test_throughput();
+    test_identity_ops();
     return check_summary();
 }
