@@ -27,6 +27,13 @@
  *    = -P the records are written at occurrences P+1, 2P+1, 3P+1, ...:
  *    floor((n-1)/P) records for n occurrences (dsm_pebs_expected());
  *  - see dsmodel.c for the per-rule SDM citations.
+ *
+ * Concurrency / NMI: functions on different struct dsm_cpu are independent.
+ * On one cpu, nothing is re-entrant except that the PMI callback may call
+ * dsm_rdmsr/dsm_wrmsr/dsm_cpuid/dsm_stats (it runs after dsm_retire() has
+ * finished updating state). A real NMI handler must not call into a cpu
+ * whose dsm_retire() it interrupted. dsm_retire() uses up to ~1.3 KiB of
+ * stack (the largest adaptive PEBS record is assembled there).
  */
 #ifndef DSMODEL_H
 #define DSMODEL_H
@@ -128,7 +135,7 @@ struct dsm_stats {
     uint64_t mem_faults;
 };
 
-#define DSM_MSR_STAT_SLOTS 160
+#define DSM_MSR_STAT_SLOTS 256   /* distinct MSRs counted; more are totalled in msr_st_dropped */
 struct dsm_msr_stat { uint32_t msr; uint32_t reads, writes, faults; };
 
 /* LBR geometry: one row of SDM Table 17-4 / reference lbr.md. */
