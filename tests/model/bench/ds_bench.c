@@ -202,7 +202,7 @@ static int bench_msr(void)
                    (unsigned long long)E.pmis, E.pmis ? (double)E.msr_in_pmi / (double)E.pmis : 0.0);
         }
     }
-    printf("(goal: <= 3 per PEBS PMI on v2/v3, 2 on v4; Linux 5-6. Counter-overflow rows include the hook's reload.)\n");
+X
     return 0;
 }
 
