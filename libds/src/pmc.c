@@ -62,8 +62,19 @@ static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
         return DS_ERR_PMC_RESERVED;
     if ((evtsel & DS_EVTSEL_ANY) && c->perfmon_version < 3)
         return DS_ERR_PMC_RESERVED;
-    if ((evtsel & (DS_EVTSEL_IN_TX | DS_EVTSEL_IN_TXCP)) && c->perfmon_version < 3)
-        return DS_ERR_PMC_RESERVED;
+    if (evtsel & (DS_EVTSEL_IN_TX | DS_EVTSEL_IN_TXCP)) {
+        /* IN_TX/IN_TXCP exist only on TSX parts (Haswell+, reference msr.md;
+         * Linux HSW_IN_TX). Perfmon v3 alone (Nehalem..Ivy Bridge) leaves
+         * bits 33:32 reserved and WRMSR would #GP: require CPUID.(EAX=07H,
+         * ECX=0):EBX.HLE[4] or .RTM[11]. (A part whose TSX was hidden by
+         * microcode is refused too: conservative, never faults.) */
+        uint32_t r[4] = { 0, 0, 0, 0 };
+        if (c->perfmon_version < 3 || c->max_leaf < 7)
+            return DS_ERR_PMC_RESERVED;
+        ds_cpuid(cpu, 7, 0, r);
+        if (!(r[1] & ((1u << 4) | (1u << 11))))
+            return DS_ERR_PMC_RESERVED;
+    }
     if ((evtsel & DS_EVTSEL_ADAPTIVE) && !(c->pebs_format >= 4 && c->pebs_baseline))
         return DS_ERR_PMC_RESERVED;
     return DS_OK;

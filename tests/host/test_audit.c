@@ -43,8 +43,39 @@ static void test_v5_fixed_mask(void)
     CHECK_EQ(e.cpu.caps.fixed_counters, 4, "fls(ECX) = 4");
 }
 
+/*
+ * IA32_PERFEVTSELx bits 32 (IN_TX) and 33 (IN_TXCP) exist only on parts
+ * with TSX (Haswell+; reference msr.md, Linux HSW_IN_TX). Perfmon v3 alone
+ * (Nehalem, Westmere, Sandy/Ivy Bridge) has them reserved: WRMSR would #GP.
+ * libds must refuse them unless CPUID.(EAX=07H,ECX=0):EBX reports HLE (4)
+ * or RTM (11), and must not write anything.
+ */
+static void test_in_tx_needs_tsx(void)
+{
+    static struct env e;
+    fake_haswell(&e.f); /* v3, no leaf 7 entry: no HLE/RTM (a Sandy Bridge-like PMU) */
+    env_identify(&e, 1);
+    unsigned w = e.f.writes;
+    CHECK_EQ(ds_pmc_gp_program(&e.cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_IN_TX, 0),
+             DS_ERR_PMC_RESERVED, "IN_TX without TSX");
+    CHECK_EQ(ds_pmc_gp_program(&e.cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_IN_TXCP, 0),
+             DS_ERR_PMC_RESERVED, "IN_TXCP without TSX");
+    CHECK_EQ(e.f.writes, w, "nothing written");
+    /* with RTM advertised the bits are accepted */
+    fake_set_cpuid(&e.f, 7, 0, 0, 1u << 11, 0, 0);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pmc_gp_program(&e.cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_IN_TX, 0),
+             DS_OK, "IN_TX with RTM");
+    fake_haswell(&e.f);
+    fake_set_cpuid(&e.f, 7, 0, 0, 1u << 4, 0, 0);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pmc_gp_program(&e.cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_IN_TXCP, 0),
+             DS_OK, "IN_TXCP with HLE");
+}
+
 int main(void)
 {
     test_v5_fixed_mask();
+    test_in_tx_needs_tsx();
     return check_summary();
 }

@@ -95,7 +95,8 @@ int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_st
  * value), EVTSEL = @evtsel. Enable in GLOBAL_CTRL separately (v2+).
  * Checks: cpu identified, Intel non-NetBurst, perfmon v1+, idx < gp_counters,
  * evtsel has no bit above 34, bit 21 (ANY) only on v3+, bits 32/33 only with
- * perfmon v3+ (TSX parts), bit 34 only with adaptive PEBS; start fits.
+ * perfmon v3+ and TSX (CPUID.07H:EBX.HLE or .RTM; one CPUID leaf 07H query),
+ * bit 34 only with adaptive PEBS; start fits.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_RESERVED,
  * DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (EVTSEL then written back to 0).
