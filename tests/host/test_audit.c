@@ -73,8 +73,58 @@ static void test_in_tx_needs_tsx(void)
              DS_OK, "IN_TXCP with HLE");
 }
 
+/*
+ * IA32_PERF_GLOBAL_STATUS_RESET / OVF_CTRL (0x390): bit 48 exists only with
+ * PERF_CAPABILITIES.PERF_METRICS[15], bit 55 only with Intel PT
+ * (CPUID.07H:EBX[25]), bit 60 only with SGX (CPUID.07H:EBX[2]); fixed
+ * counter bits are 32..47 (reference msr.md section 5). Writing 1 to a
+ * reserved bit raises #GP, so the ack mask must leave them out where the
+ * feature is absent, whatever status value a caller passes to ds_pmi_ack.
+ */
+static void test_ack_mask_reserved(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_config cfg;
+    const uint64_t b48 = 1ull << 48, b55 = 1ull << 55, b60 = 1ull << 60;
+
+    fake_skylake_pmu(&e.f); /* v4, no PERF_METRICS, no leaf 7: no PT, no SGX */
+    env_identify(&e, 1);
+    uint64_t m = ds_pmi_ack_mask(&e.cpu.caps);
+    CHECK_EQ(m & (b48 | b55 | b60), 0, "Skylake: 48/55/60 not ackable");
+    CHECK(m & (1ull << 58) && m & (1ull << 59), "v4: LBR_Frz, CTR_Frz ackable");
+    memset(&cfg, 0, sizeof(cfg));
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_OK, "init");
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_ack(&pmi, ~0ull, NULL), DS_OK, "ack all");
+    uint64_t v = 0;
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS_RESET, &v), 1, "one write");
+    CHECK_EQ(v & (b48 | b55 | b60), 0, "no reserved bit written");
+    CHECK_EQ(v, 0xF | (0x7ull << 32) | (1ull << 58) | (1ull << 59) | (1ull << 61) | (1ull << 62) | (1ull << 63),
+             "exact ack value");
+
+    /* with PT and SGX in CPUID.07H:EBX, ds_pmi_init adds 55 and 60 */
+    fake_set_cpuid(&e.f, 7, 0, 0, (1u << 25) | (1u << 2), 0, 0);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_OK, "init PT/SGX");
+    CHECK_EQ(pmi.ack_mask & (b55 | b60), b55 | b60, "PT: 55, SGX: 60 ackable");
+    CHECK_EQ(pmi.ack_mask & b48, 0, "still no PERF_METRICS");
+
+    /* v5 part whose ECX bitmap names a 17th fixed counter: no bit spills into 48 */
+    fake_icelake(&e.f); /* PERF_CAPABILITIES without PERF_METRICS */
+    for (int i = 0; i < e.f.nleaves; i++)
+        if (e.f.leaves[i].leaf == 0xA)
+            e.f.leaves[i].r[2] = 0x1000F;
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pmi_ack_mask(&e.cpu.caps) & (0xFFFFull << 48), (1ull << 61) | (1ull << 62) | (1ull << 63) |
+             (1ull << 58) | (1ull << 59), "fixed bits stay in 47:32");
+    cfg.global_ctrl = b48;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_ERR_PMI_CTRL_MASK, "GLOBAL_CTRL bit 48 without PERF_METRICS");
+}
+
 int main(void)
 {
+    test_ack_mask_reserved();
     test_v5_fixed_mask();
     test_in_tx_needs_tsx();
     return check_summary();
