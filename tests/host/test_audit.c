@@ -122,8 +122,35 @@ static void test_ack_mask_reserved(void)
     CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_ERR_PMI_CTRL_MASK, "GLOBAL_CTRL bit 48 without PERF_METRICS");
 }
 
+/*
+ * Every public function validates its pointers (COMMON rules): ds_cpuid()
+ * with out == NULL must return without touching memory or the backend.
+ */
+static int cpuid_calls;
+static void counting_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+    cpuid_calls++;
+    fake_cpuid(ctx, leaf, sub, out);
+}
+
+static void test_cpuid_null_out(void)
+{
+    static struct fake_cpu f;
+    static const struct ds_msr_ops ops = { fake_read, fake_write, counting_cpuid };
+    struct ds_cpu cpu;
+    fake_skylake(&f);
+    CHECK_EQ(ds_cpu_init(&cpu, &ops, &f), DS_OK, "init");
+    cpuid_calls = 0;
+    ds_cpuid(&cpu, 0, 0, NULL); /* crashed (NULL store) before the fix */
+    CHECK_EQ(cpuid_calls, 0, "backend not called with a NULL out");
+    uint32_t r[4] = { 1, 2, 3, 4 };
+    ds_cpuid(&cpu, 0, 0, r);
+    CHECK_EQ(r[1], FAKE_INTEL_EBX, "normal call still works");
+}
+
 int main(void)
 {
+    test_cpuid_null_out();
     test_ack_mask_reserved();
     test_v5_fixed_mask();
     test_in_tx_needs_tsx();
