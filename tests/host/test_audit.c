@@ -148,8 +148,54 @@ static void test_cpuid_null_out(void)
     CHECK_EQ(r[1], FAKE_INTEL_EBX, "normal call still works");
 }
 
+/*
+ * Arch LBR: IA32_LBR_CTL bits 2:1 (OS/USR) need CPUID.(EAX=1CH,ECX=0):EBX[0]
+ * (CPL filtering), bits 22:16 (branch types) EBX[1] (branch filtering), bit
+ * 3 (call stack) EBX[2] (reference msr.md "IA32_LBR_CTL", Linux lbr.c masks
+ * lbr_ctl_mask the same way). Without them those bits are reserved: libds
+ * must not write them, neither from an explicit arch_ctl nor by default.
+ */
+static void test_arch_lbr_ctl_features(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    memset(&f, 0, sizeof(f));
+    fake_set_cpuid(&f, 0, 0, 0x1C, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(&f, 1, 0, 0x000906A3, 0, 1u << 15, (1u << 5) | (1u << 21)); /* 06_9AH */
+    fake_set_cpuid(&f, 0xA, 0, 0x07300805, 0, 0xF, 0x604);
+    fake_set_cpuid(&f, 0x1C, 0, 0x80, 0 /* no CPL, branch, call-stack filtering */, 0, 0);
+    fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fake_set_msr(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0x3F);
+    fake_set_msr(&f, DS_MSR_IA32_DEBUGCTL, 0);
+    fake_set_msr(&f, DS_MSR_IA32_LBR_DEPTH, 0);
+    fake_set_msr(&f, DS_MSR_IA32_LBR_CTL, 0);
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    ds_cpu_identify(&cpu);
+    CHECK_EQ(ds_lbr_lookup(6, 0x9A, &m), DS_OK, "lookup");
+    struct ds_lbr_config c = { .arch_ctl = DS_LBR_CTL_LBREN | DS_LBR_CTL_OS };
+    f.nlog = 0;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &c), DS_ERR_LBR_BAD_SELECT, "OS without CPL filtering");
+    c.arch_ctl = DS_LBR_CTL_LBREN | (1ull << 16);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &c), DS_ERR_LBR_BAD_SELECT, "JCC without branch filtering");
+    c.arch_ctl = DS_LBR_CTL_LBREN | DS_LBR_CTL_CALL_STACK;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &c), DS_ERR_LBR_BAD_SELECT, "call stack unsupported");
+    CHECK_EQ(f.nlog, 0, "nothing written on the refusals");
+    CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "default");
+    CHECK_EQ(fake_get_msr(&f, DS_MSR_IA32_LBR_CTL), DS_LBR_CTL_LBREN, "default: only LBREn");
+    /* all three supported: the full default */
+    for (int i = 0; i < f.nleaves; i++)
+        if (f.leaves[i].leaf == 0x1C)
+            f.leaves[i].r[1] = 0x7;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "default, filters supported");
+    CHECK_EQ(fake_get_msr(&f, DS_MSR_IA32_LBR_CTL), 0x7F0007, "LBREn|OS|USR|all branch types");
+    c.arch_ctl = DS_LBR_CTL_LBREN | DS_LBR_CTL_CALL_STACK | DS_LBR_CTL_OS;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &c), DS_OK, "call stack supported");
+}
+
 int main(void)
 {
+    test_arch_lbr_ctl_features();
     test_cpuid_null_out();
     test_ack_mask_reserved();
     test_v5_fixed_mask();
