@@ -293,6 +293,12 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
         /* Nehalem .. Skylake: PEBS_EN_PMC0..3 */
         if (idx > 3)
             return DS_ERR_PMC_PEBS_COUNTER;
+    } else if (idx >= (fmt == 4 ? 8u : 32u)) {
+        /* Adaptive: the DS area has counter-reset slots for GP 0..7 (fmt 4,
+         * fixed m at 8 + m) or 0..31 (fmt 5, fixed at 32 + m), and
+         * IA32_PEBS_ENABLE bit 32 + m is fixed counter m (reference
+         * ds-area.md; Linux MAX_PEBS_EVENTS_FMT4 / MAX_PEBS_EVENTS). */
+        return DS_ERR_PMC_PEBS_COUNTER;
     }
     uint64_t v;
     if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))

@@ -193,8 +193,47 @@ static void test_arch_lbr_ctl_features(void)
     CHECK_EQ(ds_lbr_enable(&cpu, m, &c), DS_OK, "call stack supported");
 }
 
+/* Ice Lake-like CPU reporting @gp general-purpose counters in CPUID.0AH:EAX[15:8]. */
+static void icelake_with_gp(struct env *e, unsigned gp)
+{
+    fake_icelake(&e->f);
+    for (int i = 0; i < e->f.nleaves; i++)
+        if (e->f.leaves[i].leaf == 0xA)
+            e->f.leaves[i].r[0] = (e->f.leaves[i].r[0] & ~0xFF00u) | (gp << 8);
+    fake_add_pmu_msrs(&e->f, gp > 8 ? 8 : gp, 4);
+    env_identify(e, 1);
+}
+
+/*
+ * PEBS format 4 has counter-reset slots for GP counters 0..7 only (fixed
+ * counter m at 8 + m), format 5 for 0..31 (fixed at 32 + m); in
+ * IA32_PEBS_ENABLE bit 32 + m is fixed counter m (reference ds-area.md,
+ * msr.md "IA32_PEBS_ENABLE layouts"). A GP counter beyond the format's
+ * range must be refused: fmt 4 GP 8 would reload from fixed 0's slot, and
+ * GP n >= 32 would set a fixed-counter enable (n >= 64: shift UB).
+ */
+static void test_pebs_enable_gp_range(void)
+{
+    static struct env e;
+    icelake_with_gp(&e, 12); /* fmt 4 + baseline, 12 GP counters advertised */
+    CHECK_EQ(e.cpu.caps.gp_counters, 12, "12 GP");
+    unsigned w = e.f.writes;
+    CHECK_EQ(ds_pmc_pebs_enable(&e.cpu, 8, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN), DS_ERR_PMC_PEBS_COUNTER,
+             "fmt 4: GP 8 has no reset slot");
+    CHECK_EQ(e.f.writes, w, "nothing written");
+    CHECK_EQ(ds_pmc_pebs_enable(&e.cpu, 7, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN), DS_OK, "fmt 4: GP 7");
+    icelake_with_gp(&e, 40);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x4000 | 0x2000 | 0x500 | 0x80 | 0x3F); /* fmt 5 */
+    env_identify(&e, 1);
+    fake_set_msr(&e.f, DS_MSR_IA32_PEBS_ENABLE, 0);
+    CHECK_EQ(ds_pmc_pebs_enable(&e.cpu, 35, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN), DS_ERR_PMC_PEBS_COUNTER,
+             "fmt 5: GP 35 would be fixed 3's enable bit");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PEBS_ENABLE), 0, "PEBS_ENABLE untouched");
+}
+
 int main(void)
 {
+    test_pebs_enable_gp_range();
     test_arch_lbr_ctl_features();
     test_cpuid_null_out();
     test_ack_mask_reserved();

@@ -148,8 +148,10 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
 /*
  * Enable PEBS on GP counter @idx (already programmed with @evtsel, which is
  * checked): format 0 (Core 2/Atom): idx must be 0 and the event one of
- * ds_pmc_core2_pebs_event(); formats 1-3: idx 0..3; format 4+ with baseline:
- * any GP counter. EVTSEL.INT must be clear (SDM: "Do NOT set INT").
+ * ds_pmc_core2_pebs_event(); formats 1-3 (and 4+ without baseline): idx
+ * 0..3; format 4 with baseline: GP 0..7, format 5: GP 0..31 (the DS area's
+ * counter-reset slots; bit 32+m of IA32_PEBS_ENABLE is fixed counter m).
+ * EVTSEL.INT must be clear (SDM: "Do NOT set INT").
  * Read-modify-write of IA32_PEBS_ENABLE (0x3F1).
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE, DS_ERR_PMC_NO_PEBS_FMT (format > 5),
