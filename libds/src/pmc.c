@@ -45,6 +45,16 @@ static int check_arch(const struct ds_cpu *cpu)
     return DS_OK;
 }
 
+/* GP counter @idx exists and sits in the architectural MSR ranges: the MSR
+ * table defines IA32_PMC0..7 (0xC1..0xC8), IA32_PERFEVTSEL0..7
+ * (0x186..0x18D) and IA32_A_PMC0..7 (0x4C1..0x4C8) only; counters a CPU
+ * reports beyond 8 are not at 0xC1 + n (0xC9 + is not a PMC). */
+#define DS_PMC_ARCH_MSR_COUNTERS 8u
+static bool gp_present(const struct ds_caps *c, unsigned idx)
+{
+    return idx < c->gp_counters && idx < DS_PMC_ARCH_MSR_COUNTERS;
+}
+
 int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
                      uint64_t *out_reset)
 {
@@ -114,7 +124,7 @@ int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_
     int e = check_arch(cpu);
     if (e)
         return e;
-    if (idx >= cpu->caps.gp_counters)
+    if (!gp_present(&cpu->caps, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     e = check_evtsel(cpu, evtsel);
     if (e)
@@ -141,7 +151,7 @@ int ds_pmc_gp_write(struct ds_cpu *cpu, unsigned idx, uint64_t value)
     int e = check_arch(cpu);
     if (e)
         return e;
-    if (idx >= cpu->caps.gp_counters)
+    if (!gp_present(&cpu->caps, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     uint32_t cmsr;
     e = gp_counter_target(cpu, idx, value, &cmsr);
@@ -157,7 +167,7 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out)
         return e;
     if (!out)
         return DS_ERR_NULL;
-    if (idx >= cpu->caps.gp_counters)
+    if (!gp_present(&cpu->caps, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     uint64_t v;
     if (ds_msr_read(cpu, DS_MSR_IA32_PMC0 + idx, &v))
@@ -273,7 +283,7 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
     if (e)
         return e;
     const struct ds_caps *c = &cpu->caps;
-    if (idx >= c->gp_counters)
+    if (!gp_present(c, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     e = check_evtsel(cpu, evtsel);
     if (e)

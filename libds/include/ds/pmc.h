@@ -93,7 +93,8 @@ int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_st
  * Program GP counter @idx: EVTSEL = 0, counter = @start (through IA32_A_PMCx
  * when caps.fw_write, else IA32_PMCx, which takes a sign-extended 32-bit
  * value), EVTSEL = @evtsel. Enable in GLOBAL_CTRL separately (v2+).
- * Checks: cpu identified, Intel non-NetBurst, perfmon v1+, idx < gp_counters,
+ * Checks: cpu identified, Intel non-NetBurst, perfmon v1+, idx < gp_counters
+ * and idx < 8 (the architectural MSR table defines IA32_PMC0..7 only),
  * evtsel has no bit above 34, bit 21 (ANY) only on v3+, bits 32/33 only with
  * perfmon v3+ and TSX (CPUID.07H:EBX.HLE or .RTM; one CPUID leaf 07H query),
  * bit 34 only with adaptive PEBS; start fits.
