@@ -262,6 +262,14 @@ static unsigned arch_max_depth(const struct ds_cpu *cpu, uint64_t *out_ctl_ok)
     return 8 * fls;
 }
 
+/* IA32_DEBUGCTL.FREEZE_LBRS_ON_PMI (bit 11) exists only "if CPUID.01H:
+ * ECX[15] = 1 && CPUID.0AH:EAX[7:0] > 1" (SDM MSR table; EDK2
+ * ArchitecturalMsr.h): not on Pentium M, Yonah, or Core 2 Merom (no PDCM). */
+static bool has_freeze_lbrs(const struct ds_caps *c)
+{
+    return c->pdcm && c->has_leaf_0a && c->perfmon_version >= 2;
+}
+
 static int rmw(struct ds_cpu *cpu, uint32_t msr, uint64_t set, uint64_t clear)
 {
     uint64_t v;
@@ -290,6 +298,8 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
             return DS_ERR_LBR_BAD_SELECT;
         if (cfg->use_select)
             return DS_ERR_LBR_NO_SELECT;
+        if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
+            return DS_ERR_LBR_NO_FREEZE;
         if (!depth)
             return DS_ERR_LBR_ARCH_DEPTH;
         /* FREEZE_LBRS_ON_PMI is IA32_DEBUGCTL[11] on Arch LBR parts too */
@@ -314,6 +324,10 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
                                                          : (DS_LBR_SELECT_VALID & ~DS_LBR_SELECT_EN_CALLSTACK);
         if (cfg->select & ~valid)
             return DS_ERR_LBR_BAD_SELECT;
+    }
+    if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
+        return DS_ERR_LBR_NO_FREEZE;
+    if (cfg->use_select) {
         if (ds_msr_write(cpu, DS_MSR_LBR_SELECT, cfg->select))
             return DS_ERR_MSR_FAULT;
     }

@@ -135,6 +135,11 @@ int ds_pmi_set_freeze(struct ds_pmi *pmi)
      * other vendors' DEBUGCTL differ: never touched there. */
     if (!pmi->has_global)
         return DS_ERR_UNSUPPORTED;
+    /* The bit exists only "if CPUID.01H:ECX[15] = 1 && CPUID.0AH:EAX[7:0] > 1"
+     * (SDM MSR table, IA32_DEBUGCTL; EDK2 ArchitecturalMsr.h): Core 2 Merom
+     * is v2 without PDCM. Clearing it is always safe. */
+    if (pmi->cfg.freeze != DS_FREEZE_NONE && !pmi->cpu->caps.pdcm)
+        return DS_ERR_UNSUPPORTED;
     int e = ds_msr_read(pmi->cpu, DS_MSR_IA32_DEBUGCTL, &v);
     if (e)
         return e;

@@ -257,8 +257,52 @@ static void test_gp_counter_msr_range(void)
     CHECK_EQ(ds_pmc_gp_program(&e.cpu, 7, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN, 0), DS_OK, "GP 7");
 }
 
+/*
+ * IA32_DEBUGCTL bits 11 (FREEZE_LBRS_ON_PMI) and 12 (FREEZE_PERFMON_ON_PMI)
+ * exist only "if CPUID.01H:ECX[15] = 1 && CPUID.0AH:EAX[7:0] > 1" (SDM MSR
+ * table as transcribed by EDK2 ArchitecturalMsr.h and ia32-doc). Core 2
+ * Merom (06_0FH, perfmon v2) has no PDCM; Pentium M / Yonah have no v2:
+ * setting either bit there writes a reserved bit (#GP).
+ */
+static void test_debugctl_freeze_bits_need_pdcm_v2(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_config cfg;
+    const struct ds_lbr_model *m;
+
+    fake_core2(&e.f); /* 06_17H, v2 */
+    for (int i = 0; i < e.f.nleaves; i++)
+        if (e.f.leaves[i].leaf == 1)
+            e.f.leaves[i].r[0] = 0x000006F6, e.f.leaves[i].r[2] &= ~(1u << 15); /* Merom 06_0FH, no PDCM */
+    env_identify(&e, 1);
+    CHECK(!e.cpu.caps.pdcm && e.cpu.caps.perfmon_version == 2, "v2 without PDCM");
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.freeze = DS_FREEZE_LEGACY;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_OK, "init (legacy handler steps are harmless)");
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_set_freeze(&pmi), DS_ERR_UNSUPPORTED, "no FREEZE_PERFMON_ON_PMI without PDCM");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL) & (1ull << 12), 0, "bit 12 not set");
+    CHECK_EQ(e.f.nlog, 0, "nothing written");
+    CHECK_EQ(ds_lbr_lookup(6, 0x0F, &m), DS_OK, "Merom row");
+    struct ds_lbr_config fr = { .freeze_on_pmi = true };
+    CHECK_EQ(ds_lbr_enable(&e.cpu, m, &fr), DS_ERR_LBR_NO_FREEZE, "no FREEZE_LBRS_ON_PMI without PDCM");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL) & (1ull << 11), 0, "bit 11 not set");
+    CHECK_EQ(ds_lbr_enable(&e.cpu, m, NULL), DS_OK, "plain LBR enable still fine");
+
+    /* with PDCM and v2 both bits are allowed */
+    fake_core2(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_OK, "init");
+    CHECK_EQ(ds_pmi_set_freeze(&pmi), DS_OK, "Penryn: freeze perfmon");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL) & (1ull << 12), 1ull << 12, "bit 12 set");
+    CHECK_EQ(ds_lbr_lookup(6, 0x17, &m), DS_OK, "Penryn row");
+    CHECK_EQ(ds_lbr_enable(&e.cpu, m, &fr), DS_OK, "Penryn: freeze LBRs");
+}
+
 int main(void)
 {
+    test_debugctl_freeze_bits_need_pdcm_v2();
     test_gp_counter_msr_range();
     test_pebs_enable_gp_range();
     test_arch_lbr_ctl_features();

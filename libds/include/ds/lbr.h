@@ -146,7 +146,8 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
 
 /* Enable options */
 struct ds_lbr_config {
-    bool freeze_on_pmi;      /* IA32_DEBUGCTL[11] (not on NetBurst) */
+    bool freeze_on_pmi;      /* IA32_DEBUGCTL[11]: needs PDCM and perfmon v2+ (SDM MSR
+                              * table), so not on NetBurst, Pentium M, Yonah, Merom */
     bool use_select;         /* write MSR_LBR_SELECT = select */
     uint64_t select;         /* DS_LBR_SELECT_* (suppress bits) */
     uint64_t arch_ctl;       /* Arch LBR: IA32_LBR_CTL value; 0 = LBREn|OS|USR|all branches,

@@ -157,7 +157,9 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
 /*
  * Set or clear IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (bit 12) to match
  * pmi->cfg.freeze (RMW of 0x1D9: 1 RDMSR + 1 WRMSR). Only with perfmon v2+
- * global MSRs, not NetBurst (else DS_ERR_UNSUPPORTED, nothing touched). Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
+ * global MSRs, not NetBurst, and (to set it) CPUID.01H:ECX.PDCM: the SDM
+ * defines bit 12 only "if CPUID.01H:ECX[15] = 1 && CPUID.0AH:EAX[7:0] > 1"
+ * (else DS_ERR_UNSUPPORTED, nothing touched). Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
  * DS_ERR_MSR_FAULT. Call once per CPU at setup (not meant for NMI context,
  * though it takes no locks).
  */
