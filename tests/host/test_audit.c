@@ -110,6 +110,14 @@ static void test_ack_mask_reserved(void)
     CHECK_EQ(pmi.ack_mask & (b55 | b60), b55 | b60, "PT: 55, SGX: 60 ackable");
     CHECK_EQ(pmi.ack_mask & b48, 0, "still no PERF_METRICS");
 
+    /* v3 with PT (Broadwell-like): bit 55 of OVF_CTRL is not confirmed there: not acked */
+    fake_haswell(&e.f);
+    fake_set_cpuid(&e.f, 7, 0, 0, 1u << 25, 0, 0);
+    env_identify(&e, 1);
+    cfg.freeze = DS_FREEZE_NONE;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_OK, "init v3");
+    CHECK_EQ(pmi.ack_mask & (b55 | b60 | b48), 0, "v3: no 48/55/60");
+
     /* v5 part whose ECX bitmap names a 17th fixed counter: no bit spills into 48 */
     fake_icelake(&e.f); /* PERF_CAPABILITIES without PERF_METRICS */
     for (int i = 0; i < e.f.nleaves; i++)

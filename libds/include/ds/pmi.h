@@ -78,8 +78,8 @@ int ds_pmi_decode(uint64_t raw, const struct ds_caps *caps, struct ds_pmi_status
  * 47:32 at most), 62, 63; 61 from v3; 58, 59 from v4; 48 from v4 with
  * PERF_CAPABILITIES.PERF_METRICS. Bits 55 (ToPA, needs Intel PT) and 60
  * (ASCI, needs SGX) depend on CPUID.07H, which @caps does not hold: they
- * are never in this mask; ds_pmi_init() adds them to pmi->ack_mask when
- * CPUID.(EAX=07H,ECX=0):EBX[25] / EBX[2] (v4+) report the feature.
+ * are never in this mask; ds_pmi_init() adds them to pmi->ack_mask on
+ * perfmon v4+ when CPUID.(EAX=07H,ECX=0):EBX[25] / EBX[2] report the feature.
  * 0 without global MSRs. Pure (no MSR), NMI-safe.
  */
 uint64_t ds_pmi_ack_mask(const struct ds_caps *caps);
