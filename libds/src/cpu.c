@@ -137,8 +137,12 @@ int ds_cpu_identify(struct ds_cpu *cpu)
             }
             if (c->perfmon_version >= 5) {
                 /* v5+: ECX is a bitmap of supported fixed counters; count = fls(ECX)
-                 * when it exceeds EDX[4:0] (Linux intel_pmu_init does the same). */
-                c->fixed_mask = r[2];
+                 * when it exceeds EDX[4:0] (Linux intel_pmu_init does the same).
+                 * SDM "Architectural Performance Monitoring Version 5": fixed counter
+                 * i is supported iff ECX[i] || EDX[4:0] > i, so the EDX counters are
+                 * in the mask too (an ECX of 0 must not hide them). */
+                uint32_t edx_mask = c->fixed_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->fixed_counters) - 1);
+                c->fixed_mask = r[2] | edx_mask;
                 uint8_t fls = 0;
                 for (uint32_t m = r[2]; m; m >>= 1)
                     fls++;

@@ -237,17 +237,37 @@ static int check(const struct ds_cpu *cpu, const struct ds_lbr_model *m)
     return DS_OK;
 }
 
-/* Arch LBR maximum depth: 8 * fls(CPUID.1CH:EAX[7:0]) (Linux lbr.c) */
-static unsigned arch_max_depth(const struct ds_cpu *cpu)
+/* Arch LBR maximum depth: 8 * fls(CPUID.1CH:EAX[7:0]) (Linux lbr.c); the
+ * IA32_LBR_CTL bits the CPU implements into *out_ctl_ok: LBREn always,
+ * OS/USR with CPL filtering (EBX[0]), branch types 22:16 with branch
+ * filtering (EBX[1]), CALL_STACK with call-stack mode (EBX[2]) (reference
+ * msr.md "IA32_LBR_CTL" and CPUID.1CH; Linux lbr.c drops the same bits from
+ * lbr_ctl_mask). The others are reserved: writing them would #GP. */
+static unsigned arch_max_depth(const struct ds_cpu *cpu, uint64_t *out_ctl_ok)
 {
     uint32_t r[4];
+    *out_ctl_ok = DS_LBR_CTL_LBREN;
     if (cpu->caps.max_leaf < 0x1C)
         return 0;
     ds_cpuid(cpu, 0x1C, 0, r);
+    if (r[1] & (1u << 0))
+        *out_ctl_ok |= DS_LBR_CTL_OS | DS_LBR_CTL_USR;
+    if (r[1] & (1u << 1))
+        *out_ctl_ok |= DS_LBR_CTL_BRANCHES;
+    if (r[1] & (1u << 2))
+        *out_ctl_ok |= DS_LBR_CTL_CALL_STACK;
     unsigned fls = 0;
     for (uint32_t v = r[0] & 0xFF; v; v >>= 1)
         fls++;
     return 8 * fls;
+}
+
+/* IA32_DEBUGCTL.FREEZE_LBRS_ON_PMI (bit 11) exists only "if CPUID.01H:
+ * ECX[15] = 1 && CPUID.0AH:EAX[7:0] > 1" (SDM MSR table; EDK2
+ * ArchitecturalMsr.h): not on Pentium M, Yonah, or Core 2 Merom (no PDCM). */
+static bool has_freeze_lbrs(const struct ds_caps *c)
+{
+    return c->pdcm && c->has_leaf_0a && c->perfmon_version >= 2;
 }
 
 static int rmw(struct ds_cpu *cpu, uint32_t msr, uint64_t set, uint64_t clear)
@@ -268,13 +288,18 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
     if (!cfg)
         cfg = &def;
     if (m->flags & DS_LBR_F_ARCH) {
+        uint64_t ctl_ok;
+        unsigned depth = arch_max_depth(cpu, &ctl_ok);
+        /* Default: everything the CPU can filter on enabled (all CPLs, all branch types). */
         uint64_t ctl = cfg->arch_ctl ? cfg->arch_ctl
-                                     : DS_LBR_CTL_LBREN | DS_LBR_CTL_OS | DS_LBR_CTL_USR | DS_LBR_CTL_BRANCHES;
-        if ((ctl & ~DS_LBR_CTL_VALID) || !(ctl & DS_LBR_CTL_LBREN))
+                                     : (DS_LBR_CTL_LBREN | DS_LBR_CTL_OS | DS_LBR_CTL_USR | DS_LBR_CTL_BRANCHES) &
+                                           ctl_ok;
+        if ((ctl & ~DS_LBR_CTL_VALID) || (ctl & ~ctl_ok) || !(ctl & DS_LBR_CTL_LBREN))
             return DS_ERR_LBR_BAD_SELECT;
         if (cfg->use_select)
             return DS_ERR_LBR_NO_SELECT;
-        unsigned depth = arch_max_depth(cpu);
+        if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
+            return DS_ERR_LBR_NO_FREEZE;
         if (!depth)
             return DS_ERR_LBR_ARCH_DEPTH;
         /* FREEZE_LBRS_ON_PMI is IA32_DEBUGCTL[11] on Arch LBR parts too */
@@ -299,6 +324,10 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
                                                          : (DS_LBR_SELECT_VALID & ~DS_LBR_SELECT_EN_CALLSTACK);
         if (cfg->select & ~valid)
             return DS_ERR_LBR_BAD_SELECT;
+    }
+    if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
+        return DS_ERR_LBR_NO_FREEZE;
+    if (cfg->use_select) {
         if (ds_msr_write(cpu, DS_MSR_LBR_SELECT, cfg->select))
             return DS_ERR_MSR_FAULT;
     }

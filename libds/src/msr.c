@@ -41,6 +41,8 @@ int ds_msr_write(const struct ds_cpu *cpu, uint32_t msr, uint64_t val)
 
 void ds_cpuid(const struct ds_cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 {
+    if (!out)
+        return; /* nowhere to put the result: nothing executed */
     out[0] = out[1] = out[2] = out[3] = 0;
     if (!cpu)
         return;

@@ -45,6 +45,16 @@ static int check_arch(const struct ds_cpu *cpu)
     return DS_OK;
 }
 
+/* GP counter @idx exists and sits in the architectural MSR ranges: the MSR
+ * table defines IA32_PMC0..7 (0xC1..0xC8), IA32_PERFEVTSEL0..7
+ * (0x186..0x18D) and IA32_A_PMC0..7 (0x4C1..0x4C8) only; counters a CPU
+ * reports beyond 8 are not at 0xC1 + n (0xC9 + is not a PMC). */
+#define DS_PMC_ARCH_MSR_COUNTERS 8u
+static bool gp_present(const struct ds_caps *c, unsigned idx)
+{
+    return idx < c->gp_counters && idx < DS_PMC_ARCH_MSR_COUNTERS;
+}
+
 int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
                      uint64_t *out_reset)
 {
@@ -62,8 +72,19 @@ static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
         return DS_ERR_PMC_RESERVED;
     if ((evtsel & DS_EVTSEL_ANY) && c->perfmon_version < 3)
         return DS_ERR_PMC_RESERVED;
-    if ((evtsel & (DS_EVTSEL_IN_TX | DS_EVTSEL_IN_TXCP)) && c->perfmon_version < 3)
-        return DS_ERR_PMC_RESERVED;
+    if (evtsel & (DS_EVTSEL_IN_TX | DS_EVTSEL_IN_TXCP)) {
+        /* IN_TX/IN_TXCP exist only on TSX parts (Haswell+, reference msr.md;
+         * Linux HSW_IN_TX). Perfmon v3 alone (Nehalem..Ivy Bridge) leaves
+         * bits 33:32 reserved and WRMSR would #GP: require CPUID.(EAX=07H,
+         * ECX=0):EBX.HLE[4] or .RTM[11]. (A part whose TSX was hidden by
+         * microcode is refused too: conservative, never faults.) */
+        uint32_t r[4] = { 0, 0, 0, 0 };
+        if (c->perfmon_version < 3 || c->max_leaf < 7)
+            return DS_ERR_PMC_RESERVED;
+        ds_cpuid(cpu, 7, 0, r);
+        if (!(r[1] & ((1u << 4) | (1u << 11))))
+            return DS_ERR_PMC_RESERVED;
+    }
     if ((evtsel & DS_EVTSEL_ADAPTIVE) && !(c->pebs_format >= 4 && c->pebs_baseline))
         return DS_ERR_PMC_RESERVED;
     return DS_OK;
@@ -103,7 +124,7 @@ int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_
     int e = check_arch(cpu);
     if (e)
         return e;
-    if (idx >= cpu->caps.gp_counters)
+    if (!gp_present(&cpu->caps, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     e = check_evtsel(cpu, evtsel);
     if (e)
@@ -130,7 +151,7 @@ int ds_pmc_gp_write(struct ds_cpu *cpu, unsigned idx, uint64_t value)
     int e = check_arch(cpu);
     if (e)
         return e;
-    if (idx >= cpu->caps.gp_counters)
+    if (!gp_present(&cpu->caps, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     uint32_t cmsr;
     e = gp_counter_target(cpu, idx, value, &cmsr);
@@ -146,7 +167,7 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out)
         return e;
     if (!out)
         return DS_ERR_NULL;
-    if (idx >= cpu->caps.gp_counters)
+    if (!gp_present(&cpu->caps, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     uint64_t v;
     if (ds_msr_read(cpu, DS_MSR_IA32_PMC0 + idx, &v))
@@ -262,7 +283,7 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
     if (e)
         return e;
     const struct ds_caps *c = &cpu->caps;
-    if (idx >= c->gp_counters)
+    if (!gp_present(c, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     e = check_evtsel(cpu, evtsel);
     if (e)
@@ -282,6 +303,12 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
         /* Nehalem .. Skylake: PEBS_EN_PMC0..3 */
         if (idx > 3)
             return DS_ERR_PMC_PEBS_COUNTER;
+    } else if (idx >= (fmt == 4 ? 8u : 32u)) {
+        /* Adaptive: the DS area has counter-reset slots for GP 0..7 (fmt 4,
+         * fixed m at 8 + m) or 0..31 (fmt 5, fixed at 32 + m), and
+         * IA32_PEBS_ENABLE bit 32 + m is fixed counter m (reference
+         * ds-area.md; Linux MAX_PEBS_EVENTS_FMT4 / MAX_PEBS_EVENTS). */
+        return DS_ERR_PMC_PEBS_COUNTER;
     }
     uint64_t v;
     if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))

@@ -10,7 +10,9 @@
 static uint64_t counter_bits(const struct ds_caps *c)
 {
     uint64_t gp = c->gp_counters >= 32 ? 0xFFFFFFFFull : ((1ull << c->gp_counters) - 1);
-    uint64_t fixed = (uint64_t)c->fixed_mask << DS_GSTATUS_FIXED_SHIFT;
+    /* Fixed-counter bits are 47:32 at most (bit 48 is PERF_METRICS): a wider
+     * CPUID.0AH:ECX bitmap must not spill into the flag bits. */
+    uint64_t fixed = (uint64_t)(c->fixed_mask & 0xFFFFu) << DS_GSTATUS_FIXED_SHIFT;
     if (!c->has_leaf_0a)
         return 0;
     return gp | fixed;
@@ -23,9 +25,34 @@ uint64_t ds_pmi_ack_mask(const struct ds_caps *c)
     uint64_t m = counter_bits(c) | DS_GSTATUS_OVF_BUF | DS_GSTATUS_COND_CHGD;
     if (c->perfmon_version >= 3)
         m |= DS_GSTATUS_OVF_UNCORE;
+    /* 58/59 are defined for every v4+ part. 48 needs PERF_CAPABILITIES.
+     * PERF_METRICS[15]; 55 (ToPA) needs Intel PT and 60 (ASCI) SGX, both
+     * from CPUID.07H, which caps does not hold: ds_pmi_init() adds them.
+     * Writing 1 to a reserved bit of 0x390 raises #GP (reference msr.md 5). */
     if (c->perfmon_version >= 4)
-        m |= DS_GSTATUS_LBR_FRZ | DS_GSTATUS_CTR_FRZ | DS_GSTATUS_ASCI | DS_GSTATUS_TOPA |
-             DS_GSTATUS_PERF_METRICS;
+        m |= DS_GSTATUS_LBR_FRZ | DS_GSTATUS_CTR_FRZ;
+    if (c->perfmon_version >= 4 && c->perf_metrics)
+        m |= DS_GSTATUS_PERF_METRICS;
+    return m;
+}
+
+/* Ack bits that depend on CPUID.(EAX=07H,ECX=0):EBX, perfmon v4+
+ * STATUS_RESET only (where the old mask had them): 55 with Intel PT
+ * (EBX[25]), 60 with SGX (EBX[2]). Whether OVF_CTRL bit 55 also exists on
+ * v3 parts with PT (Broadwell) is not confirmed here: not written there, the
+ * bit is reported in `unacked`. */
+static uint64_t leaf7_ack_bits(const struct ds_cpu *cpu)
+{
+    const struct ds_caps *c = &cpu->caps;
+    uint32_t r[4] = { 0, 0, 0, 0 };
+    uint64_t m = 0;
+    if (!c->has_leaf_0a || c->perfmon_version < 4 || c->max_leaf < 7)
+        return 0;
+    ds_cpuid(cpu, 7, 0, r);
+    if (r[1] & (1u << 25))
+        m |= DS_GSTATUS_TOPA;
+    if (r[1] & (1u << 2))
+        m |= DS_GSTATUS_ASCI;
     return m;
 }
 
@@ -94,7 +121,7 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
     pmi->ctx = ctx;
     pmi->cfg = *cfg;
     pmi->has_global = global;
-    pmi->ack_mask = ds_pmi_ack_mask(c);
+    pmi->ack_mask = ds_pmi_ack_mask(c) | (global ? leaf7_ack_bits(cpu) : 0);
     pmi->init = true;
     return DS_OK;
 }
@@ -110,6 +137,11 @@ int ds_pmi_set_freeze(struct ds_pmi *pmi)
      * descendants with architectural perfmon v2+; NetBurst's MSR_DEBUGCTLA and
      * other vendors' DEBUGCTL differ: never touched there. */
     if (!pmi->has_global)
+        return DS_ERR_UNSUPPORTED;
+    /* The bit exists only "if CPUID.01H:ECX[15] = 1 && CPUID.0AH:EAX[7:0] > 1"
+     * (SDM MSR table, IA32_DEBUGCTL; EDK2 ArchitecturalMsr.h): Core 2 Merom
+     * is v2 without PDCM. Clearing it is always safe. */
+    if (pmi->cfg.freeze != DS_FREEZE_NONE && !pmi->cpu->caps.pdcm)
         return DS_ERR_UNSUPPORTED;
     int e = ds_msr_read(pmi->cpu, DS_MSR_IA32_DEBUGCTL, &v);
     if (e)

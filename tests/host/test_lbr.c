@@ -134,7 +134,7 @@ static void lbr_cpu(struct fake_pmu *f, struct ds_cpu *cpu, const struct ds_lbr_
     fp_intel(f, 0x1C, sig_of(m->family, m->model), pdcm ? 1u << 15 : 0, 1u << 21);
     if (perfmon_v)
         fp_cpuid_set(f, 0xA, 0, 0x07300400 | perfmon_v, 0, 0, 0x603);
-    fp_cpuid_set(f, 0x1C, 0, 0x80, 0, 0, 0); /* Arch LBR: depth 64 supported */
+    fp_cpuid_set(f, 0x1C, 0, 0x80, 0x7, 0, 0); /* Arch LBR: depth 64; CPL, branch, call-stack filtering */
     fp_set(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
     if (pdcm)
         fp_set(f, DS_MSR_IA32_PERF_CAPABILITIES, lbr_fmt);

@@ -147,8 +147,9 @@ static void test_fixed_global(void)
     CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 4), DS_ERR_PMC_RESERVED, "PMC4 absent");
     CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 35), DS_ERR_PMC_RESERVED, "fixed 3 absent");
     CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 48), DS_ERR_PMC_RESERVED, "no PERF_METRICS");
-    /* v5 with ECX bitmap: fixed 0 and 2 only -> fixed 1 absent */
-    arch_cpu(&f, &cpu, 0x000806C1, 0x07300805, 0x00000603, 0x5, 0x4000 | 0x4000 | (4u << 8) | (1u << 13) | (1u << 15));
+    /* v5 with ECX bitmap: fixed 0 and 2, EDX[4:0] = 1 -> fixed 1 absent
+     * (SDM: FxCtr[i] supported iff ECX[i] || EDX[4:0] > i) */
+    arch_cpu(&f, &cpu, 0x000806C1, 0x07300805, 0x00000601, 0x5, 0x4000 | 0x4000 | (4u << 8) | (1u << 13) | (1u << 15));
     CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, 1, false, 0), DS_ERR_PMC_BAD_FIXED, "v5 bitmap: fixed 1 absent");
     CHECK_EQ(ds_pmc_fixed_program(&cpu, 2, 1, true, 0), DS_OK, "v5 bitmap: fixed 2, adaptive");
     CHECK_EQ(fp_get(&f, 0x38D), (1ull << 8) | (1ull << 40), "adaptive bit 32+4*2");

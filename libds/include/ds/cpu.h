@@ -82,7 +82,7 @@ struct ds_caps {
     uint8_t gp_width;             /* EAX[23:16] */
     uint8_t ebx_length;           /* EAX[31:24] */
     uint32_t events_unavailable;  /* EBX: bit set = architectural event NOT available */
-    uint32_t fixed_mask;          /* ECX (v5+): supported fixed counters bitmap */
+    uint32_t fixed_mask;          /* supported fixed counters: v5+ ECX | low EDX[4:0] bits (SDM rule) */
     uint8_t fixed_counters;       /* EDX[4:0] (v2+), or fls(ECX) on v5+ */
     uint8_t fixed_width;          /* EDX[12:5] */
 

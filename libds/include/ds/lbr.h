@@ -146,17 +146,21 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
 
 /* Enable options */
 struct ds_lbr_config {
-    bool freeze_on_pmi;      /* IA32_DEBUGCTL[11] (not on NetBurst) */
+    bool freeze_on_pmi;      /* IA32_DEBUGCTL[11]: needs PDCM and perfmon v2+ (SDM MSR
+                              * table), so not on NetBurst, Pentium M, Yonah, Merom */
     bool use_select;         /* write MSR_LBR_SELECT = select */
     uint64_t select;         /* DS_LBR_SELECT_* (suppress bits) */
-    uint64_t arch_ctl;       /* Arch LBR: IA32_LBR_CTL value; 0 = LBREn|OS|USR|all branches */
+    uint64_t arch_ctl;       /* Arch LBR: IA32_LBR_CTL value; 0 = LBREn|OS|USR|all branches,
+                              * less what CPUID.1CH:EBX[2:0] says is not implemented */
 };
 
 /*
  * Enable LBR recording on this logical CPU. Family 6: (MSR_LBR_SELECT), then
  * IA32_DEBUGCTL |= LBR (| FREEZE_LBRS_ON_PMI) by read-modify-write. NetBurst:
  * MSR_DEBUGCTLA |= bit 0. Arch LBR: IA32_LBR_DEPTH = max depth from
- * CPUID.1CH (this also clears the entries), IA32_LBR_CTL = arch_ctl.
+ * CPUID.1CH (this also clears the entries), IA32_LBR_CTL = arch_ctl; bits
+ * whose feature CPUID.1CH:EBX does not report (CPL filter [0], branch
+ * filter [1], call stack [2]) are refused (DS_ERR_LBR_BAD_SELECT).
  * @cfg may be NULL (defaults). The model row must be the CPU's own
  * (caps.display_family/model), else DS_ERR_INVAL.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_INVAL,

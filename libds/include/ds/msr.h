@@ -103,7 +103,9 @@ struct ds_cpu;
 int ds_msr_read(const struct ds_cpu *cpu, uint32_t msr, uint64_t *out);
 int ds_msr_write(const struct ds_cpu *cpu, uint32_t msr, uint64_t val);
 
-/* CPUID through @cpu's backend. out[0..3] = EAX, EBX, ECX, EDX. */
+/* CPUID through @cpu's backend. out[0..3] = EAX, EBX, ECX, EDX; all 0 when
+ * @cpu is NULL; nothing is done when @out is NULL. Touches no MSR. NMI-safe
+ * if the backend is. */
 void ds_cpuid(const struct ds_cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
 
 #ifdef __cplusplus

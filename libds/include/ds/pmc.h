@@ -93,9 +93,11 @@ int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_st
  * Program GP counter @idx: EVTSEL = 0, counter = @start (through IA32_A_PMCx
  * when caps.fw_write, else IA32_PMCx, which takes a sign-extended 32-bit
  * value), EVTSEL = @evtsel. Enable in GLOBAL_CTRL separately (v2+).
- * Checks: cpu identified, Intel non-NetBurst, perfmon v1+, idx < gp_counters,
+ * Checks: cpu identified, Intel non-NetBurst, perfmon v1+, idx < gp_counters
+ * and idx < 8 (the architectural MSR table defines IA32_PMC0..7 only),
  * evtsel has no bit above 34, bit 21 (ANY) only on v3+, bits 32/33 only with
- * perfmon v3+ (TSX parts), bit 34 only with adaptive PEBS; start fits.
+ * perfmon v3+ and TSX (CPUID.07H:EBX.HLE or .RTM; one CPUID leaf 07H query),
+ * bit 34 only with adaptive PEBS; start fits.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_RESERVED,
  * DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (EVTSEL then written back to 0).
@@ -147,8 +149,10 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
 /*
  * Enable PEBS on GP counter @idx (already programmed with @evtsel, which is
  * checked): format 0 (Core 2/Atom): idx must be 0 and the event one of
- * ds_pmc_core2_pebs_event(); formats 1-3: idx 0..3; format 4+ with baseline:
- * any GP counter. EVTSEL.INT must be clear (SDM: "Do NOT set INT").
+ * ds_pmc_core2_pebs_event(); formats 1-3 (and 4+ without baseline): idx
+ * 0..3; format 4 with baseline: GP 0..7, format 5: GP 0..31 (the DS area's
+ * counter-reset slots; bit 32+m of IA32_PEBS_ENABLE is fixed counter m).
+ * EVTSEL.INT must be clear (SDM: "Do NOT set INT").
  * Read-modify-write of IA32_PEBS_ENABLE (0x3F1).
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE, DS_ERR_PMC_NO_PEBS_FMT (format > 5),

@@ -74,9 +74,13 @@ int ds_pmi_decode(uint64_t raw, const struct ds_caps *caps, struct ds_pmi_status
 
 /*
  * The GLOBAL_OVF_CTRL / STATUS_RESET bits that may be written on @caps
- * (writing 1 to a reserved bit raises #GP): counters present, 62, 63;
- * 61 from v3; 58, 59, 60, 55, 48 from v4. 0 without global MSRs. Pure (no
- * MSR), NMI-safe.
+ * (writing 1 to a reserved bit raises #GP): counters present (fixed bits
+ * 47:32 at most), 62, 63; 61 from v3; 58, 59 from v4; 48 from v4 with
+ * PERF_CAPABILITIES.PERF_METRICS. Bits 55 (ToPA, needs Intel PT) and 60
+ * (ASCI, needs SGX) depend on CPUID.07H, which @caps does not hold: they
+ * are never in this mask; ds_pmi_init() adds them to pmi->ack_mask on
+ * perfmon v4+ when CPUID.(EAX=07H,ECX=0):EBX[25] / EBX[2] report the feature.
+ * 0 without global MSRs. Pure (no MSR), NMI-safe.
  */
 uint64_t ds_pmi_ack_mask(const struct ds_caps *caps);
 
@@ -116,7 +120,7 @@ struct ds_pmi {
     struct ds_cpu *cpu;
     struct ds_ctx *ctx;        /* may be NULL: counters only */
     struct ds_pmi_config cfg;
-    uint64_t ack_mask;         /* ds_pmi_ack_mask(caps) */
+    uint64_t ack_mask;         /* ds_pmi_ack_mask(caps) + 55/60 per CPUID.07H (ds_pmi_init) */
     bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
     bool init;
 };
@@ -144,7 +148,8 @@ struct ds_pmi_result {
  * global MSRs and not NetBurst; STREAMLINED needs perfmon v4+; unknown
  * mode); DS_ERR_PMI_CTRL_MASK (global_ctrl or pebs_counters name counters
  * the CPU lacks). Touches no MSR (setting DEBUGCTL.FREEZE_PERFMON_ON_PMI is
- * the caller's, see ds_pmi_set_freeze()). NMI-safe. Call it again to change
+ * the caller's, see ds_pmi_set_freeze()); executes CPUID leaf 07H once
+ * (ack bits 55/60). NMI-safe. Call it again to change
  * the config (e.g. new GLOBAL_CTRL enables for legacy freeze).
  */
 int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, const struct ds_pmi_config *cfg);
@@ -152,7 +157,9 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
 /*
  * Set or clear IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (bit 12) to match
  * pmi->cfg.freeze (RMW of 0x1D9: 1 RDMSR + 1 WRMSR). Only with perfmon v2+
- * global MSRs, not NetBurst (else DS_ERR_UNSUPPORTED, nothing touched). Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
+ * global MSRs, not NetBurst, and (to set it) CPUID.01H:ECX.PDCM: the SDM
+ * defines bit 12 only "if CPUID.01H:ECX[15] = 1 && CPUID.0AH:EAX[7:0] > 1"
+ * (else DS_ERR_UNSUPPORTED, nothing touched). Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
  * DS_ERR_MSR_FAULT. Call once per CPU at setup (not meant for NMI context,
  * though it takes no locks).
  */
