@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Print the libds benchmark table (issue 4). Asserts nothing about time.
+#  1. MSR accesses per PMI for each handler path, counted by the reference model
+#  2. instructions per drained+decoded PEBS record per format (valgrind
+#     callgrind, measured region only), next to a plain copy of the same bytes
+#  3. libds size (.text/.rodata/.data/.bss) for the i386 and x86_64 builds
+# Builds without sanitizers in build-bench/ (callgrind and ASan do not mix).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+case "${1:-}" in
+  -h|--help)
+    echo "usage: scripts/bench.sh [--help]   (env: BENCH_RECORDS=n records per format, default 200)"
+    exit 0 ;;
+esac
+n=${BENCH_RECORDS:-200}
+b="$here/build-bench"
+cmake -S "$here" -B "$b" -G Ninja -DLIBDS_SANITIZE=OFF -DLIBDS_BUILD_KERNEL=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C "$b" -j2 ds_i386 ds_x86_64 >/dev/null
+have_bench=0
+if ninja -C "$b" -t targets all 2>/dev/null | grep -q '^ds_bench:'; then
+  ninja -C "$b" -j2 ds_bench >/dev/null
+  have_bench=1
+fi
+bench="$b/tests/model/ds_bench"
+
+echo "== 1. MSR accesses per PMI (counted by the model)"
+if [ $have_bench = 1 ]; then
+  "$bench" msr
+else
+  echo "skipped: libds core (area/pebs/pmi) is not in this tree"
+fi
+
+echo
+echo "== 2. instructions per drained+decoded record (callgrind Ir, measured region only), n=$n"
+if [ $have_bench = 1 ] && command -v valgrind >/dev/null; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  printf '%-6s %8s %12s %12s %12s %14s %14s %8s\n' fmt records bytes/rec drain_Ir copy_Ir drain_Ir/rec copy_Ir/rec ratio
+  for f in nb32 nb64 fmt0 fmt1 fmt2 fmt3 fmt4; do
+    declare -A ir=() recs=() bytes=()
+    for mode in drain copy; do
+      out="$tmp/$f.$mode.cg"
+      line=$(valgrind --tool=callgrind --toggle-collect=bench_region --callgrind-out-file="$out" \
+             "$bench" "$mode" "$f" "$n" 2>/dev/null)
+      ir[$mode]=$(awk '/^(summary|totals):/ {print $2; exit}' "$out")
+      recs[$mode]=$(sed -n 's/.*records=\([0-9]*\).*/\1/p' <<<"$line")
+      bytes[$mode]=$(sed -n 's/.*bytes=\([0-9]*\).*/\1/p' <<<"$line")
+    done
+    r=${recs[drain]}
+    awk -v f="$f" -v r="$r" -v by="${bytes[drain]}" -v d="${ir[drain]}" -v c="${ir[copy]}" 'BEGIN {
+      printf "%-6s %8d %12d %12d %14d %14.1f %14.1f %8.2f\n", f, r, by / r, d, c, d / r, c / r, (c > 0 ? d / c : 0) }' |
+      awk '{ printf "%-6s %8s %12s %12s %12s %14s %14s %8s\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
+  done
+  echo "(goal: drain + decode <= 2x the plain copy; fmt4 = basic+meminfo+GPR groups)"
+else
+  echo "skipped: needs libds core and valgrind"
+fi
+
+echo
+echo "== 3. libds size (bytes, sum over objects)"
+printf '%-8s %8s %8s %8s %8s\n' arch .text .rodata .data .bss
+for arch in i386 x86_64; do
+  lib="$b/libds/libds_$arch.a"
+  size -A "$lib" | awk -v a="$arch" '
+    $1 ~ /^\.text/ {t += $2} $1 ~ /^\.rodata/ {r += $2} $1 ~ /^\.data/ {d += $2} $1 ~ /^\.bss/ {s += $2}
+    END { printf "%-8s %8d %8d %8d %8d\n", a, t, r, d, s }'
+done

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * dsmodel: a reference model of the Intel Debug Store hardware (counters,
+ * NetBurst ESCR/CCCR, PEBS and BTS record writing, PMI and freeze, LBR
+ * stacks per model), written from the SDM facts in shared/reference/ and
+ * deliberately independent of libds: it includes no libds header and states
+ * every constant itself (DSM_ prefix). A wrong MSR address, bit, record
+ * offset or LBR row in libds makes a test against this model fail.
+ *
+ * Freestanding C (stdint/stddef/stdbool only), no allocation, no globals:
+ * the caller owns struct dsm_cpu. Static const tables only.
+ *
+ * One struct dsm_cpu models one logical processor (HT thread 0). It does
+ * not execute code: the caller feeds one dsm_retire() per retired
+ * instruction and the model updates counters, LBR, BTS and PEBS the way the
+ * SDM says the hardware does, writing records through the caller's memory
+ * operations at LINEAR addresses, and requests PMIs through a callback.
+ *
+ * Documented simplifications (not SDM behaviour, model choices):
+ *  - one uop per instruction; core, reference cycles and TOPDOWN.SLOTS
+ *    count one per retired instruction;
+ *  - EVTSEL edge/inv/cmask/any and CCCR edge/cascade are accepted but not
+ *    modelled (every event increments by 0 or 1 per instruction);
+ *  - a PEBS assist happens at the first occurrence of the event after the
+ *    overflow; the counter is then reloaded from the DS reset slot and that
+ *    occurrence is counted into the reloaded value. With counter and reset
+ *    = -P the records are written at occurrences P+1, 2P+1, 3P+1, ...:
+ *    floor((n-1)/P) records for n occurrences (dsm_pebs_expected());
+ *  - see dsmodel.c for the per-rule SDM citations.
+ *
+ * Concurrency / NMI: functions on different struct dsm_cpu are independent.
+ * On one cpu, nothing is re-entrant except that the PMI callback may call
+ * dsm_rdmsr/dsm_wrmsr/dsm_cpuid/dsm_stats (it runs after dsm_retire() has
+ * finished updating state). A real NMI handler must not call into a cpu
+ * whose dsm_retire() it interrupted. dsm_retire() uses up to ~1.3 KiB of
+ * stack (the largest adaptive PEBS record is assembled there).
+ */
+#ifndef DSMODEL_H
+#define DSMODEL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes of dsm_rdmsr / dsm_wrmsr / dsm_init. */
+#define DSM_OK        0
+#define DSM_GP        13   /* the access raised #GP (missing MSR, reserved bit, RO) */
+#define DSM_EINVAL    (-1) /* bad argument to a model function */
+
+enum dsm_profile {
+    DSM_NONE_DS = 0,        /* GenuineIntel 06_0BH, no DS, MISC_ENABLE says BTS/PEBS unavailable */
+    DSM_NETBURST_M2,        /* 0F_02H: 32-bit DS only, LBR 4 packed at 0x1DB, IQ_ESCR0/1 present */
+    DSM_NETBURST_M3,        /* 0F_03H: 32-bit DS (no DTES64), LBR 16 at 0x680/0x6C0 */
+    DSM_NETBURST_M4_64,     /* 0F_04H: Intel 64, DTES64 + DS-CPL, 64-bit DS, LBR 16 */
+    DSM_CORE2,              /* 06_0FH: perfmon v2, PEBS fmt 0 on PMC0 only, LBR 4 at 0x40/0x60 */
+    DSM_ATOM,               /* 06_1CH stepping 0AH: perfmon v3, PEBS fmt 0, LBR 8 */
+    DSM_NEHALEM,            /* 06_1AH: v3, PEBS fmt 1 + load latency, LBR fmt 3, 16 */
+    DSM_HASWELL,            /* 06_3CH: v3, PEBS fmt 2, LBR fmt 4, 16, full-width writes */
+    DSM_SKYLAKE,            /* 06_5EH: v4 (streamlined freeze), PEBS fmt 3, LBR fmt 5, 32 + LBR_INFO */
+    DSM_ICELAKE,            /* 06_7EH: v5, PEBS fmt 4 adaptive (PEBS_DATA_CFG), 8 GP, 4 fixed */
+    DSM_PROFILE__COUNT
+};
+
+/* Linear-memory access used for the DS area and the BTS/PEBS buffers.
+ * Return 0 on success, non-zero if the range is not mapped (the model then
+ * skips the record and counts a memory fault; real hardware would take a
+ * fault the SDM says must never happen). */
+struct dsm_mem_ops {
+    int (*read)(void *ctx, uint64_t linear, void *buf, size_t len);
+    int (*write)(void *ctx, uint64_t linear, const void *buf, size_t len);
+};
+
+/* Identity operations for a kernel: linear address == pointer (byte copies,
+ * volatile). Fail (-1) for ranges a pointer cannot reach (i386: >= 4 GiB).
+ * Never for host programs. */
+extern const struct dsm_mem_ops dsm_identity_mem_ops;
+
+/* PMI reasons (bitmask passed to the PMI callback). */
+#define DSM_PMI_COUNTER   (1u << 0)  /* counter overflow with EVTSEL.INT / fixed PMI / CCCR OVF_PMI_T0 */
+#define DSM_PMI_PEBS      (1u << 1)  /* PEBS index reached the interrupt threshold */
+#define DSM_PMI_BTS       (1u << 2)  /* BTS index reached the threshold with BTINT = 1 */
+
+/* Called once at the end of dsm_retire() when the instruction requested a
+ * PMI (after the freeze actions). The caller owns LVT semantics. The
+ * callback may call dsm_rdmsr/dsm_wrmsr on the same cpu (not dsm_retire). */
+typedef void (*dsm_pmi_fn)(void *ctx, uint32_t reasons);
+
+/* Branch kinds (LBR_SELECT filtering, Arch LBR branch type). */
+enum dsm_br_kind {
+    DSM_BR_JCC = 0, DSM_BR_NEAR_REL_JMP, DSM_BR_NEAR_IND_JMP, DSM_BR_NEAR_REL_CALL,
+    DSM_BR_NEAR_IND_CALL, DSM_BR_NEAR_RET, DSM_BR_FAR
+};
+
+/* Event flags */
+#define DSM_EV_BRANCH   (1u << 0)  /* the instruction is a branch (retired) */
+#define DSM_EV_TAKEN    (1u << 1)  /* ... and it was taken: to = br_to */
+#define DSM_EV_MISPRED  (1u << 2)  /* ... and it was mispredicted */
+#define DSM_EV_LOAD     (1u << 3)  /* the instruction loaded from load_addr */
+#define DSM_EV_STORE    (1u << 4)  /* the instruction stored */
+
+/* General registers in the order of PEBS formats 0-3 (SDM "PEBS Record
+ * Format"): RFLAGS, RIP, RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP, R8-R15. */
+enum { DSM_R_FLAGS = 0, DSM_R_IP, DSM_R_AX, DSM_R_BX, DSM_R_CX, DSM_R_DX, DSM_R_SI,
+       DSM_R_DI, DSM_R_BP, DSM_R_SP, DSM_R_R8, DSM_R__COUNT = 18 };
+
+/* One retired instruction. regs[] is the architectural state after the
+ * instruction (what a trap-like PEBS assist records); regs[DSM_R_IP] is
+ * ignored, the model stores next_ip or ip as the format requires. */
+struct dsm_event {
+    uint64_t ip, next_ip;
+    uint64_t regs[DSM_R__COUNT];
+    uint32_t flags;               /* DSM_EV_* */
+    uint8_t cpl;                  /* 0..3 */
+    uint8_t br_kind;              /* enum dsm_br_kind, if DSM_EV_BRANCH */
+    uint64_t br_to;               /* branch target if DSM_EV_TAKEN */
+    uint64_t load_addr;           /* if DSM_EV_LOAD */
+    uint32_t load_latency;        /* core cycles */
+    uint32_t data_src;            /* PEBS data-source encoding (bits 3:0 + SNB+ bits) */
+    uint64_t tsc;
+    const uint64_t *xmm;          /* 32 qwords (XMM0-15) for the adaptive XMM group, or NULL = zeros */
+};
+
+/* Statistics. MSR accesses counted per kind and (dsm_msr_count) per MSR. */
+struct dsm_stats {
+    uint64_t rdmsr, wrmsr, rdmsr_gp, wrmsr_gp, cpuid;
+    uint64_t events;
+    uint64_t pebs_written, pebs_skipped;      /* skipped: DS bounds check failed */
+    uint64_t bts_written, bts_skipped, bts_wraps;
+    uint64_t lbr_written;
+    uint64_t pmis, pmi_counter, pmi_pebs, pmi_bts;
+    uint64_t mem_faults;
+};
+
+#define DSM_MSR_STAT_SLOTS 256   /* distinct MSRs counted; more are totalled in msr_st_dropped */
+struct dsm_msr_stat { uint32_t msr; uint32_t reads, writes, faults; };
+
+/* LBR geometry: one row of SDM Table 17-4 / reference lbr.md. */
+struct dsm_lbr_row {
+    uint16_t family;              /* DisplayFamily */
+    uint8_t model;                /* DisplayModel */
+    uint8_t depth;                /* entries; 0 for Arch LBR (from CPUID 1CH) */
+    uint32_t from, to, info;      /* MSR bases; info 0 = none; to == from: packed 32-bit FROM/TO */
+    uint32_t tos;                 /* TOS MSR; 0 = Arch LBR (no TOS) */
+    uint8_t fmt;                  /* LBR format reported in PERF_CAPABILITIES[5:0] */
+    bool arch;                    /* Arch LBR (IA32_LBR_CTL/DEPTH) */
+};
+
+#define DSM_LBR_MAX 64
+#define DSM_NB_ESCR_SLOTS 0x42    /* 0x3A0 .. 0x3E1 */
+
+/* The modelled CPU. Storage owned by the caller; fields are the model's
+ * private state (tests may read them, never write them). */
+struct dsm_cpu {
+    /* identity */
+    enum dsm_profile profile;
+    uint8_t kind;                 /* 0 no perfmon, 1 NetBurst, 2 architectural */
+    bool lm, ia32e;
+    uint32_t cpuid0[4], cpuid1[4], cpuid_a[4], cpuid_1c[4], cpuid_7[4], cpuid_x0[4], cpuid_x1[4];
+    uint64_t misc_enable, perf_caps;
+    uint8_t version, ngp, nfixed, gp_width, fixed_width;
+    int8_t pebs_fmt;              /* -1 none, 0..4; NetBurst uses DSM_PEBS_NB */
+    bool ll;                      /* load latency (PEBS_LD_LAT) */
+    uint64_t debugctl_valid, evtsel_valid, lbrsel_valid;
+    struct dsm_lbr_row lbr;
+    /* environment */
+    const struct dsm_mem_ops *mem;
+    void *mem_ctx;
+    dsm_pmi_fn pmi;
+    void *pmi_ctx;
+    /* architectural MSR state */
+    uint64_t debugctl, ds_area, pebs_enable, pebs_cfg, ld_lat, frontend;
+    uint64_t pmc[8], evtsel[8], fixed[4], fixed_ctrl, gstatus, gctrl;
+    uint64_t ler_from, ler_to, lbr_select, lbr_ctl;
+    uint32_t lbr_tos, lbr_depth, lbr_cycles;
+    uint64_t lbr_from[DSM_LBR_MAX], lbr_to[DSM_LBR_MAX], lbr_info[DSM_LBR_MAX];
+    /* NetBurst */
+    uint64_t nb_cnt[18], nb_cccr[18], nb_escr[DSM_NB_ESCR_SLOTS];
+    int8_t nb_escr_of[18];        /* ESCR slot the CCCR select resolves to for this counter, -1 none */
+    uint32_t nb_active;           /* counters with CCCR.Enable and a valid ESCR pairing */
+    /* internal event state */
+    uint64_t armed;               /* PEBS armed: bit n GP n, bit 32+m fixed m, bit 16 NetBurst ctr 16 */
+    uint32_t pmi_pending;
+    /* statistics */
+    struct dsm_stats st;
+    struct dsm_msr_stat msr_st[DSM_MSR_STAT_SLOTS];
+    uint32_t msr_st_used;
+    uint64_t msr_st_dropped;
+};
+
+/* Create a CPU of @profile. @mem may be NULL only if no DS facility is used
+ * (records then count as memory faults). All MSRs take their reset values
+ * (counters 0, LBR stack 0, DEBUGCTL 0). Returns DSM_OK or DSM_EINVAL. */
+int dsm_init(struct dsm_cpu *cpu, enum dsm_profile profile,
+             const struct dsm_mem_ops *mem, void *mem_ctx);
+
+/* Replace the CPU's identity and LBR geometry with row @row of the LBR
+ * table (dsm_lbr_rows()); the performance-monitoring profile stays that of
+ * the CPU (use a compatible one: NetBurst rows need a NetBurst profile).
+ * CPUID.01H signature becomes DisplayFamily_DisplayModel of the row and
+ * PERF_CAPABILITIES[5:0] the row's LBR format. Resets the LBR state.
+ * Returns DSM_OK or DSM_EINVAL (bad row or family mismatch). */
+int dsm_set_lbr_row(struct dsm_cpu *cpu, const struct dsm_lbr_row *row);
+
+/* The model's LBR table: every row of reference lbr.md, one per
+ * DisplayFamily_DisplayModel. *out_n receives the count. */
+const struct dsm_lbr_row *dsm_lbr_rows(size_t *out_n);
+
+/* A profile that dsm_set_lbr_row() accepts for @row (NetBurst M2/M3 for
+ * family 0FH, Core 2 for depth 4/8 packed rows, ...). */
+enum dsm_profile dsm_profile_for_row(const struct dsm_lbr_row *row);
+
+/* Select IA-32e mode (decides the DS layout when DTES64 = 0). Default: true
+ * for Intel 64 profiles, false for 32-bit-only ones. DSM_EINVAL if the
+ * profile is not Intel 64 and ia32e is requested. */
+int dsm_set_ia32e(struct dsm_cpu *cpu, bool ia32e);
+
+/* PMI callback (NULL: only counted). */
+void dsm_set_pmi(struct dsm_cpu *cpu, dsm_pmi_fn fn, void *ctx);
+
+/* MSR access as the CPU performs it. Returns DSM_OK or DSM_GP (missing
+ * MSR, reserved bits set, write to a read-only MSR; state unchanged).
+ * Counted in the statistics. @out is left untouched on #GP. */
+int dsm_rdmsr(struct dsm_cpu *cpu, uint32_t msr, uint64_t *out);
+int dsm_wrmsr(struct dsm_cpu *cpu, uint32_t msr, uint64_t val);
+
+/* CPUID of the profile; unknown leaves return zeros (as Intel returns the
+ * highest basic leaf's data only above max; we return zeros). */
+void dsm_cpuid(struct dsm_cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
+
+/* Retire one instruction. Returns DSM_OK or DSM_EINVAL (NULL args, cpl > 3).
+ * Fast path: no MSR bookkeeping, one memory write per record. */
+int dsm_retire(struct dsm_cpu *cpu, const struct dsm_event *ev);
+
+/* Statistics access. dsm_msr_count: accesses to @msr (0 if never). */
+const struct dsm_stats *dsm_stats(const struct dsm_cpu *cpu);
+void dsm_msr_count(const struct dsm_cpu *cpu, uint32_t msr, uint32_t *out_reads,
+                   uint32_t *out_writes, uint32_t *out_faults);
+void dsm_stats_reset(struct dsm_cpu *cpu);
+
+/* PEBS record size for the CPU's format in its current mode (NetBurst: 40
+ * or 144; fmt 4: size for the current PEBS_DATA_CFG with an adaptive
+ * counter); 0 if the CPU has no PEBS. */
+uint32_t dsm_pebs_record_size(const struct dsm_cpu *cpu);
+/* BTS record size in the current mode: 12 or 24. */
+uint32_t dsm_bts_record_size(const struct dsm_cpu *cpu);
+/* Whether the 64-bit DS layout is in effect (DTES64 or IA-32e). */
+bool dsm_ds64(const struct dsm_cpu *cpu);
+/* PEBS records the model writes (or skips) for n occurrences of the event
+ * when the counter starts at -period and the DS reset slot holds -period. */
+static inline uint64_t dsm_pebs_expected(uint64_t n, uint64_t period)
+{
+    return (n == 0 || period == 0) ? 0 : (n - 1) / period;
+}
+
+/* Profile name (static string). */
+const char *dsm_profile_name(enum dsm_profile p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DSMODEL_H */

@@ -1,0 +1,1692 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * dsmodel: reference model of the Intel Debug Store hardware.
+ * Written from ../../shared/reference/ (SDM Vol. 3B chapters 17-19 and the
+ * MSR chapter as restated there). Includes no libds header: every constant
+ * below is the model's own statement of the SDM.
+ */
+#include "dsmodel.h"
+
+/* ---- MSR numbers (SDM Vol. 4 MSR tables; reference msr.md) -------------- */
+#define DSM_MSR_PMC0            0x0C1u
+#define DSM_MSR_PERFEVTSEL0     0x186u
+#define DSM_MSR_MISC_ENABLE     0x1A0u
+#define DSM_MSR_LBR_SELECT      0x1C8u
+#define DSM_MSR_LBR_TOS         0x1C9u
+#define DSM_MSR_NB_LER_FROM     0x1D7u
+#define DSM_MSR_NB_LER_TO       0x1D8u
+#define DSM_MSR_DEBUGCTL        0x1D9u
+#define DSM_MSR_NB_LBR_TOS      0x1DAu
+#define DSM_MSR_LER_FROM        0x1DDu
+#define DSM_MSR_LER_TO          0x1DEu
+#define DSM_MSR_NB_COUNTER0     0x300u
+#define DSM_MSR_FIXED_CTR0      0x309u
+#define DSM_MSR_PERF_CAP        0x345u
+#define DSM_MSR_NB_CCCR0        0x360u
+#define DSM_MSR_FIXED_CTR_CTRL  0x38Du
+#define DSM_MSR_GLOBAL_STATUS   0x38Eu
+#define DSM_MSR_GLOBAL_CTRL     0x38Fu
+#define DSM_MSR_GLOBAL_OVF_CTRL 0x390u   /* v4+: IA32_PERF_GLOBAL_STATUS_RESET */
+#define DSM_MSR_GLOBAL_STATUS_SET 0x391u
+#define DSM_MSR_GLOBAL_INUSE    0x392u
+#define DSM_MSR_NB_ESCR_FIRST   0x3A0u
+#define DSM_MSR_PEBS_ENABLE     0x3F1u
+#define DSM_MSR_PEBS_3F2        0x3F2u   /* NetBurst MATRIX_VERT / fmt 4 PEBS_DATA_CFG */
+#define DSM_MSR_PEBS_LD_LAT     0x3F6u
+#define DSM_MSR_PEBS_FRONTEND   0x3F7u
+#define DSM_MSR_A_PMC0          0x4C1u
+#define DSM_MSR_DS_AREA         0x600u
+#define DSM_MSR_ARCH_LBR_CTL    0x14CEu
+#define DSM_MSR_ARCH_LBR_DEPTH  0x14CFu
+#define DSM_MSR_ARCH_LBR_INFO0  0x1200u
+#define DSM_MSR_ARCH_LBR_FROM0  0x1500u
+#define DSM_MSR_ARCH_LBR_TO0    0x1600u
+
+/* IA32_DEBUGCTL (P6 descendants), SDM "IA32_DEBUGCTL MSR" */
+#define DSM_DBG_LBR        (1ull << 0)
+#define DSM_DBG_TR         (1ull << 6)
+#define DSM_DBG_BTS        (1ull << 7)
+#define DSM_DBG_BTINT      (1ull << 8)
+#define DSM_DBG_BTS_OFF_OS (1ull << 9)
+#define DSM_DBG_BTS_OFF_USR (1ull << 10)
+#define DSM_DBG_FRZ_LBR    (1ull << 11)
+#define DSM_DBG_FRZ_PMON   (1ull << 12)
+/* MSR_DEBUGCTLA (NetBurst), SDM "Debug Control Register (MSR_DEBUGCTLA)" */
+#define DSM_NBDBG_LBR      (1ull << 0)
+#define DSM_NBDBG_TR       (1ull << 2)
+#define DSM_NBDBG_BTS      (1ull << 3)
+#define DSM_NBDBG_BTINT    (1ull << 4)
+#define DSM_NBDBG_OFF_OS   (1ull << 5)
+#define DSM_NBDBG_OFF_USR  (1ull << 6)
+#define DSM_NBDBG_VALID    0x7Full
+
+/* IA32_PERFEVTSELx, SDM "Architectural Performance Monitoring Version 1" */
+#define DSM_EVT_USR      (1ull << 16)
+#define DSM_EVT_OS       (1ull << 17)
+#define DSM_EVT_INT      (1ull << 20)
+#define DSM_EVT_ANY      (1ull << 21)
+#define DSM_EVT_EN       (1ull << 22)
+#define DSM_EVT_ADAPTIVE (1ull << 34)
+
+/* IA32_PERF_GLOBAL_STATUS, SDM "IA32_PERF_GLOBAL_STATUS" */
+#define DSM_GS_PERF_METRICS (1ull << 48)
+#define DSM_GS_LBR_FRZ   (1ull << 58)
+#define DSM_GS_CTR_FRZ   (1ull << 59)
+#define DSM_GS_UNCORE    (1ull << 61)
+#define DSM_GS_OVFBUF    (1ull << 62)
+#define DSM_GS_CONDCHGD  (1ull << 63)
+
+/* MISC_ENABLE, PERF_CAPABILITIES, CPUID bits */
+#define DSM_MISC_PERFMON (1ull << 7)
+#define DSM_MISC_NO_BTS  (1ull << 11)
+#define DSM_MISC_NO_PEBS (1ull << 12)
+#define DSM_CAP_PEBS_TRAP (1ull << 6)
+#define DSM_CAP_FW_WRITE (1ull << 13)
+#define DSM_CAP_PERF_METRICS (1ull << 15)
+#define DSM_C1_EDX_DS    (1u << 21)
+#define DSM_C1_ECX_DTES64 (1u << 2)
+#define DSM_C1_ECX_DSCPL (1u << 4)
+#define DSM_C1_ECX_PDCM  (1u << 15)
+
+/* NetBurst CCCR / ESCR fields, SDM "Performance Monitoring (Pentium 4)" */
+#define DSM_CCCR_ENABLE   (1ull << 12)
+#define DSM_CCCR_SEL_SHIFT 13
+#define DSM_CCCR_AT_SHIFT 16
+#define DSM_CCCR_COMPARE  (1ull << 18)
+#define DSM_CCCR_COMPLEMENT (1ull << 19)
+#define DSM_CCCR_THR_SHIFT 20
+#define DSM_CCCR_FORCE_OVF (1ull << 25)
+#define DSM_CCCR_OVF_PMI_T0 (1ull << 26)
+#define DSM_CCCR_OVF      (1ull << 31)
+#define DSM_CCCR_VALID    0xCFFFF000ull  /* 11:0 and 29:28 reserved, 63:32 reserved */
+#define DSM_ESCR_VALID    0x7FFFFFFFull
+#define DSM_ESCR_TAG_EN   (1ull << 4)
+#define DSM_ESCR_T0_OS    (1ull << 3)
+#define DSM_ESCR_T0_USR   (1ull << 2)
+#define DSM_NB_PEBS_UOP_TAG (1ull << 24)
+#define DSM_NB_PEBS_MY_THR (1ull << 25)
+#define DSM_NB_PEBS_VALID 0x07001FFFull
+#define DSM_NB_VERT_VALID 0x1Full
+#define DSM_NB_WIDTH      40
+#define DSM_NB_PEBS_CTR   16            /* MSR_IQ_COUNTER4 */
+
+enum { K_NONE = 0, K_NB = 1, K_ARCH = 2 };
+
+/* ---- LBR rows: reference lbr.md (SDM Table 17-4 plus Linux's list) ------ *
+ * LBR format per row: the "typical format per generation" of lbr.md, itself
+ * marked unconfirmed for Core 2 / Atom / Silvermont (model uses 1 = LIP: 64-bit
+ * linear FROM/TO in separate MSRs; format 0 is reserved for packed rows),
+ * Knights Landing (reports 1 here) and Arch LBR (0x3F here). */
+#define R(f, m, d, fr, to, in, tos, fmt) { f, m, d, fr, to, in, tos, fmt, false }
+static const struct dsm_lbr_row dsm_rows[] = {
+    R(0x0F, 0x00, 4, 0x1DB, 0x1DB, 0, 0x1DA, 0), R(0x0F, 0x01, 4, 0x1DB, 0x1DB, 0, 0x1DA, 0),
+    R(0x0F, 0x02, 4, 0x1DB, 0x1DB, 0, 0x1DA, 0),
+    R(0x0F, 0x03, 16, 0x680, 0x6C0, 0, 0x1DA, 1), R(0x0F, 0x04, 16, 0x680, 0x6C0, 0, 0x1DA, 1),
+    R(0x0F, 0x06, 16, 0x680, 0x6C0, 0, 0x1DA, 1),
+    R(0x06, 0x0D, 8, 0x40, 0x40, 0, 0x1C9, 0), R(0x06, 0x0E, 8, 0x40, 0x40, 0, 0x1C9, 0),
+    R(0x06, 0x0F, 4, 0x40, 0x60, 0, 0x1C9, 1), R(0x06, 0x16, 4, 0x40, 0x60, 0, 0x1C9, 1),
+    R(0x06, 0x17, 4, 0x40, 0x60, 0, 0x1C9, 1), R(0x06, 0x1D, 4, 0x40, 0x60, 0, 0x1C9, 1),
+    R(0x06, 0x1C, 8, 0x40, 0x60, 0, 0x1C9, 1), R(0x06, 0x26, 8, 0x40, 0x60, 0, 0x1C9, 1),
+    R(0x06, 0x27, 8, 0x40, 0x60, 0, 0x1C9, 1), R(0x06, 0x35, 8, 0x40, 0x60, 0, 0x1C9, 1),
+    R(0x06, 0x36, 8, 0x40, 0x60, 0, 0x1C9, 1),
+    R(0x06, 0x37, 8, 0x40, 0x60, 0, 0x1C9, 1), R(0x06, 0x4A, 8, 0x40, 0x60, 0, 0x1C9, 1),
+    R(0x06, 0x4D, 8, 0x40, 0x60, 0, 0x1C9, 1), R(0x06, 0x5A, 8, 0x40, 0x60, 0, 0x1C9, 1),
+    R(0x06, 0x4C, 8, 0x40, 0x60, 0, 0x1C9, 1), R(0x06, 0x5D, 8, 0x40, 0x60, 0, 0x1C9, 1),
+    R(0x06, 0x5C, 32, 0x680, 0x6C0, 0, 0x1C9, 6), R(0x06, 0x5F, 32, 0x680, 0x6C0, 0, 0x1C9, 6),
+    R(0x06, 0x7A, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 7),
+    R(0x06, 0x86, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5), R(0x06, 0x96, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5),
+    R(0x06, 0x9C, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5),
+    R(0x06, 0x1A, 16, 0x680, 0x6C0, 0, 0x1C9, 3), R(0x06, 0x1E, 16, 0x680, 0x6C0, 0, 0x1C9, 3),
+    R(0x06, 0x1F, 16, 0x680, 0x6C0, 0, 0x1C9, 3), R(0x06, 0x2E, 16, 0x680, 0x6C0, 0, 0x1C9, 3),
+    R(0x06, 0x25, 16, 0x680, 0x6C0, 0, 0x1C9, 3), R(0x06, 0x2C, 16, 0x680, 0x6C0, 0, 0x1C9, 3),
+    R(0x06, 0x2F, 16, 0x680, 0x6C0, 0, 0x1C9, 3),
+    R(0x06, 0x2A, 16, 0x680, 0x6C0, 0, 0x1C9, 3), R(0x06, 0x2D, 16, 0x680, 0x6C0, 0, 0x1C9, 3),
+    R(0x06, 0x3A, 16, 0x680, 0x6C0, 0, 0x1C9, 3), R(0x06, 0x3E, 16, 0x680, 0x6C0, 0, 0x1C9, 3),
+    R(0x06, 0x3C, 16, 0x680, 0x6C0, 0, 0x1C9, 4), R(0x06, 0x3F, 16, 0x680, 0x6C0, 0, 0x1C9, 4),
+    R(0x06, 0x45, 16, 0x680, 0x6C0, 0, 0x1C9, 4), R(0x06, 0x46, 16, 0x680, 0x6C0, 0, 0x1C9, 4),
+    R(0x06, 0x3D, 16, 0x680, 0x6C0, 0, 0x1C9, 4), R(0x06, 0x47, 16, 0x680, 0x6C0, 0, 0x1C9, 4),
+    R(0x06, 0x4F, 16, 0x680, 0x6C0, 0, 0x1C9, 4), R(0x06, 0x56, 16, 0x680, 0x6C0, 0, 0x1C9, 4),
+    R(0x06, 0x4E, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5), R(0x06, 0x5E, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5),
+    R(0x06, 0x55, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5), R(0x06, 0x66, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5),
+    R(0x06, 0x8E, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5), R(0x06, 0x9E, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5),
+    R(0x06, 0xA5, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5), R(0x06, 0xA6, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5),
+    R(0x06, 0x6A, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5), R(0x06, 0x6C, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5),
+    R(0x06, 0x7D, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5), R(0x06, 0x7E, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5),
+    R(0x06, 0x8C, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5), R(0x06, 0x8D, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5),
+    R(0x06, 0xA7, 32, 0x680, 0x6C0, 0xDC0, 0x1C9, 5),
+    R(0x06, 0x57, 8, 0x680, 0x6C0, 0, 0x1C9, 1), R(0x06, 0x85, 8, 0x680, 0x6C0, 0, 0x1C9, 1),
+    { 0x06, 0x8F, 0, DSM_MSR_ARCH_LBR_FROM0, DSM_MSR_ARCH_LBR_TO0, DSM_MSR_ARCH_LBR_INFO0, 0, 0x3F, true },
+    { 0x06, 0x97, 0, DSM_MSR_ARCH_LBR_FROM0, DSM_MSR_ARCH_LBR_TO0, DSM_MSR_ARCH_LBR_INFO0, 0, 0x3F, true },
+    { 0x06, 0x9A, 0, DSM_MSR_ARCH_LBR_FROM0, DSM_MSR_ARCH_LBR_TO0, DSM_MSR_ARCH_LBR_INFO0, 0, 0x3F, true },
+};
+#undef R
+#define DSM_NROWS (sizeof(dsm_rows) / sizeof(dsm_rows[0]))
+#define DSM_ARCH_LBR_MAX 32   /* CPUID.1CH:EAX[7:0] = 0x0F in the model: depths 8,16,24,32 */
+
+/* ---- NetBurst ESCRs: reference netburst.md "ESCR MSRs" ------------------ *
+ * MSR_SSU_ESCR1 (0x3BF) is unconfirmed (Linux: "guess: not in manual"): the
+ * model does not implement it, so accessing it faults. */
+struct dsm_escr { uint16_t msr; uint8_t sel; uint8_t m12_only; uint32_t ctrs; };
+#define C2(a, b) ((1u << (a)) | (1u << (b)))
+#define C3(a, b, c) ((1u << (a)) | (1u << (b)) | (1u << (c)))
+static const struct dsm_escr dsm_escrs[] = {
+    { 0x3A0, 7, 0, C2(0, 1) },  { 0x3A1, 7, 0, C2(2, 3) },   /* BSU */
+    { 0x3A2, 6, 0, C2(0, 1) },  { 0x3A3, 6, 0, C2(2, 3) },   /* FSB */
+    { 0x3A4, 1, 0, C2(8, 9) },  { 0x3A5, 1, 0, C2(10, 11) }, /* FIRM */
+    { 0x3A6, 0, 0, C2(8, 9) },  { 0x3A7, 0, 0, C2(10, 11) }, /* FLAME */
+    { 0x3A8, 5, 0, C2(8, 9) },  { 0x3A9, 5, 0, C2(10, 11) }, /* DAC */
+    { 0x3AA, 2, 0, C2(0, 1) },  { 0x3AB, 2, 0, C2(2, 3) },   /* MOB */
+    { 0x3AC, 4, 0, C2(0, 1) },  { 0x3AD, 4, 0, C2(2, 3) },   /* PMH */
+    { 0x3AE, 2, 0, C2(8, 9) },  { 0x3AF, 2, 0, C2(10, 11) }, /* SAAT */
+    { 0x3B0, 3, 0, C2(8, 9) },  { 0x3B1, 3, 0, C2(10, 11) }, /* U2L */
+    { 0x3B2, 0, 0, C2(0, 1) },  { 0x3B3, 0, 0, C2(2, 3) },   /* BPU */
+    { 0x3B4, 1, 0, C2(0, 1) },  { 0x3B5, 1, 0, C2(2, 3) },   /* IS */
+    { 0x3B6, 3, 0, C2(0, 1) },  { 0x3B7, 3, 0, C2(2, 3) },   /* ITLB */
+    { 0x3B8, 4, 0, C3(12, 13, 16) }, { 0x3B9, 4, 0, C3(14, 15, 17) }, /* CRU0/1 */
+    { 0x3BA, 0, 1, C3(12, 13, 16) }, { 0x3BB, 0, 1, C3(14, 15, 17) }, /* IQ (models 1-2) */
+    { 0x3BC, 2, 0, C3(12, 13, 16) }, { 0x3BD, 2, 0, C3(14, 15, 17) }, /* RAT */
+    { 0x3BE, 3, 0, C3(12, 13, 16) },                                   /* SSU0 */
+    { 0x3C0, 0, 0, C2(4, 5) },  { 0x3C1, 0, 0, C2(6, 7) },   /* MS */
+    { 0x3C2, 2, 0, C2(4, 5) },  { 0x3C3, 2, 0, C2(6, 7) },   /* TBPU */
+    { 0x3C4, 1, 0, C2(4, 5) },  { 0x3C5, 1, 0, C2(6, 7) },   /* TC */
+    { 0x3C8, 5, 0, C2(0, 1) },  { 0x3C9, 5, 0, C2(2, 3) },   /* IX */
+    { 0x3CA, 1, 0, C3(12, 13, 16) }, { 0x3CB, 1, 0, C3(14, 15, 17) }, /* ALF */
+    { 0x3CC, 5, 0, C3(12, 13, 16) }, { 0x3CD, 5, 0, C3(14, 15, 17) }, /* CRU2/3 */
+    { 0x3E0, 6, 0, C3(12, 13, 16) }, { 0x3E1, 6, 0, C3(14, 15, 17) }, /* CRU4/5 */
+};
+#undef C2
+#undef C3
+#define DSM_NESCR (sizeof(dsm_escrs) / sizeof(dsm_escrs[0]))
+
+/* ---- profiles ----------------------------------------------------------- */
+struct dsm_prof {
+    const char *name;
+    uint8_t kind;
+    bool lm;
+    uint32_t max_leaf, sig, c1_ecx, c1_edx;
+    uint32_t a_eax, a_ebx, a_ecx, a_edx;
+    uint64_t misc, caps;
+    int8_t pebs_fmt;
+    bool ll;
+    uint64_t debugctl_valid, evtsel_valid, lbrsel_valid;
+    uint8_t row_model;   /* DisplayModel of the LBR row; family from the signature */
+};
+
+#define EDX_STD 0xBFEBFBFFu   /* FPU..PBE incl. MSR(5), APIC(9), DS(21), ACPI(22) */
+#define MISC_STD 0x850089ull  /* fast strings, TCC, perfmon available (7), EIST, ... */
+static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
+    [DSM_NONE_DS] = { "no-ds (06_0BH)", K_NONE, false, 2, 0x000006B1, 0, 0x0383FBFFu, 0, 0, 0, 0,
+                      DSM_MISC_NO_BTS | DSM_MISC_NO_PEBS, 0, -1, false, 0x3, 0, 0, 0 },
+    [DSM_NETBURST_M2] = { "netburst-m2 (0F_02H)", K_NB, false, 2, 0x00000F29, 0x00004400, EDX_STD,
+                          0, 0, 0, 0, DSM_MISC_PERFMON | 1, 0, -1, false, DSM_NBDBG_VALID, 0, 0, 0x02 },
+    [DSM_NETBURST_M3] = { "netburst-m3 (0F_03H)", K_NB, false, 5, 0x00000F34, 0x00004401, EDX_STD,
+                          0, 0, 0, 0, DSM_MISC_PERFMON | 1, 0, -1, false, DSM_NBDBG_VALID, 0, 0, 0x03 },
+    [DSM_NETBURST_M4_64] = { "netburst-m4-64 (0F_04H)", K_NB, true, 5, 0x00000F41, 0x0000441D, EDX_STD,
+                             0, 0, 0, 0, DSM_MISC_PERFMON | 1, 0, -1, false, DSM_NBDBG_VALID, 0, 0, 0x04 },
+    [DSM_CORE2] = { "core2 (06_0FH)", K_ARCH, true, 0xA, 0x000006F6, 0x0000E3BD, EDX_STD,
+                    0x07280202, 0, 0, 0x503, MISC_STD, 0xC1, 0, false, 0x1FC3, 0xFFDFFFFFull, 0, 0x0F },
+    [DSM_ATOM] = { "atom (06_1CH)", K_ARCH, true, 0xA, 0x000106CA, 0x0040E39D, EDX_STD,
+                   0x07280203, 0, 0, 0x503, MISC_STD, 0xC1, 0, false, 0x1FC3, 0xFFFFFFFFull, 0, 0x1C },
+    [DSM_NEHALEM] = { "nehalem (06_1AH)", K_ARCH, true, 0xB, 0x000106A5, 0x0098E3BD, EDX_STD,
+                      0x07300403, 0, 0, 0x603, MISC_STD, 0x1C3, 1, true, 0x3FC3, 0xFFFFFFFFull, 0x1FF, 0x1A },
+    [DSM_HASWELL] = { "haswell (06_3CH)", K_ARCH, true, 0xD, 0x000306C3, 0x7FFAFBBF, EDX_STD,
+                      0x07300403, 0, 0, 0x603, MISC_STD, 0x32C4, 2, true, 0xFFC3, 0x3FFFFFFFFull, 0x3FF, 0x3C },
+    [DSM_SKYLAKE] = { "skylake (06_5EH)", K_ARCH, true, 0x16, 0x000506E3, 0x7FFAFBBF, EDX_STD,
+                      0x07300404, 0, 0, 0x603, MISC_STD, 0x33C5, 3, true, 0xFFC3, 0x3FFFFFFFFull, 0x3FF, 0x5E },
+    [DSM_ICELAKE] = { "icelake (06_7EH)", K_ARCH, true, 0x1B, 0x000706E5, 0x7FFAFBBF, EDX_STD,
+                      0x07300805, 0, 0xF, 0x604, MISC_STD, 0xF4C5, 4, true, 0xFFC3, 0x7FFFFFFFFull, 0x3FF, 0x7E },
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+static void dsm_zero(void *p, size_t n)
+{
+    volatile unsigned char *c = p;
+    while (n--)
+        *c++ = 0;
+}
+
+/* Count trailing zeros without libgcc (__builtin_ctzll is a libgcc call on
+ * i386); x must be non-zero. */
+static inline unsigned ctz64(uint64_t x)
+{
+    uint32_t lo = (uint32_t)x;
+    return lo ? (unsigned)__builtin_ctz(lo) : 32u + (unsigned)__builtin_ctz((uint32_t)(x >> 32));
+}
+
+static uint64_t wmask(unsigned w) { return w >= 64 ? ~0ull : ((1ull << w) - 1); }
+
+static const struct dsm_lbr_row *find_row(uint16_t fam, uint8_t model)
+{
+    for (size_t i = 0; i < DSM_NROWS; i++)
+        if (dsm_rows[i].family == fam && dsm_rows[i].model == model)
+            return &dsm_rows[i];
+    return NULL;
+}
+
+static uint32_t sig_of(uint16_t fam, uint8_t model, uint32_t stepping)
+{
+    if (fam == 0x0F)
+        return (0xFu << 8) | ((uint32_t)(model & 0xF) << 4) | ((uint32_t)(model >> 4) << 16) | stepping;
+    return ((uint32_t)fam << 8) | ((uint32_t)(model & 0xF) << 4) | ((uint32_t)(model >> 4) << 16) | stepping;
+}
+
+const char *dsm_profile_name(enum dsm_profile p)
+{
+    if ((unsigned)p >= DSM_PROFILE__COUNT)
+        return "?";
+    return dsm_profs[p].name;
+}
+
+const struct dsm_lbr_row *dsm_lbr_rows(size_t *out_n)
+{
+    if (out_n)
+        *out_n = DSM_NROWS;
+    return dsm_rows;
+}
+
+static void lbr_reset(struct dsm_cpu *c)
+{
+    dsm_zero(c->lbr_from, sizeof(c->lbr_from));
+    dsm_zero(c->lbr_to, sizeof(c->lbr_to));
+    dsm_zero(c->lbr_info, sizeof(c->lbr_info));
+    c->lbr_tos = 0;
+    c->lbr_cycles = 0;
+    c->lbr_depth = c->lbr.arch ? DSM_ARCH_LBR_MAX : c->lbr.depth;
+}
+
+int dsm_init(struct dsm_cpu *c, enum dsm_profile p, const struct dsm_mem_ops *mem, void *mem_ctx)
+{
+    if (!c || (unsigned)p >= DSM_PROFILE__COUNT)
+        return DSM_EINVAL;
+    if (mem && (!mem->read || !mem->write))
+        return DSM_EINVAL;
+    const struct dsm_prof *pr = &dsm_profs[p];
+    dsm_zero(c, sizeof(*c));
+    c->profile = p;
+    c->kind = pr->kind;
+    c->lm = pr->lm;
+    c->ia32e = pr->lm;
+    /* "GenuineIntel": EBX "Genu", EDX "ineI", ECX "ntel" */
+    c->cpuid0[0] = pr->max_leaf;
+    c->cpuid0[1] = 0x756E6547;
+    c->cpuid0[2] = 0x6C65746E;
+    c->cpuid0[3] = 0x49656E69;
+    c->cpuid1[0] = pr->sig;
+    c->cpuid1[1] = 0x00010800;  /* one logical processor, CLFLUSH 8 */
+    c->cpuid1[2] = pr->c1_ecx;
+    c->cpuid1[3] = pr->c1_edx;
+    c->cpuid_a[0] = pr->a_eax;
+    c->cpuid_a[1] = pr->a_ebx;
+    c->cpuid_a[2] = pr->a_ecx;
+    c->cpuid_a[3] = pr->a_edx;
+    c->cpuid_x0[0] = 0x80000008;
+    c->cpuid_x1[3] = pr->lm ? (1u << 29) : 0; /* CPUID.80000001H:EDX.LM */
+    c->misc_enable = pr->misc;
+    c->perf_caps = pr->caps;
+    c->version = (uint8_t)(pr->a_eax & 0xFF);
+    c->ngp = (uint8_t)((pr->a_eax >> 8) & 0xFF);
+    c->gp_width = (uint8_t)((pr->a_eax >> 16) & 0xFF);
+    c->nfixed = (uint8_t)(pr->a_edx & 0x1F);
+    c->fixed_width = (uint8_t)((pr->a_edx >> 5) & 0xFF);
+    c->pebs_fmt = pr->pebs_fmt;
+    c->ll = pr->ll;
+    c->debugctl_valid = pr->debugctl_valid;
+    c->evtsel_valid = pr->evtsel_valid;
+    c->lbrsel_valid = pr->lbrsel_valid;
+    if (pr->kind != K_NONE) {
+        uint16_t fam = (uint16_t)((pr->sig >> 8) & 0xF);
+        const struct dsm_lbr_row *row = find_row(fam, pr->row_model);
+        if (!row)
+            return DSM_EINVAL;
+        c->lbr = *row;
+    }
+    for (int i = 0; i < 18; i++)
+        c->nb_escr_of[i] = -1;
+    c->mem = mem;
+    c->mem_ctx = mem_ctx;
+    lbr_reset(c);
+    return DSM_OK;
+}
+
+enum dsm_profile dsm_profile_for_row(const struct dsm_lbr_row *r)
+{
+    if (!r)
+        return DSM_PROFILE__COUNT;
+    if (r->family == 0x0F)
+        return r->depth == 4 ? DSM_NETBURST_M2 : DSM_NETBURST_M3;
+    if (r->arch)
+        return DSM_ICELAKE;
+    if (r->from == 0x40)
+        return r->depth == 4 || r->to == r->from ? DSM_CORE2 : DSM_ATOM;
+    if (r->depth == 16)
+        return r->fmt == 3 ? DSM_NEHALEM : DSM_HASWELL;
+    if (r->depth == 8)
+        return DSM_NEHALEM;  /* Knights Landing/Mill: 0x680 bases, 8 entries */
+    switch (r->model) {
+    case 0x6A: case 0x6C: case 0x7D: case 0x7E: case 0x8C: case 0x8D: case 0xA7:
+        return DSM_ICELAKE;
+    default:
+        return DSM_SKYLAKE;
+    }
+}
+
+int dsm_set_lbr_row(struct dsm_cpu *c, const struct dsm_lbr_row *row)
+{
+    if (!c || !row)
+        return DSM_EINVAL;
+    bool found = false;
+    for (size_t i = 0; i < DSM_NROWS; i++)
+        if (&dsm_rows[i] == row)
+            found = true;
+    if (!found)
+        return DSM_EINVAL;
+    if ((row->family == 0x0F) != (c->kind == K_NB) || c->kind == K_NONE)
+        return DSM_EINVAL;
+    if (row->arch && c->version < 5)
+        return DSM_EINVAL;
+    c->lbr = *row;
+    c->cpuid1[0] = sig_of(row->family, row->model, c->cpuid1[0] & 0xF);
+    c->perf_caps = (c->perf_caps & ~0x3Full) | row->fmt;
+    if (row->arch) {
+        /* Arch LBR: CPUID.(7,0):EDX[19], leaf 1CH (reference msr.md section 6) */
+        if (c->cpuid0[0] < 0x1C)
+            c->cpuid0[0] = 0x1C;
+        c->cpuid_7[3] |= 1u << 19;
+        c->cpuid_1c[0] = 0x0F;  /* depths 8, 16, 24, 32 */
+        c->cpuid_1c[1] = 0x7;   /* CPL filter, branch filter, call stack */
+        c->cpuid_1c[2] = 0x7;   /* mispredict, timed LBR, branch type */
+        c->lbrsel_valid = 0;    /* no MSR_LBR_SELECT with Arch LBR */
+    }
+    lbr_reset(c);
+    return DSM_OK;
+}
+
+int dsm_set_ia32e(struct dsm_cpu *c, bool ia32e)
+{
+    if (!c || (ia32e && !c->lm))
+        return DSM_EINVAL;
+    c->ia32e = ia32e;
+    return DSM_OK;
+}
+
+void dsm_set_pmi(struct dsm_cpu *c, dsm_pmi_fn fn, void *ctx)
+{
+    if (!c)
+        return;
+    c->pmi = fn;
+    c->pmi_ctx = ctx;
+}
+
+void dsm_cpuid(struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+    if (!out)
+        return;
+    out[0] = out[1] = out[2] = out[3] = 0;
+    if (!c)
+        return;
+    c->st.cpuid++;
+    const uint32_t *src = NULL;
+    if (leaf == 0)
+        src = c->cpuid0;
+    else if (leaf > c->cpuid0[0] && leaf < 0x80000000u)
+        return;
+    else if (leaf == 1)
+        src = c->cpuid1;
+    else if (leaf == 7 && sub == 0)
+        src = c->cpuid_7;
+    else if (leaf == 0xA)
+        src = c->cpuid_a;
+    else if (leaf == 0x1C && sub == 0)
+        src = c->cpuid_1c;
+    else if (leaf == 0x80000000u)
+        src = c->cpuid_x0;
+    else if (leaf == 0x80000001u)
+        src = c->cpuid_x1;
+    if (src)
+        for (int i = 0; i < 4; i++)
+            out[i] = src[i];
+}
+
+bool dsm_ds64(const struct dsm_cpu *c)
+{
+    return c && ((c->cpuid1[2] & DSM_C1_ECX_DTES64) || c->ia32e);
+}
+
+static bool has_ds(const struct dsm_cpu *c) { return (c->cpuid1[3] & DSM_C1_EDX_DS) != 0; }
+static bool has_pdcm(const struct dsm_cpu *c) { return (c->cpuid1[2] & DSM_C1_ECX_PDCM) != 0; }
+static bool has_pebs(const struct dsm_cpu *c)
+{
+    return has_ds(c) && !(c->misc_enable & DSM_MISC_NO_PEBS) &&
+           (c->kind == K_NB || c->pebs_fmt >= 0);
+}
+static bool has_bts(const struct dsm_cpu *c) { return has_ds(c) && !(c->misc_enable & DSM_MISC_NO_BTS); }
+
+uint32_t dsm_bts_record_size(const struct dsm_cpu *c) { return dsm_ds64(c) ? 24 : 12; }
+
+/* Adaptive record size for a DATA_CFG value (reference pebs-records.md). */
+static uint32_t adaptive_size(uint64_t cfg)
+{
+    uint32_t s = 32;
+    if (cfg & 1)
+        s += 32;
+    if (cfg & 2)
+        s += 144;
+    if (cfg & 4)
+        s += 256;
+    if (cfg & 8)
+        s += 24 * (uint32_t)(((cfg >> 24) & 0xFF) + 1);
+    return s;
+}
+
+uint32_t dsm_pebs_record_size(const struct dsm_cpu *c)
+{
+    if (!c || !has_pebs(c))
+        return 0;
+    if (c->kind == K_NB)
+        return dsm_ds64(c) ? 144 : 40;
+    switch (c->pebs_fmt) {
+    case 0: return 0x90;
+    case 1: return 0xB0;
+    case 2: return 0xC0;
+    case 3: return 0xC8;
+    case 4: return adaptive_size(c->pebs_cfg);
+    default: return 0;
+    }
+}
+
+/* ---- statistics --------------------------------------------------------- */
+static struct dsm_msr_stat *msr_slot(struct dsm_cpu *c, uint32_t msr)
+{
+    for (uint32_t i = 0; i < c->msr_st_used; i++)
+        if (c->msr_st[i].msr == msr)
+            return &c->msr_st[i];
+    if (c->msr_st_used < DSM_MSR_STAT_SLOTS) {
+        struct dsm_msr_stat *s = &c->msr_st[c->msr_st_used++];
+        s->msr = msr;
+        return s;
+    }
+    c->msr_st_dropped++;
+    return NULL;
+}
+
+const struct dsm_stats *dsm_stats(const struct dsm_cpu *c) { return c ? &c->st : NULL; }
+
+void dsm_msr_count(const struct dsm_cpu *c, uint32_t msr, uint32_t *r, uint32_t *w, uint32_t *f)
+{
+    uint32_t a = 0, b = 0, d = 0;
+    if (c)
+        for (uint32_t i = 0; i < c->msr_st_used; i++)
+            if (c->msr_st[i].msr == msr) {
+                a = c->msr_st[i].reads;
+                b = c->msr_st[i].writes;
+                d = c->msr_st[i].faults;
+            }
+    if (r)
+        *r = a;
+    if (w)
+        *w = b;
+    if (f)
+        *f = d;
+}
+
+void dsm_stats_reset(struct dsm_cpu *c)
+{
+    if (!c)
+        return;
+    dsm_zero(&c->st, sizeof(c->st));
+    dsm_zero(c->msr_st, sizeof(c->msr_st));
+    c->msr_st_used = 0;
+    c->msr_st_dropped = 0;
+}
+
+/* ---- MSR semantics ------------------------------------------------------ */
+static uint64_t gstatus_valid(const struct dsm_cpu *c)
+{
+    uint64_t v = wmask(c->ngp) | (wmask(c->nfixed) << 32) | DSM_GS_OVFBUF | DSM_GS_CONDCHGD;
+    if (c->version >= 3)
+        v |= DSM_GS_UNCORE;
+    if (c->version >= 4)
+        v |= DSM_GS_LBR_FRZ | DSM_GS_CTR_FRZ;
+    if (c->perf_caps & DSM_CAP_PERF_METRICS)
+        v |= DSM_GS_PERF_METRICS;
+    return v;
+}
+
+static uint64_t gctrl_valid(const struct dsm_cpu *c)
+{
+    uint64_t v = wmask(c->ngp) | (wmask(c->nfixed) << 32);
+    if (c->perf_caps & DSM_CAP_PERF_METRICS)
+        v |= 1ull << 48;
+    return v;
+}
+
+static uint64_t fixed_ctrl_valid(const struct dsm_cpu *c)
+{
+    uint64_t v = 0;
+    for (unsigned m = 0; m < c->nfixed; m++) {
+        v |= 0xBull << (4 * m);              /* OS, USR, PMI */
+        if (c->version >= 3)
+            v |= 0x4ull << (4 * m);          /* AnyThread */
+        if (c->pebs_fmt >= 4)
+            v |= 1ull << (32 + 4 * m);       /* adaptive PEBS */
+    }
+    return v;
+}
+
+static uint64_t pebs_enable_valid(const struct dsm_cpu *c)
+{
+    switch (c->pebs_fmt) {
+    case 0: return 1;                                         /* PMC0 only */
+    case 1: case 2: case 3: return 0xFull | (0xFull << 32);   /* PEBS_EN 3:0, LL_EN 35:32 */
+    case 4: return wmask(c->ngp) | (wmask(c->nfixed) << 32);
+    default: return 0;
+    }
+}
+
+static bool canonical(const struct dsm_cpu *c, uint64_t v)
+{
+    if (!c->lm)
+        return (v >> 32) == 0;
+    uint64_t top = v >> 47;
+    return top == 0 || top == 0x1FFFF;
+}
+
+/* Resolve the ESCR a NetBurst CCCR selects for counter i (-1: no pairing). */
+static int nb_resolve(const struct dsm_cpu *c, unsigned i, uint64_t cccr)
+{
+    unsigned sel = (unsigned)(cccr >> DSM_CCCR_SEL_SHIFT) & 7;
+    bool m12 = ((c->cpuid1[0] >> 4) & 0xF) <= 2;
+    for (size_t k = 0; k < DSM_NESCR; k++) {
+        const struct dsm_escr *e = &dsm_escrs[k];
+        if (e->sel == sel && (e->ctrs & (1u << i)) && (!e->m12_only || m12))
+            return (int)(e->msr - DSM_MSR_NB_ESCR_FIRST);
+    }
+    return -1;
+}
+
+static int nb_escr_index(const struct dsm_cpu *c, uint32_t msr)
+{
+    bool m12 = ((c->cpuid1[0] >> 4) & 0xF) <= 2;
+    for (size_t k = 0; k < DSM_NESCR; k++)
+        if (dsm_escrs[k].msr == msr)
+            return (!dsm_escrs[k].m12_only || m12) ? (int)(msr - DSM_MSR_NB_ESCR_FIRST) : -1;
+    return -1;
+}
+
+static void nb_update_active(struct dsm_cpu *c)
+{
+    c->nb_active = 0;
+    for (unsigned i = 0; i < 18; i++) {
+        c->nb_escr_of[i] = -1;
+        if (!(c->nb_cccr[i] & DSM_CCCR_ENABLE))
+            continue;
+        int s = nb_resolve(c, i, c->nb_cccr[i]);
+        c->nb_escr_of[i] = (int8_t)s;
+        if (s >= 0)
+            c->nb_active |= 1u << i;
+    }
+}
+
+/* LBR MSR access shared by both families. Returns 1 if msr is an LBR MSR. */
+static int lbr_msr(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v, int *rc)
+{
+    const struct dsm_lbr_row *r = &c->lbr;
+    *rc = DSM_OK;
+    if (r->arch) {
+        if (msr == DSM_MSR_ARCH_LBR_CTL) {
+            if (wr) {
+                if (*v & ~0x7F000Full)
+                    return (*rc = DSM_GP), 1;
+                c->lbr_ctl = *v;
+            } else {
+                *v = c->lbr_ctl;
+            }
+            return 1;
+        }
+        if (msr == DSM_MSR_ARCH_LBR_DEPTH) {
+            if (wr) {
+                if (*v == 0 || *v > DSM_ARCH_LBR_MAX || (*v % 8))
+                    return (*rc = DSM_GP), 1;
+                lbr_reset(c);
+                c->lbr_depth = (uint32_t)*v;  /* writing the depth clears all entries */
+            } else {
+                *v = c->lbr_depth;
+            }
+            return 1;
+        }
+        uint64_t *arr = NULL;
+        uint32_t idx = 0;
+        if (msr >= r->from && msr < r->from + DSM_ARCH_LBR_MAX) {
+            arr = c->lbr_from;
+            idx = msr - r->from;
+        } else if (msr >= r->to && msr < r->to + DSM_ARCH_LBR_MAX) {
+            arr = c->lbr_to;
+            idx = msr - r->to;
+        } else if (msr >= r->info && msr < r->info + DSM_ARCH_LBR_MAX) {
+            arr = c->lbr_info;
+            idx = msr - r->info;
+        }
+        if (!arr)
+            return 0;
+        if (idx >= c->lbr_depth)
+            return (*rc = DSM_GP), 1;
+        if (wr)
+            arr[idx] = *v;
+        else
+            *v = arr[idx];
+        return 1;
+    }
+    if (msr == r->tos) {
+        if (wr) {
+            if (*v >= r->depth)
+                return (*rc = DSM_GP), 1;
+            c->lbr_tos = (uint32_t)*v;
+        } else {
+            *v = c->lbr_tos;
+        }
+        return 1;
+    }
+    if (r->from == r->to) {     /* packed: FROM in 31:0, TO in 63:32 */
+        if (msr >= r->from && msr < r->from + r->depth) {
+            uint32_t i = msr - r->from;
+            if (wr) {
+                c->lbr_from[i] = *v & 0xFFFFFFFFull;
+                c->lbr_to[i] = *v >> 32;
+            } else {
+                *v = (c->lbr_to[i] << 32) | (c->lbr_from[i] & 0xFFFFFFFFull);
+            }
+            return 1;
+        }
+        return 0;
+    }
+    uint64_t *arr = NULL;
+    uint32_t idx = 0;
+    if (msr >= r->from && msr < r->from + r->depth) {
+        arr = c->lbr_from;
+        idx = msr - r->from;
+    } else if (msr >= r->to && msr < r->to + r->depth) {
+        arr = c->lbr_to;
+        idx = msr - r->to;
+    } else if (r->info && msr >= r->info && msr < r->info + r->depth) {
+        arr = c->lbr_info;
+        idx = msr - r->info;
+    }
+    if (!arr)
+        return 0;
+    if (wr)
+        arr[idx] = *v;
+    else
+        *v = arr[idx];
+    return 1;
+}
+
+static int msr_nb(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
+{
+    if (msr >= DSM_MSR_NB_COUNTER0 && msr < DSM_MSR_NB_COUNTER0 + 18) {
+        unsigned i = msr - DSM_MSR_NB_COUNTER0;
+        if (wr) {
+            if (*v & ~wmask(DSM_NB_WIDTH))
+                return DSM_GP;
+            c->nb_cnt[i] = *v;
+            c->armed &= ~(1ull << i);
+        } else {
+            *v = c->nb_cnt[i];
+        }
+        return DSM_OK;
+    }
+    if (msr >= DSM_MSR_NB_CCCR0 && msr < DSM_MSR_NB_CCCR0 + 18) {
+        unsigned i = msr - DSM_MSR_NB_CCCR0;
+        if (wr) {
+            if (*v & ~DSM_CCCR_VALID)
+                return DSM_GP;
+            c->nb_cccr[i] = *v;
+            nb_update_active(c);
+        } else {
+            *v = c->nb_cccr[i];
+        }
+        return DSM_OK;
+    }
+    if (msr >= DSM_MSR_NB_ESCR_FIRST && msr < DSM_MSR_NB_ESCR_FIRST + DSM_NB_ESCR_SLOTS) {
+        int s = nb_escr_index(c, msr);
+        if (s < 0)
+            return DSM_GP;
+        if (wr) {
+            if (*v & ~DSM_ESCR_VALID)
+                return DSM_GP;
+            c->nb_escr[s] = *v;
+        } else {
+            *v = c->nb_escr[s];
+        }
+        return DSM_OK;
+    }
+    switch (msr) {
+    case DSM_MSR_DEBUGCTL:
+        if (wr) {
+            if (*v & ~c->debugctl_valid)
+                return DSM_GP;
+            /* BTS_OFF_OS/USR need DS-CPL (SDM "Debug Store (DS) Mechanism") */
+            if ((*v & (DSM_NBDBG_OFF_OS | DSM_NBDBG_OFF_USR)) && !(c->cpuid1[2] & DSM_C1_ECX_DSCPL))
+                return DSM_GP;
+            c->debugctl = *v;
+        } else {
+            *v = c->debugctl;
+        }
+        return DSM_OK;
+    case DSM_MSR_PEBS_ENABLE:
+        if (!has_pebs(c))
+            return DSM_GP;
+        if (wr) {
+            if (*v & ~DSM_NB_PEBS_VALID)
+                return DSM_GP;
+            c->pebs_enable = *v;
+        } else {
+            *v = c->pebs_enable;
+        }
+        return DSM_OK;
+    case DSM_MSR_PEBS_3F2:   /* MSR_PEBS_MATRIX_VERT */
+        if (!has_pebs(c))
+            return DSM_GP;
+        if (wr) {
+            if (*v & ~DSM_NB_VERT_VALID)
+                return DSM_GP;
+            c->pebs_cfg = *v;
+        } else {
+            *v = c->pebs_cfg;
+        }
+        return DSM_OK;
+    case DSM_MSR_NB_LER_FROM:
+    case DSM_MSR_NB_LER_TO:
+        if (wr)
+            return DSM_GP;
+        *v = msr == DSM_MSR_NB_LER_FROM ? c->ler_from : c->ler_to;
+        return DSM_OK;
+    default:
+        break;
+    }
+    int rc;
+    if (lbr_msr(c, msr, wr, v, &rc))
+        return rc;
+    return DSM_GP;
+}
+
+static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
+{
+    if (msr >= DSM_MSR_PMC0 && msr < DSM_MSR_PMC0 + c->ngp) {
+        unsigned n = msr - DSM_MSR_PMC0;
+        if (wr) { /* legacy write: bits 31:0 sign-extended to the counter width */
+            c->pmc[n] = (uint64_t)(int64_t)(int32_t)(uint32_t)*v & wmask(c->gp_width);
+            c->armed &= ~(1ull << n);   /* model: reprogramming a counter drops a pending assist */
+        } else
+            *v = c->pmc[n];
+        return DSM_OK;
+    }
+    if ((c->perf_caps & DSM_CAP_FW_WRITE) && msr >= DSM_MSR_A_PMC0 && msr < DSM_MSR_A_PMC0 + c->ngp) {
+        unsigned n = msr - DSM_MSR_A_PMC0;
+        if (wr) {
+            if (*v & ~wmask(c->gp_width))
+                return DSM_GP;
+            c->pmc[n] = *v;
+            c->armed &= ~(1ull << n);
+        } else {
+            *v = c->pmc[n];
+        }
+        return DSM_OK;
+    }
+    if (msr >= DSM_MSR_PERFEVTSEL0 && msr < DSM_MSR_PERFEVTSEL0 + c->ngp) {
+        unsigned n = msr - DSM_MSR_PERFEVTSEL0;
+        if (wr) {
+            if (*v & ~c->evtsel_valid)
+                return DSM_GP;
+            c->evtsel[n] = *v;
+        } else {
+            *v = c->evtsel[n];
+        }
+        return DSM_OK;
+    }
+    if (c->version >= 2 && msr >= DSM_MSR_FIXED_CTR0 && msr < DSM_MSR_FIXED_CTR0 + c->nfixed) {
+        unsigned m = msr - DSM_MSR_FIXED_CTR0;
+        if (wr) {
+            if (*v & ~wmask(c->fixed_width))
+                return DSM_GP;
+            c->fixed[m] = *v;
+            c->armed &= ~(1ull << (32 + m));
+        } else {
+            *v = c->fixed[m];
+        }
+        return DSM_OK;
+    }
+    switch (msr) {
+    case DSM_MSR_PERF_CAP:
+        if (!has_pdcm(c) || wr)
+            return DSM_GP;
+        *v = c->perf_caps;
+        return DSM_OK;
+    case DSM_MSR_DEBUGCTL:
+        if (wr) {
+            if (*v & ~c->debugctl_valid)
+                return DSM_GP;
+            if ((*v & (DSM_DBG_BTS_OFF_OS | DSM_DBG_BTS_OFF_USR)) && !(c->cpuid1[2] & DSM_C1_ECX_DSCPL))
+                return DSM_GP;
+            c->debugctl = *v;
+        } else {
+            *v = c->debugctl;
+        }
+        return DSM_OK;
+    case DSM_MSR_FIXED_CTR_CTRL:
+        if (c->version < 2)
+            return DSM_GP;
+        if (wr) {
+            if (*v & ~fixed_ctrl_valid(c))
+                return DSM_GP;
+            c->fixed_ctrl = *v;
+        } else {
+            *v = c->fixed_ctrl;
+        }
+        return DSM_OK;
+    case DSM_MSR_GLOBAL_STATUS:
+        if (c->version < 2 || wr)
+            return DSM_GP;
+        *v = c->gstatus;
+        return DSM_OK;
+    case DSM_MSR_GLOBAL_CTRL:
+        if (c->version < 2)
+            return DSM_GP;
+        if (wr) {
+            if (*v & ~gctrl_valid(c))
+                return DSM_GP;
+            c->gctrl = *v;
+        } else {
+            *v = c->gctrl;
+        }
+        return DSM_OK;
+    case DSM_MSR_GLOBAL_OVF_CTRL:
+        if (c->version < 2)
+            return DSM_GP;
+        if (wr) {
+            if (*v & ~gstatus_valid(c))
+                return DSM_GP;
+            c->gstatus &= ~*v;   /* v4: clearing CTR_Frz / LBR_Frz unfreezes */
+        } else {
+            *v = 0;
+        }
+        return DSM_OK;
+    case DSM_MSR_GLOBAL_STATUS_SET:
+        if (c->version < 4)
+            return DSM_GP;
+        if (wr) {
+            if (*v & ~(gstatus_valid(c) & ~DSM_GS_CONDCHGD))
+                return DSM_GP;
+            c->gstatus |= *v;
+        } else {
+            *v = 0;
+        }
+        return DSM_OK;
+    case DSM_MSR_GLOBAL_INUSE:
+        if (c->version < 4 || wr)
+            return DSM_GP;
+        /* bit n: PERFEVTSELn[7:0] != 0; bit 32+m: fixed m enabled; 63: PMI in use
+         * (reference: single source, unconfirmed semantics) */
+        *v = 0;
+        for (unsigned n = 0; n < c->ngp; n++) {
+            if (c->evtsel[n] & 0xFF)
+                *v |= 1ull << n;
+            if (c->evtsel[n] & DSM_EVT_INT)
+                *v |= 1ull << 63;
+        }
+        for (unsigned m = 0; m < c->nfixed; m++) {
+            if ((c->fixed_ctrl >> (4 * m)) & 3)
+                *v |= 1ull << (32 + m);
+            if ((c->fixed_ctrl >> (4 * m)) & 8)
+                *v |= 1ull << 63;
+        }
+        if (c->pebs_enable)
+            *v |= 1ull << 63;
+        return DSM_OK;
+    case DSM_MSR_PEBS_ENABLE:
+        if (!has_pebs(c))
+            return DSM_GP;
+        if (wr) {
+            if (*v & ~pebs_enable_valid(c))
+                return DSM_GP;
+            c->pebs_enable = *v;
+        } else {
+            *v = c->pebs_enable;
+        }
+        return DSM_OK;
+    case DSM_MSR_PEBS_3F2:   /* MSR_PEBS_DATA_CFG, adaptive PEBS only */
+        if (!has_pebs(c) || c->pebs_fmt < 4)
+            return DSM_GP;
+        if (wr) {
+            /* groups 3:0, LBR entries-1 in 31:24 (model: at most the LBR depth) */
+            if ((*v & ~0xFF00000Full) || ((*v >> 24) & 0xFF) >= c->lbr_depth)
+                return DSM_GP;
+            c->pebs_cfg = *v;
+        } else {
+            *v = c->pebs_cfg;
+        }
+        return DSM_OK;
+    case DSM_MSR_PEBS_LD_LAT:
+        if (!c->ll || !has_pebs(c))
+            return DSM_GP;
+        if (wr) {
+            if (*v & ~0xFFFFull)
+                return DSM_GP;
+            c->ld_lat = *v;
+        } else {
+            *v = c->ld_lat;
+        }
+        return DSM_OK;
+    case DSM_MSR_PEBS_FRONTEND:
+        /* Skylake+; fields single-source: model accepts bits 23:0 */
+        if (c->pebs_fmt < 3 || !has_pebs(c))
+            return DSM_GP;
+        if (wr) {
+            if (*v & ~0xFFFFFFull)
+                return DSM_GP;
+            c->frontend = *v;
+        } else {
+            *v = c->frontend;
+        }
+        return DSM_OK;
+    case DSM_MSR_LBR_SELECT:
+        if (!c->lbrsel_valid)
+            return DSM_GP;
+        if (wr) {
+            if (*v & ~c->lbrsel_valid)
+                return DSM_GP;
+            c->lbr_select = *v;
+        } else {
+            *v = c->lbr_select;
+        }
+        return DSM_OK;
+    case DSM_MSR_LER_FROM:
+    case DSM_MSR_LER_TO:
+        if (c->lbr.arch)
+            return DSM_GP;
+        if (wr)
+            return DSM_GP;
+        *v = msr == DSM_MSR_LER_FROM ? c->ler_from : c->ler_to;
+        return DSM_OK;
+    default:
+        break;
+    }
+    int rc;
+    if (lbr_msr(c, msr, wr, v, &rc))
+        return rc;
+    return DSM_GP;
+}
+
+static int msr_access(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
+{
+    if (msr == DSM_MSR_MISC_ENABLE) {
+        if (wr) {
+            /* bits 7, 11, 12 are read-only: writes keep them */
+            const uint64_t ro = DSM_MISC_PERFMON | DSM_MISC_NO_BTS | DSM_MISC_NO_PEBS;
+            c->misc_enable = (c->misc_enable & ro) | (*v & ~ro);
+        } else {
+            *v = c->misc_enable;
+        }
+        return DSM_OK;
+    }
+    if (msr == DSM_MSR_DS_AREA && c->kind != K_NONE) {
+        if (!has_ds(c))
+            return DSM_GP;
+        if (wr) {
+            if (!canonical(c, *v))
+                return DSM_GP;
+            c->ds_area = *v;
+        } else {
+            *v = c->ds_area;
+        }
+        return DSM_OK;
+    }
+    switch (c->kind) {
+    case K_NB:
+        return msr_nb(c, msr, wr, v);
+    case K_ARCH:
+        return msr_arch(c, msr, wr, v);
+    default:
+        if (msr == DSM_MSR_DEBUGCTL) {   /* P6: LBR, BTF only */
+            if (wr) {
+                if (*v & ~c->debugctl_valid)
+                    return DSM_GP;
+                c->debugctl = *v;
+            } else {
+                *v = c->debugctl;
+            }
+            return DSM_OK;
+        }
+        return DSM_GP;
+    }
+}
+
+int dsm_rdmsr(struct dsm_cpu *c, uint32_t msr, uint64_t *out)
+{
+    if (!c || !out)
+        return DSM_EINVAL;
+    uint64_t v = 0;
+    int rc = msr_access(c, msr, false, &v);
+    struct dsm_msr_stat *s = msr_slot(c, msr);
+    c->st.rdmsr++;
+    if (s)
+        s->reads++;
+    if (rc != DSM_OK) {
+        c->st.rdmsr_gp++;
+        if (s)
+            s->faults++;
+        return rc;
+    }
+    *out = v;
+    return DSM_OK;
+}
+
+int dsm_wrmsr(struct dsm_cpu *c, uint32_t msr, uint64_t val)
+{
+    if (!c)
+        return DSM_EINVAL;
+    uint64_t v = val;
+    int rc = msr_access(c, msr, true, &v);
+    struct dsm_msr_stat *s = msr_slot(c, msr);
+    c->st.wrmsr++;
+    if (s)
+        s->writes++;
+    if (rc != DSM_OK) {
+        c->st.wrmsr_gp++;
+        if (s)
+            s->faults++;
+    }
+    return rc;
+}
+
+/* ---- DS area access ------------------------------------------------------ */
+/* Field i (0 BTS base, 1 index, 2 max, 3 thresh, 4 PEBS base, 5 index, 6 max,
+ * 7 thresh) of the DS buffer management area (SDM "DS Save Area" figures). */
+static int ds_read_fields(struct dsm_cpu *c, unsigned first, uint64_t out[4])
+{
+    if (!c->mem) {
+        c->st.mem_faults++;
+        return -1;
+    }
+    if (dsm_ds64(c)) {
+        if (c->mem->read(c->mem_ctx, c->ds_area + 8 * first, out, 32)) {
+            c->st.mem_faults++;
+            return -1;
+        }
+        return 0;
+    }
+    uint32_t f[4];
+    if (c->mem->read(c->mem_ctx, (c->ds_area + 4 * first) & 0xFFFFFFFFull, f, 16)) {
+        c->st.mem_faults++;
+        return -1;
+    }
+    for (int i = 0; i < 4; i++)
+        out[i] = f[i];
+    return 0;
+}
+
+static int ds_write_index(struct dsm_cpu *c, unsigned field, uint64_t val)
+{
+    int rc;
+    if (dsm_ds64(c)) {
+        rc = c->mem->write(c->mem_ctx, c->ds_area + 8 * field, &val, 8);
+    } else {
+        uint32_t v32 = (uint32_t)val;
+        rc = c->mem->write(c->mem_ctx, (c->ds_area + 4 * field) & 0xFFFFFFFFull, &v32, 4);
+    }
+    if (rc)
+        c->st.mem_faults++;
+    return rc;
+}
+
+/* Counter-reset slot (reference ds-area.md): 64-bit 0x40 + 8*slot, 32-bit
+ * 0x20 + 8*slot (NetBurst: 40-bit value, low dword 0x20, high 0x24). */
+static uint64_t ds_reset_value(struct dsm_cpu *c, unsigned slot)
+{
+    uint64_t v = 0;
+    uint64_t a = dsm_ds64(c) ? c->ds_area + 0x40 + 8ull * slot : (c->ds_area + 0x20 + 8ull * slot) & 0xFFFFFFFFull;
+    if (!c->mem || c->mem->read(c->mem_ctx, a, &v, 8)) {
+        c->st.mem_faults++;
+        return 0;
+    }
+    return v;
+}
+
+/* Append one record; shared by PEBS (base field 4) and BTS (base field 0).
+ * Returns 1 written, 0 skipped. *crossed set when the index is at or past
+ * the interrupt threshold after this record. */
+static int ds_append(struct dsm_cpu *c, unsigned first, const void *rec, uint32_t size, bool circular,
+                     bool *crossed)
+{
+    uint64_t f[4];
+    *crossed = false;
+    if (ds_read_fields(c, first, f))
+        return 0;
+    uint64_t base = f[0], idx = f[1], max = f[2], thr = f[3];
+    if (!dsm_ds64(c)) {
+        base &= 0xFFFFFFFFull;
+    }
+    if (idx < base || idx + size > max) {
+        if (!circular || base + size > max)
+            return 0;
+        idx = base;   /* BTINT = 0: the BTS buffer wraps to its base */
+        c->st.bts_wraps++;
+    }
+    if (c->mem->write(c->mem_ctx, idx, rec, size)) {
+        c->st.mem_faults++;
+        return 0;
+    }
+    uint64_t nidx = idx + size;
+    if (ds_write_index(c, first + 1, nidx))
+        return 0;
+    /* The CPU compares after every record: each record that leaves the
+     * index at or beyond the threshold requests the PMI (the handler resets
+     * the index; until then the LVT mask holds further PMIs off). */
+    if (nidx >= thr)
+        *crossed = true;
+    return 1;
+}
+
+/* ---- event path ---------------------------------------------------------- */
+static inline unsigned arch_inc(const struct dsm_cpu *c, uint64_t sel, const struct dsm_event *ev)
+{
+    unsigned e = (unsigned)(sel & 0xFF), um = (unsigned)((sel >> 8) & 0xFF);
+    switch (e) {
+    case 0xC0: return um == 0;                                  /* INST_RETIRED.ANY_P */
+    case 0x3C: return um <= 1;                                  /* CPU_CLK_UNHALTED core/ref: 1/instr */
+    case 0xC4: return um == 0 && (ev->flags & DSM_EV_BRANCH);   /* BR_INST_RETIRED.ALL_BRANCHES */
+    case 0xC5: return um == 0 && (ev->flags & DSM_EV_BRANCH) && (ev->flags & DSM_EV_MISPRED);
+    case 0xD0: return um == 0x81 && (ev->flags & DSM_EV_LOAD);  /* MEM_INST_RETIRED.ALL_LOADS */
+    case 0x0B:
+        if (um == 0x01)                                         /* MEM_INST_RETIRED.LOADS (NHM) */
+            return (ev->flags & DSM_EV_LOAD) != 0;
+        if (um == 0x10)                                         /* ...LATENCY_ABOVE_THRESHOLD (NHM) */
+            return c->ll && (ev->flags & DSM_EV_LOAD) && ev->load_latency > (c->ld_lat & 0xFFFF);
+        return 0;
+    case 0xCD:                                                  /* MEM_TRANS_RETIRED.LOAD_LATENCY */
+        return um == 0x01 && c->ll && (ev->flags & DSM_EV_LOAD) && ev->load_latency > (c->ld_lat & 0xFFFF);
+    default:
+        return 0;
+    }
+}
+
+static bool is_ll_event(uint64_t sel)
+{
+    unsigned e = (unsigned)(sel & 0xFF), um = (unsigned)((sel >> 8) & 0xFF);
+    return (e == 0xCD && um == 1) || (e == 0x0B && um == 0x10);
+}
+
+static bool is_load_event(uint64_t sel)
+{
+    unsigned e = (unsigned)(sel & 0xFF), um = (unsigned)((sel >> 8) & 0xFF);
+    return is_ll_event(sel) || (e == 0xD0 && um == 0x81) || (e == 0x0B && um == 1);
+}
+
+static bool pebs_on(const struct dsm_cpu *c, unsigned bit)
+{
+    if (!(c->pebs_enable & (1ull << bit)))
+        return false;
+    if (c->pebs_fmt == 0)
+        return bit == 0;
+    if (c->pebs_fmt <= 3)
+        return bit < 4;
+    return true;
+}
+
+/* Count one occurrence on architectural counter `bit` (n or 32+m). */
+static inline void arch_count(struct dsm_cpu *c, unsigned bit)
+{
+    uint64_t *ctr;
+    uint64_t mask;
+    bool pmi;
+    if (bit < 32) {
+        ctr = &c->pmc[bit];
+        mask = wmask(c->gp_width);
+        pmi = (c->evtsel[bit] & DSM_EVT_INT) != 0;
+    } else {
+        unsigned m = bit - 32;
+        ctr = &c->fixed[m];
+        mask = wmask(c->fixed_width);
+        pmi = ((c->fixed_ctrl >> (4 * m)) & 8) != 0;
+    }
+    *ctr = (*ctr + 1) & mask;
+    if (*ctr == 0) {   /* overflow: SDM "Performance Monitoring Overflow" */
+        c->gstatus |= 1ull << bit;
+        if (has_pebs(c) && pebs_on(c, bit))
+            c->armed |= 1ull << bit;
+        if (pmi)
+            c->pmi_pending |= DSM_PMI_COUNTER;
+    }
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Newest-first LBR entry k as {from, to, info} for the adaptive LBR group. */
+static void lbr_entry(const struct dsm_cpu *c, uint32_t k, uint64_t out[3])
+{
+    uint32_t i = c->lbr.arch ? k : ((c->lbr_tos - k) & (c->lbr.depth - 1));
+    out[0] = c->lbr_from[i];
+    out[1] = c->lbr_to[i];
+    out[2] = c->lbr_info[i];
+}
+
+/* Write the PEBS record for applicable counters `hit` (formats 0-4). */
+static void pebs_record_arch(struct dsm_cpu *c, const struct dsm_event *ev, uint64_t hit)
+{
+    uint8_t rec[1232];
+    uint32_t size = 0;
+    uint64_t rip = (c->perf_caps & DSM_CAP_PEBS_TRAP) ? ev->next_ip : ev->ip;
+    bool ll = false, load = false, adaptive = false;
+    for (unsigned n = 0; n < c->ngp; n++)
+        if (hit & (1ull << n)) {
+            if (is_ll_event(c->evtsel[n]) && (c->pebs_fmt == 4 || (c->pebs_enable & (1ull << (32 + n)))))
+                ll = true;
+            if (is_load_event(c->evtsel[n]))
+                load = true;
+            if (c->evtsel[n] & DSM_EVT_ADAPTIVE)
+                adaptive = true;
+        }
+    for (unsigned m = 0; m < c->nfixed; m++)
+        if ((hit & (1ull << (32 + m))) && ((c->fixed_ctrl >> (32 + 4 * m)) & 1))
+            adaptive = true;
+    load = load && (ev->flags & DSM_EV_LOAD);
+    ll = ll && (ev->flags & DSM_EV_LOAD);
+    if (c->pebs_fmt <= 3) {
+        /* SDM "PEBS Record Format" (Core 2), Core i7 (fmt 1), Haswell (fmt 2), Skylake (fmt 3) */
+        static const uint32_t sizes[4] = { 0x90, 0xB0, 0xC0, 0xC8 };
+        size = sizes[c->pebs_fmt];
+        for (unsigned k = 0; k < 18; k++)
+            put64(rec + 8 * k, k == DSM_R_IP ? rip : ev->regs[k]);
+        if (c->pebs_fmt >= 1) {
+            put64(rec + 0x90, c->pebs_fmt == 3 ? hit : c->gstatus);
+            put64(rec + 0x98, (ll || (load && c->pebs_fmt >= 2)) ? ev->load_addr : 0);
+            put64(rec + 0xA0, ll ? ev->data_src : 0);
+            put64(rec + 0xA8, ll ? ev->load_latency : 0);
+        }
+        if (c->pebs_fmt >= 2) {
+            put64(rec + 0xB0, ev->ip);   /* EventingIP */
+            put64(rec + 0xB8, 0);        /* no TSX in the model */
+        }
+        if (c->pebs_fmt == 3)
+            put64(rec + 0xC0, ev->tsc);
+    } else {
+        /* Adaptive PEBS (reference pebs-records.md "Format 4"): basic, then
+         * meminfo, GPRs, XMM, LBR as selected by PEBS_DATA_CFG. */
+        uint64_t cfg = adaptive ? c->pebs_cfg : 0;
+        size = adaptive_size(cfg);
+        put64(rec + 0, (cfg & 0xFFFFFFFFFFFFull) | ((uint64_t)size << 48));
+        put64(rec + 8, ev->ip);
+        put64(rec + 16, hit);
+        put64(rec + 24, ev->tsc);
+        uint32_t o = 32;
+        if (cfg & 1) {
+            put64(rec + o, load ? ev->load_addr : 0);
+            put64(rec + o + 8, load ? ev->data_src : 0);
+            put64(rec + o + 16, ll ? ev->load_latency : 0);
+            put64(rec + o + 24, 0);
+            o += 32;
+        }
+        if (cfg & 2) {
+            static const uint8_t order[18] = { DSM_R_FLAGS, DSM_R_IP, DSM_R_AX, DSM_R_CX, DSM_R_DX, DSM_R_BX,
+                                               DSM_R_SP, DSM_R_BP, DSM_R_SI, DSM_R_DI, 10, 11, 12, 13, 14, 15, 16, 17 };
+            for (unsigned k = 0; k < 18; k++)
+                put64(rec + o + 8 * k, order[k] == DSM_R_IP ? rip : ev->regs[order[k]]);
+            o += 144;
+        }
+        if (cfg & 4) {
+            for (unsigned k = 0; k < 32; k++)
+                put64(rec + o + 8 * k, ev->xmm ? ev->xmm[k] : 0);
+            o += 256;
+        }
+        if (cfg & 8) {
+            uint32_t n = (uint32_t)((cfg >> 24) & 0xFF) + 1;
+            for (uint32_t k = 0; k < n; k++) {
+                uint64_t e[3] = { 0, 0, 0 };
+                if (k < c->lbr_depth)
+                    lbr_entry(c, k, e);
+                put64(rec + o, e[0]);
+                put64(rec + o + 8, e[1]);
+                put64(rec + o + 16, e[2]);
+                o += 24;
+            }
+        }
+    }
+    bool crossed;
+    if (ds_append(c, 4, rec, size, false, &crossed)) {
+        c->st.pebs_written++;
+        if (crossed) {
+            c->gstatus |= DSM_GS_OVFBUF;
+            c->pmi_pending |= DSM_PMI_PEBS;
+        }
+    } else {
+        c->st.pebs_skipped++;
+    }
+}
+
+/* LBR update for a taken branch (SDM "Last Branch Recording"). */
+static void lbr_record(struct dsm_cpu *c, const struct dsm_event *ev)
+{
+    const struct dsm_lbr_row *r = &c->lbr;
+    bool mis = (ev->flags & DSM_EV_MISPRED) != 0;
+    uint64_t from = ev->ip, to = ev->br_to;
+    uint64_t cyc = c->lbr_cycles > 0xFFFF ? 0xFFFF : c->lbr_cycles;
+    if (r->arch) {
+        uint64_t ctl = c->lbr_ctl;
+        if (!(ctl & 1) || !(ctl & (ev->cpl == 0 ? 2u : 4u)))
+            return;
+        static const uint8_t tbit[7] = { 16, 17, 18, 19, 20, 21, 22 };
+        static const uint8_t btype[7] = { 0, 2, 1, 4, 3, 5, 15 };
+        unsigned k = ev->br_kind < 7 ? ev->br_kind : 6;
+        if (!(ctl & (1ull << tbit[k])))
+            return;
+        for (uint32_t i = c->lbr_depth - 1; i > 0; i--) {
+            c->lbr_from[i] = c->lbr_from[i - 1];
+            c->lbr_to[i] = c->lbr_to[i - 1];
+            c->lbr_info[i] = c->lbr_info[i - 1];
+        }
+        c->lbr_from[0] = from;
+        c->lbr_to[0] = to;
+        c->lbr_info[0] = ((uint64_t)mis << 63) | (1ull << 60) | ((uint64_t)btype[k] << 56) | cyc;
+        c->lbr_cycles = 0;
+        c->st.lbr_written++;
+        return;
+    }
+    if (c->lbrsel_valid) {
+        uint64_t s = c->lbr_select;
+        if ((ev->cpl == 0 && (s & 1)) || (ev->cpl != 0 && (s & 2)))
+            return;
+        static const uint8_t sbit[7] = { 2, 7, 6, 3, 4, 5, 8 };
+        unsigned k = ev->br_kind < 7 ? ev->br_kind : 6;
+        if (s & (1ull << sbit[k]))
+            return;
+    }
+    uint32_t t = (c->lbr_tos + 1) & (r->depth - 1);
+    uint64_t f = from, o = to, info = 0;
+    switch (c->kind == K_NB ? 1 : r->fmt) {
+    case 0: f &= 0xFFFFFFFFull; o &= 0xFFFFFFFFull; break;         /* packed 32-bit */
+    case 3: f = (f & ~(1ull << 63)) | ((uint64_t)mis << 63); break; /* EIP_FLAGS */
+    case 4: f = (f & ((1ull << 61) - 1)) | ((uint64_t)mis << 63); break; /* EIP_FLAGS2, no TSX */
+    case 5: info = ((uint64_t)mis << 63) | cyc; break;              /* LBR_INFO */
+    case 6: f = (f & ~(1ull << 63)) | ((uint64_t)mis << 63);        /* TIME */
+            o = (o & 0xFFFFFFFFFFFFull) | (cyc << 48); break;
+    case 7: info = ((uint64_t)mis << 63) | cyc; break;              /* INFO2 */
+    default: break;                                                 /* LIP/EIP: plain */
+    }
+    c->lbr_from[t] = f;
+    c->lbr_to[t] = o;
+    c->lbr_info[t] = info;
+    c->lbr_tos = t;
+    c->lbr_cycles = 0;
+    c->st.lbr_written++;
+}
+
+static void bts_record(struct dsm_cpu *c, const struct dsm_event *ev, bool btint)
+{
+    uint8_t rec[24];
+    uint32_t size = dsm_bts_record_size(c);
+    /* flags bit 4 = predicted; not supported on Core/Atom (SDM), the model
+     * reports it only on NetBurst. */
+    uint64_t flags = (c->kind == K_NB && !(ev->flags & DSM_EV_MISPRED)) ? 0x10 : 0;
+    if (size == 24) {
+        put64(rec, ev->ip);
+        put64(rec + 8, ev->br_to);
+        put64(rec + 16, flags);
+    } else {
+        uint32_t w[3] = { (uint32_t)ev->ip, (uint32_t)ev->br_to, (uint32_t)flags };
+        for (int i = 0; i < 3; i++)
+            for (int b = 0; b < 4; b++)
+                rec[4 * i + b] = (uint8_t)(w[i] >> (8 * b));
+    }
+    bool crossed;
+    if (ds_append(c, 0, rec, size, !btint, &crossed)) {
+        c->st.bts_written++;
+        if (crossed && btint)
+            c->pmi_pending |= DSM_PMI_BTS;
+    } else {
+        c->st.bts_skipped++;
+    }
+}
+
+/* NetBurst: increments of counter i's event for this instruction. */
+static unsigned nb_inc(const struct dsm_cpu *c, unsigned i, const struct dsm_event *ev, bool fe_tag, bool rp_tag,
+                       bool *at_ret_pebs)
+{
+    int s = c->nb_escr_of[i];
+    uint64_t e = c->nb_escr[s];
+    uint32_t msr = DSM_MSR_NB_ESCR_FIRST + (uint32_t)s;
+    *at_ret_pebs = false;
+    if (!(e & (ev->cpl == 0 ? DSM_ESCR_T0_OS : DSM_ESCR_T0_USR)))
+        return 0;
+    unsigned evsel = (unsigned)(e >> 25) & 0x3F, mask = (unsigned)(e >> 9) & 0xFFFF;
+    bool br = (ev->flags & DSM_EV_BRANCH) != 0, mis = (ev->flags & DSM_EV_MISPRED) != 0;
+    bool tagged = fe_tag || rp_tag;
+    unsigned inc = 0;
+    if (msr == 0x3B8 || msr == 0x3B9) {          /* CRU_ESCR0/1 */
+        switch (evsel) {
+        case 0x02: inc = ((mask & 1) && !tagged) || ((mask & 2) && tagged); break; /* instr_retired */
+        case 0x01: inc = (mask & 1) != 0; break;                                   /* uops_retired */
+        case 0x03: inc = (mask & 1) && br && mis; break;                           /* mispred_branch_retired */
+        default: break;
+        }
+    } else if (msr == 0x3CC || msr == 0x3CD) {   /* CRU_ESCR2/3 */
+        switch (evsel) {
+        case 0x08: inc = (mask & 1) && fe_tag; *at_ret_pebs = true; break;         /* front_end_event */
+        case 0x09: inc = (mask & 1) && rp_tag; *at_ret_pebs = true; break;         /* replay_event */
+        case 0x0C: inc = 0; *at_ret_pebs = true; break;  /* execution_event: no upstream tagging modelled */
+        case 0x06:                                                                  /* branch_retired */
+            if (br) {
+                unsigned b = ((ev->flags & DSM_EV_TAKEN) ? 2u : 0u) + (mis ? 1u : 0u);
+                inc = (mask >> b) & 1;
+            }
+            break;
+        default: break;
+        }
+    }
+    uint64_t cccr = c->nb_cccr[i];
+    /* Active thread: 00 none; 01 single, 11 any count (one thread active); 10 both: no */
+    unsigned at = (unsigned)(cccr >> DSM_CCCR_AT_SHIFT) & 3;
+    if (at == 0 || at == 2)
+        return 0;
+    if (cccr & DSM_CCCR_COMPARE) {
+        unsigned thr = (unsigned)(cccr >> DSM_CCCR_THR_SHIFT) & 0xF;
+        bool pass = (cccr & DSM_CCCR_COMPLEMENT) ? inc <= thr : inc > thr;
+        inc = pass ? inc : 0;
+    }
+    return inc;
+}
+
+static void nb_pebs_record(struct dsm_cpu *c, const struct dsm_event *ev)
+{
+    uint8_t rec[144];
+    uint32_t size;
+    if (dsm_ds64(c)) {
+        size = 144;
+        for (unsigned k = 0; k < 18; k++)
+            put64(rec + 8 * k, k == DSM_R_IP ? ev->next_ip : ev->regs[k]);
+    } else {
+        /* 32-bit record: EFLAGS, EIP, EAX, EBX, ECX, EDX, ESI, EDI, EBP, ESP */
+        size = 40;
+        for (unsigned k = 0; k < 10; k++) {
+            uint32_t v = (uint32_t)(k == DSM_R_IP ? ev->next_ip : ev->regs[k]);
+            for (int b = 0; b < 4; b++)
+                rec[4 * k + b] = (uint8_t)(v >> (8 * b));
+        }
+    }
+    bool crossed;
+    if (ds_append(c, 4, rec, size, false, &crossed)) {
+        c->st.pebs_written++;
+        if (crossed)
+            c->pmi_pending |= DSM_PMI_PEBS;
+    } else {
+        c->st.pebs_skipped++;
+    }
+}
+
+static void nb_retire(struct dsm_cpu *c, const struct dsm_event *ev)
+{
+    bool fe_tag = false, rp_tag = false;
+    bool load = (ev->flags & DSM_EV_LOAD) != 0;
+    /* Front-end tagging: uop_type (0x02) on RAT_ESCR0/1 with Tag enable */
+    for (unsigned k = 0; k < 2; k++) {
+        uint64_t e = c->nb_escr[0x3BC + k - DSM_MSR_NB_ESCR_FIRST];
+        if (((e >> 25) & 0x3F) == 0x02 && (e & DSM_ESCR_TAG_EN) &&
+            (e & (ev->cpl == 0 ? DSM_ESCR_T0_OS : DSM_ESCR_T0_USR))) {
+            unsigned m = (unsigned)(e >> 9) & 0xFFFF;
+            if (((m & 2) && load) || ((m & 4) && (ev->flags & DSM_EV_STORE)))
+                fe_tag = true;
+        }
+    }
+    /* Replay tagging (reference netburst.md "Replay-tagging metrics") */
+    if (c->pebs_enable & DSM_NB_PEBS_UOP_TAG) {
+        uint64_t pe = c->pebs_enable, mv = c->pebs_cfg;
+        unsigned src = ev->data_src & 0xF;
+        if (load && (mv & 1) && (pe & 1) && src != 0x1)
+            rp_tag = true;                       /* 1stL_cache_load_miss_retired */
+        if (load && (mv & 1) && (pe & 2) && src != 0x1 && src != 0x2 && src != 0x3)
+            rp_tag = true;                       /* 2ndL_cache_load_miss_retired */
+        if ((ev->flags & DSM_EV_BRANCH) && (ev->flags & DSM_EV_MISPRED) && (mv & 0x10) && (pe & 0x18000) == 0x18000)
+            rp_tag = true;                       /* Tagged_mispred_branch */
+    }
+    bool pebs_hit = false;
+    uint32_t act = c->nb_active;
+    while (act) {
+        unsigned i = (unsigned)__builtin_ctz(act);
+        act &= act - 1;
+        bool atret;
+        unsigned inc = nb_inc(c, i, ev, fe_tag, rp_tag, &atret);
+        uint64_t cccr = c->nb_cccr[i];
+        if (!inc)
+            continue;
+        bool pebs = i == DSM_NB_PEBS_CTR && atret && (c->pebs_enable & DSM_NB_PEBS_MY_THR) && has_pebs(c);
+        if (pebs && (c->armed & (1ull << 16))) {
+            pebs_hit = true;
+            continue;
+        }
+        c->nb_cnt[i] = (c->nb_cnt[i] + 1) & wmask(DSM_NB_WIDTH);
+        if (c->nb_cnt[i] == 0 || (cccr & DSM_CCCR_FORCE_OVF)) {
+            c->nb_cccr[i] |= DSM_CCCR_OVF;   /* sticky until software clears it */
+            if (pebs)   /* PEBS counter: the PMI comes from the DS threshold */
+                c->armed |= 1ull << 16;
+            else if (cccr & DSM_CCCR_OVF_PMI_T0)
+                c->pmi_pending |= DSM_PMI_COUNTER;
+        }
+    }
+    if (pebs_hit) {
+        nb_pebs_record(c, ev);
+        c->armed &= ~(1ull << 16);
+        c->nb_cnt[16] = ds_reset_value(c, 0) & wmask(DSM_NB_WIDTH);
+        c->nb_cnt[16] = (c->nb_cnt[16] + 1) & wmask(DSM_NB_WIDTH);
+        if (c->nb_cnt[16] == 0) {
+            c->nb_cccr[16] |= DSM_CCCR_OVF;
+            c->armed |= 1ull << 16;
+        }
+    }
+}
+
+static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
+{
+    if (c->gstatus & DSM_GS_CTR_FRZ)   /* v4 streamlined freeze: counters stopped */
+        return;
+    uint64_t hit = 0;
+    uint64_t en = c->version >= 2 ? c->gctrl : ~0ull;
+    for (unsigned n = 0; n < c->ngp; n++) {
+        uint64_t sel = c->evtsel[n];
+        if (!(sel & DSM_EVT_EN) || !(en & (1ull << n)))
+            continue;
+        if (!(sel & (ev->cpl == 0 ? DSM_EVT_OS : DSM_EVT_USR)))
+            continue;
+        if (!arch_inc(c, sel, ev))
+            continue;
+        if ((c->armed & (1ull << n)) && pebs_on(c, n))
+            hit |= 1ull << n;
+        else
+            arch_count(c, n);
+    }
+    for (unsigned m = 0; m < c->nfixed; m++) {
+        unsigned nib = (unsigned)(c->fixed_ctrl >> (4 * m)) & 0xF;
+        if (!(en & (1ull << (32 + m))) || !(nib & (ev->cpl == 0 ? 1u : 2u)))
+            continue;
+        if ((c->armed & (1ull << (32 + m))) && pebs_on(c, 32 + m))
+            hit |= 1ull << (32 + m);
+        else
+            arch_count(c, 32 + m);
+    }
+    if (hit) {
+        /* PEBS assist (SDM "Processor Event Based Sampling"): one record,
+         * then every applicable counter reloads from its DS reset slot. */
+        pebs_record_arch(c, ev, hit);
+        c->armed &= ~hit;
+        uint64_t h = hit;
+        while (h) {
+            unsigned bit = ctz64(h);
+            h &= h - 1;
+            unsigned slot = bit < 32 ? bit : 8 + (bit - 32);
+            uint64_t rv = ds_reset_value(c, slot);
+            if (bit < 32)
+                c->pmc[bit] = rv & wmask(c->gp_width);
+            else
+                c->fixed[bit - 32] = rv & wmask(c->fixed_width);
+            arch_count(c, bit);
+        }
+    }
+}
+
+int dsm_retire(struct dsm_cpu *c, const struct dsm_event *ev)
+{
+    if (!c || !ev || ev->cpl > 3)
+        return DSM_EINVAL;
+    c->st.events++;
+    c->lbr_cycles++;
+    if (c->kind == K_NB)
+        nb_retire(c, ev);
+    else if (c->kind == K_ARCH)
+        arch_retire(c, ev);
+    if (c->kind != K_NONE && (ev->flags & DSM_EV_TAKEN)) {
+        bool nb = c->kind == K_NB;
+        uint64_t d = c->debugctl;
+        /* BTS: TR and BTS set (SDM "Branch Trace Store"); PEBS is processed first */
+        uint64_t tr = nb ? DSM_NBDBG_TR : DSM_DBG_TR, bts = nb ? DSM_NBDBG_BTS : DSM_DBG_BTS;
+        uint64_t off_os = nb ? DSM_NBDBG_OFF_OS : DSM_DBG_BTS_OFF_OS;
+        uint64_t off_usr = nb ? DSM_NBDBG_OFF_USR : DSM_DBG_BTS_OFF_USR;
+        uint64_t btint = nb ? DSM_NBDBG_BTINT : DSM_DBG_BTINT;
+        if ((d & tr) && (d & bts) && has_bts(c) && !((ev->cpl == 0) ? (d & off_os) : (d & off_usr)))
+            bts_record(c, ev, (d & btint) != 0);
+        /* LBR */
+        bool lbr_on = c->lbr.arch ? true : (d & DSM_DBG_LBR) != 0;
+        if (lbr_on && !(c->gstatus & DSM_GS_LBR_FRZ))
+            lbr_record(c, ev);
+    }
+    if (c->pmi_pending) {
+        uint32_t why = c->pmi_pending;
+        c->pmi_pending = 0;
+        if (c->kind == K_ARCH) {
+            /* Freeze on PMI (SDM Table 17-3): legacy clears GLOBAL_CTRL and
+             * DEBUGCTL.LBR; v4 sets CTR_Frz / LBR_Frz. */
+            if (c->debugctl & DSM_DBG_FRZ_PMON) {
+                if (c->version >= 4)
+                    c->gstatus |= DSM_GS_CTR_FRZ;
+                else
+                    c->gctrl = 0;
+            }
+            if (c->debugctl & DSM_DBG_FRZ_LBR) {
+                if (c->version >= 4)
+                    c->gstatus |= DSM_GS_LBR_FRZ;
+                else
+                    c->debugctl &= ~DSM_DBG_LBR;
+            }
+        }
+        c->st.pmis++;
+        if (why & DSM_PMI_COUNTER)
+            c->st.pmi_counter++;
+        if (why & DSM_PMI_PEBS)
+            c->st.pmi_pebs++;
+        if (why & DSM_PMI_BTS)
+            c->st.pmi_bts++;
+        if (c->pmi)
+            c->pmi(c->pmi_ctx, why);
+    }
+    return DSM_OK;
+}
