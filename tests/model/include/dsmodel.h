@@ -26,6 +26,15 @@
  *    occurrence is counted into the reloaded value. With counter and reset
  *    = -P the records are written at occurrences P+1, 2P+1, 3P+1, ...:
  *    floor((n-1)/P) records for n occurrences (dsm_pebs_expected());
+ *  - NetBurst: thread 0 only (T0_* ESCR bits, PEBS_ENABLE bit 25);
+ *    execution_event counts nothing (no upstream execution-tagging event is
+ *    modelled); replay tagging covers 1stL/2ndL load misses (from data_src)
+ *    and Tagged_mispred_branch only; front-end tagging is uop_type
+ *    TAGLOADS/TAGSTORES on RAT_ESCR0/1 (the ESCR alone, no counter needed);
+ *  - LER registers read 0 (no exceptions are fed); LBR call-stack mode
+ *    records as normal; PEBS_FRONTEND is storage only;
+ *  - BTS "predicted" flag (bit 4) is written only on NetBurst (the SDM says
+ *    Core and Atom do not support it; the model extends that to later cores);
  *  - see dsmodel.c for the per-rule SDM citations.
  *
  * Concurrency / NMI: functions on different struct dsm_cpu are independent.
