@@ -993,6 +993,10 @@ static void do_run(const struct run_cfg *rc)
     }
     check_lbr(rc);
 
+    /* RUN line: PEBS runs give the sampled event count, BTS runs the taken
+     * branches of the workload (what BTS records). */
+    if (!rc->pebs)
+        events = E.model ? E.taken_n : x.taken;
     print_run(rc, events, rc->pebs ? expect : (rc->bts ? E.nbts : 0));
     goto out_uninstall;
 
