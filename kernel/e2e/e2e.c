@@ -655,12 +655,29 @@ static void check_lbr(const struct run_cfg *rc)
         const struct snap *s = &E.snap[k];
         if (!check(s->err == DS_OK, "%s: LBR snapshot %u read (%s)", rc->name, k, ds_errname(s->err)))
             continue;
+        if (!E.model) {
+            /* Hardware: the stack also holds the kernel's own branches
+             * around the workload (and the interrupt's far branch); the
+             * documented tolerance is "at least half of the non-empty
+             * entries are the workload's". Not verifiable here. */
+            uint32_t nonempty = 0, inr = 0;
+            for (uint32_t i = 0; i < s->n; i++) {
+                if (!s->e[i].from && !s->e[i].to)
+                    continue;
+                nonempty++;
+                if (s->e[i].from >= E.lo && s->e[i].from < E.hi)
+                    inr++;
+            }
+            check(nonempty > 0 && 2 * inr >= nonempty, "%s: LBR snapshot %u: %u of %u entries are branches of %s",
+                  rc->name, k, inr, nonempty, wl_name(rc->wl));
+            continue;
+        }
         uint64_t want = s->taken_at < s->n ? s->taken_at : s->n;
         uint32_t in_range = 0, match = 0;
         for (uint32_t i = 0; i < want; i++) {
             if (s->e[i].from >= E.lo && s->e[i].from < E.hi)
                 in_range++;
-            if (E.model && s->taken_at <= MAX_TAKEN) {
+            if (s->taken_at <= MAX_TAKEN) {
                 const struct taken_br *t = &E.taken[s->taken_at - 1 - i];
                 if (t->from == s->e[i].from && t->to == s->e[i].to)
                     match++;
@@ -668,8 +685,7 @@ static void check_lbr(const struct run_cfg *rc)
         }
         check(want > 0 && in_range == want, "%s: LBR snapshot %u: %u newest entries are branches of %s (%u in range)",
               rc->name, k, (unsigned)want, wl_name(rc->wl), in_range);
-        if (E.model)
-            check(match == want, "%s: LBR snapshot %u newest first = the last %u taken branches (%u match)",
+        check(match == want, "%s: LBR snapshot %u newest first = the last %u taken branches (%u match)",
                   rc->name, k, (unsigned)want, match);
     }
 }
@@ -779,7 +795,11 @@ static void do_run(const struct run_cfg *rc)
         need(e == DS_OK, "%s: freeze mode %s set (%s)", rc->name,
               rc->freeze == DS_FREEZE_LEGACY ? "legacy" : "streamlined", ds_errname(e));
     }
-    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE;
+    /* Model: freeze LBRs with the run's freeze mode (both ways are checked
+     * exactly). Hardware: always freeze where the CPU can (perfmon v2+,
+     * not NetBurst), or the snapshot shows the PMI path's own branches. */
+    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE ||
+                   (!E.model && !caps->netburst && caps->perfmon_version >= 2);
     E.lbr_on = false;
     if (rc->lbr || (data_cfg & DS_PEBS_DATACFG_LBRS)) {
         e = program_lbr();
@@ -921,7 +941,7 @@ static void do_run(const struct run_cfg *rc)
             check(E.npebs > 0 && inr == E.npebs, "%s: all %u sampled IPs inside %s [%p, %p)", rc->name, E.npebs,
                   wl_name(rc->wl), (void *)(uintptr_t)E.lo, (void *)(uintptr_t)E.hi);
         else /* kernel code around the workload also counts on hardware */
-            check(E.npebs > 0 && inr * 10 >= E.npebs * 9, "%s: %u of %u sampled IPs inside %s (>= 90%%)", rc->name,
+            check(E.npebs > 0 && inr * 4 >= E.npebs * 3, "%s: %u of %u sampled IPs inside %s (>= 75%%)", rc->name,
                   inr, E.npebs, wl_name(rc->wl));
         if (mem_n)
             check(mem_ok == mem_n, "%s: %u of %u sampled data addresses inside the chased array", rc->name, mem_ok,
@@ -1099,6 +1119,10 @@ static void run_all(void)
         runs[nr++] = (struct run_cfg){.name = "bts-circular", .kind = "bts-circular", .wl = WL_CALLS,
                                       .n = BTS_CALLS_N, .bts = true, .bts_nrec = BTS_CIRC_NREC};
     }
+    if (!nr) {
+        E.skipped++;
+        ktest_skip("%s: the CPU advertises neither PEBS nor BTS: no runs", E.prof_name);
+    }
     for (unsigned i = 0; i < nr; i++) {
         if (k_opt("e2e_verbose", NULL))
             kprintf("# e2e: %s %s\n", E.prof_name, runs[i].name);
@@ -1140,7 +1164,7 @@ static void run_model_profile(const char *name, const char *why)
             p = profiles[i].p;
     E.prof_name = name;
     if (p == DSM_PROFILE__COUNT) {
-        ktest_fail("e2e: unknown model profile \"%s\"", name);
+        ktest_fail("unknown model profile \"%s\" (profile=)", name);
         return;
     }
     E.prof = p;
@@ -1220,7 +1244,7 @@ void k_e2e_run(void)
         use_hw = false;
         k_snprintf(why, sizeof why, "forced");
     } else if (k_opt("backend", NULL) && !k_opt_is("backend", "auto")) {
-        ktest_fail("e2e: backend= must be hw, model or auto");
+        ktest_fail("backend= must be hw, model or auto");
     }
 
     k_trap_register(K_VEC_DB, db_handler, NULL);
