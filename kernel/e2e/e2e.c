@@ -68,7 +68,8 @@
 #define CHASE_PERIOD 9u    /* loads -> 22 samples */
 #define CHASE_IPERIOD 31u  /* instructions (Core 2: C0H) */
 #define BTS_LOOP_N 100u    /* wl_loop(100): 100 taken branches */
-#define BTS_CALLS_N 12u    /* wl_calls(12): 109 taken branches */
+#define LBR_PERIOD 23u     /* BR_INST_RETIRED.ALL_BRANCHES on wl_calls(12): 110 -> 4 PMIs */
+#define BTS_CALLS_N 12u    /* wl_calls(12): 108 taken branches */
 #define CHASE_LEN 64u
 
 #define PEBS_NREC 64u
@@ -118,7 +119,7 @@ static struct e2e {
     volatile bool stepping;
     bool have_prev;
     struct step_regs prev;
-    uint64_t insns, loads, taken_n, bad_steps, dsm_err;
+    uint64_t insns, loads, branches, taken_n, bad_steps, dsm_err;
     struct taken_br taken[MAX_TAKEN];
     /* PMI delivery (model) */
     volatile bool pmi_pending;
@@ -313,6 +314,8 @@ static void db_handler(struct k_trap_frame *f, void *ctx)
             E.insns++;
             if (ev.flags & STEP_EV_LOAD)
                 E.loads++;
+            if (ev.flags & STEP_EV_BRANCH)
+                E.branches++;
             if (ev.flags & STEP_EV_TAKEN) {
                 if (E.taken_n < MAX_TAKEN)
                     E.taken[E.taken_n] = (struct taken_br){ev.br_from, ev.br_to};
@@ -384,7 +387,7 @@ static uint32_t call_wl(enum wl_id w, uint32_t n)
 /* Run workload @w(@n): single-stepped into the model, or natively. */
 static uint32_t run_workload(enum wl_id w, uint32_t n)
 {
-    E.insns = E.loads = E.taken_n = 0;
+    E.insns = E.loads = E.branches = E.taken_n = 0;
     if (!E.model)
         return call_wl(w, n);
     E.have_prev = false;
@@ -505,6 +508,21 @@ static uint64_t lost_of(const struct ds_drain_stats *s)
     return s->lost_beyond + s->lost_corrupt + s->lost_rejected + s->lost_race;
 }
 
+/* Counter-overflow hook (ds_pmi_config.ovf_hook): reload PMC1, the
+ * non-PEBS sampling counter of the "lbr-calls" run. NMI-safe. */
+static uint64_t ctr_start;
+static uint32_t ctr_ovf;
+static int ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_handled)
+{
+    (void)arg;
+    *out_handled = 0;
+    if (no_global || !(ovf & 2))
+        return DS_OK;
+    ctr_ovf++;
+    *out_handled = 1;
+    return ds_pmc_gp_write(E.cpu, 1, ctr_start);
+}
+
 static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx)
 {
     (void)f;
@@ -555,6 +573,7 @@ struct run_cfg {
     enum ds_freeze_mode freeze;
     bool adaptive_lbr;       /* fmt 4+: LBR group in the record */
     bool lbr;                /* LBR on, snapshots in the PMI handler */
+    bool ctr_pmi;            /* PMC1 counts event/umask with EVTSEL.INT, reloaded by the hook */
 };
 
 static void reset_run(void)
@@ -733,6 +752,8 @@ static void do_run(const struct run_cfg *rc)
         }
     }
 
+    bool use_ds = rc->pebs || rc->bts;
+    ctr_ovf = 0;
     zero(&area_mem, sizeof area_mem);
     zero(pebs_buf, sizeof pebs_buf);
     zero(bts_buf, sizeof bts_buf);
@@ -754,7 +775,7 @@ static void do_run(const struct run_cfg *rc)
         cfg.bts.bytes = (size_t)bsz * rc->bts_nrec;
         cfg.bts.thresh_records = rc->bts_int ? BTS_THR : 0;
     }
-    e = ds_area_setup(&E.ctx, cpu, &cfg);
+    e = use_ds ? ds_area_setup(&E.ctx, cpu, &cfg) : DS_OK;
     if (!need(e == DS_OK, "%s: ds_area_setup (%s)", rc->name, ds_errname(e)))
         return;
 
@@ -773,9 +794,10 @@ static void do_run(const struct run_cfg *rc)
         if (!need(e == DS_OK, "%s: DS counter reset (%s)", rc->name, ds_errname(e)))
             return;
     }
-    e = ds_area_install(&E.ctx);
+    e = use_ds ? ds_area_install(&E.ctx) : DS_OK;
     if (!need(e == DS_OK, "%s: ds_area_install (%s)", rc->name, ds_errname(e)))
         return;
+    uint64_t gctl = (rc->pebs && !E.nb ? 1u : 0u) | (rc->ctr_pmi ? 2u : 0u);
 
     struct ds_pmi_config pc;
     zero(&pc, sizeof pc);
@@ -783,11 +805,12 @@ static void do_run(const struct run_cfg *rc)
     /* DS_FREEZE_LEGACY: the CPU clears GLOBAL_CTRL on the PMI; the handler
      * writes back PMC0's enable. Nothing to restore otherwise (and no global
      * MSRs at all on NetBurst). */
-    pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY && rc->pebs ? 1 : 0;
+    pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY ? gctl : 0;
     pc.pebs_counters = rc->pebs && !E.nb ? 1 : 0;
     pc.pebs_sink = pebs_sink;
     pc.bts_sink = bts_sink;
-    e = ds_pmi_init(&E.pmi, cpu, &E.ctx, &pc);
+    pc.ovf_hook = rc->ctr_pmi ? ovf_hook : NULL;
+    e = ds_pmi_init(&E.pmi, cpu, use_ds ? &E.ctx : NULL, &pc);
     if (!need(e == DS_OK, "%s: ds_pmi_init (%s)", rc->name, ds_errname(e)))
         goto out_uninstall;
     if (rc->freeze != DS_FREEZE_NONE) {
@@ -844,6 +867,17 @@ static void do_run(const struct run_cfg *rc)
         if (!need(e == DS_OK, "%s: PMC0 event %02x/%02x PEBS (%s)", rc->name, rc->event, rc->umask, ds_errname(e)))
             goto out_stop;
     }
+    if (rc->ctr_pmi) {
+        uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_INT |
+                          DS_EVTSEL_EN;
+        uint64_t rs;
+        e = ds_pmc_gp_period(cpu, rc->period, &ctr_start, &rs);
+        if (e == DS_OK)
+            e = ds_pmc_gp_program(cpu, 1, evtsel, ctr_start);
+        if (!need(e == DS_OK, "%s: PMC1 event %02x/%02x with PMI (%s)", rc->name, rc->event, rc->umask,
+                  ds_errname(e)))
+            goto out_stop;
+    }
     if (rc->bts) {
         e = ds_bts_enable(&E.ctx, rc->bts_int ? DS_BTS_INT : 0);
         if (!need(e == DS_OK, "%s: BTS enabled, %s (%s)", rc->name, rc->bts_int ? "threshold interrupt" : "circular",
@@ -855,10 +889,10 @@ static void do_run(const struct run_cfg *rc)
     k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
     k_pmi_arm();
     E.active = true;
-    if (rc->pebs && !E.nb && caps->perfmon_version >= 2)
-        ds_pmc_global_ctrl(cpu, 1);
+    if (gctl && caps->perfmon_version >= 2)
+        ds_pmc_global_ctrl(cpu, gctl);
     uint32_t r = run_workload(rc->wl, rc->n);
-    if (rc->pebs && !E.nb && caps->perfmon_version >= 2)
+    if (gctl && caps->perfmon_version >= 2)
         ds_pmc_global_ctrl(cpu, 0);
     if (rc->bts)
         ds_bts_disable(&E.ctx);
@@ -1011,13 +1045,25 @@ static void do_run(const struct run_cfg *rc)
                       (unsigned)dsm_stats(&E.m)->bts_written);
         }
     }
+    if (rc->ctr_pmi) {
+        uint64_t br = E.model ? E.branches : x.taken + x.jcc_not_taken;
+        uint64_t want = br / rc->period;
+        if (E.model)
+            check(E.branches == x.taken + x.jcc_not_taken, "%s: stepped %u branches (workloads.h: %u)", rc->name,
+                  (unsigned)E.branches, (unsigned)(x.taken + x.jcc_not_taken));
+        check(E.model ? ctr_ovf == want : (ctr_ovf + 2 >= want),
+              "%s: %u PMC1 overflows = floor(%u branches / period %u) = %u, each reloaded by the hook", rc->name,
+              ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want);
+        events = br;
+        expect = want;
+    }
     check_lbr(rc);
 
     /* RUN line: PEBS runs give the sampled event count, BTS runs the taken
      * branches of the workload (what BTS records). */
-    if (!rc->pebs)
+    if (rc->bts)
         events = E.model ? E.taken_n : x.taken;
-    print_run(rc, events, rc->pebs ? expect : (rc->bts ? E.nbts : 0));
+    print_run(rc, events, rc->pebs || rc->ctr_pmi ? expect : (rc->bts ? E.nbts : 0));
     goto out_uninstall;
 
 out_stop:
@@ -1034,6 +1080,8 @@ out_uninstall:
         ds_pmc_pebs_disable(cpu, 1);
         ds_pmc_gp_program(cpu, 0, 0, 0);
     }
+    if (rc->ctr_pmi)
+        ds_pmc_gp_program(cpu, 1, 0, 0);
     if (rc->bts && E.ctx.bts_enabled)
         ds_bts_disable(&E.ctx);
     if (rc->freeze != DS_FREEZE_NONE && E.cpu->caps.perfmon_version >= 2) {
@@ -1042,7 +1090,8 @@ out_uninstall:
         if (ds_msr_read(cpu, 0x1D9, &dc) == DS_OK)
             ds_msr_write(cpu, 0x1D9, dc & ~(DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI | DS_DEBUGCTL_FREEZE_LBRS_ON_PMI));
     }
-    ds_area_uninstall(&E.ctx);
+    if (use_ds)
+        ds_area_uninstall(&E.ctx);
 }
 
 static bool e2e_streq(const char *a, const char *b)
@@ -1087,7 +1136,7 @@ static void run_all(void)
     for (unsigned i = 0; i < CHASE_LEN; i++)
         chase_arr[i] = (i * 17u + 5u) % CHASE_LEN; /* 17 odd: one cycle through all 64 */
 
-    struct run_cfg runs[4];
+    struct run_cfg runs[5];
     zero(runs, sizeof runs);
     unsigned nr = 0;
     if (caps->pebs_advertised || E.model) {
@@ -1113,6 +1162,10 @@ static void run_all(void)
             nr++;
         }
     }
+    if (!nb && caps->perfmon_version >= 2)
+        runs[nr++] = (struct run_cfg){.name = "lbr-calls", .kind = "lbr", .wl = WL_CALLS, .n = BTS_CALLS_N,
+                                      .ctr_pmi = true, .event = 0xC4, .umask = 0x00, .period = LBR_PERIOD,
+                                      .lbr = true};
     if (caps->bts_advertised || E.model) {
         runs[nr++] = (struct run_cfg){.name = "bts-int", .lbr = true, .kind = "bts", .wl = WL_LOOP, .n = BTS_LOOP_N,
                                       .bts = true, .bts_int = true, .bts_nrec = BTS_NREC};

@@ -72,6 +72,7 @@ sym '^ +100\.00% +[0-9]+ +wl_loop ' "a sample table naming wl_loop"
 sym '^ +100\.00% +[0-9]+ +wl_chase ' "a sample table naming wl_chase"
 sym 'wl_loop\+0x[0-9a-f]+ -> wl_loop\+0x[0-9a-f]+' "BTS branches wl_loop+off -> wl_loop+off"
 sym 'wl_calls\+0x[0-9a-f]+ -> wl_calls\+0x[0-9a-f]+' "BTS branches inside wl_calls (circular run)"
+grep -q "DSLOG 1 RUN name=lbr-calls " "$log" && sym '^ +\[ *0\] wl_calls\+0x[0-9a-f]+ -> wl_calls\+0x[0-9a-f]+' "an LBR stack of wl_calls"
 sym '^ +\[ *0\] wl_chase\+0x[0-9a-f]+ -> wl_chase\+0x[0-9a-f]+' "an LBR stack of wl_chase"
 if grep -Eq '^ +[0-9.]+% +[0-9]+ +(\?|0x)' "$work/dump.txt"; then
   fail "samples outside any symbol"
