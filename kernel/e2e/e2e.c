@@ -72,6 +72,7 @@
 #define BTS_CALLS_N 12u    /* wl_calls(12): 108 taken branches */
 #define CHASE_LEN 64u
 
+#define HOLD_STEPS 20u     /* < (PEBS_NREC - PEBS_THR) * period: nothing overflows */
 #define PEBS_NREC 64u
 #define PEBS_THR 8u
 #define BTS_NREC 32u
@@ -125,6 +126,7 @@ static struct e2e {
     volatile bool pmi_pending;
     uint64_t pend_taken_at;
     uint32_t raised, held, delivered;
+    uint32_t hold_steps;     /* > 0: unmask LVT PC after this many steps with a PMI pending */
     volatile uint32_t handled;
     int pmi_err;
     uint32_t nmi_timeouts;
@@ -339,6 +341,8 @@ static void db_handler(struct k_trap_frame *f, void *ctx)
         E.have_prev = false;
         E.stepping = false;
     }
+    if (E.hold_steps && E.pmi_pending && !--E.hold_steps)
+        k_pmi_arm();
     deliver_pmi();
 }
 
@@ -574,6 +578,8 @@ struct run_cfg {
     bool adaptive_lbr;       /* fmt 4+: LBR group in the record */
     bool lbr;                /* LBR on, snapshots in the PMI handler */
     bool ctr_pmi;            /* PMC1 counts event/umask with EVTSEL.INT, reloaded by the hook */
+    bool hold_first;         /* model: start with LVT PC masked; unmask HOLD_STEPS steps
+                                after the first PMI request (it must wait, then arrive) */
 };
 
 static void reset_run(void)
@@ -887,7 +893,11 @@ static void do_run(const struct run_cfg *rc)
 
     /* Go. */
     k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
-    k_pmi_arm();
+    E.hold_steps = 0;
+    if (E.model && rc->hold_first)
+        E.hold_steps = HOLD_STEPS; /* LVT PC stays masked (k_pmi_disarm) */
+    else
+        k_pmi_arm();
     E.active = true;
     if (gctl && caps->perfmon_version >= 2)
         ds_pmc_global_ctrl(cpu, gctl);
@@ -940,7 +950,11 @@ static void do_run(const struct run_cfg *rc)
             check(E.delivered > 0 && E.handled == E.delivered && E.nmi_timeouts == 0,
                   "%s: %u model PMIs delivered as NMI through LVT PC, %u handled, %u lost", rc->name, E.delivered,
                   E.handled, E.nmi_timeouts);
-        else
+        if (rc->hold_first)
+            check(E.held == HOLD_STEPS - 1 && E.delivered > 0 && E.handled == E.delivered,
+                  "%s: a PMI requested while LVT PC was masked stayed pending for %u more steps until unmasked, then arrived (%u delivered)",
+                  rc->name, E.held, E.delivered);
+        else if (!rc->nmi)
             check(E.delivered == 0 || E.handled == E.delivered,
                   "%s: %u model PMIs delivered on vector 0x%x through LVT PC, %u handled (%u held by the mask)",
                   rc->name, E.delivered, K_VEC_PMI, E.handled, E.held);
@@ -1148,6 +1162,7 @@ static void run_all(void)
                                           .nmi = true};
         } else {
             runs[nr++] = (struct run_cfg){.name = "pebs-loop-fixed", .lbr = true, .kind = "pebs", .wl = WL_LOOP, .n = LOOP_N,
+                                          .hold_first = true,
                                           .pebs = true, .event = 0xC0, .umask = 0x00, .period = LOOP_PERIOD,
                                           .adaptive_lbr = true};
             runs[nr] = (struct run_cfg){.name = "pebs-chase-nmi-freeze", .lbr = true, .kind = "pebs", .wl = WL_CHASE,
