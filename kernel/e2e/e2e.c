@@ -635,7 +635,8 @@ static void print_run(const struct run_cfg *rc, uint64_t events, uint64_t sample
             l.mispred = s->e[i].mispred;
             l.has_cycles = s->e[i].has_cycles;
             l.cycles = s->e[i].cycles;
-            l.lbrfmt = E.cpu->caps.netburst ? -1 : (int32_t)E.cpu->caps.lbr_format;
+            /* lbrfmt= only where IA32_PERF_CAPABILITIES[5:0] was read. */
+            l.lbrfmt = E.cpu->caps.has_perf_caps && !E.cpu->caps.netburst ? (int32_t)E.cpu->caps.lbr_format : -1;
             dsrec_lbr(&E.out, rc->name, &l);
         }
     }
