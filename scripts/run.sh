@@ -33,6 +33,10 @@ kernel options (key=value, passed on the kernel command line; they imply
   tests=all|g1,g2      test groups (all: every non-explicit group)
   pmi=fixed|nmi        PMI delivery  apic=x2apic|xapic  exit=qemu|halt|reboot
   debugcon=1           mirror the console to port 0xE9
+  backend=hw|model|auto  e2e group: DS hardware, reference model (single-stepped
+                       workloads), or the functional probe's choice (default)
+  profile=p1,p2        model profiles (netburst_m3, netburst_m4_64, core2, atom,
+                       nehalem, haswell, skylake, icelake)
 example: scripts/run.sh -- tests=caps,pmi pmi=nmi
 EOT
 }

@@ -1,0 +1,1370 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The test kernel end to end (issue 6). See e2e.h and docs/design.md,
+ * "Test kernel end to end".
+ *
+ * One flow, two backends:
+ *  - hw: libds over the native MSRs (k_ds_msr_ops); the workloads run at
+ *    full speed and the CPU raises real PMIs;
+ *  - model: libds over the reference model (tests/model, through
+ *    ds_model_msr_ops); the workloads run under EFLAGS.TF and the #DB handler
+ *    feeds the model every retired instruction (step_feed + step_to_dsm) with
+ *    the trap frame's registers, so every record describes the real
+ *    execution. PMIs the model requests go out through the real local APIC
+ *    (deliver_pmi below), and the PMI handler is the same in both cases:
+ *    ds_pmi_handle() plus an LBR snapshot (ds_lbr_read).
+ * The only differences between the backends are the struct ds_cpu the flow
+ * uses and whether run_workload() single-steps.
+ *
+ * Kernel scaffolding: the state lives in one static struct (the kernel is
+ * single-CPU; libds and the model themselves keep no globals).
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ds/ds.h>
+#include <ds/area.h>
+#include <ds/bts.h>
+#include <ds/lbr.h>
+#include <ds/netburst.h>
+#include <ds/pebs.h>
+#include <ds/pmc.h>
+#include <ds/pmi.h>
+#include <ds/probe.h>
+
+#include <k/cmdline.h>
+#include <k/console.h>
+#include <k/io.h>
+#include <k/kernel.h>
+#include <k/ktest.h>
+#include <k/lapic.h>
+#include <k/pmi.h>
+#include <k/safe.h>
+#include <k/trap.h>
+
+#include "ds_model_ops.h"
+#include "feed.h"
+#include "records.h"
+#include "step_dsm.h"
+#include "workloads.h"
+
+#include "e2e.h"
+
+#define TF_BIT 0x100u
+
+/* What the single step cannot know, fed to the model for every load: a
+ * documented constant. Data source 3 = "L2 hit" in the PEBS data-source
+ * encoding (pebs-records.md), so the load missed L1: NetBurst replay tagging
+ * (1stL_cache_load_miss_retired) tags it. Latency in core cycles. */
+#define E2E_LOAD_DATA_SRC 0x3u
+#define E2E_LOAD_LATENCY 12u
+
+/* Sizes: modest, so a run single-steps a few thousand instructions. */
+#define LOOP_N 300u        /* wl_loop(300): 905 instructions */
+#define LOOP_PERIOD 47u    /* -> 19 samples */
+#define CHASE_N 200u       /* wl_chase(.., 200): 200 array loads */
+#define CHASE_PERIOD 9u    /* loads -> 22 samples */
+#define CHASE_IPERIOD 31u  /* instructions (Core 2: C0H) */
+#define BTS_LOOP_N 100u    /* wl_loop(100): 100 taken branches */
+#define LBR_PERIOD 23u     /* BR_INST_RETIRED.ALL_BRANCHES on wl_calls(12): 110 -> 4 PMIs */
+#define BTS_CALLS_N 12u    /* wl_calls(12): 108 taken branches */
+#define CHASE_LEN 64u
+
+#define HOLD_STEPS 20u     /* < (PEBS_NREC - PEBS_THR) * period: nothing overflows */
+#define PEBS_NREC 64u
+#define PEBS_THR 8u
+#define BTS_NREC 32u
+#define BTS_THR 24u
+#define BTS_CIRC_NREC 16u
+
+#define MAX_PEBS 64u
+#define MAX_BTS 256u
+#define MAX_TAKEN 512u
+#define MAX_SNAP 4u
+#define PRINT_SNAP 2u
+#define LBR_CAP 64u
+
+enum wl_id { WL_LOOP, WL_CHASE, WL_CALLS };
+
+struct taken_br {
+    uint64_t from, to;
+};
+
+struct snap {
+    uint32_t n;              /* entries read */
+    uint64_t taken_at;       /* taken branches fed when the LBR stopped changing */
+    int err;
+    struct ds_lbr_entry e[LBR_CAP];
+};
+
+static struct e2e {
+    /* backend */
+    bool model;
+    enum dsm_profile prof;
+    const char *prof_name;
+    struct dsm_cpu m;
+    struct ds_cpu mc;
+    struct ds_cpu *cpu;
+    struct ds_ctx ctx;
+    struct ds_pmi pmi;
+    const struct ds_lbr_model *lbrm;
+    unsigned lbrfmt;
+    bool lbr_on, lbr_freeze;
+    /* current run */
+    volatile bool active;    /* a run owns the PMI */
+    bool nb;                 /* NetBurst PEBS (no global status) */
+    uint64_t lo, hi;         /* workload range */
+    /* stepping */
+    volatile bool stepping;
+    bool have_prev;
+    struct step_regs prev;
+    uint64_t insns, loads, branches, taken_n, bad_steps, dsm_err;
+    struct taken_br taken[MAX_TAKEN];
+    /* PMI delivery (model) */
+    volatile bool pmi_pending;
+    uint64_t pend_taken_at;
+    uint32_t raised, held, delivered;
+    uint32_t hold_steps;     /* > 0: unmask LVT PC after this many steps with a PMI pending */
+    volatile uint32_t handled;
+    int pmi_err;
+    uint32_t nmi_timeouts;
+    /* collected */
+    struct ds_drain_stats pst, bst;
+    uint32_t npebs, pebs_over;
+    struct dsrec_pebs pebs[MAX_PEBS];
+    uint32_t nbts, bts_over;
+    struct ds_bts_branch bts[MAX_BTS];
+    uint32_t nsnap, snap_over;
+    struct snap snap[MAX_SNAP];
+    /* log */
+    struct dsrec_out out;
+    unsigned passed, failed, skipped;
+} E;
+
+/* DS management area and buffers (identity-mapped: linear == pointer). */
+static _Alignas(4096) union ds_area area_mem;
+static _Alignas(4096) uint8_t pebs_buf[PEBS_NREC * 1024];
+static _Alignas(4096) uint8_t bts_buf[BTS_NREC * DS_BTS_REC64_SIZE];
+static _Alignas(4096) union ds_area probe_area;
+static _Alignas(4096) uint8_t probe_buf[16 * DS_BTS_REC64_SIZE];
+static uint32_t chase_arr[CHASE_LEN];
+
+/* --- checks --------------------------------------------------------------- */
+
+static bool check(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool check(bool cond, const char *fmt, ...)
+{
+    char buf[200];
+    va_list ap;
+    va_start(ap, fmt);
+    k_vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (cond)
+        E.passed++;
+    else
+        E.failed++;
+    return ktest_check(cond, "%s/%s", E.prof_name, buf);
+}
+
+/* A precondition of the run (setup step): prints only when it fails. */
+static bool need(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool need(bool cond, const char *fmt, ...)
+{
+    char buf[200];
+    va_list ap;
+    if (cond)
+        return true;
+    va_start(ap, fmt);
+    k_vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    E.failed++;
+    ktest_fail("%s/%s", E.prof_name, buf);
+    return false;
+}
+
+/* --- DSLOG output --------------------------------------------------------- */
+
+static void rec_write(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; i++)
+        kputc(s[i]);
+}
+
+/* Turn any text into a DSLOG name token ([A-Za-z0-9_.:+-], <= 31). */
+static void tokenize(char *dst, size_t len, const char *src)
+{
+    size_t i = 0;
+    for (; src && src[i] && i + 1 < len && i < DSREC_NAME_MAX; i++) {
+        char c = src[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '.' || c == ':' || c == '+' || c == '-';
+        dst[i] = ok ? c : '-';
+    }
+    dst[i] = 0;
+    if (!i && len > 1) {
+        dst[0] = '?';
+        dst[1] = 0;
+    }
+}
+
+/* --- the model's PMI through the local APIC -------------------------------- */
+
+/* Model callback, at the end of dsm_retire(): remember the request only (the
+ * model may not be re-entered from an NMI that interrupts dsm_retire). */
+static void model_pmi(void *ctx, uint32_t reasons)
+{
+    (void)ctx;
+    (void)reasons;
+    E.raised++;
+    if (!E.pmi_pending)
+        E.pend_taken_at = E.taken_n;
+    E.pmi_pending = true;
+}
+
+/*
+ * Deliver a pending model PMI the way the CPU does through the LVT
+ * performance-counter entry (SDM Vol. 3A "Local Vector Table"): if the entry
+ * is masked the PMI stays pending (checked again after every step); else the
+ * CPU sets the mask bit and delivers on the entry's vector (fixed) or as an
+ * NMI. The fixed vector arrives after the #DB handler's IRET, before the next
+ * workload instruction (IF is clear in the handler); the NMI arrives at once,
+ * and we wait for it so that the next dsm_retire() cannot race it.
+ */
+static void deliver_pmi(void)
+{
+    if (!E.pmi_pending)
+        return;
+    uint32_t lvt = k_lapic_lvt_pc_read();
+    if (lvt & K_LVT_MASKED) {
+        E.held++;
+        return;
+    }
+    E.pmi_pending = false;
+    E.delivered++;
+    k_lapic_lvt_pc_write(lvt | K_LVT_MASKED);
+    if ((lvt & K_LVT_DM_MASK) == K_LVT_DM_NMI) {
+        uint32_t before = E.handled;
+        k_lapic_self_nmi();
+        for (unsigned i = 0; i < 10000000u && E.handled == before; i++)
+            __asm__ volatile("pause" ::: "memory");
+        if (E.handled == before)
+            E.nmi_timeouts++;
+    } else {
+        k_lapic_self_ipi(lvt & K_LVT_VECTOR_MASK);
+    }
+}
+
+/* --- single-step driver (model backend) ----------------------------------- */
+
+static void frame_to_regs(const struct k_trap_frame *f, struct step_regs *r)
+{
+    for (unsigned i = 0; i < 16; i++)
+        r->gpr[i] = 0;
+    for (unsigned i = 0; i < 6; i++)
+        r->seg_base[i] = 0; /* flat segments */
+    r->gpr[STEP_R_AX] = f->ax;
+    r->gpr[STEP_R_CX] = f->cx;
+    r->gpr[STEP_R_DX] = f->dx;
+    r->gpr[STEP_R_BX] = f->bx;
+    r->gpr[STEP_R_BP] = f->bp;
+    r->gpr[STEP_R_SI] = f->si;
+    r->gpr[STEP_R_DI] = f->di;
+#if defined(__x86_64__)
+    r->gpr[STEP_R_SP] = f->sp;
+    r->gpr[8] = f->r8;
+    r->gpr[9] = f->r9;
+    r->gpr[10] = f->r10;
+    r->gpr[11] = f->r11;
+    r->gpr[12] = f->r12;
+    r->gpr[13] = f->r13;
+    r->gpr[14] = f->r14;
+    r->gpr[15] = f->r15;
+#else
+    /* Same-CPL trap: the CPU pushed no SS:ESP; ESP was just above EFLAGS. */
+    r->gpr[STEP_R_SP] = (uint32_t)(uintptr_t)(&f->flags + 1);
+#endif
+    r->ip = f->ip;
+    r->flags = f->flags;
+}
+
+static void db_handler(struct k_trap_frame *f, void *ctx)
+{
+    (void)ctx;
+    if (!E.stepping) {
+        kprintf("# e2e: unexpected #DB at %p\n", (void *)(uintptr_t)f->ip);
+        f->flags &= ~(unsigned long)TF_BIT;
+        E.bad_steps++;
+        return;
+    }
+    struct step_regs cur;
+    frame_to_regs(f, &cur);
+    if (E.have_prev) {
+        struct step_event ev;
+#if defined(__x86_64__)
+        unsigned mode = STEP_MODE_64;
+#else
+        unsigned mode = STEP_MODE_32;
+#endif
+        enum step_err se = step_feed(&E.prev, &cur, mode, 0, (const uint8_t *)(uintptr_t)E.prev.ip,
+                                     STEP_INSN_MAX, &ev);
+        if (se != STEP_OK || (ev.flags & (STEP_EV_UNDECODED | STEP_EV_MISMATCH)))
+            E.bad_steps++;
+        if (ev.flags & STEP_EV_RETIRED) {
+            E.insns++;
+            if (ev.flags & STEP_EV_LOAD)
+                E.loads++;
+            if (ev.flags & STEP_EV_BRANCH)
+                E.branches++;
+            if (ev.flags & STEP_EV_TAKEN) {
+                if (E.taken_n < MAX_TAKEN)
+                    E.taken[E.taken_n] = (struct taken_br){ev.br_from, ev.br_to};
+                E.taken_n++;
+            }
+            /* EFLAGS.TF is the stepping's own: the workload runs with it
+             * clear on hardware, so the records must not show it. */
+            ev.flags_after &= ~(uint64_t)TF_BIT;
+            struct dsm_event de;
+            if (step_to_dsm(&ev, E2E_LOAD_LATENCY, E2E_LOAD_DATA_SRC, k_rdtsc(), &de) &&
+                dsm_retire(&E.m, &de) != DSM_OK)
+                E.dsm_err++;
+        }
+    }
+    if (cur.ip >= E.lo && cur.ip < E.hi) {
+        E.prev = cur;
+        E.have_prev = true;
+    } else if (E.have_prev) {
+        /* The workload's final RET: stop stepping. */
+        f->flags &= ~(unsigned long)TF_BIT;
+        E.have_prev = false;
+        E.stepping = false;
+    }
+    if (E.hold_steps && E.pmi_pending && !--E.hold_steps)
+        k_pmi_arm();
+    deliver_pmi();
+}
+
+static inline void set_tf(void)
+{
+#if defined(__x86_64__)
+    __asm__ volatile("pushfq; orq $0x100, (%%rsp); popfq" ::: "memory", "cc");
+#else
+    __asm__ volatile("pushfl; orl $0x100, (%%esp); popfl" ::: "memory", "cc");
+#endif
+}
+
+static void wl_range(enum wl_id w, uint64_t *lo, uint64_t *hi)
+{
+    switch (w) {
+    case WL_LOOP: *lo = (uintptr_t)wl_loop; *hi = (uintptr_t)wl_loop_end; break;
+    case WL_CHASE: *lo = (uintptr_t)wl_chase; *hi = (uintptr_t)wl_chase_end; break;
+    default: *lo = (uintptr_t)wl_calls; *hi = (uintptr_t)wl_calls_end; break;
+    }
+}
+
+static const char *wl_name(enum wl_id w)
+{
+    return w == WL_LOOP ? "wl_loop" : w == WL_CHASE ? "wl_chase" : "wl_calls";
+}
+
+static void wl_expect_of(enum wl_id w, uint32_t n, struct wl_expect *x)
+{
+    if (w == WL_LOOP)
+        wl_loop_expect(n, x);
+    else if (w == WL_CHASE)
+        wl_chase_expect(n, x);
+    else
+        wl_calls_expect(n, x);
+}
+
+static uint32_t call_wl(enum wl_id w, uint32_t n)
+{
+    if (w == WL_LOOP)
+        return wl_loop(n);
+    if (w == WL_CHASE)
+        return wl_chase(chase_arr, 0, n);
+    return wl_calls(n);
+}
+
+/* Run workload @w(@n): single-stepped into the model, or natively. */
+static uint32_t run_workload(enum wl_id w, uint32_t n)
+{
+    E.insns = E.loads = E.branches = E.taken_n = 0;
+    if (!E.model)
+        return call_wl(w, n);
+    E.have_prev = false;
+    E.stepping = true;
+    set_tf();
+    uint32_t r = call_wl(w, n);
+    /* #DB cleared TF at the first step outside the workload after its RET. */
+    if (E.stepping) {
+        E.stepping = false;
+        E.bad_steps++;
+    }
+    return r;
+}
+
+/* --- PMI handler: the same on both backends -------------------------------- */
+
+static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
+{
+    uint8_t *p = (uint8_t *)r;
+    for (size_t i = 0; i < sizeof *r; i++)
+        p[i] = 0;
+    switch (s->fmt) {
+    case DS_PEBS_FMT_NB32: r->fmt = DSREC_PEBS_NB32; break;
+    case DS_PEBS_FMT_NB64: r->fmt = DSREC_PEBS_NB64; break;
+    default: r->fmt = (uint32_t)s->fmt - (uint32_t)DS_PEBS_FMT_0; break;
+    }
+    r->counter = E.nb ? -1 : 0; /* the flow samples with PMC0 (NetBurst: IQ_COUNTER4) */
+    r->flags = s->flags;
+    r->ip = s->ip;
+    r->ax = s->gpr[DS_GPR_RAX];
+    r->bx = s->gpr[DS_GPR_RBX];
+    r->cx = s->gpr[DS_GPR_RCX];
+    r->dx = s->gpr[DS_GPR_RDX];
+    r->si = s->gpr[DS_GPR_RSI];
+    r->di = s->gpr[DS_GPR_RDI];
+    r->bp = s->gpr[DS_GPR_RBP];
+    r->sp = s->gpr[DS_GPR_RSP];
+    for (unsigned i = 0; i < 8; i++)
+        r->r[i] = s->gpr[DS_GPR_R8 + i];
+    r->status = r->counters = s->counters;
+    r->data_la = s->data_addr;
+    r->dse = s->data_source;
+    r->latency = s->latency;
+    r->eventing_ip = s->eventing_ip;
+    r->tsx = s->tsx;
+    r->tsc = s->tsc;
+    r->hdr = s->header;
+    if ((s->present & DS_SAMPLE_XMM) && s->xmm) {
+        const uint64_t *x = (const uint64_t *)s->xmm;
+        for (unsigned i = 0; i < 16; i++) {
+            r->xmm[i][0] = x[2 * i];
+            r->xmm[i][1] = x[2 * i + 1];
+        }
+    }
+    if ((s->present & DS_SAMPLE_LBR) && s->lbr) {
+        r->lbr_count = s->lbr_count > DSREC_PEBS_LBR_MAX ? DSREC_PEBS_LBR_MAX : s->lbr_count;
+        for (uint32_t i = 0; i < r->lbr_count; i++) {
+            r->lbr[i].from = s->lbr[i].from;
+            r->lbr[i].to = s->lbr[i].to;
+            r->lbr[i].info = s->lbr[i].info;
+        }
+    }
+}
+
+/* Per-sample facts the checks need, kept beside the printed record. */
+static struct {
+    uint64_t check_ip;  /* eventing IP if the format has it, else the IP field */
+    bool next;          /* check_ip is the next instruction (trap-like) */
+    bool has_mem;
+    uint64_t data_addr;
+} pinfo[MAX_PEBS];
+
+static int pebs_sink(void *arg, const struct ds_pebs_sample *s)
+{
+    (void)arg;
+    if (E.npebs >= MAX_PEBS) {
+        E.pebs_over++;
+        return 1;
+    }
+    uint32_t i = E.npebs++;
+    to_dsrec(s, &E.pebs[i]);
+    bool evip = (s->present & DS_SAMPLE_EVENTING_IP) != 0;
+    pinfo[i].check_ip = evip ? s->eventing_ip : s->ip;
+    pinfo[i].next = !evip && s->ip_is_next;
+    /* NetBurst and formats 0-2 store the IP after the instruction (the SDM's
+     * "trap-like" records; libds's ip_is_next follows PEBS_TRAP only). */
+    if (!evip && (s->fmt == DS_PEBS_FMT_NB32 || s->fmt == DS_PEBS_FMT_NB64 || s->fmt == DS_PEBS_FMT_0))
+        pinfo[i].next = true;
+    pinfo[i].has_mem = (s->present & DS_SAMPLE_MEM) != 0;
+    pinfo[i].data_addr = s->data_addr;
+    return 0;
+}
+
+static int bts_sink(void *arg, const struct ds_bts_branch *b)
+{
+    (void)arg;
+    if (E.nbts >= MAX_BTS) {
+        E.bts_over++;
+        return 1;
+    }
+    E.bts[E.nbts++] = *b;
+    return 0;
+}
+
+static void add_stats(struct ds_drain_stats *acc, const struct ds_drain_stats *s)
+{
+    acc->present += s->present;
+    acc->records += s->records;
+    acc->lost_beyond += s->lost_beyond;
+    acc->lost_corrupt += s->lost_corrupt;
+    acc->lost_rejected += s->lost_rejected;
+    acc->lost_race += s->lost_race;
+    acc->anomalies |= s->anomalies;
+}
+
+static uint64_t lost_of(const struct ds_drain_stats *s)
+{
+    return s->lost_beyond + s->lost_corrupt + s->lost_rejected + s->lost_race;
+}
+
+/* Counter-overflow hook (ds_pmi_config.ovf_hook): reload PMC1, the
+ * non-PEBS sampling counter of the "lbr-calls" run. NMI-safe. */
+static uint64_t ctr_start;
+static uint32_t ctr_ovf;
+static int ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_handled)
+{
+    (void)arg;
+    *out_handled = 0;
+    if (no_global || !(ovf & 2))
+        return DS_OK;
+    ctr_ovf++;
+    *out_handled = 1;
+    return ds_pmc_gp_write(E.cpu, 1, ctr_start);
+}
+
+static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx)
+{
+    (void)f;
+    (void)in_nmi;
+    (void)ctx;
+    if (!E.active)
+        return false;
+    struct ds_pmi_result res;
+    int e = ds_pmi_handle(&E.pmi, &res);
+    if (e && !E.pmi_err)
+        E.pmi_err = e;
+    if (!e) {
+        add_stats(&E.pst, &res.pebs);
+        add_stats(&E.bst, &res.bts);
+    }
+    if (E.lbr_on) {
+        if (E.nsnap < MAX_SNAP) {
+            struct snap *s = &E.snap[E.nsnap++];
+            size_t n = 0;
+            s->err = ds_lbr_read(E.cpu, E.lbrm, E.lbrfmt, s->e, LBR_CAP, &n);
+            s->n = (uint32_t)n;
+            /* Frozen on PMI: the stack stopped at the PMI request. */
+            s->taken_at = E.lbr_freeze ? E.pend_taken_at : E.taken_n;
+        } else {
+            E.snap_over++;
+        }
+        if (E.lbr_freeze)
+            ds_lbr_unfreeze(E.cpu, E.lbrm);
+    }
+    E.handled++;
+    return true;
+}
+
+/* --- run plumbing ----------------------------------------------------------- */
+
+struct run_cfg {
+    const char *name;
+    const char *kind;        /* DSLOG RUN kind */
+    enum wl_id wl;
+    uint32_t n;
+    bool pebs;
+    uint8_t event, umask;    /* architectural PEBS event */
+    bool loads;              /* the event counts loads (else instructions) */
+    uint64_t period;
+    bool bts, bts_int;
+    uint32_t bts_nrec;
+    bool nmi;
+    enum ds_freeze_mode freeze;
+    bool adaptive_lbr;       /* fmt 4+: LBR group in the record */
+    bool lbr;                /* LBR on, snapshots in the PMI handler */
+    bool ctr_pmi;            /* PMC1 counts event/umask with EVTSEL.INT, reloaded by the hook */
+    bool hold_first;         /* model: start with LVT PC masked; unmask HOLD_STEPS steps
+                                after the first PMI request (it must wait, then arrive) */
+};
+
+static void reset_run(void)
+{
+    E.active = false;
+    E.pmi_pending = false;
+    E.raised = E.held = E.delivered = 0;
+    E.handled = 0;
+    E.pmi_err = 0;
+    E.nmi_timeouts = 0;
+    E.bad_steps = E.dsm_err = 0;
+    uint8_t *p = (uint8_t *)&E.pst;
+    for (size_t i = 0; i < sizeof E.pst; i++)
+        p[i] = 0;
+    p = (uint8_t *)&E.bst;
+    for (size_t i = 0; i < sizeof E.bst; i++)
+        p[i] = 0;
+    E.npebs = E.pebs_over = E.nbts = E.bts_over = E.nsnap = E.snap_over = 0;
+}
+
+static void zero(void *v, size_t n)
+{
+    volatile uint8_t *p = v;
+    for (size_t i = 0; i < n; i++)
+        p[i] = 0;
+}
+
+/* Print the collected records, LOST lines and the RUN line. */
+static void print_run(const struct run_cfg *rc, uint64_t events, uint64_t samples_expected)
+{
+    for (uint32_t i = 0; i < E.npebs; i++) {
+        enum dsrec_err de = dsrec_pebs(&E.out, rc->name, i, &E.pebs[i]);
+        if (de)
+            check(false, "%s: DSLOG PEBS line %u rejected (%d)", rc->name, i, de);
+    }
+    for (uint32_t i = 0; i < E.nbts; i++) {
+        struct dsrec_bts b = {E.bts[i].from, E.bts[i].to, E.bts[i].flags};
+        dsrec_bts(&E.out, rc->name, i, &b);
+    }
+    for (uint32_t k = 0; k < E.nsnap && k < PRINT_SNAP; k++) {
+        const struct snap *s = &E.snap[k];
+        if (s->err || !s->n)
+            continue;
+        uint32_t no = dsrec_lbr_snapshot(&E.out);
+        for (uint32_t i = 0; i < s->n; i++) {
+            struct dsrec_lbr l = {0};
+            l.snap = no;
+            l.idx = i;
+            l.of = s->n;
+            l.from = s->e[i].from;
+            l.to = s->e[i].to;
+            l.has_mispred = s->e[i].has_mispred;
+            l.mispred = s->e[i].mispred;
+            l.has_cycles = s->e[i].has_cycles;
+            l.cycles = s->e[i].cycles;
+            /* lbrfmt= only where IA32_PERF_CAPABILITIES[5:0] was read. */
+            l.lbrfmt = E.cpu->caps.has_perf_caps && !E.cpu->caps.netburst ? (int32_t)E.cpu->caps.lbr_format : -1;
+            dsrec_lbr(&E.out, rc->name, &l);
+        }
+    }
+    if (rc->pebs) {
+        struct dsrec_lost l = {DSREC_KIND_PEBS, "drain", lost_of(&E.pst)};
+        dsrec_lost(&E.out, rc->name, &l);
+    }
+    if (rc->bts) {
+        struct dsrec_lost l = {DSREC_KIND_BTS, (E.bst.anomalies & DS_DRAIN_WRAPPED) ? "wrap" : "drain",
+                               lost_of(&E.bst)};
+        dsrec_lost(&E.out, rc->name, &l);
+    }
+    struct dsrec_run r = {rc->name, rc->kind, wl_name(rc->wl), events, rc->period, samples_expected};
+    dsrec_run(&E.out, &r);
+}
+
+/* The IP a sample names must lie in the workload; a trap-like IP may also be
+ * the return address (the sampled instruction was the final RET). */
+static bool ip_ok(uint32_t i, uint64_t ret_to)
+{
+    uint64_t ip = pinfo[i].check_ip;
+    if (ip >= E.lo && ip < E.hi)
+        return true;
+    return pinfo[i].next && ip == ret_to;
+}
+
+static uint64_t ret_to_of_run(void)
+{
+    if (!E.model || !E.taken_n || E.taken_n > MAX_TAKEN)
+        return 0;
+    return E.taken[E.taken_n - 1].to;
+}
+
+/* LBR snapshots: newest first, exactly the last taken branches the stepper
+ * fed (model); branches of the running workload (both backends). */
+static void check_lbr(const struct run_cfg *rc)
+{
+    if (!E.lbr_on || !rc->lbr)
+        return;
+    check(E.nsnap > 0, "%s: LBR snapshot taken in the PMI handler (%u)", rc->name, E.nsnap);
+    for (uint32_t k = 0; k < E.nsnap; k++) {
+        const struct snap *s = &E.snap[k];
+        if (!check(s->err == DS_OK, "%s: LBR snapshot %u read (%s)", rc->name, k, ds_errname(s->err)))
+            continue;
+        if (!E.model) {
+            /* Hardware: the stack also holds the kernel's own branches
+             * around the workload (and the interrupt's far branch); the
+             * documented tolerance is "at least half of the non-empty
+             * entries are the workload's". Not verifiable here. */
+            uint32_t nonempty = 0, inr = 0;
+            for (uint32_t i = 0; i < s->n; i++) {
+                if (!s->e[i].from && !s->e[i].to)
+                    continue;
+                nonempty++;
+                if (s->e[i].from >= E.lo && s->e[i].from < E.hi)
+                    inr++;
+            }
+            check(nonempty > 0 && 2 * inr >= nonempty, "%s: LBR snapshot %u: %u of %u entries are branches of %s",
+                  rc->name, k, inr, nonempty, wl_name(rc->wl));
+            continue;
+        }
+        uint64_t want = s->taken_at < s->n ? s->taken_at : s->n;
+        uint32_t in_range = 0, match = 0;
+        for (uint32_t i = 0; i < want; i++) {
+            if (s->e[i].from >= E.lo && s->e[i].from < E.hi)
+                in_range++;
+            if (s->taken_at <= MAX_TAKEN) {
+                const struct taken_br *t = &E.taken[s->taken_at - 1 - i];
+                if (t->from == s->e[i].from && t->to == s->e[i].to)
+                    match++;
+            }
+        }
+        check(want > 0 && in_range == want, "%s: LBR snapshot %u: %u newest entries are branches of %s (%u in range)",
+              rc->name, k, (unsigned)want, wl_name(rc->wl), in_range);
+        check(match == want, "%s: LBR snapshot %u newest first = the last %u taken branches (%u match)",
+                  rc->name, k, (unsigned)want, match);
+    }
+}
+
+static int program_lbr(void)
+{
+    E.lbr_on = false;
+    if (!E.lbrm)
+        return DS_ERR_LBR_UNKNOWN_MODEL;
+    struct ds_lbr_config lc = {0};
+    lc.freeze_on_pmi = E.lbr_freeze;
+    int e = ds_lbr_enable(E.cpu, E.lbrm, &lc);
+    if (e == DS_OK)
+        E.lbr_on = true;
+    return e;
+}
+
+/* One run: set up DS (and counters), run the workload, drain, check, print. */
+static void do_run(const struct run_cfg *rc)
+{
+    struct ds_cpu *cpu = E.cpu;
+    const struct ds_caps *caps = &cpu->caps;
+    int e;
+
+    reset_run();
+    wl_range(rc->wl, &E.lo, &E.hi);
+    E.nb = rc->pebs && caps->netburst;
+    if (E.model)
+        dsm_stats_reset(&E.m);
+
+    enum ds_layout lay;
+    enum ds_pebs_fmt pfmt = DS_PEBS_FMT_NONE;
+    uint64_t data_cfg = 0;
+    e = ds_area_layout(cpu, &lay);
+    if (!need(e == DS_OK, "%s: DS layout (%s)", rc->name, ds_errname(e)))
+        return;
+    if (rc->pebs) {
+        e = ds_pebs_format_select(cpu, lay, &pfmt);
+        if (!need(e == DS_OK, "%s: PEBS format (%s)", rc->name, ds_errname(e)))
+            return;
+        if (pfmt == DS_PEBS_FMT_4 || pfmt == DS_PEBS_FMT_5) {
+            data_cfg = DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS;
+            if (rc->adaptive_lbr && E.lbrm)
+                data_cfg |= DS_PEBS_DATACFG_LBRS | (7ull << DS_PEBS_DATACFG_LBR_SHIFT);
+        }
+    }
+
+    bool use_ds = rc->pebs || rc->bts;
+    ctr_ovf = 0;
+    zero(&area_mem, sizeof area_mem);
+    zero(pebs_buf, sizeof pebs_buf);
+    zero(bts_buf, sizeof bts_buf);
+    struct ds_area_config cfg;
+    zero(&cfg, sizeof cfg);
+    cfg.area = &area_mem;
+    if (rc->pebs) {
+        uint32_t rsz = ds_pebs_record_size(pfmt, data_cfg);
+        cfg.pebs.mem = pebs_buf;
+        cfg.pebs.bytes = (size_t)rsz * PEBS_NREC;
+        cfg.pebs.thresh_records = PEBS_THR;
+        cfg.pebs_data_cfg = data_cfg;
+        if (!need(rsz && cfg.pebs.bytes <= sizeof pebs_buf, "%s: PEBS record size %u", rc->name, rsz))
+            return;
+    }
+    if (rc->bts) {
+        uint32_t bsz = lay == DS_LAYOUT_64 ? DS_BTS_REC64_SIZE : DS_BTS_REC32_SIZE;
+        cfg.bts.mem = bts_buf;
+        cfg.bts.bytes = (size_t)bsz * rc->bts_nrec;
+        cfg.bts.thresh_records = rc->bts_int ? BTS_THR : 0;
+    }
+    e = use_ds ? ds_area_setup(&E.ctx, cpu, &cfg) : DS_OK;
+    if (!need(e == DS_OK, "%s: ds_area_setup (%s)", rc->name, ds_errname(e)))
+        return;
+
+    /* Counter programming values. */
+    uint64_t start = 0, reset = 0;
+    struct ds_nb_alloc nba;
+    struct ds_nb_assignment nbas;
+    bool nb_prog = false;
+    if (rc->pebs) {
+        e = E.nb ? ds_nb_period(rc->period, &start) : ds_pmc_gp_period(cpu, rc->period, &start, &reset);
+        if (E.nb)
+            reset = start;
+        if (!need(e == DS_OK, "%s: period values (%s)", rc->name, ds_errname(e)))
+            return;
+        e = ds_area_set_reset(&E.ctx, DS_CTR_GP, 0, reset);
+        if (!need(e == DS_OK, "%s: DS counter reset (%s)", rc->name, ds_errname(e)))
+            return;
+    }
+    e = use_ds ? ds_area_install(&E.ctx) : DS_OK;
+    if (!need(e == DS_OK, "%s: ds_area_install (%s)", rc->name, ds_errname(e)))
+        return;
+    uint64_t gctl = (rc->pebs && !E.nb ? 1u : 0u) | (rc->ctr_pmi ? 2u : 0u);
+
+    struct ds_pmi_config pc;
+    zero(&pc, sizeof pc);
+    pc.freeze = rc->freeze;
+    /* DS_FREEZE_LEGACY: the CPU clears GLOBAL_CTRL on the PMI; the handler
+     * writes back PMC0's enable. Nothing to restore otherwise (and no global
+     * MSRs at all on NetBurst). */
+    pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY ? gctl : 0;
+    pc.pebs_counters = rc->pebs && !E.nb ? 1 : 0;
+    pc.pebs_sink = pebs_sink;
+    pc.bts_sink = bts_sink;
+    pc.ovf_hook = rc->ctr_pmi ? ovf_hook : NULL;
+    e = ds_pmi_init(&E.pmi, cpu, use_ds ? &E.ctx : NULL, &pc);
+    if (!need(e == DS_OK, "%s: ds_pmi_init (%s)", rc->name, ds_errname(e)))
+        goto out_uninstall;
+    if (rc->freeze != DS_FREEZE_NONE) {
+        e = ds_pmi_set_freeze(&E.pmi);
+        need(e == DS_OK, "%s: freeze mode %s set (%s)", rc->name,
+              rc->freeze == DS_FREEZE_LEGACY ? "legacy" : "streamlined", ds_errname(e));
+    }
+    /* Model: freeze LBRs with the run's freeze mode (both ways are checked
+     * exactly). Hardware: always freeze where the CPU can (perfmon v2+,
+     * not NetBurst), or the snapshot shows the PMI path's own branches. */
+    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE ||
+                   (!E.model && !caps->netburst && caps->perfmon_version >= 2);
+    E.lbr_on = false;
+    if (rc->lbr || (data_cfg & DS_PEBS_DATACFG_LBRS)) {
+        e = program_lbr();
+        need(e == DS_OK, "%s: LBR enabled (%s)", rc->name, ds_errname(e));
+    }
+
+    if (rc->pebs && E.nb) {
+        unsigned ev = 0;
+        uint32_t mask = 0;
+        struct ds_nb_request rq;
+        zero(&rq, sizeof rq);
+        e = ds_nb_event_find("replay_event", &ev);
+        if (e == DS_OK)
+            e = ds_nb_mask_parse(ev, "NBOGUS", &mask);
+        if (e == DS_OK)
+            e = ds_nb_alloc_init(&nba, caps->display_model, false);
+        rq.event = ev;
+        rq.mask = mask;
+        rq.escr = -1;
+        rq.counter = -1;
+        rq.os = rq.usr = true;
+        rq.pebs = true;
+        if (e == DS_OK)
+            e = ds_nb_program(cpu, &nba, &rq, start, &nbas);
+        nb_prog = e == DS_OK;
+        if (e == DS_OK)
+            e = ds_nb_replay_tag(cpu, DS_NB_METRIC_1STL_CACHE_LOAD_MISS, true);
+        if (!need(e == DS_OK, "%s: NetBurst replay_event on IQ_COUNTER4 + 1stL_cache_load_miss tagging (%s)",
+                   rc->name, ds_errname(e)))
+            goto out_stop;
+    } else if (rc->pebs) {
+        uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
+        if (data_cfg)
+            evtsel |= DS_EVTSEL_ADAPTIVE;
+        e = DS_OK;
+        if (data_cfg)
+            e = ds_pmc_pebs_data_cfg(cpu, data_cfg);
+        if (e == DS_OK)
+            e = ds_pmc_gp_program(cpu, 0, evtsel, start);
+        if (e == DS_OK)
+            e = ds_pmc_pebs_enable(cpu, 0, evtsel);
+        if (!need(e == DS_OK, "%s: PMC0 event %02x/%02x PEBS (%s)", rc->name, rc->event, rc->umask, ds_errname(e)))
+            goto out_stop;
+    }
+    if (rc->ctr_pmi) {
+        uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_INT |
+                          DS_EVTSEL_EN;
+        uint64_t rs;
+        e = ds_pmc_gp_period(cpu, rc->period, &ctr_start, &rs);
+        if (e == DS_OK)
+            e = ds_pmc_gp_program(cpu, 1, evtsel, ctr_start);
+        if (!need(e == DS_OK, "%s: PMC1 event %02x/%02x with PMI (%s)", rc->name, rc->event, rc->umask,
+                  ds_errname(e)))
+            goto out_stop;
+    }
+    if (rc->bts) {
+        e = ds_bts_enable(&E.ctx, rc->bts_int ? DS_BTS_INT : 0);
+        if (!need(e == DS_OK, "%s: BTS enabled, %s (%s)", rc->name, rc->bts_int ? "threshold interrupt" : "circular",
+                   ds_errname(e)))
+            goto out_stop;
+    }
+
+    /* Go. */
+    k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
+    E.hold_steps = 0;
+    if (E.model && rc->hold_first)
+        E.hold_steps = HOLD_STEPS; /* LVT PC stays masked (k_pmi_disarm) */
+    else
+        k_pmi_arm();
+    E.active = true;
+    if (gctl && caps->perfmon_version >= 2)
+        ds_pmc_global_ctrl(cpu, gctl);
+    uint32_t r = run_workload(rc->wl, rc->n);
+    if (gctl && caps->perfmon_version >= 2)
+        ds_pmc_global_ctrl(cpu, 0);
+    if (rc->bts)
+        ds_bts_disable(&E.ctx);
+    if (E.lbr_on)
+        ds_lbr_disable(cpu, E.lbrm);
+    /* A model PMI still pending (LVT masked) is delivered now; then stop. */
+    if (E.model && E.pmi_pending) {
+        k_pmi_arm();
+        deliver_pmi();
+        for (volatile unsigned i = 0; i < 1000; i++)
+            ;
+    }
+    E.active = false;
+    k_pmi_disarm();
+    (void)r;
+
+    /* Final drains: records below the threshold. */
+    struct ds_drain_stats st;
+    if (rc->pebs) {
+        zero(&st, sizeof st);
+        e = ds_pebs_drain(&E.ctx, pebs_sink, NULL, &st);
+        need(e == DS_OK, "%s: final PEBS drain (%s)", rc->name, ds_errname(e));
+        add_stats(&E.pst, &st);
+    }
+    if (rc->bts) {
+        zero(&st, sizeof st);
+        e = ds_bts_drain(&E.ctx, bts_sink, NULL, &st);
+        need(e == DS_OK, "%s: final BTS drain (%s)", rc->name, ds_errname(e));
+        add_stats(&E.bst, &st);
+    }
+
+    /* --- checks --- */
+    struct wl_expect x;
+    wl_expect_of(rc->wl, rc->n, &x);
+    uint64_t events = rc->loads || E.nb ? x.loads : x.insns;
+    if (E.model) {
+        check(E.bad_steps == 0 && E.dsm_err == 0, "%s: every step of %s decoded and fed (bad %u, model errors %u)",
+              rc->name, wl_name(rc->wl), (unsigned)E.bad_steps, (unsigned)E.dsm_err);
+        check(E.insns == x.insns && E.taken_n == x.taken && E.loads == x.loads,
+              "%s: stepped %u instructions, %u taken, %u loads (workloads.h: %u, %u, %u)", rc->name,
+              (unsigned)E.insns, (unsigned)E.taken_n, (unsigned)E.loads, (unsigned)x.insns, (unsigned)x.taken,
+              (unsigned)x.loads);
+        events = rc->loads || E.nb ? E.loads : E.insns;
+        if (rc->nmi)
+            check(E.delivered > 0 && E.handled == E.delivered && E.nmi_timeouts == 0,
+                  "%s: %u model PMIs delivered as NMI through LVT PC, %u handled, %u lost", rc->name, E.delivered,
+                  E.handled, E.nmi_timeouts);
+        if (rc->hold_first)
+            check(E.held == HOLD_STEPS - 1 && E.delivered > 0 && E.handled == E.delivered,
+                  "%s: a PMI requested while LVT PC was masked stayed pending for %u more steps until unmasked, then arrived (%u delivered)",
+                  rc->name, E.held, E.delivered);
+        else if (!rc->nmi)
+            check(E.delivered == 0 || E.handled == E.delivered,
+                  "%s: %u model PMIs delivered on vector 0x%x through LVT PC, %u handled (%u held by the mask)",
+                  rc->name, E.delivered, K_VEC_PMI, E.handled, E.held);
+    }
+    check(E.pmi_err == DS_OK, "%s: ds_pmi_handle without error (%s)", rc->name, ds_errname(E.pmi_err));
+    uint64_t expect = 0;
+    uint64_t ret_to = ret_to_of_run();
+    if (rc->pebs) {
+        expect = dsm_pebs_expected(events, rc->period);
+        uint64_t got = E.npebs + E.pebs_over;
+        if (E.model) {
+            check(got == expect, "%s: %u PEBS samples = floor((%u events - 1) / period %u) = %u (model rule, tolerance 0)",
+                  rc->name, (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect);
+        } else {
+            uint64_t tol = 2 + expect / 4;
+            check(got + tol >= expect && got <= expect + tol,
+                  "%s: %u PEBS samples ~ %u events / period %u = %u (hardware tolerance +-%u)", rc->name,
+                  (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect, (unsigned)tol);
+        }
+        uint32_t inr = 0, mem_ok = 0, mem_n = 0;
+        for (uint32_t i = 0; i < E.npebs; i++) {
+            if (ip_ok(i, ret_to))
+                inr++;
+            if (rc->loads && pinfo[i].has_mem) {
+                mem_n++;
+                uint64_t a = pinfo[i].data_addr, b = (uintptr_t)chase_arr;
+                if (a >= b && a < b + sizeof chase_arr && !((a - b) & 3))
+                    mem_ok++;
+            }
+        }
+        if (E.model)
+            check(E.npebs > 0 && inr == E.npebs, "%s: all %u sampled IPs inside %s [%p, %p)", rc->name, E.npebs,
+                  wl_name(rc->wl), (void *)(uintptr_t)E.lo, (void *)(uintptr_t)E.hi);
+        else /* kernel code around the workload also counts on hardware */
+            check(E.npebs > 0 && inr * 4 >= E.npebs * 3, "%s: %u of %u sampled IPs inside %s (>= 75%%)", rc->name,
+                  inr, E.npebs, wl_name(rc->wl));
+        if (mem_n)
+            check(mem_ok == mem_n, "%s: %u of %u sampled data addresses inside the chased array", rc->name, mem_ok,
+                  mem_n);
+        check(E.pst.records + lost_of(&E.pst) == E.pst.present && lost_of(&E.pst) == 0,
+              "%s: PEBS drain: %u present = %u records + %u lost, none lost", rc->name, (unsigned)E.pst.present,
+              (unsigned)E.pst.records, (unsigned)lost_of(&E.pst));
+        if (E.model)
+            check(E.pst.present == dsm_stats(&E.m)->pebs_written && dsm_stats(&E.m)->pebs_skipped == 0,
+                  "%s: the model wrote %u PEBS records, all drained", rc->name,
+                  (unsigned)dsm_stats(&E.m)->pebs_written);
+    }
+    if (rc->bts) {
+        uint64_t want_taken = E.model ? E.taken_n : x.taken;
+        check(E.bts_over == 0, "%s: BTS records fit the kernel's array", rc->name);
+        if (rc->bts_int) {
+            uint32_t inr = 0;
+            for (uint32_t i = 0; i < E.nbts; i++)
+                if (E.bts[i].from >= E.lo && E.bts[i].from < E.hi)
+                    inr++;
+            if (E.model) {
+                bool same = E.nbts == E.taken_n && E.taken_n <= MAX_TAKEN;
+                for (uint32_t i = 0; same && i < E.nbts; i++)
+                    same = E.bts[i].from == E.taken[i].from && E.bts[i].to == E.taken[i].to;
+                check(E.nbts == x.taken && same, "%s: BTS trace = the %u taken branches of %s, in order (%u records)",
+                      rc->name, (unsigned)x.taken, wl_name(rc->wl), E.nbts);
+            } else {
+                check(inr == x.taken, "%s: %u BTS records from %s = %u taken branches", rc->name, inr,
+                      wl_name(rc->wl), (unsigned)x.taken);
+            }
+            if (rc->wl == WL_LOOP && E.nbts >= 2) {
+                /* All but the final RET are the loop's back edge: one Jcc, backward. */
+                uint64_t be = E.bts[0].from, tgt = E.bts[0].to;
+                uint32_t edge = 0;
+                for (uint32_t i = 0; i < E.nbts; i++)
+                    if (E.bts[i].from == be && E.bts[i].to == tgt)
+                        edge++;
+                check(be >= E.lo && be < E.hi && tgt >= E.lo && tgt < be && edge + 1 == x.taken,
+                      "%s: %u records are the back edge %p -> %p of wl_loop", rc->name, edge, (void *)(uintptr_t)be,
+                      (void *)(uintptr_t)tgt);
+                const struct ds_bts_branch *l = &E.bts[E.nbts - 1];
+                check(l->from >= E.lo && l->from < E.hi && (l->to < E.lo || l->to >= E.hi),
+                      "%s: last BTS record is wl_loop's RET %p -> %p", rc->name, (void *)(uintptr_t)l->from,
+                      (void *)(uintptr_t)l->to);
+            }
+            check(E.handled > 0, "%s: BTS threshold PMIs handled: %u", rc->name, E.handled);
+            check(E.bst.records + lost_of(&E.bst) == E.bst.present && lost_of(&E.bst) == 0,
+                  "%s: BTS drain: %u present = %u records + %u lost, none lost", rc->name, (unsigned)E.bst.present,
+                  (unsigned)E.bst.records, (unsigned)lost_of(&E.bst));
+        } else {
+            /* Circular: the ring holds exactly the newest bts_nrec branches. */
+            uint64_t keep = want_taken < rc->bts_nrec ? want_taken : rc->bts_nrec;
+            bool same = E.nbts == keep;
+            if (E.model && E.taken_n <= MAX_TAKEN)
+                for (uint32_t i = 0; same && i < E.nbts; i++) {
+                    const struct taken_br *t = &E.taken[E.taken_n - keep + i];
+                    same = E.bts[i].from == t->from && E.bts[i].to == t->to;
+                }
+            check(same, "%s: circular BTS holds the newest %u of %u taken branches of %s, in order (%u records)",
+                  rc->name, (unsigned)keep, (unsigned)want_taken, wl_name(rc->wl), E.nbts);
+            bool wrapped = want_taken > rc->bts_nrec;
+            check(!wrapped || (E.bst.anomalies & DS_DRAIN_WRAPPED),
+                  "%s: the drain reports the wrap (older records overwritten, not lost silently)", rc->name);
+            check(E.handled == 0, "%s: circular mode raised no PMI (%u)", rc->name, E.handled);
+            if (E.model)
+                check(dsm_stats(&E.m)->bts_written == want_taken, "%s: the model wrote %u BTS records", rc->name,
+                      (unsigned)dsm_stats(&E.m)->bts_written);
+        }
+    }
+    if (rc->ctr_pmi) {
+        uint64_t br = E.model ? E.branches : x.taken + x.jcc_not_taken;
+        uint64_t want = br / rc->period;
+        if (E.model)
+            check(E.branches == x.taken + x.jcc_not_taken, "%s: stepped %u branches (workloads.h: %u)", rc->name,
+                  (unsigned)E.branches, (unsigned)(x.taken + x.jcc_not_taken));
+        check(E.model ? ctr_ovf == want : (ctr_ovf + 2 >= want),
+              "%s: %u PMC1 overflows = floor(%u branches / period %u) = %u, each reloaded by the hook", rc->name,
+              ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want);
+        events = br;
+        expect = want;
+    }
+    check_lbr(rc);
+
+    /* RUN line: PEBS runs give the sampled event count, BTS runs the taken
+     * branches of the workload (what BTS records). */
+    if (rc->bts)
+        events = E.model ? E.taken_n : x.taken;
+    print_run(rc, events, rc->pebs || rc->ctr_pmi ? expect : (rc->bts ? E.nbts : 0));
+    goto out_uninstall;
+
+out_stop:
+    E.active = false;
+    k_pmi_disarm();
+    if (E.lbr_on)
+        ds_lbr_disable(cpu, E.lbrm);
+out_uninstall:
+    if (rc->pebs && E.nb) {
+        ds_nb_replay_untag(cpu);
+        if (nb_prog)
+            ds_nb_release(cpu, &nba, &nbas);
+    } else if (rc->pebs) {
+        ds_pmc_pebs_disable(cpu, 1);
+        ds_pmc_gp_program(cpu, 0, 0, 0);
+    }
+    if (rc->ctr_pmi)
+        ds_pmc_gp_program(cpu, 1, 0, 0);
+    if (rc->bts && E.ctx.bts_enabled)
+        ds_bts_disable(&E.ctx);
+    if (rc->freeze != DS_FREEZE_NONE && E.cpu->caps.perfmon_version >= 2) {
+        /* Leave DEBUGCTL's freeze bits clear for the next run. */
+        uint64_t dc = 0;
+        if (ds_msr_read(cpu, 0x1D9, &dc) == DS_OK)
+            ds_msr_write(cpu, 0x1D9, dc & ~(DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI | DS_DEBUGCTL_FREEZE_LBRS_ON_PMI));
+    }
+    if (use_ds)
+        ds_area_uninstall(&E.ctx);
+}
+
+static bool e2e_streq(const char *a, const char *b)
+{
+    while (*a && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
+/* --- profiles ------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    enum dsm_profile p;
+} profiles[] = {
+    {"netburst_m3", DSM_NETBURST_M3}, {"netburst_m4_64", DSM_NETBURST_M4_64},
+    {"core2", DSM_CORE2},             {"atom", DSM_ATOM},
+    {"nehalem", DSM_NEHALEM},         {"haswell", DSM_HASWELL},
+    {"skylake", DSM_SKYLAKE},         {"icelake", DSM_ICELAKE},
+};
+
+#if defined(__x86_64__)
+static const char *const default_profiles[] = {"netburst_m4_64", "core2", "skylake", "icelake"};
+#else
+static const char *const default_profiles[] = {"netburst_m3", "core2", "skylake", "icelake"};
+#endif
+
+/* The runs of one backend/profile. */
+static void run_all(void)
+{
+    const struct ds_caps *caps = &E.cpu->caps;
+    bool nb = caps->netburst;
+    enum ds_freeze_mode fz = DS_FREEZE_NONE;
+    if (!nb && caps->perfmon_version >= 4)
+        fz = DS_FREEZE_STREAMLINED;
+    else if (!nb && caps->perfmon_version >= 2)
+        fz = DS_FREEZE_LEGACY;
+    bool load_ev = !nb && caps->pebs_format >= 3; /* MEM_INST_RETIRED.ALL_LOADS (D0H/81H) */
+
+    for (unsigned i = 0; i < CHASE_LEN; i++)
+        chase_arr[i] = (i * 17u + 5u) % CHASE_LEN; /* 17 odd: one cycle through all 64 */
+
+    struct run_cfg runs[5];
+    zero(runs, sizeof runs);
+    unsigned nr = 0;
+    if (caps->pebs_advertised || E.model) {
+        if (nb) {
+            runs[nr++] = (struct run_cfg){.name = "pebs-chase-fixed", .lbr = true, .kind = "pebs", .wl = WL_CHASE,
+                                          .n = CHASE_N, .pebs = true, .loads = true, .period = CHASE_PERIOD};
+            runs[nr++] = (struct run_cfg){.name = "pebs-chase-nmi", .lbr = true, .kind = "pebs", .wl = WL_CHASE,
+                                          .n = CHASE_N, .pebs = true, .loads = true, .period = CHASE_PERIOD,
+                                          .nmi = true};
+        } else {
+            runs[nr++] = (struct run_cfg){.name = "pebs-loop-fixed", .lbr = true, .kind = "pebs", .wl = WL_LOOP, .n = LOOP_N,
+                                          .hold_first = true,
+                                          .pebs = true, .event = 0xC0, .umask = 0x00, .period = LOOP_PERIOD,
+                                          .adaptive_lbr = true};
+            runs[nr] = (struct run_cfg){.name = "pebs-chase-nmi-freeze", .lbr = true, .kind = "pebs", .wl = WL_CHASE,
+                                        .n = CHASE_N, .pebs = true, .period = CHASE_IPERIOD, .nmi = true,
+                                        .freeze = fz, .event = 0xC0, .umask = 0x00};
+            if (load_ev) {
+                runs[nr].event = 0xD0;
+                runs[nr].umask = 0x81;
+                runs[nr].loads = true;
+                runs[nr].period = CHASE_PERIOD;
+            }
+            nr++;
+        }
+    }
+    if (!nb && caps->perfmon_version >= 2)
+        runs[nr++] = (struct run_cfg){.name = "lbr-calls", .kind = "lbr", .wl = WL_CALLS, .n = BTS_CALLS_N,
+                                      .ctr_pmi = true, .event = 0xC4, .umask = 0x00, .period = LBR_PERIOD,
+                                      .lbr = true};
+    if (caps->bts_advertised || E.model) {
+        runs[nr++] = (struct run_cfg){.name = "bts-int", .lbr = true, .kind = "bts", .wl = WL_LOOP, .n = BTS_LOOP_N,
+                                      .bts = true, .bts_int = true, .bts_nrec = BTS_NREC};
+        runs[nr++] = (struct run_cfg){.name = "bts-circular", .kind = "bts-circular", .wl = WL_CALLS,
+                                      .n = BTS_CALLS_N, .bts = true, .bts_nrec = BTS_CIRC_NREC};
+    }
+    if (!nr) {
+        E.skipped++;
+        ktest_skip("%s: the CPU advertises neither PEBS nor BTS: no runs", E.prof_name);
+    }
+    for (unsigned i = 0; i < nr; i++) {
+        if (k_opt("e2e_verbose", NULL))
+            kprintf("# e2e: %s %s\n", E.prof_name, runs[i].name);
+        do_run(&runs[i]);
+    }
+}
+
+static void lbr_setup(void)
+{
+    const struct ds_caps *c = &E.cpu->caps;
+    E.lbrm = NULL;
+    if (ds_lbr_lookup(c->display_family, c->display_model, &E.lbrm) != DS_OK ||
+        ds_lbr_format(E.cpu, E.lbrm, &E.lbrfmt) != DS_OK)
+        E.lbrm = NULL;
+}
+
+static void log_begin(const char *backend, const char *profile, const char *why)
+{
+    static char kname[24], prof[32], whyt[32];
+    k_snprintf(kname, sizeof kname, "libds-%s.elf", K_ARCH);
+    tokenize(prof, sizeof prof, profile);
+    tokenize(whyt, sizeof whyt, why);
+    dsrec_init(&E.out, rec_write, NULL);
+    struct dsrec_header h = {K_ARCH, backend, prof, kname, whyt};
+    dsrec_header(&E.out, &h);
+    E.passed = E.failed = E.skipped = 0;
+}
+
+static void log_end(void)
+{
+    dsrec_end(&E.out, E.passed, E.failed, E.skipped);
+}
+
+static void run_model_profile(const char *name, const char *why)
+{
+    enum dsm_profile p = DSM_PROFILE__COUNT;
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
+        if (e2e_streq(profiles[i].name, name))
+            p = profiles[i].p;
+    E.prof_name = name;
+    if (p == DSM_PROFILE__COUNT) {
+        ktest_fail("unknown model profile \"%s\" (profile=)", name);
+        return;
+    }
+    E.prof = p;
+    E.model = true;
+    int me = dsm_init(&E.m, p, &dsm_identity_mem_ops, NULL);
+#if defined(__x86_64__)
+    bool ia32e = true;
+#else
+    bool ia32e = false;
+#endif
+    if (me == DSM_OK)
+        me = dsm_set_ia32e(&E.m, ia32e);
+    if (me != DSM_OK) {
+        /* A 32-bit-only CPU cannot run the x86_64 kernel. */
+        E.skipped++;
+        ktest_skip("e2e/%s: profile cannot run this %s kernel (no Intel 64)", name, K_ARCH);
+        return;
+    }
+    log_begin("model", name, why);
+    dsm_set_pmi(&E.m, model_pmi, NULL);
+    int e = ds_model_cpu_init(&E.mc, &E.m);
+    if (e == DS_OK)
+        e = ds_cpu_identify(&E.mc);
+    E.cpu = &E.mc;
+    if (check(e == DS_OK, "model cpu identified (%s)", ds_errname(e))) {
+        lbr_setup();
+        kprintf("# e2e: model profile %s: family %x model %x, perfmon v%u, PEBS fmt %u, %s DS layout, LBR %s\n",
+                name, E.mc.caps.display_family, E.mc.caps.display_model, E.mc.caps.perfmon_version,
+                E.mc.caps.pebs_format, dsm_ds64(&E.m) ? "64-bit" : "32-bit", E.lbrm ? E.lbrm->uarch : "none");
+        run_all();
+    }
+    log_end();
+}
+
+/* --- backend choice ----------------------------------------------------------- */
+
+static void probe_exercise(void *arg)
+{
+    (void)arg;
+    (void)wl_loop(16);
+}
+
+void k_e2e_run(void)
+{
+    static char why[64];
+    struct ds_probe_result pr;
+    int pe = DS_ERR_NOT_IDENTIFIED;
+    zero(&pr, sizeof pr);
+    if (k_cpu_identify_err == DS_OK) {
+        struct ds_probe_bts_scratch sc = {&probe_area, 0, probe_buf, 0, sizeof probe_buf, probe_exercise, NULL};
+        pe = ds_probe(&k_cpu, &sc, &pr);
+    }
+    static char buf[512];
+    if (pe == DS_OK && ds_probe_format(&pr, buf, sizeof buf) == DS_OK)
+        kprintf("# functional probe (ds_probe):\n%s\n", buf);
+    else
+        kprintf("# functional probe (ds_probe): %s\n", ds_strerror(pe));
+    bool hw_ok = pe == DS_OK && pr.ds_area.verdict == DS_PROBE_WORKING && pr.counter.verdict == DS_PROBE_WORKING;
+
+    const char *why_item = NULL;
+    enum ds_probe_verdict why_v = DS_PROBE_NOT_ADVERTISED;
+    if (pe != DS_OK) {
+        k_snprintf(why, sizeof why, "probe-%s", ds_errname(pe));
+    } else if (!hw_ok) {
+        why_item = pr.ds_area.verdict != DS_PROBE_WORKING ? "ds_area" : "counter";
+        why_v = pr.ds_area.verdict != DS_PROBE_WORKING ? pr.ds_area.verdict : pr.counter.verdict;
+        k_snprintf(why, sizeof why, "%s:%s", why_item, ds_probe_verdict_name(why_v));
+    } else {
+        k_snprintf(why, sizeof why, "probe-working");
+    }
+
+    bool use_hw = hw_ok;
+    if (k_opt_is("backend", "hw")) {
+        use_hw = true;
+        k_snprintf(why, sizeof why, "forced");
+    } else if (k_opt_is("backend", "model")) {
+        use_hw = false;
+        k_snprintf(why, sizeof why, "forced");
+    } else if (k_opt("backend", NULL) && !k_opt_is("backend", "auto")) {
+        ktest_fail("backend= must be hw, model or auto");
+    }
+
+    k_trap_register(K_VEC_DB, db_handler, NULL);
+    void *old_ctx = NULL;
+    k_pmi_fn old = k_pmi_register(pmi_handler, NULL, &old_ctx);
+    enum k_pmi_mode old_mode = k_pmi_mode();
+
+    if (use_hw) {
+        kprintf("# e2e: backend=hw why=%s (native MSRs, real PMIs, no single-stepping)\n", why);
+        E.model = false;
+        E.cpu = &k_cpu;
+        E.prof_name = "native";
+        log_begin("hw", "native", why);
+        lbr_setup();
+        run_all();
+        log_end();
+    } else {
+        kprintf("#\n# ******** e2e: backend=model why=%s ********\n"
+                "# ******** DS is not usable on this CPU: the records below come from the\n"
+                "# ******** reference model (tests/model) driven by single-stepping the real workloads\n#\n",
+                why);
+        char list[128];
+        const char *pl = k_opt_str("profile", list, sizeof list, NULL);
+        if (pl) {
+            char *s = list;
+            while (*s) {
+                char *e = s;
+                while (*e && *e != ',')
+                    e++;
+                char c = *e;
+                *e = 0;
+                if (*s)
+                    run_model_profile(s, why);
+                if (!c)
+                    break;
+                s = e + 1;
+            }
+        } else {
+            for (size_t i = 0; i < sizeof default_profiles / sizeof default_profiles[0]; i++)
+                run_model_profile(default_profiles[i], why);
+        }
+    }
+
+    k_pmi_disarm();
+    k_pmi_set_mode(old_mode);
+    k_pmi_register(old, old_ctx, NULL);
+    k_trap_register(K_VEC_DB, NULL, NULL);
+}
+
+static void e2e_group(void)
+{
+    k_e2e_run();
+}
+KTEST(e2e, e2e_group);

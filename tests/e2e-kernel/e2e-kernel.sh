@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# End-to-end kernel test (issue 6): boot one kernel with tests/boot/boot.sh
+# (which judges the exit status, the summary and every ok/not ok line, the
+# kernel's own record checks included), then check the captured serial log:
+#   - a DSLOG HDR per model profile with backend=model (or backend=hw when
+#     LIBDS_E2E_BACKEND=hw), and PEBS, BTS and LBR record lines;
+#   - dsdump reads the whole log without an error (checksums, RUN/END
+#     counts) and, symbolizing with the kernel ELF (-e), names the workload
+#     functions: samples in wl_loop and wl_chase, BTS branches
+#     wl_loop+off -> wl_loop+off, LBR entries in wl_chase.
+# Usage: e2e-kernel.sh --build DIR --arch i386|x86_64 --mode kernel|bios|uefi
+#        [--timeout S] [--dsdump PATH] [--keep FILE]
+set -uo pipefail
+build= arch=x86_64 mode=kernel timeout_s=60 dsdump= keep=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build) build=$2; shift 2 ;;
+    --arch) arch=$2; shift 2 ;;
+    --mode) mode=$2; shift 2 ;;
+    --timeout) timeout_s=$2; shift 2 ;;
+    --dsdump) dsdump=$2; shift 2 ;;
+    --keep) keep=$2; shift 2 ;;
+    -h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "e2e-kernel.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${build:-$here/build}
+dsdump=${dsdump:-$build/libds/tools/dsdump/dsdump}
+elf=$build/kernel/libds-$arch.elf
+fail() { echo "e2e-kernel.sh: FAIL: $*"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/libds-e2e.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+log=$work/boot.out
+
+args=(--build "$build" --arch "$arch" --mode "$mode" --timeout "$timeout_s")
+# -kernel mode: run only the e2e group (the boot matrix runs everything).
+[ "$mode" = kernel ] && args+=(--append "tests=e2e")
+start=$(date +%s.%N)
+"$here/tests/boot/boot.sh" "${args[@]}" >"$log" 2>&1
+rc=$?
+end=$(date +%s.%N)
+[ -n "$keep" ] && cp "$log" "$keep"
+grep -E '^(not ok|boot\.sh:|# e2e|DSLOG 1 (HDR|RUN|END))' "$log" | grep -v '^boot.sh: qemu' | head -80
+echo "e2e-kernel.sh: boot took $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s"
+[ $rc -eq 0 ] || fail "boot.sh failed (exit $rc): $(grep 'boot.sh: FAIL' "$log")"
+
+backend=${LIBDS_E2E_BACKEND:-model}
+nhdr=$(grep -c "DSLOG 1 HDR arch=$arch backend=$backend " "$log")
+[ "$nhdr" -ge 1 ] || fail "no DSLOG HDR line with arch=$arch backend=$backend"
+if [ "$backend" = model ]; then
+  grep -q "backend=model why=" "$log" || fail "the model backend is not announced with its reason"
+  [ "$nhdr" -ge 3 ] || fail "expected a log per default model profile, found $nhdr"
+fi
+for t in PEBS BTS LBR RUN END; do
+  n=$(grep -c "DSLOG 1 $t " "$log")
+  [ "$n" -ge 1 ] || fail "no DSLOG $t lines"
+  echo "e2e-kernel.sh: $n DSLOG $t lines"
+done
+grep -q "DSLOG 1 PEBS .*fmt=nb" "$log" || fail "no NetBurst PEBS record (fmt=nb32/nb64)"
+[ "$arch" = i386 ] && { grep -q "fmt=nb32" "$log" || fail "i386: no 32-bit DS layout NetBurst record"; }
+grep -q "DSLOG 1 PEBS .*fmt=4 .*lbr0=" "$log" || fail "no adaptive PEBS record with an LBR group"
+
+[ -x "$dsdump" ] || fail "dsdump not built ($dsdump)"
+"$dsdump" --limit 4 -e "$elf" "$log" >"$work/dump.txt" 2>"$work/dump.err"
+drc=$?
+cat "$work/dump.err"
+[ $drc -eq 0 ] || fail "dsdump reported errors in the log (exit $drc)"
+sym() { grep -Eq "$1" "$work/dump.txt" || fail "dsdump output lacks: $2"; }
+sym '^ +100\.00% +[0-9]+ +wl_loop ' "a sample table naming wl_loop"
+sym '^ +100\.00% +[0-9]+ +wl_chase ' "a sample table naming wl_chase"
+sym 'wl_loop\+0x[0-9a-f]+ -> wl_loop\+0x[0-9a-f]+' "BTS branches wl_loop+off -> wl_loop+off"
+sym 'wl_calls\+0x[0-9a-f]+ -> wl_calls\+0x[0-9a-f]+' "BTS branches inside wl_calls (circular run)"
+grep -q "DSLOG 1 RUN name=lbr-calls " "$log" && sym '^ +\[ *0\] wl_calls\+0x[0-9a-f]+ -> wl_calls\+0x[0-9a-f]+' "an LBR stack of wl_calls"
+sym '^ +\[ *0\] wl_chase\+0x[0-9a-f]+ -> wl_chase\+0x[0-9a-f]+' "an LBR stack of wl_chase"
+if grep -Eq '^ +[0-9.]+% +[0-9]+ +(\?|0x)' "$work/dump.txt"; then
+  fail "samples outside any symbol"
+fi
+"$dsdump" --json -e "$elf" "$log" >"$work/dump.json" || fail "dsdump --json failed"
+grep -q '"wl_loop"' "$work/dump.json" || fail "dsdump --json does not name wl_loop"
+echo "e2e-kernel.sh: PASS ($arch, $mode, backend=$backend)"

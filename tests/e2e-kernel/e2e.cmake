@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# End-to-end kernel tests (ctest label "e2e"), included from kernel/CMakeLists.txt:
+# both kernels in model mode under QEMU -kernel, SeaBIOS (ISO) and OVMF (ISO),
+# with the harness checking the DSLOG records and dsdump's symbolized output.
+find_program(LIBDS_QEMU qemu-system-x86_64)
+if(NOT LIBDS_QEMU OR NOT TARGET dsdump)
+  message(WARNING "qemu-system-x86_64 or dsdump missing: e2e kernel tests not registered")
+  return()
+endif()
+set(_e2e ${PROJECT_SOURCE_DIR}/tests/e2e-kernel/e2e-kernel.sh)
+foreach(arch i386 x86_64)
+  foreach(m "kernel;60" "bios;90" "uefi;180")
+    list(GET m 0 _mode)
+    list(GET m 1 _tmo)
+    math(EXPR _t "${_tmo} * ${LIBDS_BOOT_TIMEOUT_SCALE}")
+    math(EXPR _ct "${_t} + 60")
+    add_test(NAME e2e.${arch}.${_mode}
+             COMMAND ${_e2e} --build ${CMAKE_BINARY_DIR} --arch ${arch} --mode ${_mode} --timeout ${_t}
+                     --dsdump $<TARGET_FILE:dsdump>)
+    set_tests_properties(e2e.${arch}.${_mode} PROPERTIES LABELS "e2e;boot" TIMEOUT ${_ct})
+  endforeach()
+endforeach()
