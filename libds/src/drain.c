@@ -72,22 +72,3 @@ uint32_t ds__drain_span(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st
     st->lost_beyond += claimed - inbuf;
     return (uint32_t)inbuf;
 }
-
-void ds__drain_fixed(struct ds_ctx *ctx, bool pebs, ds__emit_fn emit, void *e, struct ds_drain_stats *st)
-{
-    const struct ds_buf_state *b = pebs ? &ctx->pebs : &ctx->bts;
-    uint64_t idx;
-    uint32_t n = ds__drain_span(ctx, pebs, st, &idx);
-    const unsigned char *p = b->mem;
-    uint32_t rsz = b->rec_size;
-    for (uint32_t i = 0; i < n; i++, p += rsz) {
-        int r = emit(e, p, rsz);
-        if (r == 0)
-            st->records++;
-        else if (r == 1)
-            st->lost_rejected++;
-        else
-            st->lost_corrupt++;
-    }
-    ds__drain_finish(ctx, pebs, idx, st);
-}

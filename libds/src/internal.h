@@ -61,18 +61,12 @@ void ds__area_put(struct ds_ctx *ctx, bool pebs, enum ds__fld f, uint64_t v);
 uint64_t ds__thresh_value(const struct ds_buf_state *b);
 
 /*
- * Fixed-size drain engine shared by PEBS (fmt 0-3, NetBurst) and BTS
- * threshold mode. @emit returns 0 = taken, 1 = rejected by sink, 2 = corrupt.
- */
-typedef int (*ds__emit_fn)(void *e, const unsigned char *rec, uint32_t size);
-void ds__drain_fixed(struct ds_ctx *ctx, bool pebs, ds__emit_fn emit, void *e, struct ds_drain_stats *st);
-
-/*
- * First half of a fixed-size drain: read the index once into *out_idx,
+ * Fixed-size drain (PEBS fmt 0-3 and NetBurst, BTS): read the index once into *out_idx,
  * repair base/max/threshold, account present/lost_beyond and the anomaly
  * bits, and return how many whole records [0, n) lie inside the caller's
  * buffer (n <= b->nrec, so mem + n * rec_size <= mem + bytes). One
- * division per call, none per record. Follow with the walk, then
+ * division per call, none per record. Follow with the walk (records
+ * [0, n), advancing a pointer by rec_size), then
  * ds__drain_finish(ctx, pebs, *out_idx, st).
  */
 uint32_t ds__drain_span(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st, uint64_t *out_idx);
