@@ -239,23 +239,30 @@ static int keep_sample(void *arg, const struct ds_pebs_sample *s)
  * cleared sample or the previous record of the same drain (s->fmt and
  * s->ip_is_next already set): every field a group can carry is written,
  * absent groups' fields are zeroed if the previous record had them. On
- * error @s is untouched.
+ * error @s is untouched. *@vkey: the last header (retire latency masked
+ * out) whose group bits and size field were checked consistent; a record
+ * with the same key skips that check (a drain's records usually share
+ * one). Start with DS__NO_HDR, which no valid header equals.
  */
-static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sample *s)
+#define DS__HDR_KEY_MASK (~(0xFFFFull << DS_PEBS_HDR_RETIRE_LAT_SHIFT))
+#define DS__NO_HDR (~0ull) /* bits 23:4 set: never a valid header */
+static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sample *s, uint64_t *vkey)
 {
     if (avail < sizeof(struct ds_pebs_basic))
         return DS_ERR_REC_SHORT;
     uint64_t hdr = ds__ld64(p);
     uint32_t size = (uint32_t)(hdr >> DS_PEBS_HDR_SIZE_SHIFT);
-    /* Bits 23:4 would be groups libds does not know: their size is unknown. */
-    if (hdr & 0x0000000000FFFFF0ull)
-        return DS_ERR_REC_SIZE;
     uint64_t groups = hdr & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
     if (!(groups & DS_PEBS_DATA_CFG_LBRS))
         groups &= 0xFull; /* the LBR count is meaningless without the group */
-    uint32_t expect = adaptive_size(groups);
-    if (size != expect)
-        return DS_ERR_REC_SIZE;
+    if ((hdr & DS__HDR_KEY_MASK) != *vkey) {
+        /* Bits 23:4 would be groups libds does not know: their size is unknown. */
+        if (hdr & 0x0000000000FFFFF0ull)
+            return DS_ERR_REC_SIZE;
+        if (size != adaptive_size(groups))
+            return DS_ERR_REC_SIZE;
+        *vkey = hdr & DS__HDR_KEY_MASK;
+    }
     if (size > avail)
         return DS_ERR_REC_SHORT;
 
@@ -328,7 +335,8 @@ int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool peb
         out->fmt = fmt;
         out->ip_is_next = false; /* the basic group's IP is the eventing IP */
         (void)pebs_trap;
-        int e = adaptive_body(p, avail, out);
+        uint64_t vkey = DS__NO_HDR;
+        int e = adaptive_body(p, avail, out, &vkey);
         if (e)
             clear_sample(out);
         return e;
@@ -432,14 +440,14 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
     const unsigned char *p = b->mem;
     const unsigned char *end = p + (size_t)(claimed < b->bytes ? claimed : b->bytes);
     struct ds_pebs_sample s;
-    uint64_t walked = 0, taken = 0;
+    uint64_t walked = 0, taken = 0, vkey = DS__NO_HDR;
     bool corrupt = false;
     clear_sample(&s);
     s.fmt = ctx->pebs_fmt;
     s.ip_is_next = false; /* the basic group's IP is the eventing IP */
     while (p < end) {
         walked++;
-        if (adaptive_body(p, (size_t)(end - p), &s) != DS_OK) {
+        if (adaptive_body(p, (size_t)(end - p), &s, &vkey) != DS_OK) {
             /* The size field cannot be trusted: the rest is one lost record. */
             if ((size_t)(end - p) < sizeof(struct ds_pebs_basic))
                 st->anomalies |= DS_DRAIN_INDEX_MISALIGNED;
