@@ -93,9 +93,9 @@ int ds_bts_disable(struct ds_ctx *ctx)
     return DS_OK;
 }
 
-static void bts_read(const struct ds_ctx *ctx, const unsigned char *p, struct ds_bts_branch *b)
+static inline __attribute__((always_inline)) void bts_read(bool l32, const unsigned char *p, struct ds_bts_branch *b)
 {
-    if (ctx->layout == DS_LAYOUT_32) {
+    if (l32) {
         b->from = ds__ld32(p);
         b->to = ds__ld32(p + 4);
         b->flags = ds__ld32(p + 8);
@@ -107,25 +107,52 @@ static void bts_read(const struct ds_ctx *ctx, const unsigned char *p, struct ds
     b->predicted = (b->flags & DS_BTS_FLAG_PREDICTED) != 0;
 }
 
-struct bts_emit {
-    const struct ds_ctx *ctx;
-    ds_bts_sink sink;
-    void *arg;
-};
-
-static int emit_bts(void *e, const unsigned char *rec, uint32_t size)
+/*
+ * Hand @n consecutive records at @p to the sink; the layout is a constant
+ * where this is inlined (no per-record layout test, no per-record division
+ * or multiplication: the pointer advances by the record size). Returns how
+ * many the sink took.
+ */
+static inline __attribute__((always_inline)) uint32_t walk_bts(bool l32, const unsigned char *p, uint32_t n,
+                                                               ds_bts_sink sink, void *arg)
 {
-    struct bts_emit *be = e;
-    struct ds_bts_branch b;
-    (void)size;
-    bts_read(be->ctx, rec, &b);
-    return be->sink(be->arg, &b) == 0 ? 0 : 1;
+    const uint32_t rsz = l32 ? DS_BTS_REC32_SIZE : DS_BTS_REC64_SIZE;
+    struct ds_bts_branch br;
+    uint32_t taken = 0;
+    for (uint32_t i = 0; i < n; i++, p += rsz) {
+        bts_read(l32, p, &br);
+        taken += sink(arg, &br) == 0;
+    }
+    return taken;
+}
+
+/* Records [first, first + n) of the buffer (first + n <= nrec) into @st. */
+static void run_bts(const struct ds_ctx *ctx, uint32_t first, uint32_t n, ds_bts_sink sink, void *arg,
+                    struct ds_drain_stats *st)
+{
+    const struct ds_buf_state *b = &ctx->bts;
+    const unsigned char *p = b->mem + (size_t)first * b->rec_size;
+    uint32_t taken;
+    bool l32 = ctx->layout == DS_LAYOUT_32;
+    if (!n)
+        return;
+    if (b->rec_size != (l32 ? DS_BTS_REC32_SIZE : DS_BTS_REC64_SIZE)) {
+        /* A corrupted context: walking would not match the buffer bounds. */
+        st->lost_corrupt += n;
+        return;
+    }
+    if (l32)
+        taken = walk_bts(true, p, n, sink, arg);
+    else
+        taken = walk_bts(false, p, n, sink, arg);
+    st->records += taken;
+    st->lost_rejected += n - taken;
 }
 
 static bool rec_written(const struct ds_ctx *ctx, const unsigned char *p)
 {
     struct ds_bts_branch b;
-    bts_read(ctx, p, &b);
+    bts_read(ctx->layout == DS_LAYOUT_32, p, &b);
     return b.from != 0 || b.to != 0;
 }
 
@@ -134,46 +161,33 @@ static bool rec_written(const struct ds_ctx *ctx, const unsigned char *p)
  * [index, end) are older than [base, index) when the ring wrapped, which
  * the zero-filled buffer reveals.
  */
-static void drain_circular(struct ds_ctx *ctx, struct bts_emit *be, struct ds_drain_stats *st)
+static void drain_circular(struct ds_ctx *ctx, ds_bts_sink sink, void *arg, struct ds_drain_stats *st)
 {
     const struct ds_buf_state *b = &ctx->bts;
-    uint64_t idx = ds__area_get(ctx, false, DS__INDEX);
-
-    ds__drain_check_fields(ctx, false, st);
-    if (idx < b->linear) {
-        st->anomalies |= DS_DRAIN_INDEX_BELOW_BASE;
-        ds__drain_finish(ctx, false, idx, st);
-        ds__zero(b->mem, (size_t)b->bytes);
-        return;
-    }
-    uint64_t off = idx - b->linear;
-    uint64_t rem;
-    uint64_t claimed = ds__div64(off, b->rec_size, &rem);
-    if (rem)
-        st->anomalies |= DS_DRAIN_INDEX_MISALIGNED;
-    uint64_t head = claimed; /* records [0, head) are the newest */
-    if (claimed > b->nrec) {
-        st->anomalies |= DS_DRAIN_INDEX_PAST_MAX;
-        st->lost_beyond += claimed - b->nrec;
-        st->present += claimed - b->nrec;
-        head = b->nrec;
-    }
-    uint64_t older = 0;
-    if (head < b->nrec && rec_written(ctx, b->mem + head * b->rec_size)) {
+    uint64_t idx;
+    /* The span's accounting (present = claimed, lost_beyond) holds for the
+     * newest records [0, head); the wrapped older ones are added below. */
+    uint32_t head = ds__drain_span(ctx, false, st, &idx);
+    st->anomalies &= ~DS_DRAIN_FULL; /* index == max is no loss here: the CPU wraps */
+    uint32_t older = 0;
+    if (idx >= b->linear && head < b->nrec && rec_written(ctx, b->mem + (size_t)head * b->rec_size)) {
         st->anomalies |= DS_DRAIN_WRAPPED;
         older = b->nrec - head;
     }
-    st->present += head + older;
-    for (uint64_t i = 0; i < older + head; i++) {
-        uint64_t slot = i < older ? head + i : i - older;
-        int r = emit_bts(be, b->mem + slot * b->rec_size, b->rec_size);
-        if (r == 0)
-            st->records++;
-        else
-            st->lost_rejected++;
-    }
+    st->present += older;
+    run_bts(ctx, head, older, sink, arg, st);
+    run_bts(ctx, 0, head, sink, arg, st);
     ds__drain_finish(ctx, false, idx, st);
     ds__zero(b->mem, (size_t)b->bytes);
+}
+
+/* Threshold mode: records [0, index) of the linear buffer. */
+static void drain_linear(struct ds_ctx *ctx, ds_bts_sink sink, void *arg, struct ds_drain_stats *st)
+{
+    uint64_t idx;
+    uint32_t n = ds__drain_span(ctx, false, st, &idx);
+    run_bts(ctx, 0, n, sink, arg, st);
+    ds__drain_finish(ctx, false, idx, st);
 }
 
 int ds_bts_drain(struct ds_ctx *ctx, ds_bts_sink sink, void *arg, struct ds_drain_stats *out)
@@ -185,11 +199,10 @@ int ds_bts_drain(struct ds_ctx *ctx, ds_bts_sink sink, void *arg, struct ds_drai
     if (!sink)
         return DS_ERR_NULL;
     ds__zero(&st, sizeof(st));
-    struct bts_emit be = { ctx, sink, arg };
     if (ctx->bts.thresh_records == 0)
-        drain_circular(ctx, &be, &st);
+        drain_circular(ctx, sink, arg, &st);
     else
-        ds__drain_fixed(ctx, false, emit_bts, &be, &st);
+        drain_linear(ctx, sink, arg, &st);
     if (out)
         *out = st;
     return DS_OK;

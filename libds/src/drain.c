@@ -37,7 +37,7 @@ void ds__drain_finish(struct ds_ctx *ctx, bool pebs, uint64_t seen_index, struct
     /* Records the CPU appended while we walked (only meaningful if the index
      * we walked to was sane and it moved forward within the buffer). */
     if (now != seen_index && seen_index >= b->linear && now > seen_index && now <= b->linear + b->bytes) {
-        uint64_t n = ds__div64(now - seen_index, b->rec_size, NULL);
+        uint64_t n = ds__div_rec(now - seen_index, b->rec_size, NULL);
         if (n) {
             st->lost_race += n;
             st->present += n;
@@ -47,20 +47,20 @@ void ds__drain_finish(struct ds_ctx *ctx, bool pebs, uint64_t seen_index, struct
     ds__area_put(ctx, pebs, DS__INDEX, b->linear);
 }
 
-void ds__drain_fixed(struct ds_ctx *ctx, bool pebs, ds__emit_fn emit, void *e, struct ds_drain_stats *st)
+uint32_t ds__drain_span(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st, uint64_t *out_idx)
 {
     const struct ds_buf_state *b = pebs ? &ctx->pebs : &ctx->bts;
     uint64_t idx = ds__area_get(ctx, pebs, DS__INDEX);
 
+    *out_idx = idx;
     ds__drain_check_fields(ctx, pebs, st);
     if (idx < b->linear) {
         st->anomalies |= DS_DRAIN_INDEX_BELOW_BASE;
-        ds__drain_finish(ctx, pebs, idx, st);
-        return;
+        return 0;
     }
     uint64_t off = idx - b->linear;
     uint64_t rem;
-    uint64_t claimed = ds__div64(off, b->rec_size, &rem);
+    uint64_t claimed = ds__div_rec(off, b->rec_size, &rem);
     if (rem)
         st->anomalies |= DS_DRAIN_INDEX_MISALIGNED;
     uint64_t inbuf = claimed < b->nrec ? claimed : b->nrec;
@@ -70,14 +70,5 @@ void ds__drain_fixed(struct ds_ctx *ctx, bool pebs, ds__emit_fn emit, void *e, s
         st->anomalies |= DS_DRAIN_FULL;
     st->present += claimed;
     st->lost_beyond += claimed - inbuf;
-    for (uint64_t i = 0; i < inbuf; i++) {
-        int r = emit(e, b->mem + i * b->rec_size, b->rec_size);
-        if (r == 0)
-            st->records++;
-        else if (r == 1)
-            st->lost_rejected++;
-        else
-            st->lost_corrupt++;
-    }
-    ds__drain_finish(ctx, pebs, idx, st);
+    return (uint32_t)inbuf;
 }

@@ -30,18 +30,24 @@ void ds__sb_hex(struct ds__sb *sb, uint64_t v, unsigned digits);
 #include <ds/area.h>
 #include <ds/pebs.h>
 
-/* Little-endian loads from possibly unaligned bytes (no memcpy needed). */
+/*
+ * Little-endian loads from possibly unaligned bytes: one plain load (x86 is
+ * little-endian and allows unaligned access). The may_alias, aligned(1)
+ * types make reading any byte buffer through them defined for GCC/Clang;
+ * no memcpy call is emitted (freestanding, no libc).
+ */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "libds targets x86 (little-endian)");
+typedef uint64_t __attribute__((may_alias, aligned(1))) ds__u64_una;
+typedef uint32_t __attribute__((may_alias, aligned(1))) ds__u32_una;
+
 static inline uint64_t ds__ld64(const unsigned char *p)
 {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
+    return *(const ds__u64_una *)(const void *)p;
 }
 
 static inline uint32_t ds__ld32(const unsigned char *p)
 {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+    return *(const ds__u32_una *)(const void *)p;
 }
 
 void ds__zero(void *p, size_t n);
@@ -55,11 +61,15 @@ void ds__area_put(struct ds_ctx *ctx, bool pebs, enum ds__fld f, uint64_t v);
 uint64_t ds__thresh_value(const struct ds_buf_state *b);
 
 /*
- * Fixed-size drain engine shared by PEBS (fmt 0-3, NetBurst) and BTS
- * threshold mode. @emit returns 0 = taken, 1 = rejected by sink, 2 = corrupt.
+ * Fixed-size drain (PEBS fmt 0-3 and NetBurst, BTS): read the index once into *out_idx,
+ * repair base/max/threshold, account present/lost_beyond and the anomaly
+ * bits, and return how many whole records [0, n) lie inside the caller's
+ * buffer (n <= b->nrec, so mem + n * rec_size <= mem + bytes). One
+ * division per call, none per record. Follow with the walk (records
+ * [0, n), advancing a pointer by rec_size), then
+ * ds__drain_finish(ctx, pebs, *out_idx, st).
  */
-typedef int (*ds__emit_fn)(void *e, const unsigned char *rec, uint32_t size);
-void ds__drain_fixed(struct ds_ctx *ctx, bool pebs, ds__emit_fn emit, void *e, struct ds_drain_stats *st);
+uint32_t ds__drain_span(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st, uint64_t *out_idx);
 
 /* Finish a drain: race check against @seen_index, repair fields, reset index. */
 void ds__drain_finish(struct ds_ctx *ctx, bool pebs, uint64_t seen_index, struct ds_drain_stats *st);
@@ -91,4 +101,21 @@ static inline uint64_t ds__div64(uint64_t n, uint64_t d, uint64_t *out_rem)
         *out_rem = r;
     return q;
 #endif
+}
+
+/*
+ * n / d for a record size @d (non-zero): a native 32-bit divide when @n fits
+ * in 32 bits (always, for an index inside a buffer on i386, where size_t is
+ * 32 bits), ds__div64 only for a garbage index beyond 4 GiB. Used once per
+ * drain; the per-record walk adds record sizes and never divides.
+ */
+static inline uint64_t ds__div_rec(uint64_t n, uint32_t d, uint64_t *out_rem)
+{
+    if (n <= 0xFFFFFFFFull) {
+        uint32_t n32 = (uint32_t)n;
+        if (out_rem)
+            *out_rem = n32 % d;
+        return n32 / d;
+    }
+    return ds__div64(n, d, out_rem);
 }

@@ -83,88 +83,244 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
     }
 }
 
-static void zero_sample(struct ds_pebs_sample *s)
+/*
+ * Every field zero, by explicit stores: no per-byte loop and no memset()
+ * call a freestanding build would have to provide. The drain clears its
+ * one sample once per drain, not per record: each record then writes every
+ * field its format can carry (the others stay zero).
+ */
+static void clear_sample(struct ds_pebs_sample *s)
 {
-    ds__zero(s, sizeof(*s));
+    uint64_t *g = s->gpr;
+    s->fmt = DS_PEBS_FMT_NONE;
+    s->present = 0;
+    s->size = 0;
+    s->ip_is_next = false;
+    s->ip = 0;
+    s->eventing_ip = 0;
+    s->flags = 0;
+    g[0] = 0, g[1] = 0, g[2] = 0, g[3] = 0, g[4] = 0, g[5] = 0, g[6] = 0, g[7] = 0;
+    g[8] = 0, g[9] = 0, g[10] = 0, g[11] = 0, g[12] = 0, g[13] = 0, g[14] = 0, g[15] = 0;
+    s->counters = 0;
+    s->data_addr = 0;
+    s->data_source = 0;
+    s->latency = 0;
+    s->tsx = 0;
+    s->tsc = 0;
+    s->header = 0;
+    s->retire_latency = 0;
+    s->lbr_count = 0;
     s->xmm = NULL;
     s->lbr = NULL;
 }
 
-/* The 18-quadword block of NetBurst 64-bit and formats 0-3 (RAX,RBX,RCX,RDX,RSI,RDI,RBP,RSP order). */
-static void decode_gpr_block(const unsigned char *p, struct ds_pebs_sample *s)
+/* The present bits of a fixed-size format (NetBurst, 0-3). */
+static uint32_t fixed_present(enum ds_pebs_fmt fmt)
 {
-    static const uint8_t order[8] = { DS_GPR_RAX, DS_GPR_RBX, DS_GPR_RCX, DS_GPR_RDX,
-                                      DS_GPR_RSI, DS_GPR_RDI, DS_GPR_RBP, DS_GPR_RSP };
-    s->flags = ds__ld64(p + 0x00);
-    s->ip = ds__ld64(p + 0x08);
-    for (unsigned i = 0; i < 8; i++)
-        s->gpr[order[i]] = ds__ld64(p + 0x10 + 8 * i);
-    for (unsigned i = 0; i < 8; i++)
-        s->gpr[DS_GPR_R8 + i] = ds__ld64(p + 0x50 + 8 * i);
-    s->present |= DS_SAMPLE_IP | DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS;
+    uint32_t v = DS_SAMPLE_IP | DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS;
+    switch (fmt) {
+    case DS_PEBS_FMT_NB32: return v | DS_SAMPLE_GPRS32;
+    case DS_PEBS_FMT_1: return v | DS_SAMPLE_MEM | DS_SAMPLE_STATUS;
+    case DS_PEBS_FMT_2: return v | DS_SAMPLE_MEM | DS_SAMPLE_STATUS | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_TSX;
+    case DS_PEBS_FMT_3:
+        return v | DS_SAMPLE_MEM | DS_SAMPLE_APPLICABLE | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_TSX | DS_SAMPLE_TSC;
+    default: return v;
+    }
 }
 
-static int decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, bool trap,
-                           struct ds_pebs_sample *s)
+/* The per-drain constant part of a fixed-format sample (after clear_sample). */
+static void fixed_meta(enum ds_pebs_fmt fmt, uint32_t size, bool trap, struct ds_pebs_sample *s)
+{
+    s->fmt = fmt;
+    s->size = size;
+    s->present = fixed_present(fmt);
+    /* NetBurst PEBS is trap-like: IP after the instruction */
+    s->ip_is_next = fmt == DS_PEBS_FMT_NB32 || fmt == DS_PEBS_FMT_NB64 ? true : trap;
+}
+
+/*
+ * The record fields of a fixed-size format: every field the format
+ * carries, nothing else. @nb32 is a constant where this is inlined (two
+ * copies: the 32-bit NetBurst record and the 64-bit block formats).
+ * Reads [p, p + record size of fmt).
+ */
+static inline __attribute__((always_inline)) void fixed_body(bool nb32, enum ds_pebs_fmt fmt, const unsigned char *p,
+                                                             struct ds_pebs_sample *s)
+{
+    uint64_t *g = s->gpr;
+    if (nb32) {
+        /* EFLAGS, EIP, EAX, EBX, ECX, EDX, ESI, EDI, EBP, ESP */
+        s->flags = ds__ld32(p + 0x00);
+        s->ip = ds__ld32(p + 0x04);
+        g[DS_GPR_RAX] = ds__ld32(p + 0x08);
+        g[DS_GPR_RBX] = ds__ld32(p + 0x0C);
+        g[DS_GPR_RCX] = ds__ld32(p + 0x10);
+        g[DS_GPR_RDX] = ds__ld32(p + 0x14);
+        g[DS_GPR_RSI] = ds__ld32(p + 0x18);
+        g[DS_GPR_RDI] = ds__ld32(p + 0x1C);
+        g[DS_GPR_RBP] = ds__ld32(p + 0x20);
+        g[DS_GPR_RSP] = ds__ld32(p + 0x24);
+        return;
+    }
+    /* The 18-quadword block of NetBurst 64-bit and formats 0-3:
+     * RFLAGS, RIP, RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP, R8..R15. */
+    s->flags = ds__ld64(p + 0x00);
+    s->ip = ds__ld64(p + 0x08);
+    g[DS_GPR_RAX] = ds__ld64(p + 0x10);
+    g[DS_GPR_RBX] = ds__ld64(p + 0x18);
+    g[DS_GPR_RCX] = ds__ld64(p + 0x20);
+    g[DS_GPR_RDX] = ds__ld64(p + 0x28);
+    g[DS_GPR_RSI] = ds__ld64(p + 0x30);
+    g[DS_GPR_RDI] = ds__ld64(p + 0x38);
+    g[DS_GPR_RBP] = ds__ld64(p + 0x40);
+    g[DS_GPR_RSP] = ds__ld64(p + 0x48);
+    g[DS_GPR_R8] = ds__ld64(p + 0x50);
+    g[DS_GPR_R9] = ds__ld64(p + 0x58);
+    g[DS_GPR_R10] = ds__ld64(p + 0x60);
+    g[DS_GPR_R11] = ds__ld64(p + 0x68);
+    g[DS_GPR_R12] = ds__ld64(p + 0x70);
+    g[DS_GPR_R13] = ds__ld64(p + 0x78);
+    g[DS_GPR_R14] = ds__ld64(p + 0x80);
+    g[DS_GPR_R15] = ds__ld64(p + 0x88);
+    if (fmt == DS_PEBS_FMT_NB64 || fmt == DS_PEBS_FMT_0)
+        return;
+    /* fmt 1..3 */
+    s->counters = ds__ld64(p + 0x90);
+    s->data_addr = ds__ld64(p + 0x98);
+    s->data_source = ds__ld64(p + 0xA0);
+    s->latency = ds__ld64(p + 0xA8);
+    if (fmt == DS_PEBS_FMT_1)
+        return;
+    s->eventing_ip = ds__ld64(p + 0xB0);
+    s->tsx = ds__ld64(p + 0xB8);
+    if (fmt == DS_PEBS_FMT_2)
+        return;
+    s->tsc = ds__ld64(p + 0xC0);
+}
+
+/*
+ * The per-record walk of a fixed format: decode in place into the one
+ * sample @s (cleared, fixed_meta set), call the sink. No division, no
+ * per-record validation (the caller guarantees n whole records of
+ * rsz >= the format's size at @p), no per-record call but the sink's.
+ * Returns how many the sink took.
+ */
+static inline __attribute__((always_inline)) uint32_t walk_fixed(bool nb32, enum ds_pebs_fmt fmt,
+                                                                  const unsigned char *p, uint32_t n, uint32_t rsz,
+                                                                  struct ds_pebs_sample *s, ds_pebs_sink sink,
+                                                                  void *arg)
+{
+    uint32_t taken = 0;
+    for (uint32_t i = 0; i < n; i++, p += rsz) {
+        fixed_body(nb32, fmt, p, s);
+        taken += sink(arg, s) == 0;
+    }
+    return taken;
+}
+
+static uint32_t run_fixed(enum ds_pebs_fmt fmt, const unsigned char *p, uint32_t n, uint32_t rsz,
+                          struct ds_pebs_sample *s, ds_pebs_sink sink, void *arg)
+{
+    if (fmt == DS_PEBS_FMT_NB32)
+        return walk_fixed(true, fmt, p, n, rsz, s, sink, arg);
+    return walk_fixed(false, fmt, p, n, rsz, s, sink, arg);
+}
+
+/* ds_pebs_decode()'s "sink": keeps the one decoded sample. */
+static int keep_sample(void *arg, const struct ds_pebs_sample *s)
+{
+    (void)arg;
+    (void)s;
+    return 0;
+}
+
+/*
+ * Validate and decode one adaptive record into @s, which holds either a
+ * cleared sample or the previous record of the same drain (s->fmt and
+ * s->ip_is_next already set): every field a group can carry is written,
+ * absent groups' fields are zeroed if the previous record had them. On
+ * error @s is untouched. *@vkey: the last header (retire latency masked
+ * out) whose group bits and size field were checked consistent; a record
+ * with the same key skips that check (a drain's records usually share
+ * one). Start with DS__NO_HDR, which no valid header equals.
+ */
+#define DS__HDR_KEY_MASK (~(0xFFFFull << DS_PEBS_HDR_RETIRE_LAT_SHIFT))
+#define DS__NO_HDR (~0ull) /* bits 23:4 set: never a valid header */
+static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sample *s, uint64_t *vkey)
 {
     if (avail < sizeof(struct ds_pebs_basic))
         return DS_ERR_REC_SHORT;
     uint64_t hdr = ds__ld64(p);
     uint32_t size = (uint32_t)(hdr >> DS_PEBS_HDR_SIZE_SHIFT);
-    /* Bits 23:4 would be groups libds does not know: their size is unknown. */
-    if (hdr & 0x0000000000FFFFF0ull)
-        return DS_ERR_REC_SIZE;
     uint64_t groups = hdr & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
     if (!(groups & DS_PEBS_DATA_CFG_LBRS))
         groups &= 0xFull; /* the LBR count is meaningless without the group */
-    uint32_t expect = adaptive_size(groups);
-    if (size != expect)
-        return DS_ERR_REC_SIZE;
+    if ((hdr & DS__HDR_KEY_MASK) != *vkey) {
+        /* Bits 23:4 would be groups libds does not know: their size is unknown. */
+        if (hdr & 0x0000000000FFFFF0ull)
+            return DS_ERR_REC_SIZE;
+        if (size != adaptive_size(groups))
+            return DS_ERR_REC_SIZE;
+        *vkey = hdr & DS__HDR_KEY_MASK;
+    }
     if (size > avail)
         return DS_ERR_REC_SHORT;
 
-    s->fmt = fmt;
+    uint32_t prev = s->present;
+    uint32_t present = DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC;
     s->size = size;
     s->header = hdr;
-    s->ip = ds__ld64(p + 0x08);
+    s->ip = ds__ld64(p + 0x08); /* the basic group's IP is the eventing IP */
     s->eventing_ip = s->ip;
     s->counters = ds__ld64(p + 0x10);
     s->tsc = ds__ld64(p + 0x18);
-    s->ip_is_next = false; /* the basic group's IP is the eventing IP */
-    (void)trap;
-    s->present |= DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC;
     /* Retire latency (PERF_CAPABILITIES[17] parts) in header bits 47:32. */
     s->retire_latency = (uint32_t)((hdr >> DS_PEBS_HDR_RETIRE_LAT_SHIFT) & 0xFFFF);
     if (s->retire_latency)
-        s->present |= DS_SAMPLE_RETIRE_LAT;
-    size_t off = sizeof(struct ds_pebs_basic);
+        present |= DS_SAMPLE_RETIRE_LAT;
+    const unsigned char *q = p + sizeof(struct ds_pebs_basic);
     if (groups & DS_PEBS_DATA_CFG_MEMINFO) {
-        s->data_addr = ds__ld64(p + off + 0x00);
-        s->data_source = ds__ld64(p + off + 0x08);
-        s->latency = ds__ld64(p + off + 0x10);
-        s->tsx = ds__ld64(p + off + 0x18);
-        s->present |= DS_SAMPLE_MEM | DS_SAMPLE_TSX;
-        off += sizeof(struct ds_pebs_meminfo);
+        s->data_addr = ds__ld64(q + 0x00);
+        s->data_source = ds__ld64(q + 0x08);
+        s->latency = ds__ld64(q + 0x10);
+        s->tsx = ds__ld64(q + 0x18);
+        present |= DS_SAMPLE_MEM | DS_SAMPLE_TSX;
+        q += sizeof(struct ds_pebs_meminfo);
+    } else if (prev & DS_SAMPLE_MEM) {
+        s->data_addr = 0, s->data_source = 0, s->latency = 0, s->tsx = 0;
     }
+    uint64_t *g = s->gpr;
     if (groups & DS_PEBS_DATA_CFG_GPRS) {
         /* GPR group order: RFLAGS, RIP, RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8..R15
          * = encoding order after RIP. */
-        s->flags = ds__ld64(p + off);
-        for (unsigned i = 0; i < 16; i++)
-            s->gpr[i] = ds__ld64(p + off + 0x10 + 8 * i);
-        s->present |= DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS;
-        off += sizeof(struct ds_pebs_gprs);
+        s->flags = ds__ld64(q);
+        g[0] = ds__ld64(q + 0x10), g[1] = ds__ld64(q + 0x18), g[2] = ds__ld64(q + 0x20);
+        g[3] = ds__ld64(q + 0x28), g[4] = ds__ld64(q + 0x30), g[5] = ds__ld64(q + 0x38);
+        g[6] = ds__ld64(q + 0x40), g[7] = ds__ld64(q + 0x48), g[8] = ds__ld64(q + 0x50);
+        g[9] = ds__ld64(q + 0x58), g[10] = ds__ld64(q + 0x60), g[11] = ds__ld64(q + 0x68);
+        g[12] = ds__ld64(q + 0x70), g[13] = ds__ld64(q + 0x78), g[14] = ds__ld64(q + 0x80);
+        g[15] = ds__ld64(q + 0x88);
+        present |= DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS;
+        q += sizeof(struct ds_pebs_gprs);
+    } else if (prev & DS_SAMPLE_GPRS) {
+        s->flags = 0;
+        g[0] = 0, g[1] = 0, g[2] = 0, g[3] = 0, g[4] = 0, g[5] = 0, g[6] = 0, g[7] = 0;
+        g[8] = 0, g[9] = 0, g[10] = 0, g[11] = 0, g[12] = 0, g[13] = 0, g[14] = 0, g[15] = 0;
     }
+    s->xmm = NULL;
     if (groups & DS_PEBS_DATA_CFG_XMMS) {
-        s->xmm = (const struct ds_pebs_xmms *)(const void *)(p + off);
-        s->present |= DS_SAMPLE_XMM;
-        off += sizeof(struct ds_pebs_xmms);
+        s->xmm = (const struct ds_pebs_xmms *)(const void *)q;
+        present |= DS_SAMPLE_XMM;
+        q += sizeof(struct ds_pebs_xmms);
     }
+    s->lbr = NULL;
+    s->lbr_count = 0;
     if (groups & DS_PEBS_DATA_CFG_LBRS) {
-        s->lbr = (const struct ds_pebs_lbr_entry *)(const void *)(p + off);
+        s->lbr = (const struct ds_pebs_lbr_entry *)(const void *)q;
         s->lbr_count = (uint32_t)((groups & DS_PEBS_DATA_CFG_LBR_MASK) >> DS_PEBS_DATA_CFG_LBR_SHIFT) + 1;
-        s->present |= DS_SAMPLE_LBR;
+        present |= DS_SAMPLE_LBR;
     }
+    s->present = present;
     return DS_OK;
 }
 
@@ -174,11 +330,15 @@ int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool peb
     const unsigned char *p = rec;
     if (!rec || !out)
         return DS_ERR_NULL;
-    zero_sample(out);
+    clear_sample(out);
     if (fmt == DS_PEBS_FMT_4 || fmt == DS_PEBS_FMT_5) {
-        int e = decode_adaptive(fmt, p, avail, pebs_trap, out);
+        out->fmt = fmt;
+        out->ip_is_next = false; /* the basic group's IP is the eventing IP */
+        (void)pebs_trap;
+        uint64_t vkey = DS__NO_HDR;
+        int e = adaptive_body(p, avail, out, &vkey);
         if (e)
-            zero_sample(out);
+            clear_sample(out);
         return e;
     }
     uint32_t size = ds_pebs_record_size(fmt, 0);
@@ -186,43 +346,8 @@ int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool peb
         return DS_ERR_PEBS_FORMAT;
     if (avail < size)
         return DS_ERR_REC_SHORT;
-    out->fmt = fmt;
-    out->size = size;
-
-    if (fmt == DS_PEBS_FMT_NB32) {
-        static const uint8_t order[8] = { DS_GPR_RAX, DS_GPR_RBX, DS_GPR_RCX, DS_GPR_RDX,
-                                          DS_GPR_RSI, DS_GPR_RDI, DS_GPR_RBP, DS_GPR_RSP };
-        out->flags = ds__ld32(p + 0x00);
-        out->ip = ds__ld32(p + 0x04);
-        for (unsigned i = 0; i < 8; i++)
-            out->gpr[order[i]] = ds__ld32(p + 0x08 + 4 * i);
-        out->present = DS_SAMPLE_IP | DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS | DS_SAMPLE_GPRS32;
-        out->ip_is_next = true; /* NetBurst PEBS is trap-like: IP after the instruction */
-        return DS_OK;
-    }
-    decode_gpr_block(p, out);
-    if (fmt == DS_PEBS_FMT_NB64) {
-        out->ip_is_next = true;
-        return DS_OK;
-    }
-    out->ip_is_next = pebs_trap;
-    if (fmt == DS_PEBS_FMT_0)
-        return DS_OK;
-    /* fmt 1..3 */
-    out->counters = ds__ld64(p + 0x90);
-    out->data_addr = ds__ld64(p + 0x98);
-    out->data_source = ds__ld64(p + 0xA0);
-    out->latency = ds__ld64(p + 0xA8);
-    out->present |= DS_SAMPLE_MEM | (fmt == DS_PEBS_FMT_3 ? DS_SAMPLE_APPLICABLE : DS_SAMPLE_STATUS);
-    if (fmt == DS_PEBS_FMT_1)
-        return DS_OK;
-    out->eventing_ip = ds__ld64(p + 0xB0);
-    out->tsx = ds__ld64(p + 0xB8);
-    out->present |= DS_SAMPLE_EVENTING_IP | DS_SAMPLE_TSX;
-    if (fmt == DS_PEBS_FMT_2)
-        return DS_OK;
-    out->tsc = ds__ld64(p + 0xC0);
-    out->present |= DS_SAMPLE_TSC;
+    fixed_meta(fmt, size, pebs_trap, out);
+    run_fixed(fmt, p, 1, size, out, keep_sample, NULL);
     return DS_OK;
 }
 
@@ -264,23 +389,32 @@ int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uin
 
 /* --- drain ------------------------------------------------------------------ */
 
-struct pebs_emit {
-    enum ds_pebs_fmt fmt;
-    bool trap;
-    ds_pebs_sink sink;
-    void *arg;
-};
-
-static int emit_fixed(void *e, const unsigned char *rec, uint32_t size)
+static void drain_fixed(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
 {
-    struct pebs_emit *pe = e;
-    struct ds_pebs_sample s;
-    if (ds_pebs_decode(pe->fmt, rec, size, pe->trap, &s) != DS_OK)
-        return 2;
-    return pe->sink(pe->arg, &s) == 0 ? 0 : 1;
+    const struct ds_buf_state *b = &ctx->pebs;
+    enum ds_pebs_fmt fmt = ctx->pebs_fmt;
+    uint64_t idx;
+    uint32_t n = ds__drain_span(ctx, true, st, &idx);
+    uint32_t rsz = b->rec_size;
+    uint32_t size = ds_pebs_record_size(fmt, 0);
+
+    if (n && (!size || rsz < size)) {
+        /* Configured size shorter than the format's record (a corrupted
+         * context): decoding would read past each record; all are corrupt. */
+        st->lost_corrupt += n;
+    } else if (n) {
+        struct ds_pebs_sample s;
+        uint32_t taken;
+        clear_sample(&s);
+        fixed_meta(fmt, size, ctx->pebs_trap, &s);
+        taken = run_fixed(fmt, b->mem, n, rsz, &s, sink, arg);
+        st->records += taken;
+        st->lost_rejected += n - taken;
+    }
+    ds__drain_finish(ctx, true, idx, st);
 }
 
-static void drain_adaptive(struct ds_ctx *ctx, struct pebs_emit *pe, struct ds_drain_stats *st)
+static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
 {
     const struct ds_buf_state *b = &ctx->pebs;
     uint64_t idx = ds__area_get(ctx, true, DS__INDEX);
@@ -292,37 +426,43 @@ static void drain_adaptive(struct ds_ctx *ctx, struct pebs_emit *pe, struct ds_d
         return;
     }
     uint64_t claimed = idx - b->linear;
-    uint64_t readable = claimed < b->bytes ? claimed : b->bytes;
     if (claimed > b->bytes) {
         uint64_t excess = claimed - b->bytes;
         uint64_t rem;
-        uint64_t n = ds__div64(excess, b->rec_size, &rem) + (rem ? 1 : 0);
+        uint64_t n = ds__div_rec(excess, b->rec_size, &rem) + (rem ? 1 : 0);
         st->anomalies |= DS_DRAIN_INDEX_PAST_MAX;
         st->lost_beyond += n;
         st->present += n;
     } else if (claimed == b->bytes) {
         st->anomalies |= DS_DRAIN_FULL;
     }
-    uint64_t pos = 0;
-    while (pos < readable) {
-        struct ds_pebs_sample s;
-        int e = ds_pebs_decode(pe->fmt, b->mem + pos, (size_t)(readable - pos), pe->trap, &s);
-        st->present++;
-        if (e != DS_OK) {
+    /* Walk [mem, end) by the records' own (validated) size fields. */
+    const unsigned char *p = b->mem;
+    const unsigned char *end = p + (size_t)(claimed < b->bytes ? claimed : b->bytes);
+    struct ds_pebs_sample s;
+    uint64_t walked = 0, taken = 0, vkey = DS__NO_HDR;
+    bool corrupt = false;
+    clear_sample(&s);
+    s.fmt = ctx->pebs_fmt;
+    s.ip_is_next = false; /* the basic group's IP is the eventing IP */
+    while (p < end) {
+        walked++;
+        if (adaptive_body(p, (size_t)(end - p), &s, &vkey) != DS_OK) {
             /* The size field cannot be trusted: the rest is one lost record. */
-            if (readable - pos < sizeof(struct ds_pebs_basic))
+            if ((size_t)(end - p) < sizeof(struct ds_pebs_basic))
                 st->anomalies |= DS_DRAIN_INDEX_MISALIGNED;
             else
                 st->anomalies |= DS_DRAIN_SIZE_LIE;
             st->lost_corrupt++;
+            corrupt = true;
             break;
         }
-        if (pe->sink(pe->arg, &s) == 0)
-            st->records++;
-        else
-            st->lost_rejected++;
-        pos += s.size;
+        taken += sink(arg, &s) == 0;
+        p += s.size;
     }
+    st->present += walked;
+    st->records += taken;
+    st->lost_rejected += walked - taken - (corrupt ? 1 : 0);
     /* The race check needs fixed sizes: use the configured record size. */
     ds__drain_finish(ctx, true, idx, st);
 }
@@ -337,11 +477,10 @@ int ds_pebs_drain(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_dr
     if (!ctx->pebs.mem)
         return DS_ERR_NO_PEBS_BUFFER;
     ds__zero(&st, sizeof(st));
-    struct pebs_emit pe = { ctx->pebs_fmt, ctx->pebs_trap, sink, arg };
     if (ctx->pebs_fmt == DS_PEBS_FMT_4 || ctx->pebs_fmt == DS_PEBS_FMT_5)
-        drain_adaptive(ctx, &pe, &st);
+        drain_adaptive(ctx, sink, arg, &st);
     else
-        ds__drain_fixed(ctx, true, emit_fixed, &pe, &st);
+        drain_fixed(ctx, sink, arg, &st);
     if (out)
         *out = st;
     return DS_OK;
@@ -384,6 +523,6 @@ int ds_pebs_pending(const struct ds_ctx *ctx, uint64_t *out_records)
     if (idx < ctx->pebs.linear)
         *out_records = 0;
     else
-        *out_records = ds__div64(idx - ctx->pebs.linear, ctx->pebs.rec_size, NULL);
+        *out_records = ds__div_rec(idx - ctx->pebs.linear, ctx->pebs.rec_size, NULL);
     return DS_OK;
 }

@@ -379,6 +379,98 @@ static void test_attribute(void)
     CHECK_EQ(ds_pebs_attribute(NULL, 1, &c), DS_ERR_NULL, "null");
 }
 
+/* Every field of two samples (the drain's reused sample vs a fresh decode). */
+static int same_sample(const struct ds_pebs_sample *a, const struct ds_pebs_sample *b)
+{
+    if (a->fmt != b->fmt || a->present != b->present || a->size != b->size || a->ip_is_next != b->ip_is_next)
+        return 0;
+    if (a->ip != b->ip || a->eventing_ip != b->eventing_ip || a->flags != b->flags)
+        return 0;
+    for (int i = 0; i < DS_GPR__COUNT; i++)
+        if (a->gpr[i] != b->gpr[i])
+            return 0;
+    return a->counters == b->counters && a->data_addr == b->data_addr && a->data_source == b->data_source &&
+           a->latency == b->latency && a->tsx == b->tsx && a->tsc == b->tsc && a->header == b->header &&
+           a->retire_latency == b->retire_latency && a->lbr_count == b->lbr_count && a->xmm == b->xmm &&
+           a->lbr == b->lbr;
+}
+
+/*
+ * The drain decodes into one sample cleared once per drain (perf): every
+ * record it hands out must equal ds_pebs_decode() of the same bytes, for
+ * each fixed format and for adaptive records whose groups change from one
+ * record to the next (fields of a group the previous record had must not
+ * leak into the next).
+ */
+static void test_drain_equals_decode(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    static const struct { void (*prof)(struct fake_cpu *); int ia32e; enum ds_pebs_fmt fmt; } t[] = {
+        { fake_netburst, 0, DS_PEBS_FMT_NB32 }, { fake_netburst, 1, DS_PEBS_FMT_NB64 },
+        { fake_core2, 1, DS_PEBS_FMT_0 },       { fake_haswell, 1, DS_PEBS_FMT_2 },
+        { fake_skylake_pmu, 1, DS_PEBS_FMT_3 },
+    };
+    for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+        memset(&e, 0, sizeof(e));
+        t[k].prof(&e.f);
+        env_identify(&e, t[k].ia32e);
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+        CHECK_EQ(e.ctx.pebs_fmt, t[k].fmt, "format of the profile");
+        uint32_t rsz = e.ctx.pebs.rec_size;
+        for (size_t off = 0; off < e.ctx.pebs.bytes; off += 4)
+            put32(e.pebs, off, 0xA5000000u ^ (uint32_t)(off * 2654435761u));
+        uint64_t base = e.ctx.pebs.linear;
+        if (e.ctx.layout == DS_LAYOUT_32)
+            e.area.a32.pebs_index = (uint32_t)(base + 7 * rsz);
+        else
+            e.area.a64.pebs_index = base + 7 * rsz;
+        memset(&c, 0, sizeof(c));
+        c.refuse_after = 64;
+        CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "drain");
+        CHECK_EQ(c.n, 7, "7 records");
+        CHECK_EQ(st.records, 7, "7 taken");
+        for (int i = 0; i < c.n; i++) {
+            struct ds_pebs_sample d;
+            memset(&d, 0xEE, sizeof(d));
+            CHECK_EQ(ds_pebs_decode(t[k].fmt, e.pebs + (size_t)i * rsz, rsz, e.ctx.pebs_trap, &d), DS_OK, "decode");
+            CHECK(same_sample(&c.s[i], &d), "drained sample == decoded sample");
+        }
+    }
+
+    /* adaptive: groups change every record */
+    memset(&e, 0, sizeof(e));
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = 0xF | (1ull << 24);
+    e.cfg.pebs.bytes = 4 * ds_pebs_record_size(DS_PEBS_FMT_4, e.cfg.pebs_data_cfg);
+    CHECK(e.cfg.pebs.bytes <= ENV_PEBS_BYTES, "fits the fixture");
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "icl setup");
+    static const uint64_t seq[] = { 0x3, 0x0, 0x2, 0x1, 0x8 | (1ull << 24), 0x4, 0xF, 0x0 };
+    uint32_t off = 0, offs[8];
+    for (int i = 0; i < 8; i++) {
+        offs[i] = off;
+        off += mk_adaptive(e.pebs + off, seq[i], 0x1000ull * (uint64_t)(i + 1));
+    }
+    CHECK(off <= e.cfg.pebs.bytes, "records fit the buffer");
+    e.area.a64.pebs_index = e.ctx.pebs.linear + off;
+    memset(&c, 0, sizeof(c));
+    c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "adaptive drain");
+    CHECK_EQ(c.n, 8, "8 records");
+    CHECK(invariant(&st), "invariant");
+    for (int i = 0; i < c.n; i++) {
+        struct ds_pebs_sample d;
+        memset(&d, 0xEE, sizeof(d));
+        CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_4, e.pebs + offs[i], off - offs[i], false, &d), DS_OK, "decode");
+        CHECK(same_sample(&c.s[i], &d), "adaptive drained sample == decoded sample");
+    }
+    CHECK_EQ(c.s[1].gpr[DS_GPR_RAX], 0, "basic-only record after a GPR record: no stale GPRs");
+    CHECK_EQ(c.s[1].data_addr, 0, "no stale meminfo");
+    CHECK(c.s[5].lbr == NULL && c.s[5].lbr_count == 0, "no stale LBR pointer");
+}
+
 int main(void)
 {
     test_attribute();
@@ -388,5 +480,6 @@ int main(void)
     test_decode_adaptive();
     test_drain_fixed();
     test_drain_adaptive();
+    test_drain_equals_decode();
     return check_summary();
 }

@@ -347,7 +347,9 @@ struct ds_drain_stats {
     uint32_t anomalies;      /* DS_DRAIN_* */
 };
 
-/* Sink: return 0 to take the sample, non-zero to refuse it (counted lost_rejected). */
+/* Sink: return 0 to take the sample, non-zero to refuse it (counted lost_rejected).
+ * @s is valid only during the call (one sample storage is reused for every
+ * record of a drain): copy what you keep; do not write through it. */
 typedef int (*ds_pebs_sink)(void *arg, const struct ds_pebs_sample *s);
 
 /*
