@@ -15,6 +15,16 @@
  * State: libds keeps no globals. The caller owns one struct ds_nb_alloc per
  * physical processor core (ESCRs and counters are shared by both logical
  * processors of a Hyper-Threading core) and serialises access to it.
+ *
+ * Configuration (ds/config.h): DS_CONFIG_NETBURST=0 compiles all of this
+ * out: every function returns DS_ERR_UNSUPPORTED with its outputs cleared
+ * (the table getters return NULL, count 0). DS_CONFIG_NETBURST_TABLES=0
+ * removes the counter/ESCR/event tables and what needs them: the table
+ * getters (NULL, count 0), ds_nb_event_find, ds_nb_escr_find,
+ * ds_nb_mask_parse and the allocator (ds_nb_alloc_init, ds_nb_assign,
+ * ds_nb_program, ds_nb_release) return DS_ERR_UNSUPPORTED; program with
+ * ds_nb_program_raw / ds_nb_release_raw. ds_nb_period, the metric table and
+ * replay tagging, ds_nb_pmi_scan and ds_nb_rearm stay.
  */
 #ifndef DS_NETBURST_H
 #define DS_NETBURST_H
