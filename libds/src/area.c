@@ -167,11 +167,10 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
         pebs_rec = ds_pebs_record_size(fmt, cfg->pebs_data_cfg);
         if (!pebs_rec)
             return DS_ERR_PEBS_FORMAT;
-    } else
-#endif
-    if (cfg->pebs_data_cfg) {
-        return DS_ERR_DATA_CFG;
     }
+#endif
+    if (!cfg->pebs.mem && cfg->pebs_data_cfg)
+        return DS_ERR_DATA_CFG;
 
     /* Management area */
     uint64_t area_lin = cfg->area_linear ? cfg->area_linear : (uint64_t)(uintptr_t)cfg->area;

@@ -185,9 +185,7 @@ static const struct ds_nb_event_info events[] = {
 };
 #undef EV
 #undef AR
-#endif /* DS_CONFIG_NETBURST_TABLES */
 
-#if DS_CONFIG_NETBURST_TABLES
 const struct ds_nb_counter_info *ds_nb_counters(size_t *out_n)
 {
     if (out_n)
@@ -462,6 +460,8 @@ int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
 
 #endif /* DS_CONFIG_NETBURST_TABLES */
 
+static bool raw_escr_ok(const struct ds_cpu *cpu, uint32_t msr);
+
 static int nb_check_cpu(const struct ds_cpu *cpu)
 {
     if (!cpu)
@@ -501,6 +501,7 @@ int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
     e = ds_nb_assign(a, req, &as);
     if (e)
         return e;
+    DS_ASSERT(raw_escr_ok(cpu, as.escr_msr) && as.counter < DS_NB_NUM_COUNTERS);
     /* Step 4..8: stop the counter, set the ESCR, load the counter, then
      * write the CCCR with ESCR select, filters, cascade, PMI and Enable. */
     e = ds_msr_write(cpu, as.cccr_msr, 0);

@@ -27,12 +27,12 @@
  * ds_probe_verdict_name stay in every configuration.
  *
  * Measured (tests/config, ctest config.*; gcc 12 -O2, libds_i386.a /
- * libds_x86_64.a flags, `size` text+data with .rodata): defaults 64140 /
+ * libds_x86_64.a flags, `size` text+data with .rodata): defaults 64188 /
  * 54757 bytes. Saved by one option alone (i386 / x86_64):
  *   FORMAT=0 4204 / 3806, NETBURST_TABLES=0 9637 / 10633,
  *   NETBURST=0 13442 / 13394, LBR=0 6677 / 6132, PMC=0 6089 / 3384,
- *   PMI=0 3923 / 2993, PEBS=0 9035 / 5716, BTS=0 4182 / 3329,
- *   AREA=0 (with BTS=0 PEBS=0) 19065 / 12333.
+ *   PMI=0 3923 / 2993, PEBS=0 9083 / 5716, BTS=0 4198 / 3281,
+ *   AREA=0 (with BTS=0 PEBS=0) 19113 / 12333.
  * Only AREA+BTS+PMI: 27558 / 24005 bytes; everything off: 14427 / 15019.
  * docs/porting.md "Configuration" has the same table.
  *
