@@ -9,19 +9,15 @@
 #include <ds/bts.h>
 #include "internal.h"
 
-void ds__zero(void *p, size_t n)
-{
-    volatile unsigned char *b = p; /* volatile: keep it a loop, not a memset call */
-    for (size_t i = 0; i < n; i++)
-        b[i] = 0;
-}
-
+/* Pure address check, kept in every configuration (no facility state). */
 bool ds_linear_canonical(uint64_t linear, bool la57)
 {
     unsigned bits = la57 ? 57 : 48;
     uint64_t top = linear >> (bits - 1);
     return top == 0 || top == (~0ull >> (bits - 1));
 }
+
+#if DS_CONFIG_AREA
 
 int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
 {
@@ -136,6 +132,14 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
         return DS_ERR_NO_DS;
     if (!cfg->bts.mem && !cfg->pebs.mem)
         return DS_ERR_NO_BUFFERS;
+#if !DS_CONFIG_BTS
+    if (cfg->bts.mem)
+        return DS_ERR_UNSUPPORTED; /* BTS compiled out (ds/config.h) */
+#endif
+#if !DS_CONFIG_PEBS
+    if (cfg->pebs.mem)
+        return DS_ERR_UNSUPPORTED; /* PEBS compiled out (ds/config.h) */
+#endif
     if (cfg->bts.mem && !c->bts_advertised)
         return DS_ERR_BTS_UNAVAILABLE;
     if (cfg->pebs.mem && !c->pebs_advertised)
@@ -144,6 +148,7 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
     if (e)
         return e;
 
+#if DS_CONFIG_PEBS
     if (cfg->pebs.mem) {
         e = ds_pebs_format_select(cpu, layout, &fmt);
         if (e)
@@ -162,9 +167,10 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
         pebs_rec = ds_pebs_record_size(fmt, cfg->pebs_data_cfg);
         if (!pebs_rec)
             return DS_ERR_PEBS_FORMAT;
-    } else if (cfg->pebs_data_cfg) {
-        return DS_ERR_DATA_CFG;
     }
+#endif
+    if (!cfg->pebs.mem && cfg->pebs_data_cfg)
+        return DS_ERR_DATA_CFG;
 
     /* Management area */
     uint64_t area_lin = cfg->area_linear ? cfg->area_linear : (uint64_t)(uintptr_t)cfg->area;
@@ -183,6 +189,8 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
 
     ds__zero(&bts, sizeof(bts));
     ds__zero(&pebs, sizeof(pebs));
+    DS_ASSERT(DS_CONFIG_BTS || !cfg->bts.mem);
+    DS_ASSERT(DS_CONFIG_PEBS || !cfg->pebs.mem);
     if (cfg->bts.mem) {
         e = check_buf(&cfg->bts, layout, layout == DS_LAYOUT_32 ? DS_BTS_REC32_SIZE : DS_BTS_REC64_SIZE,
                       cfg->la57, &bts);
@@ -237,6 +245,7 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
     return DS_OK;
 }
 
+#if DS_CONFIG_PEBS
 int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
 {
     if (!ctx)
@@ -249,7 +258,12 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
         return DS_ERR_INVAL;
     const struct ds_caps *c = &ctx->cpu->caps;
     uint32_t slot, width;
+#if DS_CONFIG_NETBURST
     bool nb = ctx->pebs_fmt == DS_PEBS_FMT_NB32 || ctx->pebs_fmt == DS_PEBS_FMT_NB64;
+#else
+    const bool nb = false; /* ds_pebs_format_select never chooses a NetBurst format */
+    DS_ASSERT(ctx->pebs_fmt != DS_PEBS_FMT_NB32 && ctx->pebs_fmt != DS_PEBS_FMT_NB64);
+#endif
 
     if (nb) {
         /* One reset value for the PEBS counter (IQ_COUNTER4/5), 40 bits wide. */
@@ -301,6 +315,16 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
     }
     return DS_OK;
 }
+#else /* !DS_CONFIG_PEBS: no PEBS buffer, no counter reset slots to program */
+int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
+{
+    (void)ctx;
+    (void)kind;
+    (void)index;
+    (void)value;
+    return DS_ERR_UNSUPPORTED;
+}
+#endif /* DS_CONFIG_PEBS */
 
 int ds_area_install(struct ds_ctx *ctx)
 {
@@ -338,3 +362,45 @@ int ds_area_uninstall(struct ds_ctx *ctx)
     ctx->installed = false;
     return DS_OK;
 }
+
+#else /* !DS_CONFIG_AREA: the DS save area is compiled out (ds/config.h) */
+
+int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
+{
+    (void)cpu;
+    if (out_layout)
+        *out_layout = DS_LAYOUT_NONE;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg)
+{
+    (void)cpu;
+    (void)cfg;
+    if (ctx)
+        ds__zero(ctx, sizeof(*ctx)); /* never set up, never installed */
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
+{
+    (void)ctx;
+    (void)kind;
+    (void)index;
+    (void)value;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_area_install(struct ds_ctx *ctx)
+{
+    (void)ctx;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_area_uninstall(struct ds_ctx *ctx)
+{
+    (void)ctx;
+    return DS_ERR_UNSUPPORTED;
+}
+
+#endif /* DS_CONFIG_AREA */

@@ -6,11 +6,16 @@
 #include <ds/bts.h>
 #include "internal.h"
 
+#if DS_CONFIG_BTS
+
 uint64_t ds_bts_debugctl_bits(const struct ds_cpu *cpu, uint32_t flags)
 {
     if (!cpu || (flags & ~DS_BTS_FLAGS_VALID))
         return 0;
     if (cpu->caps.netburst) {
+#if !DS_CONFIG_NETBURST
+        return 0; /* MSR_DEBUGCTLA layout compiled out (ds/config.h) */
+#else
         /* NetBurst MSR_DEBUGCTLA: TR bit 2, BTS 3, BTINT 4, BTS_OFF_OS 5, BTS_OFF_USR 6. */
         uint64_t v = DS_NB_DEBUGCTLA_TR | DS_NB_DEBUGCTLA_BTS;
         if (flags & DS_BTS_INT)
@@ -20,6 +25,7 @@ uint64_t ds_bts_debugctl_bits(const struct ds_cpu *cpu, uint32_t flags)
         if (flags & DS_BTS_OFF_USR)
             v |= DS_NB_DEBUGCTLA_BTS_OFF_USR;
         return v;
+#endif
     }
     uint64_t v = DS_DEBUGCTL_TR | DS_DEBUGCTL_BTS;
     if (flags & DS_BTS_INT)
@@ -47,6 +53,17 @@ static int bts_common(const struct ds_ctx *ctx)
     return DS_OK;
 }
 
+/* Enabling/disabling on NetBurst writes MSR_DEBUGCTLA's layout: NetBurst-only. */
+static int bts_msr_layout(const struct ds_ctx *ctx)
+{
+#if DS_CONFIG_NETBURST
+    (void)ctx;
+    return DS_OK;
+#else
+    return ctx->cpu->caps.netburst ? DS_ERR_UNSUPPORTED : DS_OK;
+#endif
+}
+
 int ds_bts_enable(struct ds_ctx *ctx, uint32_t flags)
 {
     uint64_t v;
@@ -57,6 +74,9 @@ int ds_bts_enable(struct ds_ctx *ctx, uint32_t flags)
         return DS_ERR_NOT_INSTALLED;
     if (flags & ~DS_BTS_FLAGS_VALID)
         return DS_ERR_BAD_FLAGS;
+    e = bts_msr_layout(ctx);
+    if (e)
+        return e;
     const struct ds_caps *c = &ctx->cpu->caps;
     if (!c->bts_advertised)
         return DS_ERR_BTS_UNAVAILABLE;
@@ -67,6 +87,7 @@ int ds_bts_enable(struct ds_ctx *ctx, uint32_t flags)
     e = ds_msr_read(ctx->cpu, DS_MSR_IA32_DEBUGCTL, &v);
     if (e)
         return e;
+    DS_ASSERT(ds_bts_debugctl_bits(ctx->cpu, flags) != 0);
     v &= ~all_bts_bits(ctx->cpu);
     v |= ds_bts_debugctl_bits(ctx->cpu, flags);
     e = ds_msr_write(ctx->cpu, DS_MSR_IA32_DEBUGCTL, v);
@@ -81,6 +102,9 @@ int ds_bts_disable(struct ds_ctx *ctx)
 {
     uint64_t v;
     int e = bts_common(ctx);
+    if (e)
+        return e;
+    e = bts_msr_layout(ctx);
     if (e)
         return e;
     e = ds_msr_read(ctx->cpu, DS_MSR_IA32_DEBUGCTL, &v);
@@ -247,3 +271,58 @@ int ds_bts_threshold_reached(const struct ds_ctx *ctx, bool *out)
     *out = idx >= ds__thresh_value(&ctx->bts);
     return DS_OK;
 }
+
+#else /* !DS_CONFIG_BTS: Branch Trace Store compiled out (ds/config.h) */
+
+uint64_t ds_bts_debugctl_bits(const struct ds_cpu *cpu, uint32_t flags)
+{
+    (void)cpu;
+    (void)flags;
+    return 0; /* as for invalid input: no bits to set */
+}
+
+int ds_bts_enable(struct ds_ctx *ctx, uint32_t flags)
+{
+    (void)ctx;
+    (void)flags;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_bts_disable(struct ds_ctx *ctx)
+{
+    (void)ctx;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_bts_drain(struct ds_ctx *ctx, ds_bts_sink sink, void *arg, struct ds_drain_stats *out)
+{
+    (void)ctx;
+    (void)sink;
+    (void)arg;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_bts_drain_array(struct ds_ctx *ctx, struct ds_bts_branch *arr, size_t cap, size_t *out_n,
+                       struct ds_drain_stats *out)
+{
+    (void)ctx;
+    (void)arr;
+    (void)cap;
+    if (out_n)
+        *out_n = 0;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_bts_threshold_reached(const struct ds_ctx *ctx, bool *out)
+{
+    (void)ctx;
+    if (out)
+        *out = false;
+    return DS_ERR_UNSUPPORTED;
+}
+
+#endif /* DS_CONFIG_BTS */

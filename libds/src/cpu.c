@@ -7,6 +7,13 @@
 #include <ds/cpu.h>
 #include "internal.h"
 
+void ds__zero(void *p, size_t n)
+{
+    volatile unsigned char *b = p; /* volatile: keep it a loop, not a memset call */
+    for (size_t i = 0; i < n; i++)
+        b[i] = 0;
+}
+
 int ds_cpu_init(struct ds_cpu *cpu, const struct ds_msr_ops *ops, void *ops_ctx)
 {
     if (!cpu)
@@ -198,6 +205,7 @@ int ds_cpu_identify(struct ds_cpu *cpu)
     return ret;
 }
 
+#if DS_CONFIG_FORMAT
 static void kv_bool(struct ds__sb *sb, const char *k, bool v)
 {
     ds__sb_puts(sb, k);
@@ -227,9 +235,6 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
     if (!len)
         return DS_ERR_BUFSZ;
     ds__sb_init(&sb, buf, len);
-#if !DS_CONFIG_FORMAT
-    return DS_ERR_UNSUPPORTED; /* renderers compiled out (ds/config.h): empty string */
-#endif
 
     ds__sb_puts(&sb, "vendor: ");
     ds__sb_puts(&sb, c->vendor_str[0] ? c->vendor_str : "(none)");
@@ -284,3 +289,15 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
     kv_bool(&sb, "pebs.advertised", c->pebs_advertised);
     return sb.truncated ? DS_ERR_BUFSZ : DS_OK;
 }
+#else /* !DS_CONFIG_FORMAT */
+
+/* Renderers compiled out (ds/config.h): an empty string, DS_ERR_UNSUPPORTED. */
+int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
+{
+    (void)c;
+    if (buf && len)
+        buf[0] = '\0';
+    return DS_ERR_UNSUPPORTED;
+}
+
+#endif /* DS_CONFIG_FORMAT */

@@ -10,6 +10,9 @@
 #include <ds/pebs.h>
 #include "internal.h"
 
+/* Needed by BTS and PEBS only (ds/config.h). */
+#if DS_CONFIG_BTS || DS_CONFIG_PEBS
+
 void ds__drain_check_fields(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st)
 {
     const struct ds_buf_state *b = pebs ? &ctx->pebs : &ctx->bts;
@@ -52,6 +55,7 @@ uint32_t ds__drain_span(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st
     const struct ds_buf_state *b = pebs ? &ctx->pebs : &ctx->bts;
     uint64_t idx = ds__area_get(ctx, pebs, DS__INDEX);
 
+    DS_ASSERT(b->mem && b->rec_size && b->bytes == (uint64_t)b->nrec * b->rec_size);
     *out_idx = idx;
     ds__drain_check_fields(ctx, pebs, st);
     if (idx < b->linear) {
@@ -72,3 +76,5 @@ uint32_t ds__drain_span(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st
     st->lost_beyond += claimed - inbuf;
     return (uint32_t)inbuf;
 }
+
+#endif /* DS_CONFIG_BTS || DS_CONFIG_PEBS */

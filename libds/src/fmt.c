@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Bounded text builder used by the *_format() functions. Pure, NMI-safe. */
+/*
+ * Bounded text builder used by the *_format() functions. Pure, NMI-safe.
+ * Compiled only with DS_CONFIG_FORMAT (ds/config.h): its only users are the
+ * renderers ds_caps_format and ds_probe_format.
+ */
 #include "internal.h"
+
+#if DS_CONFIG_FORMAT
 
 void ds__sb_init(struct ds__sb *sb, char *buf, size_t len)
 {
@@ -71,3 +77,5 @@ void ds__sb_hex(struct ds__sb *sb, uint64_t v, unsigned digits)
     while (n)
         ds__sb_putc(sb, tmp[--n]);
 }
+
+#endif /* DS_CONFIG_FORMAT */

@@ -6,10 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <ds/config.h>
 
 #define DS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Text builder: appends into a caller buffer, always NUL-terminated, records truncation. */
+/* Text builder (fmt.c, compiled only with DS_CONFIG_FORMAT): appends into a caller buffer, always NUL-terminated, records truncation. */
 struct ds__sb {
     char *buf;
     size_t len;   /* capacity including the NUL */
@@ -23,8 +24,6 @@ void ds__sb_puts(struct ds__sb *sb, const char *s);
 void ds__sb_dec(struct ds__sb *sb, uint64_t v);
 /* Hex with "0x" prefix; @digits = minimum number of digits (0 = as many as needed). */
 void ds__sb_hex(struct ds__sb *sb, uint64_t v, unsigned digits);
-
-#endif /* DS_INTERNAL_H */
 
 /* --- DS context internals (area.c, pebs.c, bts.c, pmi.c) ------------------ */
 #include <ds/area.h>
@@ -50,7 +49,34 @@ static inline uint32_t ds__ld32(const unsigned char *p)
     return *(const ds__u32_una *)(const void *)p;
 }
 
+/* Zero @n bytes without a memset call (cpu.c: core, always compiled). */
 void ds__zero(void *p, size_t n);
+
+/*
+ * Start and reload values for a sampling period on a @width-bit counter
+ * (ds_pmc_period_values' arithmetic, shared with ds_nb_period so that
+ * NetBurst support does not need DS_CONFIG_PMC). Pure.
+ */
+static inline int ds__period_values(unsigned width, bool full_width, uint64_t period,
+                                    uint64_t *out_start, uint64_t *out_reset)
+{
+    if (!out_start || !out_reset)
+        return DS_ERR_NULL;
+    if (width < 8 || width > 64)
+        return DS_ERR_INVAL;
+    if (period == 0)
+        return DS_ERR_PMC_PERIOD_ZERO;
+    /* Legacy IA32_PMCx writes load bits 31:0 and sign-extend bit 31 (SDM
+     * "Full-Width Writes to Performance Counter Registers"). */
+    unsigned usable = (!full_width && width > 32) ? 32 : width;
+    if (period > (1ull << (usable - 1)))
+        return DS_ERR_PMC_PERIOD_WIDE;
+    uint64_t mask = width >= 64 ? ~0ull : ((1ull << width) - 1);
+    uint64_t v = (0 - period) & mask;
+    *out_start = v;
+    *out_reset = v;
+    return DS_OK;
+}
 
 /* DS management fields, read/written through volatile (the CPU updates the index). */
 enum ds__fld { DS__BASE = 0, DS__INDEX = 1, DS__MAX = 2, DS__THRESH = 3 };
@@ -119,3 +145,5 @@ static inline uint64_t ds__div_rec(uint64_t n, uint32_t d, uint64_t *out_rem)
     }
     return ds__div64(n, d, out_rem);
 }
+
+#endif /* DS_INTERNAL_H */

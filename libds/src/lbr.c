@@ -8,6 +8,8 @@
 #include <ds/lbr.h>
 #include "internal.h"
 
+#if DS_CONFIG_LBR
+
 #define P   DS_LBR_F_PACKED
 #define NB  DS_LBR_F_NETBURST
 #define SEL DS_LBR_F_SELECT
@@ -17,6 +19,7 @@
 #define R(fam, mod, ua, d, f, t, i, tos, fl) { fam, mod, ua, d, f, t, i, tos, (uint8_t)((d) ? (d) - 1 : 0), fl }
 
 static const struct ds_lbr_model models[] = {
+#if DS_CONFIG_NETBURST
     /* NetBurst, models 0-2: 4 packed records 0x1DB..0x1DE, TOS 0x1DA (SDM "LBR Stack" for Pentium 4) */
     R(0x0F, 0x00, "NetBurst (early)", 4, 0x1DB, 0x1DB, 0, 0x1DA, P | NB),
     R(0x0F, 0x01, "NetBurst (early)", 4, 0x1DB, 0x1DB, 0, 0x1DA, P | NB),
@@ -25,6 +28,7 @@ static const struct ds_lbr_model models[] = {
     R(0x0F, 0x03, "NetBurst", 16, 0x680, 0x6C0, 0, 0x1DA, NB),
     R(0x0F, 0x04, "NetBurst", 16, 0x680, 0x6C0, 0, 0x1DA, NB),
     R(0x0F, 0x06, "NetBurst", 16, 0x680, 0x6C0, 0, 0x1DA, NB),
+#endif
     /* Pentium M and Core Solo/Duo: 8 packed records at 0x40 (EDK2 only) */
     R(0x06, 0x0D, "Pentium M", 8, 0x40, 0x40, 0, 0x1C9, P | UNC),
     R(0x06, 0x0E, "Core Solo/Duo (Yonah)", 8, 0x40, 0x40, 0, 0x1C9, P | UNC),
@@ -112,6 +116,12 @@ int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **ou
 {
     if (!out)
         return DS_ERR_NULL;
+#if !DS_CONFIG_NETBURST
+    if (family == 0x0F) {
+        *out = NULL;
+        return DS_ERR_UNSUPPORTED; /* NetBurst rows compiled out (ds/config.h) */
+    }
+#endif
     for (size_t i = 0; i < DS_ARRAY_SIZE(models); i++)
         if (models[i].family == family && models[i].model == model) {
             *out = &models[i];
@@ -208,6 +218,12 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
         return DS_ERR_NULL;
     if (!cpu->identified)
         return DS_ERR_NOT_IDENTIFIED;
+#if !DS_CONFIG_NETBURST
+    if (m->flags & DS_LBR_F_NETBURST) {
+        *out_format = 0;
+        return DS_ERR_UNSUPPORTED; /* NetBurst layouts compiled out (ds/config.h) */
+    }
+#endif
     if (m->flags & DS_LBR_F_ARCH) {
         *out_format = DS_LBR_FMT_ARCH;
         return DS_OK;
@@ -234,6 +250,10 @@ static int check(const struct ds_cpu *cpu, const struct ds_lbr_model *m)
         return DS_ERR_NOT_IDENTIFIED;
     if (cpu->caps.display_family != m->family || cpu->caps.display_model != m->model)
         return DS_ERR_INVAL;
+#if !DS_CONFIG_NETBURST
+    if (m->flags & DS_LBR_F_NETBURST)
+        return DS_ERR_UNSUPPORTED; /* MSR_DEBUGCTLA handling compiled out (ds/config.h) */
+#endif
     return DS_OK;
 }
 
@@ -310,6 +330,7 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
             return DS_ERR_MSR_FAULT;
         return DS_OK;
     }
+#if DS_CONFIG_NETBURST
     if (m->flags & DS_LBR_F_NETBURST) {
         if (cfg->freeze_on_pmi)
             return DS_ERR_LBR_NO_FREEZE;
@@ -317,6 +338,7 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
             return DS_ERR_LBR_NO_SELECT;
         return rmw(cpu, DS_MSR_IA32_DEBUGCTL, DS_NB_DEBUGCTLA_LBR, 0);
     }
+#endif
     if (cfg->use_select) {
         if (!(m->flags & DS_LBR_F_SELECT))
             return DS_ERR_LBR_NO_SELECT;
@@ -343,8 +365,10 @@ int ds_lbr_disable(struct ds_cpu *cpu, const struct ds_lbr_model *m)
         return e;
     if (m->flags & DS_LBR_F_ARCH)
         return ds_msr_write(cpu, DS_MSR_IA32_LBR_CTL, 0) ? DS_ERR_MSR_FAULT : DS_OK;
+#if DS_CONFIG_NETBURST
     if (m->flags & DS_LBR_F_NETBURST)
         return rmw(cpu, DS_MSR_IA32_DEBUGCTL, 0, DS_NB_DEBUGCTLA_LBR);
+#endif
     return rmw(cpu, DS_MSR_IA32_DEBUGCTL, 0, DS_DEBUGCTL_LBR | DS_DEBUGCTL_FREEZE_LBRS_ON_PMI);
 }
 
@@ -425,3 +449,79 @@ int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned forma
     *out_n = m->depth;
     return DS_OK;
 }
+
+#else /* !DS_CONFIG_LBR: LBR stacks compiled out (ds/config.h) */
+
+const struct ds_lbr_model *ds_lbr_models(size_t *out_n)
+{
+    if (out_n)
+        *out_n = 0;
+    return NULL;
+}
+
+int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **out)
+{
+    (void)family;
+    (void)model;
+    if (out)
+        *out = NULL;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t info_raw,
+                  struct ds_lbr_entry *out)
+{
+    (void)format;
+    (void)from_raw;
+    (void)to_raw;
+    (void)info_raw;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)
+{
+    (void)cpu;
+    (void)m;
+    if (out_format)
+        *out_format = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
+{
+    (void)cpu;
+    (void)m;
+    (void)cfg;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_lbr_disable(struct ds_cpu *cpu, const struct ds_lbr_model *m)
+{
+    (void)cpu;
+    (void)m;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_lbr_unfreeze(struct ds_cpu *cpu, const struct ds_lbr_model *m)
+{
+    (void)cpu;
+    (void)m;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned format,
+                struct ds_lbr_entry *out, size_t cap, size_t *out_n)
+{
+    (void)cpu;
+    (void)m;
+    (void)format;
+    (void)out;
+    (void)cap;
+    if (out_n)
+        *out_n = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+#endif /* DS_CONFIG_LBR */

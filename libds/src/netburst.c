@@ -9,8 +9,12 @@
  * SDM table, and carry no second independent check in this project).
  */
 #include <ds/netburst.h>
-#include <ds/pmc.h>
 #include "internal.h"
+
+#if DS_CONFIG_NETBURST
+
+/* --- Event tables (DS_CONFIG_NETBURST_TABLES) ------------------------------ */
+#if DS_CONFIG_NETBURST_TABLES
 
 /* --- Counters ("Performance Counter MSRs and Associated CCCR and ESCR MSRs") */
 #define C(n, cn, i) { n, cn, 0x300u + (i), 0x360u + (i) }
@@ -454,6 +458,10 @@ int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
     return DS_ERR_NB_NO_FREE;
 }
 
+#endif /* DS_CONFIG_NETBURST_TABLES */
+
+static bool raw_escr_ok(const struct ds_cpu *cpu, uint32_t msr);
+
 static int nb_check_cpu(const struct ds_cpu *cpu)
 {
     if (!cpu)
@@ -478,6 +486,7 @@ static int write_counter_twice(struct ds_cpu *cpu, uint32_t msr, uint64_t v)
     return e;
 }
 
+#if DS_CONFIG_NETBURST_TABLES
 int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_request *req,
                   uint64_t start, struct ds_nb_assignment *out)
 {
@@ -492,6 +501,7 @@ int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
     e = ds_nb_assign(a, req, &as);
     if (e)
         return e;
+    DS_ASSERT(raw_escr_ok(cpu, as.escr_msr) && as.counter < DS_NB_NUM_COUNTERS);
     /* Step 4..8: stop the counter, set the ESCR, load the counter, then
      * write the CCCR with ESCR select, filters, cascade, PMI and Enable. */
     e = ds_msr_write(cpu, as.cccr_msr, 0);
@@ -528,13 +538,77 @@ int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
     a->counter_used &= ~(1u << as->counter);
     return (e1 || e2) ? DS_ERR_MSR_FAULT : DS_OK;
 }
+#endif /* DS_CONFIG_NETBURST_TABLES */
+
+/*
+ * Is @msr one of the 45 ESCRs of the SDM counter table on this model? The
+ * address ranges of that table (reference netburst.md "ESCR MSRs"), kept
+ * outside the tables so that raw programming checks addresses without them:
+ * 0x3A0-0x3BE, 0x3C0-0x3C5, 0x3C8-0x3CD, 0x3E0-0x3E1; MSR_SSU_ESCR1 (0x3BF)
+ * is not in the table; IQ_ESCR0/1 (0x3BA/0x3BB) exist on models 01H-02H only.
+ */
+static bool raw_escr_ok(const struct ds_cpu *cpu, uint32_t msr)
+{
+    if (msr == 0x3BAu || msr == 0x3BBu)
+        return cpu->caps.display_model == 1 || cpu->caps.display_model == 2;
+    return (msr >= 0x3A0u && msr <= 0x3BEu) || (msr >= 0x3C0u && msr <= 0x3C5u) ||
+           (msr >= 0x3C8u && msr <= 0x3CDu) || msr == 0x3E0u || msr == 0x3E1u;
+}
+
+static int raw_check(const struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr)
+{
+    int e = nb_check_cpu(cpu);
+    if (e)
+        return e;
+    if (counter >= DS_NB_NUM_COUNTERS)
+        return DS_ERR_NB_BAD_COUNTER;
+    if (!raw_escr_ok(cpu, escr_msr))
+        return DS_ERR_NB_BAD_ESCR;
+    return DS_OK;
+}
+
+int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, uint64_t escr_val,
+                      uint64_t cccr_val, uint64_t start)
+{
+    int e = raw_check(cpu, counter, escr_msr);
+    if (e)
+        return e;
+    if ((escr_val & ~DS_NB_ESCR_VALID) || (cccr_val & ~DS_NB_CCCR_VALID))
+        return DS_ERR_PMC_RESERVED;
+    if (start & ~DS_NB_COUNTER_MASK)
+        return DS_ERR_PMC_VALUE_WIDE;
+    /* The ds_nb_program order: stop, ESCR, counter (twice), CCCR last. */
+    e = ds_msr_write(cpu, DS_MSR_NB_CCCR(counter), 0);
+    if (e == DS_OK)
+        e = ds_msr_write(cpu, escr_msr, escr_val);
+    if (e == DS_OK)
+        e = write_counter_twice(cpu, DS_MSR_NB_COUNTER(counter), start);
+    if (e == DS_OK)
+        e = ds_msr_write(cpu, DS_MSR_NB_CCCR(counter), cccr_val);
+    if (e != DS_OK) {
+        (void)ds_msr_write(cpu, DS_MSR_NB_CCCR(counter), 0);
+        (void)ds_msr_write(cpu, escr_msr, 0);
+        return DS_ERR_MSR_FAULT;
+    }
+    return DS_OK;
+}
+
+int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr)
+{
+    int e = raw_check(cpu, counter, escr_msr);
+    if (e)
+        return e;
+    int e1 = ds_msr_write(cpu, DS_MSR_NB_CCCR(counter), 0);
+    int e2 = ds_msr_write(cpu, escr_msr, 0);
+    return (e1 || e2) ? DS_ERR_MSR_FAULT : DS_OK;
+}
 
 int ds_nb_period(uint64_t period, uint64_t *out_start)
 {
     uint64_t start, reset;
     if (!out_start)
         return DS_ERR_NULL;
-    int e = ds_pmc_period_values(DS_NB_COUNTER_BITS, true, period, &start, &reset);
+    int e = ds__period_values(DS_NB_COUNTER_BITS, true, period, &start, &reset);
     if (e)
         return e;
     *out_start = start;
@@ -647,3 +721,251 @@ int ds_nb_rearm(struct ds_cpu *cpu, unsigned counter, uint64_t start)
         return DS_ERR_PMC_VALUE_WIDE;
     return write_counter_twice(cpu, DS_MSR_NB_COUNTER(counter), start) ? DS_ERR_MSR_FAULT : DS_OK;
 }
+
+#if !DS_CONFIG_NETBURST_TABLES
+/*
+ * NetBurst event tables compiled out (ds/config.h): no table to return, no
+ * name to look up, no allocator (it chooses from the tables). Program with
+ * ds_nb_program_raw() / ds_nb_release_raw() instead.
+ */
+const struct ds_nb_counter_info *ds_nb_counters(size_t *out_n)
+{
+    if (out_n)
+        *out_n = 0;
+    return NULL;
+}
+
+const struct ds_nb_escr_info *ds_nb_escrs(size_t *out_n)
+{
+    if (out_n)
+        *out_n = 0;
+    return NULL;
+}
+
+const struct ds_nb_event_info *ds_nb_events(size_t *out_n)
+{
+    if (out_n)
+        *out_n = 0;
+    return NULL;
+}
+
+int ds_nb_event_find(const char *name, unsigned *out_index)
+{
+    (void)name;
+    if (out_index)
+        *out_index = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_escr_find(const char *name, unsigned *out_index)
+{
+    (void)name;
+    if (out_index)
+        *out_index = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask)
+{
+    (void)event;
+    (void)names;
+    if (out_mask)
+        *out_mask = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_alloc_init(struct ds_nb_alloc *a, uint8_t display_model, bool ht)
+{
+    (void)display_model;
+    (void)ht;
+    if (a)
+        ds__zero(a, sizeof(*a));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
+                 struct ds_nb_assignment *out)
+{
+    (void)a;
+    (void)req;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_request *req,
+                  uint64_t start, struct ds_nb_assignment *out)
+{
+    (void)cpu;
+    (void)a;
+    (void)req;
+    (void)start;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_assignment *as)
+{
+    (void)cpu;
+    (void)a;
+    (void)as;
+    return DS_ERR_UNSUPPORTED;
+}
+#endif /* !DS_CONFIG_NETBURST_TABLES */
+
+#else /* !DS_CONFIG_NETBURST: NetBurst support compiled out (ds/config.h) */
+
+const struct ds_nb_counter_info *ds_nb_counters(size_t *out_n)
+{
+    if (out_n)
+        *out_n = 0;
+    return NULL;
+}
+
+const struct ds_nb_escr_info *ds_nb_escrs(size_t *out_n)
+{
+    if (out_n)
+        *out_n = 0;
+    return NULL;
+}
+
+const struct ds_nb_event_info *ds_nb_events(size_t *out_n)
+{
+    if (out_n)
+        *out_n = 0;
+    return NULL;
+}
+
+int ds_nb_event_find(const char *name, unsigned *out_index)
+{
+    (void)name;
+    if (out_index)
+        *out_index = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_escr_find(const char *name, unsigned *out_index)
+{
+    (void)name;
+    if (out_index)
+        *out_index = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask)
+{
+    (void)event;
+    (void)names;
+    if (out_mask)
+        *out_mask = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_alloc_init(struct ds_nb_alloc *a, uint8_t display_model, bool ht)
+{
+    (void)display_model;
+    (void)ht;
+    if (a)
+        ds__zero(a, sizeof(*a));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
+                 struct ds_nb_assignment *out)
+{
+    (void)a;
+    (void)req;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_request *req,
+                  uint64_t start, struct ds_nb_assignment *out)
+{
+    (void)cpu;
+    (void)a;
+    (void)req;
+    (void)start;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_assignment *as)
+{
+    (void)cpu;
+    (void)a;
+    (void)as;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, uint64_t escr_val,
+                      uint64_t cccr_val, uint64_t start)
+{
+    (void)cpu;
+    (void)counter;
+    (void)escr_msr;
+    (void)escr_val;
+    (void)cccr_val;
+    (void)start;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr)
+{
+    (void)cpu;
+    (void)counter;
+    (void)escr_msr;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_period(uint64_t period, uint64_t *out_start)
+{
+    (void)period;
+    if (out_start)
+        *out_start = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_metric_info(unsigned metric, const struct ds_nb_metric_info **out)
+{
+    (void)metric;
+    if (out)
+        *out = NULL;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_replay_tag(struct ds_cpu *cpu, unsigned metric, bool pebs)
+{
+    (void)cpu;
+    (void)metric;
+    (void)pebs;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_replay_untag(struct ds_cpu *cpu)
+{
+    (void)cpu;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_pmi_scan(struct ds_cpu *cpu, uint32_t armed, uint32_t *out_overflowed)
+{
+    (void)cpu;
+    (void)armed;
+    if (out_overflowed)
+        *out_overflowed = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_rearm(struct ds_cpu *cpu, unsigned counter, uint64_t start)
+{
+    (void)cpu;
+    (void)counter;
+    (void)start;
+    return DS_ERR_UNSUPPORTED;
+}
+
+#endif /* DS_CONFIG_NETBURST */

@@ -7,6 +7,8 @@
 #include <ds/pebs.h>
 #include "internal.h"
 
+#if DS_CONFIG_PEBS
+
 int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum ds_pebs_fmt *out_fmt)
 {
     if (!cpu || !out_fmt)
@@ -26,8 +28,13 @@ int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum 
      * (SDM "DS Save Area": 40-byte records in the 32-bit format, 144 bytes
      * in the 64-bit one). */
     if (c->netburst) {
+#if DS_CONFIG_NETBURST
         *out_fmt = layout == DS_LAYOUT_32 ? DS_PEBS_FMT_NB32 : DS_PEBS_FMT_NB64;
         return DS_OK;
+#else
+        *out_fmt = DS_PEBS_FMT_NONE;
+        return DS_ERR_UNSUPPORTED; /* NetBurst records compiled out (ds/config.h) */
+#endif
     }
     if (!c->has_perf_caps)
         return DS_ERR_NO_PDCM;
@@ -67,8 +74,10 @@ static uint32_t adaptive_size(uint64_t groups_and_lbr)
 uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
 {
     switch (fmt) {
+#if DS_CONFIG_NETBURST
     case DS_PEBS_FMT_NB32: return sizeof(struct ds_pebs_nb32);
     case DS_PEBS_FMT_NB64: return sizeof(struct ds_pebs_nb64);
+#endif
     case DS_PEBS_FMT_0: return sizeof(struct ds_pebs_fmt0);
     case DS_PEBS_FMT_1: return sizeof(struct ds_pebs_fmt1);
     case DS_PEBS_FMT_2: return sizeof(struct ds_pebs_fmt2);
@@ -341,6 +350,10 @@ int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool peb
             clear_sample(out);
         return e;
     }
+#if !DS_CONFIG_NETBURST
+    if (fmt == DS_PEBS_FMT_NB32 || fmt == DS_PEBS_FMT_NB64)
+        return DS_ERR_UNSUPPORTED; /* NetBurst records compiled out (ds/config.h) */
+#endif
     uint32_t size = ds_pebs_record_size(fmt, 0);
     if (!size)
         return DS_ERR_PEBS_FORMAT;
@@ -365,10 +378,16 @@ int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uin
     case DS_PEBS_FMT_0:
         *out = 1; /* Core 2 / Atom: PEBS only on IA32_PMC0 */
         return DS_OK;
+#if DS_CONFIG_NETBURST
     case DS_PEBS_FMT_NB32:
     case DS_PEBS_FMT_NB64:
         *out = pebs_enabled; /* one PEBS counter (IQ_COUNTER4/5) */
         return DS_OK;
+#else
+    case DS_PEBS_FMT_NB32:
+    case DS_PEBS_FMT_NB64:
+        return DS_ERR_UNSUPPORTED;
+#endif
     case DS_PEBS_FMT_1:
     case DS_PEBS_FMT_2: {
         uint64_t c = s->counters & pebs_enabled;
@@ -477,6 +496,7 @@ int ds_pebs_drain(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_dr
     if (!ctx->pebs.mem)
         return DS_ERR_NO_PEBS_BUFFER;
     ds__zero(&st, sizeof(st));
+    DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
     if (ctx->pebs_fmt == DS_PEBS_FMT_4 || ctx->pebs_fmt == DS_PEBS_FMT_5)
         drain_adaptive(ctx, sink, arg, &st);
     else
@@ -526,3 +546,75 @@ int ds_pebs_pending(const struct ds_ctx *ctx, uint64_t *out_records)
         *out_records = ds__div_rec(idx - ctx->pebs.linear, ctx->pebs.rec_size, NULL);
     return DS_OK;
 }
+
+#else /* !DS_CONFIG_PEBS: PEBS compiled out (ds/config.h) */
+
+int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum ds_pebs_fmt *out_fmt)
+{
+    (void)cpu;
+    (void)layout;
+    if (out_fmt)
+        *out_fmt = DS_PEBS_FMT_NONE;
+    return DS_ERR_UNSUPPORTED;
+}
+
+uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
+{
+    (void)fmt;
+    (void)data_cfg;
+    return 0; /* "unknown format": no record is decodable */
+}
+
+int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool pebs_trap,
+                   struct ds_pebs_sample *out)
+{
+    (void)fmt;
+    (void)rec;
+    (void)avail;
+    (void)pebs_trap;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uint64_t *out)
+{
+    (void)s;
+    (void)pebs_enabled;
+    if (out)
+        *out = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pebs_drain(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *out)
+{
+    (void)ctx;
+    (void)sink;
+    (void)arg;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pebs_drain_array(struct ds_ctx *ctx, struct ds_pebs_sample *arr, size_t cap, size_t *out_n,
+                        struct ds_drain_stats *out)
+{
+    (void)ctx;
+    (void)arr;
+    (void)cap;
+    if (out_n)
+        *out_n = 0;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pebs_pending(const struct ds_ctx *ctx, uint64_t *out_records)
+{
+    (void)ctx;
+    if (out_records)
+        *out_records = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+#endif /* DS_CONFIG_PEBS */

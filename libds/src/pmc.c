@@ -7,6 +7,8 @@
 #include <ds/pmc.h>
 #include "internal.h"
 
+#if DS_CONFIG_PMC
+
 static uint64_t width_mask(unsigned w)
 {
     return w >= 64 ? ~0ull : ((1ull << w) - 1);
@@ -15,21 +17,7 @@ static uint64_t width_mask(unsigned w)
 int ds_pmc_period_values(unsigned width, bool full_width, uint64_t period,
                          uint64_t *out_start, uint64_t *out_reset)
 {
-    if (!out_start || !out_reset)
-        return DS_ERR_NULL;
-    if (width < 8 || width > 64)
-        return DS_ERR_INVAL;
-    if (period == 0)
-        return DS_ERR_PMC_PERIOD_ZERO;
-    /* Legacy IA32_PMCx writes load bits 31:0 and sign-extend bit 31 (SDM
-     * "Full-Width Writes to Performance Counter Registers"). */
-    unsigned usable = (!full_width && width > 32) ? 32 : width;
-    if (period > (1ull << (usable - 1)))
-        return DS_ERR_PMC_PERIOD_WIDE;
-    uint64_t v = (0 - period) & width_mask(width);
-    *out_start = v;
-    *out_reset = v;
-    return DS_OK;
+    return ds__period_values(width, full_width, period, out_start, out_reset);
 }
 
 static int check_arch(const struct ds_cpu *cpu)
@@ -238,6 +226,7 @@ int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
     return ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, value) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
+#if DS_CONFIG_PEBS
 int ds_pmc_core2_pebs_event(uint8_t model, uint8_t event, uint8_t umask)
 {
     switch (model) {
@@ -364,3 +353,113 @@ int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
         return DS_ERR_PMC_RESERVED;
     return ds_msr_write(cpu, DS_MSR_PEBS_DATA_CFG, data_cfg) ? DS_ERR_MSR_FAULT : DS_OK;
 }
+#endif /* DS_CONFIG_PEBS */
+#endif /* DS_CONFIG_PMC */
+
+#if !DS_CONFIG_PMC
+/* Architectural / Core counters compiled out (ds/config.h). */
+int ds_pmc_period_values(unsigned width, bool full_width, uint64_t period,
+                         uint64_t *out_start, uint64_t *out_reset)
+{
+    (void)width;
+    (void)full_width;
+    (void)period;
+    if (out_start)
+        *out_start = 0;
+    if (out_reset)
+        *out_reset = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
+                     uint64_t *out_reset)
+{
+    (void)cpu;
+    return ds_pmc_period_values(0, false, period, out_start, out_reset);
+}
+
+int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_t start)
+{
+    (void)cpu;
+    (void)idx;
+    (void)evtsel;
+    (void)start;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_gp_write(struct ds_cpu *cpu, unsigned idx, uint64_t value)
+{
+    (void)cpu;
+    (void)idx;
+    (void)value;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out)
+{
+    (void)cpu;
+    (void)idx;
+    if (out)
+        *out = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool adaptive,
+                         uint64_t start)
+{
+    (void)cpu;
+    (void)idx;
+    (void)ctrl;
+    (void)adaptive;
+    (void)start;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
+{
+    (void)cpu;
+    (void)value;
+    return DS_ERR_UNSUPPORTED;
+}
+#endif /* !DS_CONFIG_PMC */
+
+#if !DS_CONFIG_PMC || !DS_CONFIG_PEBS
+/* The PEBS enables need both DS_CONFIG_PMC and DS_CONFIG_PEBS (ds/config.h). */
+int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
+{
+    (void)display_model;
+    (void)event;
+    (void)umask;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+{
+    (void)cpu;
+    (void)idx;
+    (void)evtsel;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask)
+{
+    (void)cpu;
+    (void)mask;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
+{
+    (void)cpu;
+    (void)idx;
+    (void)threshold;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
+{
+    (void)cpu;
+    (void)data_cfg;
+    return DS_ERR_UNSUPPORTED;
+}
+#endif /* !DS_CONFIG_PMC || !DS_CONFIG_PEBS */

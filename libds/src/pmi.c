@@ -7,6 +7,8 @@
 #include <ds/pmi.h>
 #include "internal.h"
 
+#if DS_CONFIG_PMI
+
 static uint64_t counter_bits(const struct ds_caps *c)
 {
     uint64_t gp = c->gp_counters >= 32 ? 0xFFFFFFFFull : ((1ull << c->gp_counters) - 1);
@@ -185,20 +187,25 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
     return DS_OK;
 }
 
+#if DS_CONFIG_PEBS
 static int nop_pebs(void *a, const struct ds_pebs_sample *s)
 {
     (void)a;
     (void)s;
     return 1; /* nobody to take it: counted lost_rejected */
 }
+#endif
 
+#if DS_CONFIG_BTS
 static int nop_bts(void *a, const struct ds_bts_branch *b)
 {
     (void)a;
     (void)b;
     return 1;
 }
+#endif
 
+#if DS_CONFIG_BTS || DS_CONFIG_PEBS
 static void add_stats(struct ds_drain_stats *a, const struct ds_drain_stats *b)
 {
     a->present += b->present;
@@ -209,14 +216,20 @@ static void add_stats(struct ds_drain_stats *a, const struct ds_drain_stats *b)
     a->lost_race += b->lost_race;
     a->anomalies |= b->anomalies;
 }
+#endif
 
 /* Service one status snapshot (steps 2-4). Returns hook error or DS_OK. */
 static int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
 {
+    int ret = DS_OK;
+#if DS_CONFIG_BTS || DS_CONFIG_PEBS
     struct ds_ctx *ctx = pmi->ctx;
     struct ds_drain_stats st;
-    int ret = DS_OK;
+#endif
 
+    /* With DS_CONFIG_PEBS=0 / DS_CONFIG_BTS=0 the ISR has no PEBS / BTS path
+     * (no context can hold such a buffer: ds_area_setup refuses it). */
+#if DS_CONFIG_PEBS
     if (ctx && ctx->pebs.mem) {
         bool go = (status & DS_GSTATUS_OVF_BUF) != 0;
         if (!go && ctx->pebs.thresh_records) {
@@ -230,6 +243,8 @@ static int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
             r->handled = true;
         }
     }
+#endif
+#if DS_CONFIG_BTS
     if (ctx && ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT)) {
         bool reached = false;
         ds_bts_threshold_reached(ctx, &reached);
@@ -240,6 +255,7 @@ static int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
             r->handled = true;
         }
     }
+#endif
     uint64_t ovf = 0;
     bool call = false;
     if (pmi->has_global) {
@@ -327,3 +343,63 @@ int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
         *out = r;
     return ret;
 }
+
+#else /* !DS_CONFIG_PMI: PMI helpers and the shared ISR compiled out (ds/config.h) */
+
+int ds_pmi_decode(uint64_t raw, const struct ds_caps *caps, struct ds_pmi_status *out)
+{
+    (void)raw;
+    (void)caps;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+uint64_t ds_pmi_ack_mask(const struct ds_caps *caps)
+{
+    (void)caps;
+    return 0; /* as for a CPU without global status: nothing to acknowledge */
+}
+
+int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, const struct ds_pmi_config *cfg)
+{
+    (void)cpu;
+    (void)ctx;
+    (void)cfg;
+    if (pmi)
+        ds__zero(pmi, sizeof(*pmi)); /* init = false: every other call refuses it too */
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmi_set_freeze(struct ds_pmi *pmi)
+{
+    (void)pmi;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmi_read_status(struct ds_pmi *pmi, uint64_t *out_status)
+{
+    (void)pmi;
+    if (out_status)
+        *out_status = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
+{
+    (void)pmi;
+    (void)status;
+    if (out_unacked)
+        *out_unacked = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
+{
+    (void)pmi;
+    if (out)
+        ds__zero(out, sizeof(*out)); /* handled = false: pass the NMI on */
+    return DS_ERR_UNSUPPORTED;
+}
+
+#endif /* DS_CONFIG_PMI */

@@ -18,6 +18,16 @@
 #define DS_AREA_PATTERN     0x00000000C0DE5000ull
 #define COUNTER_PATTERN     0x00000000005A5A5Aull  /* positive as a 32-bit value */
 
+/*
+ * DEBUGCTL bits that mean "BTS is on" (TR|BTS; NetBurst MSR_DEBUGCTLA has
+ * them at 2/3): read-only use for the busy check, kept here so that the
+ * check works in a DS_CONFIG_BTS=0 build too.
+ */
+static uint64_t bts_on_bits(const struct ds_cpu *cpu)
+{
+    return cpu->caps.netburst ? DS_NB_DEBUGCTLA_TR | DS_NB_DEBUGCTLA_BTS : DS_DEBUGCTL_TR | DS_DEBUGCTL_BTS;
+}
+
 static void item(struct ds_probe_item *it, enum ds_probe_verdict v, int reason)
 {
     it->verdict = v;
@@ -57,6 +67,13 @@ static void hold_test(struct ds_cpu *cpu, uint32_t msr, uint32_t restore_msr, ui
                    (check & mask) == (prior & mask);
 }
 
+#if DS_CONFIG_BTS && DS_CONFIG_NETBURST
+#define PROBE_BTS_NB_OK 1
+#else
+#define PROBE_BTS_NB_OK 0
+#endif
+
+#if DS_CONFIG_BTS
 static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, struct ds_probe_item *it)
 {
     struct ds_ctx ctx;
@@ -115,6 +132,7 @@ static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, 
     else
         item(it, DS_PROBE_INERT, DS_ERR_NOT_WORKING);
 }
+#endif /* DS_CONFIG_BTS */
 
 int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch, struct ds_probe_result *out)
 {
@@ -142,7 +160,7 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
         if (c->bts_advertised) {
             if (ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &v))
                 fault = true;
-            else if (v & ds_bts_debugctl_bits(cpu, 0))
+            else if (v & bts_on_bits(cpu))
                 busy = true;
         }
         if (c->pebs_advertised && !fault) {
@@ -163,7 +181,9 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
     out->counter.restored = true;
     if (c->netburst) {
         uint64_t cccr;
-        if (!c->perfmon_available)
+        if (!DS_CONFIG_NETBURST)
+            item(&out->counter, DS_PROBE_NOT_TESTED, DS_ERR_UNSUPPORTED); /* ds/config.h */
+        else if (!c->perfmon_available)
             item(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_PERFMON);
         else if (ds_msr_read(cpu, NB_MSR_BPU_CCCR0, &cccr))
             item(&out->counter, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
@@ -194,10 +214,14 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
         item(&out->bts, DS_PROBE_NOT_ADVERTISED, DS_ERR_BTS_UNAVAILABLE);
     else if (out->ds_area.verdict == DS_PROBE_BUSY || out->ds_area.verdict == DS_PROBE_FAULT)
         item(&out->bts, out->ds_area.verdict, out->ds_area.reason);
+    else if (!DS_CONFIG_BTS || (c->netburst && !PROBE_BTS_NB_OK))
+        item(&out->bts, DS_PROBE_NOT_TESTED, DS_ERR_UNSUPPORTED); /* compiled out (ds/config.h) */
     else if (!bts_scratch || !bts_scratch->area || !bts_scratch->buf)
         item(&out->bts, DS_PROBE_NOT_TESTED, DS_ERR_NULL);
+#if DS_CONFIG_BTS
     else
         probe_bts(cpu, bts_scratch, &out->bts);
+#endif
     return DS_OK;
 }
 
@@ -214,6 +238,7 @@ const char *ds_probe_verdict_name(enum ds_probe_verdict v)
     return "?";
 }
 
+#if DS_CONFIG_FORMAT
 static void line(struct ds__sb *sb, const char *k, const struct ds_probe_item *it)
 {
     ds__sb_puts(sb, k);
@@ -237,3 +262,12 @@ int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len)
     line(&sb, "bts", &r->bts);
     return sb.truncated ? DS_ERR_BUFSZ : DS_OK;
 }
+#else /* !DS_CONFIG_FORMAT: renderers compiled out (ds/config.h) */
+int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len)
+{
+    (void)r;
+    if (buf && len)
+        buf[0] = '\0';
+    return DS_ERR_UNSUPPORTED;
+}
+#endif /* DS_CONFIG_FORMAT */

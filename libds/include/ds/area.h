@@ -24,6 +24,13 @@
  *
  * The context (struct ds_ctx) holds all state: nothing in libds is global.
  * One context per logical processor (IA32_DS_AREA is per logical CPU).
+ *
+ * Configuration (ds/config.h): DS_CONFIG_AREA=0 compiles this facility out;
+ * every function below except ds_linear_canonical then returns
+ * DS_ERR_UNSUPPORTED (ds_area_setup zeroes the context, ds_area_layout
+ * gives DS_LAYOUT_NONE). With DS_CONFIG_BTS=0 / DS_CONFIG_PEBS=0
+ * ds_area_setup refuses a BTS / PEBS buffer with DS_ERR_UNSUPPORTED, and
+ * with DS_CONFIG_PEBS=0 ds_area_set_reset returns DS_ERR_UNSUPPORTED.
  */
 #ifndef DS_AREA_H
 #define DS_AREA_H

@@ -16,6 +16,12 @@
  *     from and to equal to 0); the drain then returns the older records
  *     [index, max) before [base, index). How many were overwritten cannot
  *     be known (DS_DRAIN_WRAPPED is set).
+ *
+ * Configuration (ds/config.h): DS_CONFIG_BTS=0 compiles BTS out; every
+ * function below then returns DS_ERR_UNSUPPORTED with its outputs cleared
+ * (ds_bts_debugctl_bits returns 0). DS_CONFIG_NETBURST=0: on a NetBurst CPU
+ * ds_bts_enable/ds_bts_disable return DS_ERR_UNSUPPORTED (MSR_DEBUGCTLA) and
+ * ds_bts_debugctl_bits returns 0.
  */
 #ifndef DS_BTS_H
 #define DS_BTS_H

@@ -10,6 +10,12 @@
  * ("Last Branch Recording Overview" for Pentium 4), "Filtering of Last
  * Branch Records", "Freezing LBR and Performance Counters on PMI";
  * ../shared/reference/lbr.md and msr.md section 6.
+ *
+ * Configuration (ds/config.h): DS_CONFIG_LBR=0 compiles this out; every
+ * function below then returns DS_ERR_UNSUPPORTED with its outputs cleared
+ * (ds_lbr_models returns NULL, count 0). DS_CONFIG_NETBURST=0 removes the
+ * NetBurst rows: ds_lbr_lookup(0x0F, ...) and every call with a
+ * DS_LBR_F_NETBURST model return DS_ERR_UNSUPPORTED.
  */
 #ifndef DS_LBR_H
 #define DS_LBR_H

@@ -15,6 +15,16 @@
  * State: libds keeps no globals. The caller owns one struct ds_nb_alloc per
  * physical processor core (ESCRs and counters are shared by both logical
  * processors of a Hyper-Threading core) and serialises access to it.
+ *
+ * Configuration (ds/config.h): DS_CONFIG_NETBURST=0 compiles all of this
+ * out: every function returns DS_ERR_UNSUPPORTED with its outputs cleared
+ * (the table getters return NULL, count 0). DS_CONFIG_NETBURST_TABLES=0
+ * removes the counter/ESCR/event tables and what needs them: the table
+ * getters (NULL, count 0), ds_nb_event_find, ds_nb_escr_find,
+ * ds_nb_mask_parse and the allocator (ds_nb_alloc_init, ds_nb_assign,
+ * ds_nb_program, ds_nb_release) return DS_ERR_UNSUPPORTED; program with
+ * ds_nb_program_raw / ds_nb_release_raw. ds_nb_period, the metric table and
+ * replay tagging, ds_nb_pmi_scan and ds_nb_rearm stay.
  */
 #ifndef DS_NETBURST_H
 #define DS_NETBURST_H
@@ -64,6 +74,7 @@ extern "C" {
 #define DS_NB_ESCR_T0_USR      (1ull << 2)
 #define DS_NB_ESCR_T1_OS       (1ull << 1)
 #define DS_NB_ESCR_T1_USR      (1ull << 0)
+#define DS_NB_ESCR_VALID       0x7FFFFFFFull  /* bits 30:0 */
 
 /* CCCR fields (SDM "Counter Configuration Control Register (CCCR)") */
 #define DS_NB_CCCR_ENABLE        (1ull << 12)
@@ -85,6 +96,9 @@ extern "C" {
 #define DS_NB_CCCR_OVF_PMI_T1    (1ull << 27)
 #define DS_NB_CCCR_CASCADE       (1ull << 30)
 #define DS_NB_CCCR_OVF           (1ull << 31)
+/* Bits software may write: 27:12 and 30 (11:0, 29:28 and 63:32 reserved;
+ * OVF is the sticky overflow flag, only ever cleared). */
+#define DS_NB_CCCR_VALID         0x4FFFF000ull
 
 /*
  * MSR_PEBS_ENABLE (0x3F1) on NetBurst. The SDM's non-HT PEBS section calls
@@ -236,6 +250,38 @@ int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
  * DS_ERR_NB_NOT_ALLOCATED if @as is not held by @a. MSRs: CCCR, ESCR.
  */
 int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_assignment *as);
+
+/*
+ * Raw programming, without the event tables (available whenever
+ * DS_CONFIG_NETBURST=1, and the only way to program a counter when
+ * DS_CONFIG_NETBURST_TABLES=0). The caller supplies the ESCR and CCCR values
+ * from the SDM tables itself (ESCR event select/mask/tag/T0-T1 bits; CCCR
+ * Enable, ESCR select, active thread, filters, OVF_PMI); libds does the
+ * ds_nb_program sequence: CCCR = 0, ESCR = @escr_val, counter = @start
+ * (written twice, erratum N15), CCCR = @cccr_val.
+ * Checked: the CPU (identified, NetBurst, MISC_ENABLE[7]); @counter < 18;
+ * @escr_msr is an ESCR of the SDM counter table on this model (0x3A0-0x3BE,
+ * 0x3C0-0x3C5, 0x3C8-0x3CD, 0x3E0-0x3E1; not 0x3BF; 0x3BA/0x3BB on models
+ * 01H-02H only); no reserved bit in @escr_val (DS_NB_ESCR_VALID) or
+ * @cccr_val (DS_NB_CCCR_VALID, OVF excluded); @start within 40 bits.
+ * NOT checked (that needs the tables): that the ESCR can drive @counter,
+ * that CCCR[15:13] is that ESCR's select value, that the event exists on
+ * this ESCR; no allocator records the pair (the caller owns it).
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_NB_NOT_NETBURST,
+ * DS_ERR_NO_PERFMON, DS_ERR_NB_BAD_COUNTER, DS_ERR_NB_BAD_ESCR,
+ * DS_ERR_PMC_RESERVED, DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (CCCR and
+ * ESCR then written back to 0); DS_ERR_UNSUPPORTED with
+ * DS_CONFIG_NETBURST=0. MSRs written: CCCR, ESCR, counter. NMI-safe if the
+ * backend is.
+ */
+int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, uint64_t escr_val,
+                      uint64_t cccr_val, uint64_t start);
+
+/*
+ * Stop a raw-programmed counter: CCCR = 0 (also clears OVF), ESCR = 0. Same
+ * checks and errors as ds_nb_program_raw for @counter and @escr_msr.
+ */
+int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr);
 
 /*
  * Start value for a sampling @period on a 40-bit counter: (-period) & mask.

@@ -8,6 +8,13 @@
  * latency), Haswell (format 2, EventingIP), Skylake (format 3, TSC,
  * applicable counters), Ice Lake "Adaptive PEBS" (format 4); reference
  * pebs-records.md (cross-checked with Linux intel_ds.h / perf_event.h).
+ *
+ * Configuration (ds/config.h): DS_CONFIG_PEBS=0 compiles PEBS out; every
+ * function below then returns DS_ERR_UNSUPPORTED with its outputs cleared
+ * (ds_pebs_record_size returns 0). DS_CONFIG_NETBURST=0: the NetBurst
+ * formats (DS_PEBS_FMT_NB32/NB64) are unsupported: format selection on a
+ * NetBurst CPU, decode and attribute return DS_ERR_UNSUPPORTED, their
+ * record size is 0.
  */
 #ifndef DS_PEBS_H
 #define DS_PEBS_H

@@ -12,6 +12,11 @@
  * "Load Latency Performance Monitoring Facility", "Adaptive PEBS";
  * ../shared/reference/msr.md sections 4-5, pebs-records.md.
  * Not for NetBurst (DS_ERR_PMC_NETBURST): see netburst.h.
+ *
+ * Configuration (ds/config.h): DS_CONFIG_PMC=0 compiles this out; every
+ * function below then returns DS_ERR_UNSUPPORTED with its outputs cleared.
+ * The PEBS enables (ds_pmc_core2_pebs_event, ds_pmc_pebs_*) also need
+ * DS_CONFIG_PEBS=1 and return DS_ERR_UNSUPPORTED without it.
  */
 #ifndef DS_PMC_H
 #define DS_PMC_H

@@ -19,6 +19,12 @@
  *   v2/v3, DS_FREEZE_LEGACY: 1 RDMSR + 2 WRMSR (ack, GLOBAL_CTRL) = 3;
  *   v2+, DS_FREEZE_NONE: 2; NetBurst / perfmon v1: 0 (buffers are checked
  *   in memory, counters by the hook).
+ *
+ * Configuration (ds/config.h): DS_CONFIG_PMI=0 compiles this out; every
+ * function below then returns DS_ERR_UNSUPPORTED with its outputs cleared
+ * (ds_pmi_ack_mask returns 0; ds_pmi_handle's result says handled = false).
+ * DS_CONFIG_PEBS=0 / DS_CONFIG_BTS=0: ds_pmi_handle has no PEBS / BTS drain
+ * path (no context can hold such a buffer then).
  */
 #ifndef DS_PMI_H
 #define DS_PMI_H

@@ -16,6 +16,14 @@
  * MSR_BPU_CCCR0 (0x360) only on family 0FH with perfmon available.
  * It refuses (DS_PROBE_BUSY, nothing written) when BTS or PEBS is active
  * or the probed counter is enabled: those belong to someone else.
+ *
+ * Configuration (ds/config.h): the probe is always compiled in. With
+ * DS_CONFIG_BTS=0 (or DS_CONFIG_NETBURST=0 on a NetBurst CPU) the BTS item
+ * is DS_PROBE_NOT_TESTED with reason DS_ERR_UNSUPPORTED; with
+ * DS_CONFIG_NETBURST=0 so is the NetBurst counter item. The IA32_DS_AREA
+ * item is an MSR write/read-back and needs no facility.
+ * DS_CONFIG_FORMAT=0: ds_probe_format returns DS_ERR_UNSUPPORTED with an
+ * empty string.
  */
 #ifndef DS_PROBE_H
 #define DS_PROBE_H
