@@ -245,8 +245,8 @@ static void deliver_pmi(void)
     E.pmi_pending = false;
     E.delivered++;
     k_lapic_lvt_pc_write(lvt | K_LVT_MASKED);
+    uint32_t before = E.handled;
     if ((lvt & K_LVT_DM_MASK) == K_LVT_DM_NMI) {
-        uint32_t before = E.handled;
         k_lapic_self_nmi();
         for (unsigned i = 0; i < 10000000u && E.handled == before; i++)
             __asm__ volatile("pause" ::: "memory");
@@ -254,6 +254,24 @@ static void deliver_pmi(void)
             E.nmi_timeouts++;
     } else {
         k_lapic_self_ipi(lvt & K_LVT_VECTOR_MASK);
+        /*
+         * An IPI is asynchronous (SDM Vol. 3A "Interrupt Command Register"):
+         * QEMU TCG takes it at the #DB handler's IRET, but under KVM it was
+         * seen arriving several workload instructions later, after the
+         * run's checks had counted it lost. Open the interrupt window here
+         * (IF is clear in the #DB handler; STI's shadow covers the NOP, so
+         * the interrupt is taken between NOP and CLI) until the PMI handler
+         * has run, so that the PMI lands before the next workload
+         * instruction on every platform. Bounded, like the NMI wait.
+         */
+        unsigned long fl;
+        __asm__ volatile("pushf\n\tpop %0" : "=r"(fl)::"memory");
+        for (unsigned i = 0; i < 10000000u && E.handled == before; i++)
+            __asm__ volatile("sti\n\tnop\n\tcli\n\tpause" ::: "memory");
+        if (fl & 0x200)
+            __asm__ volatile("sti" ::: "memory");
+        if (E.handled == before)
+            E.nmi_timeouts++;
     }
 }
 
@@ -912,9 +930,7 @@ static void do_run(const struct run_cfg *rc)
     /* A model PMI still pending (LVT masked) is delivered now; then stop. */
     if (E.model && E.pmi_pending) {
         k_pmi_arm();
-        deliver_pmi();
-        for (volatile unsigned i = 0; i < 1000; i++)
-            ;
+        deliver_pmi(); /* waits until the handler has run */
     }
     E.active = false;
     k_pmi_disarm();
