@@ -22,6 +22,7 @@
 #define K_SAFE_H
 
 #include <stdint.h>
+#include <stdbool.h>
 
 #define K_SAFE_OK          0
 #define K_SAFE_FAULT(vec)  (0x100 | (int)(vec))
@@ -86,6 +87,15 @@ static inline int k_cpuid_safe(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 static inline void k_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 {
     __asm__ volatile("cpuid" : "=a"(out[0]), "=b"(out[1]), "=c"(out[2]), "=d"(out[3]) : "a"(leaf), "c"(subleaf));
+}
+
+/* CPUID.01H:ECX[31]: running under a hypervisor (QEMU TCG sets it too). Tests
+ * use it to turn a deviation that only a hypervisor may show into a skip. */
+static inline bool k_under_hypervisor(void)
+{
+    uint32_t c[4];
+    k_cpuid(1, 0, c);
+    return (c[2] >> 31) & 1;
 }
 
 /* Unprotected accesses, for MSRs known to exist (a fault is fatal). */
