@@ -722,11 +722,83 @@ int ds_nb_rearm(struct ds_cpu *cpu, unsigned counter, uint64_t start)
     return write_counter_twice(cpu, DS_MSR_NB_COUNTER(counter), start) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
+#else /* !DS_CONFIG_NETBURST: NetBurst support compiled out (ds/config.h) */
+
+int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, uint64_t escr_val,
+                      uint64_t cccr_val, uint64_t start)
+{
+    (void)cpu;
+    (void)counter;
+    (void)escr_msr;
+    (void)escr_val;
+    (void)cccr_val;
+    (void)start;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr)
+{
+    (void)cpu;
+    (void)counter;
+    (void)escr_msr;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_period(uint64_t period, uint64_t *out_start)
+{
+    (void)period;
+    if (out_start)
+        *out_start = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_metric_info(unsigned metric, const struct ds_nb_metric_info **out)
+{
+    (void)metric;
+    if (out)
+        *out = NULL;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_replay_tag(struct ds_cpu *cpu, unsigned metric, bool pebs)
+{
+    (void)cpu;
+    (void)metric;
+    (void)pebs;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_replay_untag(struct ds_cpu *cpu)
+{
+    (void)cpu;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_pmi_scan(struct ds_cpu *cpu, uint32_t armed, uint32_t *out_overflowed)
+{
+    (void)cpu;
+    (void)armed;
+    if (out_overflowed)
+        *out_overflowed = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_nb_rearm(struct ds_cpu *cpu, unsigned counter, uint64_t start)
+{
+    (void)cpu;
+    (void)counter;
+    (void)start;
+    return DS_ERR_UNSUPPORTED;
+}
+
+#endif /* DS_CONFIG_NETBURST */
+
 #if !DS_CONFIG_NETBURST_TABLES
 /*
- * NetBurst event tables compiled out (ds/config.h): no table to return, no
- * name to look up, no allocator (it chooses from the tables). Program with
- * ds_nb_program_raw() / ds_nb_release_raw() instead.
+ * NetBurst event tables compiled out (ds/config.h), alone or with all of
+ * NetBurst (DS_CONFIG_NETBURST=0 forces DS_CONFIG_NETBURST_TABLES=0): no table
+ * to return, no name to look up, no allocator (it chooses from the tables).
+ * Program with ds_nb_program_raw() / ds_nb_release_raw() instead.
  */
 const struct ds_nb_counter_info *ds_nb_counters(size_t *out_n)
 {
@@ -813,159 +885,3 @@ int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
     return DS_ERR_UNSUPPORTED;
 }
 #endif /* !DS_CONFIG_NETBURST_TABLES */
-
-#else /* !DS_CONFIG_NETBURST: NetBurst support compiled out (ds/config.h) */
-
-const struct ds_nb_counter_info *ds_nb_counters(size_t *out_n)
-{
-    if (out_n)
-        *out_n = 0;
-    return NULL;
-}
-
-const struct ds_nb_escr_info *ds_nb_escrs(size_t *out_n)
-{
-    if (out_n)
-        *out_n = 0;
-    return NULL;
-}
-
-const struct ds_nb_event_info *ds_nb_events(size_t *out_n)
-{
-    if (out_n)
-        *out_n = 0;
-    return NULL;
-}
-
-int ds_nb_event_find(const char *name, unsigned *out_index)
-{
-    (void)name;
-    if (out_index)
-        *out_index = 0;
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_escr_find(const char *name, unsigned *out_index)
-{
-    (void)name;
-    if (out_index)
-        *out_index = 0;
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask)
-{
-    (void)event;
-    (void)names;
-    if (out_mask)
-        *out_mask = 0;
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_alloc_init(struct ds_nb_alloc *a, uint8_t display_model, bool ht)
-{
-    (void)display_model;
-    (void)ht;
-    if (a)
-        ds__zero(a, sizeof(*a));
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
-                 struct ds_nb_assignment *out)
-{
-    (void)a;
-    (void)req;
-    if (out)
-        ds__zero(out, sizeof(*out));
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_request *req,
-                  uint64_t start, struct ds_nb_assignment *out)
-{
-    (void)cpu;
-    (void)a;
-    (void)req;
-    (void)start;
-    if (out)
-        ds__zero(out, sizeof(*out));
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_assignment *as)
-{
-    (void)cpu;
-    (void)a;
-    (void)as;
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, uint64_t escr_val,
-                      uint64_t cccr_val, uint64_t start)
-{
-    (void)cpu;
-    (void)counter;
-    (void)escr_msr;
-    (void)escr_val;
-    (void)cccr_val;
-    (void)start;
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr)
-{
-    (void)cpu;
-    (void)counter;
-    (void)escr_msr;
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_period(uint64_t period, uint64_t *out_start)
-{
-    (void)period;
-    if (out_start)
-        *out_start = 0;
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_metric_info(unsigned metric, const struct ds_nb_metric_info **out)
-{
-    (void)metric;
-    if (out)
-        *out = NULL;
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_replay_tag(struct ds_cpu *cpu, unsigned metric, bool pebs)
-{
-    (void)cpu;
-    (void)metric;
-    (void)pebs;
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_replay_untag(struct ds_cpu *cpu)
-{
-    (void)cpu;
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_pmi_scan(struct ds_cpu *cpu, uint32_t armed, uint32_t *out_overflowed)
-{
-    (void)cpu;
-    (void)armed;
-    if (out_overflowed)
-        *out_overflowed = 0;
-    return DS_ERR_UNSUPPORTED;
-}
-
-int ds_nb_rearm(struct ds_cpu *cpu, unsigned counter, uint64_t start)
-{
-    (void)cpu;
-    (void)counter;
-    (void)start;
-    return DS_ERR_UNSUPPORTED;
-}
-
-#endif /* DS_CONFIG_NETBURST */
