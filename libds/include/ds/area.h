@@ -219,8 +219,9 @@ struct ds_ctx {
 
 /*
  * Which DS layout @cpu uses: DS_LAYOUT_64 if caps.dtes64 or cpu->ia32e,
- * else DS_LAYOUT_32. Returns DS_OK, DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED.
- * Touches no MSR. NMI-safe (pure).
+ * else DS_LAYOUT_32. Returns DS_OK, DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED
+ * (DS_ERR_UNSUPPORTED, *out_layout = DS_LAYOUT_NONE, with DS_CONFIG_AREA=0).
+ * MSRs: none. NMI-safe: yes (pure).
  */
 int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout);
 
@@ -246,9 +247,11 @@ int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout);
  *   DS_THRESH_MARGIN records to the maximum -> DS_ERR_THRESH_MARGIN; PEBS
  *   format unknown -> DS_ERR_PEBS_FORMAT; format impossible in the layout
  *   -> DS_ERR_LAYOUT; bad pebs_data_cfg -> DS_ERR_DATA_CFG; overlapping
- *   area/buffers -> DS_ERR_OVERLAP.
+ *   area/buffers -> DS_ERR_OVERLAP; a BTS or PEBS buffer given in a build
+ *   that compiled that facility out (ds/config.h) -> DS_ERR_UNSUPPORTED.
  * On error @ctx is left not set up and nothing is written anywhere.
- * Not NMI-safe by design (configuration time), but takes no locks.
+ * MSRs: none. NMI-safe: no, because it rewrites @ctx and zeroes the buffers
+ * a PMI-time drain reads (configuration time; it takes no locks).
  */
 int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg);
 
@@ -266,7 +269,9 @@ enum ds_ctr_kind {
  * (unknown kind); DS_ERR_RESET_SLOT (no slot for that counter in this
  * format, or the CPU lacks the counter); DS_ERR_RESET_WIDTH (value has bits
  * at or above the counter width: GP/fixed width from CPUID.0AH, 40 bits on
- * NetBurst). On error nothing is written. Memory only, no MSR. NMI-safe.
+ * NetBurst); DS_ERR_PEBS_FORMAT (context holds an unknown format);
+ * DS_ERR_UNSUPPORTED (DS_CONFIG_PEBS=0). On error nothing is written.
+ * MSRs: none (memory only). NMI-safe: yes (one store, no locks).
  */
 int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value);
 
@@ -274,7 +279,9 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
  * Program IA32_DS_AREA with the context's area (after saving the previous
  * value). MSRs: reads and writes IA32_DS_AREA (0x600). Errors: DS_ERR_NULL,
  * DS_ERR_NOT_SETUP, DS_ERR_INSTALLED, DS_ERR_MSR_FAULT (read fault: nothing
- * written; write fault: ctx stays uninstalled). Not for NMI context.
+ * written; write fault: ctx stays uninstalled).
+ * MSRs: reads and writes IA32_DS_AREA (0x600). NMI-safe: no, because a PMI
+ * handler must not see IA32_DS_AREA change under it (configuration time).
  */
 int ds_area_install(struct ds_ctx *ctx);
 
@@ -283,13 +290,17 @@ int ds_area_install(struct ds_ctx *ctx);
  * DS_ERR_DS_BUSY, writing nothing, while BTS is enabled through this
  * context (disable it first: the CPU would keep writing to the old area).
  * MSRs: writes IA32_DS_AREA. Errors: DS_ERR_NULL, DS_ERR_NOT_SETUP,
- * DS_ERR_NOT_INSTALLED, DS_ERR_DS_BUSY, DS_ERR_MSR_FAULT. Not for NMI context
- * (configuration time), though it takes no locks.
+ * DS_ERR_NOT_INSTALLED, DS_ERR_DS_BUSY, DS_ERR_MSR_FAULT (ctx stays
+ * installed).
+ * MSRs: reads none; writes IA32_DS_AREA (0x600). NMI-safe: no, because a
+ * PMI handler must not see IA32_DS_AREA change under it (configuration
+ * time), though it takes no locks.
  */
 int ds_area_uninstall(struct ds_ctx *ctx);
 
 /*
- * Is @linear canonical? 48-bit unless @la57 (57-bit). Pure, no MSR, NMI-safe.
+ * Is @linear canonical? 48-bit unless @la57 (57-bit). No error return.
+ * MSRs: none. NMI-safe: yes (pure).
  */
 bool ds_linear_canonical(uint64_t linear, bool la57);
 

@@ -84,8 +84,9 @@ DS_ASSERT_OFFSET(struct ds_bts_rec64, flags, 0x10);
 
 /*
  * The DEBUGCTL bits ds_bts_enable() would set for @flags on @cpu (NetBurst
- * uses the MSR_DEBUGCTLA positions). 0 for invalid flags or NULL. Pure (no
- * MSR), NMI-safe.
+ * uses the MSR_DEBUGCTLA positions). 0 for invalid flags or NULL, and 0
+ * when BTS (or, on NetBurst, DS_CONFIG_NETBURST) is compiled out. No error
+ * return. MSRs: none. NMI-safe: yes (pure).
  */
 uint64_t ds_bts_debugctl_bits(const struct ds_cpu *cpu, uint32_t flags);
 
@@ -96,16 +97,23 @@ uint64_t ds_bts_debugctl_bits(const struct ds_cpu *cpu, uint32_t flags);
  * Errors (nothing written on any of them): DS_ERR_NULL, DS_ERR_NOT_SETUP,
  * DS_ERR_NO_BTS_BUFFER, DS_ERR_NOT_INSTALLED, DS_ERR_BAD_FLAGS,
  * DS_ERR_BTS_UNAVAILABLE, DS_ERR_NO_DSCPL, DS_ERR_BTS_MODE (DS_BTS_INT
- * without a threshold), DS_ERR_MSR_FAULT (read fault; a write fault leaves
- * BTS reported disabled). MSRs: 1 RDMSR + 1 WRMSR of 0x1D9. NMI-safe.
+ * without a threshold), DS_ERR_UNSUPPORTED (NetBurst CPU with
+ * DS_CONFIG_NETBURST=0), DS_ERR_MSR_FAULT (read fault; a write fault leaves
+ * BTS reported disabled).
+ * MSRs: reads and writes IA32_DEBUGCTL / MSR_DEBUGCTLA (0x1D9), once each.
+ * NMI-safe: yes (no locks; not reentrant against itself on one ctx).
  */
 int ds_bts_enable(struct ds_ctx *ctx, uint32_t flags);
 
 /*
  * Stop BTS: read-modify-write 0x1D9 clearing TR|BTS|BTINT|BTS_OFF_OS|
  * BTS_OFF_USR (layout per family). Errors: DS_ERR_NULL, DS_ERR_NOT_SETUP,
- * DS_ERR_NO_BTS_BUFFER, DS_ERR_MSR_FAULT. Works whether or not this context
- * enabled BTS (it also stops BTS someone else left on). NMI-safe.
+ * DS_ERR_NO_BTS_BUFFER, DS_ERR_UNSUPPORTED (NetBurst CPU with
+ * DS_CONFIG_NETBURST=0), DS_ERR_MSR_FAULT (ctx->bts_enabled unchanged).
+ * Works whether or not this context enabled BTS (it also stops BTS someone
+ * else left on).
+ * MSRs: reads and writes IA32_DEBUGCTL / MSR_DEBUGCTLA (0x1D9), once each.
+ * NMI-safe: yes (no locks).
  */
 int ds_bts_disable(struct ds_ctx *ctx);
 
@@ -130,18 +138,25 @@ typedef int (*ds_bts_sink)(void *arg, const struct ds_bts_branch *b);
  * the buffer size, no locks: NMI-safe. Branches taken while draining with
  * BTS on at CPL 0 land in the buffer too; stop BTS (or use DS_BTS_OFF_OS)
  * for a clean drain; a second index read detects and counts such records
- * as lost_race.
- * Errors: DS_ERR_NULL, DS_ERR_NOT_SETUP, DS_ERR_NO_BTS_BUFFER.
+ * as lost_race. @out may be NULL (statistics discarded); @sink may not.
+ * Errors: DS_ERR_NULL (@ctx or @sink), DS_ERR_NOT_SETUP,
+ * DS_ERR_NO_BTS_BUFFER.
+ * MSRs: none. NMI-safe: yes (see above; one drainer per ctx at a time).
  */
 int ds_bts_drain(struct ds_ctx *ctx, ds_bts_sink sink, void *arg, struct ds_drain_stats *out);
 
-/* Same into an array (up to @cap; the rest counted lost_rejected). NMI-safe. */
+/*
+ * Same into an array (up to @cap; the rest counted lost_rejected); *out_n =
+ * how many were stored. Errors: DS_ERR_NULL (@out_n NULL, or @arr NULL with
+ * @cap > 0), then those of ds_bts_drain(). MSRs: none. NMI-safe: yes.
+ */
 int ds_bts_drain_array(struct ds_ctx *ctx, struct ds_bts_branch *arr, size_t cap, size_t *out_n,
                        struct ds_drain_stats *out);
 
 /*
- * Has the BTS index reached the threshold? Memory only, NMI-safe. *out is
- * false when no threshold is configured. Errors as ds_bts_drain().
+ * Has the BTS index reached the threshold? *out is false when no threshold
+ * is configured. Errors: DS_ERR_NULL (@ctx or @out), DS_ERR_NOT_SETUP,
+ * DS_ERR_NO_BTS_BUFFER. MSRs: none (reads the DS area). NMI-safe: yes.
  */
 int ds_bts_threshold_reached(const struct ds_ctx *ctx, bool *out);
 

@@ -129,11 +129,16 @@ struct ds_cpu {
  * Prepare @cpu. @ops may be NULL for native RDMSR/WRMSR/CPUID (not allowed
  * on a host build, where there is no ring 0: DS_ERR_INVAL). ia32e defaults
  * to "this code is compiled for x86_64"; set it with ds_cpu_set_ia32e() for
- * a backend that models another mode. Touches no MSR. NMI-safe.
+ * a backend that models another mode. Zeroes cpu->caps, clears identified.
+ * Returns DS_OK, DS_ERR_NULL (@cpu NULL), DS_ERR_INVAL (host build, @ops NULL).
+ * MSRs: none. NMI-safe: yes (memory only).
  */
 int ds_cpu_init(struct ds_cpu *cpu, const struct ds_msr_ops *ops, void *ops_ctx);
 
-/* Override whether IA-32e mode is active (backends modelling 32-bit CPUs). */
+/*
+ * Override whether IA-32e mode is active (backends modelling 32-bit CPUs).
+ * Returns DS_OK, DS_ERR_NULL. MSRs: none. NMI-safe: yes.
+ */
 int ds_cpu_set_ia32e(struct ds_cpu *cpu, bool ia32e);
 
 /*
@@ -143,22 +148,28 @@ int ds_cpu_set_ia32e(struct ds_cpu *cpu, bool ia32e);
  * nothing advertised) and no MSR is read on it.
  * Returns DS_OK, DS_ERR_NULL, or DS_ERR_MSR_FAULT if a backend faulted on
  * one of those two MSRs (caps then keeps the has_* flag false).
- * MSRs read: 0x1A0, 0x345. Not for NMI context (no need: call once at boot).
+ * IA32_MISC_ENABLE is read only on Intel with CPUID.01H:EDX.MSR; a fault
+ * there does not stop the IA32_PERF_CAPABILITIES read; the first error wins.
+ * MSRs: reads IA32_MISC_ENABLE (0x1A0), IA32_PERF_CAPABILITIES (0x345);
+ * writes none. NMI-safe: no, because it rewrites cpu->caps that NMI-time
+ * calls read (call once at boot, before enabling anything).
  */
 int ds_cpu_identify(struct ds_cpu *cpu);
 
 /*
  * DisplayFamily/DisplayModel from a CPUID.01H:EAX signature (SDM Vol. 2A
- * CPUID, "DisplayFamily / DisplayModel"). Pure.
+ * CPUID, "DisplayFamily / DisplayModel"). Either output may be NULL (then
+ * not written). No error return. MSRs: none. NMI-safe: yes (pure).
  */
 void ds_display_fms(uint32_t signature, uint16_t *out_family, uint8_t *out_model);
 
 /*
  * Render @caps as human-readable text lines ("key: value\n") into buf.
- * Always NUL-terminates when len > 0. Returns DS_OK, DS_ERR_NULL, or
- * DS_ERR_BUFSZ if the text did not fit (it is then truncated), or
- * DS_ERR_UNSUPPORTED (empty string) in a build with DS_CONFIG_FORMAT=0
- * (ds/config.h). Pure.
+ * Always NUL-terminates when len > 0. Returns DS_OK, DS_ERR_NULL (@caps or
+ * @buf NULL), DS_ERR_BUFSZ if the text did not fit (it is then truncated)
+ * or @len is 0, or DS_ERR_UNSUPPORTED (empty string) in a build with
+ * DS_CONFIG_FORMAT=0 (ds/config.h).
+ * MSRs: none. NMI-safe: yes (pure, no locks).
  */
 int ds_caps_format(const struct ds_caps *caps, char *buf, size_t len);
 

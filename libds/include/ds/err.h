@@ -135,10 +135,12 @@ enum ds_err {
     DS_ERR__LAST /* one past the highest value; not an error code */
 };
 
-/* A short English description of @err; never NULL. NMI-safe (reads a table). */
+/* A short English description of @err; never NULL. No error return.
+ * MSRs: none. NMI-safe: yes (reads a table). */
 const char *ds_strerror(int err);
 
-/* The enumerator's name ("DS_ERR_INVAL"), or "DS_ERR_?" if unknown. NMI-safe. */
+/* The enumerator's name ("DS_ERR_INVAL"), or "DS_ERR_?" if unknown. No error
+ * return. MSRs: none. NMI-safe: yes (reads a table). */
 const char *ds_errname(int err);
 
 #ifdef __cplusplus

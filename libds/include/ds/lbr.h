@@ -113,11 +113,13 @@ struct ds_lbr_model {
     uint8_t flags;           /* DS_LBR_F_* */
 };
 
-/* The whole table (pure). */
+/* The whole table; *out_n (may be NULL) gets the row count (NULL and 0 with
+ * DS_CONFIG_LBR=0). No error return. MSRs: none. NMI-safe: yes (pure). */
 const struct ds_lbr_model *ds_lbr_models(size_t *out_n);
 
 /* Look up a DisplayFamily_DisplayModel. DS_ERR_LBR_UNKNOWN_MODEL when the
- * table has no row: libds never guesses. DS_ERR_NULL. Pure. */
+ * table has no row: libds never guesses. DS_ERR_NULL; DS_ERR_UNSUPPORTED
+ * for family 0FH with DS_CONFIG_NETBURST=0. MSRs: none. NMI-safe: yes. */
 int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **out);
 
 /* One decoded branch */
@@ -136,7 +138,7 @@ struct ds_lbr_entry {
  * Decode raw MSR values of one record in @format. For DS_LBR_FMT_32 pass the
  * packed MSR as @from_raw (@to_raw ignored). @info_raw is used by formats
  * INFO, INFO2 and ARCH. DS_ERR_LBR_BAD_FORMAT for other values, DS_ERR_NULL.
- * Pure.
+ * MSRs: none. NMI-safe: yes (pure).
  */
 int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t info_raw,
                   struct ds_lbr_entry *out);
@@ -146,7 +148,9 @@ int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t 
  * IA32_PERF_CAPABILITIES was read; otherwise DS_LBR_FMT_32 (what Linux
  * assumes without PDCM), DS_LBR_FMT_LIP for the 16-entry NetBurst layout
  * (SDM: linear addresses; unverified here), DS_LBR_FMT_ARCH for Arch rows.
- * DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_LBR_BAD_FORMAT (> 7). Pure.
+ * DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_LBR_BAD_FORMAT (> 7),
+ * DS_ERR_UNSUPPORTED (NetBurst row with DS_CONFIG_NETBURST=0).
+ * MSRs: none (uses caps). NMI-safe: yes (pure).
  */
 int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format);
 
@@ -171,19 +175,37 @@ struct ds_lbr_config {
  * (caps.display_family/model), else DS_ERR_INVAL.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_INVAL,
  * DS_ERR_LBR_NO_FREEZE, DS_ERR_LBR_NO_SELECT, DS_ERR_LBR_BAD_SELECT,
- * DS_ERR_LBR_ARCH_DEPTH, DS_ERR_MSR_FAULT. Not NMI-safe (RMW of DEBUGCTL,
- * which the BTS code also modifies: the caller serialises).
+ * DS_ERR_LBR_ARCH_DEPTH, DS_ERR_UNSUPPORTED (NetBurst row with
+ * DS_CONFIG_NETBURST=0), DS_ERR_MSR_FAULT (earlier writes of the sequence
+ * stay done).
+ * MSRs: family 6: writes MSR_LBR_SELECT (0x1C8) when use_select; reads and
+ * writes IA32_DEBUGCTL (0x1D9). NetBurst: reads and writes MSR_DEBUGCTLA
+ * (0x1D9). Arch LBR: reads and writes IA32_DEBUGCTL only with
+ * freeze_on_pmi; writes IA32_LBR_DEPTH (0x14CF), IA32_LBR_CTL (0x14CE);
+ * CPUID 1CH. NMI-safe: no, because of the read-modify-write of DEBUGCTL,
+ * which the BTS code also modifies: the caller serialises.
  */
 int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg);
 
 /* Disable: clear DEBUGCTL.LBR and FREEZE_LBRS_ON_PMI (DEBUGCTLA.LBR on
- * NetBurst; IA32_LBR_CTL = 0 on Arch LBR). Same errors. */
+ * NetBurst; IA32_LBR_CTL = 0 on Arch LBR). Errors: DS_ERR_NULL,
+ * DS_ERR_NOT_IDENTIFIED, DS_ERR_INVAL (row not the CPU's),
+ * DS_ERR_UNSUPPORTED (NetBurst row, DS_CONFIG_NETBURST=0), DS_ERR_MSR_FAULT.
+ * MSRs: reads and writes IA32_DEBUGCTL / MSR_DEBUGCTLA (0x1D9); Arch LBR:
+ * writes IA32_LBR_CTL (0x14CE) only. NMI-safe: no (as ds_lbr_enable). */
 int ds_lbr_disable(struct ds_cpu *cpu, const struct ds_lbr_model *m);
 
 /*
  * After a PMI with FREEZE_LBRS_ON_PMI: perfmon v4+ write
  * IA32_PERF_GLOBAL_STATUS_RESET bit 58 (LBR_Frz); earlier versions set
- * DEBUGCTL.LBR again (the CPU cleared it). NMI-safe if the backend is.
+ * DEBUGCTL.LBR again (the CPU cleared it). Errors: DS_ERR_NULL,
+ * DS_ERR_NOT_IDENTIFIED, DS_ERR_INVAL (row not the CPU's),
+ * DS_ERR_UNSUPPORTED (NetBurst row, DS_CONFIG_NETBURST=0),
+ * DS_ERR_LBR_NO_FREEZE (NetBurst row), DS_ERR_MSR_FAULT.
+ * MSRs: v4+: writes IA32_PERF_GLOBAL_STATUS_RESET (0x390); else reads and
+ * writes IA32_DEBUGCTL (0x1D9). NMI-safe: yes if the backend is (meant for
+ * the PMI handler; the pre-v4 DEBUGCTL read-modify-write must not
+ * interrupt another DEBUGCTL read-modify-write on this CPU).
  */
 int ds_lbr_unfreeze(struct ds_cpu *cpu, const struct ds_lbr_model *m);
 
@@ -197,8 +219,13 @@ int ds_lbr_unfreeze(struct ds_cpu *cpu, const struct ds_lbr_model *m);
  * TO = 0) are kept on TOS models so that out_n is the depth.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_LBR_BAD_FORMAT,
  * DS_ERR_LBR_BAD_TOS, DS_ERR_LBR_ARCH_DEPTH, DS_ERR_LBR_NOSPC,
- * DS_ERR_MSR_FAULT. Reads only; NMI-safe if the backend is.
- * MSR cost: 1 + 2 * depth (+ depth with INFO) RDMSR.
+ * DS_ERR_INVAL (row not the CPU's), DS_ERR_UNSUPPORTED (NetBurst row,
+ * DS_CONFIG_NETBURST=0), DS_ERR_MSR_FAULT.
+ * MSRs: reads the row's TOS MSR (MSR_LASTBRANCH_TOS 0x1C9 / NetBurst
+ * 0x1DA) or IA32_LBR_DEPTH (0x14CF), then the row's FROM/TO/INFO MSRs
+ * (e.g. 0x680+i, 0x6C0+i, 0xDC0+i; Arch 0x1500+i, 0x1600+i, 0x1200+i);
+ * writes none. Cost: 1 + 2 * depth (+ depth with INFO) RDMSR.
+ * NMI-safe: yes if the backend is.
  */
 int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned format,
                 struct ds_lbr_entry *out, size_t cap, size_t *out_n);

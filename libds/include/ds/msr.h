@@ -71,7 +71,11 @@ struct ds_msr_ops {
 };
 
 #if defined(__i386__) || defined(__x86_64__)
-/* Native access. Privileged: executes at CPL 0 only; #GP on a missing MSR. */
+/*
+ * Native access. Privileged: executes at CPL 0 only; #GP on a missing MSR
+ * (not caught: use ds_msr_read/ds_msr_write through a backend for that).
+ * No error return. MSRs: exactly @msr (cpuid: none). NMI-safe: yes.
+ */
 static inline uint64_t ds_rdmsr_native(uint32_t msr)
 {
     uint32_t lo, hi;
@@ -97,15 +101,18 @@ struct ds_cpu;
 /*
  * Read/write one MSR through @cpu's backend (inline instruction when the
  * cpu has no ops table). Returns DS_OK, DS_ERR_NULL or the backend's
- * DS_ERR_MSR_FAULT. These do not check that the MSR exists: the facility
- * functions do that before calling them. NMI-safe if the backend is.
+ * DS_ERR_MSR_FAULT (also: backend table without that function; a host
+ * build with no table). @out is not written on an error. These do not check
+ * that the MSR exists: the facility functions do that before calling them.
+ * MSRs: reads (write: writes) exactly @msr, nothing else.
+ * NMI-safe: yes if the backend is (native path: one RDMSR/WRMSR).
  */
 int ds_msr_read(const struct ds_cpu *cpu, uint32_t msr, uint64_t *out);
 int ds_msr_write(const struct ds_cpu *cpu, uint32_t msr, uint64_t val);
 
 /* CPUID through @cpu's backend. out[0..3] = EAX, EBX, ECX, EDX; all 0 when
- * @cpu is NULL; nothing is done when @out is NULL. Touches no MSR. NMI-safe
- * if the backend is. */
+ * @cpu is NULL; nothing is done when @out is NULL. No error return.
+ * MSRs: none. NMI-safe: yes if the backend is (native path: CPUID). */
 void ds_cpuid(const struct ds_cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
 
 #ifdef __cplusplus

@@ -157,18 +157,23 @@ struct ds_nb_event_info {
     const struct ds_nb_mask_bit *masks;
 };
 
-/* Table access (pure, NMI-safe). *out_n receives the row count. */
+/* Table access. *out_n (may be NULL) receives the row count. With
+ * DS_CONFIG_NETBURST_TABLES=0: NULL and *out_n = 0. No error return.
+ * MSRs: none. NMI-safe: yes (pure). */
 const struct ds_nb_counter_info *ds_nb_counters(size_t *out_n);
 const struct ds_nb_escr_info *ds_nb_escrs(size_t *out_n);
 const struct ds_nb_event_info *ds_nb_events(size_t *out_n);
 
 /* Find an event or ESCR by name (case-sensitive; ESCR name with or without
- * the "MSR_" prefix). DS_OK, DS_ERR_NULL, DS_ERR_NB_BAD_EVENT / _BAD_ESCR. Pure. */
+ * the "MSR_" prefix). DS_OK, DS_ERR_NULL, DS_ERR_NB_BAD_EVENT / _BAD_ESCR.
+ * MSRs: none. NMI-safe: yes (pure). */
 int ds_nb_event_find(const char *name, unsigned *out_index);
 int ds_nb_escr_find(const char *name, unsigned *out_index);
 
 /* Event-mask value (ESCR[24:9] bit space, not shifted) for a list of mask-bit
- * names separated by '|' or ','; DS_ERR_NB_BAD_MASK for an unknown name. Pure. */
+ * names separated by '|' or ','. Errors: DS_ERR_NULL, DS_ERR_NB_BAD_EVENT
+ * (event index), DS_ERR_NB_BAD_MASK (unknown name, or an empty mask).
+ * MSRs: none. NMI-safe: yes (pure). */
 int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask);
 
 /*
@@ -183,7 +188,8 @@ struct ds_nb_alloc {
     bool ht;
 };
 
-/* Initialise @a (nothing allocated). DS_OK or DS_ERR_NULL. Pure. */
+/* Initialise @a (nothing allocated). DS_OK or DS_ERR_NULL.
+ * MSRs: none. NMI-safe: yes (memory only). */
 int ds_nb_alloc_init(struct ds_nb_alloc *a, uint8_t display_model, bool ht);
 
 /* A counting or sampling request (SDM programming steps 1-8). */
@@ -224,7 +230,8 @@ struct ds_nb_assignment {
  * counter = 1 is honoured. Errors: DS_ERR_NULL, DS_ERR_NB_BAD_EVENT,
  * _BAD_ESCR, _BAD_COUNTER, _ESCR_EVENT, _ESCR_COUNTER, _ESCR_BUSY,
  * _COUNTER_BUSY, _NO_FREE, _BAD_MASK, _BAD_THREAD, _BAD_FILTER,
- * _PEBS_COUNTER, _PEBS_EVENT, _MODEL. Pure, NMI-safe.
+ * _PEBS_COUNTER, _PEBS_EVENT, _MODEL.
+ * MSRs: none. NMI-safe: yes (pure; reads @a).
  */
 int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
                  struct ds_nb_assignment *out);
@@ -240,14 +247,21 @@ int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
  * are written back to 0, nothing stays allocated, DS_ERR_MSR_FAULT.
  * Other errors as ds_nb_assign plus DS_ERR_NOT_IDENTIFIED,
  * DS_ERR_NB_NOT_NETBURST, DS_ERR_NO_PERFMON, DS_ERR_PMC_VALUE_WIDE (start
- * wider than 40 bits). Not for NMI context (the allocator is not locked).
+ * wider than 40 bits).
+ * MSRs: writes the chosen CCCR (0x360+counter), ESCR (0x3A0-0x3E1) and
+ * counter (0x300+counter); reads none. NMI-safe: no, because it updates
+ * the allocator @a without a lock.
  */
 int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_request *req,
                   uint64_t start, struct ds_nb_assignment *out);
 
 /*
  * Stop and free an assignment: CCCR = 0 (also clears OVF), ESCR = 0.
- * DS_ERR_NB_NOT_ALLOCATED if @as is not held by @a. MSRs: CCCR, ESCR.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_NB_NOT_NETBURST,
+ * DS_ERR_NO_PERFMON, DS_ERR_NB_NOT_ALLOCATED (@as not held by @a),
+ * DS_ERR_MSR_FAULT (both writes are still tried and the pair is freed).
+ * MSRs: writes the CCCR (0x360+counter) and ESCR; reads none. NMI-safe: no,
+ * because it updates the allocator @a without a lock.
  */
 int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_assignment *as);
 
@@ -271,23 +285,28 @@ int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
  * DS_ERR_NO_PERFMON, DS_ERR_NB_BAD_COUNTER, DS_ERR_NB_BAD_ESCR,
  * DS_ERR_PMC_RESERVED, DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (CCCR and
  * ESCR then written back to 0); DS_ERR_UNSUPPORTED with
- * DS_CONFIG_NETBURST=0. MSRs written: CCCR, ESCR, counter. NMI-safe if the
- * backend is.
+ * DS_CONFIG_NETBURST=0.
+ * MSRs: writes CCCR (0x360+counter), @escr_msr, counter (0x300+counter);
+ * reads none. NMI-safe: yes if the backend is.
  */
 int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, uint64_t escr_val,
                       uint64_t cccr_val, uint64_t start);
 
 /*
  * Stop a raw-programmed counter: CCCR = 0 (also clears OVF), ESCR = 0. Same
- * checks and errors as ds_nb_program_raw for @counter and @escr_msr.
+ * checks and errors as ds_nb_program_raw for @counter and @escr_msr
+ * (DS_ERR_MSR_FAULT if either write faults; both are tried).
+ * MSRs: writes CCCR (0x360+counter) and @escr_msr; reads none.
+ * NMI-safe: yes if the backend is.
  */
 int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr);
 
 /*
  * Start value for a sampling @period on a 40-bit counter: (-period) & mask.
  * Period must be 1..2^39 so bit 39 is set at start and a cleared bit 39
- * proves an overflow (the erratum check below). DS_ERR_PMC_PERIOD_ZERO /
- * DS_ERR_PMC_PERIOD_WIDE. Pure.
+ * proves an overflow (the erratum check below). Errors: DS_ERR_NULL,
+ * DS_ERR_PMC_PERIOD_ZERO, DS_ERR_PMC_PERIOD_WIDE.
+ * MSRs: none. NMI-safe: yes (pure).
  */
 int ds_nb_period(uint64_t period, uint64_t *out_start);
 
@@ -313,7 +332,8 @@ struct ds_nb_metric_info {
     const char *upstream;    /* extra event the caller must program, or NULL */
 };
 
-/* Metric table (pure). DS_ERR_NB_BAD_METRIC for an unknown metric. */
+/* Metric table. Errors: DS_ERR_NULL, DS_ERR_NB_BAD_METRIC (unknown metric).
+ * MSRs: none. NMI-safe: yes (pure). */
 int ds_nb_metric_info(unsigned metric, const struct ds_nb_metric_info **out);
 
 /*
@@ -322,14 +342,23 @@ int ds_nb_metric_info(unsigned metric, const struct ds_nb_metric_info **out);
  * Count with replay_event, mask NBOGUS, on CRU_ESCR2/3; for PEBS that must
  * be on IQ_COUNTER4 (logical CPU 0) / IQ_COUNTER5 (logical CPU 1), see
  * ds_nb_program with req.pebs. Also needs IA32_MISC_ENABLE[12] = 0 and the
- * DS area set up (area.h) when pebs. Errors: DS_ERR_NULL,
- * DS_ERR_NOT_IDENTIFIED, DS_ERR_NB_NOT_NETBURST, DS_ERR_NB_BAD_METRIC,
- * DS_ERR_PEBS_UNAVAILABLE, DS_ERR_NO_DS (pebs only), DS_ERR_MSR_FAULT.
- * MSRs written: 0x3F2, 0x3F1. NMI-safe if the backend is.
+ * DS area set up (area.h) when pebs (the DS area is the caller's: not
+ * checked here). Errors: DS_ERR_NULL,
+ * DS_ERR_NOT_IDENTIFIED, DS_ERR_NB_NOT_NETBURST, DS_ERR_NO_PERFMON,
+ * DS_ERR_NB_BAD_METRIC, DS_ERR_PEBS_UNAVAILABLE (MISC_ENABLE[12], checked
+ * with or without @pebs), DS_ERR_NO_DS (pebs only), DS_ERR_MSR_FAULT.
+ * MSRs: writes MSR_PEBS_MATRIX_VERT (0x3F2), then MSR_PEBS_ENABLE (0x3F1);
+ * reads none. NMI-safe: yes if the backend is.
  */
 int ds_nb_replay_tag(struct ds_cpu *cpu, unsigned metric, bool pebs);
 
-/* Turn tagging and NetBurst PEBS off: MSR_PEBS_ENABLE = 0, MATRIX_VERT = 0. */
+/*
+ * Turn tagging and NetBurst PEBS off: MSR_PEBS_ENABLE = 0, MATRIX_VERT = 0.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_NB_NOT_NETBURST,
+ * DS_ERR_NO_PERFMON, DS_ERR_MSR_FAULT (both writes are still tried).
+ * MSRs: writes MSR_PEBS_ENABLE (0x3F1), MSR_PEBS_MATRIX_VERT (0x3F2); reads
+ * none. NMI-safe: yes if the backend is.
+ */
 int ds_nb_replay_untag(struct ds_cpu *cpu);
 
 /*
@@ -343,15 +372,20 @@ int ds_nb_replay_untag(struct ds_cpu *cpu);
  * the still-set OVF raises the PMI again (Linux p4.c comment): call this
  * first, then ds_nb_rearm(), then rewrite LVTPC.
  * out_overflowed: bit i = counter i overflowed. Errors: DS_ERR_NULL,
- * DS_ERR_NOT_IDENTIFIED, DS_ERR_NB_NOT_NETBURST, DS_ERR_NB_BAD_COUNTER
- * (bits above 17), DS_ERR_MSR_FAULT (remaining counters not scanned; the
- * bits found so far are reported). NMI-safe if the backend is.
+ * DS_ERR_NOT_IDENTIFIED, DS_ERR_NB_NOT_NETBURST, DS_ERR_NO_PERFMON,
+ * DS_ERR_NB_BAD_COUNTER (bits above 17), DS_ERR_MSR_FAULT (remaining
+ * counters not scanned; the bits found so far are reported).
+ * MSRs: reads and writes the armed CCCRs (0x360+i); reads the armed
+ * counters (0x300+i). NMI-safe: yes if the backend is.
  */
 int ds_nb_pmi_scan(struct ds_cpu *cpu, uint32_t armed, uint32_t *out_overflowed);
 
 /*
  * Reload counter @counter with @start, written twice (erratum N15 above).
- * DS_ERR_NB_BAD_COUNTER, DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT. NMI-safe.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_NB_NOT_NETBURST,
+ * DS_ERR_NO_PERFMON, DS_ERR_NB_BAD_COUNTER, DS_ERR_PMC_VALUE_WIDE (> 40
+ * bits), DS_ERR_MSR_FAULT. MSRs: writes the counter (0x300+counter);
+ * reads none. NMI-safe: yes if the backend is.
  */
 int ds_nb_rearm(struct ds_cpu *cpu, unsigned counter, uint64_t start);
 

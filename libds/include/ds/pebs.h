@@ -279,15 +279,18 @@ struct ds_pebs_sample {
  * Errors: DS_ERR_NULL, DS_ERR_INVAL (layout), DS_ERR_NOT_IDENTIFIED,
  * DS_ERR_NOT_INTEL, DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE (PEBS not
  * advertised), DS_ERR_NO_PDCM (non-NetBurst without PERF_CAPABILITIES),
- * DS_ERR_PEBS_FORMAT, DS_ERR_LAYOUT. Touches no MSR (uses caps). NMI-safe.
+ * DS_ERR_PEBS_FORMAT, DS_ERR_LAYOUT, DS_ERR_UNSUPPORTED (NetBurst CPU with
+ * DS_CONFIG_NETBURST=0).
+ * MSRs: none (uses caps). NMI-safe: yes (pure).
  */
 int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum ds_pebs_fmt *out_fmt);
 
 /*
  * Fixed record size of @fmt in bytes; for FMT_4/FMT_5 the size of a record
  * produced with @data_cfg (basic + selected groups). Returns 0 for an
- * unknown format or a data_cfg with bits outside DS_PEBS_DATA_CFG_VALID.
- * Pure, NMI-safe.
+ * unknown format or a data_cfg with bits outside DS_PEBS_DATA_CFG_VALID
+ * (and for any format when PEBS is compiled out). No error return.
+ * MSRs: none. NMI-safe: yes (pure).
  */
 uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg);
 
@@ -298,9 +301,10 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg);
  * size >= 32, a multiple of 8, equal to the size implied by the header's
  * group bits, and <= @avail.
  * Errors: DS_ERR_NULL; DS_ERR_PEBS_FORMAT; DS_ERR_REC_SHORT (avail smaller
- * than the record); DS_ERR_REC_SIZE (adaptive size field inconsistent).
+ * than the record); DS_ERR_REC_SIZE (adaptive size field inconsistent);
+ * DS_ERR_UNSUPPORTED (NetBurst format with DS_CONFIG_NETBURST=0).
  * Reads only [rec, rec + min(avail, record size)). @rec needs no alignment.
- * Pure, NMI-safe.
+ * MSRs: none. NMI-safe: yes (pure).
  */
 int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool pebs_trap,
                    struct ds_pebs_sample *out);
@@ -316,7 +320,9 @@ int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool peb
  *     DS_ERR_PEBS_AMBIGUOUS (*out = the candidates);
  *   fmt 3+, adaptive: applicable counters & @pebs_enabled (exact; may name
  *     several counters programmed for the same event).
- * Errors: DS_ERR_NULL, DS_ERR_PEBS_FORMAT, DS_ERR_PEBS_AMBIGUOUS. Pure, NMI-safe.
+ * Errors: DS_ERR_NULL, DS_ERR_PEBS_FORMAT, DS_ERR_PEBS_AMBIGUOUS,
+ * DS_ERR_UNSUPPORTED (NetBurst format with DS_CONFIG_NETBURST=0).
+ * MSRs: none. NMI-safe: yes (pure).
  */
 int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uint64_t *out_counters);
 
@@ -370,12 +376,15 @@ typedef int (*ds_pebs_sink)(void *arg, const struct ds_pebs_sample *s);
  * counted in lost_race when detectable).
  * Errors: DS_ERR_NULL (ctx or sink), DS_ERR_NOT_SETUP, DS_ERR_NO_PEBS_BUFFER.
  * Anomalies are reported in @out, not as errors (the drain still succeeds).
+ * MSRs: none. NMI-safe: yes (one drainer per ctx at a time).
  */
 int ds_pebs_drain(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *out);
 
 /*
  * Same as ds_pebs_drain() into @arr (up to @cap samples, count in *out_n);
- * records beyond @cap are counted as lost_rejected. NMI-safe.
+ * records beyond @cap are counted as lost_rejected. Errors: DS_ERR_NULL
+ * (@out_n NULL, or @arr NULL with @cap > 0), then those of ds_pebs_drain().
+ * MSRs: none. NMI-safe: yes.
  */
 int ds_pebs_drain_array(struct ds_ctx *ctx, struct ds_pebs_sample *arr, size_t cap, size_t *out_n,
                         struct ds_drain_stats *out);
@@ -383,8 +392,8 @@ int ds_pebs_drain_array(struct ds_ctx *ctx, struct ds_pebs_sample *arr, size_t c
 /*
  * Records currently stored (index - base) / size, 0 if the index is
  * corrupt. Adaptive formats: stored bytes / configured record size.
- * Memory only, NMI-safe. Errors: DS_ERR_NULL, DS_ERR_NOT_SETUP,
- * DS_ERR_NO_PEBS_BUFFER.
+ * Errors: DS_ERR_NULL (@ctx or @out_records), DS_ERR_NOT_SETUP,
+ * DS_ERR_NO_PEBS_BUFFER. MSRs: none (reads the DS area). NMI-safe: yes.
  */
 int ds_pebs_pending(const struct ds_ctx *ctx, uint64_t *out_records);
 

@@ -85,12 +85,18 @@ extern "C" {
  * so the top bit is set at start (overflow then shows as a cleared top bit,
  * what the perfmon v1 and NetBurst handlers test).
  * Errors: DS_ERR_NULL, DS_ERR_INVAL (width not 8..64),
- * DS_ERR_PMC_PERIOD_ZERO, DS_ERR_PMC_PERIOD_WIDE. Pure, NMI-safe.
+ * DS_ERR_PMC_PERIOD_ZERO, DS_ERR_PMC_PERIOD_WIDE (outputs untouched on
+ * error). MSRs: none. NMI-safe: yes (pure).
  */
 int ds_pmc_period_values(unsigned width, bool full_width, uint64_t period,
                          uint64_t *out_start, uint64_t *out_reset);
 
-/* The same for GP counter widths of @cpu (caps.gp_width, caps.fw_write). */
+/*
+ * The same for GP counter widths of @cpu (caps.gp_width, caps.fw_write).
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
+ * DS_ERR_PMC_NO_ARCH (not Intel, or no leaf 0AH / version 0), then those of
+ * ds_pmc_period_values(). MSRs: none. NMI-safe: yes (pure).
+ */
 int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
                      uint64_t *out_reset);
 
@@ -106,15 +112,27 @@ int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_st
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_RESERVED,
  * DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (EVTSEL then written back to 0).
- * MSRs: 0x186+idx, 0xC1+idx or 0x4C1+idx. NMI-safe if the backend is.
+ * MSRs: reads none; writes IA32_PERFEVTSELn (0x186+idx) and IA32_PMCn
+ * (0xC1+idx) or IA32_A_PMCn (0x4C1+idx). NMI-safe: yes if the backend is
+ * (no locks; CPUID 07H only when TSX bits are asked for).
  */
 int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_t start);
 
-/* Write GP counter @idx (period reload). Same value rules and MSR choice as
- * above. NMI-safe. */
+/*
+ * Write GP counter @idx (period reload). Same value rules and MSR choice as
+ * above. Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
+ * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_VALUE_WIDE,
+ * DS_ERR_MSR_FAULT. MSRs: reads none; writes IA32_PMCn (0xC1+idx) or
+ * IA32_A_PMCn (0x4C1+idx). NMI-safe: yes.
+ */
 int ds_pmc_gp_write(struct ds_cpu *cpu, unsigned idx, uint64_t value);
 
-/* Read GP counter @idx through IA32_PMCx (masked to gp_width). NMI-safe. */
+/*
+ * Read GP counter @idx through IA32_PMCx (masked to gp_width). Errors:
+ * DS_ERR_NULL (@cpu or @out), DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
+ * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER, DS_ERR_MSR_FAULT.
+ * MSRs: reads IA32_PMCn (0xC1+idx); writes none. NMI-safe: yes.
+ */
 int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out);
 
 /*
@@ -123,7 +141,15 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out);
  * counter (0x309+idx) is loaded with @start first while its nibble is 0.
  * Checks: perfmon v2+, idx present (EDX[4:0] or the v5 ECX bitmap),
  * ANY only v3+, adaptive only with adaptive PEBS, start < 2^fixed_width.
- * Errors: as ds_pmc_gp_program plus DS_ERR_PMC_BAD_FIXED. NMI-safe.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
+ * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_FIXED (also perfmon v1, idx > 7),
+ * DS_ERR_PMC_RESERVED (ctrl > 0xF, ANY before v3, adaptive without
+ * adaptive PEBS), DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (a fault after
+ * the first write can leave the counter's nibble cleared, i.e. stopped).
+ * MSRs: reads and writes IA32_FIXED_CTR_CTRL (0x38D); writes
+ * IA32_FIXED_CTRm (0x309+idx). NMI-safe: yes (no locks; a non-atomic
+ * read-modify-write of 0x38D: not concurrently with a handler that also
+ * writes it).
  */
 int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool adaptive,
                          uint64_t start);
@@ -131,7 +157,10 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
 /*
  * IA32_PERF_GLOBAL_CTRL = @value (bit n = PMCn, bit 32+m = fixed m, bit 48
  * PERF_METRICS when advertised). Rejects bits of absent counters
- * (DS_ERR_PMC_RESERVED). DS_ERR_PMC_NO_GLOBAL on perfmon v1. NMI-safe.
+ * (DS_ERR_PMC_RESERVED). DS_ERR_PMC_NO_GLOBAL on perfmon v1. Also
+ * DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
+ * DS_ERR_PMC_NO_ARCH, DS_ERR_MSR_FAULT.
+ * MSRs: reads none; writes IA32_PERF_GLOBAL_CTRL (0x38F). NMI-safe: yes.
  */
 int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value);
 
@@ -147,7 +176,8 @@ int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value);
  * MEM_LOAD_RETIRED (CBH, any unit mask, as Linux ds.c
  * intel_atom_pebs_event_constraints allows; the Atom list is single-source,
  * not checked against the SDM here). Returns DS_OK, DS_ERR_PMC_PEBS_EVENT,
- * or DS_ERR_UNSUPPORTED for a model not in either list. Pure.
+ * or DS_ERR_UNSUPPORTED for a model not in either list.
+ * MSRs: none. NMI-safe: yes (pure).
  */
 int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask);
 
@@ -163,11 +193,23 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE, DS_ERR_PMC_NO_PEBS_FMT (format > 5),
  * DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_EVENT,
  * DS_ERR_PMC_PEBS_INT, DS_ERR_PMC_RESERVED (bit 34 without adaptive),
- * DS_ERR_UNSUPPORTED, DS_ERR_MSR_FAULT. NMI-safe.
+ * DS_ERR_UNSUPPORTED (format 0 on a model ds_pmc_core2_pebs_event() does
+ * not list), DS_ERR_MSR_FAULT. DS_ERR_PEBS_UNAVAILABLE also when
+ * IA32_MISC_ENABLE could not be read.
+ * MSRs: reads and writes IA32_PEBS_ENABLE (0x3F1). NMI-safe: yes (no
+ * locks; a non-atomic read-modify-write of 0x3F1: not concurrently with a
+ * handler that also writes it). CPUID 07H only when TSX bits are asked for.
  */
 int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
 
-/* Clear IA32_PEBS_ENABLE bits @mask (RMW). Same CPU checks. NMI-safe. */
+/*
+ * Clear IA32_PEBS_ENABLE bits @mask (RMW; any bits, not validated). Errors:
+ * the CPU checks of ds_pmc_pebs_enable() (DS_ERR_NULL,
+ * DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST, DS_ERR_PMC_NO_ARCH,
+ * DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE, DS_ERR_PMC_NO_PEBS_FMT),
+ * DS_ERR_MSR_FAULT. MSRs: reads and writes IA32_PEBS_ENABLE (0x3F1).
+ * NMI-safe: yes (same read-modify-write caveat).
+ */
 int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
 
 /*
@@ -177,7 +219,10 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
  * Errors: the pebs_enable CPU checks, DS_ERR_PMC_NO_LDLAT (format 0 or 4+:
  * adaptive parts enable load latency per counter through PEBS_ENABLE bit n
  * only and libds does not model it), DS_ERR_PMC_LDLAT_RANGE,
- * DS_ERR_PMC_PEBS_COUNTER, DS_ERR_MSR_FAULT. MSRs: 0x3F6, 0x3F1.
+ * DS_ERR_PMC_PEBS_COUNTER, DS_ERR_MSR_FAULT (MSR_PEBS_LD_LAT may already
+ * be written when the IA32_PEBS_ENABLE access faults).
+ * MSRs: writes MSR_PEBS_LD_LAT (0x3F6); reads and writes IA32_PEBS_ENABLE
+ * (0x3F1). NMI-safe: yes (same read-modify-write caveat).
  */
 int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold);
 
@@ -187,7 +232,9 @@ int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold);
  * count field only with DS_PEBS_DATACFG_LBRS. Records are produced only for
  * counters with EVTSEL bit 34 / FIXED_CTR_CTRL bit 32+4m set.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
- * DS_ERR_PMC_NO_ADAPTIVE, DS_ERR_PMC_RESERVED, DS_ERR_MSR_FAULT.
+ * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_NO_ADAPTIVE, DS_ERR_PMC_RESERVED,
+ * DS_ERR_MSR_FAULT. MSRs: reads none; writes MSR_PEBS_DATA_CFG (0x3F2).
+ * NMI-safe: yes.
  */
 int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg);
 

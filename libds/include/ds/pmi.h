@@ -73,8 +73,8 @@ struct ds_pmi_status {
 
 /*
  * Split a GLOBAL_STATUS value into its parts for @caps (counter counts,
- * perfmon version decide which bits are defined). Pure, NMI-safe.
- * Errors: DS_ERR_NULL.
+ * perfmon version decide which bits are defined).
+ * Errors: DS_ERR_NULL (@caps or @out). MSRs: none. NMI-safe: yes (pure).
  */
 int ds_pmi_decode(uint64_t raw, const struct ds_caps *caps, struct ds_pmi_status *out);
 
@@ -86,7 +86,8 @@ int ds_pmi_decode(uint64_t raw, const struct ds_caps *caps, struct ds_pmi_status
  * (ASCI, needs SGX) depend on CPUID.07H, which @caps does not hold: they
  * are never in this mask; ds_pmi_init() adds them to pmi->ack_mask on
  * perfmon v4+ when CPUID.(EAX=07H,ECX=0):EBX[25] / EBX[2] report the feature.
- * 0 without global MSRs. Pure (no MSR), NMI-safe.
+ * 0 without global MSRs (and for NULL @caps). No error return.
+ * MSRs: none. NMI-safe: yes (pure).
  */
 uint64_t ds_pmi_ack_mask(const struct ds_caps *caps);
 
@@ -155,8 +156,11 @@ struct ds_pmi_result {
  * mode); DS_ERR_PMI_CTRL_MASK (global_ctrl or pebs_counters name counters
  * the CPU lacks). Touches no MSR (setting DEBUGCTL.FREEZE_PERFMON_ON_PMI is
  * the caller's, see ds_pmi_set_freeze()); executes CPUID leaf 07H once
- * (ack bits 55/60). NMI-safe. Call it again to change
- * the config (e.g. new GLOBAL_CTRL enables for legacy freeze).
+ * (ack bits 55/60). Call it again to change the config (e.g. new
+ * GLOBAL_CTRL enables for legacy freeze). On error @pmi is unchanged.
+ * MSRs: none (CPUID 07H only). NMI-safe: no, because ds_pmi_handle() in a
+ * PMI arriving during it would see @pmi half rewritten (no lock, no MSR:
+ * re-run it with the PMI masked on this CPU).
  */
 int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, const struct ds_pmi_config *cfg);
 
@@ -166,8 +170,10 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
  * global MSRs, not NetBurst, and (to set it) CPUID.01H:ECX.PDCM: the SDM
  * defines bit 12 only "if CPUID.01H:ECX[15] = 1 && CPUID.0AH:EAX[7:0] > 1"
  * (else DS_ERR_UNSUPPORTED, nothing touched). Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
- * DS_ERR_MSR_FAULT. Call once per CPU at setup (not meant for NMI context,
- * though it takes no locks).
+ * DS_ERR_UNSUPPORTED, DS_ERR_MSR_FAULT (read fault: nothing written).
+ * MSRs: reads and writes IA32_DEBUGCTL (0x1D9). NMI-safe: no, because it
+ * is a non-atomic read-modify-write of DEBUGCTL that a PMI handler's own
+ * DEBUGCTL write would be lost to (call once per CPU at setup; no locks).
  */
 int ds_pmi_set_freeze(struct ds_pmi *pmi);
 
@@ -178,8 +184,13 @@ int ds_pmi_set_freeze(struct ds_pmi *pmi);
  * ds_pmi_ack(): WRMSR 0x390 (OVF_CTRL / STATUS_RESET) = @status & ack mask
  * (nothing if that is 0), then with DS_FREEZE_LEGACY WRMSR GLOBAL_CTRL =
  * cfg.global_ctrl. *out_unacked (may be NULL) gets the bits not ackable on
- * this CPU. Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT, DS_ERR_UNSUPPORTED,
- * DS_ERR_MSR_FAULT. NMI-safe.
+ * this CPU. Errors: DS_ERR_NULL (@pmi; @out_status for read_status),
+ * DS_ERR_PMI_NOT_INIT, DS_ERR_UNSUPPORTED (no perfmon v2+ global MSRs),
+ * DS_ERR_MSR_FAULT (ack: the GLOBAL_CTRL write is skipped after a fault).
+ * MSRs: ds_pmi_read_status reads IA32_PERF_GLOBAL_STATUS (0x38E), writes
+ * none; ds_pmi_ack reads none, writes IA32_PERF_GLOBAL_OVF_CTRL /
+ * IA32_PERF_GLOBAL_STATUS_RESET (0x390) and, with DS_FREEZE_LEGACY,
+ * IA32_PERF_GLOBAL_CTRL (0x38F). NMI-safe: yes.
  */
 int ds_pmi_read_status(struct ds_pmi *pmi, uint64_t *out_status);
 int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
@@ -200,7 +211,13 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  * No locks; every loop bounded by the buffer sizes: NMI-safe.
  * @out may be NULL. Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
  * DS_ERR_MSR_FAULT (status read: nothing else done; ack write: reported
- * after the drains), DS_ERR_PMI_HOOK (hook failed; ack still done).
+ * after the drains), DS_ERR_PMI_HOOK (hook failed; ack still done). The
+ * first error wins; @out is filled in every case past the argument checks.
+ * MSRs: (perfmon v2+ only; none on NetBurst / v1, where only memory and
+ * the hook are used) reads IA32_PERF_GLOBAL_STATUS (0x38E); writes
+ * IA32_PERF_GLOBAL_OVF_CTRL / STATUS_RESET (0x390) and, with
+ * DS_FREEZE_LEGACY, IA32_PERF_GLOBAL_CTRL (0x38F). The hook may touch
+ * others. NMI-safe: yes (if the hook and the sinks are).
  */
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out);
 

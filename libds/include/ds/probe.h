@@ -89,19 +89,26 @@ struct ds_probe_bts_scratch {
  * PERF_CAPABILITIES.FW_WRITE, otherwise through IA32_PMC0 (which only
  * loads bits 31:0 sign-extended: a prior value above 31 bits cannot be
  * restored exactly, and restored is then false).
- * MSRs: 0x600, 0x1D9, 0x3F1, 0xC1, 0x186, 0x4C1, 0x300, 0x360 under the
- * conditions above. Returns DS_OK (verdicts in @out), DS_ERR_NULL,
- * DS_ERR_NOT_IDENTIFIED. Not for NMI context (configuration time).
+ * Returns DS_OK (verdicts in @out; MSR faults and refusals are verdicts,
+ * not errors), DS_ERR_NULL (@cpu or @out NULL), DS_ERR_NOT_IDENTIFIED.
+ * MSRs: (under the conditions above) reads and writes IA32_DS_AREA (0x600),
+ * IA32_DEBUGCTL / MSR_DEBUGCTLA (0x1D9), IA32_PMC0 (0xC1) or
+ * MSR_BPU_COUNTER0 (0x300); writes IA32_A_PMC0 (0x4C1) when FW_WRITE;
+ * reads IA32_PEBS_ENABLE (0x3F1), IA32_PERFEVTSEL0 (0x186), MSR_BPU_CCCR0
+ * (0x360). NMI-safe: no, because it briefly replaces IA32_DS_AREA, a
+ * counter and DEBUGCTL that a PMI handler may rely on (configuration time).
  */
 int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch, struct ds_probe_result *out);
 
-/* "working", "inert", ... Never NULL. Pure, NMI-safe. */
+/* "working", "inert", ... ("?" if unknown). Never NULL. No error return.
+ * MSRs: none. NMI-safe: yes (pure). */
 const char *ds_probe_verdict_name(enum ds_probe_verdict v);
 
 /*
  * Render @r as "ds_area: inert (reason)\n" lines. Same conventions as
- * ds_caps_format(): DS_OK, DS_ERR_NULL, DS_ERR_BUFSZ (truncated). Pure (no
- * MSR), NMI-safe.
+ * ds_caps_format(): DS_OK, DS_ERR_NULL, DS_ERR_BUFSZ (truncated, or @len
+ * 0), DS_ERR_UNSUPPORTED (DS_CONFIG_FORMAT=0, empty string).
+ * MSRs: none. NMI-safe: yes (pure, no locks).
  */
 int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len);
 
