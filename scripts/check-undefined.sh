@@ -13,7 +13,7 @@ for a in "$@"; do
   if [ -n "$missing" ]; then
     echo "$a: undefined symbols a kernel may not provide:"; echo "$missing"; status=1
   else
-    echo "$a: no external symbols needed (besides the linker's _GLOBAL_OFFSET_TABLE_ on i386)"
+    echo "$a: no external symbols needed (a _GLOBAL_OFFSET_TABLE_ reference, if any, is the linker's own)"
   fi
 done
 exit $status

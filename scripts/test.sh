@@ -9,8 +9,10 @@ case "${1:-}" in
 usage: scripts/test.sh [--help] [ctest arguments...]
 Installs missing Debian packages (when root), configures and builds everything
 in build/ (host library and tests, both freestanding libraries, both test
-kernels, the ISOs), and runs every test with ctest: host unit tests (label
-host) and the QEMU boot matrix (label boot). Extra arguments go to ctest,
+kernels, the ISOs, the model, the tools), and runs every test with ctest.
+Labels: host (libds unit tests), model (reference model, libds end to end,
+soak), fuzz, boot (QEMU boot matrix), e2e (kernel PEBS/BTS/LBR flows, dsdump
+on the log), embed, config, step, dsdump, tools. Extra arguments go to ctest,
 e.g. scripts/test.sh -L boot   or   scripts/test.sh -R x86_64.uefi
 EOT
     exit 0 ;;
