@@ -161,9 +161,15 @@ int ds_cpu_identify(struct ds_cpu *cpu)
         }
     }
 
-    /* IA32_MISC_ENABLE is architectural on Intel family 0FH and 06H (SDM Vol. 4);
-     * on other vendors it may not exist, so it is never read there. */
-    if (c->vendor == DS_VENDOR_INTEL && c->max_leaf >= 1 && (c->cpuid1_edx & DS_CPUID1_EDX_MSR)) {
+    /* IA32_MISC_ENABLE (0x1A0): architectural from family 0FH (SDM Vol. 4,
+     * "Architectural MSRs", introduced 0F_0H); in family 06H from the Pentium M
+     * Dothan/Core line, DisplayModel 0DH and later (Linux reads it from the same
+     * model on). Older P6 parts (Pentium Pro/II/III, Banias) and other vendors
+     * may #GP on it, so it is not read there: caps then advertise no BTS/PEBS. */
+    bool misc_enable_exists = c->vendor == DS_VENDOR_INTEL && c->max_leaf >= 1 &&
+                              (c->cpuid1_edx & DS_CPUID1_EDX_MSR) &&
+                              (c->display_family > 6 || (c->display_family == 6 && c->display_model >= 0x0D));
+    if (misc_enable_exists) {
         uint64_t v;
         int e = ds_msr_read(cpu, DS_MSR_IA32_MISC_ENABLE, &v);
         if (e == DS_OK) {

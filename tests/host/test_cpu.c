@@ -108,8 +108,31 @@ static void test_no_pdcm(void)
     CHECK(cpu.caps.pebs_advertised, "p4 pebs advertised via MISC_ENABLE[7]");
 }
 
+static void test_p6_no_misc_enable(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    memset(&f, 0, sizeof(f));
+    /* Pentium III (06_08H): no IA32_MISC_ENABLE; reading it would #GP on the native path. */
+    fake_set_cpuid(&f, 0, 0, 3, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(&f, 1, 0, 0x00000683, 0, 0, (1u << 5) | (1u << 9));
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify p3");
+    CHECK_EQ(f.reads + f.writes, 0, "no MSR touched on a P6 part before 06_0DH");
+    CHECK(!cpu.caps.has_misc_enable && !cpu.caps.bts_advertised && !cpu.caps.pebs_advertised, "nothing advertised");
+    /* Pentium M Dothan (06_0DH) does have it. */
+    memset(&f, 0, sizeof(f));
+    fake_set_cpuid(&f, 0, 0, 2, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(&f, 1, 0, 0x000006D8, 0, 0, (1u << 5) | (1u << 21));
+    fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, DS_MISC_ENABLE_PEBS_UNAVAIL);
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify dothan");
+    CHECK(cpu.caps.has_misc_enable && cpu.caps.bts_advertised && cpu.caps.pebs_unavailable, "dothan reads MISC_ENABLE");
+}
+
 int main(void)
 {
+    test_p6_no_misc_enable();
     test_display_fms();
     test_identify_skylake();
     test_identify_amd_no_msr();

@@ -61,7 +61,8 @@ extern "C" {
 #define DSM_EINVAL    (-1) /* bad argument to a model function */
 
 enum dsm_profile {
-    DSM_NONE_DS = 0,        /* GenuineIntel 06_0BH, no DS, MISC_ENABLE says BTS/PEBS unavailable */
+    DSM_NONE_DS = 0,        /* GenuineIntel 06_CFH as a hypervisor without a vPMU shows it: no DS, no
+                             * leaf 0AH, MISC_ENABLE says BTS/PEBS unavailable (KVM's reset value) */
     DSM_NETBURST_M2,        /* 0F_02H: 32-bit DS only, LBR 4 packed at 0x1DB, IQ_ESCR0/1 present */
     DSM_NETBURST_M3,        /* 0F_03H: 32-bit DS (no DTES64), LBR 16 at 0x680/0x6C0 */
     DSM_NETBURST_M4_64,     /* 0F_04H: Intel 64, DTES64 + DS-CPL, 64-bit DS, LBR 16 */

@@ -215,7 +215,7 @@ struct dsm_prof {
 #define EDX_STD 0xBFEBFBFFu   /* FPU..PBE incl. MSR(5), APIC(9), DS(21), ACPI(22) */
 #define MISC_STD 0x850089ull  /* fast strings, TCC, perfmon available (7), EIST, ... */
 static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
-    [DSM_NONE_DS] = { "no-ds (06_0BH)", K_NONE, false, 2, 0x000006B1, 0, 0x0383FBFFu, 0, 0, 0, 0,
+    [DSM_NONE_DS] = { "no-ds (06_CFH)", K_NONE, false, 2, 0x000C06F2, 0, 0x0383FBFFu, 0, 0, 0, 0,
                       DSM_MISC_NO_BTS | DSM_MISC_NO_PEBS, 0, -1, false, 0x3, 0, 0, 0 },
     [DSM_NETBURST_M2] = { "netburst-m2 (0F_02H)", K_NB, false, 2, 0x00000F29, 0x00004400, EDX_STD,
                           0, 0, 0, 0, DSM_MISC_PERFMON | 1, 0, -1, false, DSM_NBDBG_VALID, 0, 0, 0x02 },

@@ -21,7 +21,7 @@ struct expect {
 };
 
 static const struct expect T[] = {
-    { DSM_NONE_DS, 0x06, 0x0B, false, false, false, false, false, false, 0, 0, 0, 0, 0, -1, -1, false, false, false, false },
+    { DSM_NONE_DS, 0x06, 0xCF, false, false, false, false, false, false, 0, 0, 0, 0, 0, -1, -1, false, false, false, false },
     { DSM_NETBURST_M2, 0x0F, 0x02, true, false, false, false, true, false, 0, 0, 0, 0, 0, -1, -1, true, true, false, false },
     { DSM_NETBURST_M3, 0x0F, 0x03, true, false, false, false, true, false, 0, 0, 0, 0, 0, -1, -1, true, true, false, false },
     { DSM_NETBURST_M4_64, 0x0F, 0x04, true, true, true, false, true, false, 0, 0, 0, 0, 0, -1, -1, true, true, false, false },

@@ -64,7 +64,7 @@ static void test_profiles(void)
         uint32_t ver, ngp, width;
         int pebs_fmt, lbr_fmt;
     } t[] = {
-        { DSM_NONE_DS, 6, 0x0B, false, false, false, 0, 0, 0, -1, -1 },
+        { DSM_NONE_DS, 6, 0xCF, false, false, false, 0, 0, 0, -1, -1 },
         { DSM_NETBURST_M2, 0xF, 0x02, true, false, false, 0, 0, 0, -1, -1 },
         { DSM_NETBURST_M3, 0xF, 0x03, true, false, false, 0, 0, 0, -1, -1 },
         { DSM_NETBURST_M4_64, 0xF, 0x04, true, true, false, 0, 0, 0, -1, -1 },
