@@ -219,15 +219,24 @@ static uint64_t adaptive_size(uint64_t hdr, uint32_t lbr_count)
     return n;
 }
 
-enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, const struct dsrec_pebs *r)
+/* The checks every record printer starts with: a ready output, a record, a valid run name. */
+static enum dsrec_err record_args(const struct dsrec_out *o, const char *run, const void *rec)
 {
     enum dsrec_err e = ready(o);
     if (e)
         return e;
-    if (!r || !run)
+    if (!rec || !run)
         return DSREC_ERR_NULL;
     if (!name_ok(run))
         return DSREC_ERR_NAME;
+    return DSREC_OK;
+}
+
+enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, const struct dsrec_pebs *r)
+{
+    enum dsrec_err e = record_args(o, run, r);
+    if (e)
+        return e;
     bool adaptive = r->fmt == DSREC_PEBS_FMT4 || r->fmt == DSREC_PEBS_FMT5;
     if (r->fmt > DSREC_PEBS_FMT5 && r->fmt != DSREC_PEBS_NB32 && r->fmt != DSREC_PEBS_NB64)
         return DSREC_ERR_FMT;
@@ -338,13 +347,9 @@ enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, co
 
 enum dsrec_err dsrec_bts(struct dsrec_out *o, const char *run, uint32_t seq, const struct dsrec_bts *r)
 {
-    enum dsrec_err e = ready(o);
+    enum dsrec_err e = record_args(o, run, r);
     if (e)
         return e;
-    if (!r || !run)
-        return DSREC_ERR_NULL;
-    if (!name_ok(run))
-        return DSREC_ERR_NAME;
     line_begin(o, "BTS");
     kv_str(o, "run", run);
     kv_dec(o, "seq", seq);
@@ -364,13 +369,9 @@ uint32_t dsrec_lbr_snapshot(struct dsrec_out *o)
 
 enum dsrec_err dsrec_lbr(struct dsrec_out *o, const char *run, const struct dsrec_lbr *r)
 {
-    enum dsrec_err e = ready(o);
+    enum dsrec_err e = record_args(o, run, r);
     if (e)
         return e;
-    if (!r || !run)
-        return DSREC_ERR_NULL;
-    if (!name_ok(run))
-        return DSREC_ERR_NAME;
     if (r->of < 1 || r->idx >= r->of || r->of > 64 || r->lbrfmt < -1 || r->lbrfmt > 63)
         return DSREC_ERR_RANGE;
     line_begin(o, "LBR");
@@ -405,12 +406,10 @@ static const char *kind_name(uint32_t k)
 
 enum dsrec_err dsrec_lost(struct dsrec_out *o, const char *run, const struct dsrec_lost *l)
 {
-    enum dsrec_err e = ready(o);
+    enum dsrec_err e = record_args(o, run, l);
     if (e)
         return e;
-    if (!l || !run)
-        return DSREC_ERR_NULL;
-    if (!name_ok(run) || !name_ok(l->reason))
+    if (!name_ok(l->reason))
         return DSREC_ERR_NAME;
     const char *k = kind_name(l->kind);
     if (!k)
