@@ -82,6 +82,61 @@ static void put32(char *dst, uint32_t v)
     dst[3] = (char)((v >> 24) & 0xFF);
 }
 
+/*
+ * Leaves 07H, 1AH, 1CH and 23H (SDM Vol. 2A CPUID; Linux arch/x86/events/intel/
+ * core.c update_pmu_cap() for 23H; intel_pmu_arch_lbr_init() for 1CH). Intel
+ * only: other vendors define these leaves differently or not at all. Leaf 23H
+ * sub-leaf 1 replaces the leaf 0AH counter counts with bitmaps.
+ */
+static void identify_ext_leaves(struct ds_cpu *cpu, struct ds_caps *c)
+{
+    uint32_t r[4];
+
+    if (c->vendor != DS_VENDOR_INTEL)
+        return;
+    if (c->max_leaf >= 7) {
+        ds_cpuid(cpu, 7, 0, r);
+        c->cpuid7_edx = r[3];
+        c->hybrid = (r[3] & DS_CPUID7_EDX_HYBRID) != 0;
+        c->arch_lbr = (r[3] & DS_CPUID7_EDX_ARCH_LBR) != 0;
+    }
+    if (c->max_leaf >= 0x1A) {
+        ds_cpuid(cpu, 0x1A, 0, r);
+        c->has_leaf_1a = r[0] != 0;
+        c->core_type = (uint8_t)(r[0] >> 24);
+        c->native_model_id = r[0] & 0xFFFFFFu;
+    }
+    if (c->arch_lbr && c->max_leaf >= 0x1C) {
+        ds_cpuid(cpu, 0x1C, 0, r);
+        c->has_leaf_1c = true;
+        c->lbr_1c_eax = r[0];
+        c->lbr_1c_ebx = r[1];
+        c->lbr_1c_ecx = r[2];
+    }
+    if (c->max_leaf >= 0x23) {
+        ds_cpuid(cpu, 0x23, 0, r);
+        c->has_leaf_23 = r[0] != 0;
+        c->leaf23_subleaves = r[0];
+        c->leaf23_features = r[1];
+    }
+    if (c->has_leaf_23 && (c->leaf23_subleaves & DS_LEAF23_SUB_COUNTERS)) {
+        ds_cpuid(cpu, 0x23, 1, r);
+        c->gp_mask = r[0];
+        c->fixed_mask = r[1];
+    }
+    if (c->has_leaf_23 && (c->leaf23_subleaves & DS_LEAF23_SUB_PEBS_CAPS)) {
+        ds_cpuid(cpu, 0x23, 4, r);
+        c->arch_pebs_caps = r[1];
+    }
+    if (c->has_leaf_23 && (c->leaf23_subleaves & DS_LEAF23_SUB_PEBS_CNTRS)) {
+        ds_cpuid(cpu, 0x23, 5, r);
+        c->arch_pebs_gp_mask = r[0];
+        c->arch_pdist_gp_mask = r[1];
+        c->arch_pebs_fixed_mask = r[2];
+        c->arch_pdist_fixed_mask = r[3];
+    }
+}
+
 int ds_cpu_identify(struct ds_cpu *cpu)
 {
     uint32_t r[4];
@@ -158,8 +213,10 @@ int ds_cpu_identify(struct ds_cpu *cpu)
             } else if (c->fixed_counters) {
                 c->fixed_mask = c->fixed_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->fixed_counters) - 1);
             }
+            c->gp_mask = c->gp_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->gp_counters) - 1);
         }
     }
+    identify_ext_leaves(cpu, c);
 
     /* IA32_MISC_ENABLE (0x1A0): architectural from family 0FH (SDM Vol. 4,
      * "Architectural MSRs", introduced 0F_0H); in family 06H from the Pentium M
@@ -257,6 +314,18 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
     kv_bool(&sb, "cpuid.ds_cpl", c->ds_cpl);
     kv_bool(&sb, "cpuid.pdcm", c->pdcm);
     kv_bool(&sb, "cpuid.x2apic", c->x2apic);
+    kv_bool(&sb, "cpuid.hybrid", c->hybrid);
+    kv_bool(&sb, "cpuid.arch_lbr", c->arch_lbr);
+    if (c->has_leaf_1a) {
+        ds__sb_puts(&sb, "core_type: ");
+        ds__sb_puts(&sb, c->core_type == DS_CORE_TYPE_CORE ? "core" :
+                         c->core_type == DS_CORE_TYPE_ATOM ? "atom" : "other");
+        ds__sb_puts(&sb, " (");
+        ds__sb_hex(&sb, c->core_type, 2);
+        ds__sb_puts(&sb, "), native_model_id ");
+        ds__sb_hex(&sb, c->native_model_id, 6);
+        ds__sb_putc(&sb, '\n');
+    }
     kv_dec(&sb, "perfmon.version", c->perfmon_version);
     if (c->has_leaf_0a) {
         kv_dec(&sb, "perfmon.gp_counters", c->gp_counters);
@@ -265,6 +334,18 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
         kv_dec(&sb, "perfmon.fixed_width", c->fixed_width);
         ds__sb_puts(&sb, "perfmon.events_unavailable: ");
         ds__sb_hex(&sb, c->events_unavailable, 8);
+        ds__sb_putc(&sb, '\n');
+        ds__sb_puts(&sb, "perfmon.gp_mask: ");
+        ds__sb_hex(&sb, c->gp_mask, 8);
+        ds__sb_puts(&sb, "\nperfmon.fixed_mask: ");
+        ds__sb_hex(&sb, c->fixed_mask, 8);
+        ds__sb_putc(&sb, '\n');
+    }
+    if (c->has_leaf_23) {
+        ds__sb_puts(&sb, "leaf23.subleaves: ");
+        ds__sb_hex(&sb, c->leaf23_subleaves, 8);
+        ds__sb_puts(&sb, "\nleaf23.features: ");
+        ds__sb_hex(&sb, c->leaf23_features, 8);
         ds__sb_putc(&sb, '\n');
     }
     if (c->has_misc_enable) {

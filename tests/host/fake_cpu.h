@@ -106,12 +106,25 @@ static inline int fake_write(void *ctx, uint32_t msr, uint64_t val)
     return DS_ERR_MSR_FAULT;
 }
 
+/* Leaves whose output depends on the sub-leaf in ECX (SDM Vol. 2A CPUID); the
+ * others ignore ECX, as real CPUs do. */
+static inline int fake_leaf_has_subleaves(uint32_t leaf)
+{
+    switch (leaf) {
+    case 0x4: case 0x7: case 0xB: case 0xD: case 0xF: case 0x10: case 0x12: case 0x14:
+    case 0x17: case 0x18: case 0x1D: case 0x1E: case 0x1F: case 0x20: case 0x23: case 0x24:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static inline void fake_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
     struct fake_cpu *f = ctx;
     out[0] = out[1] = out[2] = out[3] = 0;
     for (int i = 0; i < f->nleaves; i++)
-        if (f->leaves[i].leaf == leaf && (f->leaves[i].sub == sub || leaf != 0x7)) {
+        if (f->leaves[i].leaf == leaf && (f->leaves[i].sub == sub || !fake_leaf_has_subleaves(leaf))) {
             memcpy(out, f->leaves[i].r, sizeof(f->leaves[i].r));
             return;
         }

@@ -130,11 +130,74 @@ static void test_p6_no_misc_enable(void)
     CHECK(cpu.caps.has_misc_enable && cpu.caps.bts_advertised && cpu.caps.pebs_unavailable, "dothan reads MISC_ENABLE");
 }
 
+/*
+ * Leaves 07H, 1AH, 1CH and 23H, with the words of ../shared/cpuid/
+ * GenuineIntel00C06C3_PantherLakeL_01_CPUID.txt, logical CPU #0 (Cougar Cove
+ * P-core) and #4 (Darkmont E-core). Expectations are read off those words by
+ * hand with the SDM leaf layouts, not from libds.
+ */
+static void ptl_core(struct fake_cpu *f, bool ecore)
+{
+    memset(f, 0, sizeof(*f));
+    fake_set_cpuid(f, 0, 0, 0x23, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(f, 1, 0, 0x000C06C3, 0, 0, (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_cpuid(f, 7, 0, 0x00000002, 0x239CA7EB, 0x994007BC, 0xFC18C430);
+    fake_set_cpuid(f, 0xA, 0, ecore ? 0x08300805 : 0x0A300806, 0, ecore ? 0x77 : 0xF, 0x00008603);
+    fake_set_cpuid(f, 0x1A, 0, ecore ? 0x20000004 : 0x40000004, 0, 0, 0);
+    fake_set_cpuid(f, 0x1C, 0, ecore ? 0xC000000B : 0x4000000B, 0x7, 0x000F0007, 0);
+    fake_set_cpuid(f, 0x23, 0, ecore ? 0x3F : 0x3B, 3, ecore ? 8 : 0, 0);
+    fake_set_cpuid(f, 0x23, 1, ecore ? 0xFF : 0x3FF, ecore ? 0x77 : 0xF, 0, 0);
+    fake_set_cpuid(f, 0x23, 4, 0, ecore ? 0x60060338 : 0x60060378, 0, 0);
+    fake_set_cpuid(f, 0x23, 5, ecore ? 0xFF : 0x3FF, 3, ecore ? 0x77 : 0xF, 1);
+}
+
+static void test_identify_ext_leaves(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    char buf[4096];
+
+    for (int e = 0; e < 2; e++) {
+        ptl_core(&f, e);
+        CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, &f), DS_OK, "init");
+        ds_cpu_identify(&cpu);
+        const struct ds_caps *c = &cpu.caps;
+        CHECK(c->hybrid, "7.EDX FC18C430: bit 15 (hybrid) set");
+        CHECK(c->arch_lbr, "7.EDX bit 19 set: Arch LBR");
+        CHECK(c->has_leaf_1a, "leaf 1AH filled");
+        CHECK_EQ(c->core_type, e ? 0x20 : 0x40, "core type");
+        CHECK_EQ(c->native_model_id, 4, "native model id");
+        CHECK(c->has_leaf_1c, "leaf 1CH read with Arch LBR");
+        CHECK_EQ(c->lbr_1c_ecx, 0x000F0007, "1CH ECX");
+        CHECK(c->has_leaf_23, "leaf 23H");
+        CHECK_EQ(c->leaf23_subleaves, e ? 0x3Fu : 0x3Bu, "23H.0 EAX");
+        CHECK_EQ(c->leaf23_features, 3, "UMASK2 and EQ");
+        CHECK_EQ(c->gp_mask, e ? 0xFFu : 0x3FFu, "23H.1 GP bitmap supersedes 0AH (P-core 10 GP)");
+        CHECK_EQ(c->fixed_mask, e ? 0x77u : 0xFu, "23H.1 fixed bitmap (E-core non-contiguous)");
+        CHECK_EQ(c->arch_pebs_caps, e ? 0x60060338u : 0x60060378u, "23H.4 EBX");
+        CHECK_EQ(c->arch_pebs_gp_mask, e ? 0xFFu : 0x3FFu, "23H.5 EAX");
+        CHECK_EQ(c->arch_pdist_gp_mask, 3, "23H.5 EBX");
+        CHECK_EQ(c->arch_pebs_fixed_mask, e ? 0x77u : 0xFu, "23H.5 ECX");
+        CHECK_EQ(c->arch_pdist_fixed_mask, 1, "23H.5 EDX");
+        CHECK_EQ(ds_caps_format(c, buf, sizeof(buf)), DS_OK, "format");
+        CHECK(strstr(buf, e ? "core_type: atom (0x20)" : "core_type: core (0x40)") != NULL, "report: %s", buf);
+    }
+
+    /* Leaf 23H sub-leaf 1 absent: the bitmaps come from leaf 0AH (Skylake: 4 GP, 3 fixed). */
+    fake_skylake(&f);
+    CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, &f), DS_OK, "init");
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+    CHECK_EQ(cpu.caps.gp_mask, 0xFu, "gp mask from 0AH");
+    CHECK_EQ(cpu.caps.fixed_mask, 0x7u, "fixed mask from 0AH");
+    CHECK(!cpu.caps.has_leaf_23 && !cpu.caps.arch_lbr && !cpu.caps.has_leaf_1c, "no new leaves");
+}
+
 int main(void)
 {
     test_p6_no_misc_enable();
     test_display_fms();
     test_identify_skylake();
+    test_identify_ext_leaves();
     test_identify_amd_no_msr();
     test_identify_faults();
     test_no_pdcm();

@@ -33,6 +33,27 @@ extern "C" {
 #define DS_CPUID1_EDX_APIC    (1u << 9)
 #define DS_CPUID1_EDX_DS      (1u << 21)
 
+/* CPUID.(07H,0):EDX bits (SDM Vol. 2A, "Structured Extended Feature Flags") */
+#define DS_CPUID7_EDX_HYBRID    (1u << 15)
+#define DS_CPUID7_EDX_ARCH_LBR  (1u << 19)
+
+/* CPUID.1AH:EAX[31:24] core types (SDM Vol. 2A, leaf 1AH "Native Model ID Enumeration") */
+#define DS_CORE_TYPE_NONE  0x00
+#define DS_CORE_TYPE_ATOM  0x20
+#define DS_CORE_TYPE_CORE  0x40
+
+/* CPUID leaf 23H (architectural performance monitoring extended leaf; SDM Vol. 2A
+ * CPUID 23H; Linux arch/x86/include/asm/perf_event.h ARCH_PERFMON_EXT_LEAF).
+ * Sub-leaf 0 EAX: bit n set = sub-leaf n is valid. Sub-leaf 0 EBX: features. */
+#define DS_LEAF23_SUB_COUNTERS    (1u << 1)  /* 23H.1: EAX GP bitmap, EBX fixed bitmap */
+#define DS_LEAF23_SUB_ACR         (1u << 2)  /* 23H.2: auto counter reload */
+#define DS_LEAF23_SUB_EVENTS      (1u << 3)  /* 23H.3: architectural events */
+#define DS_LEAF23_SUB_PEBS_CAPS   (1u << 4)  /* 23H.4: architectural PEBS capabilities (EBX) */
+#define DS_LEAF23_SUB_PEBS_CNTRS  (1u << 5)  /* 23H.5: PEBS / PDIST capable counter bitmaps */
+#define DS_LEAF23_EBX_UMASK2      (1u << 0)  /* IA32_PERFEVTSELx.UMASK2 [47:40] */
+#define DS_LEAF23_EBX_EQ          (1u << 1)  /* IA32_PERFEVTSELx.EQ [36] */
+#define DS_LEAF23_EBX_RDPMC_UDIS  (1u << 2)  /* RDPMC user disable */
+
 /* IA32_PERF_CAPABILITIES fields (SDM Vol. 3B "IA32_PERF_CAPABILITIES"; msr.md) */
 #define DS_PERFCAP_LBR_FMT_MASK      0x3Full
 #define DS_PERFCAP_PEBS_TRAP         (1ull << 6)
@@ -75,6 +96,34 @@ struct ds_caps {
     bool x2apic;                  /* CPUID.01H:ECX[21] */
     bool netburst;                /* DisplayFamily == 0FH and Intel */
 
+    /* CPUID.(07H,0):EDX (read when max_leaf >= 7) */
+    uint32_t cpuid7_edx;
+    bool hybrid;                  /* EDX[15]: hybrid part (core types differ, leaf 1AH) */
+    bool arch_lbr;                /* EDX[19]: architectural LBR (the only Arch LBR test) */
+
+    /* CPUID leaf 1AH (read when max_leaf >= 1AH; may be filled on non-hybrid
+     * parts too, e.g. Jasper Lake reports an Atom core type): of the CPU the
+     * identification ran on. */
+    bool has_leaf_1a;             /* EAX != 0 */
+    uint8_t core_type;            /* EAX[31:24]: DS_CORE_TYPE_* */
+    uint32_t native_model_id;     /* EAX[23:0] */
+
+    /* CPUID leaf 1CH (Arch LBR capabilities; read only when arch_lbr) */
+    bool has_leaf_1c;
+    uint32_t lbr_1c_eax, lbr_1c_ebx, lbr_1c_ecx;
+
+    /* CPUID leaf 23H (read when max_leaf >= 23H and Intel; has_leaf_23 when
+     * sub-leaf 0 EAX is non-zero). Sub-leaf words kept raw where the meaning
+     * belongs to another facility (arch PEBS). */
+    bool has_leaf_23;
+    uint32_t leaf23_subleaves;    /* 23H.0:EAX: DS_LEAF23_SUB_* */
+    uint32_t leaf23_features;     /* 23H.0:EBX: DS_LEAF23_EBX_* */
+    uint32_t arch_pebs_caps;      /* 23H.4:EBX (CFG_C [63:32] layout), when enumerated */
+    uint32_t arch_pebs_gp_mask;   /* 23H.5:EAX: PEBS-capable GP counters */
+    uint32_t arch_pdist_gp_mask;  /* 23H.5:EBX: PDIST-capable GP counters */
+    uint32_t arch_pebs_fixed_mask;  /* 23H.5:ECX: PEBS-capable fixed counters */
+    uint32_t arch_pdist_fixed_mask; /* 23H.5:EDX: PDIST-capable fixed counters */
+
     /* CPUID leaf 0AH (architectural performance monitoring) */
     bool has_leaf_0a;
     uint8_t perfmon_version;      /* EAX[7:0]; 0 = none */
@@ -85,6 +134,11 @@ struct ds_caps {
     uint32_t fixed_mask;          /* supported fixed counters: v5+ ECX | low EDX[4:0] bits (SDM rule) */
     uint8_t fixed_counters;       /* EDX[4:0] (v2+), or fls(ECX) on v5+ */
     uint8_t fixed_width;          /* EDX[12:5] */
+    /* Counters that exist, as bitmaps: CPUID.23H.1 EAX (GP) / EBX (fixed)
+     * where enumerated (they supersede leaf 0AH and may be non-contiguous),
+     * else derived from leaf 0AH (gp_counters contiguous; fixed_mask above).
+     * Counter programming must use these, not the counts. */
+    uint32_t gp_mask;
 
     /* IA32_MISC_ENABLE (read only on Intel CPUs) */
     bool has_misc_enable;
