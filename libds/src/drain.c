@@ -68,9 +68,12 @@ uint32_t ds__drain_span(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st
     if (rem)
         st->anomalies |= DS_DRAIN_INDEX_MISALIGNED;
     uint64_t inbuf = claimed < b->nrec ? claimed : b->nrec;
-    if (claimed > b->nrec)
+    /* Compare bytes, not whole records: an index past the maximum by less
+     * than one record is past the maximum too (pebs.h DS_DRAIN_INDEX_PAST_MAX);
+     * FULL is the index exactly at the maximum. */
+    if (off > b->bytes)
         st->anomalies |= DS_DRAIN_INDEX_PAST_MAX;
-    else if (claimed == b->nrec)
+    else if (off == b->bytes)
         st->anomalies |= DS_DRAIN_FULL;
     st->present += claimed;
     st->lost_beyond += claimed - inbuf;

@@ -471,6 +471,66 @@ static void test_drain_equals_decode(void)
     CHECK(c.s[5].lbr == NULL && c.s[5].lbr_count == 0, "no stale LBR pointer");
 }
 
+/*
+ * Issue 10 item 19: an index past the maximum by less than one record is
+ * INDEX_PAST_MAX (pebs.h: "index beyond the buffer's end"), never FULL;
+ * exactly at the maximum is FULL only; one whole record past is
+ * PAST_MAX with one lost_beyond. Fixed format and adaptive alike.
+ */
+static void test_index_past_max_partial(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    uint64_t base = (uint64_t)(uintptr_t)e.pebs, max = base + 16 * 0xC8;
+    e.area.a64.pebs_index = max + 5;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK(st.anomalies & DS_DRAIN_INDEX_PAST_MAX, "max + 5 bytes: past max");
+    CHECK(!(st.anomalies & DS_DRAIN_FULL), "max + 5 bytes: not FULL");
+    CHECK(st.anomalies & DS_DRAIN_INDEX_MISALIGNED, "max + 5 bytes: misaligned");
+    CHECK_EQ(st.records, 16, "the 16 buffer records");
+    CHECK_EQ(st.lost_beyond, 0, "no whole record beyond");
+    CHECK(invariant(&st), "invariant");
+    e.area.a64.pebs_index = max;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(st.anomalies, DS_DRAIN_FULL, "exactly at max: FULL only");
+    e.area.a64.pebs_index = max + 0xC8;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(st.anomalies, DS_DRAIN_INDEX_PAST_MAX, "one record past: PAST_MAX only");
+    CHECK_EQ(st.lost_beyond, 1, "one record beyond");
+    e.area.a64.pebs_index = max - 1;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(st.anomalies, DS_DRAIN_INDEX_MISALIGNED, "max - 1: misaligned, neither full nor past");
+    CHECK_EQ(st.records, 15, "15 whole records");
+
+    /* adaptive, basic-only records of 32 bytes: filled exactly, then + 8 bytes */
+    memset(&e, 0, sizeof(e));
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs.bytes = 16 * 32;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "icl setup");
+    base = (uint64_t)(uintptr_t)e.pebs;
+    for (int i = 0; i < 16; i++)
+        put64(e.pebs, (size_t)i * 32, 32ull << 48);
+    e.area.a64.pebs_index = base + 16 * 32;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(st.anomalies, DS_DRAIN_FULL, "adaptive filled exactly: FULL only");
+    CHECK_EQ(st.records, 16, "adaptive: 16 records");
+    for (int i = 0; i < 16; i++)
+        put64(e.pebs, (size_t)i * 32, 32ull << 48);
+    e.area.a64.pebs_index = base + 16 * 32 + 8;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK(st.anomalies & DS_DRAIN_INDEX_PAST_MAX, "adaptive max + 8: past max");
+    CHECK(!(st.anomalies & DS_DRAIN_FULL), "adaptive max + 8: not FULL");
+    CHECK(invariant(&st), "adaptive invariant");
+}
+
 int main(void)
 {
     test_attribute();
@@ -481,5 +541,6 @@ int main(void)
     test_drain_fixed();
     test_drain_adaptive();
     test_drain_equals_decode();
+    test_index_past_max_partial();
     return check_summary();
 }
