@@ -60,6 +60,14 @@ uint64_t ds__thresh_value(const struct ds_buf_state *b)
     return b->linear + (uint64_t)b->thresh_records * b->rec_size;
 }
 
+uint64_t ds__buf_thresh_field(const struct ds_ctx *ctx, bool pebs)
+{
+    const struct ds_buf_state *b = pebs ? &ctx->pebs : &ctx->bts;
+    if (!pebs && ctx->bts_circular) /* SDM BTS set-up: beyond the maximum in circular mode */
+        return b->linear + b->bytes + b->rec_size;
+    return ds__thresh_value(b);
+}
+
 /* Validate one buffer config into @st. */
 static int check_buf(const struct ds_buf_config *bc, enum ds_layout layout, uint32_t rec_size,
                      bool la57, struct ds_buf_state *st)
@@ -233,7 +241,8 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
         /* Absolute maximum = base + N * record size (Linux alloc_bts_buffer; the
          * SDM's "+1" variant works too, reference ds-area.md). */
         ds__area_put(ctx, false, DS__MAX, bts.linear + bts.bytes);
-        ds__area_put(ctx, false, DS__THRESH, ds__thresh_value(&bts));
+        ctx->bts_circular = bts.thresh_records == 0;
+        ds__area_put(ctx, false, DS__THRESH, ds__buf_thresh_field(ctx, false));
     }
     if (pebs.mem) {
         ds__area_put(ctx, true, DS__BASE, pebs.linear);

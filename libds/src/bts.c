@@ -90,9 +90,22 @@ int ds_bts_enable(struct ds_ctx *ctx, uint32_t flags)
     DS_ASSERT(ds_bts_debugctl_bits(ctx->cpu, flags) != 0);
     v &= ~all_bts_bits(ctx->cpu);
     v |= ds_bts_debugctl_bits(ctx->cpu, flags);
+    /*
+     * The mode the hardware will run in decides the threshold field, written
+     * before BTS starts: without BTINT the CPU wraps at the maximum, and the
+     * SDM's BTS set-up note puts the threshold beyond the absolute maximum
+     * so that no threshold interrupt is requested; with BTINT, the caller's
+     * threshold. The drain follows the same mode (bts_circular).
+     */
+    bool was_circular = ctx->bts_circular;
+    ctx->bts_circular = !(flags & DS_BTS_INT);
+    ds__area_put(ctx, false, DS__THRESH, ds__buf_thresh_field(ctx, false));
     e = ds_msr_write(ctx->cpu, DS_MSR_IA32_DEBUGCTL, v);
-    if (e)
+    if (e) {
+        ctx->bts_circular = was_circular;
+        ds__area_put(ctx, false, DS__THRESH, ds__buf_thresh_field(ctx, false));
         return e;
+    }
     ctx->bts_enabled = true;
     ctx->bts_flags = flags;
     return DS_OK;
@@ -223,7 +236,7 @@ int ds_bts_drain(struct ds_ctx *ctx, ds_bts_sink sink, void *arg, struct ds_drai
     if (!sink)
         return DS_ERR_NULL;
     ds__zero(&st, sizeof(st));
-    if (ctx->bts.thresh_records == 0)
+    if (ctx->bts_circular) /* the programmed mode, not whether a threshold was configured */
         drain_circular(ctx, sink, arg, &st);
     else
         drain_linear(ctx, sink, arg, &st);
@@ -265,8 +278,8 @@ int ds_bts_threshold_reached(const struct ds_ctx *ctx, bool *out)
     if (!out)
         return DS_ERR_NULL;
     *out = false;
-    if (!ctx->bts.thresh_records)
-        return DS_OK;
+    if (!ctx->bts.thresh_records || ctx->bts_circular)
+        return DS_OK; /* circular mode: no threshold interrupt exists to claim */
     uint64_t idx = ds__area_get(ctx, false, DS__INDEX);
     *out = idx >= ds__thresh_value(&ctx->bts);
     return DS_OK;

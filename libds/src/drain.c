@@ -24,7 +24,7 @@ void ds__drain_check_fields(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats
         st->anomalies |= DS_DRAIN_MAX_CHANGED;
         ds__area_put(ctx, pebs, DS__MAX, b->linear + b->bytes);
     }
-    uint64_t t = ds__thresh_value(b);
+    uint64_t t = ds__buf_thresh_field(ctx, pebs);
     if (ctx->layout == DS_LAYOUT_32)
         t &= 0xFFFFFFFFull;
     if (ds__area_get(ctx, pebs, DS__THRESH) != t) {

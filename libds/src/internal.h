@@ -85,6 +85,9 @@ void ds__area_put(struct ds_ctx *ctx, bool pebs, enum ds__fld f, uint64_t v);
 
 /* The threshold field value setup programs for a buffer. */
 uint64_t ds__thresh_value(const struct ds_buf_state *b);
+/* The threshold field value for the context's BTS (@pebs false: beyond the
+ * maximum while bts_circular) or PEBS buffer, as the drain repairs it. */
+uint64_t ds__buf_thresh_field(const struct ds_ctx *ctx, bool pebs);
 
 /*
  * Fixed-size drain (PEBS fmt 0-3 and NetBurst, BTS): read the index once into *out_idx,

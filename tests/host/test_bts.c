@@ -172,11 +172,77 @@ static void test_bts32(void)
     CHECK_EQ(st.lost_rejected, 2, "2 lost");
 }
 
+/*
+ * Issue 10 item 4: a buffer set up with a threshold but enabled without
+ * DS_BTS_INT runs circular in hardware (SDM "BTS and DS Save Area": BTINT
+ * clear -> the index wraps to base at the absolute maximum). The drain
+ * follows the programmed mode; the threshold field goes beyond the maximum
+ * (SDM set-up note: avoids threshold interrupts) and nothing claims a
+ * threshold; enabling with DS_BTS_INT again restores the threshold.
+ */
+static void test_mode_follows_enable(void)
+{
+    static struct env e;
+    static struct col c;
+    struct ds_drain_stats st;
+    bool reached;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1); /* BTS 64 records, threshold 32 */
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup with threshold");
+    uint64_t base = (uint64_t)(uintptr_t)e.bts;
+    CHECK_EQ(e.area.a64.bts_thresh, base + 32 * 24, "threshold at 32 records");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    CHECK_EQ(ds_bts_enable(&e.ctx, 0), DS_OK, "enable circular on a threshold buffer");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL) & (1u << 8), 0, "BTINT clear");
+    CHECK_EQ(e.area.a64.bts_thresh, base + 65 * 24, "circular: threshold beyond the absolute maximum");
+    /* The CPU wrote 64 + 6 = 70 branches: slots 0..5 newest (64..69), 6..63 older. */
+    for (int i = 0; i < 64; i++) {
+        put64(e.bts, i * 24, 0x3000 + (i < 6 ? 64 + i : i));
+        put64(e.bts, i * 24 + 8, 0x9000);
+    }
+    e.area.a64.bts_index = base + 6 * 24;
+    CHECK_EQ(ds_bts_threshold_reached(&e.ctx, &reached), DS_OK, "threshold query");
+    CHECK(!reached, "no threshold in circular mode");
+    e.area.a64.bts_index = base + 40 * 24;
+    ds_bts_threshold_reached(&e.ctx, &reached);
+    CHECK(!reached, "index past the setup threshold: still no threshold in circular mode");
+    e.area.a64.bts_index = base + 6 * 24;
+    ds_bts_disable(&e.ctx); /* the mode of what was recorded stays circular */
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(ds_bts_drain(&e.ctx, col, &c, &st), DS_OK, "drain");
+    CHECK(st.anomalies & DS_DRAIN_WRAPPED, "wrap detected");
+    CHECK(!(st.anomalies & DS_DRAIN_THRESH_CHANGED), "threshold beyond max is the expected value");
+    CHECK_EQ(c.n, 64, "the whole ring, not the 6 newest");
+    CHECK_EQ(c.b[0].from, 0x3000 + 6, "oldest first");
+    CHECK_EQ(c.b[63].from, 0x3000 + 69, "newest last");
+    CHECK_EQ(st.present, 64, "present");
+    CHECK_EQ(e.bts[0], 0, "buffer zeroed for the next wrap check");
+    /* Back to interrupt mode: the threshold is programmed again, linear drain. */
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT), DS_OK, "enable with interrupt");
+    CHECK_EQ(e.area.a64.bts_thresh, base + 32 * 24, "threshold restored");
+    for (int i = 0; i < 40; i++)
+        put64(e.bts, i * 24, 0x5000 + i);
+    e.area.a64.bts_index = base + 40 * 24;
+    ds_bts_threshold_reached(&e.ctx, &reached);
+    CHECK(reached, "interrupt mode: 40 >= 32");
+    memset(&c, 0, sizeof(c));
+    ds_bts_drain(&e.ctx, col, &c, &st);
+    CHECK_EQ(c.n, 40, "linear: 40");
+    CHECK_EQ(st.anomalies, 0, "clean");
+    /* A faulting DEBUGCTL write leaves the previous mode and threshold in place. */
+    e.f.fault_on_write = DS_MSR_IA32_DEBUGCTL;
+    CHECK_EQ(ds_bts_enable(&e.ctx, 0), DS_ERR_MSR_FAULT, "write fault");
+    CHECK_EQ(e.area.a64.bts_thresh, base + 32 * 24, "threshold unchanged after the fault");
+    e.f.fault_on_write = 0;
+    ds_bts_disable(&e.ctx);
+}
+
 int main(void)
 {
     test_bits();
     test_threshold_drain();
     test_circular();
     test_bts32();
+    test_mode_follows_enable();
     return check_summary();
 }

@@ -215,6 +215,14 @@ struct ds_ctx {
     uint64_t saved_ds_area;      /* IA32_DS_AREA before ds_area_install() */
     bool bts_enabled;            /* set by ds_bts_enable() (bts.h) */
     uint32_t bts_flags;          /* flags given to ds_bts_enable() */
+    /*
+     * The BTS buffer runs (or last ran) circular: no threshold at setup, or
+     * the last ds_bts_enable() was without DS_BTS_INT (BTINT clear: the CPU
+     * wraps the index at the maximum whatever the threshold field holds).
+     * The drain follows it; the threshold field then lies beyond the
+     * absolute maximum (bts.h).
+     */
+    bool bts_circular;
 };
 
 /*

@@ -133,7 +133,8 @@ typedef int (*ds_bts_sink)(void *arg, const struct ds_bts_branch *b);
  * base, repair base/max/threshold fields that differ from setup, and (in
  * circular mode) zero the buffer for wrap detection. Threshold mode: base
  * to index, same accounting as ds_pebs_drain() (pebs.h). Circular mode
- * (context's BTS buffer has no threshold): as described at the top.
+ * (ctx->bts_circular: no threshold at setup, or the last ds_bts_enable()
+ * was without DS_BTS_INT): as described at the top.
  * Never reads outside the caller's buffer. Memory only, no MSR. Bounded by
  * the buffer size, no locks: NMI-safe. Branches taken while draining with
  * BTS on at CPL 0 land in the buffer too; stop BTS (or use DS_BTS_OFF_OS)
@@ -155,7 +156,7 @@ int ds_bts_drain_array(struct ds_ctx *ctx, struct ds_bts_branch *arr, size_t cap
 
 /*
  * Has the BTS index reached the threshold? *out is false when no threshold
- * is configured. Errors: DS_ERR_NULL (@ctx or @out), DS_ERR_NOT_SETUP,
+ * is configured or the buffer runs circular (ctx->bts_circular). Errors: DS_ERR_NULL (@ctx or @out), DS_ERR_NOT_SETUP,
  * DS_ERR_NO_BTS_BUFFER. MSRs: none (reads the DS area). NMI-safe: yes.
  */
 int ds_bts_threshold_reached(const struct ds_ctx *ctx, bool *out);
