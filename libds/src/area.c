@@ -68,9 +68,75 @@ uint64_t ds__buf_thresh_field(const struct ds_ctx *ctx, bool pebs)
     return ds__thresh_value(b);
 }
 
-/* Validate one buffer config into @st. */
+static uint32_t popcount32(uint32_t v)
+{
+    uint32_t n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/*
+ * PEBS-capable counters that exist, per format (SDM "PEBS" sections per
+ * microarchitecture; Linux ds.c pebs_update_threshold reserves one record
+ * per PEBS counter, plus the fixed counters with PMU_FL_PEBS_ALL):
+ *   NetBurst: the one PEBS counter (IQ_COUNTER4/5);
+ *   fmt 0 (Core 2, Atom): PMC0 only;
+ *   fmt 1-3 (Nehalem..Skylake): PMC0-3 that exist; Goldmont Plus (06_7AH,
+ *     extended PEBS, Linux PMU_FL_PEBS_ALL) every GP and fixed counter;
+ *   fmt 4 (Ice Lake): GP 0-7 and the fixed counters (adaptive PEBS runs on
+ *     all counters; without PEBS_BASELINE Linux does not set PEBS_ALL, the
+ *     fixed counters are still reserved here: a larger margin loses nothing);
+ *   fmt 5: GP 0-31 and the fixed counters.
+ * "Exist" = CPUID's bitmaps (caps.gp_mask, caps.fixed_mask).
+ */
+int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32_t *out_records)
+{
+    if (!cpu || !out_records)
+        return DS_ERR_NULL;
+    *out_records = 0;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    const struct ds_caps *c = &cpu->caps;
+    uint32_t gp, fixed = c->fixed_mask & 0xFFFFu;
+    switch (fmt) {
+    case DS_PEBS_FMT_NB32:
+    case DS_PEBS_FMT_NB64:
+        *out_records = 1;
+        return DS_OK;
+    case DS_PEBS_FMT_0:
+        gp = c->gp_mask & 0x1u;
+        fixed = 0;
+        break;
+    case DS_PEBS_FMT_1:
+    case DS_PEBS_FMT_2:
+    case DS_PEBS_FMT_3:
+        if (c->display_family == 6 && c->display_model == 0x7A) { /* Goldmont Plus */
+            gp = c->gp_mask & 0xFFu;
+        } else {
+            gp = c->gp_mask & 0xFu;
+            fixed = 0;
+        }
+        break;
+    case DS_PEBS_FMT_4:
+        gp = c->gp_mask & 0xFFu;
+        break;
+    case DS_PEBS_FMT_5:
+        gp = c->gp_mask;
+        break;
+    default:
+        return DS_ERR_PEBS_FORMAT;
+    }
+    uint32_t n = popcount32(gp) + popcount32(fixed);
+    if (!gp && !fixed)
+        return DS_ERR_PEBS_NO_COUNTERS;
+    *out_records = n;
+    return DS_OK;
+}
+
+/* Validate one buffer config into @st; @margin: records the threshold must leave. */
 static int check_buf(const struct ds_buf_config *bc, enum ds_layout layout, uint32_t rec_size,
-                     bool la57, struct ds_buf_state *st)
+                     bool la57, uint32_t margin, struct ds_buf_state *st)
 {
     uint64_t align = layout == DS_LAYOUT_32 ? 4 : 8;
     uint64_t linear = bc->linear ? bc->linear : (uint64_t)(uintptr_t)bc->mem;
@@ -98,11 +164,11 @@ static int check_buf(const struct ds_buf_config *bc, enum ds_layout layout, uint
     }
     uint32_t t = bc->thresh_records;
     if (t) {
-        if (nrec < 1u + DS_THRESH_MARGIN)
+        if (nrec < 1ull + margin)
             return DS_ERR_BUF_SMALL;
         if (t > nrec)
             return DS_ERR_THRESH_RANGE;
-        if (t > nrec - DS_THRESH_MARGIN)
+        if (t > nrec - margin)
             return DS_ERR_THRESH_MARGIN;
     }
     st->mem = (unsigned char *)bc->mem;
@@ -125,7 +191,7 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
     enum ds_layout layout;
     enum ds_pebs_fmt fmt = DS_PEBS_FMT_NONE;
     struct ds_buf_state bts, pebs;
-    uint32_t pebs_rec = 0;
+    uint32_t pebs_rec = 0, pebs_margin = 0;
 
     if (!ctx || !cpu || !cfg || !cfg->area)
         return DS_ERR_NULL;
@@ -175,6 +241,10 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
         pebs_rec = ds_pebs_record_size(fmt, cfg->pebs_data_cfg);
         if (!pebs_rec)
             return DS_ERR_PEBS_FORMAT;
+        e = ds_pebs_thresh_margin(cpu, fmt, &pebs_margin);
+        if (e)
+            return e;
+
     }
 #endif
     if (!cfg->pebs.mem && cfg->pebs_data_cfg)
@@ -201,12 +271,12 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
     DS_ASSERT(DS_CONFIG_PEBS || !cfg->pebs.mem);
     if (cfg->bts.mem) {
         e = check_buf(&cfg->bts, layout, layout == DS_LAYOUT_32 ? DS_BTS_REC32_SIZE : DS_BTS_REC64_SIZE,
-                      cfg->la57, &bts);
+                      cfg->la57, DS_THRESH_MARGIN, &bts);
         if (e)
             return e;
     }
     if (cfg->pebs.mem) {
-        e = check_buf(&cfg->pebs, layout, pebs_rec, cfg->la57, &pebs);
+        e = check_buf(&cfg->pebs, layout, pebs_rec, cfg->la57, pebs_margin, &pebs);
         if (e)
             return e;
     }
@@ -397,6 +467,15 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
     (void)kind;
     (void)index;
     (void)value;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32_t *out_records)
+{
+    (void)cpu;
+    (void)fmt;
+    if (out_records)
+        *out_records = 0;
     return DS_ERR_UNSUPPORTED;
 }
 

@@ -58,6 +58,9 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_BAD_FLAGS, "unknown flag bits given"),
 
     ROW(DS_ERR_PEBS_AMBIGUOUS, "PEBS record cannot be attributed to a single counter"),
+    ROW(DS_ERR_PEBS_NO_COUNTERS, "PEBS buffer given but none of the PEBS-capable counters exists"),
+    ROW(DS_ERR_PEBS_BUF_4K, "PEBS format 0 (Core 2/Atom) buffer larger than 4 KiB (WRMSR to GLOBAL_CTRL hangs)"),
+    ROW(DS_ERR_REC_ALIGN, "adaptive PEBS record with XMM or LBR groups is not 8-byte aligned"),
     /* 200..249: PMI helpers */
     ROW(DS_ERR_PMI_FREEZE_MODE, "freeze mode not supported by this CPU's perfmon version"),
     ROW(DS_ERR_PMI_CTRL_MASK, "counter mask names counters this CPU does not have"),

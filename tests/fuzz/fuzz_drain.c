@@ -110,12 +110,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         data_cfg = 0;
 
     uint32_t rec = what == 0 ? ds_pebs_record_size(fmt, data_cfg) : (lay == DS_LAYOUT_32 ? 12 : 24);
-    uint32_t nrec = 3 + (uint32_t)(take(&in, 1) % 6);
+    uint32_t mg = DS_THRESH_MARGIN; /* PEBS: one record per PEBS counter (ds_pebs_thresh_margin) */
+    if (what == 0 && ds_pebs_thresh_margin(&cpu, fmt, &mg) != DS_OK)
+        mg = DS_THRESH_MARGIN;
+    uint32_t nrec = mg + 1 + (uint32_t)(take(&in, 1) % 6);
     size_t bytes = (size_t)rec * nrec;
     unsigned char *buf = malloc(bytes);
     if (!buf)
         return 0;
-    uint32_t thr = what == 2 ? 0 : 1 + (uint32_t)(take(&in, 1) % (nrec - 2));
+    uint32_t thr = what == 2 ? 0 : 1 + (uint32_t)(take(&in, 1) % (nrec - mg));
 
     struct ds_area_config cfg;
     memset(&cfg, 0, sizeof(cfg));

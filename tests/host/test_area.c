@@ -23,6 +23,17 @@ static uint32_t rd32(const void *base, size_t off)
     return v;
 }
 
+/* Replace a CPUID leaf of a fake profile (fake_set_cpuid appends; the first match wins). */
+static void set_leaf(struct fake_cpu *f, uint32_t leaf, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    for (int i = 0; i < f->nleaves; i++)
+        if (f->leaves[i].leaf == leaf && f->leaves[i].sub == 0) {
+            f->leaves[i].r[0] = a, f->leaves[i].r[1] = b, f->leaves[i].r[2] = c, f->leaves[i].r[3] = d;
+            return;
+        }
+    fake_set_cpuid(f, leaf, 0, a, b, c, d);
+}
+
 static void test_layout_rule(void)
 {
     struct env e;
@@ -149,6 +160,56 @@ static void test_setup32_netburst(void)
     CHECK_EQ(e.ctx.bts.rec_size, 24, "24-byte BTS");
 }
 
+/*
+ * Issue 10 item 5: the PEBS threshold leaves one record per PEBS-capable
+ * counter before the maximum (Linux ds.c pebs_update_threshold: reserved =
+ * PEBS counters, + fixed counters with PMU_FL_PEBS_ALL), not a flat 2.
+ * Expectations from the fake profiles' CPUID.0AH words (fake_cpu.h) and
+ * the SDM's PEBS counter lists: Core 2 fmt0 PMC0 only -> 1; Skylake fmt3
+ * PMC0-3 -> 4; Ice Lake fmt4 8 GP + 4 fixed -> 12. BTS keeps 2.
+ */
+static void test_pebs_margin(void)
+{
+    static struct env e;
+    uint32_t m = 0;
+    fake_core2(&e.f); env_identify(&e, 1); /* 16 records */
+    CHECK_EQ(ds_pebs_thresh_margin(&e.cpu, DS_PEBS_FMT_0, &m), DS_OK, "core2 margin"); CHECK_EQ(m, 1, "fmt0: PMC0");
+    e.cfg.pebs.thresh_records = 15;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt0: 16 - 1 = 15 is the last threshold");
+    e.cfg.pebs.thresh_records = 16;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_THRESH_MARGIN, "fmt0: 16 too close");
+
+    fake_skylake_pmu(&e.f); env_identify(&e, 1);
+    CHECK_EQ(ds_pebs_thresh_margin(&e.cpu, DS_PEBS_FMT_3, &m), DS_OK, "skl margin"); CHECK_EQ(m, 4, "fmt3: PMC0-3");
+    e.cfg.pebs.thresh_records = 12;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt3: 16 - 4 = 12 exactly");
+    CHECK_EQ(e.area.a64.pebs_thresh, (uint64_t)(uintptr_t)e.pebs + 12 * 0xC8, "threshold field at 12 records");
+    e.cfg.pebs.thresh_records = 13;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_THRESH_MARGIN, "fmt3: 13 leaves 3 < 4");
+    e.cfg.pebs.bytes = 4 * 0xC8; e.cfg.pebs.thresh_records = 1;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_BUF_SMALL, "fmt3: 4 records cannot hold 1 + 4");
+    e.cfg.pebs.bytes = 5 * 0xC8;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt3: 5 records hold 1 + 4");
+    e.cfg.pebs.bytes = 4 * 0xC8; e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "no threshold: no margin needed");
+    e.cfg.pebs.bytes = 16 * 0xC8;
+    e.cfg.bts.thresh_records = 62;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "BTS: 64 - 2 = 62");
+
+    fake_icelake(&e.f); env_identify(&e, 1); /* 16 basic records of 32 bytes */
+    e.cfg.pebs.bytes = 16 * 32;
+    CHECK_EQ(ds_pebs_thresh_margin(&e.cpu, DS_PEBS_FMT_4, &m), DS_OK, "icl margin"); CHECK_EQ(m, 12, "fmt4: 8 GP + 4 fixed");
+    e.cfg.pebs.thresh_records = 4;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt4: 16 - 12 = 4");
+    e.cfg.pebs.thresh_records = 5;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_THRESH_MARGIN, "fmt4: 5 leaves 11 < 12");
+    /* Only the counters that exist count: fixed counter 3 absent (CPUID 0AH ECX mask 0x7). */
+    set_leaf(&e.f, 0xA, 0x08300805, 0, 0x7, 0x00000603); env_identify(&e, 1);
+    CHECK_EQ(ds_pebs_thresh_margin(&e.cpu, DS_PEBS_FMT_4, &m), DS_OK, "icl 3 fixed"); CHECK_EQ(m, 11, "8 + 3");
+    CHECK_EQ(ds_pebs_thresh_margin(&e.cpu, DS_PEBS_FMT_NONE, &m), DS_ERR_PEBS_FORMAT, "unknown format");
+    CHECK_EQ(ds_pebs_thresh_margin(NULL, DS_PEBS_FMT_4, &m), DS_ERR_NULL, "null");
+}
+
 /* ---- table of bad inputs ------------------------------------------------- */
 
 struct bad {
@@ -213,6 +274,8 @@ static const struct bad bads[] = {
     { "PMI: GLOBAL_CTRL names PMC9", DS_ERR_PMI_CTRL_MASK },
     { "PMI: handle before init", DS_ERR_PMI_NOT_INIT },
     { "PMI: GLOBAL_STATUS read faults", DS_ERR_MSR_FAULT },
+    { "PEBS buffer with no PEBS counter present", DS_ERR_PEBS_NO_COUNTERS },
+    { "fmt3 threshold 13 of 16 (margin 4 counters)", DS_ERR_THRESH_MARGIN },
 };
 
 static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
@@ -268,7 +331,7 @@ static int run_bad(int i, struct env *e, int *write_attempt)
     case 27: fake_icelake(&e->f); fake_set_msr(&e->f, DS_MSR_IA32_PERF_CAPABILITIES, 0x400); env_identify(e, 1);
              c->pebs.bytes = 64 * 16; c->pebs_data_cfg = DS_PEBS_DATA_CFG_MEMINFO;
              return ds_area_setup(&e->ctx, &e->cpu, c);
-    case 28: c->pebs.mem = e->bts + 24 * 8; c->pebs.bytes = 0xC8 * 4; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 28: c->pebs.mem = e->bts + 24 * 8; c->pebs.bytes = 0xC8 * 5; return ds_area_setup(&e->ctx, &e->cpu, c);
     case 29: c->area_linear = (uint64_t)(uintptr_t)e->pebs + 0xC8; return ds_area_setup(&e->ctx, &e->cpu, c);
     case 30: ds_area_setup(&e->ctx, &e->cpu, c); return ds_area_set_reset(&e->ctx, DS_CTR_GP, 0, 1ull << 48);
     case 31: ds_area_setup(&e->ctx, &e->cpu, c); return ds_area_set_reset(&e->ctx, DS_CTR_GP, 4, 1);
@@ -314,6 +377,9 @@ static int run_bad(int i, struct env *e, int *write_attempt)
     case 55: { struct ds_pmi p; struct ds_pmi_config pc = { .freeze = DS_FREEZE_STREAMLINED };
                ds_pmi_init(&p, &e->cpu, NULL, &pc); e->f.fault_on_read = DS_MSR_IA32_PERF_GLOBAL_STATUS;
                e->f.writes = 0; return ds_pmi_handle(&p, NULL); }
+    case 56: set_leaf(&e->f, 0xA, 0x07300004, 0, 0, 0x00000603); env_identify(e, 1);
+             return ds_area_setup(&e->ctx, &e->cpu, c); /* perfmon v4, 0 GP counters */
+    case 57: c->pebs.thresh_records = 13; return ds_area_setup(&e->ctx, &e->cpu, c);
     }
     return r;
 }
@@ -340,6 +406,7 @@ int main(void)
     test_setup64();
     test_setup_fmt4_5_resets();
     test_setup32_netburst();
+    test_pebs_margin();
     test_bad_inputs();
     return check_summary();
 }

@@ -445,6 +445,7 @@ static void test_drain_equals_decode(void)
     env_identify(&e, 1);
     e.cfg.pebs_data_cfg = 0xF | (1ull << 24);
     e.cfg.pebs.bytes = 4 * ds_pebs_record_size(DS_PEBS_FMT_4, e.cfg.pebs_data_cfg);
+    e.cfg.pebs.thresh_records = 0; /* 4 records: below the 12-record margin of 8 GP + 4 fixed */
     CHECK(e.cfg.pebs.bytes <= ENV_PEBS_BYTES, "fits the fixture");
     CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "icl setup");
     static const uint64_t seq[] = { 0x3, 0x0, 0x2, 0x1, 0x8 | (1ull << 24), 0x4, 0xF, 0x0 };

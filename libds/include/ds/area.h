@@ -148,12 +148,13 @@ enum ds_pebs_fmt {
 #define DS_BTS_REC64_SIZE 24u
 
 /*
- * The interrupt threshold must leave at least this many records between it
- * and the absolute maximum: records keep arriving between the threshold
- * being crossed and the PMI being serviced (SDM: the threshold should be
- * "several records short" of the maximum; Linux leaves one record per PEBS
- * counter for PEBS and max/16 for BTS). Callers wanting more slack choose a
- * lower threshold.
+ * The interrupt threshold must leave records between it and the absolute
+ * maximum: records keep arriving between the threshold being crossed and
+ * the PMI being serviced (SDM: the threshold should be "several records
+ * short" of the maximum). BTS: DS_THRESH_MARGIN records. PEBS: one record
+ * per PEBS-capable counter that exists, ds_pebs_thresh_margin() (Linux ds.c
+ * pebs_update_threshold). Callers wanting more slack choose a lower
+ * threshold.
  */
 #define DS_THRESH_MARGIN 2u
 
@@ -165,7 +166,8 @@ struct ds_buf_config {
     /*
      * Interrupt threshold as a record count: the PMI is requested when this
      * many records are stored (1 = after every record). Must satisfy
-     * 1 <= thresh_records <= records - DS_THRESH_MARGIN. 0 = no interrupt:
+     * 1 <= thresh_records <= records - margin, margin = DS_THRESH_MARGIN
+     * for BTS and ds_pebs_thresh_margin() for PEBS. 0 = no interrupt:
      * the threshold field is set one record past the absolute maximum, so
      * the index can never reach it (EDK2's SMM profiler does the same with
      * absmax + 1; that this suppresses the PMI is an inference, reference
@@ -251,8 +253,11 @@ int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout);
  *   non-canonical, wrapping, or beyond 4 GiB for 32-bit -> DS_ERR_BUF_ADDR;
  *   size 0 or not a multiple of the record size -> DS_ERR_BUF_SIZE; too few
  *   records for threshold + margin -> DS_ERR_BUF_SMALL; threshold beyond
- *   the buffer -> DS_ERR_THRESH_RANGE; threshold closer than
- *   DS_THRESH_MARGIN records to the maximum -> DS_ERR_THRESH_MARGIN; PEBS
+ *   the buffer -> DS_ERR_THRESH_RANGE; threshold closer than the margin
+ *   (BTS: DS_THRESH_MARGIN; PEBS: ds_pebs_thresh_margin()) to the maximum
+ *   -> DS_ERR_THRESH_MARGIN; none of the format's PEBS counters exists ->
+ *   DS_ERR_PEBS_NO_COUNTERS; PEBS format 0 buffer above 4 KiB ->
+ *   DS_ERR_PEBS_BUF_4K; PEBS
  *   format unknown -> DS_ERR_PEBS_FORMAT; format impossible in the layout
  *   -> DS_ERR_LAYOUT; bad pebs_data_cfg -> DS_ERR_DATA_CFG; overlapping
  *   area/buffers -> DS_ERR_OVERLAP; a BTS or PEBS buffer given in a build
@@ -262,6 +267,20 @@ int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout);
  * a PMI-time drain reads (configuration time; it takes no locks).
  */
 int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg);
+
+/*
+ * Records a PEBS threshold must leave before the maximum for @fmt on @cpu:
+ * the PEBS-capable counters that exist (caps.gp_mask / caps.fixed_mask):
+ * NetBurst 1; fmt 0 PMC0; fmt 1-3 PMC0-3 (Goldmont Plus 06_7AH: every GP
+ * and fixed counter, extended PEBS); fmt 4 GP 0-7 + fixed; fmt 5 GP 0-31 +
+ * fixed (Linux ds.c pebs_update_threshold: one record per PEBS counter,
+ * plus fixed counters with PEBS on all counters).
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PEBS_FORMAT (unknown
+ * @fmt), DS_ERR_PEBS_NO_COUNTERS (none exists; *out_records = 0),
+ * DS_ERR_UNSUPPORTED (DS_CONFIG_AREA=0).
+ * MSRs: none. NMI-safe: yes (pure).
+ */
+int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32_t *out_records);
 
 /* Counter classes for ds_area_set_reset(). */
 enum ds_ctr_kind {

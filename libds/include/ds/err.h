@@ -73,7 +73,10 @@ enum ds_err {
     DS_ERR_OVERLAP = 124, /* DS area, BTS and PEBS buffers overlap */
     DS_ERR_BAD_FLAGS = 125, /* unknown flag bits */
     DS_ERR_PEBS_AMBIGUOUS = 126, /* fmt 1-2 status snapshot names several PEBS counters */
-    /* DS/BTS/PEBS: next free value 127 */
+    DS_ERR_PEBS_NO_COUNTERS = 127, /* PEBS buffer but none of the format's PEBS counters exists (CPUID) */
+    DS_ERR_PEBS_BUF_4K = 128, /* PEBS format 0 (Core 2/Atom) buffer above 4 KiB: WRMSR GLOBAL_CTRL hangs */
+    DS_ERR_REC_ALIGN = 129, /* adaptive record with XMM/LBR groups not 8-byte aligned */
+    /* DS/BTS/PEBS: next free value 130 */
 
     /* --- 200..249: PMI helpers ------------------------------------------ */
     DS_ERR_PMI_FREEZE_MODE = 200, /* freeze mode not supported by this perfmon version */

@@ -173,7 +173,7 @@ int main(void)
     one(DSM_HASWELL, 50, 64, 40, false, 0);
     one(DSM_NEHALEM, 50, 64, 40, false, 0);
     one(DSM_CORE2, 50, 16, 8, false, 0);
-    one(DSM_ICELAKE, 50, 16, 8, false, 0);
+    one(DSM_ICELAKE, 50, 24, 8, false, 0); /* PEBS margin: 8 GP + 4 fixed records (ds_pebs_thresh_margin) */
     one(DSM_NETBURST_M3, 20, 16, 8, false, 0);
     one(DSM_NETBURST_M4_64, 20, 16, 8, false, 0);
     return check_summary();

@@ -104,8 +104,13 @@ static void run_one(enum dsm_profile p, uint64_t seed, uint64_t nev)
     CHECK_EQ(ds_model_cpu_init(&S.c, &S.m), DS_OK, "libds cpu %s", n);
     CHECK_EQ(ds_cpu_identify(&S.c), DS_OK, "identify %s", n);
     uint64_t P = dsm_rand_range(&S.rng, 1, 300);
-    uint32_t nrec = (uint32_t)dsm_rand_range(&S.rng, 3, 200);
-    uint32_t thr = (uint32_t)dsm_rand_range(&S.rng, 1, nrec - 2);   /* libds: DS_THRESH_MARGIN = 2 */
+    uint32_t mg = 2; /* libds: one record per PEBS counter, ds_pebs_thresh_margin() */
+    enum ds_layout lay;
+    enum ds_pebs_fmt pf;
+    if (!ds_area_layout(&S.c, &lay) && !ds_pebs_format_select(&S.c, lay, &pf))
+        ds_pebs_thresh_margin(&S.c, pf, &mg);
+    uint32_t nrec = (uint32_t)dsm_rand_range(&S.rng, mg + 1, 200);
+    uint32_t thr = (uint32_t)dsm_rand_range(&S.rng, 1, nrec - mg);
     S.late_pct = (unsigned)dsm_rand_range(&S.rng, 0, 40);
     S.nrec = nrec;
     uint64_t cfg = 0;
