@@ -279,6 +279,13 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
         e = check_buf(&cfg->pebs, layout, pebs_rec, cfg->la57, pebs_margin, &pebs);
         if (e)
             return e;
+        /* Core 2 / Atom (format 0): a PEBS buffer larger than a page makes the
+         * WRMSR to IA32_PERF_GLOBAL_CTRL hang (Linux ds.c intel_ds_init, fmt0
+         * case: pebs_buffer_size = PAGE_SIZE). Whether a 4 KiB buffer that
+         * crosses a page boundary is also affected is not documented; Linux's
+         * buffer is one page, so callers should page-align it. */
+        if (fmt == DS_PEBS_FMT_0 && pebs.bytes > 4096)
+            return DS_ERR_PEBS_BUF_4K;
     }
 
     /* Overlaps, in the CPU's (linear) view and in libds's (pointer) view. */

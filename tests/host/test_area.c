@@ -210,6 +210,25 @@ static void test_pebs_margin(void)
     CHECK_EQ(ds_pebs_thresh_margin(NULL, DS_PEBS_FMT_4, &m), DS_ERR_NULL, "null");
 }
 
+/*
+ * Issue 10 item 9: PEBS format 0 (Core 2, Atom) with a buffer above 4 KiB
+ * hangs the WRMSR to IA32_PERF_GLOBAL_CTRL (Linux ds.c intel_ds_init, fmt0:
+ * "Using >PAGE_SIZE buffers makes the WRMSR to PERF_GLOBAL_CTRL ... hang on
+ * Core2"): refused. 144-byte records: 28 (4032 bytes) fit, 29 (4176) not.
+ */
+static void test_core2_pebs_4k(void)
+{
+    static struct env e;
+    fake_core2(&e.f); env_identify(&e, 1);
+    e.cfg.pebs.bytes = 28 * 0x90;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt0: 28 records = 4032 bytes");
+    e.cfg.pebs.bytes = 29 * 0x90;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_PEBS_BUF_4K, "fmt0: 29 records = 4176 bytes");
+    fake_skylake_pmu(&e.f); env_identify(&e, 1);
+    e.cfg.pebs.bytes = 29 * 0xC8;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt3: no 4 KiB limit");
+}
+
 /* ---- table of bad inputs ------------------------------------------------- */
 
 struct bad {
@@ -276,6 +295,7 @@ static const struct bad bads[] = {
     { "PMI: GLOBAL_STATUS read faults", DS_ERR_MSR_FAULT },
     { "PEBS buffer with no PEBS counter present", DS_ERR_PEBS_NO_COUNTERS },
     { "fmt3 threshold 13 of 16 (margin 4 counters)", DS_ERR_THRESH_MARGIN },
+    { "Core 2 fmt0 PEBS buffer above 4 KiB", DS_ERR_PEBS_BUF_4K },
 };
 
 static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
@@ -380,6 +400,8 @@ static int run_bad(int i, struct env *e, int *write_attempt)
     case 56: set_leaf(&e->f, 0xA, 0x07300004, 0, 0, 0x00000603); env_identify(e, 1);
              return ds_area_setup(&e->ctx, &e->cpu, c); /* perfmon v4, 0 GP counters */
     case 57: c->pebs.thresh_records = 13; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 58: fake_core2(&e->f); env_identify(e, 1); c->pebs.bytes = 29 * 0x90;
+             return ds_area_setup(&e->ctx, &e->cpu, c);
     }
     return r;
 }
@@ -407,6 +429,7 @@ int main(void)
     test_setup_fmt4_5_resets();
     test_setup32_netburst();
     test_pebs_margin();
+    test_core2_pebs_4k();
     test_bad_inputs();
     return check_summary();
 }

@@ -118,6 +118,8 @@ static int setup(enum dsm_profile p, uint64_t cfg, uint32_t nrec, uint32_t thr, 
     if (p == DSM_ICELAKE)
         dsm_wrmsr(&E.m, 0x3F2, cfg);
     uint32_t rsz = dsm_pebs_record_size(&E.m);
+    if (rsz && (p == DSM_CORE2 || p == DSM_ATOM) && nrec > 4096 / rsz)
+        nrec = 4096 / rsz; /* PEBS fmt0: 4 KiB at most (DS_ERR_PEBS_BUF_4K, Linux intel_ds_init) */
     struct ds_area_config ac;
     memset(&ac, 0, sizeof(ac));
     ac.area = (union ds_area *)blk;
@@ -253,6 +255,8 @@ static int bench_drain(const char *fmt, uint32_t n, int mode)
         fprintf(stderr, "unknown format %s\n", fmt);
         return 2;
     }
+    if (p == DSM_CORE2 && n > 4096 / 144 - 4)
+        n = 4096 / 144 - 4; /* fmt0 buffers stop at 4 KiB (DS_ERR_PEBS_BUF_4K) */
     if (setup(p, cfg, n + 4, 0, DS_FREEZE_NONE, false))
         return 1;
     /* feed until n records are in the buffer */

@@ -109,7 +109,8 @@ static void run_one(enum dsm_profile p, uint64_t seed, uint64_t nev)
     enum ds_pebs_fmt pf;
     if (!ds_area_layout(&S.c, &lay) && !ds_pebs_format_select(&S.c, lay, &pf))
         ds_pebs_thresh_margin(&S.c, pf, &mg);
-    uint32_t nrec = (uint32_t)dsm_rand_range(&S.rng, mg + 1, 200);
+    uint32_t maxrec = p == DSM_CORE2 || p == DSM_ATOM ? 4096 / 144 : 200; /* fmt0: 4 KiB (DS_ERR_PEBS_BUF_4K) */
+    uint32_t nrec = (uint32_t)dsm_rand_range(&S.rng, mg + 1, maxrec);
     uint32_t thr = (uint32_t)dsm_rand_range(&S.rng, 1, nrec - mg);
     S.late_pct = (unsigned)dsm_rand_range(&S.rng, 0, 40);
     S.nrec = nrec;
