@@ -274,6 +274,11 @@ static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sa
     }
     if (size > avail)
         return DS_ERR_REC_SHORT;
+    /* The sample points into the record for the XMM and LBR groups: typed
+     * pointers must be aligned for the caller's natural access (the drain's
+     * records always are: 8-byte aligned buffer, sizes multiples of 8). */
+    if ((groups & (DS_PEBS_DATA_CFG_XMMS | DS_PEBS_DATA_CFG_LBRS)) && ((uintptr_t)p & 7u))
+        return DS_ERR_REC_ALIGN;
 
     uint32_t prev = s->present;
     uint32_t present = DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC;

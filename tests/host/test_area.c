@@ -296,6 +296,7 @@ static const struct bad bads[] = {
     { "PEBS buffer with no PEBS counter present", DS_ERR_PEBS_NO_COUNTERS },
     { "fmt3 threshold 13 of 16 (margin 4 counters)", DS_ERR_THRESH_MARGIN },
     { "Core 2 fmt0 PEBS buffer above 4 KiB", DS_ERR_PEBS_BUF_4K },
+    { "decode: adaptive LBR group record misaligned", DS_ERR_REC_ALIGN },
 };
 
 static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
@@ -402,6 +403,8 @@ static int run_bad(int i, struct env *e, int *write_attempt)
     case 57: c->pebs.thresh_records = 13; return ds_area_setup(&e->ctx, &e->cpu, c);
     case 58: fake_core2(&e->f); env_identify(e, 1); c->pebs.bytes = 29 * 0x90;
              return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 59: { struct ds_pebs_sample s; memset(e->pebs, 0, 64); e->pebs[4] = 8; e->pebs[10] = 56; /* at +4: LBR group, 1 entry, 56 bytes */
+               return ds_pebs_decode(DS_PEBS_FMT_4, e->pebs + 4, 60, false, &s); }
     }
     return r;
 }

@@ -532,6 +532,36 @@ static void test_index_past_max_partial(void)
     CHECK(invariant(&st), "adaptive invariant");
 }
 
+/*
+ * Issue 10 item 18: the sample's xmm/lbr pointers point into the record;
+ * at a misaligned address the caller's natural s.lbr[i].info access is
+ * undefined behaviour. Records carrying those groups must be 8-byte
+ * aligned (DS_ERR_REC_ALIGN); records without them decode at any address
+ * (every other field is copied out with unaligned-safe loads).
+ */
+static void test_decode_unaligned(void)
+{
+    static _Alignas(64) unsigned char buf[2048 + 16];
+    struct ds_pebs_sample s;
+    for (unsigned mis = 1; mis < 8; mis++) {
+        unsigned char *r = buf + mis;
+        uint32_t size = mk_adaptive(r, 0x8 | (1ull << 24), 0x4400000000000000ull); /* 2 LBRs */
+        CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_4, r, size, false, &s), DS_ERR_REC_ALIGN, "LBR group at +%u", mis);
+        CHECK(s.lbr == NULL && s.present == 0, "sample cleared on the error");
+        size = mk_adaptive(r, 0x4, 0x4400000000000000ull);
+        CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_5, r, size, false, &s), DS_ERR_REC_ALIGN, "XMM group at +%u", mis);
+        size = mk_adaptive(r, 0x3, 0x4400000000000000ull);
+        CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_4, r, size, false, &s), DS_OK, "meminfo+GPRs at +%u", mis);
+        CHECK_EQ(s.gpr[DS_GPR_RAX], 0x4400000000000000ull + 64 + 0x10, "rax read unaligned");
+        CHECK(s.xmm == NULL && s.lbr == NULL, "no pointers");
+        CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_3, buf + mis, 0xC8, false, &s), DS_OK, "fmt3 at +%u", mis);
+    }
+    uint32_t size = mk_adaptive(buf + 8, 0xC | (1ull << 24), 0x4400000000000000ull);
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_4, buf + 8, size, false, &s), DS_OK, "8-aligned with XMM+LBR");
+    CHECK(s.lbr == (const void *)(buf + 8 + 32 + 256), "lbr pointer");
+    CHECK_EQ(s.lbr[1].info, 0x4400000000000000ull + 32 + 256 + 24 + 16, "lbr[1].info natural access");
+}
+
 int main(void)
 {
     test_attribute();
@@ -543,5 +573,6 @@ int main(void)
     test_drain_adaptive();
     test_drain_equals_decode();
     test_index_past_max_partial();
+    test_decode_unaligned();
     return check_summary();
 }

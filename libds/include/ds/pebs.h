@@ -302,8 +302,14 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg);
  * group bits, and <= @avail.
  * Errors: DS_ERR_NULL; DS_ERR_PEBS_FORMAT; DS_ERR_REC_SHORT (avail smaller
  * than the record); DS_ERR_REC_SIZE (adaptive size field inconsistent);
- * DS_ERR_UNSUPPORTED (NetBurst format with DS_CONFIG_NETBURST=0).
- * Reads only [rec, rec + min(avail, record size)). @rec needs no alignment.
+ * DS_ERR_REC_ALIGN (adaptive record with the XMM or LBR group at an address
+ * not 8-byte aligned: out->xmm / out->lbr point into the record and must be
+ * valid for natural access); DS_ERR_UNSUPPORTED (NetBurst format with
+ * DS_CONFIG_NETBURST=0). On any error *out is cleared.
+ * Reads only [rec, rec + min(avail, record size)). Alignment: none needed
+ * for fixed formats and for adaptive records without XMM/LBR groups (fields
+ * are copied out with unaligned-safe loads); 8 bytes with XMM/LBR groups
+ * (records in a DS buffer always are).
  * MSRs: none. NMI-safe: yes (pure).
  */
 int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool pebs_trap,
