@@ -38,7 +38,7 @@ if [ $have_bench = 1 ] && command -v valgrind >/dev/null; then
   trap 'rm -rf "$tmp"' EXIT
   printf '%-6s %7s %9s %12s %12s %12s %12s %12s %8s %8s\n' fmt records bytes/rec drain_Ir/rec \
     memcpy_Ir/rec loop_Ir/rec drain_Ir memcpy_Ir x_memcpy x_loop
-  for f in nb32 nb64 fmt0 fmt1 fmt2 fmt3 fmt4; do
+  for f in nb32 nb64 fmt0 fmt1 fmt2 fmt3 fmt4 fmt4b fmt4m fmt4g fmt4x fmt4a; do
     declare -A ir=() recs=() bytes=()
     for mode in drain copy wcopy; do
       out="$tmp/$f.$mode.cg"
@@ -64,7 +64,12 @@ callgrind: glibc picks AVX loops (32 bytes per instruction; the nb32 buffer)
 or "rep movsb", which callgrind counts once per byte (every other buffer).
 So x_loop is the ratio that flatters libds for nb32 and x_memcpy the one that
 flatters it elsewhere; see docs/design.md "Drain and decode cost".
-(fmt4 = basic+meminfo+GPR groups)
+(fmt4 = basic+meminfo+GPR groups; adaptive group rows (Ice Lake model, MSR_PEBS_DATA_CFG):
+ fmt4b basic only (32 bytes, what a KVM guest without PEBS baseline gets), fmt4m +meminfo,
+ fmt4g +GPRs, fmt4x +XMM, fmt4a meminfo+GPRs+XMM. Formats 5 and 6 take the same drain code
+ as 4 (the format only changes reset slots and, for 6, adds the counters group, which is
+ validated per record); the model has no fmt 5/6 profile, so they have no row. fmt0 is
+ limited to 4 KiB buffers (Core 2 erratum: 24 records), see ds_bench.c.)
 TXT
 else
   echo "skipped: needs libds core and valgrind"

@@ -122,6 +122,7 @@ int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32
         gp = c->gp_mask & 0xFFu;
         break;
     case DS_PEBS_FMT_5:
+    case DS_PEBS_FMT_6:
         gp = c->gp_mask;
         break;
     default:
@@ -227,15 +228,28 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
         e = ds_pebs_format_select(cpu, layout, &fmt);
         if (e)
             return e;
-        bool adaptive = fmt == DS_PEBS_FMT_4 || fmt == DS_PEBS_FMT_5;
-        if (!adaptive && cfg->pebs_data_cfg)
+        bool adaptive = ds_pebs_fmt_adaptive(fmt);
+        uint64_t dc = cfg->pebs_data_cfg;
+        if (!adaptive && dc)
             return DS_ERR_DATA_CFG;
         if (adaptive) {
-            if (cfg->pebs_data_cfg & ~DS_PEBS_DATA_CFG_VALID)
+            if (dc & ~(fmt == DS_PEBS_FMT_6 ? DS_PEBS_DATA_CFG_VALID6 : DS_PEBS_DATA_CFG_VALID))
                 return DS_ERR_DATA_CFG;
             /* Optional groups need PEBS baseline (PERF_CAPABILITIES[14]); without
-             * it only the basic group exists (Linux intel_ds_init, fmt 4/5). */
-            if ((cfg->pebs_data_cfg & 0xF) && !c->pebs_baseline)
+             * it only the basic group exists (Linux intel_ds_init, fmt 4-6). */
+            if ((dc & 0x3F) && !c->pebs_baseline)
+                return DS_ERR_DATA_CFG;
+            /* Format 6 counters snapshot: masks only with the counters bit, and
+             * only counters that exist (CPUID 0AH/23H bitmaps). */
+            uint32_t gpm = (uint32_t)((dc & DS_PEBS_DATA_CFG_GP_MASK) >> DS_PEBS_DATA_CFG_GP_SHIFT);
+            uint32_t fxm = (uint32_t)((dc & DS_PEBS_DATA_CFG_FIX_MASK) >> DS_PEBS_DATA_CFG_FIX_SHIFT);
+            if ((gpm || fxm) && !(dc & DS_PEBS_DATA_CFG_CNTRS))
+                return DS_ERR_DATA_CFG;
+            if ((gpm & ~c->gp_mask) || (fxm & ~c->fixed_mask))
+                return DS_ERR_DATA_CFG;
+            /* PERF_METRICS in the snapshot needs the perf-metrics MSR
+             * (PERF_CAPABILITIES[15]). */
+            if ((dc & DS_PEBS_DATA_CFG_METRICS) && !c->perf_metrics)
                 return DS_ERR_DATA_CFG;
         }
         pebs_rec = ds_pebs_record_size(fmt, cfg->pebs_data_cfg);
@@ -310,6 +324,8 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
     ctx->pebs_fmt = fmt;
     ctx->pebs_data_cfg = cfg->pebs_data_cfg;
     ctx->pebs_trap = c->pebs_trap;
+    ctx->pebs_timed = c->pebs_timing_info;
+    ctx->pebs_lat_split = ds_pebs_latency_split(cpu);
     ds__zero(cfg->area, sizeof(union ds_area));
     if (bts.mem) {
         ds__zero(bts.mem, (size_t)bts.bytes);
@@ -365,7 +381,8 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
         case DS_PEBS_FMT_2:
         case DS_PEBS_FMT_3: limit = 4; break;           /* PMC0..3 */
         case DS_PEBS_FMT_4: limit = 8; break;           /* fixed from slot 8 */
-        case DS_PEBS_FMT_5: limit = 32; break;          /* fixed from slot 32 */
+        case DS_PEBS_FMT_5:
+        case DS_PEBS_FMT_6: limit = 32; break;          /* fixed from slot 32 */
         default: return DS_ERR_PEBS_FORMAT;
         }
         if (index >= limit || index >= c->gp_counters)
@@ -376,7 +393,7 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
         uint32_t first;
         if (ctx->pebs_fmt == DS_PEBS_FMT_4)
             first = 8;
-        else if (ctx->pebs_fmt == DS_PEBS_FMT_5)
+        else if (ctx->pebs_fmt == DS_PEBS_FMT_5 || ctx->pebs_fmt == DS_PEBS_FMT_6)
             first = 32;
         else
             return DS_ERR_RESET_SLOT; /* fixed counters have no reset slot before fmt 4 */

@@ -46,9 +46,10 @@ int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum 
     case 3: f = DS_PEBS_FMT_3; break;
     case 4: f = DS_PEBS_FMT_4; break;
     case 5: f = DS_PEBS_FMT_5; break;
+    case 6: f = DS_PEBS_FMT_6; break; /* Lunar Lake, Arrow Lake (Linux intel_ds_init case 6) */
     default: return DS_ERR_PEBS_FORMAT;
     }
-    /* Formats 0-5 only exist on DTES64 parts, which always use the 64-bit
+    /* Formats 0-6 only exist on DTES64 parts, which always use the 64-bit
      * layout (Core 2 and Atom use 64-bit records in every mode). */
     if (layout != DS_LAYOUT_64)
         return DS_ERR_LAYOUT;
@@ -56,6 +57,16 @@ int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum 
     return DS_OK;
 }
 
+static uint32_t popcnt32(uint32_t v)
+{
+    uint32_t n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* Basic group + meminfo, GPR, XMM and LBR groups of @groups_and_lbr (the
+ * counters group, format 6, is sized separately). */
 static uint32_t adaptive_size(uint64_t groups_and_lbr)
 {
     uint32_t s = (uint32_t)sizeof(struct ds_pebs_basic);
@@ -69,6 +80,12 @@ static uint32_t adaptive_size(uint64_t groups_and_lbr)
         s += (uint32_t)sizeof(struct ds_pebs_lbr_entry) *
              (uint32_t)(((groups_and_lbr & DS_PEBS_DATA_CFG_LBR_MASK) >> DS_PEBS_DATA_CFG_LBR_SHIFT) + 1);
     return s;
+}
+
+/* Counters group size (format 6): header + one quadword per counter + 2 with metrics. */
+static uint32_t cntr_group_size(uint32_t gp, uint32_t fixed, bool metrics)
+{
+    return (uint32_t)sizeof(struct ds_pebs_cntr_hdr) + 8u * (popcnt32(gp) + popcnt32(fixed)) + (metrics ? 16u : 0u);
 }
 
 uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
@@ -87,6 +104,16 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
         if (data_cfg & ~DS_PEBS_DATA_CFG_VALID)
             return 0;
         return adaptive_size(data_cfg);
+    case DS_PEBS_FMT_6: {
+        if (data_cfg & ~DS_PEBS_DATA_CFG_VALID6)
+            return 0;
+        uint32_t sz = adaptive_size(data_cfg);
+        if (data_cfg & (DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS))
+            sz += cntr_group_size((uint32_t)((data_cfg & DS_PEBS_DATA_CFG_GP_MASK) >> DS_PEBS_DATA_CFG_GP_SHIFT),
+                                  (uint32_t)((data_cfg & DS_PEBS_DATA_CFG_FIX_MASK) >> DS_PEBS_DATA_CFG_FIX_SHIFT),
+                                  (data_cfg & DS_PEBS_DATA_CFG_METRICS) != 0);
+        return sz;
+    }
     default:
         return 0;
     }
@@ -119,6 +146,16 @@ static void clear_sample(struct ds_pebs_sample *s)
     s->header = 0;
     s->retire_latency = 0;
     s->lbr_count = 0;
+    s->instr_latency = 0;
+    s->cache_latency = 0;
+    s->cntr_gp_mask = 0;
+    s->cntr_fixed_mask = 0;
+    for (unsigned i = 0; i < 16; i++)
+        s->cntr_gp[i] = 0;
+    for (unsigned i = 0; i < 8; i++)
+        s->cntr_fixed[i] = 0;
+    s->topdown_slots = 0;
+    s->perf_metrics = 0;
     s->xmm = NULL;
     s->lbr = NULL;
 }
@@ -244,6 +281,105 @@ static int keep_sample(void *arg, const struct ds_pebs_sample *s)
 }
 
 /*
+ * How an adaptive record is decoded (the facts the record does not carry):
+ * which header group bits exist (format 6 adds the counters group), whether
+ * header bits 47:32 hold a retire latency, whether the meminfo latency is
+ * split. From the CPU (drain, ds_pebs_decode_cpu) or defaults (ds_pebs_decode).
+ */
+#define DS__RL_NEVER   0u /* no timed PEBS: retire latency not recorded */
+#define DS__RL_ALWAYS  1u /* timed PEBS: bits 47:32 are the retire latency */
+#define DS__RL_NONZERO 2u /* CPU unknown: reported when non-zero */
+struct ds__adopt {
+    uint64_t known;       /* header group bits that exist (with the LBR count) */
+    unsigned rl;          /* DS__RL_* */
+    bool lat_split;
+};
+
+static void adaptive_opts(enum ds_pebs_fmt fmt, unsigned rl, bool lat_split, struct ds__adopt *o)
+{
+    o->known = 0xFull | DS_PEBS_DATA_CFG_LBR_MASK;
+    if (fmt == DS_PEBS_FMT_6)
+        o->known |= DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS;
+    o->rl = rl;
+    o->lat_split = lat_split;
+}
+
+/* The present bits that depend only on the groups and the options. */
+static uint32_t adaptive_present(uint64_t groups, const struct ds__adopt *o)
+{
+    uint32_t v = DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC;
+    if (o->rl == DS__RL_ALWAYS)
+        v |= DS_SAMPLE_RETIRE_LAT;
+    if (groups & DS_PEBS_DATA_CFG_MEMINFO)
+        v |= DS_SAMPLE_MEM | DS_SAMPLE_TSX | (o->lat_split ? DS_SAMPLE_LAT_SPLIT : 0);
+    if (groups & DS_PEBS_DATA_CFG_GPRS)
+        v |= DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS;
+    if (groups & DS_PEBS_DATA_CFG_XMMS)
+        v |= DS_SAMPLE_XMM;
+    if (groups & DS_PEBS_DATA_CFG_LBRS)
+        v |= DS_SAMPLE_LBR;
+    return v;
+}
+
+/*
+ * The fields of the basic, meminfo, GPR, XMM and LBR groups of one record
+ * whose header @hdr was validated (groups @groups at their offsets). Writes
+ * every field those groups carry; nothing else. @groups is a constant where
+ * this is inlined for the basic-only fast run.
+ */
+static inline __attribute__((always_inline)) void adaptive_fields(const unsigned char *p, uint64_t hdr,
+                                                                  uint64_t groups, const struct ds__adopt *o,
+                                                                  uint32_t present, struct ds_pebs_sample *s)
+{
+    s->header = hdr;
+    s->ip = ds__ld64(p + 0x08); /* the basic group's IP is the eventing IP */
+    s->eventing_ip = s->ip;
+    s->counters = ds__ld64(p + 0x10);
+    s->tsc = ds__ld64(p + 0x18);
+    /* Header bits 47:32: retire latency on timed-PEBS parts (PERF_CAPABILITIES[17],
+     * Linux pebs_basic.retire_latency); meaningless otherwise. */
+    if (o->rl == DS__RL_NEVER) {
+        s->present = present;
+    } else {
+        uint32_t rl = (uint32_t)((hdr >> DS_PEBS_HDR_RETIRE_LAT_SHIFT) & 0xFFFF);
+        s->retire_latency = rl;
+        s->present = (o->rl == DS__RL_NONZERO && rl) ? present | DS_SAMPLE_RETIRE_LAT : present;
+    }
+    const unsigned char *q = p + sizeof(struct ds_pebs_basic);
+    if (groups & DS_PEBS_DATA_CFG_MEMINFO) {
+        s->data_addr = ds__ld64(q + 0x00);
+        s->data_source = ds__ld64(q + 0x08);
+        uint64_t lat = ds__ld64(q + 0x10);
+        s->latency = lat;
+        if (o->lat_split) {
+            s->instr_latency = (uint32_t)(lat & 0xFFFF);
+            s->cache_latency = (uint32_t)((lat >> 32) & 0xFFFF);
+        }
+        s->tsx = ds__ld64(q + 0x18);
+        q += sizeof(struct ds_pebs_meminfo);
+    }
+    if (groups & DS_PEBS_DATA_CFG_GPRS) {
+        uint64_t *g = s->gpr;
+        /* GPR group order: RFLAGS, RIP, RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8..R15
+         * = encoding order after RIP. */
+        s->flags = ds__ld64(q);
+        g[0] = ds__ld64(q + 0x10), g[1] = ds__ld64(q + 0x18), g[2] = ds__ld64(q + 0x20);
+        g[3] = ds__ld64(q + 0x28), g[4] = ds__ld64(q + 0x30), g[5] = ds__ld64(q + 0x38);
+        g[6] = ds__ld64(q + 0x40), g[7] = ds__ld64(q + 0x48), g[8] = ds__ld64(q + 0x50);
+        g[9] = ds__ld64(q + 0x58), g[10] = ds__ld64(q + 0x60), g[11] = ds__ld64(q + 0x68);
+        g[12] = ds__ld64(q + 0x70), g[13] = ds__ld64(q + 0x78), g[14] = ds__ld64(q + 0x80);
+        g[15] = ds__ld64(q + 0x88);
+        q += sizeof(struct ds_pebs_gprs);
+    }
+    if (groups & DS_PEBS_DATA_CFG_XMMS) {
+        s->xmm = (const struct ds_pebs_xmms *)(const void *)q;
+        q += sizeof(struct ds_pebs_xmms);
+    }
+    if (groups & DS_PEBS_DATA_CFG_LBRS)
+        s->lbr = (const struct ds_pebs_lbr_entry *)(const void *)q;
+}
+
+/*
  * Validate and decode one adaptive record into @s, which holds either a
  * cleared sample or the previous record of the same drain (s->fmt and
  * s->ip_is_next already set): every field a group can carry is written,
@@ -251,22 +387,47 @@ static int keep_sample(void *arg, const struct ds_pebs_sample *s)
  * error @s is untouched. *@vkey: the last header (retire latency masked
  * out) whose group bits and size field were checked consistent; a record
  * with the same key skips that check (a drain's records usually share
- * one). Start with DS__NO_HDR, which no valid header equals.
+ * one). Records with the counters group (format 6) are checked every time
+ * (their size also depends on the group's own header) and leave *@vkey at
+ * DS__NO_HDR. Start with DS__NO_HDR, which no valid header equals.
  */
 #define DS__HDR_KEY_MASK (~(0xFFFFull << DS_PEBS_HDR_RETIRE_LAT_SHIFT))
-#define DS__NO_HDR (~0ull) /* bits 23:4 set: never a valid header */
-static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sample *s, uint64_t *vkey)
+#define DS__NO_HDR (~0ull) /* bits 23:6 set: never a valid header */
+#define DS__CNTR_GROUPS (DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS)
+static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sample *s, uint64_t *vkey,
+                         const struct ds__adopt *o)
 {
     if (avail < sizeof(struct ds_pebs_basic))
         return DS_ERR_REC_SHORT;
     uint64_t hdr = ds__ld64(p);
     uint32_t size = (uint32_t)(hdr >> DS_PEBS_HDR_SIZE_SHIFT);
-    uint64_t groups = hdr & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
+    uint64_t groups = hdr & o->known;
     if (!(groups & DS_PEBS_DATA_CFG_LBRS))
-        groups &= 0xFull; /* the LBR count is meaningless without the group */
-    if ((hdr & DS__HDR_KEY_MASK) != *vkey) {
-        /* Bits 23:4 would be groups libds does not know: their size is unknown. */
-        if (hdr & 0x0000000000FFFFF0ull)
+        groups &= ~DS_PEBS_DATA_CFG_LBR_MASK; /* the LBR count is meaningless without the group */
+    uint32_t cgp = 0, cfix = 0;
+    bool cmet = false;
+    if (groups & DS__CNTR_GROUPS) {
+        /* Format 6 counters group after the LBR group: its size comes from
+         * its own header (Linux setup_pebs_adaptive_sample_data). */
+        if ((hdr & 0x00000000FFFFFFFFull & ~o->known) != 0)
+            return DS_ERR_REC_SIZE;
+        uint32_t base = adaptive_size(groups);
+        if (size < base + sizeof(struct ds_pebs_cntr_hdr) || avail < base + sizeof(struct ds_pebs_cntr_hdr)) {
+            if (size > avail)
+                return DS_ERR_REC_SHORT;
+            return DS_ERR_REC_SIZE;
+        }
+        cgp = ds__ld32(p + base);
+        cfix = ds__ld32(p + base + 4);
+        cmet = ds__ld32(p + base + 8) == DS_PEBS_CNTR_METRICS;
+        /* DATA_CFG can name GP 0-15 and fixed 0-7 only. */
+        if ((cgp >> 16) || (cfix >> 8) || size != base + cntr_group_size(cgp, cfix, cmet))
+            return DS_ERR_REC_SIZE;
+        *vkey = DS__NO_HDR;
+    } else if ((hdr & DS__HDR_KEY_MASK) != *vkey) {
+        /* Header bits 23:4 (23:6 on format 6) would be groups libds does not
+         * know: their size is unknown. */
+        if ((hdr & 0x0000000000FFFFF0ull) & ~o->known)
             return DS_ERR_REC_SIZE;
         if (size != adaptive_size(groups))
             return DS_ERR_REC_SIZE;
@@ -281,61 +442,99 @@ static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sa
         return DS_ERR_REC_ALIGN;
 
     uint32_t prev = s->present;
-    uint32_t present = DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC;
+    uint32_t present = adaptive_present(groups, o);
     s->size = size;
-    s->header = hdr;
-    s->ip = ds__ld64(p + 0x08); /* the basic group's IP is the eventing IP */
-    s->eventing_ip = s->ip;
-    s->counters = ds__ld64(p + 0x10);
-    s->tsc = ds__ld64(p + 0x18);
-    /* Retire latency (PERF_CAPABILITIES[17] parts) in header bits 47:32. */
-    s->retire_latency = (uint32_t)((hdr >> DS_PEBS_HDR_RETIRE_LAT_SHIFT) & 0xFFFF);
-    if (s->retire_latency)
-        present |= DS_SAMPLE_RETIRE_LAT;
-    const unsigned char *q = p + sizeof(struct ds_pebs_basic);
-    if (groups & DS_PEBS_DATA_CFG_MEMINFO) {
-        s->data_addr = ds__ld64(q + 0x00);
-        s->data_source = ds__ld64(q + 0x08);
-        s->latency = ds__ld64(q + 0x10);
-        s->tsx = ds__ld64(q + 0x18);
-        present |= DS_SAMPLE_MEM | DS_SAMPLE_TSX;
-        q += sizeof(struct ds_pebs_meminfo);
-    } else if (prev & DS_SAMPLE_MEM) {
+    /* Clear what the previous record carried and this one does not. */
+    if (!(groups & DS_PEBS_DATA_CFG_MEMINFO) && (prev & DS_SAMPLE_MEM)) {
         s->data_addr = 0, s->data_source = 0, s->latency = 0, s->tsx = 0;
+        s->instr_latency = 0, s->cache_latency = 0;
     }
-    uint64_t *g = s->gpr;
-    if (groups & DS_PEBS_DATA_CFG_GPRS) {
-        /* GPR group order: RFLAGS, RIP, RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8..R15
-         * = encoding order after RIP. */
-        s->flags = ds__ld64(q);
-        g[0] = ds__ld64(q + 0x10), g[1] = ds__ld64(q + 0x18), g[2] = ds__ld64(q + 0x20);
-        g[3] = ds__ld64(q + 0x28), g[4] = ds__ld64(q + 0x30), g[5] = ds__ld64(q + 0x38);
-        g[6] = ds__ld64(q + 0x40), g[7] = ds__ld64(q + 0x48), g[8] = ds__ld64(q + 0x50);
-        g[9] = ds__ld64(q + 0x58), g[10] = ds__ld64(q + 0x60), g[11] = ds__ld64(q + 0x68);
-        g[12] = ds__ld64(q + 0x70), g[13] = ds__ld64(q + 0x78), g[14] = ds__ld64(q + 0x80);
-        g[15] = ds__ld64(q + 0x88);
-        present |= DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS;
-        q += sizeof(struct ds_pebs_gprs);
-    } else if (prev & DS_SAMPLE_GPRS) {
+    if (!(groups & DS_PEBS_DATA_CFG_GPRS) && (prev & DS_SAMPLE_GPRS)) {
+        uint64_t *g = s->gpr;
         s->flags = 0;
         g[0] = 0, g[1] = 0, g[2] = 0, g[3] = 0, g[4] = 0, g[5] = 0, g[6] = 0, g[7] = 0;
         g[8] = 0, g[9] = 0, g[10] = 0, g[11] = 0, g[12] = 0, g[13] = 0, g[14] = 0, g[15] = 0;
     }
-    s->xmm = NULL;
-    if (groups & DS_PEBS_DATA_CFG_XMMS) {
-        s->xmm = (const struct ds_pebs_xmms *)(const void *)q;
-        present |= DS_SAMPLE_XMM;
-        q += sizeof(struct ds_pebs_xmms);
-    }
+    if (!(groups & DS_PEBS_DATA_CFG_XMMS))
+        s->xmm = NULL;
     s->lbr = NULL;
     s->lbr_count = 0;
-    if (groups & DS_PEBS_DATA_CFG_LBRS) {
-        s->lbr = (const struct ds_pebs_lbr_entry *)(const void *)q;
+    if (groups & DS_PEBS_DATA_CFG_LBRS)
         s->lbr_count = (uint32_t)((groups & DS_PEBS_DATA_CFG_LBR_MASK) >> DS_PEBS_DATA_CFG_LBR_SHIFT) + 1;
-        present |= DS_SAMPLE_LBR;
+    if ((prev & (DS_SAMPLE_CNTRS | DS_SAMPLE_METRICS)) || (groups & DS__CNTR_GROUPS)) {
+        s->cntr_gp_mask = 0, s->cntr_fixed_mask = 0, s->topdown_slots = 0, s->perf_metrics = 0;
+        for (unsigned i = 0; i < 16; i++)
+            s->cntr_gp[i] = 0;
+        for (unsigned i = 0; i < 8; i++)
+            s->cntr_fixed[i] = 0;
     }
-    s->present = present;
+    adaptive_fields(p, hdr, groups, o, present, s);
+    if (groups & DS__CNTR_GROUPS) {
+        const unsigned char *q = p + adaptive_size(groups) + sizeof(struct ds_pebs_cntr_hdr);
+        s->cntr_gp_mask = cgp;
+        s->cntr_fixed_mask = cfix;
+        for (unsigned i = 0; i < 16; i++)
+            if (cgp & (1u << i)) {
+                s->cntr_gp[i] = ds__ld64(q);
+                q += 8;
+            }
+        for (unsigned i = 0; i < 8; i++)
+            if (cfix & (1u << i)) {
+                s->cntr_fixed[i] = ds__ld64(q);
+                q += 8;
+            }
+        s->present |= DS_SAMPLE_CNTRS;
+        if (cmet) {
+            s->topdown_slots = ds__ld64(q);
+            s->perf_metrics = ds__ld64(q + 8);
+            s->present |= DS_SAMPLE_METRICS;
+        }
+    }
     return DS_OK;
+}
+
+/*
+ * Records after a validated one whose header (retire latency aside) is the
+ * same carry the same groups at the same offsets: only the values change.
+ * Decode them with no validation beyond the key compare and the bounds,
+ * and no clearing (every field they carry is rewritten; fields of absent
+ * groups are already zero). Stops at the first other header, or when fewer
+ * than @size bytes remain (the caller's validating path then takes over).
+ * @groups is a constant where inlined. Returns the records walked; *@taken
+ * gets those the sink took; *@pp advances past them.
+ */
+static inline __attribute__((always_inline)) uint32_t run_same(const unsigned char **pp, const unsigned char *end,
+                                                               uint64_t key, uint32_t size, uint64_t groups,
+                                                               const struct ds__adopt *o, struct ds_pebs_sample *s,
+                                                               ds_pebs_sink sink, void *arg, uint64_t *taken)
+{
+    const unsigned char *p = *pp;
+    uint32_t n = 0, t = 0;
+    uint32_t present = s->present & ~(o->rl == DS__RL_NONZERO ? DS_SAMPLE_RETIRE_LAT : 0u);
+    while ((size_t)(end - p) >= size) {
+        uint64_t hdr = ds__ld64(p);
+        if ((hdr & DS__HDR_KEY_MASK) != key)
+            break;
+        adaptive_fields(p, hdr, groups, o, present, s);
+        t += sink(arg, s) == 0;
+        p += size;
+        n++;
+    }
+    *pp = p;
+    *taken += t;
+    return n;
+}
+
+static int decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, const struct ds__adopt *o,
+                           struct ds_pebs_sample *out)
+{
+    out->fmt = fmt;
+    out->ip_is_next = false; /* the basic group's IP is the eventing IP */
+    uint64_t vkey = DS__NO_HDR;
+    int e = adaptive_body(p, avail, out, &vkey, o);
+    if (e)
+        clear_sample(out);
+    return e;
 }
 
 int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool pebs_trap,
@@ -345,15 +544,10 @@ int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool peb
     if (!rec || !out)
         return DS_ERR_NULL;
     clear_sample(out);
-    if (fmt == DS_PEBS_FMT_4 || fmt == DS_PEBS_FMT_5) {
-        out->fmt = fmt;
-        out->ip_is_next = false; /* the basic group's IP is the eventing IP */
-        (void)pebs_trap;
-        uint64_t vkey = DS__NO_HDR;
-        int e = adaptive_body(p, avail, out, &vkey);
-        if (e)
-            clear_sample(out);
-        return e;
+    if (ds_pebs_fmt_adaptive(fmt)) {
+        struct ds__adopt o;
+        adaptive_opts(fmt, DS__RL_NONZERO, false, &o);
+        return decode_adaptive(fmt, p, avail, &o, out);
     }
 #if !DS_CONFIG_NETBURST
     if (fmt == DS_PEBS_FMT_NB32 || fmt == DS_PEBS_FMT_NB64)
@@ -367,6 +561,41 @@ int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool peb
     fixed_meta(fmt, size, pebs_trap, out);
     run_fixed(fmt, p, 1, size, out, keep_sample, NULL);
     return DS_OK;
+}
+
+bool ds_pebs_latency_split(const struct ds_cpu *cpu)
+{
+    /* Linux intel_pmu_init: models with PMU_FL_INSTR_LATENCY (see pebs.h). */
+    static const uint8_t fam6[] = {
+        0x8F, 0xCF, 0xAD, 0xAE,             /* SPR, EMR, GNR-X, GNR-D */
+        0x97, 0x9A, 0xB7, 0xBA, 0xBF,       /* ADL, ADL-L, RPL, RPL-P, RPL-S */
+        0xBE, 0xAF, 0xB6,                   /* ADL-N (Gracemont), SRF, GRR (Crestmont) */
+        0xAA, 0xAC, 0xBD, 0xC5, 0xC6, 0xB5, /* MTL, MTL, LNL, ARL-H/S/U */
+        0xCC, 0xDD,                         /* PTL, CWF */
+    };
+    if (!cpu || !cpu->identified || cpu->caps.vendor != DS_VENDOR_INTEL || cpu->caps.display_family != 6)
+        return false;
+    for (unsigned i = 0; i < sizeof(fam6); i++)
+        if (cpu->caps.display_model == fam6[i])
+            return true;
+    return false;
+}
+
+int ds_pebs_decode_cpu(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, const void *rec, size_t avail,
+                       struct ds_pebs_sample *out)
+{
+    if (!cpu || !rec || !out)
+        return DS_ERR_NULL;
+    if (!cpu->identified) {
+        clear_sample(out);
+        return DS_ERR_NOT_IDENTIFIED;
+    }
+    if (!ds_pebs_fmt_adaptive(fmt))
+        return ds_pebs_decode(fmt, rec, avail, cpu->caps.pebs_trap, out);
+    struct ds__adopt o;
+    clear_sample(out);
+    adaptive_opts(fmt, cpu->caps.pebs_timing_info ? DS__RL_ALWAYS : DS__RL_NEVER, ds_pebs_latency_split(cpu), &o);
+    return decode_adaptive(fmt, rec, avail, &o, out);
 }
 
 static bool one_bit(uint64_t v)
@@ -404,6 +633,7 @@ int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uin
     case DS_PEBS_FMT_3:
     case DS_PEBS_FMT_4:
     case DS_PEBS_FMT_5:
+    case DS_PEBS_FMT_6:
         *out = s->counters & pebs_enabled;
         return DS_OK;
     default:
@@ -464,14 +694,16 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
     const unsigned char *p = b->mem;
     const unsigned char *end = p + (size_t)(claimed < b->bytes ? claimed : b->bytes);
     struct ds_pebs_sample s;
+    struct ds__adopt o;
     uint64_t walked = 0, taken = 0, vkey = DS__NO_HDR;
     bool corrupt = false;
+    adaptive_opts(ctx->pebs_fmt, ctx->pebs_timed ? DS__RL_ALWAYS : DS__RL_NEVER, ctx->pebs_lat_split, &o);
     clear_sample(&s);
     s.fmt = ctx->pebs_fmt;
     s.ip_is_next = false; /* the basic group's IP is the eventing IP */
     while (p < end) {
         walked++;
-        if (adaptive_body(p, (size_t)(end - p), &s, &vkey) != DS_OK) {
+        if (adaptive_body(p, (size_t)(end - p), &s, &vkey, &o) != DS_OK) {
             /* The size field cannot be trusted: the rest is one lost record. */
             if ((size_t)(end - p) < sizeof(struct ds_pebs_basic))
                 st->anomalies |= DS_DRAIN_INDEX_MISALIGNED;
@@ -483,6 +715,15 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
         }
         taken += sink(arg, &s) == 0;
         p += s.size;
+        if (vkey == DS__NO_HDR)
+            continue; /* counters group: every record validated */
+        /* The records that follow with the same header: the fast run, with
+         * the basic-only case (what a KVM guest gets) specialised. */
+        uint64_t groups = vkey & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
+        if (groups == 0)
+            walked += run_same(&p, end, vkey, s.size, 0, &o, &s, sink, arg, &taken);
+        else
+            walked += run_same(&p, end, vkey, s.size, groups, &o, &s, sink, arg, &taken);
     }
     st->present += walked;
     st->records += taken;
@@ -502,7 +743,7 @@ int ds_pebs_drain(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_dr
         return DS_ERR_NO_PEBS_BUFFER;
     ds__zero(&st, sizeof(st));
     DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
-    if (ctx->pebs_fmt == DS_PEBS_FMT_4 || ctx->pebs_fmt == DS_PEBS_FMT_5)
+    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt))
         drain_adaptive(ctx, sink, arg, &st);
     else
         drain_fixed(ctx, sink, arg, &st);
@@ -580,6 +821,24 @@ int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool peb
     if (out)
         ds__zero(out, sizeof(*out));
     return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pebs_decode_cpu(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, const void *rec, size_t avail,
+                       struct ds_pebs_sample *out)
+{
+    (void)cpu;
+    (void)fmt;
+    (void)rec;
+    (void)avail;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+bool ds_pebs_latency_split(const struct ds_cpu *cpu)
+{
+    (void)cpu;
+    return false;
 }
 
 int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uint64_t *out)

@@ -387,7 +387,7 @@ static int run_bad(int i, struct env *e, int *write_attempt)
     case 48: { struct ds_pebs_sample s; return ds_pebs_decode(DS_PEBS_FMT_3, e->pebs, 0xC7, false, &s); }
     case 49: { struct ds_pebs_sample s; memset(e->pebs, 0, 64); e->pebs[6] = 64; /* size 64, basic only */
                return ds_pebs_decode(DS_PEBS_FMT_4, e->pebs, 64, false, &s); }
-    case 50: { struct ds_pebs_sample s; return ds_pebs_decode((enum ds_pebs_fmt)0x106, e->pebs, 4096, false, &s); }
+    case 50: { struct ds_pebs_sample s; return ds_pebs_decode((enum ds_pebs_fmt)0x107, e->pebs, 4096, false, &s); }
     case 51: { struct ds_pmi p; struct ds_pmi_config pc = { .freeze = DS_FREEZE_STREAMLINED };
                fake_haswell(&e->f); env_identify(e, 1); return ds_pmi_init(&p, &e->cpu, NULL, &pc); }
     case 52: { struct ds_pmi p; struct ds_pmi_config pc = { .freeze = DS_FREEZE_LEGACY };

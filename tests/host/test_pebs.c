@@ -33,7 +33,10 @@ static void test_select(void)
     fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x100); env_identify(&e, 1);
     ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f); CHECK_EQ(f, DS_PEBS_FMT_1, "fmt1");
     fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x600); env_identify(&e, 1);
-    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_ERR_PEBS_FORMAT, "fmt6 unknown");
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_OK, "fmt6 accepted (Lunar Lake, Arrow Lake)");
+    CHECK_EQ(f, DS_PEBS_FMT_6, "fmt6");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x700); env_identify(&e, 1);
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_ERR_PEBS_FORMAT, "fmt7 unknown");
     fake_netburst(&e.f); env_identify(&e, 0);
     ds_pebs_format_select(&e.cpu, DS_LAYOUT_32, &f); CHECK_EQ(f, DS_PEBS_FMT_NB32, "nb32");
     ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f); CHECK_EQ(f, DS_PEBS_FMT_NB64, "nb64");

@@ -84,7 +84,7 @@ DS_ASSERT_OFFSET(struct ds_area32, reserved_30, 0x30);
 
 /*
  * Counter-reset slots in the 64-bit area: fmt 0 slot 0 (PMC0); fmt 1-3
- * slots 0..3; fmt 4 GP n -> n (n < 8), fixed m -> 8 + m; fmt 5 GP n -> n
+ * slots 0..3; fmt 4 GP n -> n (n < 8), fixed m -> 8 + m; fmt 5/6 GP n -> n
  * (n < 32), fixed m -> 32 + m (reference ds-area.md, Linux intel_ds.h).
  * 48 slots cover format 5 with 16 fixed counters.
  */
@@ -139,9 +139,16 @@ enum ds_pebs_fmt {
     DS_PEBS_FMT_3 = 0x103,    /* Skylake..: 0xC8 */
     DS_PEBS_FMT_4 = 0x104,    /* Ice Lake: adaptive */
     DS_PEBS_FMT_5 = 0x105,    /* Sapphire Rapids+: adaptive, fixed resets at 32+m */
+    DS_PEBS_FMT_6 = 0x106,    /* Lunar Lake, Arrow Lake: fmt5 + counters-snapshot group */
     DS_PEBS_FMT_NB32 = 0x200, /* NetBurst, 32-bit DS layout: 40 bytes */
     DS_PEBS_FMT_NB64 = 0x201, /* NetBurst, 64-bit DS layout: 144 bytes */
 };
+
+/* Adaptive PEBS formats (record size from MSR_PEBS_DATA_CFG / the record header). */
+static inline bool ds_pebs_fmt_adaptive(enum ds_pebs_fmt f)
+{
+    return f == DS_PEBS_FMT_4 || f == DS_PEBS_FMT_5 || f == DS_PEBS_FMT_6;
+}
 
 /* Record sizes (bytes) */
 #define DS_BTS_REC32_SIZE 12u
@@ -182,9 +189,11 @@ struct ds_area_config {
     struct ds_buf_config bts;
     struct ds_buf_config pebs;
     /*
-     * Adaptive PEBS (format 4/5) only: the MSR_PEBS_DATA_CFG value the
+     * Adaptive PEBS (format 4/5/6) only: the MSR_PEBS_DATA_CFG value the
      * caller will program (pmc.h does that). It sizes the records for the
      * buffer-size and threshold checks. Must be 0 for other formats.
+     * Format 6 adds the counters group (bits 4, 5, GP mask 47:32, fixed
+     * mask 55:48: only counters that exist, masks only with bit 4).
      */
     uint64_t pebs_data_cfg;
     bool la57;               /* linear addresses are 57-bit canonical (5-level paging) */
@@ -212,6 +221,8 @@ struct ds_ctx {
     enum ds_pebs_fmt pebs_fmt;   /* DS_PEBS_FMT_NONE without a PEBS buffer */
     uint64_t pebs_data_cfg;
     bool pebs_trap;              /* PERF_CAPABILITIES.PEBS_TRAP: IP is the next instruction */
+    bool pebs_timed;             /* PERF_CAPABILITIES[17] timed PEBS: retire latency recorded */
+    bool pebs_lat_split;         /* meminfo latency = instr 15:0 / cache 47:32 (ds_pebs_latency_split) */
     bool setup;
     bool installed;
     uint64_t saved_ds_area;      /* IA32_DS_AREA before ds_area_install() */

@@ -151,14 +151,24 @@ DS_ASSERT_OFFSET(struct ds_pebs_fmt3, tsc, 0xC0);
 
 /* --- Adaptive PEBS (formats 4 and 5): SDM "Adaptive PEBS" record groups --- */
 
-/* MSR_PEBS_DATA_CFG (0x3F2) fields; the record header echoes them. */
+/* MSR_PEBS_DATA_CFG (0x3F2) fields; the record header echoes bits 31:0. */
 #define DS_PEBS_DATA_CFG_MEMINFO   (1ull << 0)
 #define DS_PEBS_DATA_CFG_GPRS      (1ull << 1)
 #define DS_PEBS_DATA_CFG_XMMS      (1ull << 2)
 #define DS_PEBS_DATA_CFG_LBRS      (1ull << 3)
 #define DS_PEBS_DATA_CFG_LBR_SHIFT 24        /* bits 31:24 = LBR entries - 1 */
 #define DS_PEBS_DATA_CFG_LBR_MASK  (0xFFull << 24)
-#define DS_PEBS_DATA_CFG_VALID     (0xFull | DS_PEBS_DATA_CFG_LBR_MASK)
+#define DS_PEBS_DATA_CFG_VALID     (0xFull | DS_PEBS_DATA_CFG_LBR_MASK)   /* formats 4, 5 */
+/* Format 6 (Linux "perf/x86/intel/ds: Add PEBS format 6", PEBS_DATACFG_CNTR/
+ * METRICS/CNTR_SHIFT/FIX_SHIFT in asm/perf_event.h): counters snapshot. */
+#define DS_PEBS_DATA_CFG_CNTRS     (1ull << 4)  /* counters group: GP/fixed values */
+#define DS_PEBS_DATA_CFG_METRICS   (1ull << 5)  /* counters group: slots + PERF_METRICS */
+#define DS_PEBS_DATA_CFG_GP_SHIFT  32           /* bits 47:32: GP counters to snapshot */
+#define DS_PEBS_DATA_CFG_GP_MASK   (0xFFFFull << 32)
+#define DS_PEBS_DATA_CFG_FIX_SHIFT 48           /* bits 55:48: fixed counters to snapshot */
+#define DS_PEBS_DATA_CFG_FIX_MASK  (0xFFull << 48)
+#define DS_PEBS_DATA_CFG_VALID6    (DS_PEBS_DATA_CFG_VALID | DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS | \
+                                    DS_PEBS_DATA_CFG_GP_MASK | DS_PEBS_DATA_CFG_FIX_MASK)
 
 /* Record header (basic group offset 0) */
 #define DS_PEBS_HDR_SIZE_SHIFT     48        /* bits 63:48 record size in bytes */
@@ -179,7 +189,8 @@ DS_ASSERT_OFFSET(struct ds_pebs_basic, tsc, 0x18);
 struct ds_pebs_meminfo {
     uint64_t dla;         /* 0x00 data linear address */
     uint64_t aux;         /* 0x08 data source / store status (0xA0 encoding) */
-    uint64_t lat;         /* 0x10 latency (fmt5: 15:0 instr latency, 47:32 cache latency) */
+    uint64_t lat;         /* 0x10 latency: load latency, or on the parts of
+                           * ds_pebs_latency_split() instr 15:0 / cache 47:32 */
     uint64_t tsx_tuning;  /* 0x18 */
 };
 DS_ASSERT_SIZE(struct ds_pebs_meminfo, 32);
@@ -219,8 +230,26 @@ DS_ASSERT_SIZE(struct ds_pebs_lbr_entry, 24);
 DS_ASSERT_OFFSET(struct ds_pebs_lbr_entry, to, 8);
 DS_ASSERT_OFFSET(struct ds_pebs_lbr_entry, info, 16);
 
+/*
+ * Format 6 counters group (after the LBR group; Linux struct pebs_cntr_header
+ * and setup_pebs_adaptive_sample_data): this 16-byte header, then one
+ * quadword per set bit of gp (ascending), one per set bit of fixed, then,
+ * when metrics == DS_PEBS_CNTR_METRICS, two quadwords: TOPDOWN.SLOTS and
+ * PERF_METRICS. The group is present when the header has bit 4 or bit 5.
+ */
+struct ds_pebs_cntr_hdr {
+    uint32_t gp;          /* 0x0 GP counters in the snapshot */
+    uint32_t fixed;       /* 0x4 fixed counters */
+    uint32_t metrics;     /* 0x8 DS_PEBS_CNTR_METRICS: slots + metrics follow */
+    uint32_t reserved;    /* 0xC */
+};
+DS_ASSERT_SIZE(struct ds_pebs_cntr_hdr, 16);
+DS_ASSERT_OFFSET(struct ds_pebs_cntr_hdr, fixed, 4);
+DS_ASSERT_OFFSET(struct ds_pebs_cntr_hdr, metrics, 8);
+#define DS_PEBS_CNTR_METRICS 0x3u  /* Linux INTEL_CNTR_METRICS */
+
 #define DS_PEBS_ADAPTIVE_MIN 32u   /* basic group only */
-#define DS_PEBS_ADAPTIVE_MAX (32u + 32u + 144u + 256u + 24u * 256u)
+#define DS_PEBS_ADAPTIVE_MAX (32u + 32u + 144u + 256u + 24u * 256u + 16u + 8u * (16u + 8u) + 16u)
 
 /* --- Normalized sample ----------------------------------------------------- */
 
@@ -244,7 +273,10 @@ enum ds_gpr {
 #define DS_SAMPLE_TSC         (1u << 9)  /* tsc */
 #define DS_SAMPLE_XMM         (1u << 10) /* xmm */
 #define DS_SAMPLE_LBR         (1u << 11) /* lbr, lbr_count */
-#define DS_SAMPLE_RETIRE_LAT  (1u << 12) /* retire_latency */
+#define DS_SAMPLE_RETIRE_LAT  (1u << 12) /* retire_latency (timed PEBS, PERF_CAPABILITIES[17]) */
+#define DS_SAMPLE_CNTRS       (1u << 13) /* cntr_gp_mask/cntr_fixed_mask, cntr_gp[], cntr_fixed[] (fmt 6) */
+#define DS_SAMPLE_METRICS     (1u << 14) /* topdown_slots, perf_metrics (fmt 6 counters group) */
+#define DS_SAMPLE_LAT_SPLIT   (1u << 15) /* instr_latency, cache_latency (with DS_SAMPLE_MEM) */
 
 struct ds_pebs_sample {
     enum ds_pebs_fmt fmt;
@@ -262,8 +294,21 @@ struct ds_pebs_sample {
     uint64_t tsx;
     uint64_t tsc;
     uint64_t header;            /* adaptive: raw record header; else 0 */
+    /* Header bits 47:32 when the CPU has timed PEBS (DS_SAMPLE_RETIRE_LAT);
+     * else 0: not recorded (see ds_pebs_decode / ds_pebs_decode_cpu). */
     uint32_t retire_latency;
     uint32_t lbr_count;
+    /* Meminfo latency split (DS_SAMPLE_LAT_SPLIT): latency bits 15:0 and 47:32. */
+    uint32_t instr_latency;
+    uint32_t cache_latency;
+    /* Format 6 counters group (DS_SAMPLE_CNTRS): counter n's value at
+     * cntr_gp[n] / cntr_fixed[n] for the bits of the masks, 0 elsewhere. */
+    uint32_t cntr_gp_mask;
+    uint32_t cntr_fixed_mask;
+    uint64_t cntr_gp[16];
+    uint64_t cntr_fixed[8];
+    uint64_t topdown_slots;     /* DS_SAMPLE_METRICS */
+    uint64_t perf_metrics;
     /* Point into the PEBS buffer: valid only until the buffer is re-armed
      * (i.e. during the drain callback). NULL when absent. */
     const struct ds_pebs_xmms *xmm;
@@ -273,8 +318,8 @@ struct ds_pebs_sample {
 /*
  * Choose the PEBS record format: THE one place libds decides it.
  * NetBurst (DisplayFamily 0FH): NB32 with the 32-bit layout, NB64 with the
- * 64-bit one. Otherwise IA32_PERF_CAPABILITIES[11:8]: 0..5 -> FMT_0..FMT_5;
- * formats 0-5 require the 64-bit layout (DS_ERR_LAYOUT otherwise: no such
+ * 64-bit one. Otherwise IA32_PERF_CAPABILITIES[11:8]: 0..6 -> FMT_0..FMT_6;
+ * formats 0-6 require the 64-bit layout (DS_ERR_LAYOUT otherwise: no such
  * CPU exists); any other value -> DS_ERR_PEBS_FORMAT.
  * Errors: DS_ERR_NULL, DS_ERR_INVAL (layout), DS_ERR_NOT_IDENTIFIED,
  * DS_ERR_NOT_INTEL, DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE (PEBS not
@@ -286,10 +331,12 @@ struct ds_pebs_sample {
 int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum ds_pebs_fmt *out_fmt);
 
 /*
- * Fixed record size of @fmt in bytes; for FMT_4/FMT_5 the size of a record
- * produced with @data_cfg (basic + selected groups). Returns 0 for an
- * unknown format or a data_cfg with bits outside DS_PEBS_DATA_CFG_VALID
- * (and for any format when PEBS is compiled out). No error return.
+ * Fixed record size of @fmt in bytes; for FMT_4/5/6 the size of a record
+ * produced with @data_cfg (basic + selected groups; fmt 6: + the counters
+ * group, 16 + 8 * (GP mask bits + fixed mask bits) + 16 with METRICS).
+ * Returns 0 for an unknown format or a data_cfg with bits outside
+ * DS_PEBS_DATA_CFG_VALID (fmt 4/5) / DS_PEBS_DATA_CFG_VALID6 (fmt 6) (and
+ * for any format when PEBS is compiled out). No error return.
  * MSRs: none. NMI-safe: yes (pure).
  */
 uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg);
@@ -299,7 +346,11 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg);
  * @pebs_trap: PERF_CAPABILITIES.PEBS_TRAP (sets out->ip_is_next; NetBurst
  * records are always trap-like). Adaptive records are validated: header
  * size >= 32, a multiple of 8, equal to the size implied by the header's
- * group bits, and <= @avail.
+ * group bits (fmt 6: and by the counters group's own header), and <= @avail.
+ * Without the CPU, two facts are unknown: whether header bits 47:32 hold a
+ * retire latency (reported, DS_SAMPLE_RETIRE_LAT, only when non-zero) and
+ * whether the meminfo latency is split (never split here). Use
+ * ds_pebs_decode_cpu() to decode as the CPU writes it.
  * Errors: DS_ERR_NULL; DS_ERR_PEBS_FORMAT; DS_ERR_REC_SHORT (avail smaller
  * than the record); DS_ERR_REC_SIZE (adaptive size field inconsistent);
  * DS_ERR_REC_ALIGN (adaptive record with the XMM or LBR group at an address
@@ -314,6 +365,37 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg);
  */
 int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool pebs_trap,
                    struct ds_pebs_sample *out);
+
+/*
+ * Same as ds_pebs_decode() with the facts taken from @cpu (identified): the
+ * trap flag from caps.pebs_trap; the retire latency (DS_SAMPLE_RETIRE_LAT,
+ * zero included) only with timed PEBS (caps.pebs_timing_info, PERF_CAPABILITIES
+ * [17]), else retire_latency = 0, "not recorded"; the meminfo latency split
+ * per ds_pebs_latency_split(). This is what ds_pebs_drain() hands out.
+ * Errors: those of ds_pebs_decode(), DS_ERR_NOT_IDENTIFIED.
+ * MSRs: none. NMI-safe: yes (pure).
+ */
+int ds_pebs_decode_cpu(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, const void *rec, size_t avail,
+                       struct ds_pebs_sample *out);
+
+/*
+ * Does @cpu write the adaptive meminfo latency as instruction latency
+ * (bits 15:0) + cache latency (bits 47:32) rather than one load latency?
+ * A property of the microarchitecture, not of the PEBS format (Linux sets
+ * PMU_FL_INSTR_LATENCY per model in intel_pmu_init; adl_latency_data_small,
+ * mtl_latency_data_small). Table (Intel DisplayFamily_DisplayModel):
+ *   Golden Cove / Raptor Cove servers: 06_8FH SPR, 06_CFH EMR;
+ *   Redwood Cove servers: 06_ADH, 06_AEH GNR;
+ *   hybrid Alder/Raptor Lake (both core types): 06_97H, 06_9AH, 06_B7H, 06_BAH, 06_BFH;
+ *   Gracemont: 06_BEH ADL-N; Crestmont: 06_AFH SRF, 06_B6H GRR;
+ *   Meteor Lake 06_AAH, 06_ACH; Lunar Lake 06_BDH; Arrow Lake 06_C5H,
+ *   06_C6H, 06_B5H; Panther Lake 06_CCH; Clearwater Forest 06_DDH.
+ * Not split: Ice Lake / Tiger Lake / Rocket Lake / Tremont (format 4 parts
+ * before Golden Cove) and everything older. Unknown models: not split.
+ * Returns false for NULL or an unidentified/non-Intel @cpu.
+ * MSRs: none. NMI-safe: yes (pure).
+ */
+bool ds_pebs_latency_split(const struct ds_cpu *cpu);
 
 /*
  * Which PEBS-enabled counter(s) produced @s. @pebs_enabled: the counters

@@ -90,14 +90,18 @@ static void on_pmi(void *ctx, uint32_t why)
 
 static bool profile_of(const char *fmt, enum dsm_profile *p, uint64_t *cfg)
 {
-    static const struct { const char *n; enum dsm_profile p; } t[] = {
-        { "nb32", DSM_NETBURST_M3 }, { "nb64", DSM_NETBURST_M4_64 }, { "fmt0", DSM_CORE2 },
-        { "fmt1", DSM_NEHALEM }, { "fmt2", DSM_HASWELL }, { "fmt3", DSM_SKYLAKE }, { "fmt4", DSM_ICELAKE },
+    static const struct { const char *n; enum dsm_profile p; uint64_t cfg; } t[] = {
+        { "nb32", DSM_NETBURST_M3, 0 }, { "nb64", DSM_NETBURST_M4_64, 0 }, { "fmt0", DSM_CORE2, 0 },
+        { "fmt1", DSM_NEHALEM, 0 }, { "fmt2", DSM_HASWELL, 0 }, { "fmt3", DSM_SKYLAKE, 0 },
+        { "fmt4", DSM_ICELAKE, 0x3 },
+        /* buffers helper rows: adaptive group combinations (MSR_PEBS_DATA_CFG) */
+        { "fmt4b", DSM_ICELAKE, 0x0 }, { "fmt4m", DSM_ICELAKE, 0x1 }, { "fmt4g", DSM_ICELAKE, 0x2 },
+        { "fmt4x", DSM_ICELAKE, 0x4 }, { "fmt4a", DSM_ICELAKE, 0x7 },
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (!strcmp(fmt, t[i].n)) {
             *p = t[i].p;
-            *cfg = t[i].p == DSM_ICELAKE ? 0x3 : 0;
+            *cfg = t[i].cfg;
             return true;
         }
     return false;
