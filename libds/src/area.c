@@ -391,7 +391,13 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
         width = c->gp_width;
     } else {
         uint32_t first;
-        if (ctx->pebs_fmt == DS_PEBS_FMT_4)
+        /* Goldmont Plus (06_7AH): PEBS format 3 with extended PEBS on the fixed
+         * counters (SDM "PEBS Facility" for Goldmont Plus; Linux sets
+         * PMU_FL_PEBS_ALL and, below format 5, puts fixed m at slot 8 + m in
+         * intel_pmu_pebs_enable). */
+        bool glp = c->display_family == 6 && c->display_model == 0x7A &&
+                   (ctx->pebs_fmt == DS_PEBS_FMT_1 || ctx->pebs_fmt == DS_PEBS_FMT_2 || ctx->pebs_fmt == DS_PEBS_FMT_3);
+        if (ctx->pebs_fmt == DS_PEBS_FMT_4 || glp)
             first = 8;
         else if (ctx->pebs_fmt == DS_PEBS_FMT_5 || ctx->pebs_fmt == DS_PEBS_FMT_6)
             first = 32;

@@ -229,6 +229,42 @@ static void test_core2_pebs_4k(void)
     CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt3: no 4 KiB limit");
 }
 
+/*
+ * Issue 11: fixed-counter PEBS reset slots. Formats 4: 8 + m; 5/6: 32 + m;
+ * Goldmont Plus (06_7AH, PEBS format 3 with extended PEBS on the fixed
+ * counters, Linux PMU_FL_PEBS_ALL): 8 + m as well (Linux
+ * intel_pmu_pebs_enable: fixed idx -> MAX_PEBS_EVENTS_FMT4 + m below
+ * format 5). Only counters in caps.fixed_mask (CPUID 0AH ECX/EDX rule).
+ * Slot offsets: 0x40 + 8 * slot (SDM 64-bit DS area).
+ */
+static void test_fixed_reset_slots(void)
+{
+    static struct env e;
+    fake_skylake_pmu(&e.f);
+    set_leaf(&e.f, 1, 0x000706A1, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21)); /* 06_7AH */
+    env_identify(&e, 1);
+    CHECK_EQ(e.cpu.caps.display_model, 0x7A, "Goldmont Plus");
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "GLM+ fmt3 setup");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 1, 0x55), DS_OK, "GLM+ fixed 1");
+    CHECK_EQ(rd64(&e.area, 0x40 + 8 * 9), 0x55, "GLM+ fixed 1 at slot 8 + 1");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 3, 1), DS_ERR_RESET_SLOT, "GLM+ has fixed 0-2 (EDX 3)");
+    fake_skylake_pmu(&e.f); env_identify(&e, 1); /* 06_5EH fmt3: no fixed PEBS */
+    ds_area_setup(&e.ctx, &e.cpu, &e.cfg);
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 0, 1), DS_ERR_RESET_SLOT, "Skylake fmt3: no fixed slot");
+    /* format 4 with a hole in the fixed counters (v5 ECX bitmap 0x5, EDX count 0) */
+    fake_icelake(&e.f);
+    set_leaf(&e.f, 0xA, 0x08300805, 0, 0x5, 0x00000600);
+    env_identify(&e, 1);
+    CHECK_EQ(e.cpu.caps.fixed_mask, 0x5, "fixed 0 and 2");
+    e.cfg.pebs.bytes = 16 * 32;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "icl setup");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 2, 0x66), DS_OK, "fixed 2 exists");
+    CHECK_EQ(rd64(&e.area, 0x40 + 8 * 10), 0x66, "fmt4 fixed 2 at slot 10");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 1, 1), DS_ERR_RESET_SLOT, "fixed 1 absent (hole)");
+    CHECK_EQ(rd64(&e.area, 0x40 + 8 * 9), 0, "nothing written for the absent counter");
+}
+
 /* ---- table of bad inputs ------------------------------------------------- */
 
 struct bad {
@@ -297,6 +333,11 @@ static const struct bad bads[] = {
     { "fmt3 threshold 13 of 16 (margin 4 counters)", DS_ERR_THRESH_MARGIN },
     { "Core 2 fmt0 PEBS buffer above 4 KiB", DS_ERR_PEBS_BUF_4K },
     { "decode: adaptive LBR group record misaligned", DS_ERR_REC_ALIGN },
+    { "fmt6: GP snapshot mask without the counters bit", DS_ERR_DATA_CFG },
+    { "fmt6: snapshot of GP8 on an 8-counter CPU", DS_ERR_DATA_CFG },
+    { "fmt6: metrics without PERF_METRICS", DS_ERR_DATA_CFG },
+    { "fmt4: counters group bit", DS_ERR_DATA_CFG },
+    { "decode fmt6: counters header disagrees with size", DS_ERR_REC_SIZE },
 };
 
 static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
@@ -405,6 +446,18 @@ static int run_bad(int i, struct env *e, int *write_attempt)
              return ds_area_setup(&e->ctx, &e->cpu, c);
     case 59: { struct ds_pebs_sample s; memset(e->pebs, 0, 64); e->pebs[4] = 8; e->pebs[10] = 56; /* at +4: LBR group, 1 entry, 56 bytes */
                return ds_pebs_decode(DS_PEBS_FMT_4, e->pebs + 4, 60, false, &s); }
+    case 60: case 61: case 62: {
+        fake_icelake(&e->f);
+        fake_set_msr(&e->f, DS_MSR_IA32_PERF_CAPABILITIES, (i == 62 ? 0 : 0x8000) | 0x4000 | 0x2000 | 0x600 | 0x80 | 0x3F);
+        env_identify(e, 1);
+        c->pebs.bytes = 32 * 64; c->pebs.thresh_records = 0;
+        c->pebs_data_cfg = i == 60 ? (0x1ull << 32) : i == 61 ? ((1ull << 4) | (0x100ull << 32)) : (1ull << 5);
+        return ds_area_setup(&e->ctx, &e->cpu, c); }
+    case 63: fake_icelake(&e->f); env_identify(e, 1); c->pebs.bytes = 48 * 16; c->pebs.thresh_records = 0;
+             c->pebs_data_cfg = 1ull << 4; return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 64: { struct ds_pebs_sample s; memset(e->pebs, 0, 64); e->pebs[0] = 0x10; e->pebs[6] = 56;
+               e->pebs[32] = 0x3; /* two GP values claimed: 64 bytes, size says 56 */
+               return ds_pebs_decode(DS_PEBS_FMT_6, e->pebs, 64, false, &s); }
     }
     return r;
 }
@@ -433,6 +486,7 @@ int main(void)
     test_setup32_netburst();
     test_pebs_margin();
     test_core2_pebs_4k();
+    test_fixed_reset_slots();
     test_bad_inputs();
     return check_summary();
 }

@@ -565,6 +565,233 @@ static void test_decode_unaligned(void)
     CHECK_EQ(s.lbr[1].info, 0x4400000000000000ull + 32 + 256 + 24 + 16, "lbr[1].info natural access");
 }
 
+/* Replace CPUID leaf @leaf sub-leaf 0 of a fake profile (the first match wins). */
+static void set_leaf(struct fake_cpu *f, uint32_t leaf, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    for (int i = 0; i < f->nleaves; i++)
+        if (f->leaves[i].leaf == leaf && f->leaves[i].sub == 0) {
+            f->leaves[i].r[0] = a, f->leaves[i].r[1] = b, f->leaves[i].r[2] = c, f->leaves[i].r[3] = d;
+            return;
+        }
+    fake_set_cpuid(f, leaf, 0, a, b, c, d);
+}
+
+/*
+ * Issue 11: PEBS format 6 (Lunar Lake, Arrow Lake) accepted, with the
+ * counters-snapshot group. Layout transcribed from Linux ("perf/x86/intel/ds:
+ * Add PEBS format 6"; asm/perf_event.h PEBS_DATACFG_CNTR bit 4, METRICS
+ * bit 5, CNTR_SHIFT 32 (16 bits), FIX_SHIFT 48 (8 bits); struct
+ * pebs_cntr_header {u32 cntr, fixed, metrics, reserved}; ds.c
+ * setup_pebs_adaptive_sample_data: the group follows the LBR group, one
+ * u64 per set cntr bit, then per set fixed bit, then 2 u64 when metrics ==
+ * 3). Offsets below are written by hand from that, not from libds.
+ */
+static void test_fmt6_counters(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x8000 | 0x4000 | 0x2000 | 0x600 | 0x80 | 0x3F); /* fmt6, metrics */
+    env_identify(&e, 1);
+    const uint64_t cfg = (1ull << 4) | (1ull << 5) | (0x5ull << 32) | (0x3ull << 48); /* GP0, GP2; FIX0, FIX1 */
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_6, cfg), 32 + 16 + 8 * 4 + 16, "basic + cntr header + 4 values + slots/metrics");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_6, (1ull << 4)), 48, "counters bit alone: header only");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_6, 1ull << 56), 0, "bit 56 reserved");
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_5, cfg), 0, "fmt5 has no counters group");
+    e.cfg.pebs_data_cfg = cfg;
+    e.cfg.pebs.bytes = 40 * 96;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt6 setup");
+    CHECK_EQ(e.ctx.pebs_fmt, DS_PEBS_FMT_6, "fmt6");
+    CHECK_EQ(e.ctx.pebs.rec_size, 96, "record size");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 1, 7), DS_OK, "fmt6 fixed reset");
+    CHECK_EQ(e.area.a64.pebs_reset[33], 7, "fmt6 fixed 1 at slot 32 + 1");
+
+    unsigned char *r = e.pebs;
+    memset(r, 0, 96 * 3);
+    /* record 0: 96 bytes, everything */
+    put64(r, 0x00, 0x30 | (96ull << 48));
+    put64(r, 0x08, 0xAAA0); put64(r, 0x10, 0x1); put64(r, 0x18, 0x7777);
+    put32(r, 0x20, 0x5); put32(r, 0x24, 0x3); put32(r, 0x28, 3); put32(r, 0x2C, 0);
+    put64(r, 0x30, 0x100); put64(r, 0x38, 0x102); put64(r, 0x40, 0x200); put64(r, 0x48, 0x201);
+    put64(r, 0x50, 0x5105); put64(r, 0x58, 0x3E7A);
+    /* record 1 at 96: counters only, GP0 only, no metrics: 32 + 16 + 8 = 56 bytes */
+    put64(r, 96 + 0x00, 0x10 | (56ull << 48));
+    put64(r, 96 + 0x08, 0xBBB0);
+    put32(r, 96 + 0x20, 0x1); put32(r, 96 + 0x24, 0); put32(r, 96 + 0x28, 0);
+    put64(r, 96 + 0x30, 0x999);
+    /* record 2 at 152: basic only, 32 bytes */
+    put64(r, 152, 32ull << 48);
+    put64(r, 152 + 8, 0xCCC0);
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 184;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "drain");
+    CHECK_EQ(c.n, 3, "3 records");
+    CHECK_EQ(st.anomalies, 0, "clean");
+    CHECK(c.s[0].present & DS_SAMPLE_CNTRS, "counters present");
+    CHECK(c.s[0].present & DS_SAMPLE_METRICS, "metrics present");
+    CHECK_EQ(c.s[0].cntr_gp_mask, 0x5, "gp mask");
+    CHECK_EQ(c.s[0].cntr_fixed_mask, 0x3, "fixed mask");
+    CHECK_EQ(c.s[0].cntr_gp[0], 0x100, "GP0 @0x30");
+    CHECK_EQ(c.s[0].cntr_gp[1], 0, "GP1 not in the snapshot");
+    CHECK_EQ(c.s[0].cntr_gp[2], 0x102, "GP2 @0x38");
+    CHECK_EQ(c.s[0].cntr_fixed[0], 0x200, "FIX0 @0x40");
+    CHECK_EQ(c.s[0].cntr_fixed[1], 0x201, "FIX1 @0x48");
+    CHECK_EQ(c.s[0].topdown_slots, 0x5105, "slots @0x50");
+    CHECK_EQ(c.s[0].perf_metrics, 0x3E7A, "metrics @0x58");
+    CHECK_EQ(c.s[0].ip, 0xAAA0, "basic ip");
+    CHECK_EQ(c.s[1].size, 56, "second record 56 bytes");
+    CHECK_EQ(c.s[1].cntr_gp[0], 0x999, "GP0 of record 1");
+    CHECK_EQ(c.s[1].cntr_gp[2], 0, "GP2 of record 0 does not leak");
+    CHECK_EQ(c.s[1].cntr_fixed[0], 0, "FIX0 does not leak");
+    CHECK(!(c.s[1].present & DS_SAMPLE_METRICS) && c.s[1].topdown_slots == 0, "no metrics, cleared");
+    CHECK(!(c.s[2].present & DS_SAMPLE_CNTRS) && c.s[2].cntr_gp[0] == 0 && c.s[2].cntr_gp_mask == 0,
+          "basic record after counters: cleared");
+    CHECK_EQ(c.s[2].ip, 0xCCC0, "basic ip of record 2");
+
+    /* The counters header decides the size: a record whose size field disagrees is corrupt. */
+    put64(r, 0x00, 0x30 | (88ull << 48));
+    struct ds_pebs_sample d;
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, 96, false, &d), DS_ERR_REC_SIZE, "size != header's count");
+    put64(r, 0x00, 0x30 | (96ull << 48));
+    put64(r, 0x00, 0x30 | (104ull << 48)); /* size consistent with 3 GP values: only bit 16 is wrong */
+    put32(r, 0x20, 0x5 | (1u << 16));
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, 104, false, &d), DS_ERR_REC_SIZE, "GP bit 16 cannot be configured");
+    put64(r, 0x00, 0x30 | (104ull << 48));
+    put32(r, 0x20, 0x5);
+    put32(r, 0x24, 0x3 | (1u << 8));
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, 104, false, &d), DS_ERR_REC_SIZE, "fixed bit 8 cannot be configured");
+    put64(r, 0x00, 0x30 | (96ull << 48));
+    put32(r, 0x24, 0x3);
+    put32(r, 0x20, 0x5);
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, 95, false, &d), DS_ERR_REC_SHORT, "one byte short");
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, 40, false, &d), DS_ERR_REC_SHORT, "counters header cut");
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, 96, false, &d), DS_OK, "whole record");
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_5, r, 96, false, &d), DS_ERR_REC_SIZE, "fmt5: bits 4/5 are unknown groups");
+
+    /* DATA_CFG validation */
+    e.cfg.pebs_data_cfg = 0x5ull << 32;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_DATA_CFG, "GP mask without the counters bit");
+    e.cfg.pebs_data_cfg = (1ull << 4) | (0x100ull << 32);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_DATA_CFG, "GP8 does not exist (8 GP counters)");
+    e.cfg.pebs_data_cfg = (1ull << 4) | (0x80ull << 32);
+    e.cfg.pebs.bytes = 40 * 56;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "GP7 exists");
+    e.cfg.pebs_data_cfg = (1ull << 4) | (0x10ull << 48);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_DATA_CFG, "fixed 4 does not exist");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x4000 | 0x2000 | 0x600 | 0x80 | 0x3F); /* no PERF_METRICS */
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = 1ull << 5;
+    e.cfg.pebs.bytes = 40 * 64;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_DATA_CFG, "metrics without PERF_METRICS");
+    fake_icelake(&e.f); env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = 1ull << 4;
+    e.cfg.pebs.bytes = 40 * 48;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_DATA_CFG, "fmt4: no counters group");
+}
+
+/*
+ * Issue 11: timed PEBS (IA32_PERF_CAPABILITIES[17]) gates the retire
+ * latency (basic group header bits 47:32): with it the field is the
+ * latency (0 included); without it "not recorded" (0, bit clear). The
+ * CPU-free decoder reports it only when non-zero.
+ */
+static void test_retire_latency_gate(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    unsigned char r[64];
+    struct ds_pebs_sample s;
+    memset(r, 0, sizeof(r));
+    put64(r, 0, (0x123ull << 32) | (32ull << 48));
+    fake_icelake(&e.f); env_identify(&e, 1); /* PERF_CAPABILITIES[17] clear */
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, r, 32, &s), DS_OK, "decode_cpu untimed");
+    CHECK(!(s.present & DS_SAMPLE_RETIRE_LAT), "untimed: not recorded");
+    CHECK_EQ(s.retire_latency, 0, "untimed: 0");
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_4, r, 32, false, &s), DS_OK, "decode");
+    CHECK(s.present & DS_SAMPLE_RETIRE_LAT, "CPU unknown: non-zero reported");
+    e.cfg.pebs.bytes = 16 * 32;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup untimed");
+    for (int i = 0; i < 3; i++)
+        put64(e.pebs, (size_t)i * 32, ((0x10ull + (uint64_t)i) << 32) | (32ull << 48));
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 3 * 32;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(c.n, 3, "3");
+    CHECK(!(c.s[0].present & DS_SAMPLE_RETIRE_LAT) && !(c.s[2].present & DS_SAMPLE_RETIRE_LAT), "drain untimed");
+    CHECK_EQ(c.s[2].retire_latency, 0, "drain untimed: 0 (fast run too)");
+
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x20000 | 0x4000 | 0x2000 | 0x400 | 0x80 | 0x3F);
+    env_identify(&e, 1);
+    CHECK(e.cpu.caps.pebs_timing_info, "timed PEBS");
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, r, 32, &s), DS_OK, "decode_cpu timed");
+    CHECK(s.present & DS_SAMPLE_RETIRE_LAT, "timed: recorded");
+    CHECK_EQ(s.retire_latency, 0x123, "timed: value");
+    put64(r, 0, 32ull << 48);
+    ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, r, 32, &s);
+    CHECK((s.present & DS_SAMPLE_RETIRE_LAT) && s.retire_latency == 0, "timed: 0 is a latency");
+    e.cfg.pebs.bytes = 16 * 32;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup timed");
+    for (int i = 0; i < 3; i++)
+        put64(e.pebs, (size_t)i * 32, ((0x10ull + (uint64_t)i) << 32) | (32ull << 48));
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 3 * 32;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    ds_pebs_drain(&e.ctx, collect, &c, &st);
+    CHECK_EQ(c.s[0].retire_latency, 0x10, "drain timed 0");
+    CHECK_EQ(c.s[2].retire_latency, 0x12, "drain timed 2 (fast run)");
+    CHECK(c.s[2].present & DS_SAMPLE_RETIRE_LAT, "drain timed: present");
+    struct ds_cpu raw;
+    ds_cpu_init(&raw, &fake_ops, &e.f);
+    CHECK_EQ(ds_pebs_decode_cpu(&raw, DS_PEBS_FMT_4, r, 32, &s), DS_ERR_NOT_IDENTIFIED, "not identified");
+}
+
+/*
+ * Issue 10 item 13: the meminfo latency split (instruction latency 15:0,
+ * cache latency 47:32) is a property of the microarchitecture (Linux
+ * PMU_FL_INSTR_LATENCY: SPR/EMR/GNR, ADL/RPL both core types, ADL-N,
+ * Crestmont, MTL, LNL, ARL...), not of PEBS format 5: Sapphire Rapids
+ * (06_8FH) reports format 4 and splits; Ice Lake (06_7EH) format 4 does
+ * not; a format 5 part that is not in Linux's list does not.
+ */
+static void test_latency_split(void)
+{
+    static struct env e;
+    static const struct { uint32_t sig; bool split; const char *what; } t[] = {
+        { 0x000706E5, false, "06_7EH Ice Lake" },        { 0x000806F8, true, "06_8FH Sapphire Rapids" },
+        { 0x000C06F1, true, "06_CFH Emerald Rapids" },   { 0x000A06D1, true, "06_ADH Granite Rapids" },
+        { 0x00090672, true, "06_97H Alder Lake" },       { 0x000B0671, true, "06_B7H Raptor Lake" },
+        { 0x000B06E0, true, "06_BEH Alder Lake-N" },     { 0x000A06F3, true, "06_AFH Sierra Forest" },
+        { 0x000A06A4, true, "06_AAH Meteor Lake" },      { 0x000B06D1, true, "06_BDH Lunar Lake" },
+        { 0x000C0652, true, "06_C5H Arrow Lake" },       { 0x00080665, false, "06_86H Tremont" },
+        { 0x000806C1, false, "06_8CH Tiger Lake" },      { 0x000A0671, false, "06_A7H Rocket Lake" },
+    };
+    unsigned char r[64];
+    memset(r, 0, sizeof(r));
+    put64(r, 0, 1 | (64ull << 48));
+    put64(r, 32 + 0x10, 0x0000004200000017ull); /* cache 0x42, instr 0x17 */
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct ds_pebs_sample s;
+        fake_icelake(&e.f);
+        set_leaf(&e.f, 1, t[i].sig, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+        fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x4000 | 0x2000 | 0x500 | 0x80 | 0x3F); /* fmt 5 */
+        env_identify(&e, 1);
+        CHECK_EQ(ds_pebs_latency_split(&e.cpu), t[i].split, "%s split", t[i].what);
+        CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_5, r, 64, &s), DS_OK, "%s decode", t[i].what);
+        CHECK_EQ(s.latency, 0x0000004200000017ull, "%s raw latency kept", t[i].what);
+        CHECK_EQ(!!(s.present & DS_SAMPLE_LAT_SPLIT), t[i].split, "%s split bit", t[i].what);
+        CHECK_EQ(s.instr_latency, t[i].split ? 0x17u : 0u, "%s instr latency", t[i].what);
+        CHECK_EQ(s.cache_latency, t[i].split ? 0x42u : 0u, "%s cache latency", t[i].what);
+    }
+    fake_icelake(&e.f);
+    set_leaf(&e.f, 0, 0x1B, 0x68747541, 0x444D4163, 0x69746E65); /* AuthenticAMD */
+    env_identify(&e, 1);
+    CHECK(!ds_pebs_latency_split(&e.cpu), "not Intel: no split");
+    CHECK(!ds_pebs_latency_split(NULL), "NULL");
+}
+
 int main(void)
 {
     test_attribute();
@@ -577,5 +804,8 @@ int main(void)
     test_drain_equals_decode();
     test_index_past_max_partial();
     test_decode_unaligned();
+    test_fmt6_counters();
+    test_retire_latency_gate();
+    test_latency_split();
     return check_summary();
 }

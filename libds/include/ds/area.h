@@ -84,8 +84,10 @@ DS_ASSERT_OFFSET(struct ds_area32, reserved_30, 0x30);
 
 /*
  * Counter-reset slots in the 64-bit area: fmt 0 slot 0 (PMC0); fmt 1-3
- * slots 0..3; fmt 4 GP n -> n (n < 8), fixed m -> 8 + m; fmt 5/6 GP n -> n
- * (n < 32), fixed m -> 32 + m (reference ds-area.md, Linux intel_ds.h).
+ * slots 0..3 (Goldmont Plus 06_7AH, extended PEBS: fixed m -> 8 + m too);
+ * fmt 4 GP n -> n (n < 8), fixed m -> 8 + m; fmt 5/6 GP n -> n (n < 32),
+ * fixed m -> 32 + m (reference ds-area.md, Linux intel_ds.h,
+ * intel_pmu_pebs_enable). Fixed slots only for counters in caps.fixed_mask.
  * 48 slots cover format 5 with 16 fixed counters.
  */
 #define DS_AREA64_RESET_SLOTS 48
