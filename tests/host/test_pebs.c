@@ -792,6 +792,133 @@ static void test_latency_split(void)
     CHECK(!ds_pebs_latency_split(NULL), "NULL");
 }
 
+/* A sink that keeps up to 128 samples (copies). */
+static struct ds_pebs_sample big[128];
+static int nbig, big_refuse;
+static int big_sink(void *a, const struct ds_pebs_sample *sm)
+{
+    (void)a;
+    if (nbig >= big_refuse || nbig >= 128)
+        return 1;
+    big[nbig++] = *sm;
+    return 0;
+}
+
+/*
+ * Expectation without libds's decoder: record i was written by mk_adaptive
+ * with tag T_i, so the quadword at offset X is T_i + X. Offsets transcribed
+ * from the SDM "Adaptive PEBS" group layouts: basic IP 0x08, applicable 0x10,
+ * TSC 0x18; meminfo at 0x20 (DLA +0, aux +8, latency +0x10, TSX +0x18); GPR
+ * group after it (RFLAGS +0, RIP +8, RAX +0x10, RCX +0x18, RDX +0x20, RBX
+ * +0x28, RSP +0x30, RBP +0x38, RSI +0x40, RDI +0x48, R8.. +0x50..); LBR group
+ * last.
+ */
+static int ref_matches(const struct ds_pebs_sample *sm, uint64_t groups, uint64_t t, const unsigned char *rec)
+{
+    int ok = sm->ip == t + 8 && sm->eventing_ip == t + 8 && sm->counters == t + 0x10 && sm->tsc == t + 0x18;
+    uint64_t g = 0x20;
+    if (groups & 1) {
+        ok &= sm->data_addr == t + 0x20 && sm->data_source == t + 0x28 && sm->latency == t + 0x30 &&
+              sm->tsx == t + 0x38 && (sm->present & DS_SAMPLE_MEM);
+        g = 0x40;
+    } else {
+        ok &= sm->data_addr == 0 && sm->latency == 0 && !(sm->present & DS_SAMPLE_MEM);
+    }
+    if (groups & 2) {
+        ok &= sm->flags == t + g && sm->gpr[DS_GPR_RAX] == t + g + 0x10 && sm->gpr[DS_GPR_RCX] == t + g + 0x18 &&
+              sm->gpr[DS_GPR_RDX] == t + g + 0x20 && sm->gpr[DS_GPR_RBX] == t + g + 0x28 &&
+              sm->gpr[DS_GPR_RSP] == t + g + 0x30 && sm->gpr[DS_GPR_RDI] == t + g + 0x48 &&
+              sm->gpr[DS_GPR_R8] == t + g + 0x50 && sm->gpr[DS_GPR_R15] == t + g + 0x88;
+        g += 144;
+    } else {
+        ok &= sm->flags == 0 && sm->gpr[DS_GPR_RAX] == 0 && sm->gpr[DS_GPR_R15] == 0;
+    }
+    if (groups & 8) {
+        uint32_t n = (uint32_t)((groups >> 24) & 0xFF) + 1;
+        ok &= sm->lbr == (const void *)(rec + g) && sm->lbr_count == n;
+    } else {
+        ok &= sm->lbr == NULL && sm->lbr_count == 0;
+    }
+    return ok;
+}
+
+/*
+ * Issue 10 item 22 (the fast run) and the exact-boundary class: an adaptive
+ * buffer filled exactly with runs of equal headers broken by other group
+ * sets, every sample checked against the hand transcription above (not
+ * against ds_pebs_decode); then the last record cut (index 8 bytes short of
+ * the maximum), a sink refusing in the middle of a run, and a size lie in
+ * the middle of a run.
+ */
+static void test_adaptive_runs(void)
+{
+    static struct env e;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = 0x3;
+    e.cfg.pebs.bytes = 16 * 208; /* 3328 */
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    static uint64_t grp[100], tag[100];
+    static uint32_t off[100];
+    int n = 0;
+    uint32_t o = 0;
+    for (int i = 0; i < 86; i++) {
+        uint64_t gsel = (i >= 6 && i < 9) ? 0x3 : i == 9 ? (0x8 | (1ull << 24)) : 0;
+        grp[n] = gsel; tag[n] = 0x100000ull * (uint64_t)(i + 1); off[n] = o;
+        o += mk_adaptive(e.pebs + o, gsel, tag[n]);
+        n++;
+    }
+    CHECK_EQ(o, 3328, "86 records fill the buffer exactly");
+    uint64_t base = e.ctx.pebs.linear;
+    e.area.a64.pebs_index = base + o;
+    nbig = 0; big_refuse = 128;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, big_sink, NULL, &st), DS_OK, "drain");
+    CHECK_EQ(st.anomalies, DS_DRAIN_FULL, "filled exactly: FULL only");
+    CHECK_EQ(st.present, 86, "86 present");
+    CHECK_EQ(st.records, 86, "86 taken");
+    CHECK_EQ(nbig, 86, "86 samples");
+    int bad = -1;
+    for (int i = 0; i < nbig && i < n; i++)
+        if (!ref_matches(&big[i], grp[i], tag[i], e.pebs + off[i]) && bad < 0)
+            bad = i;
+    CHECK_EQ(bad, -1, "every sample matches the hand transcription (first bad record)");
+    CHECK_EQ(big[85].size, 32, "last is basic-only");
+
+    /* index 8 bytes short of the maximum: the last record is cut */
+    o = 0;
+    for (int i = 0; i < n; i++)
+        o += mk_adaptive(e.pebs + o, grp[i], tag[i]);
+    e.area.a64.pebs_index = base + o - 8;
+    nbig = 0;
+    ds_pebs_drain(&e.ctx, big_sink, NULL, &st);
+    CHECK_EQ(st.records, 85, "85 whole records");
+    CHECK_EQ(st.lost_corrupt, 1, "the cut record");
+    CHECK(st.anomalies & DS_DRAIN_SIZE_LIE || st.anomalies & DS_DRAIN_INDEX_MISALIGNED, "flagged");
+    CHECK(!(st.anomalies & DS_DRAIN_FULL), "not full");
+    CHECK(invariant(&st), "invariant");
+
+    /* sink refuses from the 20th sample on (inside the long basic run) */
+    e.area.a64.pebs_index = base + o;
+    nbig = 0; big_refuse = 20;
+    ds_pebs_drain(&e.ctx, big_sink, NULL, &st);
+    CHECK_EQ(st.records, 20, "20 taken");
+    CHECK_EQ(st.lost_rejected, 66, "66 refused");
+    CHECK(invariant(&st), "invariant");
+
+    /* a size lie in the middle of the last basic run: record 40 claims 40 bytes */
+    put64(e.pebs, off[40], 40ull << 48);
+    e.area.a64.pebs_index = base + o;
+    nbig = 0; big_refuse = 128;
+    ds_pebs_drain(&e.ctx, big_sink, NULL, &st);
+    CHECK_EQ(st.records, 40, "the 40 records before the lie");
+    CHECK_EQ(st.lost_corrupt, 1, "the rest: one corrupt");
+    CHECK(st.anomalies & DS_DRAIN_SIZE_LIE, "size lie flagged");
+    CHECK(invariant(&st), "invariant");
+    CHECK(ref_matches(&big[39], grp[39], tag[39], e.pebs + off[39]), "record 39 intact");
+}
+
 int main(void)
 {
     test_attribute();
@@ -807,5 +934,6 @@ int main(void)
     test_fmt6_counters();
     test_retire_latency_gate();
     test_latency_split();
+    test_adaptive_runs();
     return check_summary();
 }
