@@ -399,6 +399,91 @@ static int same_sample(const struct ds_pebs_sample *a, const struct ds_pebs_samp
 }
 
 /*
+ * Expectation without libds's decoder: record i was written by mk_adaptive
+ * with tag T_i, so the quadword at offset X is T_i + X. Offsets transcribed
+ * from the SDM "Adaptive PEBS" group layouts: basic IP 0x08, applicable 0x10,
+ * TSC 0x18; meminfo at 0x20 (DLA +0, aux +8, latency +0x10, TSX +0x18); GPR
+ * group after it (RFLAGS +0, RIP +8, RAX +0x10, RCX +0x18, RDX +0x20, RBX
+ * +0x28, RSP +0x30, RBP +0x38, RSI +0x40, RDI +0x48, R8.. +0x50..); XMM group
+ * (256 bytes) after that; LBR group last.
+ */
+static int ref_matches(const struct ds_pebs_sample *sm, uint64_t groups, uint64_t t, const unsigned char *rec)
+{
+    int ok = sm->ip == t + 8 && sm->eventing_ip == t + 8 && sm->counters == t + 0x10 && sm->tsc == t + 0x18;
+    uint64_t g = 0x20;
+    if (groups & 1) {
+        ok &= sm->data_addr == t + 0x20 && sm->data_source == t + 0x28 && sm->latency == t + 0x30 &&
+              sm->tsx == t + 0x38 && (sm->present & DS_SAMPLE_MEM);
+        g = 0x40;
+    } else {
+        ok &= sm->data_addr == 0 && sm->latency == 0 && !(sm->present & DS_SAMPLE_MEM);
+    }
+    if (groups & 2) {
+        ok &= sm->flags == t + g && sm->gpr[DS_GPR_RAX] == t + g + 0x10 && sm->gpr[DS_GPR_RCX] == t + g + 0x18 &&
+              sm->gpr[DS_GPR_RDX] == t + g + 0x20 && sm->gpr[DS_GPR_RBX] == t + g + 0x28 &&
+              sm->gpr[DS_GPR_RSP] == t + g + 0x30 && sm->gpr[DS_GPR_RDI] == t + g + 0x48 &&
+              sm->gpr[DS_GPR_R8] == t + g + 0x50 && sm->gpr[DS_GPR_R15] == t + g + 0x88;
+        g += 144;
+    } else {
+        ok &= sm->flags == 0 && sm->gpr[DS_GPR_RAX] == 0 && sm->gpr[DS_GPR_R15] == 0;
+    }
+    if (groups & 4) {
+        ok &= sm->xmm == (const void *)(rec + g) && (sm->present & DS_SAMPLE_XMM);
+        g += 256;
+    } else {
+        ok &= sm->xmm == NULL;
+    }
+    if (groups & 8) {
+        uint32_t n = (uint32_t)((groups >> 24) & 0xFF) + 1;
+        ok &= sm->lbr == (const void *)(rec + g) && sm->lbr_count == n;
+    } else {
+        ok &= sm->lbr == NULL && sm->lbr_count == 0;
+    }
+    return ok;
+}
+
+static uint64_t rd(const unsigned char *b, size_t off, size_t w)
+{
+    uint64_t v = 0;
+    memcpy(&v, b + off, w);
+    return v;
+}
+
+/*
+ * The fixed formats' fields read straight from the reference offsets
+ * (pebs-records.md / SDM "PEBS Record Format" tables), independent of
+ * libds's decoder: NetBurst 32-bit EFLAGS 0, EIP 4, EAX 8, EBX 0xC, ECX
+ * 0x10, EDX 0x14, ESI 0x18, EDI 0x1C, EBP 0x20, ESP 0x24; the 64-bit block
+ * RFLAGS 0, RIP 8, RAX 0x10, RBX 0x18, RCX 0x20, RDX 0x28, RSI 0x30, RDI
+ * 0x38, RBP 0x40, RSP 0x48, R8..R15 0x50..0x88; fmt 1+ status/applicable
+ * 0x90, DLA 0x98, DSE 0xA0, latency 0xA8; fmt 2+ EventingIP 0xB0, TSX 0xB8;
+ * fmt 3 TSC 0xC0.
+ */
+static int ref_fixed(enum ds_pebs_fmt f, const unsigned char *b, const struct ds_pebs_sample *sm)
+{
+    if (f == DS_PEBS_FMT_NB32)
+        return sm->flags == rd(b, 0, 4) && sm->ip == rd(b, 4, 4) && sm->gpr[DS_GPR_RAX] == rd(b, 8, 4) &&
+               sm->gpr[DS_GPR_RBX] == rd(b, 0xC, 4) && sm->gpr[DS_GPR_RCX] == rd(b, 0x10, 4) &&
+               sm->gpr[DS_GPR_RDX] == rd(b, 0x14, 4) && sm->gpr[DS_GPR_RSI] == rd(b, 0x18, 4) &&
+               sm->gpr[DS_GPR_RDI] == rd(b, 0x1C, 4) && sm->gpr[DS_GPR_RBP] == rd(b, 0x20, 4) &&
+               sm->gpr[DS_GPR_RSP] == rd(b, 0x24, 4) && sm->gpr[DS_GPR_R8] == 0 && sm->size == 40;
+    int ok = sm->flags == rd(b, 0, 8) && sm->ip == rd(b, 8, 8) && sm->gpr[DS_GPR_RAX] == rd(b, 0x10, 8) &&
+             sm->gpr[DS_GPR_RBX] == rd(b, 0x18, 8) && sm->gpr[DS_GPR_RCX] == rd(b, 0x20, 8) &&
+             sm->gpr[DS_GPR_RDX] == rd(b, 0x28, 8) && sm->gpr[DS_GPR_RSI] == rd(b, 0x30, 8) &&
+             sm->gpr[DS_GPR_RDI] == rd(b, 0x38, 8) && sm->gpr[DS_GPR_RBP] == rd(b, 0x40, 8) &&
+             sm->gpr[DS_GPR_RSP] == rd(b, 0x48, 8);
+    for (int i = 0; i < 8; i++)
+        ok &= sm->gpr[DS_GPR_R8 + i] == rd(b, 0x50 + 8 * (size_t)i, 8);
+    bool f1 = f == DS_PEBS_FMT_1 || f == DS_PEBS_FMT_2 || f == DS_PEBS_FMT_3;
+    bool f2 = f == DS_PEBS_FMT_2 || f == DS_PEBS_FMT_3;
+    ok &= sm->counters == (f1 ? rd(b, 0x90, 8) : 0) && sm->data_addr == (f1 ? rd(b, 0x98, 8) : 0) &&
+          sm->data_source == (f1 ? rd(b, 0xA0, 8) : 0) && sm->latency == (f1 ? rd(b, 0xA8, 8) : 0);
+    ok &= sm->eventing_ip == (f2 ? rd(b, 0xB0, 8) : 0) && sm->tsx == (f2 ? rd(b, 0xB8, 8) : 0);
+    ok &= sm->tsc == (f == DS_PEBS_FMT_3 ? rd(b, 0xC0, 8) : 0);
+    return ok;
+}
+
+/*
  * The drain decodes into one sample cleared once per drain (perf): every
  * record it hands out must equal ds_pebs_decode() of the same bytes, for
  * each fixed format and for adaptive records whose groups change from one
@@ -439,6 +524,7 @@ static void test_drain_equals_decode(void)
             memset(&d, 0xEE, sizeof(d));
             CHECK_EQ(ds_pebs_decode(t[k].fmt, e.pebs + (size_t)i * rsz, rsz, e.ctx.pebs_trap, &d), DS_OK, "decode");
             CHECK(same_sample(&c.s[i], &d), "drained sample == decoded sample");
+            CHECK(ref_fixed(t[k].fmt, e.pebs + (size_t)i * rsz, &c.s[i]), "drained sample == reference offsets");
         }
     }
 
@@ -469,6 +555,8 @@ static void test_drain_equals_decode(void)
         memset(&d, 0xEE, sizeof(d));
         CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_4, e.pebs + offs[i], off - offs[i], false, &d), DS_OK, "decode");
         CHECK(same_sample(&c.s[i], &d), "adaptive drained sample == decoded sample");
+        CHECK(ref_matches(&c.s[i], seq[i], 0x1000ull * (uint64_t)(i + 1), e.pebs + offs[i]),
+              "adaptive drained sample == hand transcription");
     }
     CHECK_EQ(c.s[1].gpr[DS_GPR_RAX], 0, "basic-only record after a GPR record: no stale GPRs");
     CHECK_EQ(c.s[1].data_addr, 0, "no stale meminfo");
@@ -802,44 +890,6 @@ static int big_sink(void *a, const struct ds_pebs_sample *sm)
         return 1;
     big[nbig++] = *sm;
     return 0;
-}
-
-/*
- * Expectation without libds's decoder: record i was written by mk_adaptive
- * with tag T_i, so the quadword at offset X is T_i + X. Offsets transcribed
- * from the SDM "Adaptive PEBS" group layouts: basic IP 0x08, applicable 0x10,
- * TSC 0x18; meminfo at 0x20 (DLA +0, aux +8, latency +0x10, TSX +0x18); GPR
- * group after it (RFLAGS +0, RIP +8, RAX +0x10, RCX +0x18, RDX +0x20, RBX
- * +0x28, RSP +0x30, RBP +0x38, RSI +0x40, RDI +0x48, R8.. +0x50..); LBR group
- * last.
- */
-static int ref_matches(const struct ds_pebs_sample *sm, uint64_t groups, uint64_t t, const unsigned char *rec)
-{
-    int ok = sm->ip == t + 8 && sm->eventing_ip == t + 8 && sm->counters == t + 0x10 && sm->tsc == t + 0x18;
-    uint64_t g = 0x20;
-    if (groups & 1) {
-        ok &= sm->data_addr == t + 0x20 && sm->data_source == t + 0x28 && sm->latency == t + 0x30 &&
-              sm->tsx == t + 0x38 && (sm->present & DS_SAMPLE_MEM);
-        g = 0x40;
-    } else {
-        ok &= sm->data_addr == 0 && sm->latency == 0 && !(sm->present & DS_SAMPLE_MEM);
-    }
-    if (groups & 2) {
-        ok &= sm->flags == t + g && sm->gpr[DS_GPR_RAX] == t + g + 0x10 && sm->gpr[DS_GPR_RCX] == t + g + 0x18 &&
-              sm->gpr[DS_GPR_RDX] == t + g + 0x20 && sm->gpr[DS_GPR_RBX] == t + g + 0x28 &&
-              sm->gpr[DS_GPR_RSP] == t + g + 0x30 && sm->gpr[DS_GPR_RDI] == t + g + 0x48 &&
-              sm->gpr[DS_GPR_R8] == t + g + 0x50 && sm->gpr[DS_GPR_R15] == t + g + 0x88;
-        g += 144;
-    } else {
-        ok &= sm->flags == 0 && sm->gpr[DS_GPR_RAX] == 0 && sm->gpr[DS_GPR_R15] == 0;
-    }
-    if (groups & 8) {
-        uint32_t n = (uint32_t)((groups >> 24) & 0xFF) + 1;
-        ok &= sm->lbr == (const void *)(rec + g) && sm->lbr_count == n;
-    } else {
-        ok &= sm->lbr == NULL && sm->lbr_count == 0;
-    }
-    return ok;
 }
 
 /*
