@@ -237,6 +237,72 @@ static void test_mode_follows_enable(void)
     ds_bts_disable(&e.ctx);
 }
 
+/* A sink that plays the CPU: on the first branch, moves the index to race_to. */
+static struct env *race_env;
+static uint64_t race_to;
+static int racing(void *a, const struct ds_bts_branch *b)
+{
+    (void)b;
+    int *n = a;
+    if ((*n)++ == 0)
+        race_env->area.a64.bts_index = race_to;
+    return 0;
+}
+
+/*
+ * Exact boundaries (issue 10 test-strength class): the threshold is
+ * reached at index == threshold, not one byte before; index == maximum is
+ * FULL with every record returned; one byte past is INDEX_PAST_MAX (item
+ * 19 for BTS); a race that ends exactly at the maximum counts every record
+ * the CPU appended. Expectations from the SDM DS-area semantics
+ * (threshold/maximum are byte addresses; 24-byte records).
+ */
+static void test_bts_boundaries(void)
+{
+    static struct env e;
+    static struct col c;
+    struct ds_drain_stats st;
+    bool reached;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1); /* 64 records, threshold 32 */
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT), DS_OK, "interrupt mode");
+    uint64_t base = (uint64_t)(uintptr_t)e.bts, max = base + 64 * 24;
+    e.area.a64.bts_index = base + 32 * 24 - 1;
+    ds_bts_threshold_reached(&e.ctx, &reached);
+    CHECK(!reached, "one byte below the threshold");
+    e.area.a64.bts_index = base + 32 * 24;
+    ds_bts_threshold_reached(&e.ctx, &reached);
+    CHECK(reached, "index == threshold");
+    for (int i = 0; i < 64; i++)
+        put64(e.bts, i * 24, 0x7000 + i);
+    e.area.a64.bts_index = max;
+    memset(&c, 0, sizeof(c));
+    ds_bts_drain(&e.ctx, col, &c, &st);
+    CHECK_EQ(st.anomalies, DS_DRAIN_FULL, "index == max: FULL only");
+    CHECK_EQ(c.n, 64, "all 64");
+    CHECK_EQ(c.b[63].from, 0x7000 + 63, "the last record");
+    e.area.a64.bts_index = max + 1;
+    memset(&c, 0, sizeof(c));
+    ds_bts_drain(&e.ctx, col, &c, &st);
+    CHECK(st.anomalies & DS_DRAIN_INDEX_PAST_MAX, "max + 1 byte: past max");
+    CHECK(!(st.anomalies & DS_DRAIN_FULL), "max + 1 byte: not FULL");
+    CHECK_EQ(st.lost_beyond, 0, "no whole record beyond");
+    /* race: 60 records seen, the CPU appends 4 more, ending exactly at the maximum */
+    int n = 0;
+    race_env = &e;
+    race_to = max;
+    e.area.a64.bts_index = base + 60 * 24;
+    ds_bts_drain(&e.ctx, racing, &n, &st);
+    CHECK_EQ(st.records, 60, "60 walked");
+    CHECK_EQ(st.lost_race, 4, "4 appended up to the maximum");
+    CHECK_EQ(st.present, 64, "present");
+    CHECK(st.anomalies & DS_DRAIN_RACE, "race flagged");
+    CHECK_EQ(e.area.a64.bts_index, base, "reset");
+    ds_bts_disable(&e.ctx);
+}
+
 int main(void)
 {
     test_bits();
@@ -244,5 +310,6 @@ int main(void)
     test_circular();
     test_bts32();
     test_mode_follows_enable();
+    test_bts_boundaries();
     return check_summary();
 }

@@ -358,6 +358,14 @@ static void test_drain_race(void)
     CHECK(st.anomalies & DS_DRAIN_RACE, "race flagged");
     CHECK(invariant(&st), "invariant");
     CHECK_EQ(e.area.a64.pebs_index, base, "reset");
+    /* a race that ends exactly at the absolute maximum (16 records) */
+    n = 0;
+    e.area.a64.pebs_index = base + 14 * 0xC8;
+    ds_pebs_drain(&e.ctx, racing_sink, &n, &st);
+    CHECK_EQ(st.records, 14, "14 seen");
+    CHECK_EQ(st.lost_race, 2, "2 appended, ending at the maximum");
+    CHECK(!(st.anomalies & DS_DRAIN_FULL), "the index seen was below the maximum");
+    CHECK(invariant(&st), "invariant");
 }
 
 static void test_attribute(void)
