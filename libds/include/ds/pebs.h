@@ -6,8 +6,10 @@
  * Sources: SDM Vol. 3B "Precise Event Based Sampling (PEBS)" for NetBurst,
  * Core 2 ("PEBS Record Format" 0), Nehalem ("PEBS Record Format" 1, load
  * latency), Haswell (format 2, EventingIP), Skylake (format 3, TSC,
- * applicable counters), Ice Lake "Adaptive PEBS" (format 4); reference
- * pebs-records.md (cross-checked with Linux intel_ds.h / perf_event.h).
+ * applicable counters), Ice Lake "Adaptive PEBS" (format 4; 5: fixed-counter
+ * reset slots at 32 + m; 6, Lunar Lake / Arrow Lake: counters-snapshot group,
+ * Linux "perf/x86/intel/ds: Add PEBS format 6"); reference pebs-records.md
+ * (cross-checked with Linux intel_ds.h / perf_event.h / ds.c).
  *
  * Configuration (ds/config.h): DS_CONFIG_PEBS=0 compiles PEBS out; every
  * function below then returns DS_ERR_UNSUPPORTED with its outputs cleared
@@ -149,7 +151,7 @@ DS_ASSERT_OFFSET(struct ds_pebs_fmt3, eventing_ip, 0xB0);
 DS_ASSERT_OFFSET(struct ds_pebs_fmt3, tsx_tuning, 0xB8);
 DS_ASSERT_OFFSET(struct ds_pebs_fmt3, tsc, 0xC0);
 
-/* --- Adaptive PEBS (formats 4 and 5): SDM "Adaptive PEBS" record groups --- */
+/* --- Adaptive PEBS (formats 4, 5, 6): SDM "Adaptive PEBS" record groups --- */
 
 /* MSR_PEBS_DATA_CFG (0x3F2) fields; the record header echoes bits 31:0. */
 #define DS_PEBS_DATA_CFG_MEMINFO   (1ull << 0)
