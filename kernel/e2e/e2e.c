@@ -788,7 +788,10 @@ static void do_run(const struct run_cfg *rc)
     if (rc->pebs) {
         uint32_t rsz = ds_pebs_record_size(pfmt, data_cfg);
         cfg.pebs.mem = pebs_buf;
-        cfg.pebs.bytes = (size_t)rsz * PEBS_NREC;
+        uint32_t nrec = PEBS_NREC;
+        if (pfmt == DS_PEBS_FMT_0 && rsz && nrec > 4096u / rsz)
+            nrec = 4096u / rsz; /* Core 2/Atom: PEBS buffer <= 4 KiB (DS_ERR_PEBS_BUF_4K) */
+        cfg.pebs.bytes = (size_t)rsz * nrec;
         cfg.pebs.thresh_records = PEBS_THR;
         cfg.pebs_data_cfg = data_cfg;
         if (!need(rsz && cfg.pebs.bytes <= sizeof pebs_buf, "%s: PEBS record size %u", rc->name, rsz))
