@@ -385,7 +385,9 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
         case DS_PEBS_FMT_6: limit = 32; break;          /* fixed from slot 32 */
         default: return DS_ERR_PEBS_FORMAT;
         }
-        if (index >= limit || index >= c->gp_counters)
+        /* The counter must exist: CPUID's GP bitmap (23H.1 EAX, may be
+         * non-contiguous; else leaf 0AH's count), not just the count. */
+        if (index >= limit || !(c->gp_mask & (1u << index)))
             return DS_ERR_RESET_SLOT;
         slot = index;
         width = c->gp_width;

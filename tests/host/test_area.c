@@ -265,6 +265,36 @@ static void test_fixed_reset_slots(void)
     CHECK_EQ(rd64(&e.area, 0x40 + 8 * 9), 0, "nothing written for the absent counter");
 }
 
+/*
+ * Issue 11: counters may be non-contiguous (CPUID.23H.1 EAX/EBX bitmaps,
+ * which supersede leaf 0AH's counts). A PEBS counter-reset slot exists only
+ * for a counter in the bitmap; the threshold margin counts the bitmap.
+ * Profile: Ice Lake fake with leaf 23H: GP 0, 2, 4-7 (0xF5), fixed 0-2.
+ */
+static void test_reset_slots_bitmap(void)
+{
+    static struct env e;
+    fake_icelake(&e.f);
+    set_leaf(&e.f, 0, 0x23, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(&e.f, 0x23, 0, DS_LEAF23_SUB_COUNTERS, 0, 0, 0);
+    fake_set_cpuid(&e.f, 0x23, 1, 0xF5, 0x7, 0, 0);
+    env_identify(&e, 1);
+    CHECK_EQ(e.cpu.caps.gp_mask, 0xF5, "GP bitmap from 23H.1");
+    uint32_t m = 0;
+    CHECK_EQ(ds_pebs_thresh_margin(&e.cpu, DS_PEBS_FMT_4, &m), DS_OK, "margin");
+    CHECK_EQ(m, 6 + 3, "6 GP + 3 fixed in the bitmaps");
+    e.cfg.pebs.bytes = 16 * 32;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 2, 0x22), DS_OK, "GP2 present");
+    CHECK_EQ(rd64(&e.area, 0x40 + 8 * 2), 0x22, "slot 2");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 1, 0x11), DS_ERR_RESET_SLOT, "GP1 absent from the bitmap");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 3, 0x33), DS_ERR_RESET_SLOT, "GP3 absent from the bitmap");
+    CHECK_EQ(rd64(&e.area, 0x40 + 8 * 1), 0, "nothing written for GP1");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 7, 0x77), DS_OK, "GP7 present");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 3, 1), DS_ERR_RESET_SLOT, "fixed 3 absent from the bitmap");
+}
+
 /* ---- table of bad inputs ------------------------------------------------- */
 
 struct bad {
@@ -487,6 +517,7 @@ int main(void)
     test_pebs_margin();
     test_core2_pebs_4k();
     test_fixed_reset_slots();
+    test_reset_slots_bitmap();
     test_bad_inputs();
     return check_summary();
 }

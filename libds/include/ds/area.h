@@ -307,7 +307,8 @@ enum ds_ctr_kind {
  * (-period) masked to the counter width, or 0 for no reload.
  * Errors: DS_ERR_NULL; DS_ERR_NOT_SETUP; DS_ERR_NO_PEBS_BUFFER; DS_ERR_INVAL
  * (unknown kind); DS_ERR_RESET_SLOT (no slot for that counter in this
- * format, or the CPU lacks the counter); DS_ERR_RESET_WIDTH (value has bits
+ * format, or the CPU lacks the counter: not in caps.gp_mask /
+ * caps.fixed_mask, the CPUID bitmaps, which may be non-contiguous); DS_ERR_RESET_WIDTH (value has bits
  * at or above the counter width: GP/fixed width from CPUID.0AH, 40 bits on
  * NetBurst); DS_ERR_PEBS_FORMAT (context holds an unknown format);
  * DS_ERR_UNSUPPORTED (DS_CONFIG_PEBS=0). On error nothing is written.
