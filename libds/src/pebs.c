@@ -571,7 +571,7 @@ bool ds_pebs_latency_split(const struct ds_cpu *cpu)
         0x97, 0x9A, 0xB7, 0xBA, 0xBF,       /* ADL, ADL-L, RPL, RPL-P, RPL-S */
         0xBE, 0xAF, 0xB6,                   /* ADL-N (Gracemont), SRF, GRR (Crestmont) */
         0xAA, 0xAC, 0xBD, 0xC5, 0xC6, 0xB5, /* MTL, MTL, LNL, ARL-H/S/U */
-        0xCC, 0xDD,                         /* PTL, CWF */
+        0xCC, 0xD5, 0xDD,                   /* PTL, WCL (with PTL in Linux), CWF */
     };
     if (!cpu || !cpu->identified || cpu->caps.vendor != DS_VENDOR_INTEL || cpu->caps.display_family != 6)
         return false;

@@ -863,6 +863,11 @@ static void test_latency_split(void)
         { 0x000A06A4, true, "06_AAH Meteor Lake" },      { 0x000B06D1, true, "06_BDH Lunar Lake" },
         { 0x000C0652, true, "06_C5H Arrow Lake" },       { 0x00080665, false, "06_86H Tremont" },
         { 0x000806C1, false, "06_8CH Tiger Lake" },      { 0x000A0671, false, "06_A7H Rocket Lake" },
+        /* signatures of the real CPUID dumps in shared/cpuid (file names) */
+        { 0x000C0662, true, "dump ArrowLake_07 (06_C6H)" },   { 0x000C06C3, true, "dump PantherLakeL_01 (06_CCH)" },
+        { 0x000C06F2, true, "dump EmeraldRapids_01 (06_CFH)" }, { 0x000606A6, false, "dump ICX_04 (06_6AH)" },
+        { 0x000706A8, false, "dump GoldmontPlus (06_7AH)" },  { 0x000906C0, false, "dump JasperLake_01 (06_9CH)" },
+        { 0x00050654, false, "dump SkylakeX (06_55H)" },
     };
     unsigned char r[64];
     memset(r, 0, sizeof(r));
