@@ -392,9 +392,9 @@ int ds_pebs_decode_cpu(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, const voi
  *   Gracemont: 06_BEH ADL-N; Crestmont: 06_AFH SRF, 06_B6H GRR;
  *   Meteor Lake 06_AAH, 06_ACH; Lunar Lake 06_BDH; Arrow Lake 06_C5H,
  *   06_C6H, 06_B5H; Panther Lake 06_CCH (Wildcat Lake 06_D5H with it);
- *   Clearwater Forest 06_DDH. Linux applies the flag to every core type of
- *   a hybrid part (intel_pmu_init_glc and _grt both set it), so the model
- *   decides, not core_type.
+ *   Clearwater Forest 06_DDH. On hybrid parts Linux's flag is one global
+ *   x86_pmu.flags bit (set by intel_pmu_init_grt and the hybrid cases), so
+ *   it covers every core type: the model decides, not core_type.
  * Not split: Ice Lake / Tiger Lake / Rocket Lake / Tremont (format 4 parts
  * before Golden Cove) and everything older. Unknown models: not split.
  * Returns false for NULL or an unidentified/non-Intel @cpu.
