@@ -87,7 +87,7 @@ void kmain(uint32_t magic, uintptr_t info)
         kprintf("# PMI: vector 0x%x, delivery %s (LVT PC masked until armed)\n", K_VEC_PMI,
                 k_pmi_mode_name(k_pmi_mode()));
     } else {
-        kprintf("# local APIC: unusable (absent, or MMIO above 4 GiB)\n");
+        kprintf("# local APIC: none usable: %s; groups that need interrupts skip\n", k_lapic_absent_reason());
     }
     k_sti();
 
