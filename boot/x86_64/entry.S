@@ -44,9 +44,19 @@ pvh_start:
     /* fall through */
 _start:
     cli
-    cld
     mov %eax, %esi                  /* boot magic */
     mov %ebx, %ebp                  /* boot info (physical) */
+    mov $k_boot_stack_top, %esp
+    /*
+     * EFLAGS: Multiboot2 and PVH define only IF = 0 (and VM = 0) at entry;
+     * DF, AC, NT, TF, IOPL, ID are whatever the loader left. 0x2 = only the
+     * always-one bit 1 (SDM Vol. 1 "EFLAGS Register"); POPF clears RF too.
+     */
+    pushl $2
+    popfl
+    /* A CPU without CPUID has no long mode (and CPUID would be #UD). */
+    call early_have_cpuid
+    jz no_long_mode
 
     /* Clear .bss (holds the page tables and the stack). */
     mov $__bss_start, %edi
@@ -102,24 +112,26 @@ _start:
     rdmsr
     or $(1 << 8), %eax              /* LME */
     wrmsr
+    /*
+     * CR0 (SDM Vol. 3A "Control Registers"): PG | WP | PE, NE (native x87
+     * error reporting; a VMX guest without unrestricted guest must have
+     * it, see issue 14), CD = NW = 0 (caches on; reset leaves them set),
+     * TS = EM = 0.
+     */
     mov %cr0, %eax
-    or $0x80010001, %eax            /* PG | WP | PE */
+    and $~0x6000000C, %eax          /* CD | NW | TS | EM */
+    or $0x80010021, %eax            /* PG | WP | NE | PE */
     mov %eax, %cr0
     lgdt gdt_desc
     ljmp $0x18, $long_entry
 
 no_long_mode:
-    /* Only COM1 is assumed here: print a line and halt. */
+    call early_fail_begin
     mov $msg_nolm, %esi
-3:  lodsb
-    test %al, %al
-    jz 4f
-    mov $0x3F8, %dx
-    out %al, %dx
-    jmp 3b
-4:  cli
-    hlt
-    jmp 4b
+    call early_puts
+    jmp early_fail_end
+
+#include "../early32.inc"
 
     .code64
 long_entry:
@@ -140,7 +152,7 @@ long_entry:
 
     .section .rodata
 msg_nolm:
-    .asciz "libds x86_64 kernel: CPU has no long mode; boot the i386 kernel\r\n"
+    .asciz "\r\nlibds test kernel (x86_64): this CPU cannot run it: no long mode (CPUID.80000001H:EDX.LM); boot the i386 kernel; halted\r\n"
     .balign 8
 gdt:                                /* SDM Vol. 3A "Segment Descriptors" */
     .quad 0

@@ -4,6 +4,7 @@
 #include <k/console.h>
 #include <k/cmdline.h>
 #include <k/exit.h>
+#include <k/safe.h>
 #include <stdarg.h>
 
 extern const struct ktest __ktests_start[], __ktests_end[];
@@ -43,6 +44,21 @@ void ktest_skip(const char *fmt, ...)
     n_skip++;
     line("ok", "# SKIP ", fmt, ap);
     va_end(ap);
+}
+
+void ktest_deviation(const char *fmt, ...)
+{
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    k_vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (k_opt_is("baremetal", "1"))
+        ktest_fail("%s on bare metal (baremetal=1): the SDM requires it", what);
+    else
+        ktest_skip("%s: not the SDM's behaviour; CPUID hypervisor bit %s, so a hypervisor or an emulator "
+                   "(boot with baremetal=1 on real hardware to make this a failure)",
+                   what, k_under_hypervisor() ? "set" : "clear");
 }
 
 bool ktest_check(bool cond, const char *fmt, ...)

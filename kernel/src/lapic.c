@@ -4,10 +4,15 @@
 #include <k/safe.h>
 #include <k/trap.h>
 #include <k/io.h>
+#include <k/console.h>
 #include <stdint.h>
 
 static enum k_lapic_mode mode;
 static uintptr_t mmio;
+static const char *absent = "k_lapic_init() not called";
+static char absent_buf[96];
+
+const char *k_lapic_absent_reason(void) { return mode == K_LAPIC_NONE ? absent : ""; }
 
 uint32_t k_lapic_read(uint32_t reg)
 {
@@ -37,20 +42,37 @@ int k_lapic_init(bool allow_x2apic)
 {
     uint32_t r[4];
     k_cpuid(1, 0, r);
-    if (!(r[3] & (1u << 9)))
+    if (!(r[3] & (1u << 9))) {
+        absent = "CPUID.01H:EDX.APIC[9] = 0 (no local APIC, or disabled by firmware)";
         return -1;
+    }
     bool x2 = allow_x2apic && (r[2] & (1u << 21));
-    uint64_t base = k_rdmsr(K_MSR_IA32_APIC_BASE);
+    uint64_t base = 0;
+    int fr = k_rdmsr_safe(K_MSR_IA32_APIC_BASE, &base);
+    if (fr) {
+        k_snprintf(absent_buf, sizeof absent_buf, "RDMSR IA32_APIC_BASE faults (%s)", k_trap_name(K_SAFE_VECTOR(fr)));
+        absent = absent_buf;
+        return -1;
+    }
     /* Firmware may hand over in x2APIC mode. Leaving it needs a pass
      * through the disabled state (SDM "x2APIC State Transitions"), which
      * also resets the APIC: stay in x2APIC mode instead. */
     if ((base & (K_APIC_BASE_EN | K_APIC_BASE_EXTD)) == (K_APIC_BASE_EN | K_APIC_BASE_EXTD))
         x2 = true;
     uint64_t phys = base & 0xFFFFFF000ull;
-    if (!x2 && phys >= (1ull << 32))
+    if (!x2 && phys >= (1ull << 32)) {
+        k_snprintf(absent_buf, sizeof absent_buf, "xAPIC MMIO page 0x%llx is above 4 GiB (not mapped)",
+                   (unsigned long long)phys);
+        absent = absent_buf;
         return -1; /* only the first 4 GiB are mapped */
+    }
     base |= K_APIC_BASE_EN;
-    k_wrmsr(K_MSR_IA32_APIC_BASE, base);
+    uint64_t back = 0;
+    if (k_wrmsr_safe(K_MSR_IA32_APIC_BASE, base) || k_rdmsr_safe(K_MSR_IA32_APIC_BASE, &back) ||
+        !(back & K_APIC_BASE_EN)) {
+        absent = "IA32_APIC_BASE.EN does not stay set (APIC disabled by firmware)";
+        return -1;
+    }
     if (x2) {
         /* xAPIC -> x2APIC: EN must already be set (SDM "x2APIC State Transitions"). */
         k_wrmsr(K_MSR_IA32_APIC_BASE, base | K_APIC_BASE_EXTD);
@@ -85,7 +107,12 @@ uint32_t k_lapic_id(void)
 }
 
 void k_lapic_eoi(void) { k_lapic_write(K_APIC_EOI, 0); }
-uint32_t k_lapic_lvt_pc_read(void) { return k_lapic_read(K_APIC_LVT_PC); }
+uint32_t k_lapic_lvt_pc_read(void)
+{
+    /* No APIC: report the LVT masked, so that no caller waits for a PMI
+     * that nothing can deliver (issue 14: e2e spun on a read of 0). */
+    return mode == K_LAPIC_NONE ? K_LVT_MASKED : k_lapic_read(K_APIC_LVT_PC);
+}
 void k_lapic_lvt_pc_write(uint32_t val) { k_lapic_write(K_APIC_LVT_PC, val); }
 
 void k_lapic_timer_mask(void)

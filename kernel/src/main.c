@@ -14,6 +14,7 @@
 struct k_boot_info k_boot;
 struct ds_cpu k_cpu;
 int k_cpu_identify_err = DS_ERR_NULL;
+unsigned long k_entry_flags;
 
 /* 8259A: remap to K_VEC_PIC_BASE.. and mask every line (the kernel uses the
  * local APIC only; a spurious IRQ7/15 then lands on a known vector). */
@@ -61,6 +62,7 @@ void kmain(uint32_t magic, uintptr_t info);
 
 void kmain(uint32_t magic, uintptr_t info)
 {
+    k_entry_flags = k_read_flags();
     k_console_init();
     int perr = k_boot_parse(magic, info, &k_boot);
     k_cmdline_set(k_boot.cmdline);
@@ -85,7 +87,7 @@ void kmain(uint32_t magic, uintptr_t info)
         kprintf("# PMI: vector 0x%x, delivery %s (LVT PC masked until armed)\n", K_VEC_PMI,
                 k_pmi_mode_name(k_pmi_mode()));
     } else {
-        kprintf("# local APIC: unusable (absent, or MMIO above 4 GiB)\n");
+        kprintf("# local APIC: none usable: %s; groups that need interrupts skip\n", k_lapic_absent_reason());
     }
     k_sti();
 

@@ -65,17 +65,51 @@ static void test_cmdline(void)
 }
 KTEST(cmdline, test_cmdline);
 
+/*
+ * The state the entry code (boot/<arch>/entry.S) promises, checked against
+ * the SDM's definitions (Vol. 3A "Control Registers", Vol. 1 "EFLAGS
+ * Register"), not against the entry code's constants:
+ *  - CR0: PE, NE (set: a VMX guest without unrestricted guest needs it),
+ *    PG (both kernels; the i386 one with an identity map), WP; CD, NW, TS,
+ *    EM clear.
+ *  - EFLAGS as kmain found it: bit 1 set; reserved bits 3, 5, 15, 22-31
+ *    clear; the system flags TF, IF, DF, IOPL, NT, RF, VM, AC, VIF, VIP, ID
+ *    clear (Multiboot defines only IF and VM; the entry clears the rest).
+ *    The status flags (CF PF AF ZF SF OF) are whatever the last instruction
+ *    left and are not checked.
+ * Under QEMU the loaders hand over clean EFLAGS, so here the EFLAGS check
+ * cannot tell a normalising entry from a lucky one; CR0.NE (clear after
+ * QEMU's loaders) and the i386 CR0.PG are what fail without the entry code.
+ */
+#define CR0_PE (1ul << 0)
+#define CR0_EM (1ul << 2)
+#define CR0_TS (1ul << 3)
+#define CR0_NE (1ul << 5)
+#define CR0_WP (1ul << 16)
+#define CR0_NW (1ul << 29)
+#define CR0_CD (1ul << 30)
+#define CR0_PG (1ul << 31)
+#define FL_RESERVED0 ((1ul << 3) | (1ul << 5) | (1ul << 15) | 0xFFC00000ul)
+#define FL_SYSTEM (0x100ul | 0x200ul | 0x400ul | 0x3000ul | 0x4000ul | 0x10000ul | 0x20000ul | 0x40000ul | \
+                   0x80000ul | 0x100000ul | 0x200000ul) /* TF IF DF IOPL NT RF VM AC VIF VIP ID */
+
 static void test_boot(void)
 {
     ktest_check(k_boot.protocol[0] != 'u', "booted via %s (%s)", k_boot.protocol, K_ARCH);
+    unsigned long cr0;
+    __asm__ volatile("mov %%cr0, %0" : "=r"(cr0));
 #if defined(__x86_64__)
-    unsigned long cr0;
-    __asm__ volatile("mov %%cr0, %0" : "=r"(cr0));
-    ktest_check(cr0 & 0x80000000ul, "long mode with paging (CR0 0x%lx)", cr0);
+    ktest_check(cr0 & CR0_PG, "long mode with paging (CR0 0x%lx)", cr0);
 #else
-    unsigned long cr0;
-    __asm__ volatile("mov %%cr0, %0" : "=r"(cr0));
-    ktest_check((cr0 & 1) && !(cr0 & 0x80000000ul), "32-bit protected mode, paging off (CR0 0x%lx)", cr0);
+    unsigned long cr4;
+    __asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
+    ktest_check((cr0 & CR0_PE) && (cr0 & CR0_PG) && !(cr4 & (1ul << 5)),
+                "32-bit protected mode, 32-bit paging on, never PG = 0 (CR0 0x%lx, CR4 0x%lx)", cr0, cr4);
 #endif
+    ktest_check((cr0 & (CR0_NE | CR0_WP)) == (CR0_NE | CR0_WP), "CR0.NE and CR0.WP set (CR0 0x%lx)", cr0);
+    ktest_check(!(cr0 & (CR0_CD | CR0_NW | CR0_TS | CR0_EM)), "CR0.CD, NW, TS, EM clear (CR0 0x%lx)", cr0);
+    unsigned long fl = k_entry_flags & 0xFFFFFFFFul;
+    ktest_check((fl & 2) && !(fl & FL_RESERVED0) && !(fl & FL_SYSTEM),
+                "EFLAGS at kmain 0x%lx: bit 1 set, reserved and system flags clear", fl);
 }
 KTEST(boot, test_boot);

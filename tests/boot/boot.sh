@@ -15,12 +15,16 @@
 # Every failure prints one line "boot.sh: FAIL: <reason>".
 set -uo pipefail
 
-arch=x86_64 mode=kernel build= append= timeout_s=60 expect=pass
+arch=x86_64 mode=kernel build= append= timeout_s=60 expect=pass cpu_opt=
 usage() { sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; cat <<EOT
 options: --arch i386|x86_64  --mode kernel|bios|uefi  --build DIR (default: build)
          --append "kernel options" (kernel mode only)  --timeout SECONDS
-         --expect pass|crash   (crash: an unhandled exception must be reported
-                                with exit 35 and a failing summary)
+         --expect pass|crash|unsupported
+                               (crash: an unhandled exception must be reported
+                                with exit 35 and a failing summary;
+                                unsupported: the entry must refuse the CPU with
+                                "this CPU cannot run it" and exit 35, no tests)
+         --cpu MODEL   QEMU -cpu for this run (overrides LIBDS_QEMU_CPU)
 environment: LIBDS_QEMU_ACCEL=tcg|kvm (default tcg), LIBDS_QEMU_CPU (default: qemu64 / host with kvm)
 EOT
 }
@@ -32,6 +36,7 @@ while [ $# -gt 0 ]; do
     --append) append=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --expect) expect=$2; shift 2 ;;
+    --cpu) cpu_opt=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "boot.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -47,6 +52,7 @@ trap 'rm -rf "$work"' EXIT
 log=$work/serial.log
 accel=${LIBDS_QEMU_ACCEL:-tcg}
 if [ "$accel" = kvm ]; then cpu=${LIBDS_QEMU_CPU:-host,pmu=on}; else cpu=${LIBDS_QEMU_CPU:-qemu64}; fi
+[ -n "$cpu_opt" ] && cpu=$cpu_opt
 qemu=(qemu-system-x86_64 -machine pc,accel="$accel" -cpu "$cpu" -m 256M -display none -no-reboot
       -serial "file:$log" -monitor none -device isa-debug-exit,iobase=0xf4,iosize=0x04)
 case $mode in
@@ -83,6 +89,15 @@ echo "--- QEMU exit status: $rc"
 
 sum_re='^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
 nsum=$(grep -Ec "$sum_re" "$work/clean.log")
+if [ "$expect" = unsupported ]; then
+  case $rc in 124|137) fail "hang: no exit within ${timeout_s}s (exit $rc)" ;; 0) fail "triple fault or reset (exit 0)" ;; esac
+  [ "$rc" -eq 35 ] || fail "expected exit 35 from a refused CPU, got $rc"
+  grep -q "^libds test kernel ($arch): this CPU cannot run it: .*halted$" "$work/clean.log" ||
+    fail "no 'this CPU cannot run it' line from the $arch entry"
+  [ "$nsum" -eq 0 ] || fail "tests ran on a CPU the entry should have refused"
+  echo "boot.sh: PASS (CPU refused as expected: exit 35)"
+  exit 0
+fi
 case $rc in
   124|137) fail "hang: no exit within ${timeout_s}s (exit $rc)" ;;
   0) [ "$nsum" -eq 0 ] && fail "triple fault or reset: QEMU exited 0 with no summary line"

@@ -18,5 +18,8 @@ extern struct k_boot_info k_boot;
  * and ds_cpu_identify() already done; k_cpu_identify_err is its result. */
 extern struct ds_cpu k_cpu;
 extern int k_cpu_identify_err;
+/* EFLAGS as kmain found it (read before anything else in kmain): the entry
+ * code normalises it (boot/<arch>/entry.S), the platform group checks it. */
+extern unsigned long k_entry_flags;
 
 #endif

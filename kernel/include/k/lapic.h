@@ -58,9 +58,17 @@
 
 enum k_lapic_mode { K_LAPIC_NONE = 0, K_LAPIC_XAPIC = 1, K_LAPIC_X2APIC = 2 };
 
-/* Returns 0, or -1 if the CPU has no local APIC (CPUID.01H:EDX[9]) or its
- * MMIO page is above 4 GiB (not mapped by this kernel). Call once. */
+/* Returns 0, or -1 if the CPU has no local APIC (CPUID.01H:EDX[9] = 0; it
+ * also reads 0 where firmware cleared IA32_APIC_BASE.EN, SDM Vol. 3A
+ * "Enabling or Disabling the Local APIC"), IA32_APIC_BASE faults, EN does
+ * not stay set, or its MMIO page is above 4 GiB (not mapped by this kernel).
+ * Call once. Without an APIC, mode is K_LAPIC_NONE: writes are dropped,
+ * reads return 0, k_lapic_lvt_pc_read() returns K_LVT_MASKED (no LVT can
+ * deliver anything), and every test group that needs an interrupt skips
+ * with k_lapic_absent_reason(). */
 int k_lapic_init(bool allow_x2apic);
+/* Why k_lapic_init() found no usable APIC ("" once it found one). */
+const char *k_lapic_absent_reason(void);
 enum k_lapic_mode k_lapic_mode(void);
 const char *k_lapic_mode_name(void);
 
