@@ -443,19 +443,54 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
         printf("# %zu error(s) in the log; the records above are the well-formed ones\n", S->nerr);
 }
 
+/* ---------- text escaping ---------- */
+
+/* Length of the well-formed UTF-8 sequence at s (Unicode 15, Table 3-7:
+ * no overlongs, no surrogates, nothing above U+10FFFF), or 0 if s does not
+ * start one. Logs come off serial cables: line noise is expected. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t n;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return n;
+}
+
 /* ---------- JSON ---------- */
 
+/* A JSON string (RFC 8259) of s; every byte that is not part of well-formed
+ * UTF-8 becomes U+FFFD, so the document stays valid whatever the log held. */
 static void jstr(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (!n) {
+            fputs("\\ufffd", f);
+            p++;
+        } else if (*p == '"' || *p == '\\') {
+            fprintf(f, "\\%c", *p++);
+        } else if (*p < 0x20 || *p == 0x7F) {
+            fprintf(f, "\\u%04x", *p++);
+        } else {
+            fwrite(p, 1, n, f);
+            p += n;
+        }
     }
     fputc('"', f);
 }
@@ -582,19 +617,24 @@ static void print_csv(const struct state *S, const struct runs *R)
 
 /* ---------- SVG ---------- */
 
+/* XML character data; ill-formed UTF-8 becomes U+FFFD, controls are dropped
+ * (XML 1.0 forbids them). */
 static void xml_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        switch (n ? *p : 0) {
+        case 0: fputs("\xEF\xBF\xBD", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&apos;", f); break;
         default:
-            if ((unsigned char)*s >= 0x20)
-                fputc(*s, f);
+            if (*p >= 0x20)
+                fwrite(p, 1, n, f);
         }
+        p += n ? n : 1;
     }
 }
 
