@@ -6,6 +6,7 @@
  * record counts; or JSON / CSV; optionally an SVG hot-spot chart.
  */
 #include "dslog.h"
+#include "perfdata.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -306,7 +307,8 @@ struct runs {
     struct run *v;
     size_t n, cap;
     size_t *next;             /* per item: next BTS/LBR item of the same run, or NONE */
-    const char **profile;     /* per log: the HDR's profile */
+    size_t *run_of;           /* per item: its run (PEBS/BTS/LBR/LOST lines), or NONE */
+    const struct dslog_rec **hdr; /* per log: its HDR line (NULL if none) */
     unsigned nlogs;
     struct hmap byname, bysym; /* (log, run name) -> run; (run, symbol) -> symcount */
 };
@@ -363,16 +365,21 @@ static void count_symbol(struct runs *R, struct run *ru, const char *name)
 static void aggregate(struct state *S, struct runs *R)
 {
     R->next = xrealloc(NULL, (S->items.n + 1) * sizeof *R->next);
+    R->run_of = xrealloc(NULL, (S->items.n + 1) * sizeof *R->run_of);
     for (size_t i = 0; i < S->items.n; i++) {
         const struct item *it = &S->items.v[i];
         const struct dslog_rec *r = &it->r;
-        R->next[i] = NONE;
+        R->next[i] = R->run_of[i] = NONE;
         if (r->type == DSLOG_HDR) {
-            R->profile = xrealloc(R->profile, (it->log + 1) * sizeof *R->profile);
+            R->hdr = xrealloc(R->hdr, (it->log + 1) * sizeof *R->hdr);
             for (unsigned l = R->nlogs; l <= it->log; l++)
-                R->profile[l] = "?";
-            R->profile[it->log] = r->s[K_PROFILE];
+                R->hdr[l] = NULL;
+            R->hdr[it->log] = r;
             R->nlogs = R->nlogs > it->log + 1 ? R->nlogs : it->log + 1;
+            continue;
+        }
+        if (r->type == DSLOG_LOST) { /* the run, if it has records; LOST creates none */
+            R->run_of[i] = *hmap_get(&R->byname, it->log, r->s[K_RUN]);
             continue;
         }
         if (r->type == DSLOG_RUN) {
@@ -382,6 +389,7 @@ static void aggregate(struct state *S, struct runs *R)
         if (r->type != DSLOG_PEBS && r->type != DSLOG_BTS && r->type != DSLOG_LBR)
             continue;
         struct run *ru = run_get(R, it->log, r->s[K_RUN]);
+        R->run_of[i] = (size_t)(ru - R->v);
         if (r->type == DSLOG_PEBS) {
             ru->pebs++;
             char full[300], name[256];
@@ -407,7 +415,8 @@ static void runs_free(struct runs *R)
         free(R->v[i].syms);
     free(R->v);
     free(R->next);
-    free(R->profile);
+    free(R->run_of);
+    free(R->hdr);
     hmap_free(&R->byname);
     hmap_free(&R->bysym);
 }
@@ -427,7 +436,7 @@ static const char *fmt_name(uint64_t f, char *b)
 static void run_label(const struct runs *R, unsigned log, const char *name, char *b, size_t n)
 {
     if (R->nlogs > 1)
-        snprintf(b, n, "%u:%s/%s", log, log < R->nlogs ? R->profile[log] : "?", name);
+        snprintf(b, n, "%u:%s/%s", log, log < R->nlogs && R->hdr[log] ? R->hdr[log]->s[K_PROFILE] : "?", name);
     else
         snprintf(b, n, "%s", name);
 }
@@ -787,6 +796,30 @@ static int write_svg(const char *path, const struct state *S, const struct runs 
     return fclose(f);
 }
 
+/* ---------- perf.data ---------- */
+
+static int write_perf(const char *path, const struct state *S, const struct runs *R, const struct pd_elf *elf,
+                      int argc, char **argv, char *err, size_t errsz)
+{
+    struct pd_item *items = xrealloc(NULL, (S->items.n + 1) * sizeof *items);
+    struct pd_run *runs = xrealloc(NULL, (R->n + 1) * sizeof *runs);
+    for (size_t i = 0; i < S->items.n; i++)
+        items[i] = (struct pd_item){&S->items.v[i].r, R->run_of[i] == NONE ? PD_NONE : R->run_of[i], S->items.v[i].log};
+    for (size_t i = 0; i < R->n; i++)
+        runs[i] = (struct pd_run){R->v[i].name, R->v[i].log, R->v[i].summary, R->v[i].pebs, R->v[i].bts, R->v[i].lbr};
+    char cmd[1024] = "";
+    for (int i = 0; i < argc; i++) {
+        size_t n = strlen(cmd);
+        snprintf(cmd + n, sizeof cmd - n, "%s%s", i ? " " : "", argv[i]);
+    }
+    struct pd_input in = {.items = items, .nitems = S->items.n, .runs = runs, .nruns = R->n,
+                          .hdrs = R->hdr, .nlogs = R->nlogs, .elf = *elf, .cmdline = cmd};
+    int rc = pd_write(path, &in, err, errsz);
+    free(items);
+    free(runs);
+    return rc;
+}
+
 /* ---------- main ---------- */
 
 static void usage(FILE *f)
@@ -801,6 +834,8 @@ static void usage(FILE *f)
             "      --csv        print the sample table as CSV (log,run,symbol,samples,percent)\n"
             "      --svg FILE   also write an SVG hot-spot chart of the sample table to FILE\n"
             "      --limit N    show at most N BTS branches per run in the text report\n"
+            "      --perf-data FILE  also write the records as a perf.data file for perf report,\n"
+            "                   perf script and perf annotate (with -e: symbols and build-id)\n"
             "  -h, --help       this text\n"
             "\n"
             "Lines without 'DSLOG ' are other serial output and are skipped. Errors name\n"
@@ -811,7 +846,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    const char *elf = NULL, *svg = NULL, *in = NULL;
+    const char *elf = NULL, *svg = NULL, *in = NULL, *perf = NULL;
     int json = 0, csv = 0;
     long limit = -1;
     for (int i = 1; i < argc; i++) {
@@ -827,6 +862,8 @@ int main(int argc, char **argv)
             csv = 1;
         } else if (!strcmp(a, "--svg") && i + 1 < argc) {
             svg = argv[++i];
+        } else if (!strcmp(a, "--perf-data") && i + 1 < argc) {
+            perf = argv[++i];
         } else if (!strcmp(a, "--limit") && i + 1 < argc) {
             char *end;
             limit = strtol(argv[++i], &end, 10);
@@ -860,8 +897,11 @@ int main(int argc, char **argv)
     struct symtab st;
     char err[512];
     struct state S = {.input = in && strcmp(in, "-") ? in : "<stdin>"};
+    struct pd_elf pelf = {0};
+    static char elfpath[4096];
     if (elf) {
-        if (load_symbols(elf, &st, err, sizeof err)) {
+        if (load_symbols(elf, &st, err, sizeof err) ||
+            (perf && pd_elf_read(elf, &pelf, elfpath, sizeof elfpath, err, sizeof err))) {
             fprintf(stderr, "dsdump: %s\n", err);
             return 2;
         }
@@ -919,6 +959,10 @@ int main(int argc, char **argv)
     int rc = S.nerr ? 1 : 0;
     if (svg && write_svg(svg, &S, &R)) {
         fprintf(stderr, "dsdump: %s: %s\n", svg, strerror(errno));
+        rc = 2;
+    }
+    if (perf && write_perf(perf, &S, &R, &pelf, argc, argv, err, sizeof err)) {
+        fprintf(stderr, "dsdump: %s\n", err);
         rc = 2;
     }
     if (fflush(stdout))
