@@ -770,7 +770,7 @@ static void do_run(const struct run_cfg *rc)
         e = ds_pebs_format_select(cpu, lay, &pfmt);
         if (!need(e == DS_OK, "%s: PEBS format (%s)", rc->name, ds_errname(e)))
             return;
-        if (pfmt == DS_PEBS_FMT_4 || pfmt == DS_PEBS_FMT_5) {
+        if (ds_pebs_fmt_adaptive(pfmt)) {
             data_cfg = DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS;
             if (rc->adaptive_lbr && E.lbrm)
                 data_cfg |= DS_PEBS_DATACFG_LBRS | (7ull << DS_PEBS_DATACFG_LBR_SHIFT);

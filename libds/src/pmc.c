@@ -5,6 +5,7 @@
  * reference msr.md 4-5).
  */
 #include <ds/pmc.h>
+#include <ds/pebs.h>
 #include "internal.h"
 
 #if DS_CONFIG_PMC
@@ -53,6 +54,15 @@ int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_st
                                 out_reset);
 }
 
+/* Highest IA32_PERF_CAPABILITIES.PEBS_FMT libds knows: 6 (Lunar Lake, Arrow
+ * Lake; Linux intel_ds_init "case 6", the stable fix "perf/x86/intel/ds: Add
+ * PEBS format 6"). Formats 4-6 with PEBS_BASELINE are adaptive. */
+#define DS_PMC_PEBS_FMT_MAX 6u
+static bool adaptive_pebs(const struct ds_caps *c)
+{
+    return c->pebs_format >= 4 && c->pebs_format <= DS_PMC_PEBS_FMT_MAX && c->pebs_baseline;
+}
+
 static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
 {
     const struct ds_caps *c = &cpu->caps;
@@ -73,7 +83,7 @@ static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
         if (!(r[1] & ((1u << 4) | (1u << 11))))
             return DS_ERR_PMC_RESERVED;
     }
-    if ((evtsel & DS_EVTSEL_ADAPTIVE) && !(c->pebs_format >= 4 && c->pebs_baseline))
+    if ((evtsel & DS_EVTSEL_ADAPTIVE) && !adaptive_pebs(c))
         return DS_ERR_PMC_RESERVED;
     return DS_OK;
 }
@@ -186,7 +196,7 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
         return DS_ERR_PMC_BAD_FIXED;
     if (ctrl > 0xF || ((ctrl & DS_FIXED_ANY) && c->perfmon_version < 3))
         return DS_ERR_PMC_RESERVED;
-    if (adaptive && !(c->pebs_format >= 4 && c->pebs_baseline))
+    if (adaptive && !adaptive_pebs(c))
         return DS_ERR_PMC_RESERVED;
     /* Fixed counters have no IA32_A_* alias; libds writes the value as is and
      * only checks it fits the advertised width (fixed_width 0 on parts that
@@ -261,7 +271,7 @@ static int check_pebs(const struct ds_cpu *cpu)
         return DS_ERR_NO_DS;
     if (c->pebs_unavailable || !c->has_misc_enable)
         return DS_ERR_PEBS_UNAVAILABLE;
-    if (c->pebs_format > 5)
+    if (c->pebs_format > DS_PMC_PEBS_FMT_MAX)
         return DS_ERR_PMC_NO_PEBS_FMT;
     return DS_OK;
 }
@@ -294,7 +304,7 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
             return DS_ERR_PMC_PEBS_COUNTER;
     } else if (idx >= (fmt == 4 ? 8u : 32u)) {
         /* Adaptive: the DS area has counter-reset slots for GP 0..7 (fmt 4,
-         * fixed m at 8 + m) or 0..31 (fmt 5, fixed at 32 + m), and
+         * fixed m at 8 + m) or 0..31 (fmts 5 and 6, fixed at 32 + m), and
          * IA32_PEBS_ENABLE bit 32 + m is fixed counter m (reference
          * ds-area.md; Linux MAX_PEBS_EVENTS_FMT4 / MAX_PEBS_EVENTS). */
         return DS_ERR_PMC_PEBS_COUNTER;
@@ -338,19 +348,39 @@ int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
     return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
+/* Format 6 counters group (Linux "perf/x86/intel/ds: Add PEBS format 6",
+ * PEBS_DATACFG_CNTR/METRICS): the GP [47:32] and fixed [55:48] masks name
+ * counters that exist, need the CNTRS bit, and METRICS needs PERF_METRICS. */
+static int check_data_cfg6(const struct ds_caps *c, uint64_t data_cfg)
+{
+    uint64_t gp = (data_cfg & DS_PEBS_DATA_CFG_GP_MASK) >> DS_PEBS_DATA_CFG_GP_SHIFT;
+    uint64_t fix = (data_cfg & DS_PEBS_DATA_CFG_FIX_MASK) >> DS_PEBS_DATA_CFG_FIX_SHIFT;
+    if ((gp || fix) && !(data_cfg & DS_PEBS_DATA_CFG_CNTRS))
+        return DS_ERR_PMC_RESERVED;
+    if ((gp & ~(uint64_t)c->gp_mask) || (fix & ~(uint64_t)c->fixed_mask))
+        return DS_ERR_PMC_RESERVED;
+    if ((data_cfg & DS_PEBS_DATA_CFG_METRICS) && !c->perf_metrics)
+        return DS_ERR_PMC_RESERVED;
+    return DS_OK;
+}
+
 int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
 {
     int e = check_arch(cpu);
     if (e)
         return e;
     const struct ds_caps *c = &cpu->caps;
-    if (c->pebs_format < 4 || !c->pebs_baseline)
+    if (!adaptive_pebs(c))
         return DS_ERR_PMC_NO_ADAPTIVE;
-    uint64_t valid = 0xFull | DS_PEBS_DATACFG_LBR_MASK;
+    uint64_t valid = c->pebs_format >= 6 ? DS_PEBS_DATA_CFG_VALID6 : DS_PEBS_DATA_CFG_VALID;
     if (data_cfg & ~valid)
         return DS_ERR_PMC_RESERVED;
     if ((data_cfg & DS_PEBS_DATACFG_LBR_MASK) && !(data_cfg & DS_PEBS_DATACFG_LBRS))
         return DS_ERR_PMC_RESERVED;
+    e = check_data_cfg6(c, data_cfg);
+    if (e)
+        return e;
+
     return ds_msr_write(cpu, DS_MSR_PEBS_DATA_CFG, data_cfg) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 #endif /* DS_CONFIG_PEBS */

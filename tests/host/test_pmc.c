@@ -247,6 +247,90 @@ static void test_nehalem_icl_pebs(void)
     CHECK_EQ(ds_pmc_pebs_enable(&cpu, 4, DS_EVTSEL(0xC0, 1)), DS_ERR_PMC_PEBS_COUNTER, "fmt 3: PMC4 no PEBS");
 }
 
+/*
+ * Lunar Lake 06_BDH, from ../shared/cpuid/GenuineIntel00B06D1_LunarLake_04_CPUID.txt
+ * (logical CPU #0 = Lion Cove P-core, #4 = Skymont E-core): leaf 0AH
+ * 0D300806/00000280/00000007/00008603 (perfmon v6, 8 GP x 48, 3 fixed + ECX 7),
+ * leaf 23H.0 EAX 0B (P) / 0F (E), EBX 3 (UMASK2, EQ), 23H.1 GP 3FF fixed 0F
+ * (P) / GP FF fixed 77 (E, non-contiguous). The dump has no MSRs: @caps is
+ * IA32_PERF_CAPABILITIES built from the SDM field layout with PEBS_FMT = @fmt.
+ */
+#define LNL_CAPS(fmt) (((uint64_t)(fmt) << 8) | (1u << 6) | (1u << 7) | (1u << 13) | (1u << 14))
+static void lnl_cpu(struct fake_pmu *f, struct ds_cpu *cpu, bool ecore, uint64_t caps)
+{
+    fp_reset(f);
+    fp_cpuid_set(f, 0, 0, 0x23, 0x756e6547u, 0x6c65746eu, 0x49656e69u);
+    fp_cpuid_set(f, 1, 0, 0x000B06D1, ecore ? 0x40800800 : 0x00800800, 0x7FFAFBFF, 0xBFEBFBFF);
+    fp_cpuid_set(f, 7, 0, 0x00000002, 0x239CA7EB, 0x994027AC, 0xFC1CC430);
+    fp_cpuid_set(f, 0xA, 0, 0x0D300806, 0x00000280, 0x00000007, 0x00008603);
+    fp_cpuid_set(f, 0x1A, 0, ecore ? 0x20000003 : 0x40000003, 0, 0, 0);
+    fp_cpuid_set(f, 0x23, 0, ecore ? 0x0F : 0x0B, 3, ecore ? 8 : 0, 0);
+    fp_cpuid_set(f, 0x23, 1, ecore ? 0xFF : 0x3FF, ecore ? 0x77 : 0x0F, 0, 0);
+    fp_set(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fp_set(f, DS_MSR_IA32_PERF_CAPABILITIES, caps);
+    for (unsigned i = 0; i < 16; i++) {
+        if (i < 8) {
+            fp_set(f, 0xC1 + i, 0);
+            fp_set(f, 0x186 + i, 0);
+            fp_set(f, 0x4C1 + i, 0);
+            fp_set(f, 0x309 + i, 0);
+        }
+        for (unsigned k = 0; k < 4; k++) {
+            fp_set(f, 0x1900 + 4 * i + k, 0); /* IA32_PMC_GPn_CTR/CFG_A/B/C */
+            fp_set(f, 0x1980 + 4 * i + k, 0); /* IA32_FIXED_CTRn and its CFGs */
+        }
+    }
+    fp_set(f, 0x38D, 0);
+    fp_set(f, 0x38F, 0);
+    fp_set(f, 0x3F1, 0);
+    fp_set(f, 0x3F2, 0);
+    CHECK_EQ(fp_identify(f, cpu), DS_OK, "identify LNL");
+}
+
+/* Issue 11: PEBS format 6 (Lunar Lake, Arrow Lake) was refused outright. */
+static void test_fmt6_lunar_lake(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(6) | (1u << 15));
+    CHECK_EQ(cpu.caps.pebs_format, 6, "PERF_CAPABILITIES[11:8] = 6");
+    for (unsigned i = 0; i < 8; i++) {
+        fp_set(&f, 0x3F1, 0);
+        CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_ADAPTIVE), DS_OK, "fmt 6 PEBS on PMC%u", i);
+        CHECK_EQ(fp_get(&f, 0x3F1), 1ull << i, "IA32_PEBS_ENABLE bit %u", i);
+    }
+    CHECK_EQ(ds_pmc_pebs_disable(&cpu, 1ull << 7), DS_OK, "fmt 6 disable");
+    CHECK_EQ(fp_get(&f, 0x3F1), 0, "cleared");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, DS_FIXED_USR, true, 0), DS_OK, "fmt 6 adaptive fixed");
+    /* MSR_PEBS_DATA_CFG: counters group bit 4, metrics 5, GP [47:32], fixed [55:48] */
+    uint64_t cfg = DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS | (0x3FFull << 32) | (0xFull << 48) | 1;
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, cfg), DS_OK, "fmt 6 counters group, all 10 GP + 4 fixed");
+    CHECK_EQ(fp_get(&f, 0x3F2), cfg, "MSR_PEBS_DATA_CFG written");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | (0x400ull << 32)), DS_ERR_PMC_RESERVED,
+             "GP 10 absent (23H.1 EAX = 3FF)");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | (0x10ull << 48)), DS_ERR_PMC_RESERVED,
+             "fixed 4 absent on the P-core (23H.1 EBX = 0F)");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1ull << 32), DS_ERR_PMC_RESERVED, "GP mask without CNTRS");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1ull << 6), DS_ERR_PMC_RESERVED, "bit 6 reserved");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1ull << 56), DS_ERR_PMC_RESERVED, "bit 56 reserved");
+    /* E-core: fixed counters 0,1,2,4,5,6 (77H), no PERF_METRICS advertised here */
+    lnl_cpu(&f, &cpu, true, LNL_CAPS(6));
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | (0x70ull << 48)), DS_OK, "E-core fixed 4-6");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | (0x08ull << 48)), DS_ERR_PMC_RESERVED,
+             "E-core fixed 3 absent");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS), DS_ERR_PMC_RESERVED,
+             "metrics without PERF_METRICS");
+    /* Format 5: the format-6 bits stay reserved; format 7 is unknown */
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(5) | (1u << 15));
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS), DS_ERR_PMC_RESERVED, "fmt 5: no counters group");
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0)), DS_OK, "fmt 5 PEBS");
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(7));
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0)), DS_ERR_PMC_NO_PEBS_FMT, "fmt 7 unknown");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1), DS_ERR_PMC_NO_ADAPTIVE, "fmt 7 not adaptive to libds");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_ADAPTIVE, 0), DS_ERR_PMC_RESERVED,
+             "fmt 7: EVTSEL bit 34 refused");
+}
+
 int main(void)
 {
     test_period();
@@ -254,5 +338,6 @@ int main(void)
     test_fixed_global();
     test_core2_pebs();
     test_nehalem_icl_pebs();
+    test_fmt6_lunar_lake();
     return check_summary();
 }

@@ -185,12 +185,12 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * Enable PEBS on GP counter @idx (already programmed with @evtsel, which is
  * checked): format 0 (Core 2/Atom): idx must be 0 and the event one of
  * ds_pmc_core2_pebs_event(); formats 1-3 (and 4+ without baseline): idx
- * 0..3; format 4 with baseline: GP 0..7, format 5: GP 0..31 (the DS area's
- * counter-reset slots; bit 32+m of IA32_PEBS_ENABLE is fixed counter m).
+ * 0..3; format 4 with baseline: GP 0..7, formats 5 and 6: GP 0..31 (the DS
+ * area's counter-reset slots; bit 32+m of IA32_PEBS_ENABLE is fixed counter m).
  * EVTSEL.INT must be clear (SDM: "Do NOT set INT").
  * Read-modify-write of IA32_PEBS_ENABLE (0x3F1).
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
- * DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE, DS_ERR_PMC_NO_PEBS_FMT (format > 5),
+ * DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE, DS_ERR_PMC_NO_PEBS_FMT (format > 6),
  * DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_EVENT,
  * DS_ERR_PMC_PEBS_INT, DS_ERR_PMC_RESERVED (bit 34 without adaptive),
  * DS_ERR_UNSUPPORTED (format 0 on a model ds_pmc_core2_pebs_event() does
@@ -227,9 +227,13 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
 int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold);
 
 /*
- * Adaptive PEBS (format 4+, PERF_CAPABILITIES.PEBS_BASELINE): write
+ * Adaptive PEBS (formats 4-6, PERF_CAPABILITIES.PEBS_BASELINE): write
  * MSR_PEBS_DATA_CFG (0x3F2) = @data_cfg. Valid bits: 0-3 and 31:24; the LBR
- * count field only with DS_PEBS_DATACFG_LBRS. Records are produced only for
+ * count field only with DS_PEBS_DATACFG_LBRS. Format 6 adds the counters
+ * group (pebs.h DS_PEBS_DATA_CFG_CNTRS bit 4, _METRICS bit 5, GP mask
+ * [47:32], fixed mask [55:48]): the masks only with CNTRS and only naming
+ * counters the CPU has (caps.gp_mask / caps.fixed_mask), METRICS only with
+ * PERF_CAPABILITIES.PERF_METRICS. Records are produced only for
  * counters with EVTSEL bit 34 / FIXED_CTR_CTRL bit 32+4m set.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_NO_ADAPTIVE, DS_ERR_PMC_RESERVED,
