@@ -84,6 +84,8 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMC_NO_PEBS_FMT, "PEBS not advertised or PEBS format unknown"),
     ROW(DS_ERR_PMC_NETBURST, "NetBurst processor: use the ESCR/CCCR interface"),
     ROW(DS_ERR_PMC_NO_GLOBAL, "perfmon version 1: no global control MSRs"),
+    ROW(DS_ERR_PMC_PEBS_PMC0_ONLY, "PEBS only on IA32_PMC0 on this microarchitecture (Silvermont/Airmont/Goldmont/Knights)"),
+    ROW(DS_ERR_PMC_PEBS_NO_FIXED, "fixed-counter PEBS needs adaptive PEBS or Goldmont Plus extended PEBS"),
 
     /* 300..349: NetBurst */
     ROW(DS_ERR_NB_NOT_NETBURST, "not a NetBurst (family 0FH) Intel processor"),

@@ -276,6 +276,72 @@ static int check_pebs(const struct ds_cpu *cpu)
     return DS_OK;
 }
 
+/*
+ * Which counters can take PEBS: one table, first matching row wins. A row
+ * with a model applies to that family-6 DisplayModel whatever the PEBS
+ * format; a row with model 0 applies to its format range.
+ *  - Silvermont 06_37H/4AH/4DH/5AH/5DH, Airmont 06_4CH/75H, Goldmont
+ *    06_5CH/5FH: PEBS on IA32_PMC0 only (SDM 18.6.1.1 "PEBS ... Silvermont",
+ *    Goldmont section; Linux ds.c intel_slm_/intel_glm_pebs_event_constraints
+ *    INTEL_ALL_EVENT_CONSTRAINT(0, 0x1)); Knights Landing 06_57H and Mill
+ *    06_85H likewise (SDM 18.7.1; Linux uses the slm constraints for KNL).
+ *  - Goldmont Plus 06_7AH: extended PEBS on every GP counter and the fixed
+ *    counters (Linux PMU_FL_PEBS_ALL; SDM "PEBS Extensions" of Goldmont Plus;
+ *    fixed m uses DS counter-reset slot 8+m).
+ *  - Format 0 (Core 2, Atom Bonnell): PMC0 and a listed event
+ *    (ds_pmc_core2_pebs_event); formats 1-3 and 4+ without PEBS_BASELINE
+ *    (Nehalem..Skylake): PMC0-3; adaptive (4-6 + baseline, Linux
+ *    PMU_FL_PEBS_ALL): GP 0-7 (fmt 4) or 0-31 (fmts 5, 6) and the fixed
+ *    counters (counter-reset slots; Linux MAX_PEBS_EVENTS_FMT4).
+ * Per-event constraints beyond format 0 (e.g. Skylake PREC_DIST on PMC1)
+ * are not modelled: the hardware then counts without precise distribution.
+ */
+struct pebs_ctr_rule {
+    uint8_t model;          /* family-6 DisplayModel; 0 = any model */
+    uint8_t fmt_lo, fmt_hi; /* PEBS format range of a model-0 row */
+    bool baseline;          /* model-0 row needs PERF_CAPABILITIES.PEBS_BASELINE */
+    bool fixed;             /* fixed counters take PEBS (IA32_PEBS_ENABLE bit 32+m) */
+    uint32_t gp;            /* PEBS-capable GP counters */
+    int err;                /* error for a GP counter outside @gp */
+};
+static const struct pebs_ctr_rule pebs_ctr_rules[] = {
+    { 0x37, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont */
+    { 0x4A, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont (Merrifield) */
+    { 0x4D, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont-D (Avoton) */
+    { 0x5A, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Airmont (Moorefield) */
+    { 0x5D, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont (SoFIA) */
+    { 0x4C, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Airmont */
+    { 0x75, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Airmont NP */
+    { 0x5C, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Goldmont */
+    { 0x5F, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Goldmont-D (Denverton) */
+    { 0x57, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Knights Landing */
+    { 0x85, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Knights Mill */
+    { 0x7A, 0, 0, false, true, 0xFF, DS_ERR_PMC_PEBS_COUNTER },   /* Goldmont Plus */
+    { 0, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_COUNTER },      /* Core 2, Atom */
+    { 0, 4, 4, true, true, 0xFF, DS_ERR_PMC_PEBS_COUNTER },       /* Ice Lake, Tremont */
+    { 0, 5, 6, true, true, 0xFFFFFFFFu, DS_ERR_PMC_PEBS_COUNTER }, /* SPR .., LNL/ARL */
+    { 0, 1, 6, false, false, 0xF, DS_ERR_PMC_PEBS_COUNTER },      /* Nehalem .. Skylake */
+};
+
+/* The row for @c (check_pebs() has limited the format to 0..6, so the last
+ * row always matches). */
+static const struct pebs_ctr_rule *pebs_rule(const struct ds_caps *c)
+{
+    size_t n = sizeof(pebs_ctr_rules) / sizeof(pebs_ctr_rules[0]);
+    for (size_t i = 0; i < n; i++) {
+        const struct pebs_ctr_rule *r = &pebs_ctr_rules[i];
+        if (r->model) {
+            if (c->display_family == 6 && c->display_model == r->model)
+                return r;
+            continue;
+        }
+        if (c->pebs_format >= r->fmt_lo && c->pebs_format <= r->fmt_hi &&
+            (!r->baseline || c->pebs_baseline))
+            return r;
+    }
+    return &pebs_ctr_rules[n - 1];
+}
+
 int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
 {
     int e = check_pebs(cpu);
@@ -289,31 +355,46 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
         return e;
     if (evtsel & DS_EVTSEL_INT)
         return DS_ERR_PMC_PEBS_INT;
-    unsigned fmt = c->pebs_format;
-    if (fmt == 0) {
-        /* Core 2 / Atom: PEBS on IA32_PMC0 only, IA32_PEBS_ENABLE bit 0 */
-        if (idx != 0)
-            return DS_ERR_PMC_PEBS_COUNTER;
+    const struct pebs_ctr_rule *r = pebs_rule(c);
+    if (!((r->gp >> idx) & 1))
+        return r->err;
+    if (c->pebs_format == 0) {
         e = ds_pmc_core2_pebs_event(c->display_model, (uint8_t)(evtsel & 0xFF),
                                     (uint8_t)((evtsel >> 8) & 0xFF));
         if (e)
             return e;
-    } else if (fmt <= 3 || !c->pebs_baseline) {
-        /* Nehalem .. Skylake: PEBS_EN_PMC0..3 */
-        if (idx > 3)
-            return DS_ERR_PMC_PEBS_COUNTER;
-    } else if (idx >= (fmt == 4 ? 8u : 32u)) {
-        /* Adaptive: the DS area has counter-reset slots for GP 0..7 (fmt 4,
-         * fixed m at 8 + m) or 0..31 (fmts 5 and 6, fixed at 32 + m), and
-         * IA32_PEBS_ENABLE bit 32 + m is fixed counter m (reference
-         * ds-area.md; Linux MAX_PEBS_EVENTS_FMT4 / MAX_PEBS_EVENTS). */
-        return DS_ERR_PMC_PEBS_COUNTER;
     }
     uint64_t v;
     if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
         return DS_ERR_MSR_FAULT;
     return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v | DS_PEBS_EN_PMC(idx)) ? DS_ERR_MSR_FAULT
                                                                                 : DS_OK;
+}
+
+/* Fixed counter @idx takes PEBS: IA32_PEBS_ENABLE bit 32+idx (adaptive PEBS,
+ * Goldmont Plus extended PEBS; Linux intel_pmu_pebs_enable with
+ * PMU_FL_PEBS_ALL). Linux clears the PMI enable of a PEBS event
+ * (intel_pmu_pebs_enable: config &= ~EVENTSEL_INT), so the counter's
+ * FIXED_CTR_CTRL PMI bit must be clear, like EVTSEL.INT. */
+int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx)
+{
+    int e = check_pebs(cpu);
+    if (e)
+        return e;
+    const struct ds_caps *c = &cpu->caps;
+    if (c->perfmon_version < 2 || idx > 7 || !fixed_present(c, idx))
+        return DS_ERR_PMC_BAD_FIXED;
+    if (!pebs_rule(c)->fixed)
+        return DS_ERR_PMC_PEBS_NO_FIXED;
+    uint64_t ctl, v;
+    if (ds_msr_read(cpu, DS_MSR_IA32_FIXED_CTR_CTRL, &ctl))
+        return DS_ERR_MSR_FAULT;
+    if ((ctl >> (4 * idx)) & DS_FIXED_PMI)
+        return DS_ERR_PMC_PEBS_INT;
+    if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
+        return DS_ERR_MSR_FAULT;
+    return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v | DS_PEBS_EN_FIXED(idx)) ? DS_ERR_MSR_FAULT
+                                                                                  : DS_OK;
 }
 
 int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask)
@@ -339,6 +420,8 @@ int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
         return DS_ERR_PMC_LDLAT_RANGE;
     if (idx > 3 || idx >= c->gp_counters)
         return DS_ERR_PMC_PEBS_COUNTER;
+    if (!((pebs_rule(c)->gp >> idx) & 1))
+        return pebs_rule(c)->err;
     uint64_t v;
     if (ds_msr_write(cpu, DS_MSR_PEBS_LD_LAT, threshold))
         return DS_ERR_MSR_FAULT;
@@ -468,6 +551,13 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
     (void)cpu;
     (void)idx;
     (void)evtsel;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx)
+{
+    (void)cpu;
+    (void)idx;
     return DS_ERR_UNSUPPORTED;
 }
 

@@ -331,6 +331,100 @@ static void test_fmt6_lunar_lake(void)
              "fmt 7: EVTSEL bit 34 refused");
 }
 
+/*
+ * Issue 10 item 6: which counters take PEBS, per microarchitecture. Typed
+ * from SDM 18.6.1.1 (Silvermont/Airmont: "PEBS ... only IA32_PMC0"), the
+ * Goldmont PEBS section, 18.7.1 (Knights Landing) and Linux ds.c
+ * (intel_slm_/intel_glm_pebs_event_constraints: all events on mask 0x1;
+ * intel_pmu_init uses the slm list for KNL/KNM). Leaf 0AH values of the
+ * first three rows are from ../shared/cpuid (Silvermont 30678, Goldmont
+ * 506C9, Knights Landing 50671); the others reuse them with the model's
+ * signature. PERF_CAPABILITIES (not in the dumps): PEBS format @fmt.
+ */
+static const struct { uint32_t sig, a0a, d0a; uint8_t fmt; uint32_t pebs_gp; const char *name; } pebs_uarch[] = {
+    { 0x00030678, 0x07280203, 0x4503, 2, 0x1, "Silvermont 06_37H" },
+    { 0x000506C9, 0x07300404, 0x0603, 3, 0x1, "Goldmont 06_5CH" },
+    { 0x00050671, 0x07280203, 0x0503, 2, 0x1, "Knights Landing 06_57H" },
+    { 0x000406D8, 0x07280203, 0x4503, 2, 0x1, "Silvermont-D 06_4DH" },
+    { 0x000406A0, 0x07280203, 0x4503, 2, 0x1, "Silvermont 06_4AH" },
+    { 0x000506A0, 0x07280203, 0x4503, 2, 0x1, "Airmont 06_5AH" },
+    { 0x000506D0, 0x07280203, 0x4503, 2, 0x1, "Silvermont 06_5DH" },
+    { 0x000406C4, 0x07280203, 0x4503, 2, 0x1, "Airmont 06_4CH" },
+    { 0x00070650, 0x07280203, 0x4503, 2, 0x1, "Airmont NP 06_75H" },
+    { 0x000506F1, 0x07300404, 0x0603, 3, 0x1, "Goldmont-D 06_5FH" },
+    { 0x00080650, 0x07280203, 0x0503, 2, 0x1, "Knights Mill 06_85H" },
+    { 0x000706A8, 0x07300404, 0x8603, 3, 0xF, "Goldmont Plus 06_7AH (4 GP, all PEBS)" },
+    { 0x000206A7, 0x07300803, 0x0603, 1, 0xF, "Sandy Bridge 06_2AH (8 GP, PEBS on 0-3)" },
+    { 0x000306C3, 0x07300803, 0x0603, 2, 0xF, "Haswell 06_3CH (8 GP, PEBS on 0-3)" },
+};
+
+static void test_pebs_counter_table(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    for (size_t t = 0; t < N(pebs_uarch); t++) {
+        arch_cpu(&f, &cpu, pebs_uarch[t].sig, pebs_uarch[t].a0a, pebs_uarch[t].d0a, 0,
+                 ((uint64_t)pebs_uarch[t].fmt << 8) | (1u << 6) | 0x3);
+        unsigned ngp = (pebs_uarch[t].a0a >> 8) & 0xFF;
+        for (unsigned i = 0; i < ngp; i++) {
+            fp_set(&f, 0x3F1, 0);
+            fp_clear_log(&f);
+            int r = ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR);
+            if ((pebs_uarch[t].pebs_gp >> i) & 1) {
+                CHECK_EQ(r, DS_OK, "%s: PEBS on PMC%u", pebs_uarch[t].name, i);
+                CHECK_EQ(fp_get(&f, 0x3F1), 1ull << i, "%s: bit %u", pebs_uarch[t].name, i);
+            } else {
+                CHECK_EQ(r, pebs_uarch[t].pebs_gp == 1 ? DS_ERR_PMC_PEBS_PMC0_ONLY : DS_ERR_PMC_PEBS_COUNTER,
+                         "%s: no PEBS on PMC%u", pebs_uarch[t].name, i);
+                CHECK_EQ(f.nlog, 0, "%s: PMC%u refused before any MSR access", pebs_uarch[t].name, i);
+            }
+        }
+        if (pebs_uarch[t].pebs_gp == 1 && pebs_uarch[t].fmt >= 1 && pebs_uarch[t].fmt <= 3)
+            CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 1, 10), DS_ERR_PMC_PEBS_PMC0_ONLY, "%s: ldlat PMC1", pebs_uarch[t].name);
+    }
+}
+
+/* Fixed-counter PEBS (IA32_PEBS_ENABLE bit 32+m): adaptive PEBS and Goldmont
+ * Plus extended PEBS only (SDM "Adaptive PEBS", Goldmont Plus "PEBS
+ * extensions"; Linux PMU_FL_PEBS_ALL); on formats 1-3 bit 32+n is LL_EN. */
+static void test_pebs_fixed(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    /* Ice Lake 06_7EH: v5, 8 GP, 4 fixed (ECX 0F), fmt 4 + baseline */
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0x00000604, 0xF, (4u << 8) | 5 | (1u << 13) | (1u << 14));
+    for (unsigned m = 0; m < 4; m++) {
+        fp_set(&f, 0x3F1, 1);
+        CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, m), DS_OK, "ICL fixed %u PEBS", m);
+        CHECK_EQ(fp_get(&f, 0x3F1), 1 | (1ull << (32 + m)), "bit 32+%u, PMC0 kept", m);
+    }
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 4), DS_ERR_PMC_BAD_FIXED, "fixed 4 absent");
+    CHECK_EQ(f.nlog, 0, "nothing touched");
+    fp_set(&f, 0x38D, DS_FIXED_PMI << 4);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 1), DS_ERR_PMC_PEBS_INT, "fixed 1 with PMI set");
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 0), DS_OK, "fixed 0 unaffected by fixed 1's PMI");
+    /* Ice Lake without PEBS_BASELINE: no fixed PEBS */
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0x00000604, 0xF, (4u << 8) | 5);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 0), DS_ERR_PMC_PEBS_NO_FIXED, "fmt 4 without baseline");
+    /* Skylake fmt 3: bit 32+n would be load latency */
+    skylake(&f, &cpu, true);
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 0), DS_ERR_PMC_PEBS_NO_FIXED, "fmt 3: no fixed PEBS");
+    CHECK_EQ(f.nlog, 0, "nothing touched");
+    /* Goldmont Plus 06_7AH (dump leaf 0AH 07300404/8603: 3 fixed), fmt 3 */
+    arch_cpu(&f, &cpu, 0x000706A8, 0x07300404, 0x00008603, 0, (3u << 8) | 5);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 2), DS_OK, "GLP fixed 2");
+    CHECK_EQ(fp_get(&f, 0x3F1), 1ull << 34, "bit 34");
+    /* Lunar Lake E-core: fixed 0x77 (non-contiguous) */
+    lnl_cpu(&f, &cpu, true, LNL_CAPS(6));
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 5), DS_OK, "LNL E-core fixed 5");
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 3), DS_ERR_PMC_BAD_FIXED, "LNL E-core fixed 3 absent");
+    /* Core 2: perfmon v2 fmt 0 */
+    arch_cpu(&f, &cpu, 0x00010676, 0x07280202, 0x00000503, 0, 0x1);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 0), DS_ERR_PMC_PEBS_NO_FIXED, "Core 2");
+}
+
 int main(void)
 {
     test_period();
@@ -339,5 +433,7 @@ int main(void)
     test_core2_pebs();
     test_nehalem_icl_pebs();
     test_fmt6_lunar_lake();
+    test_pebs_counter_table();
+    test_pebs_fixed();
     return check_summary();
 }

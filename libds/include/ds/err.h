@@ -102,7 +102,9 @@ enum ds_err {
     DS_ERR_PMC_NO_PEBS_FMT = 263,    /* PEBS format unknown to libds or PEBS not advertised */
     DS_ERR_PMC_NETBURST = 264,       /* NetBurst CPU: use netburst.h (no PERFEVTSEL/PMC MSRs) */
     DS_ERR_PMC_NO_GLOBAL = 265,      /* perfmon v1: no IA32_PERF_GLOBAL_* MSRs */
-    /* pmc: next free value 266 */
+    DS_ERR_PMC_PEBS_PMC0_ONLY = 266, /* PEBS only on IA32_PMC0 on this microarchitecture (Silvermont/Airmont/Goldmont/KNL/KNM, SDM 18.6.1.1, 18.7.1) */
+    DS_ERR_PMC_PEBS_NO_FIXED = 267,  /* fixed-counter PEBS needs adaptive PEBS (fmt 4+ with baseline) or Goldmont Plus extended PEBS */
+    /* pmc: next free value 268 */
 
     /* --- 300..349: NetBurst ---------------------------------------------- */
     DS_ERR_NB_NOT_NETBURST = 300,    /* CPU is not DisplayFamily 0FH Intel */

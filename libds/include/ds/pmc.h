@@ -183,16 +183,21 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
 
 /*
  * Enable PEBS on GP counter @idx (already programmed with @evtsel, which is
- * checked): format 0 (Core 2/Atom): idx must be 0 and the event one of
+ * checked). Which counters take PEBS comes from one per-microarchitecture
+ * table in pmc.c: Silvermont, Airmont, Goldmont, Knights Landing/Mill
+ * (06_37H/4AH/4DH/5AH/5DH/4CH/75H/5CH/5FH/57H/85H): PMC0 only, else
+ * DS_ERR_PMC_PEBS_PMC0_ONLY (SDM 18.6.1.1, 18.7.1; Linux constraint 0x1);
+ * format 0 (Core 2/Atom): idx must be 0 and the event one of
  * ds_pmc_core2_pebs_event(); formats 1-3 (and 4+ without baseline): idx
- * 0..3; format 4 with baseline: GP 0..7, formats 5 and 6: GP 0..31 (the DS
- * area's counter-reset slots; bit 32+m of IA32_PEBS_ENABLE is fixed counter m).
+ * 0..3; Goldmont Plus 06_7AH: GP 0..7; format 4 with baseline: GP 0..7,
+ * formats 5 and 6: GP 0..31 (the DS area's counter-reset slots; bit 32+m of
+ * IA32_PEBS_ENABLE is fixed counter m, see ds_pmc_pebs_enable_fixed()).
  * EVTSEL.INT must be clear (SDM: "Do NOT set INT").
  * Read-modify-write of IA32_PEBS_ENABLE (0x3F1).
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE, DS_ERR_PMC_NO_PEBS_FMT (format > 6),
- * DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_EVENT,
- * DS_ERR_PMC_PEBS_INT, DS_ERR_PMC_RESERVED (bit 34 without adaptive),
+ * DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_PMC0_ONLY,
+ * DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_INT, DS_ERR_PMC_RESERVED (bit 34 without adaptive),
  * DS_ERR_UNSUPPORTED (format 0 on a model ds_pmc_core2_pebs_event() does
  * not list), DS_ERR_MSR_FAULT. DS_ERR_PEBS_UNAVAILABLE also when
  * IA32_MISC_ENABLE could not be read.
@@ -201,6 +206,21 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * handler that also writes it). CPUID 07H only when TSX bits are asked for.
  */
 int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
+
+/*
+ * Enable PEBS on fixed counter @idx: IA32_PEBS_ENABLE |= bit 32+idx. Only
+ * where the fixed counters take PEBS: adaptive PEBS (formats 4-6 with
+ * PEBS_BASELINE; DS counter-reset slot 8+idx on format 4, 32+idx on 5/6)
+ * and Goldmont Plus extended PEBS (06_7AH, slot 8+idx). On formats 1-3 bit
+ * 32+n is load latency (DS_PEBS_EN_LDLAT), so elsewhere this is refused.
+ * The counter's FIXED_CTR_CTRL PMI bit must be clear (as EVTSEL.INT).
+ * Errors: the CPU checks of ds_pmc_pebs_enable(), DS_ERR_PMC_BAD_FIXED
+ * (absent, idx > 7, perfmon v1), DS_ERR_PMC_PEBS_NO_FIXED,
+ * DS_ERR_PMC_PEBS_INT, DS_ERR_MSR_FAULT.
+ * MSRs: reads IA32_FIXED_CTR_CTRL (0x38D); reads and writes
+ * IA32_PEBS_ENABLE (0x3F1). NMI-safe: yes (same read-modify-write caveat).
+ */
+int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx);
 
 /*
  * Clear IA32_PEBS_ENABLE bits @mask (RMW; any bits, not validated). Errors:
@@ -219,7 +239,7 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
  * Errors: the pebs_enable CPU checks, DS_ERR_PMC_NO_LDLAT (format 0 or 4+:
  * adaptive parts enable load latency per counter through PEBS_ENABLE bit n
  * only and libds does not model it), DS_ERR_PMC_LDLAT_RANGE,
- * DS_ERR_PMC_PEBS_COUNTER, DS_ERR_MSR_FAULT (MSR_PEBS_LD_LAT may already
+ * DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_PMC0_ONLY (the counter table), DS_ERR_MSR_FAULT (MSR_PEBS_LD_LAT may already
  * be written when the IA32_PEBS_ENABLE access faults).
  * MSRs: writes MSR_PEBS_LD_LAT (0x3F6); reads and writes IA32_PEBS_ENABLE
  * (0x3F1). NMI-safe: yes (same read-modify-write caveat).
