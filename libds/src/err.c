@@ -86,6 +86,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMC_NO_GLOBAL, "perfmon version 1: no global control MSRs"),
     ROW(DS_ERR_PMC_PEBS_PMC0_ONLY, "PEBS only on IA32_PMC0 on this microarchitecture (Silvermont/Airmont/Goldmont/Knights)"),
     ROW(DS_ERR_PMC_PEBS_NO_FIXED, "fixed-counter PEBS needs adaptive PEBS or Goldmont Plus extended PEBS"),
+    ROW(DS_ERR_PMC_PEBS_ERRATUM, "PEBS unreliable on Core 2 06_0FH (errata AJ67/AJ68/AJ69/AJ106)"),
 
     /* 300..349: NetBurst */
     ROW(DS_ERR_NB_NOT_NETBURST, "not a NetBurst (family 0FH) Intel processor"),

@@ -342,12 +342,37 @@ static const struct pebs_ctr_rule *pebs_rule(const struct ds_caps *c)
     return &pebs_ctr_rules[n - 1];
 }
 
+/*
+ * PEBS errata that make Linux turn PEBS off (checked before any MSR access
+ * that enables PEBS; DS_PMC_PEBS_ALLOW_ERRATA skips them):
+ *  - Core 2 Merom/Conroe/Clovertown 06_0FH, every stepping: AJ67 (CPL
+ *    leaks), AJ68 (PMI one event late), AJ69 (GLOBAL_STATUS[62]), AJ106
+ *    (FREEZE_LBRS_ON_PMI with PEBS); Linux intel_clovertown_quirk sets
+ *    x86_pmu.pebs = 0 for INTEL_CORE2_MEROM. Penryn 06_17H is not affected.
+ */
+static int pebs_errata(const struct ds_cpu *cpu, unsigned flags)
+{
+    const struct ds_caps *c = &cpu->caps;
+    if (flags & DS_PMC_PEBS_ALLOW_ERRATA)
+        return DS_OK;
+    if (c->display_family == 6 && c->display_model == 0x0F)
+        return DS_ERR_PMC_PEBS_ERRATUM;
+    return DS_OK;
+}
+
 int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+{
+    return ds_pmc_pebs_enable_ex(cpu, idx, evtsel, 0);
+}
+
+int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags)
 {
     int e = check_pebs(cpu);
     if (e)
         return e;
     const struct ds_caps *c = &cpu->caps;
+    if (flags & ~DS_PMC_PEBS_ALLOW_ERRATA)
+        return DS_ERR_INVAL;
     if (!gp_present(c, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     e = check_evtsel(cpu, evtsel);
@@ -364,6 +389,9 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
         if (e)
             return e;
     }
+    e = pebs_errata(cpu, flags);
+    if (e)
+        return e;
     uint64_t v;
     if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
         return DS_ERR_MSR_FAULT;
@@ -551,6 +579,15 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
     (void)cpu;
     (void)idx;
     (void)evtsel;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags)
+{
+    (void)cpu;
+    (void)idx;
+    (void)evtsel;
+    (void)flags;
     return DS_ERR_UNSUPPORTED;
 }
 

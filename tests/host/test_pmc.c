@@ -183,7 +183,8 @@ static void test_core2_pebs(void)
                 uint64_t evt = DS_EVTSEL(core2_pebs[i].ev, core2_pebs[i].um) | DS_EVTSEL_EN | DS_EVTSEL_USR;
                 fp_set(&f, 0x3F1, 0);
                 fp_clear_log(&f);
-                int r = ds_pmc_pebs_enable(&cpu, pmc, evt);
+                /* 06_0FH needs the errata override (test_merom_errata) */
+                int r = ds_pmc_pebs_enable_ex(&cpu, pmc, evt, s == 0 ? DS_PMC_PEBS_ALLOW_ERRATA : 0);
                 if (pmc == 0) {
                     CHECK_EQ(r, DS_OK, "PEBS %02x/%02x on PMC0", core2_pebs[i].ev, core2_pebs[i].um);
                     CHECK_EQ(fp_get(&f, 0x3F1), 1, "IA32_PEBS_ENABLE bit 0");
@@ -425,6 +426,36 @@ static void test_pebs_fixed(void)
     CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 0), DS_ERR_PMC_PEBS_NO_FIXED, "Core 2");
 }
 
+/*
+ * Issue 10 item 10: Core 2 06_0FH (Merom, Conroe, Clovertown: every
+ * stepping) has PEBS errata AJ67/AJ68/AJ69/AJ106 and Linux
+ * (intel_clovertown_quirk) turns PEBS off there; Penryn 06_17H keeps it.
+ * CPUID from ../shared/cpuid Merom/Conroe (000006F6, leaf 0AH 07280202) and
+ * Penryn (00010676); PERF_CAPABILITIES (not in the dumps): PEBS fmt 0.
+ */
+static void test_merom_errata(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    static const uint32_t sigs[] = { 0x000006F6, 0x000006F2, 0x000006FB, 0x00010676 };
+    for (size_t s = 0; s < N(sigs); s++) {
+        bool merom = s < 3;
+        arch_cpu(&f, &cpu, sigs[s], 0x07280202, 0, 0, 0x1 | (1u << 6));
+        uint64_t evt = DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+        fp_clear_log(&f);
+        CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, evt), merom ? DS_ERR_PMC_PEBS_ERRATUM : DS_OK, "sig %05x default", sigs[s]);
+        CHECK_EQ(fp_get(&f, 0x3F1), merom ? 0 : 1, "sig %05x PEBS_ENABLE", sigs[s]);
+        if (merom)
+            CHECK_EQ(f.nlog, 0, "refused before any MSR access");
+        fp_set(&f, 0x3F1, 0);
+        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, evt, DS_PMC_PEBS_ALLOW_ERRATA), DS_OK, "sig %05x override", sigs[s]);
+        CHECK_EQ(fp_get(&f, 0x3F1), 1, "override sets bit 0");
+        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, evt, 0x2), DS_ERR_INVAL, "unknown flag");
+        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 1, evt, DS_PMC_PEBS_ALLOW_ERRATA), DS_ERR_PMC_PEBS_COUNTER,
+                 "override does not lift the PMC0 rule");
+    }
+}
+
 int main(void)
 {
     test_period();
@@ -435,5 +466,6 @@ int main(void)
     test_fmt6_lunar_lake();
     test_pebs_counter_table();
     test_pebs_fixed();
+    test_merom_errata();
     return check_summary();
 }

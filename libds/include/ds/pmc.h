@@ -197,7 +197,8 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE, DS_ERR_PMC_NO_PEBS_FMT (format > 6),
  * DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_PMC0_ONLY,
- * DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_INT, DS_ERR_PMC_RESERVED (bit 34 without adaptive),
+ * DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_INT, DS_ERR_PMC_PEBS_ERRATUM
+ * (errata part, see ds_pmc_pebs_enable_ex()), DS_ERR_PMC_RESERVED (bit 34 without adaptive),
  * DS_ERR_UNSUPPORTED (format 0 on a model ds_pmc_core2_pebs_event() does
  * not list), DS_ERR_MSR_FAULT. DS_ERR_PEBS_UNAVAILABLE also when
  * IA32_MISC_ENABLE could not be read.
@@ -206,6 +207,20 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * handler that also writes it). CPUID 07H only when TSX bits are asked for.
  */
 int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
+
+/*
+ * ds_pmc_pebs_enable() with @flags (0 = the same call). PEBS is refused on
+ * parts whose errata make Linux disable it: Core 2 Merom/Conroe/Clovertown
+ * 06_0FH (AJ67, AJ68, AJ69, AJ106; Linux intel_clovertown_quirk) with
+ * DS_ERR_PMC_PEBS_ERRATUM. DS_PMC_PEBS_ALLOW_ERRATA accepts the part anyway
+ * (the caller takes the errata: CPL leaks, a PMI one event late, no
+ * GLOBAL_STATUS[62] without DEBUGCTL[12], no LBR freeze with PEBS).
+ * Errors: those of ds_pmc_pebs_enable(), DS_ERR_PMC_PEBS_ERRATUM,
+ * DS_ERR_INVAL (unknown flag bits). MSRs and NMI-safety: as
+ * ds_pmc_pebs_enable().
+ */
+#define DS_PMC_PEBS_ALLOW_ERRATA 0x1u
+int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags);
 
 /*
  * Enable PEBS on fixed counter @idx: IA32_PEBS_ENABLE |= bit 32+idx. Only
