@@ -350,14 +350,61 @@ static const struct pebs_ctr_rule *pebs_rule(const struct ds_caps *c)
  *    (FREEZE_LBRS_ON_PMI with PEBS); Linux intel_clovertown_quirk sets
  *    x86_pmu.pebs = 0 for INTEL_CORE2_MEROM. Penryn 06_17H is not affected.
  */
-static int pebs_errata(const struct ds_cpu *cpu, unsigned flags)
+int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out)
+{
+    if (!cpu || !out)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (cpu->caps.vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL;
+    /* SDM Vol. 3A "Microcode Update Facilities": write 0 to
+     * IA32_BIOS_SIGN_ID, execute CPUID(EAX=1), read the MSR: bits 63:32
+     * hold the revision of the loaded update. */
+    uint32_t r[4];
+    uint64_t v;
+    if (ds_msr_write(cpu, DS_PMC_MSR_IA32_BIOS_SIGN_ID, 0))
+        return DS_ERR_MSR_FAULT;
+    ds_cpuid(cpu, 1, 0, r);
+    if (ds_msr_read(cpu, DS_PMC_MSR_IA32_BIOS_SIGN_ID, &v))
+        return DS_ERR_MSR_FAULT;
+    *out = (uint32_t)(v >> 32);
+    return DS_OK;
+}
+
+/*
+ * Sandy Bridge PEBS needs a microcode update (Linux core.c pebs_ucodes /
+ * intel_snb_check_microcode): 06_2AH stepping 7 >= 0x28, 06_2DH stepping 6
+ * >= 0x618, stepping 7 >= 0x70C. Like Linux (x86_match_min_microcode_rev
+ * fails without a matching row), any other stepping of these two models
+ * counts as broken.
+ */
+static int snb_ucode_gate(struct ds_cpu *cpu)
+{
+    const struct ds_caps *c = &cpu->caps;
+    if (c->display_family != 6 || (c->display_model != 0x2A && c->display_model != 0x2D))
+        return DS_OK;
+    uint32_t min = 0xFFFFFFFFu, rev;
+    if (c->display_model == 0x2A && c->stepping == 7)
+        min = 0x28;
+    else if (c->display_model == 0x2D && c->stepping == 6)
+        min = 0x618;
+    else if (c->display_model == 0x2D && c->stepping == 7)
+        min = 0x70C;
+    int e = ds_pmc_microcode_rev(cpu, &rev);
+    if (e)
+        return e;
+    return rev < min ? DS_ERR_PMC_PEBS_UCODE : DS_OK;
+}
+
+static int pebs_errata(struct ds_cpu *cpu, unsigned flags)
 {
     const struct ds_caps *c = &cpu->caps;
     if (flags & DS_PMC_PEBS_ALLOW_ERRATA)
         return DS_OK;
     if (c->display_family == 6 && c->display_model == 0x0F)
         return DS_ERR_PMC_PEBS_ERRATUM;
-    return DS_OK;
+    return snb_ucode_gate(cpu);
 }
 
 int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
@@ -579,6 +626,14 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
     (void)cpu;
     (void)idx;
     (void)evtsel;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out)
+{
+    (void)cpu;
+    if (out)
+        *out = 0;
     return DS_ERR_UNSUPPORTED;
 }
 

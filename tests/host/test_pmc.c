@@ -355,7 +355,7 @@ static const struct { uint32_t sig, a0a, d0a; uint8_t fmt; uint32_t pebs_gp; con
     { 0x000506F1, 0x07300404, 0x0603, 3, 0x1, "Goldmont-D 06_5FH" },
     { 0x00080650, 0x07280203, 0x0503, 2, 0x1, "Knights Mill 06_85H" },
     { 0x000706A8, 0x07300404, 0x8603, 3, 0xF, "Goldmont Plus 06_7AH (4 GP, all PEBS)" },
-    { 0x000206A7, 0x07300803, 0x0603, 1, 0xF, "Sandy Bridge 06_2AH (8 GP, PEBS on 0-3)" },
+    { 0x000306A9, 0x07300803, 0x0603, 1, 0xF, "Ivy Bridge 06_3AH (8 GP, PEBS on 0-3)" },
     { 0x000306C3, 0x07300803, 0x0603, 2, 0xF, "Haswell 06_3CH (8 GP, PEBS on 0-3)" },
 };
 
@@ -456,6 +456,76 @@ static void test_merom_errata(void)
     }
 }
 
+/* A fake whose CPUID(1) loads IA32_BIOS_SIGN_ID[63:32] with the microcode
+ * revision, as the SDM's signature procedure describes (write 0, CPUID 1,
+ * read); the fake_pmu is first so fp_read/fp_write take the same context. */
+struct ucode_fake {
+    struct fake_pmu f;
+    uint32_t rev;
+    int cpuid1_after_zero; /* CPUID(1) calls made while 8BH read 0 */
+};
+static void uf_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+    struct ucode_fake *u = ctx;
+    if (leaf == 1 && fp_find(&u->f, 0x8B) >= 0) {
+        if (fp_get(&u->f, 0x8B) == 0)
+            u->cpuid1_after_zero++;
+        fp_set(&u->f, 0x8B, (uint64_t)u->rev << 32);
+    }
+    fp_cpuid(ctx, leaf, sub, out);
+}
+static const struct ds_msr_ops uf_ops = { fp_read, fp_write, uf_cpuid };
+
+/*
+ * Issue 10 item 11: Sandy Bridge PEBS microcode gate (Linux core.c
+ * pebs_ucodes: 06_2AH stepping 7 >= 0x28; 06_2DH stepping 6 >= 0x618,
+ * stepping 7 >= 0x70C; other steppings of the two models: broken). Leaf 0AH
+ * from ../shared/cpuid SandyBridge (000206A7: 07300803/603).
+ */
+static void test_snb_ucode(void)
+{
+    static struct ucode_fake u;
+    struct ds_cpu cpu;
+    static const struct { uint32_t sig, rev; int want; } rows[] = {
+        { 0x000206A7, 0x27, DS_ERR_PMC_PEBS_UCODE }, { 0x000206A7, 0x28, DS_OK },
+        { 0x000206A7, 0x29, DS_OK },                  { 0x000206A6, 0xFFFF, DS_ERR_PMC_PEBS_UCODE },
+        { 0x000206D6, 0x617, DS_ERR_PMC_PEBS_UCODE }, { 0x000206D6, 0x618, DS_OK },
+        { 0x000206D7, 0x70B, DS_ERR_PMC_PEBS_UCODE }, { 0x000206D7, 0x70C, DS_OK },
+        { 0x000206D7, 0x618, DS_ERR_PMC_PEBS_UCODE }, { 0x000206D5, 0x70C, DS_ERR_PMC_PEBS_UCODE },
+        { 0x000306A9, 0x01, DS_OK }, /* Ivy Bridge 06_3AH: no gate */
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        arch_cpu(&u.f, &cpu, rows[i].sig, 0x07300803, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+        fp_set(&u.f, 0x8B, 0xABCD000000000000ull); /* stale value: must be cleared first */
+        u.rev = rows[i].rev;
+        u.cpuid1_after_zero = 0;
+        CHECK_EQ(ds_cpu_init(&cpu, &uf_ops, &u), DS_OK, "init");
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+        fp_set(&u.f, 0x8B, 0xABCD000000000000ull);
+        u.cpuid1_after_zero = 0;
+        fp_clear_log(&u.f);
+        int r = ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 1));
+        CHECK_EQ(r, rows[i].want, "sig %05x ucode %x", rows[i].sig, rows[i].rev);
+        bool snb = rows[i].sig >> 4 != 0x306A;
+        CHECK_EQ(fp_get(&u.f, 0x3F1), r == DS_OK ? 1 : 0, "sig %05x PEBS_ENABLE", rows[i].sig);
+        CHECK_EQ(fp_nwrites(&u.f, 0x8B), snb ? 1 : 0, "sig %05x: 8BH zeroed before CPUID", rows[i].sig);
+        CHECK_EQ(u.cpuid1_after_zero, snb ? 1 : 0, "sig %05x: CPUID(1) after the zero write", rows[i].sig);
+        fp_set(&u.f, 0x3F1, 0);
+        fp_clear_log(&u.f);
+        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, DS_EVTSEL(0xC0, 1), DS_PMC_PEBS_ALLOW_ERRATA), DS_OK, "override");
+        CHECK_EQ(fp_nwrites(&u.f, 0x8B), 0, "override skips the microcode read");
+    }
+    uint32_t rev = 0;
+    u.rev = 0x12345678;
+    CHECK_EQ(ds_pmc_microcode_rev(&cpu, &rev), DS_OK, "microcode_rev");
+    CHECK_EQ(rev, 0x12345678, "upper 32 bits");
+    CHECK_EQ(ds_pmc_microcode_rev(&cpu, NULL), DS_ERR_NULL, "null");
+    u.f.fault_msr = 0x8B;
+    CHECK_EQ(ds_pmc_microcode_rev(&cpu, &rev), DS_ERR_MSR_FAULT, "8BH faults");
+    arch_cpu(&u.f, &cpu, 0x000206A7, 0x07300803, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 1)), DS_ERR_MSR_FAULT, "no 8BH: fault reported");
+}
+
 int main(void)
 {
     test_period();
@@ -467,5 +537,6 @@ int main(void)
     test_pebs_counter_table();
     test_pebs_fixed();
     test_merom_errata();
+    test_snb_ucode();
     return check_summary();
 }

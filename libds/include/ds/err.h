@@ -105,7 +105,8 @@ enum ds_err {
     DS_ERR_PMC_PEBS_PMC0_ONLY = 266, /* PEBS only on IA32_PMC0 on this microarchitecture (Silvermont/Airmont/Goldmont/KNL/KNM, SDM 18.6.1.1, 18.7.1) */
     DS_ERR_PMC_PEBS_NO_FIXED = 267,  /* fixed-counter PEBS needs adaptive PEBS (fmt 4+ with baseline) or Goldmont Plus extended PEBS */
     DS_ERR_PMC_PEBS_ERRATUM = 268,   /* PEBS refused: Core 2 Merom/Clovertown 06_0FH errata AJ67/68/69/106 (override: DS_PMC_PEBS_ALLOW_ERRATA) */
-    /* pmc: next free value 269 */
+    DS_ERR_PMC_PEBS_UCODE = 269,     /* PEBS refused: Sandy Bridge microcode older than Linux pebs_ucodes (IA32_BIOS_SIGN_ID) */
+    /* pmc: next free value 270 */
 
     /* --- 300..349: NetBurst ---------------------------------------------- */
     DS_ERR_NB_NOT_NETBURST = 300,    /* CPU is not DisplayFamily 0FH Intel */

@@ -210,16 +210,38 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
 
 /*
  * ds_pmc_pebs_enable() with @flags (0 = the same call). PEBS is refused on
- * parts whose errata make Linux disable it: Core 2 Merom/Conroe/Clovertown
- * 06_0FH (AJ67, AJ68, AJ69, AJ106; Linux intel_clovertown_quirk) with
- * DS_ERR_PMC_PEBS_ERRATUM. DS_PMC_PEBS_ALLOW_ERRATA accepts the part anyway
- * (the caller takes the errata: CPL leaks, a PMI one event late, no
- * GLOBAL_STATUS[62] without DEBUGCTL[12], no LBR freeze with PEBS).
+ * parts whose errata make Linux disable it:
+ *  - Core 2 Merom/Conroe/Clovertown 06_0FH (AJ67, AJ68, AJ69, AJ106; Linux
+ *    intel_clovertown_quirk): DS_ERR_PMC_PEBS_ERRATUM;
+ *  - Sandy Bridge 06_2AH stepping 7 with microcode < 0x28, 06_2DH stepping
+ *    6 < 0x618 or stepping 7 < 0x70C, any other stepping of the two (Linux
+ *    pebs_ucodes): DS_ERR_PMC_PEBS_UCODE (revision from
+ *    ds_pmc_microcode_rev()).
+ * DS_PMC_PEBS_ALLOW_ERRATA accepts the part anyway (the caller takes the
+ * errata: on 06_0FH CPL leaks, a PMI one event late, no GLOBAL_STATUS[62]
+ * without DEBUGCTL[12], no LBR freeze with PEBS; on old SNB microcode the
+ * PEBS corruption Linux guards against) and skips the microcode read.
  * Errors: those of ds_pmc_pebs_enable(), DS_ERR_PMC_PEBS_ERRATUM,
- * DS_ERR_INVAL (unknown flag bits). MSRs and NMI-safety: as
- * ds_pmc_pebs_enable().
+ * DS_ERR_PMC_PEBS_UCODE, DS_ERR_INVAL (unknown flag bits).
+ * MSRs: as ds_pmc_pebs_enable(); on 06_2AH/2DH also writes 0 to and reads
+ * IA32_BIOS_SIGN_ID (0x8B) around a CPUID(1). NMI-safe: as
+ * ds_pmc_pebs_enable() (the SNB check executes CPUID, which is
+ * serialising: slow in an NMI, not unsafe).
  */
 #define DS_PMC_PEBS_ALLOW_ERRATA 0x1u
+
+/* IA32_BIOS_SIGN_ID: microcode update signature (SDM Vol. 4, MSR 8BH) */
+#define DS_PMC_MSR_IA32_BIOS_SIGN_ID 0x8Bu
+
+/*
+ * Loaded microcode revision: write 0 to IA32_BIOS_SIGN_ID, CPUID(EAX=1),
+ * read IA32_BIOS_SIGN_ID, @out = bits 63:32 (SDM Vol. 3A "Microcode Update
+ * Facilities"). Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
+ * DS_ERR_NOT_INTEL, DS_ERR_MSR_FAULT (@out untouched on error).
+ * MSRs: writes then reads IA32_BIOS_SIGN_ID (0x8B). NMI-safe: yes (no
+ * locks; CPUID serialises).
+ */
+int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out);
 int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags);
 
 /*
