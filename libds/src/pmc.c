@@ -174,10 +174,24 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out)
     return DS_OK;
 }
 
+/* Perfmon v2-v4 parts may report no fixed counters in CPUID.0AH:EDX[4:0]
+ * though they have three (early Core 2: the real Merom/Conroe dumps read
+ * EDX = 0). Linux intel_pmu_init assumes max(EDX[4:0], 3) for versions 2..4
+ * unless CPUID.01H:ECX[31] (hypervisor) is set, where the count is trusted. */
+#define DS_CPUID1_ECX_HYPERVISOR (1u << 31)
+static unsigned fixed_assumed(const struct ds_caps *c)
+{
+    if (c->perfmon_version >= 2 && c->perfmon_version <= 4 && !(c->cpuid1_ecx & DS_CPUID1_ECX_HYPERVISOR))
+        return 3;
+    return 0;
+}
+
 static bool fixed_present(const struct ds_caps *c, unsigned idx)
 {
     if (idx >= 32)
         return false;
+    if (idx < fixed_assumed(c))
+        return true;
     /* v5+: ECX is a bitmap of supported fixed counters (SDM "Architectural
      * Performance Monitoring Version 5"); earlier: the first EDX[4:0]. */
     if (c->perfmon_version >= 5 && c->fixed_mask)

@@ -526,6 +526,41 @@ static void test_snb_ucode(void)
     CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 1)), DS_ERR_MSR_FAULT, "no 8BH: fault reported");
 }
 
+/*
+ * Issue 10 item 11: early Core 2 reports perfmon v2 with CPUID.0AH:EDX = 0
+ * (real dumps ../shared/cpuid Merom and Conroe 000006F6: leaf 0AH
+ * 07280202-00000000-00000000-00000000) although the three fixed counters
+ * exist; Linux intel_pmu_init assumes max(EDX[4:0], 3) on v2-v4 unless the
+ * hypervisor bit CPUID.01H:ECX[31] is set.
+ */
+static void test_core2_fixed_quirk(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    for (int hv = 0; hv < 2; hv++) {
+        arch_cpu(&f, &cpu, 0x000006F6, 0x07280202, 0, 0, 0x1);
+        if (hv) {
+            for (int i = 0; i < f.nleaves; i++)
+                if (f.leaves[i].leaf == 1)
+                    f.leaves[i].r[2] |= 1u << 31;
+            CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify (hypervisor)");
+        }
+        for (unsigned m = 0; m < 4; m++) {
+            fp_set(&f, 0x38D, 0);
+            int want = (!hv && m < 3) ? DS_OK : DS_ERR_PMC_BAD_FIXED;
+            CHECK_EQ(ds_pmc_fixed_program(&cpu, m, DS_FIXED_OS | DS_FIXED_USR, false, 0), want,
+                     "hv=%d fixed %u", hv, m);
+            if (want == DS_OK)
+                CHECK_EQ(fp_get(&f, 0x38D), 3ull << (4 * m), "FIXED_CTR_CTRL nibble %u", m);
+        }
+        CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0x700000003ull), hv ? DS_ERR_PMC_RESERVED : DS_OK, "hv=%d GLOBAL_CTRL fixed bits", hv);
+        CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0x800000000ull), DS_ERR_PMC_RESERVED, "hv=%d fixed 3 bit", hv);
+    }
+    /* v5 (Ice Lake, ECX bitmap 0x1, EDX 0): the quirk does not apply */
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0, 0x1, (4u << 8) | 5);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, DS_FIXED_OS, false, 0), DS_ERR_PMC_BAD_FIXED, "v5: bitmap only");
+}
+
 int main(void)
 {
     test_period();
@@ -538,5 +573,6 @@ int main(void)
     test_pebs_fixed();
     test_merom_errata();
     test_snb_ucode();
+    test_core2_fixed_quirk();
     return check_summary();
 }

@@ -139,7 +139,9 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out);
  * Program fixed counter @idx: nibble @ctrl (DS_FIXED_*) and, if @adaptive,
  * bit 32+4*idx, by read-modify-write of IA32_FIXED_CTR_CTRL (0x38D); the
  * counter (0x309+idx) is loaded with @start first while its nibble is 0.
- * Checks: perfmon v2+, idx present (EDX[4:0] or the v5 ECX bitmap),
+ * Checks: perfmon v2+, idx present (EDX[4:0] or the v5 ECX bitmap; on
+ * perfmon v2-v4 fixed 0-2 always, unless CPUID.01H:ECX[31] says hypervisor:
+ * early Core 2 reports EDX[4:0] = 0, Linux intel_pmu_init assumes 3),
  * ANY only v3+, adaptive only with adaptive PEBS, start < 2^fixed_width.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_FIXED (also perfmon v1, idx > 7),
