@@ -250,6 +250,81 @@ int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
     return ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, value) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
+/*
+ * Nehalem/Westmere counter errata AAK100 (06_1AH), AAP53 (06_1EH), BD53
+ * (06_2CH): when counters are added the PMU must first be "reset" with
+ * the magic events 4300B5H, 4300D2H, 4300B1H, 4300B1H on PMC0-3 enabled
+ * once through GLOBAL_CTRL = 0FH then 0. Linux core.c
+ * intel_pmu_nhm_workaround (run from intel_pmu_nhm_enable_all on every
+ * Nehalem 1AH/1EH/1FH/2EH and Westmere 25H/2CH/2FH). libds saves and
+ * restores what it clobbers, so the caller's programming survives.
+ */
+static bool nhm_wsm(const struct ds_caps *c)
+{
+    if (c->display_family != 6)
+        return false;
+    switch (c->display_model) {
+    case 0x1A: case 0x1E: case 0x1F: case 0x2E: case 0x25: case 0x2C: case 0x2F:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const uint64_t nhm_magic[4] = { 0x4300B5, 0x4300D2, 0x4300B1, 0x4300B1 };
+
+int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
+{
+    int e = check_arch(cpu);
+    if (e)
+        return e;
+    const struct ds_caps *c = &cpu->caps;
+    if (!nhm_wsm(c))
+        return DS_OK;
+    if (c->perfmon_version < 2 || c->gp_counters < 4)
+        return DS_ERR_PMC_BAD_COUNTER;
+    uint64_t gctl, pebs = 0, sel[4], ctr[4];
+    uint32_t cmsr[4];
+    bool has_pebs = c->pebs_advertised;
+    if (ds_msr_read(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, &gctl) ||
+        (has_pebs && ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &pebs)))
+        return DS_ERR_MSR_FAULT;
+    for (unsigned i = 0; i < 4; i++) {
+        if (ds_msr_read(cpu, DS_MSR_IA32_PERFEVTSEL0 + i, &sel[i]) ||
+            ds_msr_read(cpu, DS_MSR_IA32_PMC0 + i, &ctr[i]))
+            return DS_ERR_MSR_FAULT;
+        ctr[i] &= width_mask(c->gp_width);
+        e = gp_counter_target(cpu, i, ctr[i], &cmsr[i]);
+        if (e)
+            return e; /* a value IA32_PMCx cannot take back: nothing written */
+    }
+    /* errata step 1: GLOBAL_CTRL and PEBS_ENABLE clear */
+    e = ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    if (!e && has_pebs)
+        e = ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, 0);
+    for (unsigned i = 0; i < 4 && !e; i++) {
+        e = ds_msr_write(cpu, DS_MSR_IA32_PERFEVTSEL0 + i, nhm_magic[i]);
+        if (!e)
+            e = ds_msr_write(cpu, DS_MSR_IA32_PMC0 + i, 0);
+    }
+    if (!e)
+        e = ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0xF);
+    if (!e)
+        e = ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    for (unsigned i = 0; i < 4 && !e; i++) {
+        e = ds_msr_write(cpu, DS_MSR_IA32_PERFEVTSEL0 + i, 0);
+        if (!e)
+            e = ds_msr_write(cpu, cmsr[i], legacy_value(cpu, cmsr[i], ctr[i]));
+        if (!e)
+            e = ds_msr_write(cpu, DS_MSR_IA32_PERFEVTSEL0 + i, sel[i]);
+    }
+    if (!e && has_pebs)
+        e = ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, pebs);
+    if (!e)
+        e = ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, gctl);
+    return e ? DS_ERR_MSR_FAULT : DS_OK;
+}
+
 #if DS_CONFIG_PEBS
 int ds_pmc_core2_pebs_event(uint8_t model, uint8_t event, uint8_t umask)
 {
@@ -621,6 +696,12 @@ int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
 {
     (void)cpu;
     (void)value;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
+{
+    (void)cpu;
     return DS_ERR_UNSUPPORTED;
 }
 #endif /* !DS_CONFIG_PMC */

@@ -561,6 +561,82 @@ static void test_core2_fixed_quirk(void)
     CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, DS_FIXED_OS, false, 0), DS_ERR_PMC_BAD_FIXED, "v5: bitmap only");
 }
 
+/*
+ * Issue 10 item 11: Nehalem/Westmere errata AAK100/AAP53/BD53. Expected
+ * sequence typed from Linux core.c intel_pmu_nhm_workaround's comment
+ * (errata steps 1-5) and its magic events 4300B5H, 4300D2H, 4300B1H,
+ * 4300B1H; leaf 0AH of the real Nehalem dump (000106A1: 07300403/603).
+ */
+static void test_nhm_workaround(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    static const uint32_t sigs[] = { 0x000106A1, 0x000106E5, 0x000206C2, 0x000206F2, 0x00020655 };
+    for (size_t k = 0; k < N(sigs); k++) {
+        arch_cpu(&f, &cpu, sigs[k], 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+        uint64_t sel[4], ctr[4];
+        for (unsigned i = 0; i < 4; i++) {
+            sel[i] = DS_EVTSEL(0xC0 + i, 1) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+            ctr[i] = 0xFFFF80000000ull + 17 * i; /* sign-extended 32-bit values */
+            fp_set(&f, 0x186 + i, sel[i]);
+            fp_set(&f, 0xC1 + i, ctr[i]);
+        }
+        fp_set(&f, 0x38F, 0x70000000Full);
+        fp_set(&f, 0x3F1, 0x1);
+        fp_clear_log(&f);
+        CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_OK, "sig %05x workaround", sigs[k]);
+        /* errata step 1 before the magic events; GLOBAL_CTRL 0 -> 0F -> 0 */
+        int ng = 0, first_magic = -1, gctl_f = -1, pebs0 = -1;
+        uint64_t gvals[8] = { 0 };
+        for (int i = 0; i < f.nlog; i++) {
+            if (f.log[i].kind != 'w')
+                continue;
+            if (f.log[i].msr == 0x38F && ng < 8)
+                gvals[ng++] = f.log[i].val;
+            if (f.log[i].msr == 0x38F && f.log[i].val == 0xF)
+                gctl_f = i;
+            if (f.log[i].msr == 0x3F1 && f.log[i].val == 0 && pebs0 < 0)
+                pebs0 = i;
+            if (f.log[i].msr == 0x186 && f.log[i].val == 0x4300B5 && first_magic < 0)
+                first_magic = i;
+        }
+        CHECK(ng == 4 && gvals[0] == 0 && gvals[1] == 0xF && gvals[2] == 0 && gvals[3] == 0x70000000Full,
+              "sig %05x GLOBAL_CTRL writes 0, 0F, 0, restore (%d)", sigs[k], ng);
+        CHECK(pebs0 >= 0 && pebs0 < first_magic && first_magic < gctl_f, "PEBS_ENABLE cleared before the magic events");
+        /* the magic events were in place when GLOBAL_CTRL = 0FH was written */
+        static const uint64_t magic[4] = { 0x4300B5, 0x4300D2, 0x4300B1, 0x4300B1 };
+        for (unsigned i = 0; i < 4; i++) {
+            uint64_t last_sel = 0, last_ctr = 1;
+            for (int j = 0; j < gctl_f; j++) {
+                if (f.log[j].kind == 'w' && f.log[j].msr == 0x186 + i)
+                    last_sel = f.log[j].val;
+                if (f.log[j].kind == 'w' && f.log[j].msr == 0xC1 + i)
+                    last_ctr = f.log[j].val;
+            }
+            CHECK_EQ(last_sel, magic[i], "PERFEVTSEL%u magic at GLOBAL_CTRL=0F", i);
+            CHECK_EQ(last_ctr, 0, "PMC%u zero at GLOBAL_CTRL=0F", i);
+            CHECK_EQ(fp_get(&f, 0x186 + i), sel[i], "EVTSEL%u restored", i);
+            CHECK_EQ(fp_get(&f, 0xC1 + i) | 0xFFFF00000000ull, ctr[i], "PMC%u restored (low 32 sign-extended)", i);
+        }
+        CHECK_EQ(fp_get(&f, 0x3F1), 1, "PEBS_ENABLE restored");
+        CHECK_EQ(fp_get(&f, 0x38F), 0x70000000Full, "GLOBAL_CTRL restored");
+    }
+    /* a counter value IA32_PMCx cannot take back (no FW_WRITE): refused, nothing written */
+    arch_cpu(&f, &cpu, 0x000106A1, 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    fp_set(&f, 0xC3, 0x000100000000ull);
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_ERR_PMC_VALUE_WIDE, "unrestorable PMC2");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    /* not Nehalem/Westmere: nothing touched */
+    static const uint32_t others[] = { 0x000206A7, 0x000006F6, 0x000306A9 };
+    for (size_t k = 0; k < N(others); k++) {
+        arch_cpu(&f, &cpu, others[k], 0x07300403, 0x603, 0, (1u << 8) | 3);
+        fp_clear_log(&f);
+        CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_OK, "sig %05x: not needed", others[k]);
+        CHECK_EQ(f.nlog, 0, "sig %05x: no MSR access", others[k]);
+    }
+}
+
 int main(void)
 {
     test_period();
@@ -574,5 +650,6 @@ int main(void)
     test_merom_errata();
     test_snb_ucode();
     test_core2_fixed_quirk();
+    test_nhm_workaround();
     return check_summary();
 }

@@ -167,6 +167,31 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
 int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value);
 
 /*
+ * Nehalem/Westmere counter errata AAK100 (06_1AH), AAP53 (06_1EH), BD53
+ * (06_2CH), applied like Linux (intel_pmu_nhm_workaround) on every Nehalem
+ * (1AH/1EH/1FH/2EH) and Westmere (25H/2CH/2FH): call after adding or
+ * reprogramming counters, before enabling them. It saves
+ * IA32_PERF_GLOBAL_CTRL, IA32_PEBS_ENABLE (when PEBS is advertised),
+ * PERFEVTSEL0-3 and PMC0-3; clears GLOBAL_CTRL and PEBS_ENABLE; programs
+ * the magic events 4300B5H, 4300D2H, 4300B1H, 4300B1H on PMC0-3 with the
+ * counters at 0; writes GLOBAL_CTRL = 0FH then 0; then restores every
+ * saved value (EVTSEL cleared while its counter is restored). On any other
+ * CPU it returns DS_OK and touches nothing.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
+ * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER (fewer than 4 GP or perfmon
+ * v1: the errata sequence needs PMC0-3 and GLOBAL_CTRL),
+ * DS_ERR_PMC_VALUE_WIDE (a saved counter value IA32_PMCx cannot take back
+ * without FW_WRITE; nothing written), DS_ERR_MSR_FAULT (after the first
+ * write: the PMU state is then partly the magic events; reprogram).
+ * MSRs: reads and writes IA32_PERF_GLOBAL_CTRL (0x38F), IA32_PEBS_ENABLE
+ * (0x3F1), IA32_PERFEVTSEL0-3 (0x186-0x189); reads IA32_PMC0-3
+ * (0xC1-0xC4), writes them (or IA32_A_PMC0-3 with FW_WRITE).
+ * NMI-safe: yes (no locks; not concurrently with anything else
+ * programming the counters).
+ */
+int ds_pmc_nhm_workaround(struct ds_cpu *cpu);
+
+/*
  * Is (@event, @umask) a PEBS event on Core 2 / Atom (PEBS format 0)?
  * DisplayModel 0FH/16H/17H/1DH: SDM "PEBS Performance Events for Intel Core
  * Microarchitecture" (INST_RETIRED.ANY_P C0H/00H, X87_OPS_RETIRED.ANY
