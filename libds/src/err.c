@@ -107,6 +107,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_NB_BAD_METRIC, "unknown replay-tagging metric"),
     ROW(DS_ERR_NB_MODEL, "event not available on this NetBurst model"),
     ROW(DS_ERR_NB_NOT_ALLOCATED, "counter not allocated"),
+    ROW(DS_ERR_NB_MISMATCH, "ESCR and counter are allocated but not to each other"),
 
     /* 350..399: LBR */
     ROW(DS_ERR_LBR_UNKNOWN_MODEL, "DisplayFamily_DisplayModel not in the LBR table"),

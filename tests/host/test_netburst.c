@@ -55,7 +55,8 @@ static void netburst_cpu(struct fake_pmu *f, struct ds_cpu *cpu, unsigned model,
 {
     fp_reset(f);
     /* family 0FH, model @model; DS present */
-    fp_intel(f, 2, 0x00000F00u | (model << 4) | 1u, 0, 1u << 21);
+    fp_intel(f, 2, 0x00000F00u | (model << 4) | 1u, 0, (1u << 21) | (1u << 28));
+    f->leaves[1].r[1] = 0x00020000; /* HTT + 2 logical processors: thread 1 exists */
     fp_set(f, DS_MSR_IA32_MISC_ENABLE, perfmon ? (1u << 7) : 0);
     for (unsigned i = 0; i < 18; i++) {
         fp_set(f, 0x300 + i, 0);
@@ -521,6 +522,89 @@ static void test_fault_rollback(void)
     CHECK(fp_get(&f, 0x36C) == 0 && fp_get(&f, 0x3CC) == 0, "CCCR and ESCR back to 0");
 }
 
+/*
+ * Issue 10 item 20: ds_nb_program takes model and Hyper-Threading from the
+ * CPU, not from the allocator. CPUID.01H from the real dumps in
+ * ../shared/cpuid: Northwood 00000F24 (EBX 00010809, EDX 3FEBFBFF: HTT set,
+ * one logical processor), Prescott 00000F34 (EBX 00020800, EDX BFEBFBFF: two),
+ * Cedar Mill 00000F65 (EBX 00010800, EDX BFEBFBFF: one). instr_completed
+ * exists on models 03H/04H/06H only (SDM, reference netburst.md).
+ */
+static void test_nb_cpu_facts(void)
+{
+    static const struct { uint32_t sig, ebx, edx; bool ht, instr_completed; } dumps[] = {
+        { 0x00000F24, 0x00010809, 0x3FEBFBFF, false, false },
+        { 0x00000F34, 0x00020800, 0xBFEBFBFF, true, true },
+        { 0x00000F65, 0x00010800, 0xBFEBFBFF, false, true },
+    };
+    unsigned ic, ir;
+    CHECK_EQ(ds_nb_event_find("instr_completed", &ic), DS_OK, "instr_completed");
+    CHECK_EQ(ds_nb_event_find("instr_retired", &ir), DS_OK, "instr_retired");
+    for (size_t d = 0; d < DS_ARRAY_SIZE(dumps); d++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        netburst_cpu(&f, &cpu, 3, true);
+        f.leaves[1].r[0] = dumps[d].sig;
+        f.leaves[1].r[1] = dumps[d].ebx;
+        f.leaves[1].r[3] = dumps[d].edx;
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify %05x", dumps[d].sig);
+        /* an allocator that claims model 03H and HT whatever the CPU is */
+        struct ds_nb_alloc a;
+        struct ds_nb_assignment as;
+        ds_nb_alloc_init(&a, 3, true);
+        struct ds_nb_request rq = { .event = ic, .mask = 1, .escr = -1, .counter = -1, .os = true };
+        fp_clear_log(&f);
+        int r = ds_nb_program(&cpu, &a, &rq, 0, &as);
+        CHECK_EQ(r, dumps[d].instr_completed ? DS_OK : DS_ERR_NB_MODEL, "%05x instr_completed", dumps[d].sig);
+        if (r)
+            CHECK_EQ(f.writes, 0, "%05x: nothing written", dumps[d].sig);
+        struct ds_nb_request r1 = { .event = ir, .mask = 1, .escr = -1, .counter = -1, .usr = true, .thread = 1 };
+        fp_clear_log(&f);
+        r = ds_nb_program(&cpu, &a, &r1, 0, &as);
+        CHECK_EQ(r, dumps[d].ht ? DS_OK : DS_ERR_NB_BAD_THREAD, "%05x thread 1", dumps[d].sig);
+        if (r)
+            CHECK_EQ(f.writes, 0, "%05x: no thread-1 bits written", dumps[d].sig);
+        /* and an allocator without HT still refuses thread 1 on an HT CPU */
+        ds_nb_alloc_init(&a, 3, false);
+        CHECK_EQ(ds_nb_program(&cpu, &a, &r1, 0, &as), DS_ERR_NB_BAD_THREAD, "%05x alloc without HT", dumps[d].sig);
+    }
+}
+
+/* Issue 10 item 20: releasing an assignment whose ESCR and counter are both
+ * allocated, but to different assignments, must not stop either. */
+static void test_nb_release_mismatch(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    struct ds_nb_alloc a;
+    netburst_cpu(&f, &cpu, 4, true);
+    ds_nb_alloc_init(&a, 4, false);
+    unsigned br;
+    ds_nb_event_find("branch_retired", &br);
+    struct ds_nb_request rq = { .event = br, .mask = 1, .escr = -1, .counter = -1, .os = true };
+    struct ds_nb_assignment A, B, X;
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &A), DS_OK, "A");
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &B), DS_OK, "B");
+    CHECK(A.escr != B.escr && A.counter != B.counter, "two pairs");
+    uint64_t cccr_b = fp_get(&f, 0x360 + B.counter), escr_a = fp_get(&f, A.escr_msr);
+    X = A;
+    X.counter = B.counter; /* A's ESCR with B's counter */
+    X.cccr_msr = B.cccr_msr;
+    X.counter_msr = B.counter_msr;
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_release(&cpu, &a, &X), DS_ERR_NB_MISMATCH, "mismatched release");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    CHECK(cccr_b != 0 && fp_get(&f, 0x360 + B.counter) == cccr_b, "B's counter still enabled");
+    CHECK(escr_a != 0 && fp_get(&f, A.escr_msr) == escr_a, "A's ESCR still set");
+    CHECK(((a.escr_used >> A.escr) & 1) && ((a.counter_used >> B.counter) & 1), "both still allocated");
+    CHECK_EQ(ds_nb_release(&cpu, &a, &A), DS_OK, "release A");
+    CHECK_EQ(ds_nb_release(&cpu, &a, &B), DS_OK, "release B");
+    CHECK(a.escr_used == 0 && a.counter_used == 0, "allocator empty");
+    /* re-program on the freed pair: the pairing is recorded afresh */
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &A), DS_OK, "A again");
+    CHECK_EQ(ds_nb_release(&cpu, &a, &A), DS_OK, "release A again");
+}
+
 int main(void)
 {
     test_tables();
@@ -533,5 +617,7 @@ int main(void)
     test_replay_tag();
     test_pmi_scan();
     test_fault_rollback();
+    test_nb_cpu_facts();
+    test_nb_release_mismatch();
     return check_summary();
 }

@@ -126,6 +126,7 @@ enum ds_err {
     DS_ERR_NB_BAD_METRIC = 314,      /* unknown replay-tagging metric */
     DS_ERR_NB_MODEL = 315,           /* event not available on this model (instr_completed: models 3, 4, 6) */
     DS_ERR_NB_NOT_ALLOCATED = 316,   /* releasing or re-arming a counter the allocator does not hold */
+    DS_ERR_NB_MISMATCH = 317,        /* release: the assignment's ESCR and counter are allocated, but not as one pair */
     /* NetBurst: next free value 317 */
 
     /* --- 350..399: LBR --------------------------------------------------- */
