@@ -88,6 +88,8 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMC_PEBS_NO_FIXED, "fixed-counter PEBS needs adaptive PEBS or Goldmont Plus extended PEBS"),
     ROW(DS_ERR_PMC_PEBS_ERRATUM, "PEBS unreliable on Core 2 06_0FH (errata AJ67/AJ68/AJ69/AJ106)"),
     ROW(DS_ERR_PMC_PEBS_UCODE, "Sandy Bridge microcode too old for PEBS (06_2AH < 0x28, 06_2DH < 0x618/0x70C)"),
+    ROW(DS_ERR_PMC_NO_UMASK2, "event-select UMASK2 not enumerated by CPUID leaf 23H"),
+    ROW(DS_ERR_PMC_NO_EQ, "event-select EQ bit not enumerated by CPUID leaf 23H"),
 
     /* 300..349: NetBurst */
     ROW(DS_ERR_NB_NOT_NETBURST, "not a NetBurst (family 0FH) Intel processor"),

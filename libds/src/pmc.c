@@ -34,14 +34,46 @@ static int check_arch(const struct ds_cpu *cpu)
     return DS_OK;
 }
 
-/* GP counter @idx exists and sits in the architectural MSR ranges: the MSR
- * table defines IA32_PMC0..7 (0xC1..0xC8), IA32_PERFEVTSEL0..7
- * (0x186..0x18D) and IA32_A_PMC0..7 (0x4C1..0x4C8) only; counters a CPU
- * reports beyond 8 are not at 0xC1 + n (0xC9 + is not a PMC). */
+/* GP counter @idx exists (caps.gp_mask: CPUID.23H.1 EAX where enumerated,
+ * non-contiguous and possibly above 8, else the leaf 0AH count) and has
+ * MSRs: the legacy table defines IA32_PMC0..7 (0xC1..0xC8),
+ * IA32_PERFEVTSEL0..7 (0x186..0x18D) and IA32_A_PMC0..7 (0x4C1..0x4C8)
+ * only (0xC9 is not a PMC); perfmon v6 aliases every counter at
+ * IA32_PMC_GPn_CTR 1900H + 4n / _CFG_A +1 (SDM "Architectural Performance
+ * Monitoring Version 6"; Linux intel_pmu_init "Support V6+ MSR Aliasing"
+ * switches all counters to them), so counters beyond 7 need v6. */
 #define DS_PMC_ARCH_MSR_COUNTERS 8u
+static bool perfmon_v6(const struct ds_caps *c)
+{
+    return c->perfmon_version >= 6;
+}
+
 static bool gp_present(const struct ds_caps *c, unsigned idx)
 {
-    return idx < c->gp_counters && idx < DS_PMC_ARCH_MSR_COUNTERS;
+    if (idx >= 32 || !((c->gp_mask >> idx) & 1))
+        return false;
+    return idx < DS_PMC_ARCH_MSR_COUNTERS || perfmon_v6(c);
+}
+
+/* Accessible GP counters as a GLOBAL_CTRL mask (bits 31:0). */
+static uint64_t gp_valid_mask(const struct ds_caps *c)
+{
+    return perfmon_v6(c) ? c->gp_mask : c->gp_mask & ((1u << DS_PMC_ARCH_MSR_COUNTERS) - 1);
+}
+
+static uint32_t evtsel_msr(const struct ds_caps *c, unsigned idx)
+{
+    return perfmon_v6(c) ? DS_PMC_MSR_GP_CFG_A(idx) : DS_MSR_IA32_PERFEVTSEL0 + idx;
+}
+
+static uint32_t ctr_read_msr(const struct ds_caps *c, unsigned idx)
+{
+    return perfmon_v6(c) ? DS_PMC_MSR_GP_CTR(idx) : DS_MSR_IA32_PMC0 + idx;
+}
+
+static uint32_t fixed_ctr_msr(const struct ds_caps *c, unsigned idx)
+{
+    return perfmon_v6(c) ? DS_PMC_MSR_FIXED_CTR(idx) : DS_MSR_IA32_FIXED_CTR0 + idx;
 }
 
 int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
@@ -66,7 +98,13 @@ static bool adaptive_pebs(const struct ds_caps *c)
 static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
 {
     const struct ds_caps *c = &cpu->caps;
-    if (evtsel >> 35)
+    /* UMASK2 [47:40] and EQ [36] only where CPUID.(23H,0):EBX enumerates
+     * them (SDM CPUID leaf 23H; Linux ARCH_PERFMON_EXT_UMASK2/_EQ) */
+    if ((evtsel & DS_EVTSEL_UMASK2_MASK) && !(c->has_leaf_23 && (c->leaf23_features & DS_LEAF23_EBX_UMASK2)))
+        return DS_ERR_PMC_NO_UMASK2;
+    if ((evtsel & DS_EVTSEL_EQ) && !(c->has_leaf_23 && (c->leaf23_features & DS_LEAF23_EBX_EQ)))
+        return DS_ERR_PMC_NO_EQ;
+    if ((evtsel & ~(DS_EVTSEL_UMASK2_MASK | DS_EVTSEL_EQ)) >> 35)
         return DS_ERR_PMC_RESERVED;
     if ((evtsel & DS_EVTSEL_ANY) && c->perfmon_version < 3)
         return DS_ERR_PMC_RESERVED;
@@ -96,7 +134,7 @@ static int gp_counter_target(const struct ds_cpu *cpu, unsigned idx, uint64_t va
     if (value & ~m)
         return DS_ERR_PMC_VALUE_WIDE;
     if (c->fw_write) {
-        *msr = DS_MSR_IA32_A_PMC0 + idx;
+        *msr = perfmon_v6(c) ? DS_PMC_MSR_GP_CTR(idx) : DS_MSR_IA32_A_PMC0 + idx;
         return DS_OK;
     }
     /* Legacy write: bits 31:0, sign-extended from bit 31 to the width. The
@@ -105,14 +143,15 @@ static int gp_counter_target(const struct ds_cpu *cpu, unsigned idx, uint64_t va
     uint64_t ext = (low & 0x80000000ull) ? (low | ~0xFFFFFFFFull) & m : low;
     if (ext != value)
         return DS_ERR_PMC_VALUE_WIDE;
-    *msr = DS_MSR_IA32_PMC0 + idx;
+    *msr = ctr_read_msr(c, idx);
     return DS_OK;
 }
 
 static uint64_t legacy_value(const struct ds_cpu *cpu, uint32_t msr, uint64_t v)
 {
-    /* Writing IA32_PMCx: only bits 31:0 matter; pass them as the CPU would see them. */
-    if (!cpu->caps.fw_write && msr < DS_MSR_IA32_A_PMC0)
+    /* Writing IA32_PMCx: only bits 31:0 matter; pass them as the CPU would see them.
+     * (The v6 alias gets the sign-extended value: right with or without FW_WRITE.) */
+    if (!cpu->caps.fw_write && msr >= DS_MSR_IA32_PMC0 && msr < DS_MSR_IA32_PMC0 + DS_PMC_ARCH_MSR_COUNTERS)
         return v & 0xFFFFFFFFull;
     return v;
 }
@@ -131,7 +170,7 @@ int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_
     e = gp_counter_target(cpu, idx, start, &cmsr);
     if (e)
         return e;
-    uint32_t emsr = DS_MSR_IA32_PERFEVTSEL0 + idx;
+    uint32_t emsr = evtsel_msr(&cpu->caps, idx);
     e = ds_msr_write(cpu, emsr, 0);
     if (e == DS_OK)
         e = ds_msr_write(cpu, cmsr, legacy_value(cpu, cmsr, start));
@@ -168,7 +207,7 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out)
     if (!gp_present(&cpu->caps, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     uint64_t v;
-    if (ds_msr_read(cpu, DS_MSR_IA32_PMC0 + idx, &v))
+    if (ds_msr_read(cpu, ctr_read_msr(&cpu->caps, idx), &v))
         return DS_ERR_MSR_FAULT;
     *out = v & width_mask(cpu->caps.gp_width);
     return DS_OK;
@@ -225,7 +264,7 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
     uint64_t on = off | ((uint64_t)ctrl << (4 * idx)) | (adaptive ? 1ull << DS_FIXED_ADAPTIVE_BIT(idx) : 0);
     e = ds_msr_write(cpu, DS_MSR_IA32_FIXED_CTR_CTRL, off);
     if (e == DS_OK)
-        e = ds_msr_write(cpu, DS_MSR_IA32_FIXED_CTR0 + idx, start);
+        e = ds_msr_write(cpu, fixed_ctr_msr(c, idx), start);
     if (e == DS_OK)
         e = ds_msr_write(cpu, DS_MSR_IA32_FIXED_CTR_CTRL, on);
     return e ? DS_ERR_MSR_FAULT : DS_OK;
@@ -239,7 +278,7 @@ int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
     const struct ds_caps *c = &cpu->caps;
     if (c->perfmon_version < 2)
         return DS_ERR_PMC_NO_GLOBAL;
-    uint64_t valid = c->gp_counters >= 32 ? 0xFFFFFFFFull : ((1ull << c->gp_counters) - 1);
+    uint64_t valid = gp_valid_mask(c);
     for (unsigned m = 0; m < 16; m++)
         if (fixed_present(c, m))
             valid |= 1ull << (32 + m);

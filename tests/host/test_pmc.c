@@ -637,6 +637,108 @@ static void test_nhm_workaround(void)
     }
 }
 
+/*
+ * Issue 11 perfmon v6: counters from the CPUID.23H.1 bitmaps (LNL P-core GP
+ * 3FFH: ten GP counters, more than leaf 0AH's eight), the aliased MSRs
+ * IA32_PMC_GPn_CTR 1900H+4n / CFG_A +1 and fixed 1980H+4m (Linux
+ * msr-index.h MSR_IA32_PMC_V6_*, used for every counter on v6), UMASK2
+ * [47:40] and EQ [36] only where CPUID.(23H,0):EBX enumerates them. CPUID
+ * from ../shared/cpuid Lunar Lake (v6, 23H.0 EBX 3) and Meteor Lake
+ * 000A06A4 CPU #0 (v5, leaf 0AH 07300805/7/8603, 23H.0 EAX 0B EBX 0,
+ * 23H.1 FF/0F).
+ */
+static void test_perfmon_v6(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    uint64_t v;
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(6));
+    uint64_t ev = DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+    for (unsigned i = 0; i < 11; i++) {
+        fp_clear_log(&f);
+        int r = ds_pmc_gp_program(&cpu, i, ev, 0xFFFF00000000ull + i);
+        if (i < 10) {
+            CHECK_EQ(r, DS_OK, "LNL GP %u", i);
+            CHECK(f.nlog == 3 && f.log[0].msr == 0x1901 + 4 * i && f.log[0].val == 0 &&
+                  f.log[1].msr == 0x1900 + 4 * i && f.log[1].val == 0xFFFF00000000ull + i &&
+                  f.log[2].msr == 0x1901 + 4 * i && f.log[2].val == ev,
+                  "GP %u: CFG_A=0, CTR, CFG_A (1900H+4n aliases)", i);
+            CHECK_EQ(ds_pmc_gp_read(&cpu, i, &v), DS_OK, "read GP %u", i);
+            CHECK_EQ(v, 0xFFFF00000000ull + i, "read back from 1900H+4n");
+        } else {
+            CHECK_EQ(r, DS_ERR_PMC_BAD_COUNTER, "GP 10 absent (23H.1 EAX 3FF)");
+            CHECK_EQ(f.nlog, 0, "nothing touched");
+        }
+    }
+    CHECK_EQ(ds_pmc_gp_write(&cpu, 9, 5), DS_OK, "write GP 9");
+    CHECK_EQ(fp_get(&f, 0x1924), 5, "GP 9 counter at 1924H");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 3, DS_FIXED_OS, false, 7), DS_OK, "fixed 3");
+    CHECK_EQ(fp_get(&f, 0x198C), 7, "fixed 3 counter at 198CH");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0x3FF | (0xFull << 32)), DS_OK, "GLOBAL_CTRL all 10 GP + 4 fixed");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 10), DS_ERR_PMC_RESERVED, "GP 10 bit");
+    /* UMASK2 / EQ enumerated: accepted and written */
+    uint64_t ev6 = ev | (0x5Aull << DS_EVTSEL_UMASK2_SHIFT) | DS_EVTSEL_EQ;
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 8, ev6, 0), DS_OK, "UMASK2 + EQ on LNL");
+    CHECK_EQ(fp_get(&f, 0x1921), ev6, "CFG_A(8) holds UMASK2/EQ");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | (1ull << 35), 0), DS_ERR_PMC_RESERVED, "bit 35");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | (1ull << 37), 0), DS_ERR_PMC_RESERVED, "bit 37");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | (1ull << 48), 0), DS_ERR_PMC_RESERVED, "bit 48");
+    /* E-core: GP FFH, fixed 77H */
+    lnl_cpu(&f, &cpu, true, LNL_CAPS(6));
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 8, ev, 0), DS_ERR_PMC_BAD_COUNTER, "E-core GP 8 absent");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 3, DS_FIXED_OS, false, 0), DS_ERR_PMC_BAD_FIXED, "E-core fixed 3 absent");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 4, DS_FIXED_OS, false, 9), DS_OK, "E-core fixed 4");
+    CHECK_EQ(fp_get(&f, 0x1990), 9, "fixed 4 at 1990H");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0xFF | (0x77ull << 32)), DS_OK, "E-core GLOBAL_CTRL");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 35), DS_ERR_PMC_RESERVED, "E-core fixed 3 bit");
+    /* Meteor Lake: leaf 23H present, UMASK2/EQ not enumerated (EBX 0) */
+    fp_reset(&f);
+    fp_cpuid_set(&f, 0, 0, 0x23, 0x756e6547u, 0x6c65746eu, 0x49656e69u);
+    fp_cpuid_set(&f, 1, 0, 0x000A06A4, 0x20800800, 0x7FFAFBFF, 0xBFEBFBFF);
+    fp_cpuid_set(&f, 7, 0, 0x00000002, 0x239C27EB, 0x994007AC, 0xFC18C410);
+    fp_cpuid_set(&f, 0xA, 0, 0x07300805, 0, 0x00000007, 0x00008603);
+    fp_cpuid_set(&f, 0x1A, 0, 0x40000002, 0, 0, 0);
+    fp_cpuid_set(&f, 0x23, 0, 0x0B, 0, 0, 0);
+    fp_cpuid_set(&f, 0x23, 1, 0xFF, 0x0F, 0, 0);
+    fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, LNL_CAPS(5));
+    for (unsigned i = 0; i < 8; i++) {
+        fp_set(&f, 0x186 + i, 0);
+        fp_set(&f, 0x4C1 + i, 0);
+        fp_set(&f, 0xC1 + i, 0);
+    }
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify MTL");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | (1ull << DS_EVTSEL_UMASK2_SHIFT), 0), DS_ERR_PMC_NO_UMASK2, "MTL UMASK2");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | DS_EVTSEL_EQ, 0), DS_ERR_PMC_NO_EQ, "MTL EQ");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 7, ev, 3), DS_OK, "MTL GP 7 (v5: legacy MSRs)");
+    CHECK(f.nlog == 3 && f.log[0].msr == 0x18D && f.log[1].msr == 0x4C8, "v5 uses 18DH / 4C8H");
+    /* Skylake: no leaf 23H at all */
+    skylake(&f, &cpu, true);
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | (0xFFull << 40), 0), DS_ERR_PMC_NO_UMASK2, "SKL UMASK2");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | DS_EVTSEL_EQ, 0), DS_ERR_PMC_NO_EQ, "SKL EQ");
+    /* Non-contiguous GP bitmap (synthetic v5 + 23H.1 EAX F5H): PMC1 and PMC3 absent */
+    fp_reset(&f);
+    fp_cpuid_set(&f, 0, 0, 0x23, 0x756e6547u, 0x6c65746eu, 0x49656e69u);
+    fp_cpuid_set(&f, 1, 0, 0x000A06A4, 0, 0x7FFAFBFF, 0xBFEBFBFF);
+    fp_cpuid_set(&f, 0xA, 0, 0x07300805, 0, 0x7, 0x8603);
+    fp_cpuid_set(&f, 0x23, 0, 0x3, 0, 0, 0);
+    fp_cpuid_set(&f, 0x23, 1, 0xF5, 0x7, 0, 0);
+    fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, LNL_CAPS(5));
+    for (unsigned i = 0; i < 8; i++) {
+        fp_set(&f, 0x186 + i, 0);
+        fp_set(&f, 0x4C1 + i, 0);
+    }
+    fp_set(&f, 0x38F, 0);
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify bitmap CPU");
+    for (unsigned i = 0; i < 8; i++)
+        CHECK_EQ(ds_pmc_gp_program(&cpu, i, ev, 0), ((0xF5u >> i) & 1) ? DS_OK : DS_ERR_PMC_BAD_COUNTER,
+                 "bitmap F5H: GP %u", i);
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0x2), DS_ERR_PMC_RESERVED, "GLOBAL_CTRL bit of absent GP 1");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0xF5), DS_OK, "GLOBAL_CTRL bitmap");
+}
+
 int main(void)
 {
     test_period();
@@ -651,5 +753,6 @@ int main(void)
     test_snb_ucode();
     test_core2_fixed_quirk();
     test_nhm_workaround();
+    test_perfmon_v6();
     return check_summary();
 }

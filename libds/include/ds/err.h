@@ -106,7 +106,9 @@ enum ds_err {
     DS_ERR_PMC_PEBS_NO_FIXED = 267,  /* fixed-counter PEBS needs adaptive PEBS (fmt 4+ with baseline) or Goldmont Plus extended PEBS */
     DS_ERR_PMC_PEBS_ERRATUM = 268,   /* PEBS refused: Core 2 Merom/Clovertown 06_0FH errata AJ67/68/69/106 (override: DS_PMC_PEBS_ALLOW_ERRATA) */
     DS_ERR_PMC_PEBS_UCODE = 269,     /* PEBS refused: Sandy Bridge microcode older than Linux pebs_ucodes (IA32_BIOS_SIGN_ID) */
-    /* pmc: next free value 270 */
+    DS_ERR_PMC_NO_UMASK2 = 270,      /* EVTSEL.UMASK2 [47:40] set but CPUID.(23H,0):EBX[0] does not enumerate it */
+    DS_ERR_PMC_NO_EQ = 271,          /* EVTSEL.EQ [36] set but CPUID.(23H,0):EBX[1] does not enumerate it */
+    /* pmc: next free value 272 */
 
     /* --- 300..349: NetBurst ---------------------------------------------- */
     DS_ERR_NB_NOT_NETBURST = 300,    /* CPU is not DisplayFamily 0FH Intel */

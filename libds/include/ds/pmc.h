@@ -49,7 +49,21 @@ extern "C" {
 #define DS_EVTSEL_IN_TX        (1ull << 32)  /* Haswell+ TSX */
 #define DS_EVTSEL_IN_TXCP      (1ull << 33)
 #define DS_EVTSEL_ADAPTIVE     (1ull << 34)  /* adaptive PEBS record (fmt 4+ with baseline) */
+#define DS_EVTSEL_EQ           (1ull << 36)  /* v6: CPUID.(23H,0):EBX[1] */
+#define DS_EVTSEL_UMASK2_SHIFT 40
+#define DS_EVTSEL_UMASK2_MASK  (0xFFull << 40) /* v6: CPUID.(23H,0):EBX[0] */
 #define DS_EVTSEL(event, umask) ((uint64_t)(event) | ((uint64_t)(umask) << DS_EVTSEL_UMASK_SHIFT))
+
+/* Perfmon v6 aliased counter MSRs (SDM "Architectural Performance
+ * Monitoring Version 6"; Linux msr-index.h MSR_IA32_PMC_V6_*): GP counter n
+ * at 1900H + 4n (CFG_A event select +1, CFG_B +2, CFG_C +3), fixed counter
+ * m at 1980H + 4m. libds uses them for every counter when perfmon >= 6
+ * (as Linux does); counters beyond PMC7 exist only there. */
+#define DS_PMC_MSR_GP_CTR(n)     (0x1900u + 4u * (n))
+#define DS_PMC_MSR_GP_CFG_A(n)   (0x1901u + 4u * (n))
+#define DS_PMC_MSR_GP_CFG_B(n)   (0x1902u + 4u * (n))
+#define DS_PMC_MSR_GP_CFG_C(n)   (0x1903u + 4u * (n))
+#define DS_PMC_MSR_FIXED_CTR(m)  (0x1980u + 4u * (m))
 
 /* IA32_FIXED_CTR_CTRL: 4 bits per fixed counter m at 4m+3:4m, adaptive at 32+4m */
 #define DS_FIXED_OS            0x1u
@@ -104,16 +118,21 @@ int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_st
  * Program GP counter @idx: EVTSEL = 0, counter = @start (through IA32_A_PMCx
  * when caps.fw_write, else IA32_PMCx, which takes a sign-extended 32-bit
  * value), EVTSEL = @evtsel. Enable in GLOBAL_CTRL separately (v2+).
- * Checks: cpu identified, Intel non-NetBurst, perfmon v1+, idx < gp_counters
- * and idx < 8 (the architectural MSR table defines IA32_PMC0..7 only),
- * evtsel has no bit above 34, bit 21 (ANY) only on v3+, bits 32/33 only with
+ * Checks: cpu identified, Intel non-NetBurst, perfmon v1+, idx set in
+ * caps.gp_mask (CPUID.23H.1 EAX where enumerated, else the leaf 0AH count)
+ * and idx < 8 before perfmon v6 (the legacy MSR table defines IA32_PMC0..7
+ * only; v6 uses DS_PMC_MSR_GP_CTR/CFG_A for every counter), evtsel has no
+ * bit above 34 except UMASK2 [47:40] / EQ [36] where CPUID.(23H,0):EBX
+ * enumerates them, bit 21 (ANY) only on v3+, bits 32/33 only with
  * perfmon v3+ and TSX (CPUID.07H:EBX.HLE or .RTM; one CPUID leaf 07H query),
  * bit 34 only with adaptive PEBS; start fits.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_RESERVED,
+ * DS_ERR_PMC_NO_UMASK2, DS_ERR_PMC_NO_EQ,
  * DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (EVTSEL then written back to 0).
  * MSRs: reads none; writes IA32_PERFEVTSELn (0x186+idx) and IA32_PMCn
- * (0xC1+idx) or IA32_A_PMCn (0x4C1+idx). NMI-safe: yes if the backend is
+ * (0xC1+idx) or IA32_A_PMCn (0x4C1+idx); on perfmon v6 IA32_PMC_GPn_CFG_A
+ * (0x1901+4*idx) and IA32_PMC_GPn_CTR (0x1900+4*idx) instead. NMI-safe: yes if the backend is
  * (no locks; CPUID 07H only when TSX bits are asked for).
  */
 int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_t start);
@@ -149,7 +168,7 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out);
  * adaptive PEBS), DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (a fault after
  * the first write can leave the counter's nibble cleared, i.e. stopped).
  * MSRs: reads and writes IA32_FIXED_CTR_CTRL (0x38D); writes
- * IA32_FIXED_CTRm (0x309+idx). NMI-safe: yes (no locks; a non-atomic
+ * IA32_FIXED_CTRm (0x309+idx; perfmon v6: 0x1980+4*idx). NMI-safe: yes (no locks; a non-atomic
  * read-modify-write of 0x38D: not concurrently with a handler that also
  * writes it).
  */
