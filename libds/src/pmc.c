@@ -470,6 +470,44 @@ static const struct pebs_ctr_rule *pebs_rule(const struct ds_caps *c)
     return &pebs_ctr_rules[n - 1];
 }
 
+
+/*
+ * Nehalem/Westmere (PEBS format 1) PEBS events, the only format 1-3 parts
+ * whose Linux list has no "allow all events" row (ds.c
+ * intel_nehalem_pebs_event_constraints / intel_westmere_..., SDM
+ * "PEBS ... Nehalem"): Sandy Bridge onwards Linux accepts any event on
+ * PMC0-3 (INTEL_ALL_EVENT_CONSTRAINT(0, 0xf)), so libds does too.
+ * Linux's matching: FLAGS rows need EDGE/INV/CMASK/ANY clear; UOPS_RETIRED
+ * (C2H) ignores them; cycles:p is C0H/00H with INV and CMASK = 16 exactly.
+ */
+#define DS_PMC_EVTSEL_FLAGS (DS_EVTSEL_EDGE | DS_EVTSEL_INV | DS_EVTSEL_CMASK_MASK | DS_EVTSEL_ANY)
+static int nhm_pebs_event(const struct ds_caps *c, uint64_t evtsel)
+{
+    uint8_t ev = (uint8_t)(evtsel & 0xFF), um = (uint8_t)((evtsel >> 8) & 0xFF);
+    uint64_t fl = evtsel & DS_PMC_EVTSEL_FLAGS;
+    bool wsm = c->display_model == 0x25 || c->display_model == 0x2C || c->display_model == 0x2F;
+    if (ev == 0xC2)
+        return DS_OK;                                   /* UOPS_RETIRED.* */
+    if (ev == 0xC0 && um == 0 && fl == (DS_EVTSEL_INV | (16ull << DS_EVTSEL_CMASK_SHIFT)))
+        return DS_OK;                                   /* cycles:p */
+    if (fl)
+        return DS_ERR_PMC_PEBS_EVENT;
+    switch (ev) {
+    case 0x0F: case 0xC0: case 0xC4: case 0xC7: case 0xCB: case 0xF7:
+        return DS_OK;                                   /* any unit mask */
+    case 0xC5:                                          /* BR_MISP_RETIRED */
+        return (wsm || um == 0x02) ? DS_OK : DS_ERR_PMC_PEBS_EVENT;
+    case 0x0B:                                          /* MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD */
+        return um == 0x10 ? DS_OK : DS_ERR_PMC_PEBS_EVENT;
+    case 0x0C:                                          /* MEM_STORE_RETIRED.DTLB_MISS */
+        return um == 0x01 ? DS_OK : DS_ERR_PMC_PEBS_EVENT;
+    case 0xC8:                                          /* ITLB_MISS_RETIRED */
+        return um == 0x20 ? DS_OK : DS_ERR_PMC_PEBS_EVENT;
+    default:
+        return DS_ERR_PMC_PEBS_EVENT;
+    }
+}
+
 /*
  * PEBS errata that make Linux turn PEBS off (checked before any MSR access
  * that enables PEBS; DS_PMC_PEBS_ALLOW_ERRATA skips them):
@@ -561,6 +599,10 @@ int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uns
     if (c->pebs_format == 0) {
         e = ds_pmc_core2_pebs_event(c->display_model, (uint8_t)(evtsel & 0xFF),
                                     (uint8_t)((evtsel >> 8) & 0xFF));
+        if (e)
+            return e;
+    } else if (c->pebs_format <= 3 && nhm_wsm(c)) {
+        e = nhm_pebs_event(c, evtsel);
         if (e)
             return e;
     }

@@ -739,6 +739,67 @@ static void test_perfmon_v6(void)
     CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0xF5), DS_OK, "GLOBAL_CTRL bitmap");
 }
 
+/*
+ * Issue 10 item 20 / item 6: PEBS events on Nehalem and Westmere (format 1),
+ * typed from Linux ds.c intel_nehalem_pebs_event_constraints and
+ * intel_westmere_pebs_event_constraints (FLAGS rows: EDGE/INV/CMASK/ANY
+ * must be clear). Sandy Bridge onwards Linux allows every event.
+ */
+#define EVF(ev, um, fl) ((uint64_t)(ev) | ((uint64_t)(um) << 8) | (fl))
+static void test_nhm_pebs_events(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const uint64_t inv_c16 = DS_EVTSEL_INV | (16ull << 24);
+    static const struct { uint64_t evtsel; int nhm, wsm; } rows[] = {
+        { EVF(0x0B, 0x10, 0), DS_OK, DS_OK },                 /* MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD */
+        { EVF(0x0B, 0x01, 0), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0x0F, 0x02, 0), DS_OK, DS_OK },                 /* MEM_UNCORE_RETIRED.* */
+        { EVF(0x0C, 0x01, 0), DS_OK, DS_OK },                 /* MEM_STORE_RETIRED.DTLB_MISS */
+        { EVF(0x0C, 0x02, 0), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xC0, 0x00, 0), DS_OK, DS_OK },                 /* INST_RETIRED.ANY_P */
+        { EVF(0xC0, 0x02, 0), DS_OK, DS_OK },
+        { EVF(0xC0, 0x00, inv_c16), DS_OK, DS_OK },           /* cycles:p */
+        { EVF(0xC0, 0x01, inv_c16), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xC0, 0x00, DS_EVTSEL_INV), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xC2, 0x01, 0), DS_OK, DS_OK },                 /* UOPS_RETIRED.* */
+        { EVF(0xC2, 0x01, inv_c16), DS_OK, DS_OK },           /* flags not matched for C2H */
+        { EVF(0xC4, 0x00, 0), DS_OK, DS_OK },                 /* BR_INST_RETIRED.* */
+        { EVF(0xC4, 0x00, DS_EVTSEL_EDGE), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xC5, 0x02, 0), DS_OK, DS_OK },                 /* BR_MISP_RETIRED.NEAR_CALL */
+        { EVF(0xC5, 0x00, 0), DS_ERR_PMC_PEBS_EVENT, DS_OK }, /* BR_MISP_RETIRED.*: Westmere only */
+        { EVF(0xC7, 0x01, 0), DS_OK, DS_OK },                 /* SSEX_UOPS_RETIRED.* */
+        { EVF(0xC8, 0x20, 0), DS_OK, DS_OK },                 /* ITLB_MISS_RETIRED */
+        { EVF(0xC8, 0x01, 0), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xCB, 0x01, 0), DS_OK, DS_OK },                 /* MEM_LOAD_RETIRED.* */
+        { EVF(0xCB, 0x01, 1ull << 24), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xF7, 0x01, 0), DS_OK, DS_OK },                 /* FP_ASSIST.* */
+        { EVF(0x3C, 0x00, 0), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT }, /* CPU_CLK_UNHALTED */
+        { EVF(0xD0, 0x81, 0), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT }, /* a Sandy Bridge+ event */
+    };
+    static const struct { uint32_t sig; bool wsm; } cpus[] = {
+        { 0x000106A1, false }, { 0x000106E5, false }, { 0x000106F0, false }, { 0x000206E6, false },
+        { 0x000206C2, true }, { 0x00020655, true }, { 0x000206F2, true },
+    };
+    for (size_t k = 0; k < N(cpus); k++) {
+        arch_cpu(&f, &cpu, cpus[k].sig, 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+        for (size_t r = 0; r < N(rows); r++) {
+            fp_set(&f, 0x3F1, 0);
+            fp_clear_log(&f);
+            int want = cpus[k].wsm ? rows[r].wsm : rows[r].nhm;
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, 1, rows[r].evtsel), want, "sig %05x evtsel %llx", cpus[k].sig,
+                     (unsigned long long)rows[r].evtsel);
+            if (want != DS_OK)
+                CHECK_EQ(f.nlog, 0, "refused before any MSR access");
+        }
+    }
+    /* Ivy Bridge (format 1 too) and Haswell: any event */
+    arch_cpu(&f, &cpu, 0x000306A9, 0x07300803, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, EVF(0x3C, 0, 0)), DS_OK, "IVB: any event");
+    arch_cpu(&f, &cpu, 0x000306C3, 0x07300803, 0x603, 0, (2u << 8) | 3 | (1u << 6));
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, EVF(0x3C, 0, 0)), DS_OK, "HSW: any event");
+}
+
 int main(void)
 {
     test_period();
@@ -754,5 +815,6 @@ int main(void)
     test_core2_fixed_quirk();
     test_nhm_workaround();
     test_perfmon_v6();
+    test_nhm_pebs_events();
     return check_summary();
 }

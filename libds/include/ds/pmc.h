@@ -238,6 +238,13 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * 0..3; Goldmont Plus 06_7AH: GP 0..7; format 4 with baseline: GP 0..7,
  * formats 5 and 6: GP 0..31 (the DS area's counter-reset slots; bit 32+m of
  * IA32_PEBS_ENABLE is fixed counter m, see ds_pmc_pebs_enable_fixed()).
+ * Events: format 0 as above; Nehalem/Westmere (06_1AH/1EH/1FH/2EH,
+ * 25H/2CH/2FH) only the PEBS events of Linux ds.c
+ * intel_nehalem_/intel_westmere_pebs_event_constraints (0FH, C0H, C4H, C7H,
+ * CBH, F7H any unit mask; C2H; 0BH/10H, 0CH/01H, C8H/20H; C5H/02H on
+ * Nehalem, C5H any on Westmere; C0H/00H with INV + CMASK 16), with
+ * EDGE/INV/CMASK/ANY clear except where listed: else DS_ERR_PMC_PEBS_EVENT.
+ * Sandy Bridge onwards any event (Linux allows all events there).
  * EVTSEL.INT must be clear (SDM: "Do NOT set INT").
  * Read-modify-write of IA32_PEBS_ENABLE (0x3F1).
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
