@@ -132,7 +132,8 @@ int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_st
  * DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (EVTSEL then written back to 0).
  * MSRs: reads none; writes IA32_PERFEVTSELn (0x186+idx) and IA32_PMCn
  * (0xC1+idx) or IA32_A_PMCn (0x4C1+idx); on perfmon v6 IA32_PMC_GPn_CFG_A
- * (0x1901+4*idx) and IA32_PMC_GPn_CTR (0x1900+4*idx) instead. NMI-safe: yes if the backend is
+ * (0x1901+4*idx) and IA32_PMC_GPn_CTR (0x1900+4*idx) instead.
+ * NMI-safe: yes if the backend is
  * (no locks; CPUID 07H only when TSX bits are asked for).
  */
 int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_t start);
@@ -142,7 +143,8 @@ int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_
  * above. Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_VALUE_WIDE,
  * DS_ERR_MSR_FAULT. MSRs: reads none; writes IA32_PMCn (0xC1+idx) or
- * IA32_A_PMCn (0x4C1+idx). NMI-safe: yes.
+ * IA32_A_PMCn (0x4C1+idx); perfmon v6: IA32_PMC_GPn_CTR (0x1900+4*idx).
+ * NMI-safe: yes.
  */
 int ds_pmc_gp_write(struct ds_cpu *cpu, unsigned idx, uint64_t value);
 
@@ -150,7 +152,8 @@ int ds_pmc_gp_write(struct ds_cpu *cpu, unsigned idx, uint64_t value);
  * Read GP counter @idx through IA32_PMCx (masked to gp_width). Errors:
  * DS_ERR_NULL (@cpu or @out), DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER, DS_ERR_MSR_FAULT.
- * MSRs: reads IA32_PMCn (0xC1+idx); writes none. NMI-safe: yes.
+ * MSRs: reads IA32_PMCn (0xC1+idx; perfmon v6: 0x1900+4*idx); writes
+ * none. NMI-safe: yes.
  */
 int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out);
 
@@ -178,7 +181,8 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
 /*
  * IA32_PERF_GLOBAL_CTRL = @value (bit n = PMCn, bit 32+m = fixed m, bit 48
  * PERF_METRICS when advertised). Rejects bits of absent counters
- * (DS_ERR_PMC_RESERVED). DS_ERR_PMC_NO_GLOBAL on perfmon v1. Also
+ * (DS_ERR_PMC_RESERVED): GP from caps.gp_mask (bits above 7 only on
+ * perfmon v6), fixed from the fixed-counter bitmap. DS_ERR_PMC_NO_GLOBAL on perfmon v1. Also
  * DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_MSR_FAULT.
  * MSRs: reads none; writes IA32_PERF_GLOBAL_CTRL (0x38F). NMI-safe: yes.
