@@ -667,6 +667,9 @@ int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
         return DS_ERR_PMC_PEBS_COUNTER;
     if (!((pebs_rule(c)->gp >> idx) & 1))
         return pebs_rule(c)->err;
+    e = pebs_errata(cpu, 0); /* Sandy Bridge microcode gate (no override here) */
+    if (e)
+        return e;
     uint64_t v;
     if (ds_msr_write(cpu, DS_MSR_PEBS_LD_LAT, threshold))
         return DS_ERR_MSR_FAULT;

@@ -514,6 +514,12 @@ static void test_snb_ucode(void)
         fp_clear_log(&u.f);
         CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, DS_EVTSEL(0xC0, 1), DS_PMC_PEBS_ALLOW_ERRATA), DS_OK, "override");
         CHECK_EQ(fp_nwrites(&u.f, 0x8B), 0, "override skips the microcode read");
+        /* load-latency PEBS enables PEBS too: same gate */
+        fp_set(&u.f, 0x3F1, 0);
+        fp_clear_log(&u.f);
+        CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 100), rows[i].want, "sig %05x ucode %x ldlat", rows[i].sig, rows[i].rev);
+        if (rows[i].want != DS_OK)
+            CHECK(fp_nwrites(&u.f, 0x3F6) == 0 && fp_nwrites(&u.f, 0x3F1) == 0, "ldlat refused: nothing enabled");
     }
     uint32_t rev = 0;
     u.rev = 0x12345678;

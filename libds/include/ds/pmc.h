@@ -333,7 +333,10 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
  * Errors: the pebs_enable CPU checks, DS_ERR_PMC_NO_LDLAT (format 0 or 4+:
  * adaptive parts enable load latency per counter through PEBS_ENABLE bit n
  * only and libds does not model it), DS_ERR_PMC_LDLAT_RANGE,
- * DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_PMC0_ONLY (the counter table), DS_ERR_MSR_FAULT (MSR_PEBS_LD_LAT may already
+ * DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_PMC0_ONLY (the counter table),
+ * DS_ERR_PMC_PEBS_UCODE (Sandy Bridge microcode gate of
+ * ds_pmc_pebs_enable_ex(); no override for load latency; reads
+ * IA32_BIOS_SIGN_ID on 06_2AH/2DH), DS_ERR_MSR_FAULT (MSR_PEBS_LD_LAT may already
  * be written when the IA32_PEBS_ENABLE access faults).
  * MSRs: writes MSR_PEBS_LD_LAT (0x3F6); reads and writes IA32_PEBS_ENABLE
  * (0x3F1). NMI-safe: yes (same read-modify-write caveat).
