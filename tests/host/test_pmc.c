@@ -257,11 +257,11 @@ static void test_nehalem_icl_pebs(void)
  * IA32_PERF_CAPABILITIES built from the SDM field layout with PEBS_FMT = @fmt.
  */
 #define LNL_CAPS(fmt) (((uint64_t)(fmt) << 8) | (1u << 6) | (1u << 7) | (1u << 13) | (1u << 14))
-static void lnl_cpu(struct fake_pmu *f, struct ds_cpu *cpu, bool ecore, uint64_t caps)
+static void lnl_cpu_sig(struct fake_pmu *f, struct ds_cpu *cpu, uint32_t sig, bool ecore, uint64_t caps)
 {
     fp_reset(f);
     fp_cpuid_set(f, 0, 0, 0x23, 0x756e6547u, 0x6c65746eu, 0x49656e69u);
-    fp_cpuid_set(f, 1, 0, 0x000B06D1, ecore ? 0x40800800 : 0x00800800, 0x7FFAFBFF, 0xBFEBFBFF);
+    fp_cpuid_set(f, 1, 0, sig, ecore ? 0x40800800 : 0x00800800, 0x7FFAFBFF, 0xBFEBFBFF);
     fp_cpuid_set(f, 7, 0, 0x00000002, 0x239CA7EB, 0x994027AC, 0xFC1CC430);
     fp_cpuid_set(f, 0xA, 0, 0x0D300806, 0x00000280, 0x00000007, 0x00008603);
     fp_cpuid_set(f, 0x1A, 0, ecore ? 0x20000003 : 0x40000003, 0, 0, 0);
@@ -286,6 +286,11 @@ static void lnl_cpu(struct fake_pmu *f, struct ds_cpu *cpu, bool ecore, uint64_t
     fp_set(f, 0x3F1, 0);
     fp_set(f, 0x3F2, 0);
     CHECK_EQ(fp_identify(f, cpu), DS_OK, "identify LNL");
+}
+
+static void lnl_cpu(struct fake_pmu *f, struct ds_cpu *cpu, bool ecore, uint64_t caps)
+{
+    lnl_cpu_sig(f, cpu, 0x000B06D1, ecore, caps);
 }
 
 /* Issue 11: PEBS format 6 (Lunar Lake, Arrow Lake) was refused outright. */
@@ -330,6 +335,17 @@ static void test_fmt6_lunar_lake(void)
     CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1), DS_ERR_PMC_NO_ADAPTIVE, "fmt 7 not adaptive to libds");
     CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_ADAPTIVE, 0), DS_ERR_PMC_RESERVED,
              "fmt 7: EVTSEL bit 34 refused");
+    /* Arrow Lake 06_C6H (../shared/cpuid ArrowLake 000C0662: leaf 0AH and 23H
+     * as Lunar Lake, Lion Cove P-cores 3FFH/0FH, Skymont E-cores FFH/77H) */
+    for (int ecore = 0; ecore < 2; ecore++) {
+        lnl_cpu_sig(&f, &cpu, 0x000C0662, ecore, LNL_CAPS(6));
+        CHECK_EQ(cpu.caps.display_model, 0xC6, "ARL 06_C6H");
+        fp_set(&f, 0x3F1, 0);
+        CHECK_EQ(ds_pmc_pebs_enable(&cpu, 7, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_ADAPTIVE), DS_OK, "ARL fmt 6 PEBS PMC7");
+        CHECK_EQ(fp_get(&f, 0x3F1), 1ull << 7, "ARL PEBS_ENABLE bit 7");
+        CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | ((ecore ? 0xFFull : 0x3FFull) << 32)), DS_OK,
+                 "ARL counters group, every GP");
+    }
 }
 
 /*
