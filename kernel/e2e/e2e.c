@@ -770,7 +770,7 @@ static void do_run(const struct run_cfg *rc)
         e = ds_pebs_format_select(cpu, lay, &pfmt);
         if (!need(e == DS_OK, "%s: PEBS format (%s)", rc->name, ds_errname(e)))
             return;
-        if (pfmt == DS_PEBS_FMT_4 || pfmt == DS_PEBS_FMT_5) {
+        if (ds_pebs_fmt_adaptive(pfmt)) {
             data_cfg = DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS;
             if (rc->adaptive_lbr && E.lbrm)
                 data_cfg |= DS_PEBS_DATACFG_LBRS | (7ull << DS_PEBS_DATACFG_LBR_SHIFT);
@@ -892,6 +892,8 @@ static void do_run(const struct run_cfg *rc)
             e = ds_pmc_gp_program(cpu, 0, evtsel, start);
         if (e == DS_OK)
             e = ds_pmc_pebs_enable(cpu, 0, evtsel);
+        if (e == DS_ERR_PMC_PEBS_ERRATUM) /* 06_0FH (AJ67-69/106): refused by default; the model has no errata */
+            e = ds_pmc_pebs_enable_ex(cpu, 0, evtsel, DS_PMC_PEBS_ALLOW_ERRATA);
         if (!need(e == DS_OK, "%s: PMC0 event %02x/%02x PEBS (%s)", rc->name, rc->event, rc->umask, ds_errname(e)))
             goto out_stop;
     }

@@ -84,6 +84,12 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMC_NO_PEBS_FMT, "PEBS not advertised or PEBS format unknown"),
     ROW(DS_ERR_PMC_NETBURST, "NetBurst processor: use the ESCR/CCCR interface"),
     ROW(DS_ERR_PMC_NO_GLOBAL, "perfmon version 1: no global control MSRs"),
+    ROW(DS_ERR_PMC_PEBS_PMC0_ONLY, "PEBS only on IA32_PMC0 on this microarchitecture (Silvermont/Airmont/Goldmont/Knights)"),
+    ROW(DS_ERR_PMC_PEBS_NO_FIXED, "fixed-counter PEBS needs adaptive PEBS or Goldmont Plus extended PEBS"),
+    ROW(DS_ERR_PMC_PEBS_ERRATUM, "PEBS unreliable on Core 2 06_0FH (errata AJ67/AJ68/AJ69/AJ106)"),
+    ROW(DS_ERR_PMC_PEBS_UCODE, "Sandy Bridge microcode too old for PEBS (06_2AH < 0x28, 06_2DH < 0x618/0x70C)"),
+    ROW(DS_ERR_PMC_NO_UMASK2, "event-select UMASK2 not enumerated by CPUID leaf 23H"),
+    ROW(DS_ERR_PMC_NO_EQ, "event-select EQ bit not enumerated by CPUID leaf 23H"),
 
     /* 300..349: NetBurst */
     ROW(DS_ERR_NB_NOT_NETBURST, "not a NetBurst (family 0FH) Intel processor"),
@@ -103,6 +109,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_NB_BAD_METRIC, "unknown replay-tagging metric"),
     ROW(DS_ERR_NB_MODEL, "event not available on this NetBurst model"),
     ROW(DS_ERR_NB_NOT_ALLOCATED, "counter not allocated"),
+    ROW(DS_ERR_NB_MISMATCH, "ESCR and counter are allocated but not to each other"),
 
     /* 350..399: LBR */
     ROW(DS_ERR_LBR_UNKNOWN_MODEL, "DisplayFamily_DisplayModel not in the LBR table"),

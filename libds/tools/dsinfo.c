@@ -396,7 +396,7 @@ static int cmd_pebs_format(int argc, char **argv)
     if (argc != 1 || !parse_pebs_fmt(argv[0], &f))
         return usage_error("pebs-format takes one format: 0-5, nb32 or nb64");
     uint32_t size = ds_pebs_record_size(f, 0);
-    bool adaptive = f == DS_PEBS_FMT_4 || f == DS_PEBS_FMT_5;
+    bool adaptive = ds_pebs_fmt_adaptive(f);
     if (json) {
         printf("{\"format\":");
         jstr(argv[0]);

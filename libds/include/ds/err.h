@@ -102,7 +102,13 @@ enum ds_err {
     DS_ERR_PMC_NO_PEBS_FMT = 263,    /* PEBS format unknown to libds or PEBS not advertised */
     DS_ERR_PMC_NETBURST = 264,       /* NetBurst CPU: use netburst.h (no PERFEVTSEL/PMC MSRs) */
     DS_ERR_PMC_NO_GLOBAL = 265,      /* perfmon v1: no IA32_PERF_GLOBAL_* MSRs */
-    /* pmc: next free value 266 */
+    DS_ERR_PMC_PEBS_PMC0_ONLY = 266, /* PEBS only on IA32_PMC0 on this microarchitecture (Silvermont/Airmont/Goldmont/KNL/KNM, SDM 18.6.1.1, 18.7.1) */
+    DS_ERR_PMC_PEBS_NO_FIXED = 267,  /* fixed-counter PEBS needs adaptive PEBS (fmt 4+ with baseline) or Goldmont Plus extended PEBS */
+    DS_ERR_PMC_PEBS_ERRATUM = 268,   /* PEBS refused: Core 2 Merom/Clovertown 06_0FH errata AJ67/68/69/106 (override: DS_PMC_PEBS_ALLOW_ERRATA) */
+    DS_ERR_PMC_PEBS_UCODE = 269,     /* PEBS refused: Sandy Bridge microcode older than Linux pebs_ucodes (IA32_BIOS_SIGN_ID) */
+    DS_ERR_PMC_NO_UMASK2 = 270,      /* EVTSEL.UMASK2 [47:40] set but CPUID.(23H,0):EBX[0] does not enumerate it */
+    DS_ERR_PMC_NO_EQ = 271,          /* EVTSEL.EQ [36] set but CPUID.(23H,0):EBX[1] does not enumerate it */
+    /* pmc: next free value 272 */
 
     /* --- 300..349: NetBurst ---------------------------------------------- */
     DS_ERR_NB_NOT_NETBURST = 300,    /* CPU is not DisplayFamily 0FH Intel */
@@ -122,6 +128,7 @@ enum ds_err {
     DS_ERR_NB_BAD_METRIC = 314,      /* unknown replay-tagging metric */
     DS_ERR_NB_MODEL = 315,           /* event not available on this model (instr_completed: models 3, 4, 6) */
     DS_ERR_NB_NOT_ALLOCATED = 316,   /* releasing or re-arming a counter the allocator does not hold */
+    DS_ERR_NB_MISMATCH = 317,        /* release: the assignment's ESCR and counter are allocated, but not as one pair */
     /* NetBurst: next free value 317 */
 
     /* --- 350..399: LBR --------------------------------------------------- */
