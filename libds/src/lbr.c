@@ -16,6 +16,7 @@
 #define CS  (DS_LBR_F_SELECT | DS_LBR_F_CALLSTACK)
 #define ARC DS_LBR_F_ARCH
 #define UNC DS_LBR_F_UNCONFIRMED
+#define KNL DS_LBR_F_LIP_MISPRED
 #define R(fam, mod, ua, d, f, t, i, tos, fl) { fam, mod, ua, d, f, t, i, tos, (uint8_t)((d) ? (d) - 1 : 0), fl }
 
 static const struct ds_lbr_model models[] = {
@@ -96,14 +97,16 @@ static const struct ds_lbr_model models[] = {
     R(0x06, 0x8D, "Tiger Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
     R(0x06, 0xA7, "Rocket Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
     /* Knights Landing / Mill */
-    R(0x06, 0x57, "Knights Landing", 8, 0x680, 0x6C0, 0, 0x1C9, SEL),
-    R(0x06, 0x85, "Knights Mill", 8, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    /* Knights Landing / Mill: format 1 reported, MISPRED in FROM[63] (Linux intel_pmu_lbr_init_knl) */
+    R(0x06, 0x57, "Knights Landing", 8, 0x680, 0x6C0, 0, 0x1C9, SEL | KNL),
+    R(0x06, 0x85, "Knights Mill", 8, 0x680, 0x6C0, 0, 0x1C9, SEL | KNL),
     /* Architectural LBR: depth from CPUID.1CH, entry 0 newest, no TOS */
     R(0x06, 0x8F, "Sapphire Rapids (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
     R(0x06, 0x97, "Alder Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
     R(0x06, 0x9A, "Alder Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
 };
 #undef R
+#undef KNL
 
 const struct ds_lbr_model *ds_lbr_models(size_t *out_n)
 {
@@ -212,6 +215,15 @@ int ds_lbr_decode(unsigned format, uint64_t from, uint64_t to, uint64_t info,
     return DS_OK;
 }
 
+/* Knights Landing/Mill report LBR format 1 (LIP) but record MISPRED in FROM
+ * bit 63: Linux intel_pmu_lbr_init_knl decodes them as EIP_FLAGS. */
+static unsigned row_format(const struct ds_lbr_model *m, unsigned format)
+{
+    if ((m->flags & DS_LBR_F_LIP_MISPRED) && format == DS_LBR_FMT_LIP)
+        return DS_LBR_FMT_EIP_FLAGS;
+    return format;
+}
+
 int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)
 {
     if (!cpu || !m || !out_format)
@@ -235,7 +247,7 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
     if (cpu->caps.has_perf_caps) {
         if (cpu->caps.lbr_format > DS_LBR_FMT_INFO2)
             return DS_ERR_LBR_BAD_FORMAT;
-        *out_format = cpu->caps.lbr_format;
+        *out_format = row_format(m, cpu->caps.lbr_format);
         return DS_OK;
     }
     *out_format = (m->flags & DS_LBR_F_NETBURST) ? DS_LBR_FMT_LIP : DS_LBR_FMT_32;
@@ -403,6 +415,7 @@ int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned forma
     /* A packed layout holds 32-bit FROM/TO in one MSR; only format 0 decodes it. */
     if ((m->flags & DS_LBR_F_PACKED) && format != DS_LBR_FMT_32)
         return DS_ERR_LBR_BAD_FORMAT;
+    format = row_format(m, format);
     uint64_t from, to = 0, info = 0;
 
     if (arch) {
@@ -478,6 +491,15 @@ int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t 
     if (out)
         ds__zero(out, sizeof(*out));
     return DS_ERR_UNSUPPORTED;
+}
+
+/* Knights Landing/Mill report LBR format 1 (LIP) but record MISPRED in FROM
+ * bit 63: Linux intel_pmu_lbr_init_knl decodes them as EIP_FLAGS. */
+static unsigned row_format(const struct ds_lbr_model *m, unsigned format)
+{
+    if ((m->flags & DS_LBR_F_LIP_MISPRED) && format == DS_LBR_FMT_LIP)
+        return DS_LBR_FMT_EIP_FLAGS;
+    return format;
 }
 
 int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)

@@ -170,6 +170,15 @@ static void lbr_cpu(struct fake_pmu *f, struct ds_cpu *cpu, const struct ds_lbr_
     CHECK_EQ(fp_identify(f, cpu), DS_OK, "identify %02X_%02XH", m->family, m->model);
 }
 
+/* Knights Landing 06_57H / Knights Mill 06_85H report format 1 (LIP) but keep
+ * MISPRED in FROM bit 63 (Linux lbr.c intel_pmu_lbr_init_knl: "Knights
+ * Landing does have MISPREDICT bit", lbr_format LIP -> EIP_FLAGS). */
+static unsigned knl_fmt(const struct ds_lbr_model *m, unsigned fmt)
+{
+    bool knl = m->family == 0x06 && (m->model == 0x57 || m->model == 0x85);
+    return knl && fmt == 1 ? 3 : fmt;
+}
+
 /* For every row: the reader returns the entries newest first for several TOS values. */
 static void test_reader_every_row(void)
 {
@@ -208,7 +217,8 @@ static void test_reader_every_row(void)
             lbr_cpu(&f, &cpu, m, m->family == 6 ? 2 : 0, true, fmt);
             unsigned df;
             CHECK_EQ(ds_lbr_format(&cpu, m, &df), DS_OK, "format");
-            CHECK_EQ(df, packed ? 0 : fmt, "format from PERF_CAPABILITIES");
+            unsigned eff = knl_fmt(m, fmt);
+            CHECK_EQ(df, packed ? 0 : eff, "format from PERF_CAPABILITIES");
             unsigned tos_values[3] = { 0, 1u % m->depth, m->depth - 1u };
             for (unsigned t = 0; t < 3; t++) {
                 unsigned tos = tos_values[t];
@@ -224,7 +234,7 @@ static void test_reader_every_row(void)
                 for (unsigned k = 0; k < m->depth; k++) {
                     unsigned idx = (tos + m->depth - k) % m->depth;
                     uint64_t info = ((fmt == 5 || fmt == 7) && m->info_base) ? fp_get(&f, m->info_base + idx) : 0;
-                    ds_lbr_decode(fmt, fp_get(&f, m->from_base + idx),
+                    ds_lbr_decode(eff, fp_get(&f, m->from_base + idx),
                                   fmt == 0 ? 0 : fp_get(&f, m->to_base + idx), info, &want);
                     CHECK(lbr_entry_eq(&out[k], &want), "%02X_%02XH fmt %u tos %u entry %u is slot %u",
                           m->family, m->model, fmt, tos, k, idx);
@@ -249,6 +259,48 @@ static void test_reader_every_row(void)
     lbr_cpu(&f, &cpu, skl, 4, true, 5);
     CHECK_EQ(ds_lbr_read(&cpu, hsw, 4, out, 64, &got), DS_ERR_INVAL, "row of another model");
     CHECK_EQ(ds_lbr_read(&cpu, skl, 5, NULL, 64, &got), DS_ERR_NULL, "null out");
+}
+
+/* Issue 10 item 7: a Knights Landing/Mill FROM with bit 63 set decodes as a
+ * mispredicted branch at the address in bits 62:0 (sign-extended). */
+static void test_knl_mispred(void)
+{
+    static const uint8_t knl[] = { 0x57, 0x85 };
+    for (unsigned i = 0; i < N(knl); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        const struct ds_lbr_model *m;
+        CHECK_EQ(ds_lbr_lookup(6, knl[i], &m), DS_OK, "06_%02XH", knl[i]);
+        lbr_cpu(&f, &cpu, m, 3, true, 1 /* PERF_CAPABILITIES[5:0] = LIP */);
+        unsigned fmt = 99;
+        CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_OK, "format");
+        CHECK_EQ(fmt, 3, "06_%02XH: format 1 decoded as EIP_FLAGS", knl[i]);
+        fp_set(&f, DS_MSR_LASTBRANCH_TOS, 2);
+        fp_set(&f, 0x680 + 2, (1ull << 63) | 0x401000);      /* newest: mispredicted, user */
+        fp_set(&f, 0x6C0 + 2, 0x401800);
+        fp_set(&f, 0x680 + 1, 0x7FFFFFFF81000000ull);       /* predicted, kernel half */
+        struct ds_lbr_entry out[8];
+        size_t n = 0;
+        /* both the format ds_lbr_format gives and the raw PERF_CAPABILITIES value */
+        for (unsigned pass = 0; pass < 2; pass++) {
+            CHECK_EQ(ds_lbr_read(&cpu, m, pass ? 1 : fmt, out, 8, &n), DS_OK, "read");
+            CHECK_EQ(n, 8, "depth 8");
+            CHECK(out[0].has_mispred && out[0].mispred, "06_%02XH pass %u: FROM[63] is MISPRED", knl[i], pass);
+            CHECK_EQ(out[0].from, 0x401000, "06_%02XH pass %u: address without bit 63", knl[i], pass);
+            CHECK_EQ(out[0].to, 0x401800, "TO as is");
+            CHECK(out[1].has_mispred && !out[1].mispred, "predicted branch");
+            CHECK_EQ(out[1].from, 0xFFFFFFFF81000000ull, "sign-extended from bit 62");
+        }
+    }
+    /* Not on other rows reporting format 1: Nehalem keeps FROM as is */
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x1A, &m);
+    lbr_cpu(&f, &cpu, m, 3, true, 1);
+    unsigned fmt = 99;
+    CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_OK, "nhm format");
+    CHECK_EQ(fmt, 1, "Nehalem reporting LIP stays LIP");
 }
 
 static void test_enable(void)
@@ -323,6 +375,7 @@ int main(void)
     test_table();
     test_decode();
     test_reader_every_row();
+    test_knl_mispred();
     test_enable();
     return check_summary();
 }

@@ -100,6 +100,9 @@ enum ds_lbr_format {
 #define DS_LBR_F_CALLSTACK   0x08u  /* LBR_SELECT bit 9 valid (Haswell+) */
 #define DS_LBR_F_ARCH        0x10u  /* Arch LBR: depth from CPUID.1CH, no TOS */
 #define DS_LBR_F_UNCONFIRMED 0x20u  /* single source (reference lbr.md) */
+#define DS_LBR_F_LIP_MISPRED 0x40u  /* reports format 1 (LIP) but FROM[63] is mispredict:
+                                     * decoded as EIP_FLAGS (Knights Landing/Mill; Linux
+                                     * intel_pmu_lbr_init_knl) */
 
 /* One row of the LBR table */
 struct ds_lbr_model {
@@ -148,6 +151,9 @@ int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t 
  * IA32_PERF_CAPABILITIES was read; otherwise DS_LBR_FMT_32 (what Linux
  * assumes without PDCM), DS_LBR_FMT_LIP for the 16-entry NetBurst layout
  * (SDM: linear addresses; unverified here), DS_LBR_FMT_ARCH for Arch rows.
+ * Rows with DS_LBR_F_LIP_MISPRED (Knights Landing/Mill) that report format
+ * 1 (LIP) get DS_LBR_FMT_EIP_FLAGS: they keep MISPRED in FROM bit 63
+ * (Linux intel_pmu_lbr_init_knl); ds_lbr_read applies the same rule.
  * DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_LBR_BAD_FORMAT (> 7),
  * DS_ERR_UNSUPPORTED (NetBurst row with DS_CONFIG_NETBURST=0).
  * MSRs: none (uses caps). NMI-safe: yes (pure).
