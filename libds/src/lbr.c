@@ -311,46 +311,42 @@ static int rmw(struct ds_cpu *cpu, uint32_t msr, uint64_t set, uint64_t clear)
     return ds_msr_write(cpu, msr, v) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
-int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
+/* Arch LBR: IA32_LBR_DEPTH (clears the entries), IA32_LBR_CTL. FREEZE_LBRS_ON_PMI
+ * is IA32_DEBUGCTL[11] here too; it is set or cleared on every enable so that a
+ * stale freeze bit does not survive an enable without freeze. Call-stack mode
+ * with the freeze is refused: Linux lbr.c __intel_pmu_lbr_enable clears the
+ * freeze when the call-stack bit is set (a PMI near call/return corrupts the
+ * stack). */
+static int enable_arch(struct ds_cpu *cpu, const struct ds_lbr_config *cfg)
 {
-    int e = check(cpu, m);
-    if (e)
-        return e;
-    struct ds_lbr_config def = { 0 };
-    if (!cfg)
-        cfg = &def;
-    if (m->flags & DS_LBR_F_ARCH) {
-        uint64_t ctl_ok;
-        unsigned depth = arch_max_depth(cpu, &ctl_ok);
-        /* Default: everything the CPU can filter on enabled (all CPLs, all branch types). */
-        uint64_t ctl = cfg->arch_ctl ? cfg->arch_ctl
-                                     : (DS_LBR_CTL_LBREN | DS_LBR_CTL_OS | DS_LBR_CTL_USR | DS_LBR_CTL_BRANCHES) &
-                                           ctl_ok;
-        if ((ctl & ~DS_LBR_CTL_VALID) || (ctl & ~ctl_ok) || !(ctl & DS_LBR_CTL_LBREN))
-            return DS_ERR_LBR_BAD_SELECT;
-        if (cfg->use_select)
-            return DS_ERR_LBR_NO_SELECT;
-        if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
-            return DS_ERR_LBR_NO_FREEZE;
-        if (!depth)
-            return DS_ERR_LBR_ARCH_DEPTH;
-        /* FREEZE_LBRS_ON_PMI is IA32_DEBUGCTL[11] on Arch LBR parts too */
-        if (cfg->freeze_on_pmi && rmw(cpu, DS_MSR_IA32_DEBUGCTL, DS_DEBUGCTL_FREEZE_LBRS_ON_PMI, 0))
-            return DS_ERR_MSR_FAULT;
-        if (ds_msr_write(cpu, DS_MSR_IA32_LBR_DEPTH, depth) ||
-            ds_msr_write(cpu, DS_MSR_IA32_LBR_CTL, ctl))
-            return DS_ERR_MSR_FAULT;
-        return DS_OK;
-    }
-#if DS_CONFIG_NETBURST
-    if (m->flags & DS_LBR_F_NETBURST) {
-        if (cfg->freeze_on_pmi)
-            return DS_ERR_LBR_NO_FREEZE;
-        if (cfg->use_select)
-            return DS_ERR_LBR_NO_SELECT;
-        return rmw(cpu, DS_MSR_IA32_DEBUGCTL, DS_NB_DEBUGCTLA_LBR, 0);
-    }
-#endif
+    uint64_t ctl_ok;
+    unsigned depth = arch_max_depth(cpu, &ctl_ok);
+    /* Default: everything the CPU can filter on enabled (all CPLs, all branch types). */
+    uint64_t ctl = cfg->arch_ctl ? cfg->arch_ctl
+                                 : (DS_LBR_CTL_LBREN | DS_LBR_CTL_OS | DS_LBR_CTL_USR | DS_LBR_CTL_BRANCHES) & ctl_ok;
+    if ((ctl & ~DS_LBR_CTL_VALID) || (ctl & ~ctl_ok) || !(ctl & DS_LBR_CTL_LBREN))
+        return DS_ERR_LBR_BAD_SELECT;
+    if (cfg->use_select)
+        return DS_ERR_LBR_NO_SELECT;
+    if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
+        return DS_ERR_LBR_NO_FREEZE;
+    if (cfg->freeze_on_pmi && (ctl & DS_LBR_CTL_CALL_STACK))
+        return DS_ERR_LBR_CALLSTACK_FREEZE;
+    if (!depth)
+        return DS_ERR_LBR_ARCH_DEPTH;
+    uint64_t frz = cfg->freeze_on_pmi ? DS_DEBUGCTL_FREEZE_LBRS_ON_PMI : 0;
+    if (rmw(cpu, DS_MSR_IA32_DEBUGCTL, frz, DS_DEBUGCTL_FREEZE_LBRS_ON_PMI & ~frz))
+        return DS_ERR_MSR_FAULT;
+    if (ds_msr_write(cpu, DS_MSR_IA32_LBR_DEPTH, depth) || ds_msr_write(cpu, DS_MSR_IA32_LBR_CTL, ctl))
+        return DS_ERR_MSR_FAULT;
+    return DS_OK;
+}
+
+/* Family 6 (and later) TOS layouts: MSR_LBR_SELECT, then IA32_DEBUGCTL.LBR with
+ * FREEZE_LBRS_ON_PMI set or cleared. Call stack (LBR_SELECT[9]) with the freeze
+ * is refused, as in enable_arch. */
+static int enable_legacy(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
+{
     if (cfg->use_select) {
         if (!(m->flags & DS_LBR_F_SELECT))
             return DS_ERR_LBR_NO_SELECT;
@@ -361,6 +357,8 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
     }
     if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
         return DS_ERR_LBR_NO_FREEZE;
+    if (cfg->freeze_on_pmi && cfg->use_select && (cfg->select & DS_LBR_SELECT_EN_CALLSTACK))
+        return DS_ERR_LBR_CALLSTACK_FREEZE;
     if (cfg->use_select) {
         if (ds_msr_write(cpu, DS_MSR_LBR_SELECT, cfg->select))
             return DS_ERR_MSR_FAULT;
@@ -368,6 +366,28 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
     return rmw(cpu, DS_MSR_IA32_DEBUGCTL,
                DS_DEBUGCTL_LBR | (cfg->freeze_on_pmi ? DS_DEBUGCTL_FREEZE_LBRS_ON_PMI : 0),
                cfg->freeze_on_pmi ? 0 : DS_DEBUGCTL_FREEZE_LBRS_ON_PMI);
+}
+
+int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
+{
+    int e = check(cpu, m);
+    if (e)
+        return e;
+    struct ds_lbr_config def = { 0 };
+    if (!cfg)
+        cfg = &def;
+    if (m->flags & DS_LBR_F_ARCH)
+        return enable_arch(cpu, cfg);
+#if DS_CONFIG_NETBURST
+    if (m->flags & DS_LBR_F_NETBURST) {
+        if (cfg->freeze_on_pmi)
+            return DS_ERR_LBR_NO_FREEZE;
+        if (cfg->use_select)
+            return DS_ERR_LBR_NO_SELECT;
+        return rmw(cpu, DS_MSR_IA32_DEBUGCTL, DS_NB_DEBUGCTLA_LBR, 0);
+    }
+#endif
+    return enable_legacy(cpu, m, cfg);
 }
 
 int ds_lbr_disable(struct ds_cpu *cpu, const struct ds_lbr_model *m)

@@ -303,20 +303,69 @@ static void test_knl_mispred(void)
     CHECK_EQ(fmt, 1, "Nehalem reporting LIP stays LIP");
 }
 
+/* Issue 10 item 8: call-stack mode with FREEZE_LBRS_ON_PMI is refused (Linux
+ * lbr.c __intel_pmu_lbr_enable: "LBR callstack does not work well with
+ * FREEZE_LBRS_ON_PMI", it clears the freeze), on the LBR_SELECT[9] rows and with
+ * IA32_LBR_CTL[3] (CALL_STACK) on Arch LBR; and an enable without freeze
+ * clears a stale DEBUGCTL[11] on both kinds of rows. */
+static void test_callstack_freeze(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x5E, &m);  /* Skylake: LBR_SELECT[9] valid */
+    lbr_cpu(&f, &cpu, m, 4, true, 5);
+    struct ds_lbr_config cs = { .freeze_on_pmi = true, .use_select = true, .select = DS_LBR_SELECT_EN_CALLSTACK };
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &cs), DS_ERR_LBR_CALLSTACK_FREEZE, "SKL call stack + freeze");
+    CHECK_EQ(f.nlog, 0, "refused before any MSR access");
+    cs.select = DS_LBR_SELECT_JCC;  /* bit 2 only: no call stack */
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &cs), DS_OK, "freeze without call stack");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0x801, "LBR | FREEZE_LBRS_ON_PMI");
+    /* clearing path: call stack without freeze over the stale freeze bit (plus an unrelated bit) */
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, (1ull << 11) | (1ull << 6));
+    cs.freeze_on_pmi = false;
+    cs.select = DS_LBR_SELECT_EN_CALLSTACK;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &cs), DS_OK, "call stack without freeze");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), (1ull << 6) | 1, "stale FREEZE cleared, bit 6 kept");
+    CHECK_EQ(fp_get(&f, DS_MSR_LBR_SELECT), 0x200, "LBR_SELECT call stack");
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, 1ull << 11);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "defaults over stale freeze");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1, "legacy: stale FREEZE_LBRS_ON_PMI cleared");
+
+    ds_lbr_lookup(6, 0x97, &m);  /* Arch LBR row */
+    lbr_cpu(&f, &cpu, m, 5, true, 0);
+    struct ds_lbr_config ac = { .freeze_on_pmi = true,
+                                .arch_ctl = DS_LBR_CTL_LBREN | DS_LBR_CTL_CALL_STACK | DS_LBR_CTL_USR };
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), DS_ERR_LBR_CALLSTACK_FREEZE, "Arch call stack + freeze");
+    CHECK_EQ(f.nlog, 0, "refused before any MSR access");
+    ac.arch_ctl = DS_LBR_CTL_LBREN | DS_LBR_CTL_USR;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), DS_OK, "Arch freeze without call stack");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1ull << 11, "Arch: DEBUGCTL[11] set");
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, (1ull << 11) | (1ull << 14));
+    ac.freeze_on_pmi = false;
+    ac.arch_ctl |= DS_LBR_CTL_CALL_STACK;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), DS_OK, "Arch call stack without freeze");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1ull << 14, "Arch: stale FREEZE_LBRS_ON_PMI cleared, bit 14 kept");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), 0xD, "LBR_CTL LBREn|USR|CALL_STACK");
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, 1ull << 11);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "Arch defaults over stale freeze");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0, "Arch: stale freeze cleared by default enable");
+}
+
 static void test_enable(void)
 {
     struct fake_pmu f;
     struct ds_cpu cpu;
     const struct ds_lbr_model *m;
-    /* Skylake: select with call stack, freeze, v4 unfreeze */
+    /* Skylake: select, freeze, v4 unfreeze (call stack with freeze: test_callstack_freeze) */
     ds_lbr_lookup(6, 0x5E, &m);
     lbr_cpu(&f, &cpu, m, 4, true, 5);
     fp_set(&f, DS_MSR_IA32_DEBUGCTL, 1u << 6);
     struct ds_lbr_config cfg = { .freeze_on_pmi = true, .use_select = true,
-                                 .select = DS_LBR_SELECT_CPL_EQ_0 | DS_LBR_SELECT_EN_CALLSTACK };
+                                 .select = DS_LBR_SELECT_CPL_EQ_0 | DS_LBR_SELECT_FAR_BRANCH };
     CHECK_EQ(ds_lbr_enable(&cpu, m, &cfg), DS_OK, "enable");
     CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), (1u << 6) | 1u | (1u << 11), "DEBUGCTL LBR|FREEZE, other bits kept");
-    CHECK_EQ(fp_get(&f, DS_MSR_LBR_SELECT), 0x201, "LBR_SELECT");
+    CHECK_EQ(fp_get(&f, DS_MSR_LBR_SELECT), 0x101, "LBR_SELECT");
     fp_clear_log(&f);
     CHECK_EQ(ds_lbr_unfreeze(&cpu, m), DS_OK, "unfreeze v4");
     CHECK(f.nlog == 1 && f.log[0].msr == 0x390 && f.log[0].val == (1ull << 58), "v4: STATUS_RESET bit 58");
@@ -376,6 +425,7 @@ int main(void)
     test_decode();
     test_reader_every_row();
     test_knl_mispred();
+    test_callstack_freeze();
     test_enable();
     return check_summary();
 }

@@ -177,17 +177,25 @@ struct ds_lbr_config {
  * CPUID.1CH (this also clears the entries), IA32_LBR_CTL = arch_ctl; bits
  * whose feature CPUID.1CH:EBX does not report (CPL filter [0], branch
  * filter [1], call stack [2]) are refused (DS_ERR_LBR_BAD_SELECT).
+ * FREEZE_LBRS_ON_PMI (IA32_DEBUGCTL[11], Arch LBR included) is set with
+ * freeze_on_pmi and cleared otherwise, so a stale freeze bit never survives.
+ * Call-stack mode (LBR_SELECT[9] with use_select, IA32_LBR_CTL[3]) together
+ * with freeze_on_pmi is refused (DS_ERR_LBR_CALLSTACK_FREEZE): a PMI near a
+ * call/return corrupts the stack (Linux __intel_pmu_lbr_enable clears the
+ * freeze in call-stack mode). Without use_select MSR_LBR_SELECT is left as
+ * it is: the caller who set its bit 9 elsewhere must not ask for the freeze.
  * @cfg may be NULL (defaults). The model row must be the CPU's own
  * (caps.display_family/model), else DS_ERR_INVAL.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_INVAL,
  * DS_ERR_LBR_NO_FREEZE, DS_ERR_LBR_NO_SELECT, DS_ERR_LBR_BAD_SELECT,
+ * DS_ERR_LBR_CALLSTACK_FREEZE,
  * DS_ERR_LBR_ARCH_DEPTH, DS_ERR_UNSUPPORTED (NetBurst row with
  * DS_CONFIG_NETBURST=0), DS_ERR_MSR_FAULT (earlier writes of the sequence
  * stay done).
  * MSRs: family 6: writes MSR_LBR_SELECT (0x1C8) when use_select; reads and
  * writes IA32_DEBUGCTL (0x1D9). NetBurst: reads and writes MSR_DEBUGCTLA
- * (0x1D9). Arch LBR: reads and writes IA32_DEBUGCTL only with
- * freeze_on_pmi; writes IA32_LBR_DEPTH (0x14CF), IA32_LBR_CTL (0x14CE);
+ * (0x1D9). Arch LBR: reads and writes IA32_DEBUGCTL (bit 11 only);
+ * writes IA32_LBR_DEPTH (0x14CF), IA32_LBR_CTL (0x14CE);
  * CPUID 1CH. NMI-safe: no, because of the read-modify-write of DEBUGCTL,
  * which the BTS code also modifies: the caller serialises.
  */
