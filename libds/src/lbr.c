@@ -238,7 +238,7 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
 #endif
     if (m->flags & DS_LBR_F_ARCH) {
         *out_format = DS_LBR_FMT_ARCH;
-        return DS_OK;
+        return cpu->caps.arch_lbr ? DS_OK : DS_ERR_LBR_ARCH_HIDDEN;
     }
     if (m->flags & DS_LBR_F_PACKED) {
         *out_format = DS_LBR_FMT_32;
@@ -254,18 +254,54 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
     return DS_OK;
 }
 
+/* The generic Arch LBR descriptor: ds_lbr_cpu_model() returns it for a CPU that
+ * enumerates Arch LBR (CPUID.(07H,0):EDX[19]) and whose DisplayFamily_
+ * DisplayModel has no Arch row; it fits any such CPU (family 0 = any). */
+static const struct ds_lbr_model arch_any = {
+    0, 0, "Arch LBR (CPUID.(07H,0):EDX[19])", 0, DS_MSR_IA32_LBR_0_FROM_IP, DS_MSR_IA32_LBR_0_TO_IP,
+    DS_MSR_IA32_LBR_0_INFO, 0, 0, DS_LBR_F_ARCH,
+};
+
+/* Arch LBR exists only where CPUID.(07H,0):EDX[19] says so (SDM Vol. 3B
+ * "Architectural Last Branch Records"; Linux intel_pmu_init calls
+ * intel_pmu_arch_lbr_init only with X86_FEATURE_ARCH_LBR): an Arch row on a
+ * CPU without the bit (KVM hides it) must not reach IA32_LBR_* (#GP). */
 static int check(const struct ds_cpu *cpu, const struct ds_lbr_model *m)
 {
     if (!cpu || !m)
         return DS_ERR_NULL;
     if (!cpu->identified)
         return DS_ERR_NOT_IDENTIFIED;
-    if (cpu->caps.display_family != m->family || cpu->caps.display_model != m->model)
+    if ((m->flags & DS_LBR_F_ARCH) && !cpu->caps.arch_lbr)
+        return DS_ERR_LBR_ARCH_HIDDEN;
+    bool any = m == &arch_any;
+    if (!any && (cpu->caps.display_family != m->family || cpu->caps.display_model != m->model))
         return DS_ERR_INVAL;
 #if !DS_CONFIG_NETBURST
     if (m->flags & DS_LBR_F_NETBURST)
         return DS_ERR_UNSUPPORTED; /* MSR_DEBUGCTLA handling compiled out (ds/config.h) */
 #endif
+    return DS_OK;
+}
+
+int ds_lbr_cpu_model(const struct ds_cpu *cpu, const struct ds_lbr_model **out)
+{
+    if (!cpu || !out)
+        return DS_ERR_NULL;
+    *out = NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    const struct ds_lbr_model *m = NULL;
+    int e = ds_lbr_lookup(cpu->caps.display_family, cpu->caps.display_model, &m);
+    if (cpu->caps.arch_lbr) {
+        *out = (e == DS_OK && (m->flags & DS_LBR_F_ARCH)) ? m : &arch_any;
+        return DS_OK;
+    }
+    if (e)
+        return e;
+    if (m->flags & DS_LBR_F_ARCH)
+        return DS_ERR_LBR_ARCH_HIDDEN; /* no legacy LBR on these models (Linux lbr.c has no init for them) */
+    *out = m;
     return DS_OK;
 }
 
@@ -277,19 +313,18 @@ static int check(const struct ds_cpu *cpu, const struct ds_lbr_model *m)
  * lbr_ctl_mask). The others are reserved: writing them would #GP. */
 static unsigned arch_max_depth(const struct ds_cpu *cpu, uint64_t *out_ctl_ok)
 {
-    uint32_t r[4];
+    const struct ds_caps *c = &cpu->caps;
     *out_ctl_ok = DS_LBR_CTL_LBREN;
-    if (cpu->caps.max_leaf < 0x1C)
+    if (!c->has_leaf_1c)  /* read by ds_cpu_identify only with CPUID.(07H,0):EDX[19] */
         return 0;
-    ds_cpuid(cpu, 0x1C, 0, r);
-    if (r[1] & (1u << 0))
+    if (c->lbr_1c_ebx & (1u << 0))
         *out_ctl_ok |= DS_LBR_CTL_OS | DS_LBR_CTL_USR;
-    if (r[1] & (1u << 1))
+    if (c->lbr_1c_ebx & (1u << 1))
         *out_ctl_ok |= DS_LBR_CTL_BRANCHES;
-    if (r[1] & (1u << 2))
+    if (c->lbr_1c_ebx & (1u << 2))
         *out_ctl_ok |= DS_LBR_CTL_CALL_STACK;
     unsigned fls = 0;
-    for (uint32_t v = r[0] & 0xFF; v; v >>= 1)
+    for (uint32_t v = c->lbr_1c_eax & 0xFF; v; v >>= 1)
         fls++;
     return 8 * fls;
 }
@@ -496,6 +531,14 @@ int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **ou
 {
     (void)family;
     (void)model;
+    if (out)
+        *out = NULL;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_lbr_cpu_model(const struct ds_cpu *cpu, const struct ds_lbr_model **out)
+{
+    (void)cpu;
     if (out)
         *out = NULL;
     return DS_ERR_UNSUPPORTED;

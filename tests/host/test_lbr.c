@@ -144,7 +144,10 @@ static void lbr_cpu(struct fake_pmu *f, struct ds_cpu *cpu, const struct ds_lbr_
     fp_intel(f, 0x1C, sig_of(m->family, m->model), pdcm ? 1u << 15 : 0, 1u << 21);
     if (perfmon_v)
         fp_cpuid_set(f, 0xA, 0, 0x07300400 | perfmon_v, 0, 0, 0x603);
-    fp_cpuid_set(f, 0x1C, 0, 0x80, 0x7, 0, 0); /* Arch LBR: depth 64; CPL, branch, call-stack filtering */
+    if (m->flags & DS_LBR_F_ARCH)
+        fp_cpuid_set(f, 7, 0, 0, 0, 0, 1u << 19); /* CPUID.(07H,0):EDX[19]: Arch LBR */
+    fp_cpuid_set(f, 0x1C, 0, 0x80, 0x7, 0x7, 0); /* Arch LBR: depth 64; CPL, branch, call-stack filtering;
+                                                  * mispredict, timed LBR, branch type recorded */
     fp_set(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
     if (pdcm)
         fp_set(f, DS_MSR_IA32_PERF_CAPABILITIES, lbr_fmt);
@@ -352,6 +355,94 @@ static void test_callstack_freeze(void)
     CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0, "Arch: stale freeze cleared by default enable");
 }
 
+/* Issue 10 item 17 / issue 11: Arch LBR exists only with CPUID.(07H,0):EDX[19]
+ * (SDM Vol. 2A CPUID leaf 07H EDX bit 19 "Arch LBR"; Linux intel_pmu_init
+ * calls intel_pmu_arch_lbr_init only for X86_FEATURE_ARCH_LBR). On the Arch
+ * LBR models with the bit clear (KVM hides it) leaf 1CH may still answer, the
+ * IA32_LBR_* MSRs #GP (the fake faults on every MSR it does not hold), and
+ * libds must refuse before touching any MSR. */
+static void test_arch_hidden(void)
+{
+    static const uint8_t arch_models[] = { 0x8F, 0x97, 0x9A };
+    struct ds_lbr_entry out[64];
+    size_t got;
+    for (unsigned i = 0; i < N(arch_models); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        const struct ds_lbr_model *m, *cm = (const struct ds_lbr_model *)&f;
+        CHECK_EQ(ds_lbr_lookup(6, arch_models[i], &m), DS_OK, "06_%02XH row", arch_models[i]);
+        fp_reset(&f);
+        fp_intel(&f, 0x1C, sig_of(6, arch_models[i]), 1u << 15, 1u << 21);
+        fp_cpuid_set(&f, 0xA, 0, 0x07300805, 0, 0xF, 0x604);
+        fp_cpuid_set(&f, 7, 0, 0, 0, 0, 0);              /* EDX[19] = 0 */
+        fp_cpuid_set(&f, 0x1C, 0, 0x80, 0x7, 0x7, 0);    /* leaf 1CH filled in anyway */
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0x3F);
+        fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        CHECK(!cpu.caps.arch_lbr, "no Arch LBR enumerated");
+        unsigned fmt = 99;
+        CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_ERR_LBR_ARCH_HIDDEN, "06_%02XH: Arch model, bit hidden", arch_models[i]);
+        CHECK(cm == NULL, "no row on error");
+        CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_ERR_LBR_ARCH_HIDDEN, "format");
+        CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_ERR_LBR_ARCH_HIDDEN, "enable");
+        CHECK_EQ(ds_lbr_disable(&cpu, m), DS_ERR_LBR_ARCH_HIDDEN, "disable");
+        CHECK_EQ(ds_lbr_unfreeze(&cpu, m), DS_ERR_LBR_ARCH_HIDDEN, "unfreeze");
+        CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_ERR_LBR_ARCH_HIDDEN, "read");
+        CHECK_EQ(f.reads + f.writes, 0, "06_%02XH: no MSR touched", arch_models[i]);
+        /* the same CPU with the bit set: its own row, and it works */
+        for (int l = 0; l < f.nleaves; l++)
+            if (f.leaves[l].leaf == 7)
+                f.leaves[l].r[3] = 1u << 19;
+        fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 0);
+        fp_set(&f, DS_MSR_IA32_LBR_CTL, 0);
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_OK, "Arch enumerated");
+        CHECK(cm == m, "06_%02XH: the model's Arch row", arch_models[i]);
+        CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "enable");
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_DEPTH), 64, "depth from leaf 1CH");
+    }
+    /* A model without a row (06_FEH) or with a legacy row (06_5EH) that
+     * enumerates Arch LBR: CPUID decides, the generic Arch descriptor. */
+    static const uint8_t others[] = { 0xFE, 0x5E };
+    for (unsigned i = 0; i < N(others); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        const struct ds_lbr_model *cm;
+        fp_reset(&f);
+        fp_intel(&f, 0x1C, sig_of(6, others[i]), 1u << 15, 1u << 21);
+        fp_cpuid_set(&f, 0xA, 0, 0x07300805, 0, 0xF, 0x604);
+        fp_cpuid_set(&f, 7, 0, 0, 0, 0, 1u << 19);
+        fp_cpuid_set(&f, 0x1C, 0, 0x08, 0, 0, 0);        /* depth 32 only, no filtering */
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0x3F);
+        fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+        fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 0);
+        fp_set(&f, DS_MSR_IA32_LBR_CTL, 0);
+        for (unsigned k = 0; k < 32; k++) {
+            fp_set(&f, 0x1500 + k, k < 3 ? 0x401000 + 16 * k : 0);
+            fp_set(&f, 0x1600 + k, 0x402000 + k);
+            fp_set(&f, 0x1200 + k, 0);
+        }
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_OK, "06_%02XH Arch by CPUID", others[i]);
+        CHECK(cm && (cm->flags & DS_LBR_F_ARCH) && cm->from_base == 0x1500 && cm->to_base == 0x1600 &&
+              cm->info_base == 0x1200 && cm->tos_msr == 0, "generic Arch descriptor");
+        CHECK_EQ(ds_lbr_enable(&cpu, cm, NULL), DS_OK, "enable");
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_DEPTH), 32, "8 * fls(0x08)");
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), 1, "LBREn only: no filtering enumerated");
+        CHECK_EQ(ds_lbr_read(&cpu, cm, DS_LBR_FMT_ARCH, out, 64, &got), DS_OK, "read");
+        CHECK(got == 3 && out[2].from == 0x401020 && out[0].to == 0x402000, "3 entries, entry 0 newest");
+        /* the generic descriptor on a CPU without the bit */
+        for (int l = 0; l < f.nleaves; l++)
+            if (f.leaves[l].leaf == 7)
+                f.leaves[l].r[3] = 0;
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        CHECK_EQ(ds_lbr_read(&cpu, cm, DS_LBR_FMT_ARCH, out, 64, &got), DS_ERR_LBR_ARCH_HIDDEN, "generic, hidden");
+        CHECK_EQ(f.reads, 0, "nothing read");
+    }
+}
+
 static void test_enable(void)
 {
     struct fake_pmu f;
@@ -426,6 +517,7 @@ int main(void)
     test_reader_every_row();
     test_knl_mispred();
     test_callstack_freeze();
+    test_arch_hidden();
     test_enable();
     return check_summary();
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Last Branch Records: per-model stack layout (keyed by
- * DisplayFamily_DisplayModel, never guessed), record-format decoding
+ * DisplayFamily_DisplayModel, never guessed; Arch LBR by CPUID.(07H,0):EDX[19]),
+ * record-format decoding
  * (IA32_PERF_CAPABILITIES[5:0]), enable/disable, FREEZE_LBRS_ON_PMI,
  * MSR_LBR_SELECT filtering, and a reader returning entries newest first.
  *
@@ -125,6 +126,20 @@ const struct ds_lbr_model *ds_lbr_models(size_t *out_n);
  * for family 0FH with DS_CONFIG_NETBURST=0. MSRs: none. NMI-safe: yes. */
 int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **out);
 
+/*
+ * The LBR source of this CPU, decided by CPUID before the model table (SDM
+ * Vol. 3B "Architectural Last Branch Records"; Linux intel_pmu_init):
+ * CPUID.(07H,0):EDX[19] (caps.arch_lbr) set: the model's Arch row, or, for a
+ * model without one, a generic Arch LBR descriptor (family 0, model 0: fits
+ * any CPU with Arch LBR). EDX[19] clear: the model's legacy row; an Arch-only
+ * model (the bit hidden, e.g. by KVM) is DS_ERR_LBR_ARCH_HIDDEN (these models
+ * have no legacy LBR MSRs). DS_ERR_LBR_UNKNOWN_MODEL when no row fits.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_LBR_UNKNOWN_MODEL,
+ * DS_ERR_LBR_ARCH_HIDDEN, DS_ERR_UNSUPPORTED (as ds_lbr_lookup). *out is
+ * NULL on error. MSRs: none (uses caps). NMI-safe: yes (pure).
+ */
+int ds_lbr_cpu_model(const struct ds_cpu *cpu, const struct ds_lbr_model **out);
+
 /* One decoded branch */
 struct ds_lbr_entry {
     uint64_t from, to;       /* addresses, sign-extended where the format needs it */
@@ -159,6 +174,10 @@ int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t 
  * MSRs: none (uses caps). NMI-safe: yes (pure).
  */
 int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format);
+
+/* Every function below that takes a CPU and a row (ds_lbr_format, _enable,
+ * _disable, _unfreeze, _read) returns DS_ERR_LBR_ARCH_HIDDEN for an Arch row
+ * on a CPU without CPUID.(07H,0):EDX[19], before any MSR access. */
 
 /* Enable options */
 struct ds_lbr_config {
