@@ -556,15 +556,6 @@ int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t 
     return DS_ERR_UNSUPPORTED;
 }
 
-/* Knights Landing/Mill report LBR format 1 (LIP) but record MISPRED in FROM
- * bit 63: Linux intel_pmu_lbr_init_knl decodes them as EIP_FLAGS. */
-static unsigned row_format(const struct ds_lbr_model *m, unsigned format)
-{
-    if ((m->flags & DS_LBR_F_LIP_MISPRED) && format == DS_LBR_FMT_LIP)
-        return DS_LBR_FMT_EIP_FLAGS;
-    return format;
-}
-
 int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)
 {
     (void)cpu;
