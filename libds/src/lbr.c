@@ -230,6 +230,8 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
         return DS_ERR_NULL;
     if (!cpu->identified)
         return DS_ERR_NOT_IDENTIFIED;
+    if (cpu->caps.vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL;
 #if !DS_CONFIG_NETBURST
     if (m->flags & DS_LBR_F_NETBURST) {
         *out_format = 0;
@@ -272,6 +274,8 @@ static int check(const struct ds_cpu *cpu, const struct ds_lbr_model *m)
         return DS_ERR_NULL;
     if (!cpu->identified)
         return DS_ERR_NOT_IDENTIFIED;
+    if (cpu->caps.vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL; /* every row is Intel's: AMD K8 is family 0FH too */
     if ((m->flags & DS_LBR_F_ARCH) && !cpu->caps.arch_lbr)
         return DS_ERR_LBR_ARCH_HIDDEN;
     bool any = m == &arch_any;
@@ -291,6 +295,8 @@ int ds_lbr_cpu_model(const struct ds_cpu *cpu, const struct ds_lbr_model **out)
     *out = NULL;
     if (!cpu->identified)
         return DS_ERR_NOT_IDENTIFIED;
+    if (cpu->caps.vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL;
     const struct ds_lbr_model *m = NULL;
     int e = ds_lbr_lookup(cpu->caps.display_family, cpu->caps.display_model, &m);
     if (cpu->caps.arch_lbr) {

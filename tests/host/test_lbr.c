@@ -443,6 +443,44 @@ static void test_arch_hidden(void)
     }
 }
 
+/* Issue 10 item 14: AMD K8 (AuthenticAMD, signature 0xF4A from the real dump
+ * ../shared/cpuid/AuthenticAMD0000F4A_K8_Clawhammer_CPUID.txt: DisplayFamily
+ * 0FH, model 04H, which is a NetBurst row) gets DS_ERR_NOT_INTEL from every
+ * ds_lbr_* call that takes the CPU, before any MSR is touched. */
+static void test_not_intel(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *nb, *cm = (const struct ds_lbr_model *)&f;
+    struct ds_lbr_entry out[64];
+    size_t got;
+    unsigned fmt;
+    fp_reset(&f);
+    /* CPUID.0: max leaf 1, "AuthenticAMD" in EBX, EDX, ECX */
+    fp_cpuid_set(&f, 0, 0, 1, 0x68747541u, 0x444D4163u, 0x69746E65u);
+    fp_cpuid_set(&f, 1, 0, 0x00000F4A, 0, 0, (1u << 5) | (1u << 21));
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+    fp_set(&f, DS_MSR_NB_LASTBRANCH_TOS, 0);
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify K8");
+    CHECK(cpu.caps.vendor == DS_VENDOR_AMD && cpu.caps.display_family == 0x0F && cpu.caps.display_model == 0x04,
+          "K8 is DisplayFamily_DisplayModel 0F_04H");
+    CHECK_EQ(ds_lbr_lookup(0x0F, 0x04, &nb), DS_OK, "0F_04H is a NetBurst row (pure table query)");
+    CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_ERR_NOT_INTEL, "cpu model");
+    CHECK(cm == NULL, "no row");
+    CHECK_EQ(ds_lbr_format(&cpu, nb, &fmt), DS_ERR_NOT_INTEL, "format");
+    struct ds_lbr_config cfg = { 0 };
+    CHECK_EQ(ds_lbr_enable(&cpu, nb, &cfg), DS_ERR_NOT_INTEL, "enable");
+    CHECK_EQ(ds_lbr_disable(&cpu, nb), DS_ERR_NOT_INTEL, "disable");
+    CHECK_EQ(ds_lbr_unfreeze(&cpu, nb), DS_ERR_NOT_INTEL, "unfreeze");
+    CHECK_EQ(ds_lbr_read(&cpu, nb, DS_LBR_FMT_LIP, out, 64, &got), DS_ERR_NOT_INTEL, "read");
+    CHECK_EQ(f.reads + f.writes, 0, "no MSR touched on K8");
+    /* an AMD CPU with Arch LBR's CPUID bit pattern: still not Intel */
+    f.leaves[0].r[0] = 0x1C; /* CPUID.0 max leaf */
+    fp_cpuid_set(&f, 7, 0, 0, 0, 0, 1u << 19);
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+    CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_ERR_NOT_INTEL, "no Arch LBR descriptor for AMD");
+}
+
 static void test_enable(void)
 {
     struct fake_pmu f;
@@ -518,6 +556,7 @@ int main(void)
     test_knl_mispred();
     test_callstack_freeze();
     test_arch_hidden();
+    test_not_intel();
     test_enable();
     return check_summary();
 }

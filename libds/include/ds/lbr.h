@@ -176,8 +176,11 @@ int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t 
 int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format);
 
 /* Every function below that takes a CPU and a row (ds_lbr_format, _enable,
- * _disable, _unfreeze, _read) returns DS_ERR_LBR_ARCH_HIDDEN for an Arch row
- * on a CPU without CPUID.(07H,0):EDX[19], before any MSR access. */
+ * _disable, _unfreeze, _read) returns, before any MSR access,
+ * DS_ERR_NOT_INTEL when the CPU is not GenuineIntel (every row is an Intel
+ * DisplayFamily_DisplayModel: AMD K8 is family 0FH too, and its MSRs 0x1D9+
+ * differ) and DS_ERR_LBR_ARCH_HIDDEN for an Arch row on a CPU without
+ * CPUID.(07H,0):EDX[19]. ds_lbr_cpu_model() returns DS_ERR_NOT_INTEL too. */
 
 /* Enable options */
 struct ds_lbr_config {
