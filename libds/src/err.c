@@ -120,6 +120,9 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_LBR_BAD_SELECT, "LBR filter value has invalid bits"),
     ROW(DS_ERR_LBR_ARCH_DEPTH, "Arch LBR depth not reported or invalid"),
     ROW(DS_ERR_LBR_NOSPC, "output array smaller than the LBR stack depth"),
+    ROW(DS_ERR_LBR_CALLSTACK_FREEZE, "LBR call-stack mode cannot be combined with FREEZE_LBRS_ON_PMI"),
+    ROW(DS_ERR_LBR_ARCH_HIDDEN, "Arch LBR model but CPUID.(07H,0):EDX[19] is 0 (hidden, e.g. by a hypervisor)"),
+    ROW(DS_ERR_LBR_FREEZE_ERRATUM, "FREEZE_LBRS_ON_PMI broken on Atom 06_1CH before stepping 10 (erratum)"),
 
 };
 

@@ -140,7 +140,10 @@ enum ds_err {
     DS_ERR_LBR_BAD_SELECT = 355,     /* LBR_SELECT / LBR_CTL value has bits outside the valid mask */
     DS_ERR_LBR_ARCH_DEPTH = 356,     /* Arch LBR: CPUID.1CH reports no depth, or IA32_LBR_DEPTH invalid */
     DS_ERR_LBR_NOSPC = 357,          /* output array smaller than the model's stack depth */
-    /* LBR: next free value 358 */
+    DS_ERR_LBR_CALLSTACK_FREEZE = 358, /* call-stack mode with FREEZE_LBRS_ON_PMI (TOS corruption; Linux clears the freeze) */
+    DS_ERR_LBR_ARCH_HIDDEN = 359,    /* Arch LBR row but CPUID.(07H,0):EDX[19] = 0 (e.g. a VM hides it): MSRs not touched */
+    DS_ERR_LBR_FREEZE_ERRATUM = 360, /* FREEZE_LBRS_ON_PMI on Atom 06_1CH stepping < 10 (erratum; Linux disables LBR there) */
+    /* LBR: next free value 361 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

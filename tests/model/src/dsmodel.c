@@ -1405,7 +1405,10 @@ static void lbr_record(struct dsm_cpu *c, const struct dsm_event *ev)
     }
     uint32_t t = (c->lbr_tos + 1) & (r->depth - 1);
     uint64_t f = from, o = to, info = 0;
-    switch (c->kind == K_NB ? 1 : r->fmt) {
+    /* Knights Landing/Mill report format 1 (LIP) yet record MISPRED in FROM[63]
+     * (Linux lbr.c intel_pmu_lbr_init_knl): modelled as format 3's FROM. */
+    bool knl = r->family == 0x06 && (r->model == 0x57 || r->model == 0x85) && r->fmt == 1;
+    switch (c->kind == K_NB ? 1 : knl ? 3 : r->fmt) {
     case 0: f &= 0xFFFFFFFFull; o &= 0xFFFFFFFFull; break;         /* packed 32-bit */
     case 3: f = (f & ~(1ull << 63)) | ((uint64_t)mis << 63); break; /* EIP_FLAGS */
     case 4: f = (f & ((1ull << 61) - 1)) | ((uint64_t)mis << 63); break; /* EIP_FLAGS2, no TSX */
