@@ -164,6 +164,17 @@ struct ds_caps {
     /* Derived: what the CPU advertises, before any functional probe */
     bool bts_advertised;          /* Intel && DS && !BTS_UNAVAILABLE */
     bool pebs_advertised;         /* Intel && DS && !PEBS_UNAVAILABLE && perfmon */
+
+    /* Why IA32_MISC_ENABLE / IA32_PERF_CAPABILITIES were not read (has_*
+     * false), one enum ds_err each: DS_OK (read), DS_ERR_NOT_INTEL (other
+     * vendor: not touched), DS_ERR_NO_MSR (MISC_ENABLE: CPUID.01H:EDX.MSR = 0
+     * or a family-6 part before 06_0DH: not touched), DS_ERR_NO_PDCM
+     * (PERF_CAPABILITIES: CPUID.01H:ECX.PDCM = 0: not touched), or
+     * DS_ERR_MSR_FAULT: advertised, read, and the read faulted (hypervisors
+     * and emulators do this); that capability is then absent and
+     * identification went on with everything else. */
+    int misc_enable_err;
+    int perf_caps_err;
 };
 
 /*
@@ -200,10 +211,15 @@ int ds_cpu_set_ia32e(struct ds_cpu *cpu, bool ia32e);
  * IA32_PERF_CAPABILITIES (only if PDCM). Fills cpu->caps and sets
  * cpu->identified. A non-Intel CPU is identified successfully (vendor set,
  * nothing advertised) and no MSR is read on it.
- * Returns DS_OK, DS_ERR_NULL, or DS_ERR_MSR_FAULT if a backend faulted on
- * one of those two MSRs (caps then keeps the has_* flag false).
- * IA32_MISC_ENABLE is read only on Intel with CPUID.01H:EDX.MSR; a fault
- * there does not stop the IA32_PERF_CAPABILITIES read; the first error wins.
+ * Returns DS_OK or DS_ERR_NULL. An MSR that is advertised but faults (a
+ * backend's DS_ERR_MSR_FAULT: hypervisors and emulators #GP on
+ * IA32_PERF_CAPABILITIES with PDCM set, or on IA32_MISC_ENABLE) is not an
+ * error: that capability is absent (has_* false, caps.misc_enable_err /
+ * caps.perf_caps_err = DS_ERR_MSR_FAULT say which MSR faulted), and
+ * identification finishes everything else. Without MISC_ENABLE, BTS and
+ * PEBS are not advertised; without PERF_CAPABILITIES there is no PEBS or
+ * LBR format.
+ * IA32_MISC_ENABLE is read only on Intel with CPUID.01H:EDX.MSR.
  * MSRs: reads IA32_MISC_ENABLE (0x1A0), IA32_PERF_CAPABILITIES (0x345);
  * writes none. NMI-safe: no, because it rewrites cpu->caps that NMI-time
  * calls read (call once at boot, before enabling anything).
