@@ -112,6 +112,8 @@ static void identify_ext_leaves(struct ds_cpu *cpu, struct ds_caps *c)
         c->lbr_1c_eax = r[0];
         c->lbr_1c_ebx = r[1];
         c->lbr_1c_ecx = r[2];
+        for (uint32_t m = r[0] & 0xFFu; m; m >>= 1)
+            c->arch_lbr_depth = (uint8_t)(c->arch_lbr_depth + 8);
     }
     if (c->max_leaf >= 0x23) {
         ds_cpuid(cpu, 0x23, 0, r);
@@ -366,6 +368,8 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
         ds__sb_hex(&sb, c->native_model_id, 6);
         ds__sb_putc(&sb, '\n');
     }
+    if (c->has_leaf_1c)
+        kv_dec(&sb, "arch_lbr.depth", c->arch_lbr_depth);
     kv_dec(&sb, "perfmon.version", c->perfmon_version);
     if (c->has_leaf_0a) {
         kv_dec(&sb, "perfmon.gp_counters", c->gp_counters);

@@ -241,6 +241,7 @@ static void test_identify_ext_leaves(void)
         CHECK_EQ(c->native_model_id, 4, "native model id");
         CHECK(c->has_leaf_1c, "leaf 1CH read with Arch LBR");
         CHECK_EQ(c->lbr_1c_ecx, 0x000F0007, "1CH ECX");
+        CHECK_EQ(c->arch_lbr_depth, 32, "1CH EAX[7:0] = 0BH: depths 8, 16, 32 -> 32");
         CHECK(c->has_leaf_23, "leaf 23H");
         CHECK_EQ(c->leaf23_subleaves, e ? 0x3Fu : 0x3Bu, "23H.0 EAX");
         CHECK_EQ(c->leaf23_features, 3, "UMASK2 and EQ");
@@ -253,6 +254,21 @@ static void test_identify_ext_leaves(void)
         CHECK_EQ(c->arch_pdist_fixed_mask, 1, "23H.5 EDX");
         CHECK_EQ(ds_caps_format(c, buf, sizeof(buf)), DS_OK, "format");
         CHECK(strstr(buf, e ? "core_type: atom (0x20)" : "core_type: core (0x40)") != NULL, "report: %s", buf);
+    }
+
+    /* Arch LBR depth = 8 * fls(1CH EAX[7:0]) (SDM leaf 1CH; Linux intel_pmu_arch_lbr_init):
+     * boundaries 01H -> 8, 80H -> 64, FFH -> 64, bits above 7 ignored, 0 -> 0. */
+    static const struct { uint32_t eax; unsigned depth; } dep[] = {
+        {0x01, 8}, {0x80, 64}, {0xFF, 64}, {0x40000100, 0}, {0x40000003, 16}, {0, 0},
+    };
+    for (unsigned i = 0; i < sizeof(dep) / sizeof(dep[0]); i++) {
+        ptl_core(&f, false);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0x1C)
+                f.leaves[k].r[0] = dep[i].eax;
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        ds_cpu_identify(&cpu);
+        CHECK_EQ(cpu.caps.arch_lbr_depth, dep[i].depth, "1CH EAX 0x%x", dep[i].eax);
     }
 
     /* Leaf 23H sub-leaf 1 absent: the bitmaps come from leaf 0AH (Skylake: 4 GP, 3 fixed). */

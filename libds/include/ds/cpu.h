@@ -175,6 +175,11 @@ struct ds_caps {
      * identification went on with everything else. */
     int misc_enable_err;
     int perf_caps_err;
+
+    /* Deepest Arch LBR stack the CPU supports: 8 * fls(CPUID.1CH:EAX[7:0])
+     * (SDM Vol. 2A leaf 1CH: bit n set = depth 8 * (n + 1) supported; Linux
+     * intel_pmu_arch_lbr_init). 0 without leaf 1CH. */
+    uint8_t arch_lbr_depth;
 };
 
 /*
