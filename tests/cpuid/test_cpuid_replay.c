@@ -308,12 +308,14 @@ int main(int argc, char **argv)
     struct dirent *de;
     while ((de = readdir(dir)) && n < 1024) {
         size_t l = strlen(de->d_name);
-        if (l > 4 && !strcmp(de->d_name + l - 4, ".txt") && de->d_name[0] != '.')
+        if (l > 10 && !strcmp(de->d_name + l - 10, "_CPUID.txt") && de->d_name[0] != '.')
             names[n++] = strdup(de->d_name);
+        else if (l > 4 && !strcmp(de->d_name + l - 4, ".txt"))
+            printf("# ignored %s: not named VENDORsssssss_NAME_CPUID.txt like the InstLatx64 dumps\n", de->d_name);
     }
     closedir(dir);
     qsort(names, n, sizeof names[0], cmp);
-    EXPECT(n > 0, "%s holds no *.txt CPUID dump", argv[1]);
+    EXPECT(n > 0, "%s holds no *_CPUID.txt dump", argv[1]);
     for (size_t i = 0; i < n; i++) {
         run_dump(argv[1], names[i]);
         free(names[i]);
