@@ -48,6 +48,7 @@ struct exp_part {
     bool misc_known;
     unsigned long long misc;
     int bts, pebs;
+    int lbr;           /* legacy LBR stack depth of the model-table row; 0 = not checked (arch, AMD) */
     struct exp_type types[MAX_TYPES];
     unsigned ntypes;
     bool found;
@@ -142,6 +143,9 @@ static int load_expect(const char *path)
         } else if (!strcmp(key, "misc_enable")) {
             p->misc_known = strcmp(val, "unknown") != 0;
             p->misc = strtoull(val, NULL, 0);
+        } else if (!strcmp(key, "lbr")) {
+            p->lbr = !strcmp(val, "arch") || !strcmp(val, "none") ? 0 : atoi(val);
+            ok = p->lbr > 0 || !strcmp(val, "arch") || !strcmp(val, "none");
         } else if (!strcmp(key, "bts")) {
             p->bts = atoi(val);
         } else if (!strcmp(key, "pebs")) {
@@ -224,6 +228,13 @@ static void check_cpu(struct exp_part *p, unsigned i, const struct ds_cpu *cpu, 
            c->bts_advertised);
     EXPECT(p->pebs < 0 || c->pebs_advertised == (p->pebs == 1), "%s cpu %u: pebs advertised %d", p->file, i,
            c->pebs_advertised);
+    if (p->lbr) { /* legacy LBR: the DisplayFamily_DisplayModel row (SDM Table 17-4) */
+        const struct ds_lbr_model *m = NULL;
+        int e = ds_lbr_lookup(c->display_family, c->display_model, &m);
+        EXPECT(!c->arch_lbr && e == DS_OK && !(m->flags & DS_LBR_F_ARCH) && m->depth == p->lbr,
+               "%s cpu %u: LBR row %s depth %u, want a legacy row of %d entries", p->file, i, ds_errname(e),
+               m ? m->depth : 0, p->lbr);
+    }
     struct exp_type *t = NULL;
     for (unsigned k = 0; k < p->ntypes; k++)
         if (!strcmp(p->types[k].name, type_name(c)))
