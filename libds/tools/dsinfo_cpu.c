@@ -214,13 +214,35 @@ static void msr_lines(const struct result *r, FILE *o, bool js)
         fprintf(o, "  MSR 0x%X: %s\n", r->l.tried[i].msr, r->l.tried[i].err ? why_not(r->l.tried[i].err) : "read");
 }
 
-static void report(const struct result *r, long last, FILE *o, bool js, bool first)
+/* "0-1,10-13" (text) or "0,1,10,11,12,13" (JSON) for the members of a group. */
+static void cpu_list(FILE *o, const struct result *rs, const size_t *mem, size_t nm, bool js)
+{
+    for (size_t i = 0; i < nm; i++) {
+        long c = rs[mem[i]].cpu;
+        if (js) {
+            fprintf(o, "%s%ld", i ? "," : "", c);
+            continue;
+        }
+        size_t j = i;
+        while (j + 1 < nm && rs[mem[j + 1]].cpu == rs[mem[j]].cpu + 1)
+            j++;
+        if (j > i)
+            fprintf(o, "%s%ld-%ld", i ? "," : "", c, rs[mem[j]].cpu);
+        else
+            fprintf(o, "%s%ld", i ? "," : "", c);
+        i = j;
+    }
+}
+
+static void report(const struct result *rs, const size_t *mem, size_t nm, FILE *o, bool js, bool first)
 {
     static char rep[8192];
+    const struct result *r = &rs[mem[0]];
     ds_caps_format(&r->c.caps, rep, sizeof rep);
     if (js) {
-        fprintf(o, "%s{\"cpus\":[%ld,%ld],\"identify\":\"%s\",\"vendor\":", first ? "" : ",", r->cpu, last,
-                ds_errname(r->err));
+        fprintf(o, "%s{\"cpus\":[", first ? "" : ",");
+        cpu_list(o, rs, mem, nm, true);
+        fprintf(o, "],\"identify\":\"%s\",\"vendor\":", ds_errname(r->err));
         jesc(o, r->c.caps.vendor_str);
         fprintf(o, ",\"display_family_model\":\"%02X_%02XH\",\"hybrid\":%s,\"core_type\":%u,\"native_model_id\":%u",
                 r->c.caps.display_family & 0xFFu, r->c.caps.display_model, r->c.caps.hybrid ? "true" : "false",
@@ -232,10 +254,9 @@ static void report(const struct result *r, long last, FILE *o, bool js, bool fir
         fputc('}', o);
         return;
     }
-    if (last != r->cpu)
-        fprintf(o, "cpus %ld-%ld (same capabilities):\n", r->cpu, last);
-    else
-        fprintf(o, "cpu %ld:\n", r->cpu);
+    fprintf(o, nm > 1 ? "cpus " : "cpu ");
+    cpu_list(o, rs, mem, nm, false);
+    fprintf(o, nm > 1 ? " (same capabilities):\n" : ":\n");
     fprintf(o, "  ds_cpu_identify: %s\n", ds_strerror(r->err));
     msr_lines(r, o, false);
     fprintf(o, "  capability report:\n");
@@ -249,9 +270,23 @@ static void report(const struct result *r, long last, FILE *o, bool js, bool fir
     choices(&r->c, o, false);
 }
 
-/* Print runs of consecutive results with identical caps (and MSR outcome) once. */
+static bool same(const struct result *a, const struct result *b)
+{
+    return a->err == b->err && !memcmp(&a->c.caps, &b->c.caps, sizeof(a->c.caps)) && a->l.ntried == b->l.ntried &&
+           a->l.open_errno == b->l.open_errno && !memcmp(a->l.tried, b->l.tried, sizeof(a->l.tried)) &&
+           a->unknown == b->unknown;
+}
+
+/* Logical CPUs with identical capabilities (and MSR outcome) are reported once. */
 static void print_all(struct result *rs, size_t n, const char *src, bool js)
 {
+    size_t *mem = calloc(n ? n : 1, sizeof(*mem));
+    bool *done = calloc(n ? n : 1, sizeof(*done));
+    if (!mem || !done) {
+        free(mem);
+        free(done);
+        return;
+    }
     if (js) {
         printf("{\"source\":");
         jesc(stdout, src);
@@ -260,18 +295,22 @@ static void print_all(struct result *rs, size_t n, const char *src, bool js)
         printf("source: %s\n", src);
     }
     bool first = true;
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        while (j < n && rs[j].err == rs[i].err && !memcmp(&rs[j].c.caps, &rs[i].c.caps, sizeof(rs[i].c.caps)) &&
-               rs[j].l.ntried == rs[i].l.ntried && rs[j].l.open_errno == rs[i].l.open_errno &&
-               !memcmp(rs[j].l.tried, rs[i].l.tried, sizeof(rs[i].l.tried)))
-            j++;
-        report(&rs[i], rs[j - 1].cpu, stdout, js, first);
+    for (size_t i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        size_t nm = 0;
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && same(&rs[i], &rs[j])) {
+                done[j] = true;
+                mem[nm++] = j;
+            }
+        report(rs, mem, nm, stdout, js, first);
         first = false;
-        i = j;
     }
     if (js)
         printf("]}\n");
+    free(mem);
+    free(done);
 }
 
 static int from_dump(const char *file, bool js)
