@@ -215,8 +215,10 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
         uint64_t cccr;
         if (!DS_CONFIG_NETBURST)
             item(&out->counter, DS_PROBE_NOT_TESTED, DS_ERR_UNSUPPORTED); /* ds/config.h */
+        else if (!c->has_misc_enable) /* NetBurst perfmon is MISC_ENABLE[7]: say it was not read */
+            item_msr(&out->counter, DS_PROBE_NOT_ADVERTISED, c->misc_enable_err, DS_MSR_IA32_MISC_ENABLE);
         else if (!c->perfmon_available)
-            item(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_PERFMON);
+            item_msr(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_PERFMON, DS_MSR_IA32_MISC_ENABLE);
         else if (ds_msr_read(cpu, NB_MSR_BPU_CCCR0, &cccr))
             item_msr(&out->counter, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, NB_MSR_BPU_CCCR0);
         else if (cccr & NB_CCCR_ENABLE)

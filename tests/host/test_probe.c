@@ -170,6 +170,28 @@ static void test_netburst_counter(void)
     fake_set_msr(&e.f, 0x360, 1u << 12);
     ds_probe(&e.cpu, NULL, &r);
     CHECK_EQ(r.counter.verdict, DS_PROBE_BUSY, "CCCR enabled: busy");
+
+    /* NetBurst perfmon is IA32_MISC_ENABLE[7]: when that MSR faulted, the counter
+     * item says so (not "performance monitoring not available"), and the 0x300
+     * counter is not touched (issue 10 items 15/16). */
+    char txt[1024];
+    fake_netburst(&e.f);
+    e.f.fault_on_read = DS_MSR_IA32_MISC_ENABLE;
+    env_identify(&e, 0);
+    CHECK(e.cpu.identified && e.cpu.caps.misc_enable_err == DS_ERR_MSR_FAULT, "NetBurst MISC_ENABLE faulted");
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK(r.counter.verdict == DS_PROBE_NOT_ADVERTISED && r.counter.reason == DS_ERR_MSR_FAULT &&
+          r.counter.msr == DS_MSR_IA32_MISC_ENABLE, "counter: MISC_ENABLE faulted");
+    CHECK_EQ(fake_writes_to(&e.f, 0x300, NULL), 0, "BPU_COUNTER0 untouched");
+    ds_probe_format(&r, txt, sizeof(txt));
+    CHECK(strstr(txt, "counter: not advertised (IA32_MISC_ENABLE (0x1A0): MSR access faulted (#GP))\n") != NULL,
+          "text: %s", txt);
+    /* read, bit 7 clear: that reason, naming the MSR */
+    fake_netburst(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_MISC_ENABLE, 0);
+    env_identify(&e, 0);
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK(r.counter.reason == DS_ERR_NO_PERFMON && r.counter.msr == DS_MSR_IA32_MISC_ENABLE, "bit 7 clear");
 }
 
 /*
