@@ -173,7 +173,7 @@ struct ds_caps {
      * DS_ERR_MSR_FAULT: advertised, read, and the read faulted (hypervisors
      * and emulators do this); that capability is then absent and
      * identification went on with everything else. */
-    int misc_enable_err;
+    int misc_enable_err;          /* (both valid once cpu->identified) */
     int perf_caps_err;
 
     /* Deepest Arch LBR stack the CPU supports: 8 * fls(CPUID.1CH:EAX[7:0])
@@ -240,6 +240,11 @@ void ds_display_fms(uint32_t signature, uint16_t *out_family, uint8_t *out_model
 
 /*
  * Render @caps as human-readable text lines ("key: value\n") into buf.
+ * A capability MSR that was not read prints as "misc_enable: absent
+ * (IA32_MISC_ENABLE (0x1A0): <why>)", why being ds_strerror() of
+ * caps.misc_enable_err / perf_caps_err (e.g. "MSR access faulted (#GP)"); the
+ * core type line appears when leaf 1AH is filled, the Arch LBR depth with leaf
+ * 1CH.
  * Always NUL-terminates when len > 0. Returns DS_OK, DS_ERR_NULL (@caps or
  * @buf NULL), DS_ERR_BUFSZ if the text did not fit (it is then truncated)
  * or @len is 0, or DS_ERR_UNSUPPORTED (empty string) in a build with
