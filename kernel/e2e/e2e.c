@@ -1307,7 +1307,7 @@ void k_e2e_run(void)
         struct ds_probe_bts_scratch sc = {&probe_area, 0, probe_buf, 0, sizeof probe_buf, probe_exercise, NULL};
         pe = ds_probe(&k_cpu, &sc, &pr);
     }
-    static char buf[512];
+    static char buf[1024]; /* 5 probe lines, each naming its MSR */
     if (pe == DS_OK && ds_probe_format(&pr, buf, sizeof buf) == DS_OK)
         kprintf("# functional probe (ds_probe):\n%s\n", buf);
     else

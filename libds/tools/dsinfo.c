@@ -6,6 +6,7 @@
  * Usage: dsinfo --help.
  */
 #include <ds/ds.h>
+#include "dsinfo_cpu.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -36,12 +37,17 @@ static const char usage_text[] =
     "  pebs-format F           PEBS record layout of format F (0-5, nb32, nb64)\n"
     "  decode pebs F HEX...    decode one PEBS record of format F given as hex bytes\n"
     "                          in memory order (spaces allowed, e.g. \"c6 00 ...\")\n"
+    "  cpu [--cpuid-dump FILE] what libds makes of this machine (CPUID on every logical\n"
+    "                          CPU, IA32_MISC_ENABLE/IA32_PERF_CAPABILITIES via\n"
+    "                          /dev/cpu/N/msr when readable) or of a CPUID dump: the\n"
+    "                          capability report, PEBS format, LBR source, counters\n"
     "  --help, -h              this text\n"
     "\n"
     "Exit status: 0 on success, 2 on bad arguments (usage printed on stderr),\n"
     "1 when the request is valid but cannot be answered (e.g. unknown model).\n";
 
 static bool json;
+static const char *cpuid_dump_file; /* dsinfo cpu --cpuid-dump FILE */
 
 static int usage_error(const char *fmt, ...)
 {
@@ -594,6 +600,8 @@ static int run(int n, char **args)
     if (n == 0)
         return usage_error("no command");
     const char *cmd = args[0];
+    if (cpuid_dump_file && strcmp(cmd, "cpu") != 0)
+        return usage_error("--cpuid-dump is an option of cpu");
     if (strcmp(cmd, "lbr") == 0)
         return cmd_lbr(n - 1, args + 1);
     if (strcmp(cmd, "netburst") == 0)
@@ -604,6 +612,11 @@ static int run(int n, char **args)
         return cmd_pebs_format(n - 1, args + 1);
     if (strcmp(cmd, "decode") == 0)
         return cmd_decode(n - 1, args + 1);
+    if (strcmp(cmd, "cpu") == 0) {
+        if (n != 1)
+            return usage_error("cpu takes no argument (a dump: --cpuid-dump FILE)");
+        return dsinfo_cmd_cpu(0, NULL, json, cpuid_dump_file);
+    }
     return usage_error("unknown command '%s'", cmd);
 }
 
@@ -619,6 +632,11 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage_text, stdout);
             rc = 0;
+        } else if (strcmp(argv[i], "--cpuid-dump") == 0) {
+            if (i + 1 >= argc)
+                rc = usage_error("--cpuid-dump needs a FILE");
+            else
+                cpuid_dump_file = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             rc = usage_error("unknown option '%s'", argv[i]);
         } else {

@@ -246,4 +246,16 @@ static inline unsigned fake_writes_to(const struct fake_cpu *f, uint32_t msr, ui
     return n;
 }
 
+/*
+ * A CPU that advertises an MSR and #GPs on it (issue 10 item 15; hypervisors
+ * and emulators do this): the Skylake PMU profile whose @msr faults on read,
+ * e.g. IA32_PERF_CAPABILITIES with CPUID.01H:ECX.PDCM set, or
+ * IA32_MISC_ENABLE with leaf 0AH reporting perfmon.
+ */
+static inline void fake_skylake_msr_gp(struct fake_cpu *f, uint32_t msr)
+{
+    fake_skylake_pmu(f);
+    f->fault_on_read = msr;
+}
+
 #endif

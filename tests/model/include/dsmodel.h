@@ -199,6 +199,8 @@ struct dsm_cpu {
     struct dsm_msr_stat msr_st[DSM_MSR_STAT_SLOTS];
     uint32_t msr_st_used;
     uint64_t msr_st_dropped;
+    /* Hypervisor quirk (dsm_set_msr_gp): MSRs CPUID advertises that #GP anyway. */
+    uint32_t quirk_gp[2];
 };
 
 /* Create a CPU of @profile. @mem may be NULL only if no DS facility is used
@@ -227,6 +229,13 @@ enum dsm_profile dsm_profile_for_row(const struct dsm_lbr_row *row);
  * for Intel 64 profiles, false for 32-bit-only ones. DSM_EINVAL if the
  * profile is not Intel 64 and ia32e is requested. */
 int dsm_set_ia32e(struct dsm_cpu *cpu, bool ia32e);
+
+/* Make @msr raise #GP on every read and write although the profile's CPUID
+ * advertises it, as hypervisors and emulators do (e.g. IA32_PERF_CAPABILITIES
+ * with CPUID.01H:ECX.PDCM set, IA32_MISC_ENABLE with perfmon advertised;
+ * issue 10 item 15). Up to 2 MSRs; @msr 0 clears the list. DSM_OK, or
+ * DSM_EINVAL (NULL cpu, list full). */
+int dsm_set_msr_gp(struct dsm_cpu *cpu, uint32_t msr);
 
 /* PMI callback (NULL: only counted). */
 void dsm_set_pmi(struct dsm_cpu *cpu, dsm_pmi_fn fn, void *ctx);

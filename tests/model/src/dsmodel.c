@@ -1016,8 +1016,26 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
     return DSM_GP;
 }
 
+int dsm_set_msr_gp(struct dsm_cpu *c, uint32_t msr)
+{
+    if (!c)
+        return DSM_EINVAL;
+    if (!msr) {
+        c->quirk_gp[0] = c->quirk_gp[1] = 0;
+        return DSM_OK;
+    }
+    for (int i = 0; i < 2; i++)
+        if (!c->quirk_gp[i] || c->quirk_gp[i] == msr) {
+            c->quirk_gp[i] = msr;
+            return DSM_OK;
+        }
+    return DSM_EINVAL;
+}
+
 static int msr_access(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
 {
+    if (msr && (msr == c->quirk_gp[0] || msr == c->quirk_gp[1]))
+        return DSM_GP; /* advertised, faults anyway (dsm_set_msr_gp) */
     if (msr == DSM_MSR_MISC_ENABLE) {
         if (wr) {
             /* bits 7, 11, 12 are read-only: writes keep them */
