@@ -124,8 +124,22 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
     pmi->cfg = *cfg;
     pmi->has_global = global;
     pmi->ack_mask = ds_pmi_ack_mask(c) | (global ? leaf7_ack_bits(cpu) : 0);
+    pmi->pmu_enabled = true;
     pmi->init = true;
     return DS_OK;
+}
+
+int ds_pmi_pmu_enable(struct ds_pmi *pmi, bool on)
+{
+    if (!pmi)
+        return DS_ERR_NULL;
+    if (!pmi->init)
+        return DS_ERR_PMI_NOT_INIT;
+    if (!pmi->has_global)
+        return DS_ERR_UNSUPPORTED;
+    /* Flag first (see pmi.h): the handler reads it to decide the legacy restore. */
+    pmi->pmu_enabled = on;
+    return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, on ? pmi->cfg.global_ctrl : 0);
 }
 
 int ds_pmi_set_freeze(struct ds_pmi *pmi)
@@ -182,7 +196,8 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
         if (e)
             return e;
     }
-    if (pmi->cfg.freeze == DS_FREEZE_LEGACY)
+    /* Legacy freeze: restore only for a PMI of this PMU while it is enabled (item 3). */
+    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && status && pmi->pmu_enabled)
         return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
     return DS_OK;
 }
@@ -290,6 +305,7 @@ int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
         return DS_ERR_NULL;
     if (!pmi->init)
         return DS_ERR_PMI_NOT_INIT;
+    bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry */
     ds__zero(&r, sizeof(r));
 
     /* Bounded: the initial pass plus at most one recheck pass. */
@@ -327,9 +343,10 @@ int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
             r.acked |= ack;
             r.handled = true;
         }
-        if (pmi->cfg.freeze == DS_FREEZE_LEGACY && (status || pass == 0)) {
-            /* Legacy freeze cleared GLOBAL_CTRL on the PMI (any source): restore the
-             * enables (SDM table, legacy column). Harmless if nothing was frozen. */
+        if (pmi->cfg.freeze == DS_FREEZE_LEGACY && status && enabled) {
+            /* Legacy freeze cleared GLOBAL_CTRL on our PMI: restore the enables (SDM
+             * table, legacy column), but never for a foreign NMI (status 0) nor
+             * after ds_pmi_pmu_enable(false): that would restart stopped counters. */
             e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
             r.msr_writes++;
             if (e) {
@@ -374,6 +391,13 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
 int ds_pmi_set_freeze(struct ds_pmi *pmi)
 {
     (void)pmi;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmi_pmu_enable(struct ds_pmi *pmi, bool on)
+{
+    (void)pmi;
+    (void)on;
     return DS_ERR_UNSUPPORTED;
 }
 

@@ -206,8 +206,93 @@ static void test_building_blocks(void)
     CHECK_EQ(e.f.reads > 0 ? e.f.writes : 0, 0, "nothing written");
 }
 
+/* Issue 10 item 3: legacy freeze restores IA32_PERF_GLOBAL_CTRL only for a
+ * PMI of this PMU (status != 0) while the PMU is enabled (Linux
+ * intel_pmu_handle_irq restores only if cpuc->enabled was set on entry). */
+static void test_legacy_restore_only_ours(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    uint64_t v = 0;
+    fake_haswell(&e.f);
+    env_identify(&e, 1);
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_LEGACY, .global_ctrl = 0xF };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "init");
+    /* foreign NMI: status 0, GLOBAL_CTRL 0 (stopped by the kernel) */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle foreign NMI");
+    CHECK(!r.handled, "status 0: not ours");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0, "foreign NMI: GLOBAL_CTRL stays 0");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, NULL), 0, "no GLOBAL_CTRL write");
+    CHECK_EQ(e.f.nlog, 0, "foreign NMI: no MSR written at all");
+    /* the PMU is stopped through ds_pmi_pmu_enable: a stale overflow bit is
+     * acknowledged but the counters are not restarted */
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, false), DS_OK, "pmu off");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0, "pmu off writes GLOBAL_CTRL = 0");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x2);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle while disabled");
+    CHECK(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, &v) >= 1 && v == 0x2, "overflow acked");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, NULL), 0, "disabled PMU: no GLOBAL_CTRL write");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0, "disabled PMU stays disabled");
+    /* enabled again: our PMI with the CPU's legacy freeze (GLOBAL_CTRL 0) is restored */
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_OK, "pmu on");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0xF, "pmu on writes the enables");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0); /* frozen by the PMI */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle ours");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, &v), 1, "one GLOBAL_CTRL write");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0xF, "our PMI: enables restored");
+    /* a foreign NMI after that leaves a frozen GLOBAL_CTRL alone too */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle foreign NMI 2");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0, "enabled PMU, status 0: not restored");
+    /* no global MSRs: nothing to switch */
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    struct ds_pmi_config pn = { 0 };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pn), DS_OK, "init NetBurst");
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_ERR_UNSUPPORTED, "NetBurst: no GLOBAL_CTRL");
+    CHECK_EQ(ds_pmi_pmu_enable(NULL, true), DS_ERR_NULL, "NULL");
+}
+
+/* Clearing path: DS_FREEZE_NONE after LEGACY / STREAMLINED clears
+ * IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (bit 12) and keeps the other bits
+ * (LBR bit 0, FREEZE_LBRS_ON_PMI bit 11 belong to lbr.h). */
+static void test_freeze_off_clears(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    const uint64_t other = (1ull << 0) | (1ull << 11);
+    for (int v4 = 0; v4 < 2; v4++) {
+        if (v4)
+            fake_skylake_pmu(&e.f);
+        else
+            fake_haswell(&e.f);
+        env_identify(&e, 1);
+        struct ds_pmi_config on = { .freeze = v4 ? DS_FREEZE_STREAMLINED : DS_FREEZE_LEGACY };
+        fake_set_msr(&e.f, DS_MSR_IA32_DEBUGCTL, other);
+        CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &on), DS_OK, "init freeze v4=%d", v4);
+        CHECK_EQ(ds_pmi_set_freeze(&pmi), DS_OK, "set freeze v4=%d", v4);
+        CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL), other | (1ull << 12), "bit 12 set v4=%d", v4);
+        struct ds_pmi_config off = { .freeze = DS_FREEZE_NONE };
+        CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &off), DS_OK, "init none v4=%d", v4);
+        CHECK_EQ(ds_pmi_set_freeze(&pmi), DS_OK, "clear freeze v4=%d", v4);
+        CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL), other, "bit 12 cleared, others kept v4=%d", v4);
+        CHECK_EQ(ds_pmi_set_freeze(&pmi), DS_OK, "clear again v4=%d", v4);
+        CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL), other, "idempotent v4=%d", v4);
+    }
+}
+
 int main(void)
 {
+    test_legacy_restore_only_ours();
+    test_freeze_off_clears();
     test_building_blocks();
     test_decode();
     test_v4_streamlined_pebs();

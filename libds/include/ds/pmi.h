@@ -130,6 +130,7 @@ struct ds_pmi {
     uint64_t ack_mask;         /* ds_pmi_ack_mask(caps) + 55/60 per CPUID.07H (ds_pmi_init) */
     bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
     bool init;
+    volatile bool pmu_enabled; /* ds_pmi_pmu_enable(); true after ds_pmi_init */
 };
 
 /* What one ds_pmi_handle() call did. */
@@ -178,12 +179,29 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
 int ds_pmi_set_freeze(struct ds_pmi *pmi);
 
 /*
+ * Start or stop the counters as a unit and tell the handler so: sets
+ * pmi->pmu_enabled = @on FIRST, then WRMSR IA32_PERF_GLOBAL_CTRL = @on ?
+ * cfg.global_ctrl : 0. With DS_FREEZE_LEGACY, ds_pmi_handle() rewrites
+ * GLOBAL_CTRL only while pmu_enabled is set (Linux intel_pmu_handle_irq:
+ * re-enable only if cpuc->enabled was set on entry), so a PMI that lands
+ * after a stop does not restart the counters. Flag-then-MSR in both
+ * directions: a PMI between the two either restores what the WRMSR writes
+ * anyway (on) or leaves the counters frozen until the WRMSR stops them (off).
+ * ds_pmi_init() sets pmu_enabled = true (the caller owns the first enable).
+ * Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT, DS_ERR_UNSUPPORTED (no perfmon
+ * v2+ global MSRs: nothing changed), DS_ERR_MSR_FAULT.
+ * MSRs: writes IA32_PERF_GLOBAL_CTRL (0x38F). NMI-safe: yes (one flag store
+ * and one WRMSR; it must not race ds_pmi_init on the same @pmi).
+ */
+int ds_pmi_pmu_enable(struct ds_pmi *pmi, bool on);
+
+/*
  * Building blocks for a kernel that writes its own ISR.
  * ds_pmi_read_status(): 1 RDMSR IA32_PERF_GLOBAL_STATUS (perfmon v2+ only:
  * DS_ERR_UNSUPPORTED otherwise, nothing read).
  * ds_pmi_ack(): WRMSR 0x390 (OVF_CTRL / STATUS_RESET) = @status & ack mask
- * (nothing if that is 0), then with DS_FREEZE_LEGACY WRMSR GLOBAL_CTRL =
- * cfg.global_ctrl. *out_unacked (may be NULL) gets the bits not ackable on
+ * (nothing if that is 0), then with DS_FREEZE_LEGACY, @status != 0 and
+ * pmi->pmu_enabled, WRMSR GLOBAL_CTRL = cfg.global_ctrl. *out_unacked (may be NULL) gets the bits not ackable on
  * this CPU. Errors: DS_ERR_NULL (@pmi; @out_status for read_status),
  * DS_ERR_PMI_NOT_INIT, DS_ERR_UNSUPPORTED (no perfmon v2+ global MSRs),
  * DS_ERR_MSR_FAULT (ack: the GLOBAL_CTRL write is skipped after a fault).
@@ -206,7 +224,9 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  *      (NetBurst / v1: the hook is always called with no_global);
  *   5. v2+: WRMSR IA32_PERF_GLOBAL_OVF_CTRL / STATUS_RESET = status &
  *      ack_mask (streamlined freeze: this unfreezes);
- *   6. DS_FREEZE_LEGACY: WRMSR IA32_PERF_GLOBAL_CTRL = cfg.global_ctrl;
+ *   6. DS_FREEZE_LEGACY, status != 0 (our PMI) and pmi->pmu_enabled as
+ *      found on entry: WRMSR IA32_PERF_GLOBAL_CTRL = cfg.global_ctrl
+ *      (never for a foreign NMI, never after ds_pmi_pmu_enable(false));
  *   7. cfg.recheck: re-read status once; service and ack new bits.
  * No locks; every loop bounded by the buffer sizes: NMI-safe.
  * @out may be NULL. Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
