@@ -295,11 +295,84 @@ static int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
     return ret;
 }
 
+/* One RDMSR IA32_PERF_GLOBAL_STATUS, counted. */
+static int read_status(struct ds_pmi *pmi, uint64_t *status, struct ds_pmi_result *r)
+{
+    r->msr_reads++;
+    return ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, status);
+}
+
+/* WRMSR OVF_CTRL / STATUS_RESET (same MSR 0x390) with @ack != 0, counted.
+ * With streamlined freeze this write unfreezes. */
+static int ack_bits(struct ds_pmi *pmi, uint64_t ack, struct ds_pmi_result *r)
+{
+    r->msr_writes++;
+    int e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
+    if (e == DS_OK) {
+        r->acked |= ack;
+        r->handled = true;
+    }
+    return e;
+}
+
+/* Status bits the loop services and acknowledges. Reserved bits cannot be
+ * acked (they would #GP) and are reported in `unacked`, not looped on. */
+static uint64_t loop_bits(const struct ds_pmi *pmi)
+{
+    return pmi->ack_mask;
+}
+
+/* Linux intel_pmu_handle_irq "irq loop stuck": after DS_PMI_MAX_PASSES the
+ * status still has bits: stop the PMU (intel_pmu_reset stops every counter;
+ * libds owns only GLOBAL_CTRL) and report it. The caller reprograms and
+ * calls ds_pmi_pmu_enable(pmi, true). */
+static int stop_storm(struct ds_pmi *pmi, struct ds_pmi_result *r)
+{
+    r->storm = true;
+    pmi->pmu_enabled = false;
+    r->msr_writes++;
+    int e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    return e ? e : DS_ERR_PMI_STORM;
+}
+
+/* Perfmon v2+: service and acknowledge until GLOBAL_STATUS has no ackable
+ * bit left, at most DS_PMI_MAX_PASSES passes (an overflow landing during the
+ * handler raised its PMI under the masked LVT: only this loop sees it). */
+static int handle_global(struct ds_pmi *pmi, struct ds_pmi_result *r)
+{
+    uint64_t status = 0, want = loop_bits(pmi);
+    int ret, e = read_status(pmi, &status, r);
+    if (e)
+        return e;
+    for (unsigned pass = 1;; pass++) {
+        r->status |= status;
+        r->passes = pass;
+        ret = service(pmi, status, r);
+        uint64_t ack = status & want;
+        r->unacked |= status & ~pmi->ack_mask;
+        if (!ack)
+            return ret; /* nothing ours to acknowledge: no re-read (spurious: 1 RDMSR) */
+        e = ack_bits(pmi, ack, r);
+        if (!e)
+            e = read_status(pmi, &status, r);
+        if (e)
+            return ret ? ret : e;
+        if (!(status & want))
+            return ret;
+        if (pass == DS_PMI_MAX_PASSES) {
+            r->status |= status;
+            r->unacked |= status & ~pmi->ack_mask;
+            e = ack_bits(pmi, status & want, r);
+            int s = stop_storm(pmi, r);
+            return ret ? ret : (e ? e : s);
+        }
+    }
+}
+
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
 {
     struct ds_pmi_result r;
-    int ret = DS_OK, e;
-    uint64_t status = 0;
+    int ret;
 
     if (!pmi)
         return DS_ERR_NULL;
@@ -307,53 +380,20 @@ int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
         return DS_ERR_PMI_NOT_INIT;
     bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry */
     ds__zero(&r, sizeof(r));
-
-    /* Bounded: the initial pass plus at most one recheck pass. */
-    for (int pass = 0; pass < (pmi->cfg.recheck ? 2 : 1); pass++) {
-        if (pmi->has_global) {
-            e = ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, &status);
-            r.msr_reads++;
-            if (e) {
-                ret = e;
-                break;
-            }
-            if (pass > 0 && !status)
-                break;
-            r.status |= status;
-        } else if (pass > 0) {
-            break;
-        }
-        e = service(pmi, status, &r);
-        if (e && ret == DS_OK)
-            ret = e;
-        if (!pmi->has_global)
-            continue;
-        uint64_t ack = status & pmi->ack_mask;
-        r.unacked |= status & ~pmi->ack_mask;
-        if (ack) {
-            /* Legacy: IA32_PERF_GLOBAL_OVF_CTRL; v4: IA32_PERF_GLOBAL_STATUS_RESET
-             * (same MSR 0x390). With streamlined freeze this write unfreezes. */
-            e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
-            r.msr_writes++;
-            if (e) {
-                if (ret == DS_OK)
-                    ret = e;
-                break;
-            }
-            r.acked |= ack;
-            r.handled = true;
-        }
-        if (pmi->cfg.freeze == DS_FREEZE_LEGACY && status && enabled) {
+    if (!pmi->has_global) {
+        r.passes = 1;
+        ret = service(pmi, 0, &r); /* NetBurst / v1: memory and the hook only */
+    } else {
+        ret = handle_global(pmi, &r);
+        if (pmi->cfg.freeze == DS_FREEZE_LEGACY && r.status && enabled && !r.storm &&
+            ret != DS_ERR_MSR_FAULT) {
             /* Legacy freeze cleared GLOBAL_CTRL on our PMI: restore the enables (SDM
              * table, legacy column), but never for a foreign NMI (status 0) nor
              * after ds_pmi_pmu_enable(false): that would restart stopped counters. */
-            e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
             r.msr_writes++;
-            if (e) {
-                if (ret == DS_OK)
-                    ret = e;
-                break;
-            }
+            int e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+            if (e && ret == DS_OK)
+                ret = e;
         }
     }
     if (out)

@@ -74,9 +74,9 @@ static void test_v4_streamlined_pebs(void)
     unsigned r0 = e.f.reads, w0 = e.f.writes;
     e.f.nlog = 0;
     CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle");
-    CHECK_EQ(e.f.reads - r0, 1, "1 RDMSR");
-    CHECK_EQ(e.f.writes - w0, 1, "1 WRMSR: 2 MSR accesses per PEBS PMI on v4");
-    CHECK_EQ(r.msr_reads + r.msr_writes, 2, "self-count agrees");
+    CHECK_EQ(e.f.reads - r0, 2, "2 RDMSR (status, re-read after the ack)");
+    CHECK_EQ(e.f.writes - w0, 1, "1 WRMSR: 3 MSR accesses per PEBS PMI on v4");
+    CHECK_EQ(r.msr_reads + r.msr_writes, 3, "self-count agrees");
     uint64_t ack = 0;
     CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS_RESET, &ack), 1, "ack via STATUS_RESET");
     CHECK_EQ(ack, status, "acks OvfBuf, CTR_Frz (unfreezes) and PMC0");
@@ -109,7 +109,7 @@ static void test_v3_legacy(void)
     unsigned r0 = e.f.reads, w0 = e.f.writes;
     e.f.nlog = 0;
     CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle");
-    CHECK_EQ((e.f.reads - r0) + (e.f.writes - w0), 3, "3 MSR accesses on v3 legacy freeze");
+    CHECK_EQ((e.f.reads - r0) + (e.f.writes - w0), 4, "4 MSR accesses on v3 legacy freeze (read, ack, re-read, GLOBAL_CTRL)");
     uint64_t ack = 0, ctrl = 0;
     fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, &ack);
     CHECK_EQ(ack, status & ~(1ull << 59), "reserved bit 59 not written (would #GP)");
@@ -158,26 +158,112 @@ static void test_netburst(void)
     CHECK(!r.handled, "spurious PMI reported as not ours");
 }
 
-static void test_spurious_and_recheck(void)
+static void test_spurious(void)
 {
     static struct env e;
     struct ds_pmi pmi;
     struct ds_pmi_result r;
     fake_skylake_pmu(&e.f);
     env_identify(&e, 1);
-    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE, .recheck = true };
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
     CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "counters-only init");
     fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
-    unsigned w0 = e.f.writes;
+    unsigned w0 = e.f.writes, r0 = e.f.reads;
     CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle");
     CHECK(!r.handled, "status 0: not ours");
     CHECK_EQ(e.f.writes, w0, "nothing acked");
-    /* status that never clears (fake does not model the ack): recheck is bounded */
+    CHECK_EQ(e.f.reads - r0, 1, "spurious: 1 RDMSR, no re-read");
+    CHECK_EQ(r.passes, 1, "one pass");
+    /* a counter bit without a hook is still ours and acknowledged */
     fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x4);
     CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle");
-    CHECK_EQ(r.msr_reads, 2, "one recheck read");
-    CHECK_EQ(r.msr_writes, 2, "two acks, then stop");
+    CHECK_EQ(r.msr_reads, 2, "read, ack, re-read");
+    CHECK_EQ(r.msr_writes, 1, "one ack");
     CHECK(r.handled, "counter overflow is ours even without a hook");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS), 0, "status cleared");
+}
+
+/* Issue 10 item 2: an overflow that lands while the handler runs (its PMI
+ * raised under the masked LVT, never delivered) is found by re-reading
+ * GLOBAL_STATUS until it is 0; bounded at DS_PMI_MAX_PASSES (Linux
+ * intel_pmu_handle_irq: 100, then reset). The wrapper sets `bits` again
+ * after each of the next `left` acknowledgements: a counter that overflows
+ * again during the handler. */
+static struct { uint64_t bits; unsigned left; } RF;
+static int rf_write(void *ctx, uint32_t msr, uint64_t val)
+{
+    struct fake_cpu *f = ctx;
+    int e = fake_write(ctx, msr, val);
+    if (msr == DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL && RF.left) {
+        RF.left--;
+        fake_set_msr(f, DS_MSR_IA32_PERF_GLOBAL_STATUS, fake_get_msr(f, DS_MSR_IA32_PERF_GLOBAL_STATUS) | RF.bits);
+    }
+    return e;
+}
+static const struct ds_msr_ops rf_ops = { fake_read, rf_write, fake_cpuid };
+
+static void loop_env(struct env *e, enum ds_freeze_mode fm, struct ds_pmi *pmi, struct hook_log *h)
+{
+    fake_haswell(&e->f);
+    memset(&e->cpu, 0, sizeof(e->cpu));
+    ds_cpu_init(&e->cpu, &rf_ops, &e->f);
+    ds_cpu_identify(&e->cpu);
+    struct ds_pmi_config pc = { .freeze = fm, .global_ctrl = 0x3, .ovf_hook = hook, .ovf_arg = h };
+    CHECK_EQ(ds_pmi_init(pmi, &e->cpu, NULL, &pc), DS_OK, "init");
+}
+
+static void test_loop_until_clear(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    struct hook_log h = { 0 };
+    loop_env(&e, DS_FREEZE_NONE, &pmi, &h);
+    /* PMC0's PMI; PMC1 overflows during the handler, once */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+    RF.bits = 0x2;
+    RF.left = 1;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle");
+    CHECK_EQ(r.passes, 2, "second pass for the overflow inside the handler");
+    CHECK_EQ(h.calls, 2, "hook called per pass");
+    CHECK_EQ(h.ovf, 0x2, "second pass hooks PMC1");
+    CHECK_EQ(r.acked, 0x3, "both acknowledged");
+    CHECK_EQ(r.msr_reads, 3, "read, re-read, final 0");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS), 0, "nothing left pending");
+    /* boundary: refilled by the first 99 acks: the 100th pass ends it, no storm */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+    RF.left = DS_PMI_MAX_PASSES - 1;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "100 passes");
+    CHECK_EQ(r.passes, DS_PMI_MAX_PASSES, "exactly the maximum");
+    CHECK(!r.storm, "not a storm");
+    CHECK(pmi.pmu_enabled, "PMU left enabled");
+    CHECK_EQ(r.msr_reads, DS_PMI_MAX_PASSES + 1, "final read 0");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS), 0, "cleared");
+}
+
+static void test_storm(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    struct hook_log h = { 0 };
+    for (int legacy = 0; legacy < 2; legacy++) {
+        loop_env(&e, legacy ? DS_FREEZE_LEGACY : DS_FREEZE_NONE, &pmi, &h);
+        fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, legacy ? 0 : 0x3);
+        fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+        RF.bits = 0x1;
+        RF.left = DS_PMI_MAX_PASSES; /* one more than the loop can absorb */
+        e.f.nlog = 0;
+        CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_PMI_STORM, "storm legacy=%d", legacy);
+        CHECK(r.storm, "reported legacy=%d", legacy);
+        CHECK_EQ(r.passes, DS_PMI_MAX_PASSES, "bounded legacy=%d", legacy);
+        CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0, "PMU stopped legacy=%d", legacy);
+        CHECK(!pmi.pmu_enabled, "flag cleared legacy=%d", legacy);
+        CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS), 0, "last status acked legacy=%d", legacy);
+        /* (the 64-entry write log is full here; the final GLOBAL_CTRL = 0 above
+         * shows that no legacy restore followed the stop) */
+    }
+    RF.left = 0;
 }
 
 static void test_building_blocks(void)
@@ -298,6 +384,8 @@ int main(void)
     test_v4_streamlined_pebs();
     test_v3_legacy();
     test_netburst();
-    test_spurious_and_recheck();
+    test_spurious();
+    test_loop_until_clear();
+    test_storm();
     return check_summary();
 }

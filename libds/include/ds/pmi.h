@@ -14,11 +14,21 @@
  * delivery) and, for fixed delivery, send EOI. On NetBurst it must clear
  * CCCR.OVF (netburst.h, through the hook) BEFORE unmasking.
  *
- * MSR accesses per PMI (ds_pmi_handle, no recheck, hook not counted):
- *   perfmon v4, DS_FREEZE_STREAMLINED, PEBS only: 1 RDMSR + 1 WRMSR = 2;
- *   v2/v3, DS_FREEZE_LEGACY: 1 RDMSR + 2 WRMSR (ack, GLOBAL_CTRL) = 3;
- *   v2+, DS_FREEZE_NONE: 2; NetBurst / perfmon v1: 0 (buffers are checked
- *   in memory, counters by the hook).
+ * MSR accesses per PMI (ds_pmi_handle, one pass, hook not counted):
+ *   perfmon v4, DS_FREEZE_STREAMLINED, PEBS only: 2 RDMSR + 1 WRMSR = 3
+ *   (status, ack, re-read to find overflows that landed in the handler);
+ *   v2/v3, DS_FREEZE_LEGACY: 2 RDMSR + 2 WRMSR (ack, GLOBAL_CTRL) = 4;
+ *   v2+, DS_FREEZE_NONE: 3; spurious (status 0): 1 RDMSR; every further
+ *   pass (status refilled during the handler): +1 RDMSR +1 WRMSR.
+ *   NetBurst / perfmon v1: 0 (buffers are checked in memory, counters by
+ *   the hook).
+ *
+ * Lost-PMI window: an overflow after the handler's last status read raises
+ * its PMI while LVTPC is still masked (the APIC masked it on delivery): it
+ * is lost unless the kernel rewrites LVTPC BEFORE ds_pmi_handle() (Linux
+ * intel_pmu_handle_irq without late_ack: the NMI, or the fixed vector in
+ * IRR, then stays pending and is taken after the return). The test kernel
+ * rewrites it after the handler (kernel/src/pmi.c): its e2e counts PMIs.
  *
  * Configuration (ds/config.h): DS_CONFIG_PMI=0 compiles this out; every
  * function below then returns DS_ERR_UNSUPPORTED with its outputs cleared
@@ -119,8 +129,11 @@ struct ds_pmi_config {
     void *bts_arg;
     ds_pmi_ovf_hook ovf_hook;  /* may be NULL: overflowed non-PEBS counters are only acknowledged */
     void *ovf_arg;
-    bool recheck;              /* after the ack, re-read GLOBAL_STATUS once and service new bits (+1..2 MSR) */
 };
+
+/* Passes of ds_pmi_handle()'s service/ack loop before it declares a storm
+ * (Linux intel_pmu_handle_irq: "irq loop stuck" after 100). */
+#define DS_PMI_MAX_PASSES 100u
 
 /* Handler state: one per logical CPU, caller-owned. */
 struct ds_pmi {
@@ -146,6 +159,8 @@ struct ds_pmi_result {
     uint32_t hook_handled;
     unsigned msr_reads;
     unsigned msr_writes;
+    unsigned passes;           /* service/ack passes (1 unless status refilled during the handler) */
+    bool storm;                /* status never cleared: PMU stopped (DS_ERR_PMI_STORM) */
     bool handled;              /* something was ours: false = spurious (NMI: pass it on) */
 };
 
@@ -215,29 +230,37 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
 
 /*
  * The shared DS interrupt service routine. Order:
- *   1. v2+: status = RDMSR IA32_PERF_GLOBAL_STATUS (once);
+ *   1. v2+: status = RDMSR IA32_PERF_GLOBAL_STATUS;
  *   2. PEBS: drain if status.OvfBuf, or the PEBS index reached the
  *      threshold (NetBurst, v1; memory check);
  *   3. BTS: drain if BTS runs with BTINT and the index reached the
  *      threshold (no status bit exists for BTS);
  *   4. counters: status counter bits minus pebs_counters -> hook
- *      (NetBurst / v1: the hook is always called with no_global);
- *   5. v2+: WRMSR IA32_PERF_GLOBAL_OVF_CTRL / STATUS_RESET = status &
- *      ack_mask (streamlined freeze: this unfreezes);
+ *      (NetBurst / v1: the hook is always called with no_global; one pass);
+ *   5. v2+: if status has ackable bits: WRMSR IA32_PERF_GLOBAL_OVF_CTRL /
+ *      STATUS_RESET = status & ack_mask (streamlined freeze: this
+ *      unfreezes), re-read status and repeat 2-5 while it has ackable bits
+ *      (an overflow that landed during the handler raised its PMI under the
+ *      masked LVT: this loop is the only one to see it). Bounded: after
+ *      DS_PMI_MAX_PASSES passes with bits still set (Linux: "irq loop
+ *      stuck"), ack them, stop the PMU (pmu_enabled = false, WRMSR
+ *      GLOBAL_CTRL = 0; the caller reprograms and calls
+ *      ds_pmi_pmu_enable), result.storm, DS_ERR_PMI_STORM;
  *   6. DS_FREEZE_LEGACY, status != 0 (our PMI) and pmi->pmu_enabled as
  *      found on entry: WRMSR IA32_PERF_GLOBAL_CTRL = cfg.global_ctrl
- *      (never for a foreign NMI, never after ds_pmi_pmu_enable(false));
- *   7. cfg.recheck: re-read status once; service and ack new bits.
- * No locks; every loop bounded by the buffer sizes: NMI-safe.
+ *      (never for a foreign NMI, never after ds_pmi_pmu_enable(false) or a
+ *      storm).
+ * No locks; every loop bounded (buffer sizes, DS_PMI_MAX_PASSES): NMI-safe.
  * @out may be NULL. Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
- * DS_ERR_MSR_FAULT (status read: nothing else done; ack write: reported
- * after the drains), DS_ERR_PMI_HOOK (hook failed; ack still done). The
- * first error wins; @out is filled in every case past the argument checks.
+ * DS_ERR_MSR_FAULT (status read: nothing else done; ack write: the loop
+ * stops, reported after the drains), DS_ERR_PMI_HOOK (hook failed; ack
+ * still done), DS_ERR_PMI_STORM. The first error wins; @out is filled in
+ * every case past the argument checks.
  * MSRs: (perfmon v2+ only; none on NetBurst / v1, where only memory and
  * the hook are used) reads IA32_PERF_GLOBAL_STATUS (0x38E); writes
  * IA32_PERF_GLOBAL_OVF_CTRL / STATUS_RESET (0x390) and, with
- * DS_FREEZE_LEGACY, IA32_PERF_GLOBAL_CTRL (0x38F). The hook may touch
- * others. NMI-safe: yes (if the hook and the sinks are).
+ * DS_FREEZE_LEGACY or on a storm, IA32_PERF_GLOBAL_CTRL (0x38F). The hook
+ * may touch others. NMI-safe: yes (if the hook and the sinks are).
  */
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out);
 
