@@ -118,6 +118,10 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
     } else if (cfg->global_ctrl || cfg->pebs_counters) {
         return DS_ERR_PMI_CTRL_MASK; /* no global MSRs to name counters in */
     }
+    if (cfg->lbr.model && !DS_CONFIG_LBR)
+        return DS_ERR_UNSUPPORTED; /* lbr.h compiled out: no snapshot step */
+    if (cfg->lbr.model && (!cfg->lbr.buf || !cfg->lbr.cap))
+        return DS_ERR_PMI_LBR_BUF;
     ds__zero(pmi, sizeof(*pmi));
     pmi->cpu = cpu;
     pmi->ctx = ctx;
@@ -316,10 +320,23 @@ static int ack_bits(struct ds_pmi *pmi, uint64_t ack, struct ds_pmi_result *r)
 }
 
 /* Status bits the loop services and acknowledges. Reserved bits cannot be
- * acked (they would #GP) and are reported in `unacked`, not looped on. */
-static uint64_t loop_bits(const struct ds_pmi *pmi)
+ * acked (they would #GP) and are reported in `unacked`, not looped on.
+ * LBR_Frz only once the caller's snapshot is taken: acking it unfreezes the
+ * LBRs (SDM "LBR_Frz"; Linux reads the LBRs before intel_pmu_ack_status). */
+static uint64_t loop_bits(const struct ds_pmi *pmi, const struct ds_pmi_result *r)
 {
-    return pmi->ack_mask;
+    return r->lbr_taken ? pmi->ack_mask : pmi->ack_mask & ~DS_GSTATUS_LBR_FRZ;
+}
+
+/* Snapshot step (pmi.h struct ds_pmi_lbr): read the frozen LBR stack into
+ * caller memory before anything is acknowledged. */
+static void lbr_snapshot(struct ds_pmi *pmi, struct ds_pmi_result *r)
+{
+    const struct ds_pmi_lbr *l = &pmi->cfg.lbr;
+    size_t n = 0;
+    r->lbr_err = ds_lbr_read(pmi->cpu, l->model, l->format, l->buf, l->cap, &n);
+    r->lbr_taken = r->lbr_err == DS_OK;
+    r->lbr_n = r->lbr_taken ? n : 0;
 }
 
 /* Linux intel_pmu_handle_irq "irq loop stuck": after DS_PMI_MAX_PASSES the
@@ -340,16 +357,23 @@ static int stop_storm(struct ds_pmi *pmi, struct ds_pmi_result *r)
  * handler raised its PMI under the masked LVT: only this loop sees it). */
 static int handle_global(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
-    uint64_t status = 0, want = loop_bits(pmi);
-    int ret, e = read_status(pmi, &status, r);
-    if (e)
-        return e;
+    uint64_t status = 0, want;
+    int ret = read_status(pmi, &status, r), e;
+    if (ret)
+        return ret;
+    if (pmi->cfg.lbr.model && (status & pmi->ack_mask))
+        lbr_snapshot(pmi, r); /* before any ack: the LBRs are still frozen */
+    ret = r->lbr_err;
+    want = loop_bits(pmi, r);
     for (unsigned pass = 1;; pass++) {
         r->status |= status;
         r->passes = pass;
-        ret = service(pmi, status, r);
-        uint64_t ack = status & want;
         r->unacked |= status & ~pmi->ack_mask;
+        r->lbr_frozen |= (status & DS_GSTATUS_LBR_FRZ & ~want) != 0;
+        e = service(pmi, status, r);
+        if (!ret)
+            ret = e;
+        uint64_t ack = status & want;
         if (!ack)
             return ret; /* nothing ours to acknowledge: no re-read (spurious: 1 RDMSR) */
         e = ack_bits(pmi, ack, r);
@@ -357,8 +381,10 @@ static int handle_global(struct ds_pmi *pmi, struct ds_pmi_result *r)
             e = read_status(pmi, &status, r);
         if (e)
             return ret ? ret : e;
-        if (!(status & want))
+        if (!(status & want)) {
+            r->lbr_frozen |= (status & DS_GSTATUS_LBR_FRZ) != 0;
             return ret;
+        }
         if (pass == DS_PMI_MAX_PASSES) {
             r->status |= status;
             r->unacked |= status & ~pmi->ack_mask;

@@ -375,8 +375,59 @@ static void test_freeze_off_clears(void)
     }
 }
 
+/* Issue 10 item 1: LBR_Frz (bit 58) is acknowledged only after the
+ * caller's snapshot was taken (acking it unfreezes the LBRs). */
+static void test_lbr_frz_not_acked(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    struct ds_lbr_entry buf[32];
+    uint64_t ack = 0;
+    const uint64_t frz = 1ull << 58, st = frz | (1ull << 59) | 0x1;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_STREAMLINED };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "init");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, st);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle without snapshot step");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS_RESET, &ack), 1, "one ack");
+    CHECK_EQ(ack, st & ~frz, "counter and CTR_Frz acked, LBR_Frz not");
+    CHECK(r.lbr_frozen && !r.lbr_taken, "reported frozen for the caller's read + ds_lbr_unfreeze");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS), frz, "LBRs still frozen");
+    CHECK_EQ(r.passes, 1, "left LBR_Frz does not make the loop spin");
+    /* status with only LBR_Frz left (e.g. the next foreign NMI): nothing acked */
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle LBR_Frz only");
+    CHECK_EQ(e.f.nlog, 0, "nothing written");
+    CHECK(r.lbr_frozen, "still frozen");
+    /* snapshot step configured, but the read fails (this fake has no LBR
+     * MSRs): bit 58 stays set, the error is reported, the rest is done */
+    const struct ds_lbr_model *lm = NULL;
+    CHECK_EQ(ds_lbr_lookup(e.cpu.caps.display_family, e.cpu.caps.display_model, &lm), DS_OK, "lbr row");
+    struct ds_pmi_config pl = { .freeze = DS_FREEZE_STREAMLINED,
+                                .lbr = { .model = lm, .format = 5, .buf = buf, .cap = 32 } };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pl), DS_OK, "init with snapshot step");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, st);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_MSR_FAULT, "snapshot read fault reported");
+    CHECK_EQ(r.lbr_err, DS_ERR_MSR_FAULT, "lbr_err");
+    CHECK(!r.lbr_taken && r.lbr_frozen, "not taken: left frozen");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS_RESET, &ack), 1, "still acks the rest");
+    CHECK_EQ(ack, st & ~frz, "without LBR_Frz");
+    /* configuration: a snapshot step needs a buffer */
+    struct ds_pmi_config bad = pl;
+    bad.lbr.buf = NULL;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &bad), DS_ERR_PMI_LBR_BUF, "no buffer");
+    bad = pl;
+    bad.lbr.cap = 0;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &bad), DS_ERR_PMI_LBR_BUF, "cap 0");
+}
+
 int main(void)
 {
+    test_lbr_frz_not_acked();
     test_legacy_restore_only_ours();
     test_freeze_off_clears();
     test_building_blocks();

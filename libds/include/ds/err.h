@@ -84,7 +84,8 @@ enum ds_err {
     DS_ERR_PMI_NOT_INIT = 202, /* struct ds_pmi used before ds_pmi_init() succeeded */
     DS_ERR_PMI_HOOK = 203, /* the counter-overflow hook reported an error */
     DS_ERR_PMI_STORM = 204, /* GLOBAL_STATUS still set after DS_PMI_MAX_PASSES: PMU stopped */
-    /* PMI: next free value 205 */
+    DS_ERR_PMI_LBR_BUF = 205, /* PMI LBR snapshot step without a buffer (cfg.lbr.buf NULL or cap 0) */
+    /* PMI: next free value 206 */
 
     /* --- 250..299: architectural / Core counters ------------------------- */
     DS_ERR_PMC_NO_ARCH = 250,        /* no architectural perfmon (CPUID leaf 0AH version 0) */

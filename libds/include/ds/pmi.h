@@ -47,6 +47,7 @@
 #include <ds/area.h>
 #include <ds/pebs.h>
 #include <ds/bts.h>
+#include <ds/lbr.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -119,6 +120,31 @@ enum ds_freeze_mode {
  */
 typedef int (*ds_pmi_ovf_hook)(void *arg, uint64_t ovf, bool no_global, uint32_t *out_handled);
 
+/*
+ * Optional LBR snapshot step of ds_pmi_handle() (issue 10 item 1; Linux
+ * intel_pmu_handle_irq reads the LBRs before it acknowledges the status).
+ * With FREEZE_LBRS_ON_PMI the LBRs are frozen when the PMI arrives; on
+ * perfmon v4+ acknowledging LBR_Frz (GLOBAL_STATUS bit 58) unfreezes them,
+ * so any read after that holds the handler's own branches.
+ *  - model set: on the first pass of a PMI that is ours (status has an
+ *    ackable bit; NetBurst / v1: never), ds_lbr_read(cpu, model, format,
+ *    buf, cap) BEFORE the acknowledgement; result.lbr_n entries, newest
+ *    first. Only when it succeeded is bit 58 acknowledged (v4+: LBRs
+ *    recording again on return).
+ *  - model NULL, or the read failed: bit 58 is never acknowledged by
+ *    ds_pmi_handle (result.lbr_frozen): the caller reads the still-frozen
+ *    stack after the handler and then calls ds_lbr_unfreeze().
+ * Before v4 the CPU froze the LBRs by clearing DEBUGCTL.LBR; ds_pmi_handle
+ * never writes DEBUGCTL (a read-modify-write others share): the caller
+ * calls ds_lbr_unfreeze() after the handler in both cases.
+ */
+struct ds_pmi_lbr {
+    const struct ds_lbr_model *model; /* NULL: no snapshot step */
+    unsigned format;                  /* ds_lbr_format() */
+    struct ds_lbr_entry *buf;         /* caller memory, >= the LBR depth entries */
+    size_t cap;
+};
+
 struct ds_pmi_config {
     enum ds_freeze_mode freeze;
     uint64_t global_ctrl;      /* DS_FREEZE_LEGACY: the enables to restore */
@@ -129,6 +155,7 @@ struct ds_pmi_config {
     void *bts_arg;
     ds_pmi_ovf_hook ovf_hook;  /* may be NULL: overflowed non-PEBS counters are only acknowledged */
     void *ovf_arg;
+    struct ds_pmi_lbr lbr;     /* optional LBR snapshot step (see above) */
 };
 
 /* Passes of ds_pmi_handle()'s service/ack loop before it declares a storm
@@ -160,6 +187,10 @@ struct ds_pmi_result {
     unsigned msr_reads;
     unsigned msr_writes;
     unsigned passes;           /* service/ack passes (1 unless status refilled during the handler) */
+    bool lbr_taken;            /* cfg.lbr: snapshot read into cfg.lbr.buf before the ack */
+    size_t lbr_n;              /* entries in cfg.lbr.buf */
+    int lbr_err;               /* ds_lbr_read's error (snapshot not taken), else DS_OK */
+    bool lbr_frozen;           /* LBR_Frz was set and left set: read, then ds_lbr_unfreeze() */
     bool storm;                /* status never cleared: PMU stopped (DS_ERR_PMI_STORM) */
     bool handled;              /* something was ours: false = spurious (NMI: pass it on) */
 };
@@ -170,7 +201,9 @@ struct ds_pmi_result {
  * but not set up); DS_ERR_PMI_FREEZE_MODE (LEGACY needs v2..v3 or later
  * global MSRs and not NetBurst; STREAMLINED needs perfmon v4+; unknown
  * mode); DS_ERR_PMI_CTRL_MASK (global_ctrl or pebs_counters name counters
- * the CPU lacks). Touches no MSR (setting DEBUGCTL.FREEZE_PERFMON_ON_PMI is
+ * the CPU lacks); DS_ERR_PMI_LBR_BUF (cfg.lbr.model set without
+ * cfg.lbr.buf or with cap 0); DS_ERR_UNSUPPORTED (cfg.lbr.model with
+ * DS_CONFIG_LBR=0). Touches no MSR (setting DEBUGCTL.FREEZE_PERFMON_ON_PMI is
  * the caller's, see ds_pmi_set_freeze()); executes CPUID leaf 07H once
  * (ack bits 55/60). Call it again to change the config (e.g. new
  * GLOBAL_CTRL enables for legacy freeze). On error @pmi is unchanged.
@@ -230,7 +263,9 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
 
 /*
  * The shared DS interrupt service routine. Order:
- *   1. v2+: status = RDMSR IA32_PERF_GLOBAL_STATUS;
+ *   1. v2+: status = RDMSR IA32_PERF_GLOBAL_STATUS; first pass, cfg.lbr
+ *      set and status has an ackable bit: LBR snapshot (ds_lbr_read,
+ *      1 + 2 * depth (+ depth INFO) RDMSR, not in msr_reads);
  *   2. PEBS: drain if status.OvfBuf, or the PEBS index reached the
  *      threshold (NetBurst, v1; memory check);
  *   3. BTS: drain if BTS runs with BTINT and the index reached the
@@ -238,8 +273,9 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  *   4. counters: status counter bits minus pebs_counters -> hook
  *      (NetBurst / v1: the hook is always called with no_global; one pass);
  *   5. v2+: if status has ackable bits: WRMSR IA32_PERF_GLOBAL_OVF_CTRL /
- *      STATUS_RESET = status & ack_mask (streamlined freeze: this
- *      unfreezes), re-read status and repeat 2-5 while it has ackable bits
+ *      STATUS_RESET = status & ack_mask, less LBR_Frz (bit 58) unless the
+ *      snapshot of step 1 was taken (streamlined freeze: this unfreezes
+ *      the counters, and with bit 58 the LBRs), re-read status and repeat 2-5 while it has ackable bits
  *      (an overflow that landed during the handler raised its PMI under the
  *      masked LVT: this loop is the only one to see it). Bounded: after
  *      DS_PMI_MAX_PASSES passes with bits still set (Linux: "irq loop
@@ -254,7 +290,8 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  * @out may be NULL. Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
  * DS_ERR_MSR_FAULT (status read: nothing else done; ack write: the loop
  * stops, reported after the drains), DS_ERR_PMI_HOOK (hook failed; ack
- * still done), DS_ERR_PMI_STORM. The first error wins; @out is filled in
+ * still done), DS_ERR_PMI_STORM, ds_lbr_read's errors (snapshot not
+ * taken, LBR_Frz left set, everything else done). The first error wins; @out is filled in
  * every case past the argument checks.
  * MSRs: (perfmon v2+ only; none on NetBurst / v1, where only memory and
  * the hook are used) reads IA32_PERF_GLOBAL_STATUS (0x38E); writes
