@@ -66,6 +66,8 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMI_CTRL_MASK, "counter mask names counters this CPU does not have"),
     ROW(DS_ERR_PMI_NOT_INIT, "PMI handler state not initialised"),
     ROW(DS_ERR_PMI_HOOK, "counter-overflow hook reported an error"),
+    ROW(DS_ERR_PMI_LBR_BUF, "PMI LBR snapshot step needs cfg.lbr.buf with cap >= the LBR depth"),
+    ROW(DS_ERR_PMI_STORM, "PMI storm: GLOBAL_STATUS still set after 100 handler passes; PMU stopped (GLOBAL_CTRL = 0)"),
 
     /* 250..299: architectural / Core counters */
     ROW(DS_ERR_PMC_NO_ARCH, "no architectural performance monitoring (CPUID leaf 0AH)"),

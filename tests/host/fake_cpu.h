@@ -90,6 +90,14 @@ static inline int fake_write(void *ctx, uint32_t msr, uint64_t val)
         f->faults++;
         return DS_ERR_MSR_FAULT;
     }
+    /* IA32_PERF_GLOBAL_OVF_CTRL / STATUS_RESET: writing 1 clears that bit of
+     * IA32_PERF_GLOBAL_STATUS (SDM "IA32_PERF_GLOBAL_OVF_CTRL"), as the PMI
+     * handler's service loop relies on. */
+    if (msr == DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL) {
+        for (int i = 0; i < f->nmsrs; i++)
+            if (f->msrs[i].msr == DS_MSR_IA32_PERF_GLOBAL_STATUS)
+                f->msrs[i].val &= ~val;
+    }
     /* IA32_A_PMCn is the full-width write alias of IA32_PMCn */
     if (msr >= DS_MSR_IA32_A_PMC0 && msr < DS_MSR_IA32_A_PMC0 + 8) {
         for (int i = 0; i < f->nmsrs; i++)

@@ -83,7 +83,9 @@ enum ds_err {
     DS_ERR_PMI_CTRL_MASK = 201, /* GLOBAL_CTRL / PEBS counter mask names counters the CPU lacks */
     DS_ERR_PMI_NOT_INIT = 202, /* struct ds_pmi used before ds_pmi_init() succeeded */
     DS_ERR_PMI_HOOK = 203, /* the counter-overflow hook reported an error */
-    /* PMI: next free value 204 */
+    DS_ERR_PMI_STORM = 204, /* GLOBAL_STATUS still set after DS_PMI_MAX_PASSES: PMU stopped */
+    DS_ERR_PMI_LBR_BUF = 205, /* PMI LBR snapshot step without a buffer (cfg.lbr.buf NULL or cap 0) */
+    /* PMI: next free value 206 */
 
     /* --- 250..299: architectural / Core counters ------------------------- */
     DS_ERR_PMC_NO_ARCH = 250,        /* no architectural perfmon (CPUID leaf 0AH version 0) */
