@@ -541,6 +541,16 @@ static void test_decode_groups(void)
                     DS_SAMPLE_SSP | DS_SAMPLE_XMM | DS_SAMPLE_LBR | DS_SAMPLE_CNTRS | DS_SAMPLE_METRICS;
     CHECK_EQ(s.present, want, "present bits");
 
+    /* the next decode into the same sample clears every group it lacks */
+    spec_init(&r, 6);
+    n = frag(b, &r, E_BASIC, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "basic after all");
+    CHECK(s.xmm == NULL && s.lbr == NULL && s.lbr_count == 0, "xmm/lbr cleared");
+    CHECK(s.ssp == 0 && s.flags == 0 && s.gpr[15] == 0 && s.data_addr == 0 && s.latency == 0, "gprs/aux cleared");
+    CHECK(s.cntr_gp_mask == 0 && s.cntr_gp[3] == 0 && s.cntr_fixed[1] == 0 && s.perf_metrics == 0, "counters cleared");
+    CHECK_EQ(s.present & ~(DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC |
+                           DS_SAMPLE_RETIRE_LAT), 0, "present: basic only");
+
     /* LBR sel 2 = 16 entries; sel 3 = depth from the LBR header */
     spec_init(&r, 3);
     r.nlbr = 16;
@@ -788,6 +798,8 @@ static void test_drain(void)
     spec_init(&r, 22);
     CHECK_EQ(arr[2].lbr_count, 8, "C lbr");
     CHECK_EQ(arr[2].tsc, r.tsc, "C tsc");
+    CHECK(arr[2].gpr[DS_GPR_RCX] == 0 && arr[2].xmm == NULL && arr[2].data_addr == 0,
+          "C carries nothing of A's or B's groups");
 
     /* FULL: reported and cleared; EN 0 kept as 0 */
     fake_set_msr(&f, 0x3F5, bytes | IDX_FULL | thr);
@@ -856,15 +868,14 @@ static void test_drain(void)
     bytes = fill3(mem);
     spec_init(&r, 40);
     size_t late = frag(mem + bytes, &r, E_BASIC, 0);
-    fake_set_msr(&f, 0x3F5, bytes | IDX_EN | thr);
-    race_reads = 0;
-    race_second = (bytes + late) | IDX_EN | thr;
     struct ds_cpu rcpu;
     ds_cpu_init(&rcpu, &race_ops, &f);
     ds_cpu_identify(&rcpu);
     struct ds_arch_pebs rap;
     CHECK_EQ(ds_arch_pebs_setup(&rap, &rcpu, &c), DS_OK, "setup (race)");
-    rap.installed = true; /* already installed above on the same fake CPU */
+    CHECK_EQ(ds_arch_pebs_install(&rap), DS_OK, "install (race)");
+    fake_set_msr(&f, 0x3F5, bytes | IDX_EN | thr);
+    race_second = (bytes + late) | IDX_EN | thr;
     race_reads = 0;
     CHECK_EQ(ds_arch_pebs_drain_array(&rap, arr, 200, &n, &st), DS_OK, "race");
     CHECK_EQ(st.records, 3, "three delivered");

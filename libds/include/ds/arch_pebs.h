@@ -308,6 +308,9 @@ int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *ou
  *     (INDEX read again before the write; DS_DRAIN_RACE).
  * FULL set: DS_DRAIN_FULL (the CPU may have dropped records it never
  * counted). @out may be NULL. With offset 0 and FULL 0 nothing is written.
+ * A record written after the second read and before the reset is lost
+ * uncounted (as in Linux): drain with the PEBS counters frozen or
+ * disabled for exact accounting.
  * Errors: DS_ERR_NULL (@ap or @sink), DS_ERR_APEBS_NOT_INSTALLED,
  * DS_ERR_MSR_FAULT (INDEX read: nothing walked; reset write: records were
  * delivered, the index was not reset).
