@@ -125,6 +125,25 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_LBR_CALLSTACK_FREEZE, "LBR call-stack mode cannot be combined with FREEZE_LBRS_ON_PMI"),
     ROW(DS_ERR_LBR_ARCH_HIDDEN, "Arch LBR model but CPUID.(07H,0):EDX[19] is 0 (hidden, e.g. by a hypervisor)"),
     ROW(DS_ERR_LBR_FREEZE_ERRATUM, "FREEZE_LBRS_ON_PMI broken on Atom 06_1CH before stepping 10 (erratum)"),
+    /* 400..449: architectural PEBS */
+    ROW(DS_ERR_APEBS_NOT_ENUMERATED, "architectural PEBS not enumerated (PERF_CAPABILITIES.PEBS_FMT != 0xF or CPUID.23H sub-leaves 4/5 absent)"),
+    ROW(DS_ERR_APEBS_MASKS, "CPUID.(23H,5) PEBS/PDIST counter bitmap names counters that do not exist"),
+    ROW(DS_ERR_APEBS_SIZE_CODE, "IA32_PEBS_BASE size code above 15 (buffer larger than 128 MiB)"),
+    ROW(DS_ERR_APEBS_MEM_ALIGN, "architectural PEBS buffer pointer not 4 KiB aligned, or its range wraps the address space"),
+    ROW(DS_ERR_APEBS_BASE_ALIGN, "architectural PEBS buffer physical address not 4 KiB aligned"),
+    ROW(DS_ERR_APEBS_PHYS_ADDR, "architectural PEBS buffer physical range beyond MAXPHYADDR or wrapping"),
+    ROW(DS_ERR_APEBS_THRESH_ALIGN, "architectural PEBS threshold not a multiple of 16 bytes"),
+    ROW(DS_ERR_APEBS_THRESH_RANGE, "architectural PEBS threshold not below the buffer size"),
+    ROW(DS_ERR_APEBS_NOT_SETUP, "ds_arch_pebs_setup() has not succeeded on this context"),
+    ROW(DS_ERR_APEBS_INSTALLED, "architectural PEBS buffer already installed"),
+    ROW(DS_ERR_APEBS_NOT_INSTALLED, "architectural PEBS buffer not installed in IA32_PEBS_BASE"),
+    ROW(DS_ERR_APEBS_COUNTER, "counter not PEBS-capable per CPUID.(23H,5)"),
+    ROW(DS_ERR_APEBS_GROUP, "record group not enumerated in CPUID.(23H,4):EBX"),
+    ROW(DS_ERR_APEBS_CFG_RESERVED, "CFG_C group argument has bits outside the group fields"),
+    ROW(DS_ERR_APEBS_REC_SHORT, "architectural PEBS record or fragment extends past the bytes given"),
+    ROW(DS_ERR_APEBS_REC_SIZE, "architectural PEBS header names groups that do not fit its size"),
+    ROW(DS_ERR_APEBS_NO_BASIC, "architectural PEBS record starts with a fragment without the basic group"),
+    ROW(DS_ERR_APEBS_REC_ALIGN, "architectural PEBS fragment size not a multiple of 8 bytes"),
 
 };
 

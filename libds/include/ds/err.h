@@ -147,6 +147,27 @@ enum ds_err {
     DS_ERR_LBR_FREEZE_ERRATUM = 360, /* FREEZE_LBRS_ON_PMI on Atom 06_1CH stepping < 10 (erratum; Linux disables LBR there) */
     /* LBR: next free value 361 */
 
+    /* --- 400..449: architectural PEBS (arch_pebs.h) ---------------------- */
+    DS_ERR_APEBS_NOT_ENUMERATED = 400, /* PERF_CAPABILITIES.PEBS_FMT != 0xF or CPUID.23H.0:EAX[4]/[5] clear */
+    DS_ERR_APEBS_MASKS = 401,        /* CPUID.(23H,5) PEBS/PDIST bitmap names counters that do not exist */
+    DS_ERR_APEBS_SIZE_CODE = 402,    /* IA32_PEBS_BASE size code above 15 (buffer > 128 MiB) */
+    DS_ERR_APEBS_MEM_ALIGN = 403,    /* buffer pointer not 4 KiB aligned, or its range wraps */
+    DS_ERR_APEBS_BASE_ALIGN = 404,   /* buffer physical address not 4 KiB aligned */
+    DS_ERR_APEBS_PHYS_ADDR = 405,    /* buffer physical range beyond MAXPHYADDR (or wrapping) */
+    DS_ERR_APEBS_THRESH_ALIGN = 406, /* threshold not a multiple of 16 bytes */
+    DS_ERR_APEBS_THRESH_RANGE = 407, /* threshold not below the buffer size */
+    DS_ERR_APEBS_NOT_SETUP = 408,    /* struct ds_arch_pebs used before ds_arch_pebs_setup() succeeded */
+    DS_ERR_APEBS_INSTALLED = 409,    /* buffer already installed */
+    DS_ERR_APEBS_NOT_INSTALLED = 410, /* operation needs the buffer installed in IA32_PEBS_BASE */
+    DS_ERR_APEBS_COUNTER = 411,      /* counter not PEBS-capable per CPUID.(23H,5) */
+    DS_ERR_APEBS_GROUP = 412,        /* CFG_C group not enumerated in CPUID.(23H,4):EBX */
+    DS_ERR_APEBS_CFG_RESERVED = 413, /* CFG_C group argument has bits outside the group fields */
+    DS_ERR_APEBS_REC_SHORT = 414,    /* record header/fragment/continuation extends past the bytes given */
+    DS_ERR_APEBS_REC_SIZE = 415,     /* the groups a header names do not fit its size field */
+    DS_ERR_APEBS_NO_BASIC = 416,     /* first fragment of a record without the basic group */
+    DS_ERR_APEBS_REC_ALIGN = 417,    /* fragment size not a multiple of 8 bytes */
+    /* arch PEBS: next free value 418 */
+
     DS_ERR__LAST /* one past the highest value; not an error code */
 };
 
