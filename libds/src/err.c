@@ -92,6 +92,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMC_PEBS_UCODE, "Sandy Bridge microcode too old for PEBS (06_2AH < 0x28, 06_2DH < 0x618/0x70C)"),
     ROW(DS_ERR_PMC_NO_UMASK2, "event-select UMASK2 not enumerated by CPUID leaf 23H"),
     ROW(DS_ERR_PMC_NO_EQ, "event-select EQ bit not enumerated by CPUID leaf 23H"),
+    ROW(DS_ERR_PMC_PEBS_EVENT_COUNTER, "this PEBS event is restricted to another counter (PREC_DIST: PMC1, SNB/IVB MEM_TRANS_RETIRED: PMC3)"),
 
     /* 300..349: NetBurst */
     ROW(DS_ERR_NB_NOT_NETBURST, "not a NetBurst (family 0FH) Intel processor"),

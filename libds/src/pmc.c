@@ -508,6 +508,28 @@ static int nhm_pebs_event(const struct ds_caps *c, uint64_t evtsel)
     }
 }
 
+
+/*
+ * Per-event counter constraints of formats 1-3 after Westmere (Linux ds.c
+ * intel_snb_/ivb_/hsw_/bdw_/skl_pebs_event_constraints):
+ * INST_RETIRED.PREC_DIST (C0H/01H, also with INV + CMASK 16 = cycles:ppp)
+ * only on PMC1 (mask 0x2); on Sandy/Ivy Bridge (06_2AH/2DH/3AH/3EH)
+ * MEM_TRANS_RETIRED.LAT_ABOVE_THR (CDH/01H) and .PRECISE_STORES (CDH/02H)
+ * only on PMC3 (mask 0x8). Applied to the generic PMC0-3 row only.
+ */
+static int pebs_event_counter(const struct ds_caps *c, unsigned idx, uint64_t evtsel)
+{
+    uint8_t ev = (uint8_t)(evtsel & 0xFF), um = (uint8_t)((evtsel >> 8) & 0xFF);
+    uint64_t fl = evtsel & DS_PMC_EVTSEL_FLAGS;
+    bool snb_ivb = c->display_family == 6 && (c->display_model == 0x2A || c->display_model == 0x2D ||
+                                              c->display_model == 0x3A || c->display_model == 0x3E);
+    if (ev == 0xC0 && um == 0x01 && (!fl || fl == (DS_EVTSEL_INV | (16ull << DS_EVTSEL_CMASK_SHIFT))))
+        return idx == 1 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
+    if (snb_ivb && ev == 0xCD && (um == 0x01 || um == 0x02) && !fl)
+        return idx == 3 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
+    return DS_OK;
+}
+
 /*
  * PEBS errata that make Linux turn PEBS off (checked before any MSR access
  * that enables PEBS; DS_PMC_PEBS_ALLOW_ERRATA skips them):
@@ -603,6 +625,10 @@ int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uns
             return e;
     } else if (c->pebs_format <= 3 && nhm_wsm(c)) {
         e = nhm_pebs_event(c, evtsel);
+        if (e)
+            return e;
+    } else if (r == &pebs_ctr_rules[sizeof(pebs_ctr_rules) / sizeof(pebs_ctr_rules[0]) - 1]) {
+        e = pebs_event_counter(c, idx, evtsel); /* the generic PMC0-3 row */
         if (e)
             return e;
     }

@@ -520,7 +520,7 @@ static void test_snb_ucode(void)
         fp_set(&u.f, 0x8B, 0xABCD000000000000ull);
         u.cpuid1_after_zero = 0;
         fp_clear_log(&u.f);
-        int r = ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 1));
+        int r = ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0));
         CHECK_EQ(r, rows[i].want, "sig %05x ucode %x", rows[i].sig, rows[i].rev);
         bool snb = rows[i].sig >> 4 != 0x306A;
         CHECK_EQ(fp_get(&u.f, 0x3F1), r == DS_OK ? 1 : 0, "sig %05x PEBS_ENABLE", rows[i].sig);
@@ -528,7 +528,7 @@ static void test_snb_ucode(void)
         CHECK_EQ(u.cpuid1_after_zero, snb ? 1 : 0, "sig %05x: CPUID(1) after the zero write", rows[i].sig);
         fp_set(&u.f, 0x3F1, 0);
         fp_clear_log(&u.f);
-        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, DS_EVTSEL(0xC0, 1), DS_PMC_PEBS_ALLOW_ERRATA), DS_OK, "override");
+        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, DS_EVTSEL(0xC0, 0), DS_PMC_PEBS_ALLOW_ERRATA), DS_OK, "override");
         CHECK_EQ(fp_nwrites(&u.f, 0x8B), 0, "override skips the microcode read");
         /* load-latency PEBS enables PEBS too: same gate */
         fp_set(&u.f, 0x3F1, 0);
@@ -545,7 +545,7 @@ static void test_snb_ucode(void)
     u.f.fault_msr = 0x8B;
     CHECK_EQ(ds_pmc_microcode_rev(&cpu, &rev), DS_ERR_MSR_FAULT, "8BH faults");
     arch_cpu(&u.f, &cpu, 0x000206A7, 0x07300803, 0x603, 0, (1u << 8) | 3 | (1u << 6));
-    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 1)), DS_ERR_MSR_FAULT, "no 8BH: fault reported");
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0)), DS_ERR_MSR_FAULT, "no 8BH: fault reported");
 }
 
 /*
@@ -822,6 +822,52 @@ static void test_nhm_pebs_events(void)
     CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, EVF(0x3C, 0, 0)), DS_OK, "HSW: any event");
 }
 
+/*
+ * Issue 10 item 6 (per-event constraints): typed from Linux ds.c
+ * intel_snb_/intel_ivb_/intel_hsw_/intel_skl_pebs_event_constraints:
+ * INST_RETIRED.PREC_DIST 01C0H (and 108001C0H, cycles:ppp) mask 0x2;
+ * SNB/IVB MEM_TRANS_RETIRED.LAT_ABOVE_THR 01CDH and PRECISE_STORES 02CDH
+ * mask 0x8 (Haswell onwards 01CDH is 0xF). Leaf 0AH of the Sandy Bridge
+ * and Haswell dumps; SNB microcode 0x28 so the gate passes.
+ */
+static void test_pebs_event_counters(void)
+{
+    static struct ucode_fake u;
+    struct ds_cpu cpu;
+    const uint64_t inv_c16 = DS_EVTSEL_INV | (16ull << 24);
+    static const struct { uint32_t sig; bool snb_ivb; } cpus[] = {
+        { 0x000206A7, true }, { 0x000306A9, true }, { 0x000306E4, true },
+        { 0x000306C3, false }, { 0x000406F1, false }, { 0x000506E3, false },
+    };
+    for (size_t k = 0; k < N(cpus); k++) {
+        arch_cpu(&u.f, &cpu, cpus[k].sig, 0x07300403, 0x603, 0, (2u << 8) | 3 | (1u << 6));
+        u.rev = 0x28;
+        CHECK_EQ(ds_cpu_init(&cpu, &uf_ops, &u), DS_OK, "init");
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+        fp_set(&u.f, 0x8B, 0);
+        for (unsigned i = 0; i < 4; i++) {
+            fp_set(&u.f, 0x3F1, 0);
+            fp_clear_log(&u.f);
+            int want = i == 1 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xC0, 0x01)), want, "%05x PREC_DIST PMC%u", cpus[k].sig, i);
+            if (want)
+                CHECK_EQ(fp_nwrites(&u.f, 0x3F1), 0, "refused: PEBS_ENABLE not written");
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xC0, 0x01) | inv_c16), want, "%05x cycles:ppp PMC%u",
+                     cpus[k].sig, i);
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xC0, 0x00)), DS_OK, "%05x INST_RETIRED.ANY_P PMC%u",
+                     cpus[k].sig, i);
+            int want_cd = (!cpus[k].snb_ivb || i == 3) ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xCD, 0x01)), want_cd, "%05x LAT_ABOVE_THR PMC%u",
+                     cpus[k].sig, i);
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xCD, 0x02)), want_cd, "%05x PRECISE_STORES PMC%u",
+                     cpus[k].sig, i);
+        }
+    }
+    /* Nehalem: C0H any unit mask on any of PMC0-3 (no PREC_DIST rule) */
+    arch_cpu(&u.f, &cpu, 0x000106A1, 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0x01)), DS_OK, "NHM C0H/01H on PMC0");
+}
+
 int main(void)
 {
     test_period();
@@ -838,5 +884,6 @@ int main(void)
     test_nhm_workaround();
     test_perfmon_v6();
     test_nhm_pebs_events();
+    test_pebs_event_counters();
     return check_summary();
 }

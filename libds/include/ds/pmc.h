@@ -248,7 +248,10 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * CBH, F7H any unit mask; C2H; 0BH/10H, 0CH/01H, C8H/20H; C5H/02H on
  * Nehalem, C5H any on Westmere; C0H/00H with INV + CMASK 16), with
  * EDGE/INV/CMASK/ANY clear except where listed: else DS_ERR_PMC_PEBS_EVENT.
- * Sandy Bridge onwards any event (Linux allows all events there).
+ * Sandy Bridge onwards any event (Linux allows all events there), except
+ * the per-counter ones (DS_ERR_PMC_PEBS_EVENT_COUNTER): INST_RETIRED.PREC_DIST
+ * C0H/01H only on PMC1, and on Sandy/Ivy Bridge MEM_TRANS_RETIRED CDH/01H,
+ * CDH/02H only on PMC3 (Linux intel_snb_/ivb_/hsw_/skl_pebs_event_constraints).
  * EVTSEL.INT must be clear (SDM: "Do NOT set INT").
  * Read-modify-write of IA32_PEBS_ENABLE (0x3F1).
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
