@@ -197,18 +197,7 @@ int ds_lbr_decode(unsigned format, uint64_t from, uint64_t to, uint64_t info,
         e.mispred = (info & DS_LBR_INFO_MISPRED) != 0;
         e.cycles = (uint16_t)(info & DS_LBR_INFO_CYCLES);
         break;
-    case DS_LBR_FMT_ARCH:
-        e.from = from;
-        e.to = to;
-        e.has_mispred = e.has_tsx = true;
-        e.mispred = (info & DS_LBR_INFO_MISPRED) != 0;
-        e.in_tx = (info & DS_LBR_INFO_IN_TX) != 0;
-        e.abort = (info & DS_LBR_INFO_ABORT) != 0;
-        e.has_cycles = (info & DS_LBR_INFO_CYC_VALID) != 0;
-        e.cycles = e.has_cycles ? (uint16_t)(info & DS_LBR_INFO_CYCLES) : 0;
-        e.br_type = (int8_t)((info >> DS_LBR_INFO_BRTYPE_SHIFT) & 0xF);
-        break;
-    default:
+    default: /* DS_LBR_FMT_ARCH included: ds_lbr_decode_arch */
         return DS_ERR_LBR_BAD_FORMAT;
     }
     *out = e;
@@ -222,6 +211,32 @@ static unsigned row_format(const struct ds_lbr_model *m, unsigned format)
     if ((m->flags & DS_LBR_F_LIP_MISPRED) && format == DS_LBR_FMT_LIP)
         return DS_LBR_FMT_EIP_FLAGS;
     return format;
+}
+
+/* Arch LBR INFO, gated field by field by CPUID.1CH:ECX (Linux lbr.c
+ * intel_pmu_arch_lbr_init sets x86_lbr_mispred/cycles/type from ECX[0..2];
+ * LBR_INFO_BR_CNTR_*: 2 bits per counter from bit 32). */
+int ds_lbr_decode_arch(uint32_t ecx, uint64_t from, uint64_t to, uint64_t info, struct ds_lbr_entry *out)
+{
+    if (!out)
+        return DS_ERR_NULL;
+    struct ds_lbr_entry e = { 0 };
+    e.from = from;
+    e.to = to;
+    e.has_tsx = true;
+    e.in_tx = (info & DS_LBR_INFO_IN_TX) != 0;
+    e.abort = (info & DS_LBR_INFO_ABORT) != 0;
+    e.has_mispred = (ecx & DS_LBR_1C_ECX_MISPRED) != 0;
+    e.mispred = e.has_mispred && (info & DS_LBR_INFO_MISPRED) != 0;
+    e.has_cycles = (ecx & DS_LBR_1C_ECX_TIMED) && (info & DS_LBR_INFO_CYC_VALID);
+    e.cycles = e.has_cycles ? (uint16_t)(info & DS_LBR_INFO_CYCLES) : 0;
+    e.br_type = (ecx & DS_LBR_1C_ECX_BRTYPE) ? (int8_t)((info >> DS_LBR_INFO_BRTYPE_SHIFT) & 0xF) : -1;
+    e.br_cntr_mask = (uint8_t)((ecx >> DS_LBR_1C_ECX_CNTR_SHIFT) & 0xF);
+    for (unsigned i = 0; i < 4; i++)
+        if (e.br_cntr_mask & (1u << i))
+            e.br_cntr[i] = (uint8_t)((info >> (DS_LBR_INFO_BR_CNTR_SHIFT + 2 * i)) & 3);
+    *out = e;
+    return DS_OK;
 }
 
 int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)
@@ -495,7 +510,7 @@ int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned forma
                 break; /* entry 0 is newest; the first empty entry ends the stack */
             if (ds_msr_read(cpu, m->to_base + i, &to) || ds_msr_read(cpu, m->info_base + i, &info))
                 return DS_ERR_MSR_FAULT;
-            (void)ds_lbr_decode(format, from, to, info, &out[n++]);
+            (void)ds_lbr_decode_arch(cpu->caps.lbr_1c_ecx, from, to, info, &out[n++]);
         }
         *out_n = n;
         return DS_OK;
@@ -554,6 +569,18 @@ int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t 
                   struct ds_lbr_entry *out)
 {
     (void)format;
+    (void)from_raw;
+    (void)to_raw;
+    (void)info_raw;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_lbr_decode_arch(uint32_t cpuid_1c_ecx, uint64_t from_raw, uint64_t to_raw, uint64_t info_raw,
+                       struct ds_lbr_entry *out)
+{
+    (void)cpuid_1c_ecx;
     (void)from_raw;
     (void)to_raw;
     (void)info_raw;

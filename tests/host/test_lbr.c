@@ -13,7 +13,8 @@ static bool lbr_entry_eq(const struct ds_lbr_entry *a, const struct ds_lbr_entry
     return a->from == b->from && a->to == b->to && a->has_mispred == b->has_mispred &&
            a->mispred == b->mispred && a->has_tsx == b->has_tsx && a->in_tx == b->in_tx &&
            a->abort == b->abort && a->has_cycles == b->has_cycles && a->cycles == b->cycles &&
-           a->br_type == b->br_type;
+           a->br_type == b->br_type && a->br_cntr_mask == b->br_cntr_mask && a->br_cntr[0] == b->br_cntr[0] &&
+           a->br_cntr[1] == b->br_cntr[1] && a->br_cntr[2] == b->br_cntr[2] && a->br_cntr[3] == b->br_cntr[3];
 }
 
 static const struct { uint16_t fam; uint8_t model; uint8_t depth; uint32_t from, to, info, tos; } ref[] = {
@@ -121,10 +122,13 @@ static void test_decode(void)
     CHECK_EQ(ds_lbr_decode(7, 1, 2, (1ull << 63) | (1ull << 62) | 77, &e), DS_OK, "fmt 7");
     CHECK(e.mispred && !e.has_tsx && !e.in_tx && e.cycles == 77, "fmt 7 no TSX");
     /* Arch LBR INFO */
-    CHECK_EQ(ds_lbr_decode(DS_LBR_FMT_ARCH, 1, 2, (1ull << 60) | (5ull << 56) | 99, &e), DS_OK, "arch");
+    CHECK_EQ(ds_lbr_decode_arch(7, 1, 2, (1ull << 60) | (5ull << 56) | 99, &e), DS_OK, "arch");
     CHECK(e.has_cycles && e.cycles == 99 && e.br_type == 5 && !e.mispred, "arch info");
-    CHECK_EQ(ds_lbr_decode(DS_LBR_FMT_ARCH, 1, 2, 99, &e), DS_OK, "arch no cyc");
+    CHECK_EQ(ds_lbr_decode_arch(7, 1, 2, 99, &e), DS_OK, "arch no cyc");
     CHECK(!e.has_cycles && e.cycles == 0, "cycle count only when CYC_CNT_VALID");
+    CHECK_EQ(ds_lbr_decode(DS_LBR_FMT_ARCH, 1, 2, 99, &e), DS_ERR_LBR_BAD_FORMAT,
+             "Arch INFO depends on CPUID.1CH:ECX: ds_lbr_decode_arch");
+    CHECK_EQ(ds_lbr_decode_arch(7, 1, 2, 99, NULL), DS_ERR_NULL, "arch null");
     CHECK_EQ(ds_lbr_decode(8, 0, 0, 0, &e), DS_ERR_LBR_BAD_FORMAT, "fmt 8");
     CHECK_EQ(ds_lbr_decode(0x3F, 0, 0, 0, &e), DS_ERR_LBR_BAD_FORMAT, "fmt 63");
     CHECK_EQ(ds_lbr_decode(1, 0, 0, 0, NULL), DS_ERR_NULL, "null");
@@ -202,7 +206,7 @@ static void test_reader_every_row(void)
                 CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_OK, "arch read");
                 CHECK_EQ(got, valid, "arch stops at first empty entry");
                 for (unsigned k = 0; k < got; k++) {
-                    ds_lbr_decode(DS_LBR_FMT_ARCH, fp_get(&f, m->from_base + k), fp_get(&f, m->to_base + k),
+                    ds_lbr_decode_arch(7, fp_get(&f, m->from_base + k), fp_get(&f, m->to_base + k),
                                   fp_get(&f, m->info_base + k), &want);
                     CHECK(lbr_entry_eq(&out[k], &want) && out[k].from == 0x401000 + k,
                           "arch entry %u newest first", k);
@@ -481,6 +485,79 @@ static void test_not_intel(void)
     CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_ERR_NOT_INTEL, "no Arch LBR descriptor for AMD");
 }
 
+/* Issue 10 item 12 / issue 11: Arch LBR INFO fields exist only where
+ * CPUID.1CH:ECX says the CPU records them (Linux perf_event.h union
+ * cpuid28_ecx: bit 0 lbr_mispred, 1 lbr_timed_lbr, 2 lbr_br_type, 19:16
+ * lbr_counters; lbr.c intel_pmu_arch_lbr_init enables the decode of each only
+ * with its bit). Branch counters: INFO bits 32+2i..33+2i for GP counter i
+ * (Linux msr-index.h LBR_INFO_BR_CNTR_OFFSET 32, _BITS 2, _NUM 4). */
+static void test_arch_info_gating(void)
+{
+    /* every field set in the raw INFO: MISPRED, IN_TX, CYC_CNT_VALID, type 5, cycles 99,
+     * counters 0..3 = 3, 1, 2, 3 (bits 39:32 = 0b11_10_01_11) */
+    const uint64_t info = (1ull << 63) | (1ull << 62) | (1ull << 60) | (5ull << 56) | (0xE7ull << 32) | 99;
+    static const struct {
+        uint32_t ecx;
+        bool mis, cyc;
+        int8_t type;
+        uint8_t mask, c[4];
+    } want[] = {
+        { 0x0, false, false, -1, 0x0, { 0, 0, 0, 0 } },
+        { 0x1, true, false, -1, 0x0, { 0, 0, 0, 0 } },
+        { 0x2, false, true, -1, 0x0, { 0, 0, 0, 0 } },
+        { 0x4, false, false, 5, 0x0, { 0, 0, 0, 0 } },
+        { 0x7, true, true, 5, 0x0, { 0, 0, 0, 0 } },
+        { 0x1u << 16, false, false, -1, 0x1, { 3, 0, 0, 0 } },
+        { 0x5u << 16, false, false, -1, 0x5, { 3, 0, 2, 0 } },
+        { 0xFu << 16 | 0x7, true, true, 5, 0xF, { 3, 1, 2, 3 } },
+        { 0x8u << 16, false, false, -1, 0x8, { 0, 0, 0, 3 } },
+        { 0xFFFFFFF8u, false, false, -1, 0xF, { 3, 1, 2, 3 } }, /* reserved bits ignored */
+    };
+    for (unsigned i = 0; i < N(want); i++) {
+        struct ds_lbr_entry e;
+        CHECK_EQ(ds_lbr_decode_arch(want[i].ecx, 0x401000, 0x402000, info, &e), DS_OK, "decode");
+        CHECK(e.from == 0x401000 && e.to == 0x402000 && e.in_tx && !e.abort, "addresses, TSX bits");
+        CHECK(e.has_mispred == want[i].mis && e.mispred == want[i].mis, "ECX %#x: mispredict", want[i].ecx);
+        CHECK(e.has_cycles == want[i].cyc && e.cycles == (want[i].cyc ? 99 : 0), "ECX %#x: cycles", want[i].ecx);
+        CHECK_EQ(e.br_type, want[i].type, "ECX %#x: branch type", want[i].ecx);
+        CHECK_EQ(e.br_cntr_mask, want[i].mask, "ECX %#x: counters logged", want[i].ecx);
+        for (unsigned c = 0; c < 4; c++)
+            CHECK_EQ(e.br_cntr[c], want[i].c[c], "ECX %#x: counter %u", want[i].ecx, c);
+    }
+    /* timed LBR enumerated but CYC_CNT_VALID clear: no cycle count */
+    struct ds_lbr_entry e;
+    ds_lbr_decode_arch(0x2, 1, 2, 1234, &e);
+    CHECK(!e.has_cycles && e.cycles == 0, "CYC_CNT_VALID clear");
+
+    /* through ds_lbr_read: a CPU whose leaf 1CH ECX is 0 records none of them */
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x8F, &m);
+    lbr_cpu(&f, &cpu, m, 5, true, 0);
+    for (int l = 0; l < f.nleaves; l++)
+        if (f.leaves[l].leaf == 0x1C)
+            f.leaves[l].r[2] = 0;
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+    fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 8);
+    fp_set(&f, 0x1501, 0);
+    fp_set(&f, 0x1200, info);
+    struct ds_lbr_entry out[64];
+    size_t got;
+    CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_OK, "read");
+    CHECK_EQ(got, 1, "one entry");
+    CHECK(!out[0].has_mispred && !out[0].mispred && !out[0].has_cycles && out[0].cycles == 0 &&
+          out[0].br_type == -1 && out[0].br_cntr_mask == 0, "ECX = 0: nothing recorded");
+    for (int l = 0; l < f.nleaves; l++)
+        if (f.leaves[l].leaf == 0x1C)
+            f.leaves[l].r[2] = 0x30007;   /* counters 0 and 1 */
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+    CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_OK, "read");
+    CHECK(out[0].has_mispred && out[0].mispred && out[0].has_cycles && out[0].cycles == 99 &&
+          out[0].br_type == 5 && out[0].br_cntr_mask == 3 && out[0].br_cntr[0] == 3 && out[0].br_cntr[1] == 1 &&
+          out[0].br_cntr[2] == 0, "ECX = 0x30007: all recorded, counters 0 and 1");
+}
+
 static void test_enable(void)
 {
     struct fake_pmu f;
@@ -557,6 +634,7 @@ int main(void)
     test_callstack_freeze();
     test_arch_hidden();
     test_not_intel();
+    test_arch_info_gating();
     test_enable();
     return check_summary();
 }
