@@ -104,6 +104,40 @@ static const struct ds_lbr_model models[] = {
     R(0x06, 0x8F, "Sapphire Rapids (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
     R(0x06, 0x97, "Alder Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
     R(0x06, 0x9A, "Alder Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    /* Issue 11: every later DisplayFamily_DisplayModel of Linux intel-family.h
+     * (IFM(family, model), resync of Nov 2025). Linux intel_pmu_init gives none
+     * of them a legacy lbr_init_*: their LBRs are Arch LBR
+     * (intel_pmu_arch_lbr_init with X86_FEATURE_ARCH_LBR). The row says what
+     * the model is; ds_lbr_cpu_model() still decides by CPUID.(07H,0):EDX[19]. */
+    R(0x06, 0xB7, "Raptor Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xBA, "Raptor Lake-P (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xBF, "Raptor Lake-S (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xAA, "Meteor Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xAC, "Meteor Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xB5, "Arrow Lake-U (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xC5, "Arrow Lake-H (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xC6, "Arrow Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xBD, "Lunar Lake-M (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xCC, "Panther Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xD5, "Wildcat Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xCF, "Emerald Rapids (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xAD, "Granite Rapids-X (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xAE, "Granite Rapids-D (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xD7, "Bartlett Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC | UNC),
+    R(0x06, 0xBE, "Alder Lake-N, Gracemont (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xAF, "Sierra Forest, Crestmont (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xB6, "Grand Ridge, Crestmont (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xDD, "Clearwater Forest, Darkmont (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    /* outside family 6: DisplayFamily 19 (13H) and 18 (12H) */
+    R(0x13, 0x01, "Diamond Rapids (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x12, 0x01, "Nova Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x12, 0x03, "Nova Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    /* Legacy parts Linux perf has no case for (no LBR there): the layout of
+     * their cores (Sunny Cove/Tremont: intel_pmu_lbr_init_skl's 32 entries with
+     * LBR_INFO; Airmont: intel_pmu_lbr_init_slm's 8 at 0x40/0x60), unconfirmed. */
+    R(0x06, 0x8A, "Lakefield (Sunny Cove/Tremont)", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS | UNC),
+    R(0x06, 0x9D, "Ice Lake NNPI", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS | UNC),
+    R(0x06, 0x75, "Airmont NP (Lightning Mountain)", 8, 0x40, 0x60, 0, 0x1C9, SEL | UNC),
 };
 #undef R
 #undef KNL

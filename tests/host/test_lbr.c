@@ -56,6 +56,31 @@ static const struct { uint16_t fam; uint8_t model; uint8_t depth; uint32_t from,
     {0x06, 0x57, 8, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x85, 8, 0x680, 0x6C0, 0, 0x1C9},
     {0x06, 0x8F, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0x97, 0, 0x1500, 0x1600, 0x1200, 0},
     {0x06, 0x9A, 0, 0x1500, 0x1600, 0x1200, 0},
+    /* Issue 11, typed from Linux arch/x86/include/asm/intel-family.h (IFM(family,
+     * model); Xen resync of Nov 2025) and arch/x86/events/intel/core.c
+     * intel_pmu_init (no legacy intel_pmu_lbr_init_* for these: Arch LBR):
+     * RAPTORLAKE B7/BA/BF, METEORLAKE(_L) AC/AA, ARROWLAKE(_H,_U) C6/C5/B5,
+     * LUNARLAKE_M BD, PANTHERLAKE_L CC, WILDCATLAKE_L D5, EMERALDRAPIDS_X CF,
+     * GRANITERAPIDS_X/D AD/AE, BARTLETTLAKE D7, ATOM_GRACEMONT BE,
+     * ATOM_CRESTMONT_X AF, ATOM_CRESTMONT B6, ATOM_DARKMONT_X DD,
+     * DIAMONDRAPIDS_X IFM(19, 0x01), NOVALAKE(_L) IFM(18, 0x01/0x03). */
+    {0x06, 0xB7, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xBA, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xBF, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xAA, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xAC, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xB5, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xC5, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xC6, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xBD, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xCC, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xD5, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xCF, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xAD, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xAE, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xD7, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xBE, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xAF, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xB6, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xDD, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x13, 0x01, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x12, 0x01, 0, 0x1500, 0x1600, 0x1200, 0}, {0x12, 0x03, 0, 0x1500, 0x1600, 0x1200, 0},
+    /* LAKEFIELD 8A, ICELAKE_NNPI 9D (Sunny Cove: the Skylake layout of
+     * intel_pmu_lbr_init_skl), ATOM_AIRMONT_NP 75 (Airmont: SDM Table 17-4 row of
+     * 06_4CH, intel_pmu_lbr_init_slm) */
+    {0x06, 0x8A, 32, 0x680, 0x6C0, 0xDC0, 0x1C9}, {0x06, 0x9D, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0x75, 8, 0x40, 0x60, 0, 0x1C9},
 };
 
 static void test_table(void)
@@ -80,7 +105,8 @@ static void test_table(void)
             CHECK(all[i].family != all[j].family || all[i].model != all[j].model, "no duplicate key");
     const struct ds_lbr_model *m;
     static const struct { uint16_t f; uint8_t m; } unknown[] = {
-        {0x06, 0x09}, {0x06, 0xFF}, {0x0F, 0x05}, {0x05, 0x02}, {0x06, 0x01}, {0x19, 0x01}, {0x06, 0xAA} };
+        {0x06, 0x09}, {0x06, 0xFF}, {0x0F, 0x05}, {0x05, 0x02}, {0x06, 0x01}, {0x19, 0x01}, {0x06, 0xAB},
+        {0x13, 0x02}, {0x12, 0x02}, {0x13, 0x00}, {0x12, 0x00}, {0x06, 0x03} };
     for (size_t i = 0; i < N(unknown); i++)
         CHECK_EQ(ds_lbr_lookup(unknown[i].f, unknown[i].m, &m), DS_ERR_LBR_UNKNOWN_MODEL,
                  "%02X_%02XH unknown, never guessed", unknown[i].f, unknown[i].m);
@@ -134,11 +160,13 @@ static void test_decode(void)
     CHECK_EQ(ds_lbr_decode(1, 0, 0, 0, NULL), DS_ERR_NULL, "null");
 }
 
+/* CPUID.01H:EAX for a DisplayFamily_DisplayModel (SDM Vol. 2A CPUID: family
+ * field 0FH plus extended family [27:20] from DisplayFamily 0FH on; extended
+ * model [19:16] for family fields 06H and 0FH) */
 static uint32_t sig_of(uint16_t fam, uint8_t model)
 {
-    if (fam == 0xF)
-        return 0xF00u | ((model & 0xFu) << 4) | ((uint32_t)(model >> 4) << 16);
-    return 0x600u | ((model & 0xFu) << 4) | ((uint32_t)(model >> 4) << 16);
+    uint32_t f = fam >= 0xF ? 0xF : fam, ext = fam >= 0xF ? fam - 0xFu : 0;
+    return (ext << 20) | (f << 8) | ((model & 0xFu) << 4) | ((uint32_t)(model >> 4) << 16);
 }
 
 static void lbr_cpu(struct fake_pmu *f, struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned perfmon_v,
@@ -558,6 +586,39 @@ static void test_arch_info_gating(void)
           out[0].br_cntr[2] == 0, "ECX = 0x30007: all recorded, counters 0 and 1");
 }
 
+/* Issue 11: parts outside family 6 (family field 0FH + extended family: SDM
+ * Vol. 2A CPUID DisplayFamily rule) identify as their own rows, typed here as
+ * raw CPUID.01H:EAX: Diamond Rapids 0x00400F10 (19_01), Nova Lake 0x00300F10
+ * (18_01) and 0x00300F30 (18_03). */
+static void test_new_families(void)
+{
+    static const struct { uint32_t sig; uint16_t fam; uint8_t model; } p[] = {
+        { 0x00400F10, 0x13, 0x01 }, { 0x00300F10, 0x12, 0x01 }, { 0x00300F30, 0x12, 0x03 } };
+    for (unsigned i = 0; i < N(p); i++) {
+        for (unsigned arch = 0; arch < 2; arch++) {
+            struct fake_pmu f;
+            struct ds_cpu cpu;
+            const struct ds_lbr_model *cm;
+            fp_reset(&f);
+            fp_intel(&f, 0x1C, p[i].sig, 0, 1u << 21);
+            fp_cpuid_set(&f, 7, 0, 0, 0, 0, arch ? 1u << 19 : 0);
+            fp_cpuid_set(&f, 0x1C, 0, 0x80, 0x7, 0x7, 0);
+            fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+            CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+            CHECK(cpu.caps.display_family == p[i].fam && cpu.caps.display_model == p[i].model, "%X_%02XH",
+                  p[i].fam, p[i].model);
+            int e = ds_lbr_cpu_model(&cpu, &cm);
+            if (!arch) {
+                CHECK_EQ(e, DS_ERR_LBR_ARCH_HIDDEN, "%X_%02XH without EDX[19]", p[i].fam, p[i].model);
+                continue;
+            }
+            CHECK_EQ(e, DS_OK, "%X_%02XH with EDX[19]", p[i].fam, p[i].model);
+            CHECK(cm && cm->family == p[i].fam && cm->model == p[i].model && (cm->flags & DS_LBR_F_ARCH),
+                  "its own Arch row");
+        }
+    }
+}
+
 static void test_enable(void)
 {
     struct fake_pmu f;
@@ -635,6 +696,7 @@ int main(void)
     test_arch_hidden();
     test_not_intel();
     test_arch_info_gating();
+    test_new_families();
     test_enable();
     return check_summary();
 }
