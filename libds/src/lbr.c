@@ -392,6 +392,15 @@ static bool has_freeze_lbrs(const struct ds_caps *c)
     return c->pdcm && c->has_leaf_0a && c->perfmon_version >= 2;
 }
 
+/* Atom Bonnell 06_1CH before stepping 10: the LBRs cannot freeze on a PMI
+ * (Linux lbr.c intel_pmu_lbr_init_atom: "only models starting at stepping 10
+ * seems to have an operational LBR which can freeze on PMU interrupt"; Linux,
+ * which always freezes, disables LBR there). libds refuses only the freeze. */
+static bool atom_freeze_erratum(const struct ds_caps *c)
+{
+    return c->display_family == 0x06 && c->display_model == 0x1C && c->stepping < 10;
+}
+
 static int rmw(struct ds_cpu *cpu, uint32_t msr, uint64_t set, uint64_t clear)
 {
     uint64_t v;
@@ -447,6 +456,8 @@ static int enable_legacy(struct ds_cpu *cpu, const struct ds_lbr_model *m, const
     }
     if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
         return DS_ERR_LBR_NO_FREEZE;
+    if (cfg->freeze_on_pmi && atom_freeze_erratum(&cpu->caps))
+        return DS_ERR_LBR_FREEZE_ERRATUM;
     if (cfg->freeze_on_pmi && cfg->use_select && (cfg->select & DS_LBR_SELECT_EN_CALLSTACK))
         return DS_ERR_LBR_CALLSTACK_FREEZE;
     if (cfg->use_select) {

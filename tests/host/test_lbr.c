@@ -619,6 +619,44 @@ static void test_new_families(void)
     }
 }
 
+/* Issue 10 item 11 (LBR part): Atom 06_1CH (Bonnell, Linux model 28) before
+ * stepping 10 cannot freeze LBRs on a PMI (Linux lbr.c intel_pmu_lbr_init_atom:
+ * x86_model == 28 && x86_stepping < 10 -> "LBR disabled due to erratum"). */
+static void test_atom_freeze_erratum(void)
+{
+    static const struct { uint8_t model, stepping; int want; } c[] = {
+        { 0x1C, 0, DS_ERR_LBR_FREEZE_ERRATUM }, { 0x1C, 2, DS_ERR_LBR_FREEZE_ERRATUM },
+        { 0x1C, 9, DS_ERR_LBR_FREEZE_ERRATUM }, { 0x1C, 10, DS_OK }, { 0x1C, 15, DS_OK },
+        { 0x26, 1, DS_OK }, { 0x36, 1, DS_OK },   /* other Bonnell/Saltwell models: no such rule */
+    };
+    for (unsigned i = 0; i < N(c); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        const struct ds_lbr_model *m;
+        CHECK_EQ(ds_lbr_lookup(6, c[i].model, &m), DS_OK, "row");
+        fp_reset(&f);
+        /* CPUID.01H:EAX typed directly: family 6, model [7:4] + ext model [19:16], stepping [3:0] */
+        uint32_t sig = 0x600u | ((uint32_t)(c[i].model >> 4) << 16) | ((c[i].model & 0xFu) << 4) | c[i].stepping;
+        fp_intel(&f, 0xA, sig, 1u << 15, 1u << 21);
+        fp_cpuid_set(&f, 0xA, 0, 0x07280203, 0, 0, 0x603);  /* perfmon v3 */
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0);
+        fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        struct ds_lbr_config fr = { .freeze_on_pmi = true };
+        CHECK_EQ(ds_lbr_enable(&cpu, m, &fr), c[i].want, "06_%02XH stepping %u: freeze", c[i].model, c[i].stepping);
+        if (c[i].want) {
+            CHECK_EQ(f.nlog, 0, "refused before any MSR access");
+            /* LBR without the freeze is allowed and clears a stale freeze bit */
+            fp_set(&f, DS_MSR_IA32_DEBUGCTL, 1ull << 11);
+            CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "without freeze");
+            CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1, "LBR on, stale freeze cleared");
+        } else {
+            CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0x801, "LBR | FREEZE_LBRS_ON_PMI");
+        }
+    }
+}
+
 static void test_enable(void)
 {
     struct fake_pmu f;
@@ -697,6 +735,7 @@ int main(void)
     test_not_intel();
     test_arch_info_gating();
     test_new_families();
+    test_atom_freeze_erratum();
     test_enable();
     return check_summary();
 }

@@ -238,7 +238,10 @@ struct ds_lbr_config {
  * (caps.display_family/model), else DS_ERR_INVAL.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_INVAL,
  * DS_ERR_LBR_NO_FREEZE, DS_ERR_LBR_NO_SELECT, DS_ERR_LBR_BAD_SELECT,
- * DS_ERR_LBR_CALLSTACK_FREEZE,
+ * DS_ERR_LBR_CALLSTACK_FREEZE, DS_ERR_LBR_FREEZE_ERRATUM (freeze_on_pmi on
+ * Atom 06_1CH stepping < 10, whose LBRs cannot freeze on a PMI: Linux
+ * intel_pmu_lbr_init_atom disables LBR there; libds refuses only the freeze,
+ * LBR without it is allowed and unverified here),
  * DS_ERR_LBR_ARCH_DEPTH, DS_ERR_UNSUPPORTED (NetBurst row with
  * DS_CONFIG_NETBURST=0), DS_ERR_MSR_FAULT (earlier writes of the sequence
  * stay done).
