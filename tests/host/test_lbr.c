@@ -196,13 +196,53 @@ static void lbr_cpu(struct fake_pmu *f, struct ds_cpu *cpu, const struct ds_lbr_
     unsigned depth = m->depth ? m->depth : 64;
     for (unsigned i = 0; i < depth; i++) {
         /* distinct, recognisable raw values per slot */
-        fp_set(f, m->from_base + i, 0x00007F0000001000ull + i * 0x10);
+        fp_set(f, m->from_base + i, 0x00007F0000001000ull + i * 0x10 + (i % 3 == 1 ? 1ull << 63 : 0));
         if (m->to_base != m->from_base)
             fp_set(f, m->to_base + i, 0x00007F0000100000ull + i * 0x10);
         if (m->info_base)
             fp_set(f, m->info_base + i, (i & 1 ? 1ull << 63 : 0) | (1ull << 60) | (100 + i));
     }
     CHECK_EQ(fp_identify(f, cpu), DS_OK, "identify %02X_%02XH", m->family, m->model);
+}
+
+/* What lbr_cpu's slot @idx must decode to in format @fmt, written from the SDM
+ * record formats (Vol. 3B "LBR Stack" format table; reference lbr.md), not
+ * from ds_lbr_decode: FROM = 0x7F0000001000 + 16 idx with bit 63 set when
+ * idx % 3 == 1, TO = 0x7F0000100000 + 16 idx, INFO (rows with one) bit 63 on
+ * odd slots, cycles 100 + idx. */
+static struct ds_lbr_entry expect_slot(unsigned fmt, const struct ds_lbr_model *m, unsigned idx)
+{
+    uint64_t addr = 0x00007F0000001000ull + idx * 0x10, to = 0x00007F0000100000ull + idx * 0x10;
+    bool bit63 = idx % 3 == 1;
+    struct ds_lbr_entry e = { 0 };
+    e.br_type = -1;
+    e.to = to;
+    switch (fmt) {
+    case 0: /* one MSR: FROM 31:0, TO 63:32 */
+        e.from = addr & 0xFFFFFFFFull;
+        e.to = 0x7F00u | (bit63 ? 0x80000000u : 0);
+        break;
+    case 1: case 2: /* addresses as is */
+        e.from = addr | (bit63 ? 1ull << 63 : 0);
+        break;
+    case 3: case 4: case 6: /* FROM[63] mispredict (4: 62 IN_TX, 61 ABORT; 6: TO[63:48] cycles = 0) */
+        e.from = addr;
+        e.has_mispred = true;
+        e.mispred = bit63;
+        e.has_tsx = fmt == 4;
+        e.has_cycles = fmt == 6;
+        break;
+    case 5: case 7: /* LBR_INFO: 63 mispredict, 15:0 cycles (5: TSX 62/61) */
+        e.from = addr | (bit63 ? 1ull << 63 : 0);
+        e.has_mispred = e.has_cycles = true;
+        e.has_tsx = fmt == 5;
+        if (m->info_base) {
+            e.mispred = idx & 1;
+            e.cycles = (uint16_t)(100 + idx);
+        }
+        break;
+    }
+    return e;
 }
 
 /* Knights Landing 06_57H / Knights Mill 06_85H report format 1 (LIP) but keep
@@ -268,9 +308,7 @@ static void test_reader_every_row(void)
                 CHECK_EQ(got, m->depth, "all entries");
                 for (unsigned k = 0; k < m->depth; k++) {
                     unsigned idx = (tos + m->depth - k) % m->depth;
-                    uint64_t info = ((fmt == 5 || fmt == 7) && m->info_base) ? fp_get(&f, m->info_base + idx) : 0;
-                    ds_lbr_decode(eff, fp_get(&f, m->from_base + idx),
-                                  fmt == 0 ? 0 : fp_get(&f, m->to_base + idx), info, &want);
+                    want = expect_slot(eff, m, idx);
                     CHECK(lbr_entry_eq(&out[k], &want), "%02X_%02XH fmt %u tos %u entry %u is slot %u",
                           m->family, m->model, fmt, tos, k, idx);
                 }
