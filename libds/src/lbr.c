@@ -460,6 +460,14 @@ static int enable_legacy(struct ds_cpu *cpu, const struct ds_lbr_model *m, const
         return DS_ERR_LBR_FREEZE_ERRATUM;
     if (cfg->freeze_on_pmi && cfg->use_select && (cfg->select & DS_LBR_SELECT_EN_CALLSTACK))
         return DS_ERR_LBR_CALLSTACK_FREEZE;
+    if (cfg->freeze_on_pmi && !cfg->use_select && (m->flags & DS_LBR_F_CALLSTACK)) {
+        /* MSR_LBR_SELECT left as programmed elsewhere: its call-stack bit counts too */
+        uint64_t sel;
+        if (ds_msr_read(cpu, DS_MSR_LBR_SELECT, &sel))
+            return DS_ERR_MSR_FAULT;
+        if (sel & DS_LBR_SELECT_EN_CALLSTACK)
+            return DS_ERR_LBR_CALLSTACK_FREEZE;
+    }
     if (cfg->use_select) {
         if (ds_msr_write(cpu, DS_MSR_LBR_SELECT, cfg->select))
             return DS_ERR_MSR_FAULT;

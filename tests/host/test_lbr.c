@@ -404,6 +404,17 @@ static void test_callstack_freeze(void)
     fp_set(&f, DS_MSR_IA32_DEBUGCTL, 1ull << 11);
     CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "defaults over stale freeze");
     CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1, "legacy: stale FREEZE_LBRS_ON_PMI cleared");
+    /* freeze without use_select over an LBR_SELECT already in call-stack mode */
+    fp_set(&f, DS_MSR_LBR_SELECT, DS_LBR_SELECT_EN_CALLSTACK | DS_LBR_SELECT_CPL_EQ_0);
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+    struct ds_lbr_config fz = { .freeze_on_pmi = true };
+    fp_clear_log(&f);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &fz), DS_ERR_LBR_CALLSTACK_FREEZE, "stale LBR_SELECT[9] + freeze");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    fp_set(&f, DS_MSR_LBR_SELECT, DS_LBR_SELECT_CPL_EQ_0);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &fz), DS_OK, "LBR_SELECT without call stack + freeze");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0x801, "LBR | FREEZE");
+    CHECK_EQ(fp_get(&f, DS_MSR_LBR_SELECT), DS_LBR_SELECT_CPL_EQ_0, "LBR_SELECT untouched");
 
     ds_lbr_lookup(6, 0x97, &m);  /* Arch LBR row */
     lbr_cpu(&f, &cpu, m, 5, true, 0);

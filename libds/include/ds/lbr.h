@@ -233,7 +233,8 @@ struct ds_lbr_config {
  * with freeze_on_pmi is refused (DS_ERR_LBR_CALLSTACK_FREEZE): a PMI near a
  * call/return corrupts the stack (Linux __intel_pmu_lbr_enable clears the
  * freeze in call-stack mode). Without use_select MSR_LBR_SELECT is left as
- * it is: the caller who set its bit 9 elsewhere must not ask for the freeze.
+ * it is; on call-stack rows (DS_LBR_F_CALLSTACK) freeze_on_pmi then reads it
+ * and refuses when its bit 9 is already set.
  * @cfg may be NULL (defaults). The model row must be the CPU's own
  * (caps.display_family/model), else DS_ERR_INVAL.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_INVAL,
@@ -245,7 +246,8 @@ struct ds_lbr_config {
  * DS_ERR_LBR_ARCH_DEPTH, DS_ERR_UNSUPPORTED (NetBurst row with
  * DS_CONFIG_NETBURST=0), DS_ERR_MSR_FAULT (earlier writes of the sequence
  * stay done).
- * MSRs: family 6: writes MSR_LBR_SELECT (0x1C8) when use_select; reads and
+ * MSRs: family 6: writes MSR_LBR_SELECT (0x1C8) when use_select, reads it
+ * with freeze_on_pmi and no use_select on call-stack rows; reads and
  * writes IA32_DEBUGCTL (0x1D9). NetBurst: reads and writes MSR_DEBUGCTLA
  * (0x1D9). Arch LBR: reads and writes IA32_DEBUGCTL (bit 11 only);
  * writes IA32_LBR_DEPTH (0x14CF), IA32_LBR_CTL (0x14CE);
