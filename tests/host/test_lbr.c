@@ -706,6 +706,91 @@ static void test_atom_freeze_erratum(void)
     }
 }
 
+/* Real silicon (issue 11): CPUID words of logical CPU #0 (and the first E-core
+ * where it differs) typed from the dumps in ../shared/cpuid/ (file name's
+ * part in the comment; leaf 0 EAX, 01H EAX, (07H,0) EDX, 1CH EAX/EBX/ECX).
+ * Expected LBR source independently: legacy depth from SDM Table 17-4 / the
+ * Linux lbr_init_* of the model, Arch LBR when EDX[19] is set, its depth
+ * 8 * (highest set bit of 1CH:EAX[7:0] + 1) per the SDM leaf 1CH definition. */
+static void test_real_cpuid(void)
+{
+    static const struct {
+        const char *part;
+        uint32_t max, sig, edx7, a1c, b1c, c1c;
+        uint16_t fam;
+        uint8_t model, depth; /* depth 0: Arch LBR (then 32 from 1CH:EAX = 0x..0B) */
+    } d[] = {
+        { "Merom/Conroe", 0xA, 0x000006F6, 0, 0, 0, 0, 0x06, 0x0F, 4 },
+        { "P4_Northwood", 0x2, 0x00000F24, 0, 0, 0, 0, 0x0F, 0x02, 4 },
+        { "P4_CedarMill", 0x6, 0x00000F65, 0, 0, 0, 0, 0x0F, 0x06, 16 },
+        { "Penryn", 0xA, 0x00010676, 0, 0, 0, 0, 0x06, 0x17, 4 },
+        { "Nehalem", 0xB, 0x000106A1, 0, 0, 0, 0, 0x06, 0x1A, 16 },
+        { "SandyBridge", 0xD, 0x000206A7, 0, 0, 0, 0, 0x06, 0x2A, 16 },
+        { "Silvermont", 0xB, 0x00030678, 0, 0, 0, 0, 0x06, 0x37, 8 },
+        { "Haswell", 0xD, 0x000306C3, 0, 0, 0, 0, 0x06, 0x3C, 16 },
+        { "BroadwellE", 0x14, 0x000406F1, 0, 0, 0, 0, 0x06, 0x4F, 16 },
+        { "SkylakeX", 0x16, 0x00050654, 0, 0, 0, 0, 0x06, 0x55, 32 },
+        { "KnightsLanding", 0xD, 0x00050671, 0x04000000, 0, 0, 0, 0x06, 0x57, 8 },
+        { "Goldmont", 0x15, 0x000506C9, 0, 0, 0, 0, 0x06, 0x5C, 32 },
+        { "Skylake", 0x16, 0x000506E3, 0, 0, 0, 0, 0x06, 0x5E, 32 },
+        { "ICX", 0x1B, 0x000606A6, 0xBC040412, 0, 0, 0, 0x06, 0x6A, 32 },
+        { "GoldmontPlus", 0x18, 0x000706A8, 0xAC000400, 0, 0, 0, 0x06, 0x7A, 32 },
+        { "JasperLake", 0x1B, 0x000906C0, 0xFC000400, 0, 0, 0, 0x06, 0x9C, 32 },
+        { "SapphireRapids", 0x20, 0x000806F8, 0xFFDD4430, 0x4000000B, 7, 7, 0x06, 0x8F, 0 },
+        { "AlderLake", 0x20, 0x00090672, 0xFC984510, 0x4000000B, 7, 7, 0x06, 0x97, 0 },
+        { "MeteorLake P", 0x23, 0x000A06A4, 0xFC18C410, 0x4000000B, 7, 7, 0x06, 0xAA, 0 },
+        { "MeteorLake E", 0x23, 0x000A06A4, 0xFC18C410, 0xC000000B, 7, 7, 0x06, 0xAA, 0 },
+        { "LunarLake P", 0x23, 0x000B06D1, 0xFC1CC430, 0x4000000B, 7, 0xF0007, 0x06, 0xBD, 0 },
+        { "LunarLake E", 0x23, 0x000B06D1, 0xFC1CC430, 0xC000000B, 7, 0xF0007, 0x06, 0xBD, 0 },
+        { "ArrowLake P", 0x23, 0x000C0662, 0xFC18C430, 0x4000000B, 7, 0xF0007, 0x06, 0xC6, 0 },
+        { "PantherLakeL P", 0x28, 0x000C06C3, 0xFC18C430, 0x4000000B, 7, 0xF0007, 0x06, 0xCC, 0 },
+        { "EmeraldRapids", 0x20, 0x000C06F2, 0xFFDD4432, 0x4000000B, 7, 7, 0x06, 0xCF, 0 },
+    };
+    for (unsigned i = 0; i < N(d); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        const struct ds_lbr_model *m = NULL;
+        fp_reset(&f);
+        fp_intel(&f, d[i].max, d[i].sig, 0, 1u << 21);
+        if (d[i].max >= 7)
+            fp_cpuid_set(&f, 7, 0, 0, 0, 0, d[i].edx7);
+        if (d[i].max >= 0x1C)
+            fp_cpuid_set(&f, 0x1C, 0, d[i].a1c, d[i].b1c, d[i].c1c, 0);
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+        fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 0);
+        fp_set(&f, DS_MSR_IA32_LBR_CTL, 0);
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "%s: identify", d[i].part);
+        CHECK_EQ(ds_lbr_cpu_model(&cpu, &m), DS_OK, "%s: LBR source", d[i].part);
+        if (!m)
+            continue;
+        CHECK(m->family == d[i].fam && m->model == d[i].model, "%s: row %02X_%02XH", d[i].part, d[i].fam,
+              d[i].model);
+        CHECK_EQ(!!(m->flags & DS_LBR_F_ARCH), d[i].depth == 0, "%s: Arch LBR iff EDX[19]", d[i].part);
+        if (d[i].depth) {
+            CHECK_EQ(m->depth, d[i].depth, "%s: legacy depth", d[i].part);
+            continue;
+        }
+        CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "%s: enable", d[i].part);
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_DEPTH), 32, "%s: depth 32 from 1CH:EAX[7:0] = 0x0B", d[i].part);
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), 0x7F0007, "%s: LBREn|OS|USR|all branch types", d[i].part);
+        /* one entry: branch counters logged exactly where 1CH:ECX[19:16] says */
+        fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 32);
+        fp_set(&f, 0x1500, 0x401000);
+        fp_set(&f, 0x1600, 0x402000);
+        fp_set(&f, 0x1200, (1ull << 63) | (0xE4ull << 32));
+        fp_set(&f, 0x1501, 0);
+        struct ds_lbr_entry out[64];
+        size_t got = 0;
+        CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_OK, "%s: read", d[i].part);
+        CHECK(got == 1 && out[0].has_mispred && out[0].mispred, "%s: one mispredicted entry", d[i].part);
+        bool cntr = d[i].c1c & 0xF0000;
+        CHECK_EQ(out[0].br_cntr_mask, cntr ? 0xF : 0, "%s: counters logged", d[i].part);
+        CHECK(!cntr || (out[0].br_cntr[0] == 0 && out[0].br_cntr[1] == 1 && out[0].br_cntr[2] == 2 &&
+                        out[0].br_cntr[3] == 3), "%s: INFO[39:32] = 0xE4", d[i].part);
+    }
+}
+
 static void test_enable(void)
 {
     struct fake_pmu f;
@@ -785,6 +870,7 @@ int main(void)
     test_arch_info_gating();
     test_new_families();
     test_atom_freeze_erratum();
+    test_real_cpuid();
     test_enable();
     return check_summary();
 }
