@@ -40,7 +40,7 @@ static void capability_report(void)
         err = ds_cpu_identify(&k_cpu);
     k_cpu_identify_err = err;
     kprintf("# capability report (libds %s, ds_cpu_identify: %s)\n", DS_VERSION_STRING, ds_strerror(err));
-    if (err != DS_OK && err != DS_ERR_MSR_FAULT)
+    if (err != DS_OK)
         return;
     int ferr = ds_caps_format(&k_cpu.caps, buf, sizeof(buf));
     for (char *p = buf; *p;) {

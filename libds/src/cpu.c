@@ -112,6 +112,8 @@ static void identify_ext_leaves(struct ds_cpu *cpu, struct ds_caps *c)
         c->lbr_1c_eax = r[0];
         c->lbr_1c_ebx = r[1];
         c->lbr_1c_ecx = r[2];
+        for (uint32_t m = r[0] & 0xFFu; m; m >>= 1)
+            c->arch_lbr_depth = (uint8_t)(c->arch_lbr_depth + 8);
     }
     if (c->max_leaf >= 0x23) {
         ds_cpuid(cpu, 0x23, 0, r);
@@ -137,10 +139,76 @@ static void identify_ext_leaves(struct ds_cpu *cpu, struct ds_caps *c)
     }
 }
 
+/*
+ * IA32_MISC_ENABLE (0x1A0): architectural from family 0FH (SDM Vol. 4,
+ * "Architectural MSRs", introduced 0F_0H); in family 06H from the Pentium M
+ * Dothan/Core line, DisplayModel 0DH and later (Linux reads it from the same
+ * model on). Older P6 parts (Pentium Pro/II/III, Banias) and other vendors
+ * may #GP on it, so it is not read there: caps then advertise no BTS/PEBS.
+ * IA32_PERF_CAPABILITIES (0x345) exists iff CPUID.01H:ECX.PDCM (SDM Vol. 4).
+ * A fault on an advertised MSR (hypervisors, emulators) degrades that one
+ * capability to absent and is recorded in c->*_err; it never stops the
+ * identification (issue 10 item 15).
+ */
+static void read_misc_enable(struct ds_cpu *cpu, struct ds_caps *c)
+{
+    uint64_t v;
+    bool exists = c->max_leaf >= 1 && (c->cpuid1_edx & DS_CPUID1_EDX_MSR) &&
+                  (c->display_family > 6 || (c->display_family == 6 && c->display_model >= 0x0D));
+    if (!exists) {
+        c->misc_enable_err = DS_ERR_NO_MSR;
+        return;
+    }
+    if (ds_msr_read(cpu, DS_MSR_IA32_MISC_ENABLE, &v) != DS_OK) {
+        c->misc_enable_err = DS_ERR_MSR_FAULT;
+        return;
+    }
+    c->has_misc_enable = true;
+    c->misc_enable = v;
+    c->perfmon_available = (v & DS_MISC_ENABLE_PERFMON_AVAIL) != 0;
+    c->bts_unavailable = (v & DS_MISC_ENABLE_BTS_UNAVAIL) != 0;
+    c->pebs_unavailable = (v & DS_MISC_ENABLE_PEBS_UNAVAIL) != 0;
+}
+
+static void read_perf_caps(struct ds_cpu *cpu, struct ds_caps *c)
+{
+    uint64_t v;
+    if (!c->pdcm) {
+        c->perf_caps_err = DS_ERR_NO_PDCM;
+        return;
+    }
+    if (ds_msr_read(cpu, DS_MSR_IA32_PERF_CAPABILITIES, &v) != DS_OK) {
+        c->perf_caps_err = DS_ERR_MSR_FAULT;
+        return;
+    }
+    c->has_perf_caps = true;
+    c->perf_caps = v;
+    c->lbr_format = (uint8_t)(v & DS_PERFCAP_LBR_FMT_MASK);
+    c->pebs_trap = (v & DS_PERFCAP_PEBS_TRAP) != 0;
+    c->pebs_arch_reg = (v & DS_PERFCAP_PEBS_ARCH_REG) != 0;
+    c->pebs_format = (uint8_t)((v & DS_PERFCAP_PEBS_FMT_MASK) >> DS_PERFCAP_PEBS_FMT_SHIFT);
+    c->smm_freeze = (v & DS_PERFCAP_SMM_FREEZE) != 0;
+    c->fw_write = (v & DS_PERFCAP_FW_WRITE) != 0;
+    c->pebs_baseline = (v & DS_PERFCAP_PEBS_BASELINE) != 0;
+    c->perf_metrics = (v & DS_PERFCAP_PERF_METRICS) != 0;
+    c->pebs_output_pt = (v & DS_PERFCAP_PEBS_OUTPUT_PT) != 0;
+    c->pebs_timing_info = (v & DS_PERFCAP_PEBS_TIMING_INFO) != 0;
+}
+
+static void identify_msrs(struct ds_cpu *cpu, struct ds_caps *c)
+{
+    if (c->vendor != DS_VENDOR_INTEL) {
+        c->misc_enable_err = DS_ERR_NOT_INTEL;
+        c->perf_caps_err = DS_ERR_NOT_INTEL;
+        return;
+    }
+    read_misc_enable(cpu, c);
+    read_perf_caps(cpu, c);
+}
+
 int ds_cpu_identify(struct ds_cpu *cpu)
 {
     uint32_t r[4];
-    int ret = DS_OK;
 
     if (!cpu)
         return DS_ERR_NULL;
@@ -218,46 +286,7 @@ int ds_cpu_identify(struct ds_cpu *cpu)
     }
     identify_ext_leaves(cpu, c);
 
-    /* IA32_MISC_ENABLE (0x1A0): architectural from family 0FH (SDM Vol. 4,
-     * "Architectural MSRs", introduced 0F_0H); in family 06H from the Pentium M
-     * Dothan/Core line, DisplayModel 0DH and later (Linux reads it from the same
-     * model on). Older P6 parts (Pentium Pro/II/III, Banias) and other vendors
-     * may #GP on it, so it is not read there: caps then advertise no BTS/PEBS. */
-    bool misc_enable_exists = c->vendor == DS_VENDOR_INTEL && c->max_leaf >= 1 &&
-                              (c->cpuid1_edx & DS_CPUID1_EDX_MSR) &&
-                              (c->display_family > 6 || (c->display_family == 6 && c->display_model >= 0x0D));
-    if (misc_enable_exists) {
-        uint64_t v;
-        int e = ds_msr_read(cpu, DS_MSR_IA32_MISC_ENABLE, &v);
-        if (e == DS_OK) {
-            c->has_misc_enable = true;
-            c->misc_enable = v;
-            c->perfmon_available = (v & DS_MISC_ENABLE_PERFMON_AVAIL) != 0;
-            c->bts_unavailable = (v & DS_MISC_ENABLE_BTS_UNAVAIL) != 0;
-            c->pebs_unavailable = (v & DS_MISC_ENABLE_PEBS_UNAVAIL) != 0;
-        } else {
-            ret = e;
-        }
-        if (c->pdcm) {
-            e = ds_msr_read(cpu, DS_MSR_IA32_PERF_CAPABILITIES, &v);
-            if (e == DS_OK) {
-                c->has_perf_caps = true;
-                c->perf_caps = v;
-                c->lbr_format = (uint8_t)(v & DS_PERFCAP_LBR_FMT_MASK);
-                c->pebs_trap = (v & DS_PERFCAP_PEBS_TRAP) != 0;
-                c->pebs_arch_reg = (v & DS_PERFCAP_PEBS_ARCH_REG) != 0;
-                c->pebs_format = (uint8_t)((v & DS_PERFCAP_PEBS_FMT_MASK) >> DS_PERFCAP_PEBS_FMT_SHIFT);
-                c->smm_freeze = (v & DS_PERFCAP_SMM_FREEZE) != 0;
-                c->fw_write = (v & DS_PERFCAP_FW_WRITE) != 0;
-                c->pebs_baseline = (v & DS_PERFCAP_PEBS_BASELINE) != 0;
-                c->perf_metrics = (v & DS_PERFCAP_PERF_METRICS) != 0;
-                c->pebs_output_pt = (v & DS_PERFCAP_PEBS_OUTPUT_PT) != 0;
-                c->pebs_timing_info = (v & DS_PERFCAP_PEBS_TIMING_INFO) != 0;
-            } else if (ret == DS_OK) {
-                ret = e;
-            }
-        }
-    }
+    identify_msrs(cpu, c);
 
     bool perfmon = c->netburst ? c->perfmon_available : c->has_leaf_0a;
     c->bts_advertised = c->vendor == DS_VENDOR_INTEL && c->ds && c->has_misc_enable && !c->bts_unavailable;
@@ -265,7 +294,7 @@ int ds_cpu_identify(struct ds_cpu *cpu)
                          !c->pebs_unavailable && perfmon;
 
     cpu->identified = true;
-    return ret;
+    return DS_OK;
 }
 
 #if DS_CONFIG_FORMAT
@@ -288,6 +317,19 @@ static void hex2(struct ds__sb *sb, unsigned v)
     static const char hex[] = "0123456789ABCDEF";
     ds__sb_putc(sb, hex[(v >> 4) & 0xF]);
     ds__sb_putc(sb, hex[v & 0xF]);
+}
+
+/* "key: absent (MSR-name (addr): why)": only what identification did, e.g.
+ * "faulted (#GP)" for an advertised MSR that faulted, "not accessed" for one
+ * that was never read (issue 10 items 15, 16). */
+static void absent(struct ds__sb *sb, const char *k, const char *msr, int err)
+{
+    ds__sb_puts(sb, k);
+    ds__sb_puts(sb, ": absent (");
+    ds__sb_puts(sb, msr);
+    ds__sb_puts(sb, ": ");
+    ds__sb_puts(sb, ds_strerror(err));
+    ds__sb_puts(sb, ")\n");
 }
 
 int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
@@ -326,6 +368,8 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
         ds__sb_hex(&sb, c->native_model_id, 6);
         ds__sb_putc(&sb, '\n');
     }
+    if (c->has_leaf_1c)
+        kv_dec(&sb, "arch_lbr.depth", c->arch_lbr_depth);
     kv_dec(&sb, "perfmon.version", c->perfmon_version);
     if (c->has_leaf_0a) {
         kv_dec(&sb, "perfmon.gp_counters", c->gp_counters);
@@ -356,7 +400,7 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
         kv_bool(&sb, "misc_enable.bts_unavailable", c->bts_unavailable);
         kv_bool(&sb, "misc_enable.pebs_unavailable", c->pebs_unavailable);
     } else {
-        ds__sb_puts(&sb, "misc_enable: not read\n");
+        absent(&sb, "misc_enable", "IA32_MISC_ENABLE (0x1A0)", c->misc_enable_err);
     }
     if (c->has_perf_caps) {
         ds__sb_puts(&sb, "perf_capabilities: ");
@@ -370,7 +414,7 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
         kv_bool(&sb, "perf_caps.fw_write", c->fw_write);
         kv_bool(&sb, "perf_caps.pebs_baseline", c->pebs_baseline);
     } else {
-        ds__sb_puts(&sb, "perf_capabilities: absent\n");
+        absent(&sb, "perf_capabilities", "IA32_PERF_CAPABILITIES (0x345)", c->perf_caps_err);
     }
     kv_bool(&sb, "bts.advertised", c->bts_advertised);
     kv_bool(&sb, "pebs.advertised", c->pebs_advertised);

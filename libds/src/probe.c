@@ -34,11 +34,40 @@ static void item(struct ds_probe_item *it, enum ds_probe_verdict v, int reason)
     it->reason = reason;
 }
 
+static void item_msr(struct ds_probe_item *it, enum ds_probe_verdict v, int reason, uint32_t msr)
+{
+    item(it, v, reason);
+    it->msr = msr;
+}
+
+/* Identification's result for one capability MSR (ds_cpu_identify, cpu.h). */
+static void ident_item(struct ds_probe_item *it, int err, uint32_t msr)
+{
+    it->restored = true; /* never written */
+    if (err == DS_OK)
+        item_msr(it, DS_PROBE_WORKING, DS_OK, msr);
+    else if (err == DS_ERR_MSR_FAULT)
+        item_msr(it, DS_PROBE_FAULT, err, msr);
+    else
+        item_msr(it, DS_PROBE_NOT_ADVERTISED, err, msr);
+}
+
+/* Why BTS is not advertised, stating only what was read (issue 10 item 16):
+ * BTS_UNAVAILABLE only when IA32_MISC_ENABLE was read and has the bit. */
+static void bts_not_advertised(const struct ds_caps *c, struct ds_probe_item *it)
+{
+    if (!c->has_misc_enable)
+        item_msr(it, DS_PROBE_NOT_ADVERTISED, c->misc_enable_err, DS_MSR_IA32_MISC_ENABLE);
+    else
+        item_msr(it, DS_PROBE_NOT_ADVERTISED, DS_ERR_BTS_UNAVAILABLE, DS_MSR_IA32_MISC_ENABLE);
+}
+
 /* Write @pattern to @msr, read it back, restore @prior through @restore_msr. */
 static void hold_test(struct ds_cpu *cpu, uint32_t msr, uint32_t restore_msr, uint64_t pattern,
                       uint64_t mask, struct ds_probe_item *it)
 {
     uint64_t prior, v;
+    it->msr = msr;
     if (ds_msr_read(cpu, msr, &prior)) {
         item(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
         it->restored = true; /* nothing written */
@@ -100,7 +129,7 @@ static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, 
         return;
     }
     if (ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &dbg_prior)) {
-        item(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
+        item_msr(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, DS_MSR_IA32_DEBUGCTL);
         it->restored = true;
         return;
     }
@@ -142,6 +171,8 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
         return DS_ERR_NOT_IDENTIFIED;
     ds__zero(out, sizeof(*out));
     const struct ds_caps *c = &cpu->caps;
+    ident_item(&out->misc_enable, c->misc_enable_err, DS_MSR_IA32_MISC_ENABLE);
+    ident_item(&out->perf_caps, c->perf_caps_err, DS_MSR_IA32_PERF_CAPABILITIES);
     if (c->vendor != DS_VENDOR_INTEL) {
         item(&out->ds_area, DS_PROBE_NOT_ADVERTISED, DS_ERR_NOT_INTEL);
         item(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NOT_INTEL);
@@ -155,22 +186,23 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
     if (!c->ds) {
         item(&out->ds_area, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_DS);
     } else {
-        bool busy = false, fault = false;
+        bool busy = false;
+        uint32_t fault = 0;
         uint64_t v;
         if (c->bts_advertised) {
             if (ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &v))
-                fault = true;
+                fault = DS_MSR_IA32_DEBUGCTL;
             else if (v & bts_on_bits(cpu))
                 busy = true;
         }
         if (c->pebs_advertised && !fault) {
             if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
-                fault = true;
+                fault = DS_MSR_IA32_PEBS_ENABLE;
             else if (c->netburst ? (v & NB_PEBS_ENABLE_BITS) != 0 : v != 0)
                 busy = true;
         }
         if (fault)
-            item(&out->ds_area, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
+            item_msr(&out->ds_area, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, fault);
         else if (busy)
             item(&out->ds_area, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
         else
@@ -183,10 +215,12 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
         uint64_t cccr;
         if (!DS_CONFIG_NETBURST)
             item(&out->counter, DS_PROBE_NOT_TESTED, DS_ERR_UNSUPPORTED); /* ds/config.h */
+        else if (!c->has_misc_enable) /* NetBurst perfmon is MISC_ENABLE[7]: say it was not read */
+            item_msr(&out->counter, DS_PROBE_NOT_ADVERTISED, c->misc_enable_err, DS_MSR_IA32_MISC_ENABLE);
         else if (!c->perfmon_available)
-            item(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_PERFMON);
+            item_msr(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_PERFMON, DS_MSR_IA32_MISC_ENABLE);
         else if (ds_msr_read(cpu, NB_MSR_BPU_CCCR0, &cccr))
-            item(&out->counter, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
+            item_msr(&out->counter, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, NB_MSR_BPU_CCCR0);
         else if (cccr & NB_CCCR_ENABLE)
             item(&out->counter, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
         else /* NetBurst counters are 40 bits and written in full */
@@ -196,7 +230,7 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
         uint64_t sel;
         uint64_t mask = c->gp_width >= 64 ? ~0ull : ((1ull << c->gp_width) - 1);
         if (ds_msr_read(cpu, DS_MSR_IA32_PERFEVTSEL0, &sel))
-            item(&out->counter, DS_PROBE_FAULT, DS_ERR_MSR_FAULT);
+            item_msr(&out->counter, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, DS_MSR_IA32_PERFEVTSEL0);
         else if (sel & EVTSEL_EN)
             item(&out->counter, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
         else
@@ -211,9 +245,9 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
     if (!c->ds)
         item(&out->bts, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_DS);
     else if (!c->bts_advertised)
-        item(&out->bts, DS_PROBE_NOT_ADVERTISED, DS_ERR_BTS_UNAVAILABLE);
+        bts_not_advertised(c, &out->bts);
     else if (out->ds_area.verdict == DS_PROBE_BUSY || out->ds_area.verdict == DS_PROBE_FAULT)
-        item(&out->bts, out->ds_area.verdict, out->ds_area.reason);
+        item_msr(&out->bts, out->ds_area.verdict, out->ds_area.reason, out->ds_area.msr);
     else if (!DS_CONFIG_BTS || (c->netburst && !PROBE_BTS_NB_OK))
         item(&out->bts, DS_PROBE_NOT_TESTED, DS_ERR_UNSUPPORTED); /* compiled out (ds/config.h) */
     else if (!bts_scratch || !bts_scratch->area || !bts_scratch->buf)
@@ -239,12 +273,34 @@ const char *ds_probe_verdict_name(enum ds_probe_verdict v)
 }
 
 #if DS_CONFIG_FORMAT
+/* The MSRs a probe item can name (msr.h numbers). */
+static const char *msr_name(uint32_t msr)
+{
+    switch (msr) {
+    case DS_MSR_IA32_MISC_ENABLE: return "IA32_MISC_ENABLE (0x1A0)";
+    case DS_MSR_IA32_PERF_CAPABILITIES: return "IA32_PERF_CAPABILITIES (0x345)";
+    case DS_MSR_IA32_DS_AREA: return "IA32_DS_AREA (0x600)";
+    case DS_MSR_IA32_DEBUGCTL: return "IA32_DEBUGCTL (0x1D9)";
+    case DS_MSR_IA32_PEBS_ENABLE: return "IA32_PEBS_ENABLE (0x3F1)";
+    case DS_MSR_IA32_PERFEVTSEL0: return "IA32_PERFEVTSEL0 (0x186)";
+    case DS_MSR_IA32_PMC0: return "IA32_PMC0 (0xC1)";
+    case DS_MSR_IA32_A_PMC0: return "IA32_A_PMC0 (0x4C1)";
+    case NB_MSR_BPU_COUNTER0: return "MSR_BPU_COUNTER0 (0x300)";
+    case NB_MSR_BPU_CCCR0: return "MSR_BPU_CCCR0 (0x360)";
+    }
+    return "MSR";
+}
+
 static void line(struct ds__sb *sb, const char *k, const struct ds_probe_item *it)
 {
     ds__sb_puts(sb, k);
     ds__sb_puts(sb, ": ");
     ds__sb_puts(sb, ds_probe_verdict_name(it->verdict));
     ds__sb_puts(sb, " (");
+    if (it->msr && it->reason != DS_OK) {
+        ds__sb_puts(sb, msr_name(it->msr));
+        ds__sb_puts(sb, ": ");
+    }
     ds__sb_puts(sb, ds_strerror(it->reason));
     ds__sb_puts(sb, it->restored ? ")\n" : "; prior value NOT restored)\n");
 }
@@ -260,6 +316,8 @@ int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len)
     line(&sb, "ds_area", &r->ds_area);
     line(&sb, "counter", &r->counter);
     line(&sb, "bts", &r->bts);
+    line(&sb, "misc_enable", &r->misc_enable);
+    line(&sb, "perf_capabilities", &r->perf_caps);
     return sb.truncated ? DS_ERR_BUFSZ : DS_OK;
 }
 #else /* !DS_CONFIG_FORMAT: renderers compiled out (ds/config.h) */

@@ -6,6 +6,7 @@
  * Usage: dsinfo --help.
  */
 #include <ds/ds.h>
+#include "dsinfo_cpu.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -33,15 +34,20 @@ static const char usage_text[] =
     "  netburst event NAME     one event: event select, CCCR select, ESCRs with\n"
     "                          their MSRs and counters, event-mask bits\n"
     "  msrs                    every MSR libds knows, with its address\n"
-    "  pebs-format F           PEBS record layout of format F (0-5, nb32, nb64)\n"
+    "  pebs-format F           PEBS record layout of format F (0-6, nb32, nb64)\n"
     "  decode pebs F HEX...    decode one PEBS record of format F given as hex bytes\n"
     "                          in memory order (spaces allowed, e.g. \"c6 00 ...\")\n"
+    "  cpu [--cpuid-dump FILE] what libds makes of this machine (CPUID on every logical\n"
+    "                          CPU, IA32_MISC_ENABLE/IA32_PERF_CAPABILITIES via\n"
+    "                          /dev/cpu/N/msr when readable) or of a CPUID dump: the\n"
+    "                          capability report, PEBS format, LBR source, counters\n"
     "  --help, -h              this text\n"
     "\n"
     "Exit status: 0 on success, 2 on bad arguments (usage printed on stderr),\n"
     "1 when the request is valid but cannot be answered (e.g. unknown model).\n";
 
 static bool json;
+static const char *cpuid_dump_file; /* dsinfo cpu --cpuid-dump FILE */
 
 static int usage_error(const char *fmt, ...)
 {
@@ -362,7 +368,8 @@ static bool parse_pebs_fmt(const char *s, enum ds_pebs_fmt *out)
 {
     static const struct { const char *n; enum ds_pebs_fmt f; } t[] = {
         {"0", DS_PEBS_FMT_0}, {"1", DS_PEBS_FMT_1}, {"2", DS_PEBS_FMT_2}, {"3", DS_PEBS_FMT_3},
-        {"4", DS_PEBS_FMT_4}, {"5", DS_PEBS_FMT_5}, {"nb32", DS_PEBS_FMT_NB32}, {"nb64", DS_PEBS_FMT_NB64},
+        {"4", DS_PEBS_FMT_4}, {"5", DS_PEBS_FMT_5}, {"6", DS_PEBS_FMT_6},
+        {"nb32", DS_PEBS_FMT_NB32}, {"nb64", DS_PEBS_FMT_NB64},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (strcmp(s, t[i].n) == 0) {
@@ -395,9 +402,9 @@ static int cmd_pebs_format(int argc, char **argv)
 {
     enum ds_pebs_fmt f;
     if (argc != 1 || !parse_pebs_fmt(argv[0], &f))
-        return usage_error("pebs-format takes one format: 0-5, nb32 or nb64");
+        return usage_error("pebs-format takes one format: 0-6, nb32 or nb64");
     uint32_t size = ds_pebs_record_size(f, 0);
-    bool adaptive = f == DS_PEBS_FMT_4 || f == DS_PEBS_FMT_5;
+    bool adaptive = ds_pebs_fmt_adaptive(f);
     if (json) {
         printf("{\"format\":");
         jstr(argv[0]);
@@ -469,7 +476,7 @@ static int cmd_decode(int argc, char **argv)
     if (argc < 3 || strcmp(argv[0], "pebs") != 0)
         return usage_error("decode takes: pebs FORMAT HEX...");
     if (!parse_pebs_fmt(argv[1], &f))
-        return usage_error("bad PEBS format '%s' (0-5, nb32, nb64)", argv[1]);
+        return usage_error("bad PEBS format '%s' (0-6, nb32, nb64)", argv[1]);
     static uint8_t buf[8192];
     size_t n = 0;
     int hi = -1;
@@ -595,6 +602,8 @@ static int run(int n, char **args)
     if (n == 0)
         return usage_error("no command");
     const char *cmd = args[0];
+    if (cpuid_dump_file && strcmp(cmd, "cpu") != 0)
+        return usage_error("--cpuid-dump is an option of cpu");
     if (strcmp(cmd, "lbr") == 0)
         return cmd_lbr(n - 1, args + 1);
     if (strcmp(cmd, "netburst") == 0)
@@ -605,6 +614,11 @@ static int run(int n, char **args)
         return cmd_pebs_format(n - 1, args + 1);
     if (strcmp(cmd, "decode") == 0)
         return cmd_decode(n - 1, args + 1);
+    if (strcmp(cmd, "cpu") == 0) {
+        if (n != 1)
+            return usage_error("cpu takes no argument (a dump: --cpuid-dump FILE)");
+        return dsinfo_cmd_cpu(0, NULL, json, cpuid_dump_file);
+    }
     return usage_error("unknown command '%s'", cmd);
 }
 
@@ -620,6 +634,11 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage_text, stdout);
             rc = 0;
+        } else if (strcmp(argv[i], "--cpuid-dump") == 0) {
+            if (i + 1 >= argc)
+                rc = usage_error("--cpuid-dump needs a FILE");
+            else
+                cpuid_dump_file = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             rc = usage_error("unknown option '%s'", argv[i]);
         } else {

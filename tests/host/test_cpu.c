@@ -83,12 +83,84 @@ static void test_identify_faults(void)
     fake_skylake(&f);
     f.nmsrs = 0; /* MISC_ENABLE and PERF_CAPABILITIES now fault */
     ds_cpu_init(&cpu, &fake_ops, &f);
-    CHECK_EQ(ds_cpu_identify(&cpu), DS_ERR_MSR_FAULT, "fault reported");
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "advertised MSRs faulting is not an identification failure");
+    CHECK(cpu.identified, "identified");
     CHECK(!cpu.caps.has_misc_enable && !cpu.caps.has_perf_caps, "no caps from faulting MSRs");
-    CHECK(!cpu.caps.pebs_advertised, "not advertised without MISC_ENABLE");
+    CHECK_EQ(cpu.caps.misc_enable_err, DS_ERR_MSR_FAULT, "MISC_ENABLE fault recorded");
+    CHECK_EQ(cpu.caps.perf_caps_err, DS_ERR_MSR_FAULT, "PERF_CAPABILITIES fault recorded");
+    CHECK(!cpu.caps.pebs_advertised && !cpu.caps.bts_advertised, "not advertised without MISC_ENABLE");
     CHECK_EQ(ds_cpu_init(NULL, &fake_ops, &f), DS_ERR_NULL, "null cpu");
     CHECK_EQ(ds_cpu_init(&cpu, NULL, NULL), DS_ERR_INVAL, "host build needs a backend");
     CHECK_EQ(ds_cpu_identify(NULL), DS_ERR_NULL, "identify null");
+}
+
+/*
+ * Issue 10 item 15: PDCM set but IA32_PERF_CAPABILITIES #GPs, or perfmon
+ * advertised but IA32_MISC_ENABLE #GPs (hypervisors, emulators). Only that
+ * capability is absent, the reason names the MSR, everything else is there.
+ * Before the fix ds_cpu_identify() returned DS_ERR_MSR_FAULT.
+ */
+static void test_identify_msr_gp(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    char buf[4096];
+
+    fake_skylake_msr_gp(&f, DS_MSR_IA32_PERF_CAPABILITIES);
+    CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, &f), DS_OK, "init");
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "PERF_CAPABILITIES #GP: identify succeeds");
+    const struct ds_caps *c = &cpu.caps;
+    CHECK(cpu.identified, "identified");
+    CHECK_EQ(f.faults, 1, "exactly one faulting access");
+    CHECK(c->pdcm && !c->has_perf_caps, "PDCM advertised, PERF_CAPABILITIES absent");
+    CHECK_EQ(c->perf_caps_err, DS_ERR_MSR_FAULT, "reason: the read faulted");
+    CHECK_EQ(c->misc_enable_err, DS_OK, "MISC_ENABLE was read");
+    CHECK(c->has_misc_enable && c->perfmon_available, "MISC_ENABLE value kept");
+    CHECK(c->pebs_format == 0 && c->lbr_format == 0 && !c->fw_write, "no PERF_CAPABILITIES fields");
+    CHECK_EQ(c->perfmon_version, 4, "leaf 0AH still read");
+    CHECK_EQ(c->gp_mask, 0xF, "counters still identified");
+    CHECK(c->bts_advertised && c->pebs_advertised, "DS and MISC_ENABLE still advertise BTS/PEBS");
+    CHECK_EQ(ds_caps_format(c, buf, sizeof(buf)), DS_OK, "format");
+    CHECK(strstr(buf, "perf_capabilities: absent (IA32_PERF_CAPABILITIES (0x345): MSR access faulted (#GP))\n"),
+          "report names the faulting MSR: %s", buf);
+    CHECK(strstr(buf, "misc_enable: 0x0000000000000080\n") != NULL, "MISC_ENABLE reported: %s", buf);
+
+    fake_skylake_msr_gp(&f, DS_MSR_IA32_MISC_ENABLE);
+    CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, &f), DS_OK, "init");
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "MISC_ENABLE #GP: identify succeeds");
+    CHECK_EQ(f.faults, 1, "exactly one faulting access");
+    CHECK(!c->has_misc_enable && c->misc_enable_err == DS_ERR_MSR_FAULT, "MISC_ENABLE absent, faulted");
+    CHECK(!c->perfmon_available && !c->bts_unavailable && !c->pebs_unavailable, "no MISC_ENABLE bits");
+    CHECK(!c->bts_advertised && !c->pebs_advertised, "BTS/PEBS not advertised without MISC_ENABLE");
+    CHECK(c->has_perf_caps && c->perf_caps_err == DS_OK && c->pebs_format == 3, "PERF_CAPABILITIES still read");
+    CHECK_EQ(ds_caps_format(c, buf, sizeof(buf)), DS_OK, "format");
+    CHECK(strstr(buf, "misc_enable: absent (IA32_MISC_ENABLE (0x1A0): MSR access faulted (#GP))\n"),
+          "report names the faulting MSR: %s", buf);
+    CHECK(strstr(buf, "perf_caps.pebs_format: 3\n") != NULL, "PERF_CAPABILITIES reported");
+
+    /* Clearing path: a second identify on a CPU that no longer faults clears the reason. */
+    f.fault_on_read = 0;
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify again");
+    CHECK(c->has_misc_enable && c->misc_enable_err == DS_OK && c->bts_advertised, "reason cleared");
+
+    /* Reasons when nothing was read: other vendor, no PDCM, no MISC_ENABLE. */
+    memset(&f, 0, sizeof(f));
+    fake_set_cpuid(&f, 0, 0, 0x10, 0x68747541, 0x444d4163, 0x69746e65); /* AuthenticAMD */
+    fake_set_cpuid(&f, 1, 0, 0x00A00F11, 0, DS_CPUID1_ECX_PDCM, DS_CPUID1_EDX_MSR | DS_CPUID1_EDX_DS);
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "amd");
+    CHECK(c->misc_enable_err == DS_ERR_NOT_INTEL && c->perf_caps_err == DS_ERR_NOT_INTEL, "not Intel: not read");
+    CHECK_EQ(f.reads, 0, "no MSR read");
+    fake_skylake(&f);
+    f.leaves[1].r[2] &= ~DS_CPUID1_ECX_PDCM;
+    f.leaves[1].r[3] &= ~DS_CPUID1_EDX_MSR;
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "no MSR, no PDCM");
+    CHECK(c->misc_enable_err == DS_ERR_NO_MSR && c->perf_caps_err == DS_ERR_NO_PDCM, "reasons");
+    CHECK_EQ(f.reads, 0, "no MSR read");
+    CHECK_EQ(ds_caps_format(c, buf, sizeof(buf)), DS_OK, "format");
+    CHECK(strstr(buf, "misc_enable: absent (IA32_MISC_ENABLE (0x1A0): MSR not known to exist on this CPU; not "
+                      "accessed)\n") != NULL, "not-read reason: %s", buf);
 }
 
 static void test_no_pdcm(void)
@@ -169,6 +241,7 @@ static void test_identify_ext_leaves(void)
         CHECK_EQ(c->native_model_id, 4, "native model id");
         CHECK(c->has_leaf_1c, "leaf 1CH read with Arch LBR");
         CHECK_EQ(c->lbr_1c_ecx, 0x000F0007, "1CH ECX");
+        CHECK_EQ(c->arch_lbr_depth, 32, "1CH EAX[7:0] = 0BH: depths 8, 16, 32 -> 32");
         CHECK(c->has_leaf_23, "leaf 23H");
         CHECK_EQ(c->leaf23_subleaves, e ? 0x3Fu : 0x3Bu, "23H.0 EAX");
         CHECK_EQ(c->leaf23_features, 3, "UMASK2 and EQ");
@@ -181,6 +254,21 @@ static void test_identify_ext_leaves(void)
         CHECK_EQ(c->arch_pdist_fixed_mask, 1, "23H.5 EDX");
         CHECK_EQ(ds_caps_format(c, buf, sizeof(buf)), DS_OK, "format");
         CHECK(strstr(buf, e ? "core_type: atom (0x20)" : "core_type: core (0x40)") != NULL, "report: %s", buf);
+    }
+
+    /* Arch LBR depth = 8 * fls(1CH EAX[7:0]) (SDM leaf 1CH; Linux intel_pmu_arch_lbr_init):
+     * boundaries 01H -> 8, 80H -> 64, FFH -> 64, bits above 7 ignored, 0 -> 0. */
+    static const struct { uint32_t eax; unsigned depth; } dep[] = {
+        {0x01, 8}, {0x80, 64}, {0xFF, 64}, {0x40000100, 0}, {0x40000003, 16}, {0, 0},
+    };
+    for (unsigned i = 0; i < sizeof(dep) / sizeof(dep[0]); i++) {
+        ptl_core(&f, false);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0x1C)
+                f.leaves[k].r[0] = dep[i].eax;
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        ds_cpu_identify(&cpu);
+        CHECK_EQ(cpu.caps.arch_lbr_depth, dep[i].depth, "1CH EAX 0x%x", dep[i].eax);
     }
 
     /* Leaf 23H sub-leaf 1 absent: the bitmaps come from leaf 0AH (Skylake: 4 GP, 3 fixed). */
@@ -200,6 +288,7 @@ int main(void)
     test_identify_ext_leaves();
     test_identify_amd_no_msr();
     test_identify_faults();
+    test_identify_msr_gp();
     test_no_pdcm();
     return check_summary();
 }

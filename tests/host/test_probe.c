@@ -170,10 +170,128 @@ static void test_netburst_counter(void)
     fake_set_msr(&e.f, 0x360, 1u << 12);
     ds_probe(&e.cpu, NULL, &r);
     CHECK_EQ(r.counter.verdict, DS_PROBE_BUSY, "CCCR enabled: busy");
+
+    /* NetBurst perfmon is IA32_MISC_ENABLE[7]: when that MSR faulted, the counter
+     * item says so (not "performance monitoring not available"), and the 0x300
+     * counter is not touched (issue 10 items 15/16). */
+    char txt[1024];
+    fake_netburst(&e.f);
+    e.f.fault_on_read = DS_MSR_IA32_MISC_ENABLE;
+    env_identify(&e, 0);
+    CHECK(e.cpu.identified && e.cpu.caps.misc_enable_err == DS_ERR_MSR_FAULT, "NetBurst MISC_ENABLE faulted");
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK(r.counter.verdict == DS_PROBE_NOT_ADVERTISED && r.counter.reason == DS_ERR_MSR_FAULT &&
+          r.counter.msr == DS_MSR_IA32_MISC_ENABLE, "counter: MISC_ENABLE faulted");
+    CHECK_EQ(fake_writes_to(&e.f, 0x300, NULL), 0, "BPU_COUNTER0 untouched");
+    ds_probe_format(&r, txt, sizeof(txt));
+    CHECK(strstr(txt, "counter: not advertised (IA32_MISC_ENABLE (0x1A0): MSR access faulted (#GP))\n") != NULL,
+          "text: %s", txt);
+    /* read, bit 7 clear: that reason, naming the MSR */
+    fake_netburst(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_MISC_ENABLE, 0);
+    env_identify(&e, 0);
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK(r.counter.reason == DS_ERR_NO_PERFMON && r.counter.msr == DS_MSR_IA32_MISC_ENABLE, "bit 7 clear");
+}
+
+/*
+ * Issue 10 item 16: every probe message states only what was read. A family-6
+ * part before 06_0DH (Pentium M Banias 06_09H: CPUID DS set, no
+ * IA32_MISC_ENABLE per SDM Vol. 4 / Linux) must not be told
+ * "IA32_MISC_ENABLE.BTS_UNAVAILABLE is set". Before the fix the BTS reason
+ * was DS_ERR_BTS_UNAVAILABLE whenever BTS was not advertised.
+ */
+static void test_messages_state_what_was_read(void)
+{
+    static struct env e;
+    struct ds_probe_result r;
+    char txt[1024];
+
+    memset(&e.f, 0, sizeof(e.f));
+    fake_set_cpuid(&e.f, 0, 0, 2, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(&e.f, 1, 0, 0x00000695, 0, 0, DS_CPUID1_EDX_MSR | DS_CPUID1_EDX_DS);
+    fake_set_msr(&e.f, DS_MSR_IA32_DS_AREA, 0);
+    env_identify(&e, 0);
+    CHECK(!e.cpu.caps.has_misc_enable, "06_09H: MISC_ENABLE not read");
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "probe");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_NOT_ADVERTISED, "BTS not advertised");
+    CHECK_EQ(r.bts.reason, DS_ERR_NO_MSR, "reason: MISC_ENABLE not read, not BTS_UNAVAILABLE");
+    CHECK_EQ(r.bts.msr, DS_MSR_IA32_MISC_ENABLE, "names IA32_MISC_ENABLE");
+    CHECK_EQ(r.misc_enable.verdict, DS_PROBE_NOT_ADVERTISED, "misc_enable item: not read");
+    CHECK_EQ(r.perf_caps.reason, DS_ERR_NO_PDCM, "perf_caps item: no PDCM");
+    CHECK_EQ(ds_probe_format(&r, txt, sizeof(txt)), DS_OK, "format");
+    CHECK(strstr(txt, "BTS_UNAVAILABLE") == NULL, "no claim about a bit never read: %s", txt);
+    CHECK(strstr(txt, "bts: not advertised (IA32_MISC_ENABLE (0x1A0): MSR not known to exist on this CPU; not "
+                      "accessed)\n") != NULL, "text: %s", txt);
+
+    /* MISC_ENABLE read with BTS_UNAVAILABLE set: that reason, and only then. */
+    fake_skylake_pmu(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_MISC_ENABLE, DS_MISC_ENABLE_PERFMON_AVAIL | DS_MISC_ENABLE_BTS_UNAVAIL);
+    env_identify(&e, 1);
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK_EQ(r.bts.reason, DS_ERR_BTS_UNAVAILABLE, "bit read and set");
+    ds_probe_format(&r, txt, sizeof(txt));
+    CHECK(strstr(txt, "bts: not advertised (IA32_MISC_ENABLE (0x1A0): IA32_MISC_ENABLE.BTS_UNAVAILABLE is set)\n"),
+          "text: %s", txt);
+    CHECK(strstr(txt, "misc_enable: working (success)\n") != NULL,
+          "misc_enable read: %s", txt);
+}
+
+/*
+ * Issue 10 item 15: advertised capability MSR that #GPs. Identification
+ * degrades it (cpu.h), the probe says which MSR faulted and still probes the
+ * rest. Before the fix identification failed and the probe could not run.
+ */
+static void test_capability_msr_fault(void)
+{
+    static struct env e;
+    struct ds_probe_result r;
+    char txt[1024];
+
+    fake_skylake_msr_gp(&e.f, DS_MSR_IA32_MISC_ENABLE);
+    env_identify(&e, 1);
+    CHECK(e.cpu.identified, "identified despite the #GP");
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "probe runs");
+    CHECK_EQ(r.misc_enable.verdict, DS_PROBE_FAULT, "misc_enable: fault");
+    CHECK_EQ(r.misc_enable.msr, DS_MSR_IA32_MISC_ENABLE, "which MSR");
+    CHECK_EQ(r.perf_caps.verdict, DS_PROBE_WORKING, "perf caps read");
+    CHECK_EQ(r.bts.reason, DS_ERR_MSR_FAULT, "BTS not advertised because MISC_ENABLE faulted");
+    CHECK_EQ(r.bts.msr, DS_MSR_IA32_MISC_ENABLE, "names it");
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_WORKING, "DS_AREA still probed");
+    CHECK_EQ(r.counter.verdict, DS_PROBE_WORKING, "counter still probed");
+    CHECK_EQ(ds_probe_format(&r, txt, sizeof(txt)), DS_OK, "format");
+    CHECK(strstr(txt, "misc_enable: fault (IA32_MISC_ENABLE (0x1A0): MSR access faulted (#GP))\n") != NULL,
+          "text: %s", txt);
+    CHECK(strstr(txt, "bts: not advertised (IA32_MISC_ENABLE (0x1A0): MSR access faulted (#GP))\n") != NULL,
+          "text: %s", txt);
+
+    fake_skylake_msr_gp(&e.f, DS_MSR_IA32_PERF_CAPABILITIES);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "probe runs");
+    CHECK_EQ(r.perf_caps.verdict, DS_PROBE_FAULT, "perf caps: fault");
+    CHECK_EQ(r.misc_enable.verdict, DS_PROBE_WORKING, "misc_enable read");
+    CHECK_EQ(ds_probe_format(&r, txt, sizeof(txt)), DS_OK, "format");
+    CHECK(strstr(txt, "perf_capabilities: fault (IA32_PERF_CAPABILITIES (0x345): MSR access faulted (#GP))\n"),
+          "text: %s", txt);
+    /* the probe itself did not read the capability MSRs again */
+    e.f.faults = 0;
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK_EQ(e.f.faults, 0, "probe does not re-read a faulting capability MSR");
+
+    /* a fault inside the probe names its MSR too */
+    fake_skylake_pmu(&e.f);
+    e.f.fault_on_read = DS_MSR_IA32_DEBUGCTL;
+    env_identify(&e, 1);
+    ds_probe(&e.cpu, NULL, &r);
+    CHECK(r.ds_area.verdict == DS_PROBE_FAULT && r.ds_area.msr == DS_MSR_IA32_DEBUGCTL, "DEBUGCTL fault named");
+    ds_probe_format(&r, txt, sizeof(txt));
+    CHECK(strstr(txt, "ds_area: fault (IA32_DEBUGCTL (0x1D9): MSR access faulted (#GP))\n") != NULL, "text: %s", txt);
 }
 
 int main(void)
 {
+    test_messages_state_what_was_read();
+    test_capability_msr_fault();
     test_working();
     test_inert_tcg();
     test_busy_fault_absent();

@@ -164,6 +164,22 @@ struct ds_caps {
     /* Derived: what the CPU advertises, before any functional probe */
     bool bts_advertised;          /* Intel && DS && !BTS_UNAVAILABLE */
     bool pebs_advertised;         /* Intel && DS && !PEBS_UNAVAILABLE && perfmon */
+
+    /* Why IA32_MISC_ENABLE / IA32_PERF_CAPABILITIES were not read (has_*
+     * false), one enum ds_err each: DS_OK (read), DS_ERR_NOT_INTEL (other
+     * vendor: not touched), DS_ERR_NO_MSR (MISC_ENABLE: CPUID.01H:EDX.MSR = 0
+     * or a family-6 part before 06_0DH: not touched), DS_ERR_NO_PDCM
+     * (PERF_CAPABILITIES: CPUID.01H:ECX.PDCM = 0: not touched), or
+     * DS_ERR_MSR_FAULT: advertised, read, and the read faulted (hypervisors
+     * and emulators do this); that capability is then absent and
+     * identification went on with everything else. */
+    int misc_enable_err;          /* (both valid once cpu->identified) */
+    int perf_caps_err;
+
+    /* Deepest Arch LBR stack the CPU supports: 8 * fls(CPUID.1CH:EAX[7:0])
+     * (SDM Vol. 2A leaf 1CH: bit n set = depth 8 * (n + 1) supported; Linux
+     * intel_pmu_arch_lbr_init). 0 without leaf 1CH. */
+    uint8_t arch_lbr_depth;
 };
 
 /*
@@ -200,10 +216,15 @@ int ds_cpu_set_ia32e(struct ds_cpu *cpu, bool ia32e);
  * IA32_PERF_CAPABILITIES (only if PDCM). Fills cpu->caps and sets
  * cpu->identified. A non-Intel CPU is identified successfully (vendor set,
  * nothing advertised) and no MSR is read on it.
- * Returns DS_OK, DS_ERR_NULL, or DS_ERR_MSR_FAULT if a backend faulted on
- * one of those two MSRs (caps then keeps the has_* flag false).
- * IA32_MISC_ENABLE is read only on Intel with CPUID.01H:EDX.MSR; a fault
- * there does not stop the IA32_PERF_CAPABILITIES read; the first error wins.
+ * Returns DS_OK or DS_ERR_NULL. An MSR that is advertised but faults (a
+ * backend's DS_ERR_MSR_FAULT: hypervisors and emulators #GP on
+ * IA32_PERF_CAPABILITIES with PDCM set, or on IA32_MISC_ENABLE) is not an
+ * error: that capability is absent (has_* false, caps.misc_enable_err /
+ * caps.perf_caps_err = DS_ERR_MSR_FAULT say which MSR faulted), and
+ * identification finishes everything else. Without MISC_ENABLE, BTS and
+ * PEBS are not advertised; without PERF_CAPABILITIES there is no PEBS or
+ * LBR format.
+ * IA32_MISC_ENABLE is read only on Intel with CPUID.01H:EDX.MSR.
  * MSRs: reads IA32_MISC_ENABLE (0x1A0), IA32_PERF_CAPABILITIES (0x345);
  * writes none. NMI-safe: no, because it rewrites cpu->caps that NMI-time
  * calls read (call once at boot, before enabling anything).
@@ -219,6 +240,11 @@ void ds_display_fms(uint32_t signature, uint16_t *out_family, uint8_t *out_model
 
 /*
  * Render @caps as human-readable text lines ("key: value\n") into buf.
+ * A capability MSR that was not read prints as "misc_enable: absent
+ * (IA32_MISC_ENABLE (0x1A0): <why>)", why being ds_strerror() of
+ * caps.misc_enable_err / perf_caps_err (e.g. "MSR access faulted (#GP)"); the
+ * core type line appears when leaf 1AH is filled, the Arch LBR depth with leaf
+ * 1CH.
  * Always NUL-terminates when len > 0. Returns DS_OK, DS_ERR_NULL (@caps or
  * @buf NULL), DS_ERR_BUFSZ if the text did not fit (it is then truncated)
  * or @len is 0, or DS_ERR_UNSUPPORTED (empty string) in a build with

@@ -54,12 +54,20 @@ struct ds_probe_item {
     uint64_t wrote;      /* test value written (0 if none) */
     uint64_t read_back;  /* value read back */
     bool restored;       /* prior value written back and verified (or nothing changed) */
+    uint32_t msr;        /* the MSR @reason is about (0: none), e.g. IA32_MISC_ENABLE
+                          * 0x1A0 when BTS is not advertised because it was not read */
 };
 
 struct ds_probe_result {
     struct ds_probe_item ds_area;   /* IA32_DS_AREA holds a value */
     struct ds_probe_item counter;   /* a GP counter holds a value */
     struct ds_probe_item bts;       /* BTS produced records (needs scratch) */
+    /* What ds_cpu_identify() found of the two capability MSRs, msr set:
+     * WORKING (read), NOT_ADVERTISED (not read: reason DS_ERR_NOT_INTEL,
+     * DS_ERR_NO_MSR or DS_ERR_NO_PDCM) or FAULT (advertised, read faulted:
+     * DS_ERR_MSR_FAULT). Not accessed again by the probe. */
+    struct ds_probe_item misc_enable;
+    struct ds_probe_item perf_caps;
 };
 
 /*
@@ -89,6 +97,9 @@ struct ds_probe_bts_scratch {
  * PERF_CAPABILITIES.FW_WRITE, otherwise through IA32_PMC0 (which only
  * loads bits 31:0 sign-extended: a prior value above 31 bits cannot be
  * restored exactly, and restored is then false).
+ * BTS that is not advertised has reason DS_ERR_BTS_UNAVAILABLE only when
+ * IA32_MISC_ENABLE was read and has BTS_UNAVAILABLE set; when it was not
+ * read, the reason is why (caps.misc_enable_err) with item.msr 0x1A0.
  * Returns DS_OK (verdicts in @out; MSR faults and refusals are verdicts,
  * not errors), DS_ERR_NULL (@cpu or @out NULL), DS_ERR_NOT_IDENTIFIED.
  * MSRs: (under the conditions above) reads and writes IA32_DS_AREA (0x600),
@@ -105,7 +116,11 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
 const char *ds_probe_verdict_name(enum ds_probe_verdict v);
 
 /*
- * Render @r as "ds_area: inert (reason)\n" lines. Same conventions as
+ * Render @r as "ds_area: inert (reason)\n" lines, one per item; a reason
+ * about an MSR names it: "bts: not advertised (IA32_MISC_ENABLE (0x1A0): MSR
+ * access faulted (#GP))". Every line states only what was read: a BTS/PEBS
+ * "unavailable" reason appears only when IA32_MISC_ENABLE was read and had
+ * the bit set. Same conventions as
  * ds_caps_format(): DS_OK, DS_ERR_NULL, DS_ERR_BUFSZ (truncated, or @len
  * 0), DS_ERR_UNSUPPORTED (DS_CONFIG_FORMAT=0, empty string).
  * MSRs: none. NMI-safe: yes (pure, no locks).

@@ -417,6 +417,38 @@ void dsm_set_pmi(struct dsm_cpu *c, dsm_pmi_fn fn, void *ctx)
     c->pmi_ctx = ctx;
 }
 
+void dsm_set_lvt_model(struct dsm_cpu *c, bool on)
+{
+    if (!c)
+        return;
+    c->lvt_model = on;
+    c->lvt_masked = false;
+}
+
+void dsm_lvt_unmask(struct dsm_cpu *c)
+{
+    if (c)
+        c->lvt_masked = false;
+}
+
+void dsm_set_msr_hook(struct dsm_cpu *c, dsm_msr_hook_fn fn, void *ctx)
+{
+    if (!c)
+        return;
+    c->msr_hook = fn;
+    c->msr_hook_ctx = ctx;
+}
+
+/* After an MSR access: the handler's own instructions (dsm_set_msr_hook). */
+static void msr_hook(struct dsm_cpu *c, uint32_t msr, bool wr)
+{
+    if (!c->msr_hook || c->in_msr_hook)
+        return;
+    c->in_msr_hook = true;
+    c->msr_hook(c->msr_hook_ctx, msr, wr);
+    c->in_msr_hook = false;
+}
+
 void dsm_cpuid(struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
     if (!out)
@@ -1016,8 +1048,26 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
     return DSM_GP;
 }
 
+int dsm_set_msr_gp(struct dsm_cpu *c, uint32_t msr)
+{
+    if (!c)
+        return DSM_EINVAL;
+    if (!msr) {
+        c->quirk_gp[0] = c->quirk_gp[1] = 0;
+        return DSM_OK;
+    }
+    for (int i = 0; i < 2; i++)
+        if (!c->quirk_gp[i] || c->quirk_gp[i] == msr) {
+            c->quirk_gp[i] = msr;
+            return DSM_OK;
+        }
+    return DSM_EINVAL;
+}
+
 static int msr_access(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
 {
+    if (msr && (msr == c->quirk_gp[0] || msr == c->quirk_gp[1]))
+        return DSM_GP; /* advertised, faults anyway (dsm_set_msr_gp) */
     if (msr == DSM_MSR_MISC_ENABLE) {
         if (wr) {
             /* bits 7, 11, 12 are read-only: writes keep them */
@@ -1074,9 +1124,11 @@ int dsm_rdmsr(struct dsm_cpu *c, uint32_t msr, uint64_t *out)
         c->st.rdmsr_gp++;
         if (s)
             s->faults++;
+        msr_hook(c, msr, false);
         return rc;
     }
     *out = v;
+    msr_hook(c, msr, false);
     return DSM_OK;
 }
 
@@ -1095,6 +1147,7 @@ int dsm_wrmsr(struct dsm_cpu *c, uint32_t msr, uint64_t val)
         if (s)
             s->faults++;
     }
+    msr_hook(c, msr, true);
     return rc;
 }
 
@@ -1688,6 +1741,14 @@ int dsm_retire(struct dsm_cpu *c, const struct dsm_event *ev)
             c->st.pmi_pebs++;
         if (why & DSM_PMI_BTS)
             c->st.pmi_bts++;
+        /* LVTPC (dsm_set_lvt_model): a masked entry drops the request; delivery
+         * masks it (SDM Vol. 3A "Local Vector Table"). */
+        if (c->lvt_model && c->lvt_masked) {
+            c->st.pmi_masked++;
+            return DSM_OK;
+        }
+        if (c->lvt_model)
+            c->lvt_masked = true;
         if (c->pmi)
             c->pmi(c->pmi_ctx, why);
     }

@@ -5,10 +5,12 @@
  * restated here from shared/reference/, not read from either side.
  */
 #include <stdio.h>
+#include <string.h>
 #include "check.h"
 #include "ds_model_ops.h"
 #include <ds/cpu.h>
 #include <ds/err.h>
+#include <ds/probe.h>
 
 struct expect {
     enum dsm_profile p;
@@ -120,9 +122,71 @@ static void test_adapter_faults(void)
     CHECK(!c.ia32e, "32-bit model: libds not in IA-32e");
 }
 
+/*
+ * Issue 10 item 15 on the reference model: every profile with the MSR CPUID
+ * advertises made to #GP (dsm_set_msr_gp): IA32_PERF_CAPABILITIES where PDCM
+ * is set, IA32_MISC_ENABLE everywhere. Identification succeeds, that
+ * capability is absent with DS_ERR_MSR_FAULT, the rest equals the unfaulted
+ * identification, and the probe names the MSR. Before the fix identify
+ * returned DS_ERR_MSR_FAULT.
+ */
+static void test_msr_gp(void)
+{
+    static const uint32_t msrs[] = {0x345, 0x1A0};
+    for (size_t i = 0; i < sizeof(T) / sizeof(T[0]); i++)
+        for (size_t k = 0; k < 2; k++) {
+            const struct expect *x = &T[i];
+            const char *n = dsm_profile_name(x->p);
+            if (msrs[k] == 0x345 && !x->pdcm)
+                continue; /* not advertised there: libds never reads it */
+            struct dsm_cpu m;
+            struct ds_cpu c, ref;
+            dsm_init(&m, x->p, NULL, NULL);
+            ds_model_cpu_init(&ref, &m);
+            CHECK_EQ(ds_cpu_identify(&ref), DS_OK, "reference identify %s", n);
+            CHECK_EQ(dsm_set_msr_gp(&m, msrs[k]), DSM_OK, "quirk");
+            CHECK_EQ(ds_model_cpu_init(&c, &m), DS_OK, "libds init %s", n);
+            CHECK_EQ(ds_cpu_identify(&c), DS_OK, "identify %s with MSR 0x%X faulting", n, msrs[k]);
+            const struct ds_caps *a = &c.caps, *b = &ref.caps;
+            CHECK(c.identified, "identified %s", n);
+            if (msrs[k] == 0x345) {
+                CHECK(!a->has_perf_caps && a->perf_caps_err == DS_ERR_MSR_FAULT, "PERF_CAPABILITIES absent %s", n);
+                CHECK(a->has_misc_enable && a->misc_enable == b->misc_enable, "MISC_ENABLE still read %s", n);
+                CHECK_EQ(a->pebs_advertised, b->pebs_advertised, "PEBS advertised unchanged %s", n);
+            } else {
+                CHECK(!a->has_misc_enable && a->misc_enable_err == DS_ERR_MSR_FAULT, "MISC_ENABLE absent %s", n);
+                CHECK(!a->bts_advertised && !a->pebs_advertised, "BTS/PEBS not advertised %s", n);
+                CHECK_EQ(a->has_perf_caps, b->has_perf_caps, "PERF_CAPABILITIES unaffected %s", n);
+                CHECK_EQ(a->perf_caps, b->perf_caps, "PERF_CAPABILITIES value %s", n);
+            }
+            CHECK(a->signature == b->signature && a->perfmon_version == b->perfmon_version &&
+                  a->gp_mask == b->gp_mask && a->fixed_mask == b->fixed_mask && a->ds == b->ds,
+                  "everything else identified %s", n);
+            struct ds_probe_result pr;
+            char txt[1024];
+            CHECK_EQ(ds_probe(&c, NULL, &pr), DS_OK, "probe runs %s", n);
+            const struct ds_probe_item *it = msrs[k] == 0x345 ? &pr.perf_caps : &pr.misc_enable;
+            CHECK(it->verdict == DS_PROBE_FAULT && it->msr == msrs[k], "probe names MSR 0x%X %s", msrs[k], n);
+            CHECK_EQ(ds_probe_format(&pr, txt, sizeof txt), DS_OK, "probe text %s", n);
+            CHECK(strstr(txt, msrs[k] == 0x345 ? "perf_capabilities: fault (IA32_PERF_CAPABILITIES (0x345)"
+                                               : "misc_enable: fault (IA32_MISC_ENABLE (0x1A0)") != NULL,
+                  "probe text %s: %s", n, txt);
+        }
+    struct dsm_cpu m;
+    dsm_init(&m, DSM_SKYLAKE, NULL, NULL);
+    CHECK_EQ(dsm_set_msr_gp(&m, 0x345), DSM_OK, "1");
+    CHECK_EQ(dsm_set_msr_gp(&m, 0x1A0), DSM_OK, "2");
+    CHECK_EQ(dsm_set_msr_gp(&m, 0x600), DSM_EINVAL, "list full");
+    uint64_t v;
+    CHECK_EQ(dsm_rdmsr(&m, 0x1A0, &v), DSM_GP, "quirk MSR faults");
+    CHECK_EQ(dsm_set_msr_gp(&m, 0), DSM_OK, "clear");
+    CHECK_EQ(dsm_rdmsr(&m, 0x1A0, &v), DSM_OK, "cleared: reads again");
+}
+
 int main(void)
 {
     test_profiles();
+    test_msr_gp();
     test_lbr_rows();
     test_adapter_faults();
     return check_summary();
