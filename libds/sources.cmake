@@ -17,4 +17,5 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/bts.c
   ${CMAKE_CURRENT_LIST_DIR}/src/pmi.c
   ${CMAKE_CURRENT_LIST_DIR}/src/probe.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/arch_pebs.c
 )

@@ -84,3 +84,21 @@ for arch in i386 x86_64; do
     $1 ~ /^\.text/ {t += $2} $1 ~ /^\.rodata/ {r += $2} $1 ~ /^\.data/ {d += $2} $1 ~ /^\.bss/ {s += $2}
     END { printf "%-8s %8d %8d %8d %8d\n", a, t, r, d, s }'
 done
+
+echo
+echo "== 4. dsdump on a log of many runs (goal: linear in runs; was 63 s for 16,000)"
+if ninja -C "$b" -t targets all 2>/dev/null | grep -q '^dsdump_plain:'; then
+  ninja -C "$b" -j2 dsdump_plain >/dev/null
+  printf '%-8s %10s %8s\n' runs lines seconds
+  for runs in 1000 4000 16000; do
+    log="$b/bench-runs$runs.log"
+    python3 "$here/tests/dsdump/manyruns.py" "$runs" >"$log"
+    t0=$(date +%s.%N)
+    "$b/libds/tools/dsdump/dsdump_plain" "$log" >/dev/null
+    t1=$(date +%s.%N)
+    printf '%-8s %10s %8.2f\n' "$runs" "$(wc -l <"$log")" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')"
+  done
+  echo "(work, counted with cachegrind for 250 vs 2000 runs, is checked by ctest dsdump.scaling)"
+else
+  echo "skipped: dsdump not configured (needs libelf)"
+fi

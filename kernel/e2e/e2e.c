@@ -95,6 +95,9 @@ struct taken_br {
 struct snap {
     uint32_t n;              /* entries read */
     uint64_t taken_at;       /* taken branches fed when the LBR stopped changing */
+    uint64_t since;          /* taken workload branches before the previous handler's branches */
+    uint64_t hb_lo, hb_hi;   /* model: FROM range of this PMI's fed handler branches */
+    bool in_handler;         /* read by ds_pmi_handle's snapshot step (before the ack) */
     int err;
     struct ds_lbr_entry e[LBR_CAP];
 };
@@ -138,6 +141,10 @@ static struct e2e {
     struct ds_bts_branch bts[MAX_BTS];
     uint32_t nsnap, snap_over;
     struct snap snap[MAX_SNAP];
+    /* model: the PMI handler's own branches (issue 10 item 1) */
+    bool feed_hb;            /* feed one per handler MSR access (dsm_set_msr_hook) */
+    uint32_t hb_pmi;         /* handler invocations that fed branches */
+    uint64_t hb_fed, hb_mark;/* fed in total; E.taken_n when the last handler ended */
     /* log */
     struct dsrec_out out;
     unsigned passed, failed, skipped;
@@ -545,6 +552,59 @@ static int ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_handl
     return ds_pmc_gp_write(E.cpu, 1, ctr_start);
 }
 
+/* ds_pmi_config.lbr.buf: the handler's snapshot step reads here before the ack. */
+static struct ds_lbr_entry lbr_step_buf[LBR_CAP];
+static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx);
+static void zero(void *v, size_t n);
+
+/* Model: the FROM range of handler branch number E.hb_pmi (inside
+ * pmi_handler's own code, 0x40 bytes per PMI, wrapping after 16). */
+static uint64_t hb_base(uint32_t k) { return (uint64_t)(uintptr_t)&pmi_handler + 0x40u * (k % 16u); }
+
+/* dsm_set_msr_hook: the model retires one kernel branch of the PMI handler
+ * after each MSR access the handler makes. Only on runs whose counters do
+ * not count branches or plain instructions (load event, no BTS, no PMC1), so
+ * the counts the run checks stay exact. */
+static void hb_feed(void *ctx, uint32_t msr, bool wr)
+{
+    (void)ctx;
+    (void)msr;
+    (void)wr;
+    struct dsm_event b;
+    zero(&b, sizeof b);
+    b.ip = hb_base(E.hb_pmi) + 4u * (uint32_t)(E.hb_fed % 16u);
+    b.next_ip = b.br_to = b.ip + 0x400u;
+    b.flags = DSM_EV_BRANCH | DSM_EV_TAKEN;
+    b.br_kind = DSM_BR_NEAR_REL_JMP;
+    b.cpl = 0;
+    E.hb_fed++;
+    if (dsm_retire(&E.m, &b) != DSM_OK)
+        E.dsm_err++;
+}
+
+/* The snapshot of this PMI: from ds_pmi_handle's step (read while the LBRs
+ * were frozen, before the ack), else read now: LBR_Frz was left set. */
+static void take_snapshot(const struct ds_pmi_result *res)
+{
+    struct snap *s = &E.snap[E.nsnap++];
+    s->in_handler = res->lbr_taken;
+    if (res->lbr_taken) {
+        s->err = DS_OK;
+        s->n = (uint32_t)res->lbr_n;
+        for (uint32_t i = 0; i < s->n && i < LBR_CAP; i++)
+            s->e[i] = lbr_step_buf[i];
+    } else {
+        size_t n = 0;
+        s->err = ds_lbr_read(E.cpu, E.lbrm, E.lbrfmt, s->e, LBR_CAP, &n);
+        s->n = (uint32_t)n;
+    }
+    /* Frozen on PMI: the stack stopped at the PMI request. */
+    s->taken_at = E.lbr_freeze ? E.pend_taken_at : E.taken_n;
+    s->since = E.feed_hb ? E.hb_mark : 0;
+    s->hb_lo = hb_base(E.hb_pmi);
+    s->hb_hi = s->hb_lo + (E.feed_hb ? 0x40u : 0u);
+}
+
 static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx)
 {
     (void)f;
@@ -553,6 +613,8 @@ static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx)
     if (!E.active)
         return false;
     struct ds_pmi_result res;
+    if (E.feed_hb)
+        dsm_set_msr_hook(&E.m, hb_feed, NULL);
     int e = ds_pmi_handle(&E.pmi, &res);
     if (e && !E.pmi_err)
         E.pmi_err = e;
@@ -561,18 +623,20 @@ static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx)
         add_stats(&E.bst, &res.bts);
     }
     if (E.lbr_on) {
-        if (E.nsnap < MAX_SNAP) {
-            struct snap *s = &E.snap[E.nsnap++];
-            size_t n = 0;
-            s->err = ds_lbr_read(E.cpu, E.lbrm, E.lbrfmt, s->e, LBR_CAP, &n);
-            s->n = (uint32_t)n;
-            /* Frozen on PMI: the stack stopped at the PMI request. */
-            s->taken_at = E.lbr_freeze ? E.pend_taken_at : E.taken_n;
-        } else {
+        if (E.nsnap < MAX_SNAP)
+            take_snapshot(&res);
+        else
             E.snap_over++;
-        }
+        /* Before v4 the CPU cleared DEBUGCTL.LBR (ds_pmi_handle never writes
+         * DEBUGCTL); v4+: writes LBR_Frz again (harmless once acked). */
         if (E.lbr_freeze)
             ds_lbr_unfreeze(E.cpu, E.lbrm);
+    }
+    if (E.feed_hb) {
+        hb_feed(NULL, 0, false); /* the handler's return path, LBRs recording again */
+        dsm_set_msr_hook(&E.m, NULL, NULL);
+        E.hb_mark = E.taken_n;
+        E.hb_pmi++;
     }
     E.handled++;
     return true;
@@ -716,7 +780,17 @@ static void check_lbr(const struct run_cfg *rc)
                   rc->name, k, inr, nonempty, wl_name(rc->wl));
             continue;
         }
-        uint64_t want = s->taken_at < s->n ? s->taken_at : s->n;
+        /* Newest first: the workload branches since the previous handler's
+         * own branches (model-fed, older in the stack). */
+        uint64_t fresh = s->taken_at - s->since;
+        uint64_t want = fresh < s->n ? fresh : s->n;
+        uint32_t hb = 0;
+        for (uint32_t i = 0; i < s->n; i++)
+            if (s->e[i].from >= s->hb_lo && s->e[i].from < s->hb_hi)
+                hb++;
+        if (E.feed_hb)
+            check(hb == 0 && E.hb_fed > 0, "%s: LBR snapshot %u holds no branch of its PMI handler (%u of %u fed; %s)",
+                  rc->name, k, hb, (unsigned)E.hb_fed, s->in_handler ? "read in ds_pmi_handle" : "read after it");
         uint32_t in_range = 0, match = 0;
         for (uint32_t i = 0; i < want; i++) {
             if (s->e[i].from >= E.lo && s->e[i].from < E.hi)
@@ -770,7 +844,7 @@ static void do_run(const struct run_cfg *rc)
         e = ds_pebs_format_select(cpu, lay, &pfmt);
         if (!need(e == DS_OK, "%s: PEBS format (%s)", rc->name, ds_errname(e)))
             return;
-        if (pfmt == DS_PEBS_FMT_4 || pfmt == DS_PEBS_FMT_5) {
+        if (ds_pebs_fmt_adaptive(pfmt)) {
             data_cfg = DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS;
             if (rc->adaptive_lbr && E.lbrm)
                 data_cfg |= DS_PEBS_DATACFG_LBRS | (7ull << DS_PEBS_DATACFG_LBR_SHIFT);
@@ -838,6 +912,14 @@ static void do_run(const struct run_cfg *rc)
     pc.pebs_sink = pebs_sink;
     pc.bts_sink = bts_sink;
     pc.ovf_hook = rc->ctr_pmi ? ovf_hook : NULL;
+    /* LBR snapshot step: read in the handler while frozen, before the ack
+     * (issue 10 item 1); LBR_Frz is acked only after it. */
+    if (rc->lbr && E.lbrm) {
+        pc.lbr.model = E.lbrm;
+        pc.lbr.format = E.lbrfmt;
+        pc.lbr.buf = lbr_step_buf;
+        pc.lbr.cap = LBR_CAP;
+    }
     e = ds_pmi_init(&E.pmi, cpu, use_ds ? &E.ctx : NULL, &pc);
     if (!need(e == DS_OK, "%s: ds_pmi_init (%s)", rc->name, ds_errname(e)))
         goto out_uninstall;
@@ -851,6 +933,11 @@ static void do_run(const struct run_cfg *rc)
      * not NetBurst), or the snapshot shows the PMI path's own branches. */
     E.lbr_freeze = rc->freeze != DS_FREEZE_NONE ||
                    (!E.model && !caps->netburst && caps->perfmon_version >= 2);
+    /* Model: the handler's own branches are fed where no counted event
+     * sees them (see hb_feed). */
+    E.feed_hb = E.model && rc->lbr && E.lbr_freeze && rc->loads && !rc->bts && !rc->ctr_pmi;
+    E.hb_pmi = 0;
+    E.hb_fed = E.hb_mark = 0;
     E.lbr_on = false;
     if (rc->lbr || (data_cfg & DS_PEBS_DATACFG_LBRS)) {
         e = program_lbr();
@@ -892,6 +979,8 @@ static void do_run(const struct run_cfg *rc)
             e = ds_pmc_gp_program(cpu, 0, evtsel, start);
         if (e == DS_OK)
             e = ds_pmc_pebs_enable(cpu, 0, evtsel);
+        if (e == DS_ERR_PMC_PEBS_ERRATUM) /* 06_0FH (AJ67-69/106): refused by default; the model has no errata */
+            e = ds_pmc_pebs_enable_ex(cpu, 0, evtsel, DS_PMC_PEBS_ALLOW_ERRATA);
         if (!need(e == DS_OK, "%s: PMC0 event %02x/%02x PEBS (%s)", rc->name, rc->event, rc->umask, ds_errname(e)))
             goto out_stop;
     }

@@ -66,6 +66,8 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMI_CTRL_MASK, "counter mask names counters this CPU does not have"),
     ROW(DS_ERR_PMI_NOT_INIT, "PMI handler state not initialised"),
     ROW(DS_ERR_PMI_HOOK, "counter-overflow hook reported an error"),
+    ROW(DS_ERR_PMI_LBR_BUF, "PMI LBR snapshot step needs cfg.lbr.buf with cap >= the LBR depth"),
+    ROW(DS_ERR_PMI_STORM, "PMI storm: GLOBAL_STATUS still set after 100 handler passes; PMU stopped (GLOBAL_CTRL = 0)"),
 
     /* 250..299: architectural / Core counters */
     ROW(DS_ERR_PMC_NO_ARCH, "no architectural performance monitoring (CPUID leaf 0AH)"),
@@ -84,6 +86,13 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMC_NO_PEBS_FMT, "PEBS not advertised or PEBS format unknown"),
     ROW(DS_ERR_PMC_NETBURST, "NetBurst processor: use the ESCR/CCCR interface"),
     ROW(DS_ERR_PMC_NO_GLOBAL, "perfmon version 1: no global control MSRs"),
+    ROW(DS_ERR_PMC_PEBS_PMC0_ONLY, "PEBS only on IA32_PMC0 on this microarchitecture (Silvermont/Airmont/Goldmont/Knights)"),
+    ROW(DS_ERR_PMC_PEBS_NO_FIXED, "fixed-counter PEBS needs adaptive PEBS or Goldmont Plus extended PEBS"),
+    ROW(DS_ERR_PMC_PEBS_ERRATUM, "PEBS unreliable on Core 2 06_0FH (errata AJ67/AJ68/AJ69/AJ106)"),
+    ROW(DS_ERR_PMC_PEBS_UCODE, "Sandy Bridge microcode too old for PEBS (06_2AH < 0x28, 06_2DH < 0x618/0x70C)"),
+    ROW(DS_ERR_PMC_NO_UMASK2, "event-select UMASK2 not enumerated by CPUID leaf 23H"),
+    ROW(DS_ERR_PMC_NO_EQ, "event-select EQ bit not enumerated by CPUID leaf 23H"),
+    ROW(DS_ERR_PMC_PEBS_EVENT_COUNTER, "this PEBS event is restricted to another counter (PREC_DIST: PMC1, SNB/IVB MEM_TRANS_RETIRED: PMC3)"),
 
     /* 300..349: NetBurst */
     ROW(DS_ERR_NB_NOT_NETBURST, "not a NetBurst (family 0FH) Intel processor"),
@@ -103,6 +112,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_NB_BAD_METRIC, "unknown replay-tagging metric"),
     ROW(DS_ERR_NB_MODEL, "event not available on this NetBurst model"),
     ROW(DS_ERR_NB_NOT_ALLOCATED, "counter not allocated"),
+    ROW(DS_ERR_NB_MISMATCH, "ESCR and counter are allocated but not to each other"),
 
     /* 350..399: LBR */
     ROW(DS_ERR_LBR_UNKNOWN_MODEL, "DisplayFamily_DisplayModel not in the LBR table"),
@@ -113,6 +123,28 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_LBR_BAD_SELECT, "LBR filter value has invalid bits"),
     ROW(DS_ERR_LBR_ARCH_DEPTH, "Arch LBR depth not reported or invalid"),
     ROW(DS_ERR_LBR_NOSPC, "output array smaller than the LBR stack depth"),
+    ROW(DS_ERR_LBR_CALLSTACK_FREEZE, "LBR call-stack mode cannot be combined with FREEZE_LBRS_ON_PMI"),
+    ROW(DS_ERR_LBR_ARCH_HIDDEN, "Arch LBR model but CPUID.(07H,0):EDX[19] is 0 (hidden, e.g. by a hypervisor)"),
+    ROW(DS_ERR_LBR_FREEZE_ERRATUM, "FREEZE_LBRS_ON_PMI broken on Atom 06_1CH before stepping 10 (erratum)"),
+    /* 400..449: architectural PEBS */
+    ROW(DS_ERR_APEBS_NOT_ENUMERATED, "architectural PEBS not enumerated (PERF_CAPABILITIES.PEBS_FMT != 0xF or CPUID.23H sub-leaves 4/5 absent)"),
+    ROW(DS_ERR_APEBS_MASKS, "CPUID.(23H,5) PEBS/PDIST counter bitmap names counters that do not exist"),
+    ROW(DS_ERR_APEBS_SIZE_CODE, "IA32_PEBS_BASE size code above 15 (buffer larger than 128 MiB)"),
+    ROW(DS_ERR_APEBS_MEM_ALIGN, "architectural PEBS buffer pointer not 4 KiB aligned, or its range wraps the address space"),
+    ROW(DS_ERR_APEBS_BASE_ALIGN, "architectural PEBS buffer physical address not 4 KiB aligned"),
+    ROW(DS_ERR_APEBS_PHYS_ADDR, "architectural PEBS buffer physical range beyond MAXPHYADDR or wrapping"),
+    ROW(DS_ERR_APEBS_THRESH_ALIGN, "architectural PEBS threshold not a multiple of 16 bytes"),
+    ROW(DS_ERR_APEBS_THRESH_RANGE, "architectural PEBS threshold not below the buffer size"),
+    ROW(DS_ERR_APEBS_NOT_SETUP, "ds_arch_pebs_setup() has not succeeded on this context"),
+    ROW(DS_ERR_APEBS_INSTALLED, "architectural PEBS buffer already installed"),
+    ROW(DS_ERR_APEBS_NOT_INSTALLED, "architectural PEBS buffer not installed in IA32_PEBS_BASE"),
+    ROW(DS_ERR_APEBS_COUNTER, "counter not PEBS-capable per CPUID.(23H,5)"),
+    ROW(DS_ERR_APEBS_GROUP, "record group not enumerated in CPUID.(23H,4):EBX"),
+    ROW(DS_ERR_APEBS_CFG_RESERVED, "CFG_C group argument has bits outside the group fields"),
+    ROW(DS_ERR_APEBS_REC_SHORT, "architectural PEBS record or fragment extends past the bytes given"),
+    ROW(DS_ERR_APEBS_REC_SIZE, "architectural PEBS header names groups that do not fit its size"),
+    ROW(DS_ERR_APEBS_NO_BASIC, "architectural PEBS record starts with a fragment without the basic group"),
+    ROW(DS_ERR_APEBS_REC_ALIGN, "architectural PEBS fragment size not a multiple of 8 bytes"),
 
 };
 

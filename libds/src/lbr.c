@@ -16,6 +16,7 @@
 #define CS  (DS_LBR_F_SELECT | DS_LBR_F_CALLSTACK)
 #define ARC DS_LBR_F_ARCH
 #define UNC DS_LBR_F_UNCONFIRMED
+#define KNL DS_LBR_F_LIP_MISPRED
 #define R(fam, mod, ua, d, f, t, i, tos, fl) { fam, mod, ua, d, f, t, i, tos, (uint8_t)((d) ? (d) - 1 : 0), fl }
 
 static const struct ds_lbr_model models[] = {
@@ -96,14 +97,16 @@ static const struct ds_lbr_model models[] = {
     R(0x06, 0x8D, "Tiger Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
     R(0x06, 0xA7, "Rocket Lake", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS),
     /* Knights Landing / Mill */
-    R(0x06, 0x57, "Knights Landing", 8, 0x680, 0x6C0, 0, 0x1C9, SEL),
-    R(0x06, 0x85, "Knights Mill", 8, 0x680, 0x6C0, 0, 0x1C9, SEL),
+    /* Knights Landing / Mill: format 1 reported, MISPRED in FROM[63] (Linux intel_pmu_lbr_init_knl) */
+    R(0x06, 0x57, "Knights Landing", 8, 0x680, 0x6C0, 0, 0x1C9, SEL | KNL),
+    R(0x06, 0x85, "Knights Mill", 8, 0x680, 0x6C0, 0, 0x1C9, SEL | KNL),
     /* Architectural LBR: depth from CPUID.1CH, entry 0 newest, no TOS */
     R(0x06, 0x8F, "Sapphire Rapids (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
     R(0x06, 0x97, "Alder Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
     R(0x06, 0x9A, "Alder Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
 };
 #undef R
+#undef KNL
 
 const struct ds_lbr_model *ds_lbr_models(size_t *out_n)
 {
@@ -212,12 +215,23 @@ int ds_lbr_decode(unsigned format, uint64_t from, uint64_t to, uint64_t info,
     return DS_OK;
 }
 
+/* Knights Landing/Mill report LBR format 1 (LIP) but record MISPRED in FROM
+ * bit 63: Linux intel_pmu_lbr_init_knl decodes them as EIP_FLAGS. */
+static unsigned row_format(const struct ds_lbr_model *m, unsigned format)
+{
+    if ((m->flags & DS_LBR_F_LIP_MISPRED) && format == DS_LBR_FMT_LIP)
+        return DS_LBR_FMT_EIP_FLAGS;
+    return format;
+}
+
 int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)
 {
     if (!cpu || !m || !out_format)
         return DS_ERR_NULL;
     if (!cpu->identified)
         return DS_ERR_NOT_IDENTIFIED;
+    if (cpu->caps.vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL;
 #if !DS_CONFIG_NETBURST
     if (m->flags & DS_LBR_F_NETBURST) {
         *out_format = 0;
@@ -226,7 +240,7 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
 #endif
     if (m->flags & DS_LBR_F_ARCH) {
         *out_format = DS_LBR_FMT_ARCH;
-        return DS_OK;
+        return cpu->caps.arch_lbr ? DS_OK : DS_ERR_LBR_ARCH_HIDDEN;
     }
     if (m->flags & DS_LBR_F_PACKED) {
         *out_format = DS_LBR_FMT_32;
@@ -235,25 +249,65 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
     if (cpu->caps.has_perf_caps) {
         if (cpu->caps.lbr_format > DS_LBR_FMT_INFO2)
             return DS_ERR_LBR_BAD_FORMAT;
-        *out_format = cpu->caps.lbr_format;
+        *out_format = row_format(m, cpu->caps.lbr_format);
         return DS_OK;
     }
     *out_format = (m->flags & DS_LBR_F_NETBURST) ? DS_LBR_FMT_LIP : DS_LBR_FMT_32;
     return DS_OK;
 }
 
+/* The generic Arch LBR descriptor: ds_lbr_cpu_model() returns it for a CPU that
+ * enumerates Arch LBR (CPUID.(07H,0):EDX[19]) and whose DisplayFamily_
+ * DisplayModel has no Arch row; it fits any such CPU (family 0 = any). */
+static const struct ds_lbr_model arch_any = {
+    0, 0, "Arch LBR (CPUID.(07H,0):EDX[19])", 0, DS_MSR_IA32_LBR_0_FROM_IP, DS_MSR_IA32_LBR_0_TO_IP,
+    DS_MSR_IA32_LBR_0_INFO, 0, 0, DS_LBR_F_ARCH,
+};
+
+/* Arch LBR exists only where CPUID.(07H,0):EDX[19] says so (SDM Vol. 3B
+ * "Architectural Last Branch Records"; Linux intel_pmu_init calls
+ * intel_pmu_arch_lbr_init only with X86_FEATURE_ARCH_LBR): an Arch row on a
+ * CPU without the bit (KVM hides it) must not reach IA32_LBR_* (#GP). */
 static int check(const struct ds_cpu *cpu, const struct ds_lbr_model *m)
 {
     if (!cpu || !m)
         return DS_ERR_NULL;
     if (!cpu->identified)
         return DS_ERR_NOT_IDENTIFIED;
-    if (cpu->caps.display_family != m->family || cpu->caps.display_model != m->model)
+    if (cpu->caps.vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL; /* every row is Intel's: AMD K8 is family 0FH too */
+    if ((m->flags & DS_LBR_F_ARCH) && !cpu->caps.arch_lbr)
+        return DS_ERR_LBR_ARCH_HIDDEN;
+    bool any = m == &arch_any;
+    if (!any && (cpu->caps.display_family != m->family || cpu->caps.display_model != m->model))
         return DS_ERR_INVAL;
 #if !DS_CONFIG_NETBURST
     if (m->flags & DS_LBR_F_NETBURST)
         return DS_ERR_UNSUPPORTED; /* MSR_DEBUGCTLA handling compiled out (ds/config.h) */
 #endif
+    return DS_OK;
+}
+
+int ds_lbr_cpu_model(const struct ds_cpu *cpu, const struct ds_lbr_model **out)
+{
+    if (!cpu || !out)
+        return DS_ERR_NULL;
+    *out = NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (cpu->caps.vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL;
+    const struct ds_lbr_model *m = NULL;
+    int e = ds_lbr_lookup(cpu->caps.display_family, cpu->caps.display_model, &m);
+    if (cpu->caps.arch_lbr) {
+        *out = (e == DS_OK && (m->flags & DS_LBR_F_ARCH)) ? m : &arch_any;
+        return DS_OK;
+    }
+    if (e)
+        return e;
+    if (m->flags & DS_LBR_F_ARCH)
+        return DS_ERR_LBR_ARCH_HIDDEN; /* no legacy LBR on these models (Linux lbr.c has no init for them) */
+    *out = m;
     return DS_OK;
 }
 
@@ -265,19 +319,18 @@ static int check(const struct ds_cpu *cpu, const struct ds_lbr_model *m)
  * lbr_ctl_mask). The others are reserved: writing them would #GP. */
 static unsigned arch_max_depth(const struct ds_cpu *cpu, uint64_t *out_ctl_ok)
 {
-    uint32_t r[4];
+    const struct ds_caps *c = &cpu->caps;
     *out_ctl_ok = DS_LBR_CTL_LBREN;
-    if (cpu->caps.max_leaf < 0x1C)
+    if (!c->has_leaf_1c)  /* read by ds_cpu_identify only with CPUID.(07H,0):EDX[19] */
         return 0;
-    ds_cpuid(cpu, 0x1C, 0, r);
-    if (r[1] & (1u << 0))
+    if (c->lbr_1c_ebx & (1u << 0))
         *out_ctl_ok |= DS_LBR_CTL_OS | DS_LBR_CTL_USR;
-    if (r[1] & (1u << 1))
+    if (c->lbr_1c_ebx & (1u << 1))
         *out_ctl_ok |= DS_LBR_CTL_BRANCHES;
-    if (r[1] & (1u << 2))
+    if (c->lbr_1c_ebx & (1u << 2))
         *out_ctl_ok |= DS_LBR_CTL_CALL_STACK;
     unsigned fls = 0;
-    for (uint32_t v = r[0] & 0xFF; v; v >>= 1)
+    for (uint32_t v = c->lbr_1c_eax & 0xFF; v; v >>= 1)
         fls++;
     return 8 * fls;
 }
@@ -299,46 +352,42 @@ static int rmw(struct ds_cpu *cpu, uint32_t msr, uint64_t set, uint64_t clear)
     return ds_msr_write(cpu, msr, v) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
-int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
+/* Arch LBR: IA32_LBR_DEPTH (clears the entries), IA32_LBR_CTL. FREEZE_LBRS_ON_PMI
+ * is IA32_DEBUGCTL[11] here too; it is set or cleared on every enable so that a
+ * stale freeze bit does not survive an enable without freeze. Call-stack mode
+ * with the freeze is refused: Linux lbr.c __intel_pmu_lbr_enable clears the
+ * freeze when the call-stack bit is set (a PMI near call/return corrupts the
+ * stack). */
+static int enable_arch(struct ds_cpu *cpu, const struct ds_lbr_config *cfg)
 {
-    int e = check(cpu, m);
-    if (e)
-        return e;
-    struct ds_lbr_config def = { 0 };
-    if (!cfg)
-        cfg = &def;
-    if (m->flags & DS_LBR_F_ARCH) {
-        uint64_t ctl_ok;
-        unsigned depth = arch_max_depth(cpu, &ctl_ok);
-        /* Default: everything the CPU can filter on enabled (all CPLs, all branch types). */
-        uint64_t ctl = cfg->arch_ctl ? cfg->arch_ctl
-                                     : (DS_LBR_CTL_LBREN | DS_LBR_CTL_OS | DS_LBR_CTL_USR | DS_LBR_CTL_BRANCHES) &
-                                           ctl_ok;
-        if ((ctl & ~DS_LBR_CTL_VALID) || (ctl & ~ctl_ok) || !(ctl & DS_LBR_CTL_LBREN))
-            return DS_ERR_LBR_BAD_SELECT;
-        if (cfg->use_select)
-            return DS_ERR_LBR_NO_SELECT;
-        if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
-            return DS_ERR_LBR_NO_FREEZE;
-        if (!depth)
-            return DS_ERR_LBR_ARCH_DEPTH;
-        /* FREEZE_LBRS_ON_PMI is IA32_DEBUGCTL[11] on Arch LBR parts too */
-        if (cfg->freeze_on_pmi && rmw(cpu, DS_MSR_IA32_DEBUGCTL, DS_DEBUGCTL_FREEZE_LBRS_ON_PMI, 0))
-            return DS_ERR_MSR_FAULT;
-        if (ds_msr_write(cpu, DS_MSR_IA32_LBR_DEPTH, depth) ||
-            ds_msr_write(cpu, DS_MSR_IA32_LBR_CTL, ctl))
-            return DS_ERR_MSR_FAULT;
-        return DS_OK;
-    }
-#if DS_CONFIG_NETBURST
-    if (m->flags & DS_LBR_F_NETBURST) {
-        if (cfg->freeze_on_pmi)
-            return DS_ERR_LBR_NO_FREEZE;
-        if (cfg->use_select)
-            return DS_ERR_LBR_NO_SELECT;
-        return rmw(cpu, DS_MSR_IA32_DEBUGCTL, DS_NB_DEBUGCTLA_LBR, 0);
-    }
-#endif
+    uint64_t ctl_ok;
+    unsigned depth = arch_max_depth(cpu, &ctl_ok);
+    /* Default: everything the CPU can filter on enabled (all CPLs, all branch types). */
+    uint64_t ctl = cfg->arch_ctl ? cfg->arch_ctl
+                                 : (DS_LBR_CTL_LBREN | DS_LBR_CTL_OS | DS_LBR_CTL_USR | DS_LBR_CTL_BRANCHES) & ctl_ok;
+    if ((ctl & ~DS_LBR_CTL_VALID) || (ctl & ~ctl_ok) || !(ctl & DS_LBR_CTL_LBREN))
+        return DS_ERR_LBR_BAD_SELECT;
+    if (cfg->use_select)
+        return DS_ERR_LBR_NO_SELECT;
+    if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
+        return DS_ERR_LBR_NO_FREEZE;
+    if (cfg->freeze_on_pmi && (ctl & DS_LBR_CTL_CALL_STACK))
+        return DS_ERR_LBR_CALLSTACK_FREEZE;
+    if (!depth)
+        return DS_ERR_LBR_ARCH_DEPTH;
+    uint64_t frz = cfg->freeze_on_pmi ? DS_DEBUGCTL_FREEZE_LBRS_ON_PMI : 0;
+    if (rmw(cpu, DS_MSR_IA32_DEBUGCTL, frz, DS_DEBUGCTL_FREEZE_LBRS_ON_PMI & ~frz))
+        return DS_ERR_MSR_FAULT;
+    if (ds_msr_write(cpu, DS_MSR_IA32_LBR_DEPTH, depth) || ds_msr_write(cpu, DS_MSR_IA32_LBR_CTL, ctl))
+        return DS_ERR_MSR_FAULT;
+    return DS_OK;
+}
+
+/* Family 6 (and later) TOS layouts: MSR_LBR_SELECT, then IA32_DEBUGCTL.LBR with
+ * FREEZE_LBRS_ON_PMI set or cleared. Call stack (LBR_SELECT[9]) with the freeze
+ * is refused, as in enable_arch. */
+static int enable_legacy(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
+{
     if (cfg->use_select) {
         if (!(m->flags & DS_LBR_F_SELECT))
             return DS_ERR_LBR_NO_SELECT;
@@ -349,6 +398,8 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
     }
     if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
         return DS_ERR_LBR_NO_FREEZE;
+    if (cfg->freeze_on_pmi && cfg->use_select && (cfg->select & DS_LBR_SELECT_EN_CALLSTACK))
+        return DS_ERR_LBR_CALLSTACK_FREEZE;
     if (cfg->use_select) {
         if (ds_msr_write(cpu, DS_MSR_LBR_SELECT, cfg->select))
             return DS_ERR_MSR_FAULT;
@@ -356,6 +407,28 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
     return rmw(cpu, DS_MSR_IA32_DEBUGCTL,
                DS_DEBUGCTL_LBR | (cfg->freeze_on_pmi ? DS_DEBUGCTL_FREEZE_LBRS_ON_PMI : 0),
                cfg->freeze_on_pmi ? 0 : DS_DEBUGCTL_FREEZE_LBRS_ON_PMI);
+}
+
+int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
+{
+    int e = check(cpu, m);
+    if (e)
+        return e;
+    struct ds_lbr_config def = { 0 };
+    if (!cfg)
+        cfg = &def;
+    if (m->flags & DS_LBR_F_ARCH)
+        return enable_arch(cpu, cfg);
+#if DS_CONFIG_NETBURST
+    if (m->flags & DS_LBR_F_NETBURST) {
+        if (cfg->freeze_on_pmi)
+            return DS_ERR_LBR_NO_FREEZE;
+        if (cfg->use_select)
+            return DS_ERR_LBR_NO_SELECT;
+        return rmw(cpu, DS_MSR_IA32_DEBUGCTL, DS_NB_DEBUGCTLA_LBR, 0);
+    }
+#endif
+    return enable_legacy(cpu, m, cfg);
 }
 
 int ds_lbr_disable(struct ds_cpu *cpu, const struct ds_lbr_model *m)
@@ -403,6 +476,7 @@ int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned forma
     /* A packed layout holds 32-bit FROM/TO in one MSR; only format 0 decodes it. */
     if ((m->flags & DS_LBR_F_PACKED) && format != DS_LBR_FMT_32)
         return DS_ERR_LBR_BAD_FORMAT;
+    format = row_format(m, format);
     uint64_t from, to = 0, info = 0;
 
     if (arch) {
@@ -463,6 +537,14 @@ int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **ou
 {
     (void)family;
     (void)model;
+    if (out)
+        *out = NULL;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_lbr_cpu_model(const struct ds_cpu *cpu, const struct ds_lbr_model **out)
+{
+    (void)cpu;
     if (out)
         *out = NULL;
     return DS_ERR_UNSUPPORTED;

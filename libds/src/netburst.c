@@ -295,6 +295,8 @@ int ds_nb_alloc_init(struct ds_nb_alloc *a, uint8_t display_model, bool ht)
     a->counter_used = 0;
     a->display_model = display_model;
     a->ht = ht;
+    for (unsigned i = 0; i < DS_NB_NUM_COUNTERS; i++)
+        a->counter_escr[i] = 0;
     return DS_OK;
 }
 
@@ -487,6 +489,19 @@ static int write_counter_twice(struct ds_cpu *cpu, uint32_t msr, uint64_t v)
 }
 
 #if DS_CONFIG_NETBURST_TABLES
+/* Two logical processors per core: CPUID.01H:EDX[28] (HTT) and
+ * EBX[23:16] (logical processors per package) >= 2. HTT alone is not
+ * enough: the single-thread Northwood 0F_02H and Cedar Mill 0F_06H in
+ * ../shared/cpuid report HTT = 1 with EBX[23:16] = 1. */
+static bool cpu_has_ht(const struct ds_cpu *cpu)
+{
+    uint32_t r[4];
+    if (!(cpu->caps.cpuid1_edx & (1u << 28)))
+        return false;
+    ds_cpuid(cpu, 1, 0, r);
+    return ((r[1] >> 16) & 0xFF) >= 2;
+}
+
 int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_request *req,
                   uint64_t start, struct ds_nb_assignment *out)
 {
@@ -497,8 +512,12 @@ int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
         return DS_ERR_NULL;
     if (start & ~DS_NB_COUNTER_MASK)
         return DS_ERR_PMC_VALUE_WIDE;
+    /* The CPU's model and HT, not the allocator's (issue 10 item 20) */
+    struct ds_nb_alloc eff = *a;
+    eff.display_model = cpu->caps.display_model;
+    eff.ht = a->ht && cpu_has_ht(cpu);
     struct ds_nb_assignment as;
-    e = ds_nb_assign(a, req, &as);
+    e = ds_nb_assign(&eff, req, &as);
     if (e)
         return e;
     DS_ASSERT(raw_escr_ok(cpu, as.escr_msr) && as.counter < DS_NB_NUM_COUNTERS);
@@ -518,6 +537,7 @@ int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
     }
     a->escr_used |= 1ull << as.escr;
     a->counter_used |= 1u << as.counter;
+    a->counter_escr[as.counter] = (uint8_t)(as.escr + 1);
     *out = as;
     return DS_OK;
 }
@@ -532,10 +552,13 @@ int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
     if (as->escr >= DS_NB_NUM_ESCRS || as->counter >= DS_NB_NUM_COUNTERS ||
         !((a->escr_used >> as->escr) & 1) || !((a->counter_used >> as->counter) & 1))
         return DS_ERR_NB_NOT_ALLOCATED;
+    if (a->counter_escr[as->counter] != as->escr + 1u)
+        return DS_ERR_NB_MISMATCH;
     int e1 = ds_msr_write(cpu, DS_MSR_NB_CCCR(as->counter), 0);
     int e2 = ds_msr_write(cpu, escrs[as->escr].msr, 0);
     a->escr_used &= ~(1ull << as->escr);
     a->counter_used &= ~(1u << as->counter);
+    a->counter_escr[as->counter] = 0;
     return (e1 || e2) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 #endif /* DS_CONFIG_NETBURST_TABLES */

@@ -158,6 +158,8 @@ static void clear_sample(struct ds_pebs_sample *s)
     s->perf_metrics = 0;
     s->xmm = NULL;
     s->lbr = NULL;
+    s->ssp = 0;
+    s->fragments = 0;
 }
 
 /* The present bits of a fixed-size format (NetBurst, 0-3). */

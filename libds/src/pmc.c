@@ -5,6 +5,7 @@
  * reference msr.md 4-5).
  */
 #include <ds/pmc.h>
+#include <ds/pebs.h>
 #include "internal.h"
 
 #if DS_CONFIG_PMC
@@ -33,14 +34,46 @@ static int check_arch(const struct ds_cpu *cpu)
     return DS_OK;
 }
 
-/* GP counter @idx exists and sits in the architectural MSR ranges: the MSR
- * table defines IA32_PMC0..7 (0xC1..0xC8), IA32_PERFEVTSEL0..7
- * (0x186..0x18D) and IA32_A_PMC0..7 (0x4C1..0x4C8) only; counters a CPU
- * reports beyond 8 are not at 0xC1 + n (0xC9 + is not a PMC). */
+/* GP counter @idx exists (caps.gp_mask: CPUID.23H.1 EAX where enumerated,
+ * non-contiguous and possibly above 8, else the leaf 0AH count) and has
+ * MSRs: the legacy table defines IA32_PMC0..7 (0xC1..0xC8),
+ * IA32_PERFEVTSEL0..7 (0x186..0x18D) and IA32_A_PMC0..7 (0x4C1..0x4C8)
+ * only (0xC9 is not a PMC); perfmon v6 aliases every counter at
+ * IA32_PMC_GPn_CTR 1900H + 4n / _CFG_A +1 (SDM "Architectural Performance
+ * Monitoring Version 6"; Linux intel_pmu_init "Support V6+ MSR Aliasing"
+ * switches all counters to them), so counters beyond 7 need v6. */
 #define DS_PMC_ARCH_MSR_COUNTERS 8u
+static bool perfmon_v6(const struct ds_caps *c)
+{
+    return c->perfmon_version >= 6;
+}
+
 static bool gp_present(const struct ds_caps *c, unsigned idx)
 {
-    return idx < c->gp_counters && idx < DS_PMC_ARCH_MSR_COUNTERS;
+    if (idx >= 32 || !((c->gp_mask >> idx) & 1))
+        return false;
+    return idx < DS_PMC_ARCH_MSR_COUNTERS || perfmon_v6(c);
+}
+
+/* Accessible GP counters as a GLOBAL_CTRL mask (bits 31:0). */
+static uint64_t gp_valid_mask(const struct ds_caps *c)
+{
+    return perfmon_v6(c) ? c->gp_mask : c->gp_mask & ((1u << DS_PMC_ARCH_MSR_COUNTERS) - 1);
+}
+
+static uint32_t evtsel_msr(const struct ds_caps *c, unsigned idx)
+{
+    return perfmon_v6(c) ? DS_PMC_MSR_GP_CFG_A(idx) : DS_MSR_IA32_PERFEVTSEL0 + idx;
+}
+
+static uint32_t ctr_read_msr(const struct ds_caps *c, unsigned idx)
+{
+    return perfmon_v6(c) ? DS_PMC_MSR_GP_CTR(idx) : DS_MSR_IA32_PMC0 + idx;
+}
+
+static uint32_t fixed_ctr_msr(const struct ds_caps *c, unsigned idx)
+{
+    return perfmon_v6(c) ? DS_PMC_MSR_FIXED_CTR(idx) : DS_MSR_IA32_FIXED_CTR0 + idx;
 }
 
 int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
@@ -53,10 +86,25 @@ int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_st
                                 out_reset);
 }
 
+/* Highest IA32_PERF_CAPABILITIES.PEBS_FMT libds knows: 6 (Lunar Lake, Arrow
+ * Lake; Linux intel_ds_init "case 6", the stable fix "perf/x86/intel/ds: Add
+ * PEBS format 6"). Formats 4-6 with PEBS_BASELINE are adaptive. */
+#define DS_PMC_PEBS_FMT_MAX 6u
+static bool adaptive_pebs(const struct ds_caps *c)
+{
+    return c->pebs_format >= 4 && c->pebs_format <= DS_PMC_PEBS_FMT_MAX && c->pebs_baseline;
+}
+
 static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
 {
     const struct ds_caps *c = &cpu->caps;
-    if (evtsel >> 35)
+    /* UMASK2 [47:40] and EQ [36] only where CPUID.(23H,0):EBX enumerates
+     * them (SDM CPUID leaf 23H; Linux ARCH_PERFMON_EXT_UMASK2/_EQ) */
+    if ((evtsel & DS_EVTSEL_UMASK2_MASK) && !(c->has_leaf_23 && (c->leaf23_features & DS_LEAF23_EBX_UMASK2)))
+        return DS_ERR_PMC_NO_UMASK2;
+    if ((evtsel & DS_EVTSEL_EQ) && !(c->has_leaf_23 && (c->leaf23_features & DS_LEAF23_EBX_EQ)))
+        return DS_ERR_PMC_NO_EQ;
+    if ((evtsel & ~(DS_EVTSEL_UMASK2_MASK | DS_EVTSEL_EQ)) >> 35)
         return DS_ERR_PMC_RESERVED;
     if ((evtsel & DS_EVTSEL_ANY) && c->perfmon_version < 3)
         return DS_ERR_PMC_RESERVED;
@@ -73,7 +121,7 @@ static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
         if (!(r[1] & ((1u << 4) | (1u << 11))))
             return DS_ERR_PMC_RESERVED;
     }
-    if ((evtsel & DS_EVTSEL_ADAPTIVE) && !(c->pebs_format >= 4 && c->pebs_baseline))
+    if ((evtsel & DS_EVTSEL_ADAPTIVE) && !adaptive_pebs(c))
         return DS_ERR_PMC_RESERVED;
     return DS_OK;
 }
@@ -86,7 +134,7 @@ static int gp_counter_target(const struct ds_cpu *cpu, unsigned idx, uint64_t va
     if (value & ~m)
         return DS_ERR_PMC_VALUE_WIDE;
     if (c->fw_write) {
-        *msr = DS_MSR_IA32_A_PMC0 + idx;
+        *msr = perfmon_v6(c) ? DS_PMC_MSR_GP_CTR(idx) : DS_MSR_IA32_A_PMC0 + idx;
         return DS_OK;
     }
     /* Legacy write: bits 31:0, sign-extended from bit 31 to the width. The
@@ -95,14 +143,15 @@ static int gp_counter_target(const struct ds_cpu *cpu, unsigned idx, uint64_t va
     uint64_t ext = (low & 0x80000000ull) ? (low | ~0xFFFFFFFFull) & m : low;
     if (ext != value)
         return DS_ERR_PMC_VALUE_WIDE;
-    *msr = DS_MSR_IA32_PMC0 + idx;
+    *msr = ctr_read_msr(c, idx);
     return DS_OK;
 }
 
 static uint64_t legacy_value(const struct ds_cpu *cpu, uint32_t msr, uint64_t v)
 {
-    /* Writing IA32_PMCx: only bits 31:0 matter; pass them as the CPU would see them. */
-    if (!cpu->caps.fw_write && msr < DS_MSR_IA32_A_PMC0)
+    /* Writing IA32_PMCx: only bits 31:0 matter; pass them as the CPU would see them.
+     * (The v6 alias gets the sign-extended value: right with or without FW_WRITE.) */
+    if (!cpu->caps.fw_write && msr >= DS_MSR_IA32_PMC0 && msr < DS_MSR_IA32_PMC0 + DS_PMC_ARCH_MSR_COUNTERS)
         return v & 0xFFFFFFFFull;
     return v;
 }
@@ -121,7 +170,7 @@ int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_
     e = gp_counter_target(cpu, idx, start, &cmsr);
     if (e)
         return e;
-    uint32_t emsr = DS_MSR_IA32_PERFEVTSEL0 + idx;
+    uint32_t emsr = evtsel_msr(&cpu->caps, idx);
     e = ds_msr_write(cpu, emsr, 0);
     if (e == DS_OK)
         e = ds_msr_write(cpu, cmsr, legacy_value(cpu, cmsr, start));
@@ -158,16 +207,30 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out)
     if (!gp_present(&cpu->caps, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     uint64_t v;
-    if (ds_msr_read(cpu, DS_MSR_IA32_PMC0 + idx, &v))
+    if (ds_msr_read(cpu, ctr_read_msr(&cpu->caps, idx), &v))
         return DS_ERR_MSR_FAULT;
     *out = v & width_mask(cpu->caps.gp_width);
     return DS_OK;
+}
+
+/* Perfmon v2-v4 parts may report no fixed counters in CPUID.0AH:EDX[4:0]
+ * though they have three (early Core 2: the real Merom/Conroe dumps read
+ * EDX = 0). Linux intel_pmu_init assumes max(EDX[4:0], 3) for versions 2..4
+ * unless CPUID.01H:ECX[31] (hypervisor) is set, where the count is trusted. */
+#define DS_CPUID1_ECX_HYPERVISOR (1u << 31)
+static unsigned fixed_assumed(const struct ds_caps *c)
+{
+    if (c->perfmon_version >= 2 && c->perfmon_version <= 4 && !(c->cpuid1_ecx & DS_CPUID1_ECX_HYPERVISOR))
+        return 3;
+    return 0;
 }
 
 static bool fixed_present(const struct ds_caps *c, unsigned idx)
 {
     if (idx >= 32)
         return false;
+    if (idx < fixed_assumed(c))
+        return true;
     /* v5+: ECX is a bitmap of supported fixed counters (SDM "Architectural
      * Performance Monitoring Version 5"); earlier: the first EDX[4:0]. */
     if (c->perfmon_version >= 5 && c->fixed_mask)
@@ -186,7 +249,7 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
         return DS_ERR_PMC_BAD_FIXED;
     if (ctrl > 0xF || ((ctrl & DS_FIXED_ANY) && c->perfmon_version < 3))
         return DS_ERR_PMC_RESERVED;
-    if (adaptive && !(c->pebs_format >= 4 && c->pebs_baseline))
+    if (adaptive && !adaptive_pebs(c))
         return DS_ERR_PMC_RESERVED;
     /* Fixed counters have no IA32_A_* alias; libds writes the value as is and
      * only checks it fits the advertised width (fixed_width 0 on parts that
@@ -201,7 +264,7 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
     uint64_t on = off | ((uint64_t)ctrl << (4 * idx)) | (adaptive ? 1ull << DS_FIXED_ADAPTIVE_BIT(idx) : 0);
     e = ds_msr_write(cpu, DS_MSR_IA32_FIXED_CTR_CTRL, off);
     if (e == DS_OK)
-        e = ds_msr_write(cpu, DS_MSR_IA32_FIXED_CTR0 + idx, start);
+        e = ds_msr_write(cpu, fixed_ctr_msr(c, idx), start);
     if (e == DS_OK)
         e = ds_msr_write(cpu, DS_MSR_IA32_FIXED_CTR_CTRL, on);
     return e ? DS_ERR_MSR_FAULT : DS_OK;
@@ -215,7 +278,7 @@ int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
     const struct ds_caps *c = &cpu->caps;
     if (c->perfmon_version < 2)
         return DS_ERR_PMC_NO_GLOBAL;
-    uint64_t valid = c->gp_counters >= 32 ? 0xFFFFFFFFull : ((1ull << c->gp_counters) - 1);
+    uint64_t valid = gp_valid_mask(c);
     for (unsigned m = 0; m < 16; m++)
         if (fixed_present(c, m))
             valid |= 1ull << (32 + m);
@@ -224,6 +287,81 @@ int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
     if (value & ~valid)
         return DS_ERR_PMC_RESERVED;
     return ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, value) ? DS_ERR_MSR_FAULT : DS_OK;
+}
+
+/*
+ * Nehalem/Westmere counter errata AAK100 (06_1AH), AAP53 (06_1EH), BD53
+ * (06_2CH): when counters are added the PMU must first be "reset" with
+ * the magic events 4300B5H, 4300D2H, 4300B1H, 4300B1H on PMC0-3 enabled
+ * once through GLOBAL_CTRL = 0FH then 0. Linux core.c
+ * intel_pmu_nhm_workaround (run from intel_pmu_nhm_enable_all on every
+ * Nehalem 1AH/1EH/1FH/2EH and Westmere 25H/2CH/2FH). libds saves and
+ * restores what it clobbers, so the caller's programming survives.
+ */
+static bool nhm_wsm(const struct ds_caps *c)
+{
+    if (c->display_family != 6)
+        return false;
+    switch (c->display_model) {
+    case 0x1A: case 0x1E: case 0x1F: case 0x2E: case 0x25: case 0x2C: case 0x2F:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const uint64_t nhm_magic[4] = { 0x4300B5, 0x4300D2, 0x4300B1, 0x4300B1 };
+
+int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
+{
+    int e = check_arch(cpu);
+    if (e)
+        return e;
+    const struct ds_caps *c = &cpu->caps;
+    if (!nhm_wsm(c))
+        return DS_OK;
+    if (c->perfmon_version < 2 || c->gp_counters < 4)
+        return DS_ERR_PMC_BAD_COUNTER;
+    uint64_t gctl, pebs = 0, sel[4], ctr[4];
+    uint32_t cmsr[4];
+    bool has_pebs = c->pebs_advertised;
+    if (ds_msr_read(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, &gctl) ||
+        (has_pebs && ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &pebs)))
+        return DS_ERR_MSR_FAULT;
+    for (unsigned i = 0; i < 4; i++) {
+        if (ds_msr_read(cpu, DS_MSR_IA32_PERFEVTSEL0 + i, &sel[i]) ||
+            ds_msr_read(cpu, DS_MSR_IA32_PMC0 + i, &ctr[i]))
+            return DS_ERR_MSR_FAULT;
+        ctr[i] &= width_mask(c->gp_width);
+        e = gp_counter_target(cpu, i, ctr[i], &cmsr[i]);
+        if (e)
+            return e; /* a value IA32_PMCx cannot take back: nothing written */
+    }
+    /* errata step 1: GLOBAL_CTRL and PEBS_ENABLE clear */
+    e = ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    if (!e && has_pebs)
+        e = ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, 0);
+    for (unsigned i = 0; i < 4 && !e; i++) {
+        e = ds_msr_write(cpu, DS_MSR_IA32_PERFEVTSEL0 + i, nhm_magic[i]);
+        if (!e)
+            e = ds_msr_write(cpu, DS_MSR_IA32_PMC0 + i, 0);
+    }
+    if (!e)
+        e = ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0xF);
+    if (!e)
+        e = ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    for (unsigned i = 0; i < 4 && !e; i++) {
+        e = ds_msr_write(cpu, DS_MSR_IA32_PERFEVTSEL0 + i, 0);
+        if (!e)
+            e = ds_msr_write(cpu, cmsr[i], legacy_value(cpu, cmsr[i], ctr[i]));
+        if (!e)
+            e = ds_msr_write(cpu, DS_MSR_IA32_PERFEVTSEL0 + i, sel[i]);
+    }
+    if (!e && has_pebs)
+        e = ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, pebs);
+    if (!e)
+        e = ds_msr_write(cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, gctl);
+    return e ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
 #if DS_CONFIG_PEBS
@@ -261,17 +399,215 @@ static int check_pebs(const struct ds_cpu *cpu)
         return DS_ERR_NO_DS;
     if (c->pebs_unavailable || !c->has_misc_enable)
         return DS_ERR_PEBS_UNAVAILABLE;
-    if (c->pebs_format > 5)
+    if (c->pebs_format > DS_PMC_PEBS_FMT_MAX)
         return DS_ERR_PMC_NO_PEBS_FMT;
     return DS_OK;
 }
 
+/*
+ * Which counters can take PEBS: one table, first matching row wins. A row
+ * with a model applies to that family-6 DisplayModel whatever the PEBS
+ * format; a row with model 0 applies to its format range.
+ *  - Silvermont 06_37H/4AH/4DH/5AH/5DH, Airmont 06_4CH/75H, Goldmont
+ *    06_5CH/5FH: PEBS on IA32_PMC0 only (SDM 18.6.1.1 "PEBS ... Silvermont",
+ *    Goldmont section; Linux ds.c intel_slm_/intel_glm_pebs_event_constraints
+ *    INTEL_ALL_EVENT_CONSTRAINT(0, 0x1)); Knights Landing 06_57H and Mill
+ *    06_85H likewise (SDM 18.7.1; Linux uses the slm constraints for KNL).
+ *  - Goldmont Plus 06_7AH: extended PEBS on every GP counter and the fixed
+ *    counters (Linux PMU_FL_PEBS_ALL; SDM "PEBS Extensions" of Goldmont Plus;
+ *    fixed m uses DS counter-reset slot 8+m).
+ *  - Format 0 (Core 2, Atom Bonnell): PMC0 and a listed event
+ *    (ds_pmc_core2_pebs_event); formats 1-3 and 4+ without PEBS_BASELINE
+ *    (Nehalem..Skylake): PMC0-3; adaptive (4-6 + baseline, Linux
+ *    PMU_FL_PEBS_ALL): GP 0-7 (fmt 4) or 0-31 (fmts 5, 6) and the fixed
+ *    counters (counter-reset slots; Linux MAX_PEBS_EVENTS_FMT4).
+ * Per-event constraints beyond format 0 (e.g. Skylake PREC_DIST on PMC1)
+ * are not modelled: the hardware then counts without precise distribution.
+ */
+struct pebs_ctr_rule {
+    uint8_t model;          /* family-6 DisplayModel; 0 = any model */
+    uint8_t fmt_lo, fmt_hi; /* PEBS format range of a model-0 row */
+    bool baseline;          /* model-0 row needs PERF_CAPABILITIES.PEBS_BASELINE */
+    bool fixed;             /* fixed counters take PEBS (IA32_PEBS_ENABLE bit 32+m) */
+    uint32_t gp;            /* PEBS-capable GP counters */
+    int err;                /* error for a GP counter outside @gp */
+};
+static const struct pebs_ctr_rule pebs_ctr_rules[] = {
+    { 0x37, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont */
+    { 0x4A, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont (Merrifield) */
+    { 0x4D, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont-D (Avoton) */
+    { 0x5A, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Airmont (Moorefield) */
+    { 0x5D, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont (SoFIA) */
+    { 0x4C, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Airmont */
+    { 0x75, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Airmont NP */
+    { 0x5C, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Goldmont */
+    { 0x5F, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Goldmont-D (Denverton) */
+    { 0x57, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Knights Landing */
+    { 0x85, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Knights Mill */
+    { 0x7A, 0, 0, false, true, 0xFF, DS_ERR_PMC_PEBS_COUNTER },   /* Goldmont Plus */
+    { 0, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_COUNTER },      /* Core 2, Atom */
+    { 0, 4, 4, true, true, 0xFF, DS_ERR_PMC_PEBS_COUNTER },       /* Ice Lake, Tremont */
+    { 0, 5, 6, true, true, 0xFFFFFFFFu, DS_ERR_PMC_PEBS_COUNTER }, /* SPR .., LNL/ARL */
+    { 0, 1, 6, false, false, 0xF, DS_ERR_PMC_PEBS_COUNTER },      /* Nehalem .. Skylake */
+};
+
+/* The row for @c (check_pebs() has limited the format to 0..6, so the last
+ * row always matches). */
+static const struct pebs_ctr_rule *pebs_rule(const struct ds_caps *c)
+{
+    size_t n = sizeof(pebs_ctr_rules) / sizeof(pebs_ctr_rules[0]);
+    for (size_t i = 0; i < n; i++) {
+        const struct pebs_ctr_rule *r = &pebs_ctr_rules[i];
+        if (r->model) {
+            if (c->display_family == 6 && c->display_model == r->model)
+                return r;
+            continue;
+        }
+        if (c->pebs_format >= r->fmt_lo && c->pebs_format <= r->fmt_hi &&
+            (!r->baseline || c->pebs_baseline))
+            return r;
+    }
+    return &pebs_ctr_rules[n - 1];
+}
+
+
+/*
+ * Nehalem/Westmere (PEBS format 1) PEBS events, the only format 1-3 parts
+ * whose Linux list has no "allow all events" row (ds.c
+ * intel_nehalem_pebs_event_constraints / intel_westmere_..., SDM
+ * "PEBS ... Nehalem"): Sandy Bridge onwards Linux accepts any event on
+ * PMC0-3 (INTEL_ALL_EVENT_CONSTRAINT(0, 0xf)), so libds does too.
+ * Linux's matching: FLAGS rows need EDGE/INV/CMASK/ANY clear; UOPS_RETIRED
+ * (C2H) ignores them; cycles:p is C0H/00H with INV and CMASK = 16 exactly.
+ */
+#define DS_PMC_EVTSEL_FLAGS (DS_EVTSEL_EDGE | DS_EVTSEL_INV | DS_EVTSEL_CMASK_MASK | DS_EVTSEL_ANY)
+static int nhm_pebs_event(const struct ds_caps *c, uint64_t evtsel)
+{
+    uint8_t ev = (uint8_t)(evtsel & 0xFF), um = (uint8_t)((evtsel >> 8) & 0xFF);
+    uint64_t fl = evtsel & DS_PMC_EVTSEL_FLAGS;
+    bool wsm = c->display_model == 0x25 || c->display_model == 0x2C || c->display_model == 0x2F;
+    if (ev == 0xC2)
+        return DS_OK;                                   /* UOPS_RETIRED.* */
+    if (ev == 0xC0 && um == 0 && fl == (DS_EVTSEL_INV | (16ull << DS_EVTSEL_CMASK_SHIFT)))
+        return DS_OK;                                   /* cycles:p */
+    if (fl)
+        return DS_ERR_PMC_PEBS_EVENT;
+    switch (ev) {
+    case 0x0F: case 0xC0: case 0xC4: case 0xC7: case 0xCB: case 0xF7:
+        return DS_OK;                                   /* any unit mask */
+    case 0xC5:                                          /* BR_MISP_RETIRED */
+        return (wsm || um == 0x02) ? DS_OK : DS_ERR_PMC_PEBS_EVENT;
+    case 0x0B:                                          /* MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD */
+        return um == 0x10 ? DS_OK : DS_ERR_PMC_PEBS_EVENT;
+    case 0x0C:                                          /* MEM_STORE_RETIRED.DTLB_MISS */
+        return um == 0x01 ? DS_OK : DS_ERR_PMC_PEBS_EVENT;
+    case 0xC8:                                          /* ITLB_MISS_RETIRED */
+        return um == 0x20 ? DS_OK : DS_ERR_PMC_PEBS_EVENT;
+    default:
+        return DS_ERR_PMC_PEBS_EVENT;
+    }
+}
+
+
+/*
+ * Per-event counter constraints of formats 1-3 after Westmere (Linux ds.c
+ * intel_snb_/ivb_/hsw_/bdw_/skl_pebs_event_constraints):
+ * INST_RETIRED.PREC_DIST (C0H/01H, also with INV + CMASK 16 = cycles:ppp)
+ * only on PMC1 (mask 0x2); on Sandy/Ivy Bridge (06_2AH/2DH/3AH/3EH)
+ * MEM_TRANS_RETIRED.LAT_ABOVE_THR (CDH/01H) and .PRECISE_STORES (CDH/02H)
+ * only on PMC3 (mask 0x8). Applied to the generic PMC0-3 row only.
+ */
+static int pebs_event_counter(const struct ds_caps *c, unsigned idx, uint64_t evtsel)
+{
+    uint8_t ev = (uint8_t)(evtsel & 0xFF), um = (uint8_t)((evtsel >> 8) & 0xFF);
+    uint64_t fl = evtsel & DS_PMC_EVTSEL_FLAGS;
+    bool snb_ivb = c->display_family == 6 && (c->display_model == 0x2A || c->display_model == 0x2D ||
+                                              c->display_model == 0x3A || c->display_model == 0x3E);
+    if (ev == 0xC0 && um == 0x01 && (!fl || fl == (DS_EVTSEL_INV | (16ull << DS_EVTSEL_CMASK_SHIFT))))
+        return idx == 1 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
+    if (snb_ivb && ev == 0xCD && (um == 0x01 || um == 0x02) && !fl)
+        return idx == 3 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
+    return DS_OK;
+}
+
+/*
+ * PEBS errata that make Linux turn PEBS off (checked before any MSR access
+ * that enables PEBS; DS_PMC_PEBS_ALLOW_ERRATA skips them):
+ *  - Core 2 Merom/Conroe/Clovertown 06_0FH, every stepping: AJ67 (CPL
+ *    leaks), AJ68 (PMI one event late), AJ69 (GLOBAL_STATUS[62]), AJ106
+ *    (FREEZE_LBRS_ON_PMI with PEBS); Linux intel_clovertown_quirk sets
+ *    x86_pmu.pebs = 0 for INTEL_CORE2_MEROM. Penryn 06_17H is not affected.
+ */
+int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out)
+{
+    if (!cpu || !out)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (cpu->caps.vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL;
+    /* SDM Vol. 3A "Microcode Update Facilities": write 0 to
+     * IA32_BIOS_SIGN_ID, execute CPUID(EAX=1), read the MSR: bits 63:32
+     * hold the revision of the loaded update. */
+    uint32_t r[4];
+    uint64_t v;
+    if (ds_msr_write(cpu, DS_PMC_MSR_IA32_BIOS_SIGN_ID, 0))
+        return DS_ERR_MSR_FAULT;
+    ds_cpuid(cpu, 1, 0, r);
+    if (ds_msr_read(cpu, DS_PMC_MSR_IA32_BIOS_SIGN_ID, &v))
+        return DS_ERR_MSR_FAULT;
+    *out = (uint32_t)(v >> 32);
+    return DS_OK;
+}
+
+/*
+ * Sandy Bridge PEBS needs a microcode update (Linux core.c pebs_ucodes /
+ * intel_snb_check_microcode): 06_2AH stepping 7 >= 0x28, 06_2DH stepping 6
+ * >= 0x618, stepping 7 >= 0x70C. Like Linux (x86_match_min_microcode_rev
+ * fails without a matching row), any other stepping of these two models
+ * counts as broken.
+ */
+static int snb_ucode_gate(struct ds_cpu *cpu)
+{
+    const struct ds_caps *c = &cpu->caps;
+    if (c->display_family != 6 || (c->display_model != 0x2A && c->display_model != 0x2D))
+        return DS_OK;
+    uint32_t min = 0xFFFFFFFFu, rev;
+    if (c->display_model == 0x2A && c->stepping == 7)
+        min = 0x28;
+    else if (c->display_model == 0x2D && c->stepping == 6)
+        min = 0x618;
+    else if (c->display_model == 0x2D && c->stepping == 7)
+        min = 0x70C;
+    int e = ds_pmc_microcode_rev(cpu, &rev);
+    if (e)
+        return e;
+    return rev < min ? DS_ERR_PMC_PEBS_UCODE : DS_OK;
+}
+
+static int pebs_errata(struct ds_cpu *cpu, unsigned flags)
+{
+    const struct ds_caps *c = &cpu->caps;
+    if (flags & DS_PMC_PEBS_ALLOW_ERRATA)
+        return DS_OK;
+    if (c->display_family == 6 && c->display_model == 0x0F)
+        return DS_ERR_PMC_PEBS_ERRATUM;
+    return snb_ucode_gate(cpu);
+}
+
 int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+{
+    return ds_pmc_pebs_enable_ex(cpu, idx, evtsel, 0);
+}
+
+int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags)
 {
     int e = check_pebs(cpu);
     if (e)
         return e;
     const struct ds_caps *c = &cpu->caps;
+    if (flags & ~DS_PMC_PEBS_ALLOW_ERRATA)
+        return DS_ERR_INVAL;
     if (!gp_present(c, idx))
         return DS_ERR_PMC_BAD_COUNTER;
     e = check_evtsel(cpu, evtsel);
@@ -279,31 +615,57 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
         return e;
     if (evtsel & DS_EVTSEL_INT)
         return DS_ERR_PMC_PEBS_INT;
-    unsigned fmt = c->pebs_format;
-    if (fmt == 0) {
-        /* Core 2 / Atom: PEBS on IA32_PMC0 only, IA32_PEBS_ENABLE bit 0 */
-        if (idx != 0)
-            return DS_ERR_PMC_PEBS_COUNTER;
+    const struct pebs_ctr_rule *r = pebs_rule(c);
+    if (!((r->gp >> idx) & 1))
+        return r->err;
+    if (c->pebs_format == 0) {
         e = ds_pmc_core2_pebs_event(c->display_model, (uint8_t)(evtsel & 0xFF),
                                     (uint8_t)((evtsel >> 8) & 0xFF));
         if (e)
             return e;
-    } else if (fmt <= 3 || !c->pebs_baseline) {
-        /* Nehalem .. Skylake: PEBS_EN_PMC0..3 */
-        if (idx > 3)
-            return DS_ERR_PMC_PEBS_COUNTER;
-    } else if (idx >= (fmt == 4 ? 8u : 32u)) {
-        /* Adaptive: the DS area has counter-reset slots for GP 0..7 (fmt 4,
-         * fixed m at 8 + m) or 0..31 (fmt 5, fixed at 32 + m), and
-         * IA32_PEBS_ENABLE bit 32 + m is fixed counter m (reference
-         * ds-area.md; Linux MAX_PEBS_EVENTS_FMT4 / MAX_PEBS_EVENTS). */
-        return DS_ERR_PMC_PEBS_COUNTER;
+    } else if (c->pebs_format <= 3 && nhm_wsm(c)) {
+        e = nhm_pebs_event(c, evtsel);
+        if (e)
+            return e;
+    } else if (r == &pebs_ctr_rules[sizeof(pebs_ctr_rules) / sizeof(pebs_ctr_rules[0]) - 1]) {
+        e = pebs_event_counter(c, idx, evtsel); /* the generic PMC0-3 row */
+        if (e)
+            return e;
     }
+    e = pebs_errata(cpu, flags);
+    if (e)
+        return e;
     uint64_t v;
     if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
         return DS_ERR_MSR_FAULT;
     return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v | DS_PEBS_EN_PMC(idx)) ? DS_ERR_MSR_FAULT
                                                                                 : DS_OK;
+}
+
+/* Fixed counter @idx takes PEBS: IA32_PEBS_ENABLE bit 32+idx (adaptive PEBS,
+ * Goldmont Plus extended PEBS; Linux intel_pmu_pebs_enable with
+ * PMU_FL_PEBS_ALL). Linux clears the PMI enable of a PEBS event
+ * (intel_pmu_pebs_enable: config &= ~EVENTSEL_INT), so the counter's
+ * FIXED_CTR_CTRL PMI bit must be clear, like EVTSEL.INT. */
+int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx)
+{
+    int e = check_pebs(cpu);
+    if (e)
+        return e;
+    const struct ds_caps *c = &cpu->caps;
+    if (c->perfmon_version < 2 || idx > 7 || !fixed_present(c, idx))
+        return DS_ERR_PMC_BAD_FIXED;
+    if (!pebs_rule(c)->fixed)
+        return DS_ERR_PMC_PEBS_NO_FIXED;
+    uint64_t ctl, v;
+    if (ds_msr_read(cpu, DS_MSR_IA32_FIXED_CTR_CTRL, &ctl))
+        return DS_ERR_MSR_FAULT;
+    if ((ctl >> (4 * idx)) & DS_FIXED_PMI)
+        return DS_ERR_PMC_PEBS_INT;
+    if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
+        return DS_ERR_MSR_FAULT;
+    return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v | DS_PEBS_EN_FIXED(idx)) ? DS_ERR_MSR_FAULT
+                                                                                  : DS_OK;
 }
 
 int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask)
@@ -329,6 +691,11 @@ int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
         return DS_ERR_PMC_LDLAT_RANGE;
     if (idx > 3 || idx >= c->gp_counters)
         return DS_ERR_PMC_PEBS_COUNTER;
+    if (!((pebs_rule(c)->gp >> idx) & 1))
+        return pebs_rule(c)->err;
+    e = pebs_errata(cpu, 0); /* Sandy Bridge microcode gate (no override here) */
+    if (e)
+        return e;
     uint64_t v;
     if (ds_msr_write(cpu, DS_MSR_PEBS_LD_LAT, threshold))
         return DS_ERR_MSR_FAULT;
@@ -338,19 +705,39 @@ int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
     return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
+/* Format 6 counters group (Linux "perf/x86/intel/ds: Add PEBS format 6",
+ * PEBS_DATACFG_CNTR/METRICS): the GP [47:32] and fixed [55:48] masks name
+ * counters that exist, need the CNTRS bit, and METRICS needs PERF_METRICS. */
+static int check_data_cfg6(const struct ds_caps *c, uint64_t data_cfg)
+{
+    uint64_t gp = (data_cfg & DS_PEBS_DATA_CFG_GP_MASK) >> DS_PEBS_DATA_CFG_GP_SHIFT;
+    uint64_t fix = (data_cfg & DS_PEBS_DATA_CFG_FIX_MASK) >> DS_PEBS_DATA_CFG_FIX_SHIFT;
+    if ((gp || fix) && !(data_cfg & DS_PEBS_DATA_CFG_CNTRS))
+        return DS_ERR_PMC_RESERVED;
+    if ((gp & ~(uint64_t)c->gp_mask) || (fix & ~(uint64_t)c->fixed_mask))
+        return DS_ERR_PMC_RESERVED;
+    if ((data_cfg & DS_PEBS_DATA_CFG_METRICS) && !c->perf_metrics)
+        return DS_ERR_PMC_RESERVED;
+    return DS_OK;
+}
+
 int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
 {
     int e = check_arch(cpu);
     if (e)
         return e;
     const struct ds_caps *c = &cpu->caps;
-    if (c->pebs_format < 4 || !c->pebs_baseline)
+    if (!adaptive_pebs(c))
         return DS_ERR_PMC_NO_ADAPTIVE;
-    uint64_t valid = 0xFull | DS_PEBS_DATACFG_LBR_MASK;
+    uint64_t valid = c->pebs_format >= 6 ? DS_PEBS_DATA_CFG_VALID6 : DS_PEBS_DATA_CFG_VALID;
     if (data_cfg & ~valid)
         return DS_ERR_PMC_RESERVED;
     if ((data_cfg & DS_PEBS_DATACFG_LBR_MASK) && !(data_cfg & DS_PEBS_DATACFG_LBRS))
         return DS_ERR_PMC_RESERVED;
+    e = check_data_cfg6(c, data_cfg);
+    if (e)
+        return e;
+
     return ds_msr_write(cpu, DS_MSR_PEBS_DATA_CFG, data_cfg) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 #endif /* DS_CONFIG_PEBS */
@@ -421,6 +808,12 @@ int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
     (void)value;
     return DS_ERR_UNSUPPORTED;
 }
+
+int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
+{
+    (void)cpu;
+    return DS_ERR_UNSUPPORTED;
+}
 #endif /* !DS_CONFIG_PMC */
 
 #if !DS_CONFIG_PMC || !DS_CONFIG_PEBS
@@ -438,6 +831,30 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
     (void)cpu;
     (void)idx;
     (void)evtsel;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out)
+{
+    (void)cpu;
+    if (out)
+        *out = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags)
+{
+    (void)cpu;
+    (void)idx;
+    (void)evtsel;
+    (void)flags;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx)
+{
+    (void)cpu;
+    (void)idx;
     return DS_ERR_UNSUPPORTED;
 }
 

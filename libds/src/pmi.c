@@ -118,14 +118,32 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
     } else if (cfg->global_ctrl || cfg->pebs_counters) {
         return DS_ERR_PMI_CTRL_MASK; /* no global MSRs to name counters in */
     }
+    if (cfg->lbr.model && !DS_CONFIG_LBR)
+        return DS_ERR_UNSUPPORTED; /* lbr.h compiled out: no snapshot step */
+    if (cfg->lbr.model && (!cfg->lbr.buf || !cfg->lbr.cap))
+        return DS_ERR_PMI_LBR_BUF;
     ds__zero(pmi, sizeof(*pmi));
     pmi->cpu = cpu;
     pmi->ctx = ctx;
     pmi->cfg = *cfg;
     pmi->has_global = global;
     pmi->ack_mask = ds_pmi_ack_mask(c) | (global ? leaf7_ack_bits(cpu) : 0);
+    pmi->pmu_enabled = true;
     pmi->init = true;
     return DS_OK;
+}
+
+int ds_pmi_pmu_enable(struct ds_pmi *pmi, bool on)
+{
+    if (!pmi)
+        return DS_ERR_NULL;
+    if (!pmi->init)
+        return DS_ERR_PMI_NOT_INIT;
+    if (!pmi->has_global)
+        return DS_ERR_UNSUPPORTED;
+    /* Flag first (see pmi.h): the handler reads it to decide the legacy restore. */
+    pmi->pmu_enabled = on;
+    return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, on ? pmi->cfg.global_ctrl : 0);
 }
 
 int ds_pmi_set_freeze(struct ds_pmi *pmi)
@@ -182,7 +200,8 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
         if (e)
             return e;
     }
-    if (pmi->cfg.freeze == DS_FREEZE_LEGACY)
+    /* Legacy freeze: restore only for a PMI of this PMU while it is enabled (item 3). */
+    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && status && pmi->pmu_enabled)
         return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
     return DS_OK;
 }
@@ -280,63 +299,127 @@ static int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
     return ret;
 }
 
+/* One RDMSR IA32_PERF_GLOBAL_STATUS, counted. */
+static int read_status(struct ds_pmi *pmi, uint64_t *status, struct ds_pmi_result *r)
+{
+    r->msr_reads++;
+    return ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, status);
+}
+
+/* WRMSR OVF_CTRL / STATUS_RESET (same MSR 0x390) with @ack != 0, counted.
+ * With streamlined freeze this write unfreezes. */
+static int ack_bits(struct ds_pmi *pmi, uint64_t ack, struct ds_pmi_result *r)
+{
+    r->msr_writes++;
+    int e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
+    if (e == DS_OK) {
+        r->acked |= ack;
+        r->handled = true;
+    }
+    return e;
+}
+
+/* Status bits the loop services and acknowledges. Reserved bits cannot be
+ * acked (they would #GP) and are reported in `unacked`, not looped on.
+ * LBR_Frz only once the caller's snapshot is taken: acking it unfreezes the
+ * LBRs (SDM "LBR_Frz"; Linux reads the LBRs before intel_pmu_ack_status). */
+static uint64_t loop_bits(const struct ds_pmi *pmi, const struct ds_pmi_result *r)
+{
+    return r->lbr_taken ? pmi->ack_mask : pmi->ack_mask & ~DS_GSTATUS_LBR_FRZ;
+}
+
+/* Snapshot step (pmi.h struct ds_pmi_lbr): read the frozen LBR stack into
+ * caller memory before anything is acknowledged. */
+static void lbr_snapshot(struct ds_pmi *pmi, struct ds_pmi_result *r)
+{
+    const struct ds_pmi_lbr *l = &pmi->cfg.lbr;
+    size_t n = 0;
+    r->lbr_err = ds_lbr_read(pmi->cpu, l->model, l->format, l->buf, l->cap, &n);
+    r->lbr_taken = r->lbr_err == DS_OK;
+    r->lbr_n = r->lbr_taken ? n : 0;
+}
+
+/* Linux intel_pmu_handle_irq "irq loop stuck": after DS_PMI_MAX_PASSES the
+ * status still has bits: stop the PMU (intel_pmu_reset stops every counter;
+ * libds owns only GLOBAL_CTRL) and report it. The caller reprograms and
+ * calls ds_pmi_pmu_enable(pmi, true). */
+static int stop_storm(struct ds_pmi *pmi, struct ds_pmi_result *r)
+{
+    r->storm = true;
+    pmi->pmu_enabled = false;
+    r->msr_writes++;
+    int e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    return e ? e : DS_ERR_PMI_STORM;
+}
+
+/* Perfmon v2+: service and acknowledge until GLOBAL_STATUS has no ackable
+ * bit left, at most DS_PMI_MAX_PASSES passes (an overflow landing during the
+ * handler raised its PMI under the masked LVT: only this loop sees it). */
+static int handle_global(struct ds_pmi *pmi, struct ds_pmi_result *r)
+{
+    uint64_t status = 0, want;
+    int ret = read_status(pmi, &status, r), e;
+    if (ret)
+        return ret;
+    if (pmi->cfg.lbr.model && (status & pmi->ack_mask))
+        lbr_snapshot(pmi, r); /* before any ack: the LBRs are still frozen */
+    ret = r->lbr_err;
+    want = loop_bits(pmi, r);
+    for (unsigned pass = 1;; pass++) {
+        r->status |= status;
+        r->passes = pass;
+        r->unacked |= status & ~pmi->ack_mask;
+        r->lbr_frozen |= (status & DS_GSTATUS_LBR_FRZ & ~want) != 0;
+        e = service(pmi, status, r);
+        if (!ret)
+            ret = e;
+        uint64_t ack = status & want;
+        if (!ack)
+            return ret; /* nothing ours to acknowledge: no re-read (spurious: 1 RDMSR) */
+        e = ack_bits(pmi, ack, r);
+        if (!e)
+            e = read_status(pmi, &status, r);
+        if (e)
+            return ret ? ret : e;
+        if (!(status & want)) {
+            r->lbr_frozen |= (status & DS_GSTATUS_LBR_FRZ) != 0;
+            return ret;
+        }
+        if (pass == DS_PMI_MAX_PASSES) {
+            r->status |= status;
+            r->unacked |= status & ~pmi->ack_mask;
+            e = ack_bits(pmi, status & want, r);
+            int s = stop_storm(pmi, r);
+            return ret ? ret : (e ? e : s);
+        }
+    }
+}
+
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
 {
     struct ds_pmi_result r;
-    int ret = DS_OK, e;
-    uint64_t status = 0;
+    int ret;
 
     if (!pmi)
         return DS_ERR_NULL;
     if (!pmi->init)
         return DS_ERR_PMI_NOT_INIT;
+    bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry */
     ds__zero(&r, sizeof(r));
-
-    /* Bounded: the initial pass plus at most one recheck pass. */
-    for (int pass = 0; pass < (pmi->cfg.recheck ? 2 : 1); pass++) {
-        if (pmi->has_global) {
-            e = ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, &status);
-            r.msr_reads++;
-            if (e) {
+    if (!pmi->has_global) {
+        r.passes = 1;
+        ret = service(pmi, 0, &r); /* NetBurst / v1: memory and the hook only */
+    } else {
+        ret = handle_global(pmi, &r);
+        if (pmi->cfg.freeze == DS_FREEZE_LEGACY && r.status && enabled && !r.storm &&
+            ret != DS_ERR_MSR_FAULT) {
+            /* Legacy freeze cleared GLOBAL_CTRL on our PMI: restore the enables (SDM
+             * table, legacy column), but never for a foreign NMI (status 0) nor
+             * after ds_pmi_pmu_enable(false): that would restart stopped counters. */
+            r.msr_writes++;
+            int e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+            if (e && ret == DS_OK)
                 ret = e;
-                break;
-            }
-            if (pass > 0 && !status)
-                break;
-            r.status |= status;
-        } else if (pass > 0) {
-            break;
-        }
-        e = service(pmi, status, &r);
-        if (e && ret == DS_OK)
-            ret = e;
-        if (!pmi->has_global)
-            continue;
-        uint64_t ack = status & pmi->ack_mask;
-        r.unacked |= status & ~pmi->ack_mask;
-        if (ack) {
-            /* Legacy: IA32_PERF_GLOBAL_OVF_CTRL; v4: IA32_PERF_GLOBAL_STATUS_RESET
-             * (same MSR 0x390). With streamlined freeze this write unfreezes. */
-            e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
-            r.msr_writes++;
-            if (e) {
-                if (ret == DS_OK)
-                    ret = e;
-                break;
-            }
-            r.acked |= ack;
-            r.handled = true;
-        }
-        if (pmi->cfg.freeze == DS_FREEZE_LEGACY && (status || pass == 0)) {
-            /* Legacy freeze cleared GLOBAL_CTRL on the PMI (any source): restore the
-             * enables (SDM table, legacy column). Harmless if nothing was frozen. */
-            e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
-            r.msr_writes++;
-            if (e) {
-                if (ret == DS_OK)
-                    ret = e;
-                break;
-            }
         }
     }
     if (out)
@@ -374,6 +457,13 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
 int ds_pmi_set_freeze(struct ds_pmi *pmi)
 {
     (void)pmi;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmi_pmu_enable(struct ds_pmi *pmi, bool on)
+{
+    (void)pmi;
+    (void)on;
     return DS_ERR_UNSUPPORTED;
 }
 

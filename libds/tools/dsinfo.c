@@ -34,7 +34,7 @@ static const char usage_text[] =
     "  netburst event NAME     one event: event select, CCCR select, ESCRs with\n"
     "                          their MSRs and counters, event-mask bits\n"
     "  msrs                    every MSR libds knows, with its address\n"
-    "  pebs-format F           PEBS record layout of format F (0-5, nb32, nb64)\n"
+    "  pebs-format F           PEBS record layout of format F (0-6, nb32, nb64)\n"
     "  decode pebs F HEX...    decode one PEBS record of format F given as hex bytes\n"
     "                          in memory order (spaces allowed, e.g. \"c6 00 ...\")\n"
     "  cpu [--cpuid-dump FILE] what libds makes of this machine (CPUID on every logical\n"
@@ -367,7 +367,8 @@ static bool parse_pebs_fmt(const char *s, enum ds_pebs_fmt *out)
 {
     static const struct { const char *n; enum ds_pebs_fmt f; } t[] = {
         {"0", DS_PEBS_FMT_0}, {"1", DS_PEBS_FMT_1}, {"2", DS_PEBS_FMT_2}, {"3", DS_PEBS_FMT_3},
-        {"4", DS_PEBS_FMT_4}, {"5", DS_PEBS_FMT_5}, {"nb32", DS_PEBS_FMT_NB32}, {"nb64", DS_PEBS_FMT_NB64},
+        {"4", DS_PEBS_FMT_4}, {"5", DS_PEBS_FMT_5}, {"6", DS_PEBS_FMT_6},
+        {"nb32", DS_PEBS_FMT_NB32}, {"nb64", DS_PEBS_FMT_NB64},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (strcmp(s, t[i].n) == 0) {
@@ -400,9 +401,9 @@ static int cmd_pebs_format(int argc, char **argv)
 {
     enum ds_pebs_fmt f;
     if (argc != 1 || !parse_pebs_fmt(argv[0], &f))
-        return usage_error("pebs-format takes one format: 0-5, nb32 or nb64");
+        return usage_error("pebs-format takes one format: 0-6, nb32 or nb64");
     uint32_t size = ds_pebs_record_size(f, 0);
-    bool adaptive = f == DS_PEBS_FMT_4 || f == DS_PEBS_FMT_5;
+    bool adaptive = ds_pebs_fmt_adaptive(f);
     if (json) {
         printf("{\"format\":");
         jstr(argv[0]);
@@ -474,7 +475,7 @@ static int cmd_decode(int argc, char **argv)
     if (argc < 3 || strcmp(argv[0], "pebs") != 0)
         return usage_error("decode takes: pebs FORMAT HEX...");
     if (!parse_pebs_fmt(argv[1], &f))
-        return usage_error("bad PEBS format '%s' (0-5, nb32, nb64)", argv[1]);
+        return usage_error("bad PEBS format '%s' (0-6, nb32, nb64)", argv[1]);
     static uint8_t buf[8192];
     size_t n = 0;
     int hi = -1;

@@ -52,6 +52,41 @@ check "truncated log: no END" grep -q "without the END line" "$work/bad_truncate
 expect_bad bad_multi_no_end 12 "new header, but the log begun at line 1 has no END" "PEBS run 1:test-5/hot: 4 samples"
 check "multi no END: first log still reported" grep -q 'PEBS run 0:test-nb32/hot: 4 samples' "$work/bad_multi_no_end.out"
 
+# Garbled logs (line noise on a serial cable): invalid UTF-8 copied from the
+# log into messages must be escaped so that --json stays valid JSON (strict
+# UTF-8), and a valid multi-byte character must survive unchanged.
+python3 - "$dir/logs/good_fmt3.log" "$work" <<'PY'
+import sys
+def fnv(b):  # the DSLOG line checksum: FNV-1a 32 (docs/records.md)
+    h = 0x811c9dc5
+    for c in b:
+        h = ((h ^ c) * 0x01000193) & 0xffffffff
+    return h
+def reck(line):  # re-checksum so the garbled bytes reach the parser
+    body = line[line.index(b'DSLOG '):line.rindex(b' ck=')]
+    return body + b' ck=%08x' % fnv(body)
+src = open(sys.argv[1], 'rb').read().split(b'\n')
+cases = {  # name: (old, new, re-checksum)
+    'type':      (b'DSLOG 1 PEBS run=hot seq=2', b'DSLOG 1 PE\xffBS run=hot seq=2', 1),
+    'value':     (b'ip=0x401000 ax', b'ip=0x40\xc3\x281000 ax', 1),
+    'key':       (b'ax=0x0 bx', b'a\xe2\x82=0x0 bx', 1),
+    'cksum':     (b'ck=5aee8bf5', b'ck=5a\xf0\x9f\x98ee', 0),
+    'surrogate': (b'run=hot seq=3', b'run=h\xed\xa0\x80t seq=3', 1),
+    'overlong':  (b'run=hot seq=4', b'run=h\xc0\xafot seq=4', 1),
+    'valid':     (b'run=hot seq=5', b'run=h\xc3\xa9t seq=5', 1),
+}
+for name, (old, new, ck) in cases.items():
+    out = [(reck(l.replace(old, new, 1)) if ck else l.replace(old, new, 1)) if old in l else l for l in src]
+    assert out != src, name
+    open(f'{sys.argv[2]}/garbled_{name}.log', 'wb').write(b'\n'.join(out))
+PY
+for g in type value key cksum surrogate overlong valid; do
+  "$dsdump" --json "$work/garbled_$g.log" >"$work/garbled_$g.json" 2>/dev/null
+  check "garbled ($g): JSON valid UTF-8" python3 -c "import json,sys; d=json.load(open(sys.argv[1],encoding='utf-8',errors='strict')); sys.exit(0 if d['errors'] else 1)" "$work/garbled_$g.json"
+done
+check "garbled (valid): e-acute kept in the message" python3 -c "import json,sys; d=json.load(open(sys.argv[1],encoding='utf-8')); sys.exit(0 if any(\"'h\u00e9t'\" in e['message'] for e in d['errors']) else 1)" "$work/garbled_valid.json"
+check "garbled (overlong): each bad byte becomes U+FFFD" python3 -c "import json,sys; d=json.load(open(sys.argv[1],encoding='utf-8')); sys.exit(0 if any(\"'h\ufffd\ufffdot'\" in e['message'] for e in d['errors']) else 1)" "$work/garbled_overlong.json"
+
 # Usage errors.
 "$dsdump" --help | grep -q '^usage: dsdump'; check "--help" [ $? -eq 0 ]
 "$dsdump" --bogus >/dev/null 2>&1; check "bad option exit 2" [ $? -eq 2 ]

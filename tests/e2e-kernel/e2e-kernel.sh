@@ -79,4 +79,13 @@ if grep -Eq '^ +[0-9.]+% +[0-9]+ +(\?|0x)' "$work/dump.txt"; then
 fi
 "$dsdump" --json -e "$elf" "$log" >"$work/dump.json" || fail "dsdump --json failed"
 grep -q '"wl_loop"' "$work/dump.json" || fail "dsdump --json does not name wl_loop"
+# perf.data of this log, read back by Linux perf (report/script/annotate).
+python3 "$here/tests/dsdump/perfcheck.py" "$dsdump" "$log" "$work/perf" "$elf" >"$work/perf.out" 2>&1
+prc=$?
+grep -v '^ok' "$work/perf.out"
+case $prc in
+  0) ;;
+  77) echo "e2e-kernel.sh: note: perf not installed, perf.data not checked" ;;
+  *) fail "dsdump --perf-data: perf does not read back what dsdump reports" ;;
+esac
 echo "e2e-kernel.sh: PASS ($arch, $mode, backend=$backend)"

@@ -12,7 +12,16 @@ fail() { echo "FAIL: $*"; exit 1; }
 want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
 got=$(make -s -C "$mk" LIBDS="$root/libds" O="$work" print-srcs | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
 [ "$want" = "$got" ] || fail "src/*.c is not LIBDS_SOURCES: wildcard '$got' vs list '$want'"
-make -C "$mk" LIBDS="$root/libds" O="$work" "$work/kernel.elf"
+# -MD lists every header each object read: libds must not see the host's C
+# library headers (a kernel without -ffreestanding in its own CFLAGS, as xv6,
+# pulled in /usr/include/stdint.h through gcc's stdint.h before the snippet
+# passed the flag itself).
+make -C "$mk" LIBDS="$root/libds" O="$work" CC="${CC:-gcc} -MD" "$work/kernel.elf"
+ls "$work"/libds/*.d >/dev/null || fail "no dependency files written"
+if grep -l '/usr/include/' "$work"/libds/*.d; then
+  grep -ho '/usr/include/[^ ]*' "$work"/libds/*.d | sort -u | head -5
+  fail "libds objects above read host C library headers (snippet lacks -ffreestanding?)"
+fi
 readelf -h "$work/kernel.elf" | grep 'Class:.*ELF32' >/dev/null || fail "not an ELF32 kernel"
 nm "$work/kernel.elf" | grep ' T ds_cpu_identify$' >/dev/null || fail "libds not linked"
 echo "make from the source list: PASS"

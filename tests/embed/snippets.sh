@@ -28,7 +28,22 @@ check() { # <doc> <heading>
     fi
   done <<<"$lines"
 }
+# Every compile line of a documented snippet passes the flags the text says
+# libds needs (README and porting.md: "-ffreestanding -mno-red-zone
+# -mgeneral-regs-only"); the plain-Make snippet once lacked -ffreestanding.
+flags() { # <doc> <heading>
+  local line f
+  while IFS= read -r line; do
+    case "$line" in *'$(CC)'*' -c '*) ;; *) continue ;; esac
+    n=$((n + 1))
+    for f in -ffreestanding -mno-red-zone -mgeneral-regs-only; do
+      case " $line " in *" $f "*) ;; *) echo "FAIL: $1: compile line lacks $f: $line"; fail=$((fail + 1)) ;; esac
+    done
+  done < <(extract "$1" "$2")
+}
 check "$root/README.md" '^## Using libds in your kernel'
 check "$root/docs/porting.md" '^## 1\. Getting libds into your build'
+flags "$root/README.md" '^## Using libds in your kernel'
+flags "$root/docs/porting.md" '^## 1\. Getting libds into your build'
 echo "$n lines checked, $fail failed"
 [ "$fail" -eq 0 ]

@@ -105,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ds_area_layout(&cpu, &lay);
     enum ds_pebs_fmt fmt = DS_PEBS_FMT_NONE;
     ds_pebs_format_select(&cpu, lay, &fmt);
-    bool adaptive = fmt == DS_PEBS_FMT_4 || fmt == DS_PEBS_FMT_5;
+    bool adaptive = ds_pebs_fmt_adaptive(fmt);
     if (!adaptive)
         data_cfg = 0;
 

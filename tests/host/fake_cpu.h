@@ -10,6 +10,7 @@
 
 #include <ds/ds.h>
 #include <string.h>
+#include "fake_ro.h"
 
 #define FAKE_MAX_MSRS 256
 #define FAKE_MAX_LEAVES 16
@@ -77,6 +78,15 @@ static inline int fake_read(void *ctx, uint32_t msr, uint64_t *out)
     return DS_ERR_MSR_FAULT;
 }
 
+/* Perfmon version of the fake's CPUID.0AH (0 when the leaf is absent). */
+static inline unsigned fake_cpu_pmu_version(const struct fake_cpu *f)
+{
+    for (int i = 0; i < f->nleaves; i++)
+        if (f->leaves[i].leaf == 0xA)
+            return fake_pmu_version(f->leaves[i].r[0]);
+    return 0;
+}
+
 static inline int fake_write(void *ctx, uint32_t msr, uint64_t val)
 {
     struct fake_cpu *f = ctx;
@@ -89,6 +99,19 @@ static inline int fake_write(void *ctx, uint32_t msr, uint64_t val)
     if (f->fault_on_write && f->fault_on_write == msr) {
         f->faults++;
         return DS_ERR_MSR_FAULT;
+    }
+    /* architecturally read-only MSRs #GP on write (fake_ro.h) */
+    if (fake_msr_write_gp(msr, fake_cpu_pmu_version(f))) {
+        f->faults++;
+        return DS_ERR_MSR_FAULT;
+    }
+    /* IA32_PERF_GLOBAL_OVF_CTRL / STATUS_RESET: writing 1 clears that bit of
+     * IA32_PERF_GLOBAL_STATUS (SDM "IA32_PERF_GLOBAL_OVF_CTRL"), as the PMI
+     * handler's service loop relies on. */
+    if (msr == DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL) {
+        for (int i = 0; i < f->nmsrs; i++)
+            if (f->msrs[i].msr == DS_MSR_IA32_PERF_GLOBAL_STATUS)
+                f->msrs[i].val &= ~val;
     }
     /* IA32_A_PMCn is the full-width write alias of IA32_PMCn */
     if (msr >= DS_MSR_IA32_A_PMC0 && msr < DS_MSR_IA32_A_PMC0 + 8) {
@@ -148,7 +171,9 @@ static inline void fake_skylake(struct fake_cpu *f)
     fake_set_msr(f, DS_MSR_IA32_PERF_CAPABILITIES, 0x33C5);
 }
 
-/* Mark an MSR read-only: writes are accepted and dropped (QEMU TCG style). */
+/* Mark an MSR write-ignored: writes are accepted and dropped (QEMU TCG
+ * style). Architecturally read-only MSRs need no marking: they #GP on write
+ * (fake_ro.h). */
 static inline void fake_set_ro(struct fake_cpu *f, uint32_t msr)
 {
     for (int i = 0; i < f->nmsrs; i++)

@@ -3,7 +3,7 @@
  * A richer MSR/CPUID fake for the counter and LBR tests: up to 1024 MSRs,
  * unknown MSRs fault (#GP) like hardware, and every access is logged in
  * order so a test can check exact write sequences and that a rejected
- * request touched nothing. Independent of libds internals: values are set
+ * request touched nothing; writes to read-only MSRs #GP (fake_ro.h). Independent of libds internals: values are set
  * by the test from the SDM/reference tables.
  */
 #ifndef TEST_FAKE_PMU_H
@@ -11,6 +11,7 @@
 
 #include <ds/ds.h>
 #include <string.h>
+#include "fake_ro.h"
 
 #define FP_MAX_MSRS 1024
 #define FP_MAX_LOG 4096
@@ -104,13 +105,23 @@ static inline int fp_read(void *ctx, uint32_t msr, uint64_t *out)
     return DS_OK;
 }
 
+/* Perfmon version of the fake's CPUID.0AH (0 when the leaf is absent). */
+static inline unsigned fp_pmu_version(const struct fake_pmu *f)
+{
+    for (int i = 0; i < f->nleaves; i++)
+        if (f->leaves[i].leaf == 0xA && f->leaves[i].sub == 0)
+            return fake_pmu_version(f->leaves[i].r[0]);
+    return 0;
+}
+
 static inline int fp_write(void *ctx, uint32_t msr, uint64_t val)
 {
     struct fake_pmu *f = ctx;
     f->writes++;
     fp_log(f, 'w', msr, val);
     int i = fp_find(f, msr);
-    if (i < 0 || (f->fault_msr && f->fault_msr == msr)) {
+    /* read-only MSRs #GP on write, like hardware (fake_ro.h) */
+    if (i < 0 || (f->fault_msr && f->fault_msr == msr) || fake_msr_write_gp(msr, fp_pmu_version(f))) {
         f->faults++;
         return DS_ERR_MSR_FAULT;
     }

@@ -172,6 +172,7 @@ static void test_arch_lbr_ctl_features(void)
     fake_set_cpuid(&f, 0, 0, 0x1C, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
     fake_set_cpuid(&f, 1, 0, 0x000906A3, 0, 1u << 15, (1u << 5) | (1u << 21)); /* 06_9AH */
     fake_set_cpuid(&f, 0xA, 0, 0x07300805, 0, 0xF, 0x604);
+    fake_set_cpuid(&f, 7, 0, 0, 0, 0, 1u << 19); /* Arch LBR enumerated (CPUID.(07H,0):EDX[19]) */
     fake_set_cpuid(&f, 0x1C, 0, 0x80, 0 /* no CPL, branch, call-stack filtering */, 0, 0);
     fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
     fake_set_msr(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0x3F);
@@ -195,6 +196,7 @@ static void test_arch_lbr_ctl_features(void)
     for (int i = 0; i < f.nleaves; i++)
         if (f.leaves[i].leaf == 0x1C)
             f.leaves[i].r[1] = 0x7;
+    ds_cpu_identify(&cpu); /* leaf 1CH is read at identification */
     CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "default, filters supported");
     CHECK_EQ(fake_get_msr(&f, DS_MSR_IA32_LBR_CTL), 0x7F0007, "LBREn|OS|USR|all branch types");
     c.arch_ctl = DS_LBR_CTL_LBREN | DS_LBR_CTL_CALL_STACK | DS_LBR_CTL_OS;

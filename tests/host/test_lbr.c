@@ -144,7 +144,10 @@ static void lbr_cpu(struct fake_pmu *f, struct ds_cpu *cpu, const struct ds_lbr_
     fp_intel(f, 0x1C, sig_of(m->family, m->model), pdcm ? 1u << 15 : 0, 1u << 21);
     if (perfmon_v)
         fp_cpuid_set(f, 0xA, 0, 0x07300400 | perfmon_v, 0, 0, 0x603);
-    fp_cpuid_set(f, 0x1C, 0, 0x80, 0x7, 0, 0); /* Arch LBR: depth 64; CPL, branch, call-stack filtering */
+    if (m->flags & DS_LBR_F_ARCH)
+        fp_cpuid_set(f, 7, 0, 0, 0, 0, 1u << 19); /* CPUID.(07H,0):EDX[19]: Arch LBR */
+    fp_cpuid_set(f, 0x1C, 0, 0x80, 0x7, 0x7, 0); /* Arch LBR: depth 64; CPL, branch, call-stack filtering;
+                                                  * mispredict, timed LBR, branch type recorded */
     fp_set(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
     if (pdcm)
         fp_set(f, DS_MSR_IA32_PERF_CAPABILITIES, lbr_fmt);
@@ -168,6 +171,15 @@ static void lbr_cpu(struct fake_pmu *f, struct ds_cpu *cpu, const struct ds_lbr_
             fp_set(f, m->info_base + i, (i & 1 ? 1ull << 63 : 0) | (1ull << 60) | (100 + i));
     }
     CHECK_EQ(fp_identify(f, cpu), DS_OK, "identify %02X_%02XH", m->family, m->model);
+}
+
+/* Knights Landing 06_57H / Knights Mill 06_85H report format 1 (LIP) but keep
+ * MISPRED in FROM bit 63 (Linux lbr.c intel_pmu_lbr_init_knl: "Knights
+ * Landing does have MISPREDICT bit", lbr_format LIP -> EIP_FLAGS). */
+static unsigned knl_fmt(const struct ds_lbr_model *m, unsigned fmt)
+{
+    bool knl = m->family == 0x06 && (m->model == 0x57 || m->model == 0x85);
+    return knl && fmt == 1 ? 3 : fmt;
 }
 
 /* For every row: the reader returns the entries newest first for several TOS values. */
@@ -208,7 +220,8 @@ static void test_reader_every_row(void)
             lbr_cpu(&f, &cpu, m, m->family == 6 ? 2 : 0, true, fmt);
             unsigned df;
             CHECK_EQ(ds_lbr_format(&cpu, m, &df), DS_OK, "format");
-            CHECK_EQ(df, packed ? 0 : fmt, "format from PERF_CAPABILITIES");
+            unsigned eff = knl_fmt(m, fmt);
+            CHECK_EQ(df, packed ? 0 : eff, "format from PERF_CAPABILITIES");
             unsigned tos_values[3] = { 0, 1u % m->depth, m->depth - 1u };
             for (unsigned t = 0; t < 3; t++) {
                 unsigned tos = tos_values[t];
@@ -224,7 +237,7 @@ static void test_reader_every_row(void)
                 for (unsigned k = 0; k < m->depth; k++) {
                     unsigned idx = (tos + m->depth - k) % m->depth;
                     uint64_t info = ((fmt == 5 || fmt == 7) && m->info_base) ? fp_get(&f, m->info_base + idx) : 0;
-                    ds_lbr_decode(fmt, fp_get(&f, m->from_base + idx),
+                    ds_lbr_decode(eff, fp_get(&f, m->from_base + idx),
                                   fmt == 0 ? 0 : fp_get(&f, m->to_base + idx), info, &want);
                     CHECK(lbr_entry_eq(&out[k], &want), "%02X_%02XH fmt %u tos %u entry %u is slot %u",
                           m->family, m->model, fmt, tos, k, idx);
@@ -251,20 +264,237 @@ static void test_reader_every_row(void)
     CHECK_EQ(ds_lbr_read(&cpu, skl, 5, NULL, 64, &got), DS_ERR_NULL, "null out");
 }
 
+/* Issue 10 item 7: a Knights Landing/Mill FROM with bit 63 set decodes as a
+ * mispredicted branch at the address in bits 62:0 (sign-extended). */
+static void test_knl_mispred(void)
+{
+    static const uint8_t knl[] = { 0x57, 0x85 };
+    for (unsigned i = 0; i < N(knl); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        const struct ds_lbr_model *m;
+        CHECK_EQ(ds_lbr_lookup(6, knl[i], &m), DS_OK, "06_%02XH", knl[i]);
+        lbr_cpu(&f, &cpu, m, 3, true, 1 /* PERF_CAPABILITIES[5:0] = LIP */);
+        unsigned fmt = 99;
+        CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_OK, "format");
+        CHECK_EQ(fmt, 3, "06_%02XH: format 1 decoded as EIP_FLAGS", knl[i]);
+        fp_set(&f, DS_MSR_LASTBRANCH_TOS, 2);
+        fp_set(&f, 0x680 + 2, (1ull << 63) | 0x401000);      /* newest: mispredicted, user */
+        fp_set(&f, 0x6C0 + 2, 0x401800);
+        fp_set(&f, 0x680 + 1, 0x7FFFFFFF81000000ull);       /* predicted, kernel half */
+        struct ds_lbr_entry out[8];
+        size_t n = 0;
+        /* both the format ds_lbr_format gives and the raw PERF_CAPABILITIES value */
+        for (unsigned pass = 0; pass < 2; pass++) {
+            CHECK_EQ(ds_lbr_read(&cpu, m, pass ? 1 : fmt, out, 8, &n), DS_OK, "read");
+            CHECK_EQ(n, 8, "depth 8");
+            CHECK(out[0].has_mispred && out[0].mispred, "06_%02XH pass %u: FROM[63] is MISPRED", knl[i], pass);
+            CHECK_EQ(out[0].from, 0x401000, "06_%02XH pass %u: address without bit 63", knl[i], pass);
+            CHECK_EQ(out[0].to, 0x401800, "TO as is");
+            CHECK(out[1].has_mispred && !out[1].mispred, "predicted branch");
+            CHECK_EQ(out[1].from, 0xFFFFFFFF81000000ull, "sign-extended from bit 62");
+        }
+    }
+    /* Not on other rows reporting format 1: Nehalem keeps FROM as is */
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x1A, &m);
+    lbr_cpu(&f, &cpu, m, 3, true, 1);
+    unsigned fmt = 99;
+    CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_OK, "nhm format");
+    CHECK_EQ(fmt, 1, "Nehalem reporting LIP stays LIP");
+}
+
+/* Issue 10 item 8: call-stack mode with FREEZE_LBRS_ON_PMI is refused (Linux
+ * lbr.c __intel_pmu_lbr_enable: "LBR callstack does not work well with
+ * FREEZE_LBRS_ON_PMI", it clears the freeze), on the LBR_SELECT[9] rows and with
+ * IA32_LBR_CTL[3] (CALL_STACK) on Arch LBR; and an enable without freeze
+ * clears a stale DEBUGCTL[11] on both kinds of rows. */
+static void test_callstack_freeze(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x5E, &m);  /* Skylake: LBR_SELECT[9] valid */
+    lbr_cpu(&f, &cpu, m, 4, true, 5);
+    struct ds_lbr_config cs = { .freeze_on_pmi = true, .use_select = true, .select = DS_LBR_SELECT_EN_CALLSTACK };
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &cs), DS_ERR_LBR_CALLSTACK_FREEZE, "SKL call stack + freeze");
+    CHECK_EQ(f.nlog, 0, "refused before any MSR access");
+    cs.select = DS_LBR_SELECT_JCC;  /* bit 2 only: no call stack */
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &cs), DS_OK, "freeze without call stack");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0x801, "LBR | FREEZE_LBRS_ON_PMI");
+    /* clearing path: call stack without freeze over the stale freeze bit (plus an unrelated bit) */
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, (1ull << 11) | (1ull << 6));
+    cs.freeze_on_pmi = false;
+    cs.select = DS_LBR_SELECT_EN_CALLSTACK;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &cs), DS_OK, "call stack without freeze");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), (1ull << 6) | 1, "stale FREEZE cleared, bit 6 kept");
+    CHECK_EQ(fp_get(&f, DS_MSR_LBR_SELECT), 0x200, "LBR_SELECT call stack");
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, 1ull << 11);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "defaults over stale freeze");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1, "legacy: stale FREEZE_LBRS_ON_PMI cleared");
+
+    ds_lbr_lookup(6, 0x97, &m);  /* Arch LBR row */
+    lbr_cpu(&f, &cpu, m, 5, true, 0);
+    struct ds_lbr_config ac = { .freeze_on_pmi = true,
+                                .arch_ctl = DS_LBR_CTL_LBREN | DS_LBR_CTL_CALL_STACK | DS_LBR_CTL_USR };
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), DS_ERR_LBR_CALLSTACK_FREEZE, "Arch call stack + freeze");
+    CHECK_EQ(f.nlog, 0, "refused before any MSR access");
+    ac.arch_ctl = DS_LBR_CTL_LBREN | DS_LBR_CTL_USR;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), DS_OK, "Arch freeze without call stack");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1ull << 11, "Arch: DEBUGCTL[11] set");
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, (1ull << 11) | (1ull << 14));
+    ac.freeze_on_pmi = false;
+    ac.arch_ctl |= DS_LBR_CTL_CALL_STACK;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), DS_OK, "Arch call stack without freeze");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1ull << 14, "Arch: stale FREEZE_LBRS_ON_PMI cleared, bit 14 kept");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), 0xD, "LBR_CTL LBREn|USR|CALL_STACK");
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, 1ull << 11);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "Arch defaults over stale freeze");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0, "Arch: stale freeze cleared by default enable");
+}
+
+/* Issue 10 item 17 / issue 11: Arch LBR exists only with CPUID.(07H,0):EDX[19]
+ * (SDM Vol. 2A CPUID leaf 07H EDX bit 19 "Arch LBR"; Linux intel_pmu_init
+ * calls intel_pmu_arch_lbr_init only for X86_FEATURE_ARCH_LBR). On the Arch
+ * LBR models with the bit clear (KVM hides it) leaf 1CH may still answer, the
+ * IA32_LBR_* MSRs #GP (the fake faults on every MSR it does not hold), and
+ * libds must refuse before touching any MSR. */
+static void test_arch_hidden(void)
+{
+    static const uint8_t arch_models[] = { 0x8F, 0x97, 0x9A };
+    struct ds_lbr_entry out[64];
+    size_t got;
+    for (unsigned i = 0; i < N(arch_models); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        const struct ds_lbr_model *m, *cm = (const struct ds_lbr_model *)&f;
+        CHECK_EQ(ds_lbr_lookup(6, arch_models[i], &m), DS_OK, "06_%02XH row", arch_models[i]);
+        fp_reset(&f);
+        fp_intel(&f, 0x1C, sig_of(6, arch_models[i]), 1u << 15, 1u << 21);
+        fp_cpuid_set(&f, 0xA, 0, 0x07300805, 0, 0xF, 0x604);
+        fp_cpuid_set(&f, 7, 0, 0, 0, 0, 0);              /* EDX[19] = 0 */
+        fp_cpuid_set(&f, 0x1C, 0, 0x80, 0x7, 0x7, 0);    /* leaf 1CH filled in anyway */
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0x3F);
+        fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        CHECK(!cpu.caps.arch_lbr, "no Arch LBR enumerated");
+        unsigned fmt = 99;
+        CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_ERR_LBR_ARCH_HIDDEN, "06_%02XH: Arch model, bit hidden", arch_models[i]);
+        CHECK(cm == NULL, "no row on error");
+        CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_ERR_LBR_ARCH_HIDDEN, "format");
+        CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_ERR_LBR_ARCH_HIDDEN, "enable");
+        CHECK_EQ(ds_lbr_disable(&cpu, m), DS_ERR_LBR_ARCH_HIDDEN, "disable");
+        CHECK_EQ(ds_lbr_unfreeze(&cpu, m), DS_ERR_LBR_ARCH_HIDDEN, "unfreeze");
+        CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_ERR_LBR_ARCH_HIDDEN, "read");
+        CHECK_EQ(f.reads + f.writes, 0, "06_%02XH: no MSR touched", arch_models[i]);
+        /* the same CPU with the bit set: its own row, and it works */
+        for (int l = 0; l < f.nleaves; l++)
+            if (f.leaves[l].leaf == 7)
+                f.leaves[l].r[3] = 1u << 19;
+        fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 0);
+        fp_set(&f, DS_MSR_IA32_LBR_CTL, 0);
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_OK, "Arch enumerated");
+        CHECK(cm == m, "06_%02XH: the model's Arch row", arch_models[i]);
+        CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "enable");
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_DEPTH), 64, "depth from leaf 1CH");
+    }
+    /* A model without a row (06_FEH) or with a legacy row (06_5EH) that
+     * enumerates Arch LBR: CPUID decides, the generic Arch descriptor. */
+    static const uint8_t others[] = { 0xFE, 0x5E };
+    for (unsigned i = 0; i < N(others); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        const struct ds_lbr_model *cm;
+        fp_reset(&f);
+        fp_intel(&f, 0x1C, sig_of(6, others[i]), 1u << 15, 1u << 21);
+        fp_cpuid_set(&f, 0xA, 0, 0x07300805, 0, 0xF, 0x604);
+        fp_cpuid_set(&f, 7, 0, 0, 0, 0, 1u << 19);
+        fp_cpuid_set(&f, 0x1C, 0, 0x08, 0, 0, 0);        /* depth 32 only, no filtering */
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0x3F);
+        fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+        fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 0);
+        fp_set(&f, DS_MSR_IA32_LBR_CTL, 0);
+        for (unsigned k = 0; k < 32; k++) {
+            fp_set(&f, 0x1500 + k, k < 3 ? 0x401000 + 16 * k : 0);
+            fp_set(&f, 0x1600 + k, 0x402000 + k);
+            fp_set(&f, 0x1200 + k, 0);
+        }
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_OK, "06_%02XH Arch by CPUID", others[i]);
+        CHECK(cm && (cm->flags & DS_LBR_F_ARCH) && cm->from_base == 0x1500 && cm->to_base == 0x1600 &&
+              cm->info_base == 0x1200 && cm->tos_msr == 0, "generic Arch descriptor");
+        CHECK_EQ(ds_lbr_enable(&cpu, cm, NULL), DS_OK, "enable");
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_DEPTH), 32, "8 * fls(0x08)");
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), 1, "LBREn only: no filtering enumerated");
+        CHECK_EQ(ds_lbr_read(&cpu, cm, DS_LBR_FMT_ARCH, out, 64, &got), DS_OK, "read");
+        CHECK(got == 3 && out[2].from == 0x401020 && out[0].to == 0x402000, "3 entries, entry 0 newest");
+        /* the generic descriptor on a CPU without the bit */
+        for (int l = 0; l < f.nleaves; l++)
+            if (f.leaves[l].leaf == 7)
+                f.leaves[l].r[3] = 0;
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        CHECK_EQ(ds_lbr_read(&cpu, cm, DS_LBR_FMT_ARCH, out, 64, &got), DS_ERR_LBR_ARCH_HIDDEN, "generic, hidden");
+        CHECK_EQ(f.reads, 0, "nothing read");
+    }
+}
+
+/* Issue 10 item 14: AMD K8 (AuthenticAMD, signature 0xF4A from the real dump
+ * ../shared/cpuid/AuthenticAMD0000F4A_K8_Clawhammer_CPUID.txt: DisplayFamily
+ * 0FH, model 04H, which is a NetBurst row) gets DS_ERR_NOT_INTEL from every
+ * ds_lbr_* call that takes the CPU, before any MSR is touched. */
+static void test_not_intel(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *nb, *cm = (const struct ds_lbr_model *)&f;
+    struct ds_lbr_entry out[64];
+    size_t got;
+    unsigned fmt;
+    fp_reset(&f);
+    /* CPUID.0: max leaf 1, "AuthenticAMD" in EBX, EDX, ECX */
+    fp_cpuid_set(&f, 0, 0, 1, 0x68747541u, 0x444D4163u, 0x69746E65u);
+    fp_cpuid_set(&f, 1, 0, 0x00000F4A, 0, 0, (1u << 5) | (1u << 21));
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+    fp_set(&f, DS_MSR_NB_LASTBRANCH_TOS, 0);
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify K8");
+    CHECK(cpu.caps.vendor == DS_VENDOR_AMD && cpu.caps.display_family == 0x0F && cpu.caps.display_model == 0x04,
+          "K8 is DisplayFamily_DisplayModel 0F_04H");
+    CHECK_EQ(ds_lbr_lookup(0x0F, 0x04, &nb), DS_OK, "0F_04H is a NetBurst row (pure table query)");
+    CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_ERR_NOT_INTEL, "cpu model");
+    CHECK(cm == NULL, "no row");
+    CHECK_EQ(ds_lbr_format(&cpu, nb, &fmt), DS_ERR_NOT_INTEL, "format");
+    struct ds_lbr_config cfg = { 0 };
+    CHECK_EQ(ds_lbr_enable(&cpu, nb, &cfg), DS_ERR_NOT_INTEL, "enable");
+    CHECK_EQ(ds_lbr_disable(&cpu, nb), DS_ERR_NOT_INTEL, "disable");
+    CHECK_EQ(ds_lbr_unfreeze(&cpu, nb), DS_ERR_NOT_INTEL, "unfreeze");
+    CHECK_EQ(ds_lbr_read(&cpu, nb, DS_LBR_FMT_LIP, out, 64, &got), DS_ERR_NOT_INTEL, "read");
+    CHECK_EQ(f.reads + f.writes, 0, "no MSR touched on K8");
+    /* an AMD CPU with Arch LBR's CPUID bit pattern: still not Intel */
+    f.leaves[0].r[0] = 0x1C; /* CPUID.0 max leaf */
+    fp_cpuid_set(&f, 7, 0, 0, 0, 0, 1u << 19);
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+    CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_ERR_NOT_INTEL, "no Arch LBR descriptor for AMD");
+}
+
 static void test_enable(void)
 {
     struct fake_pmu f;
     struct ds_cpu cpu;
     const struct ds_lbr_model *m;
-    /* Skylake: select with call stack, freeze, v4 unfreeze */
+    /* Skylake: select, freeze, v4 unfreeze (call stack with freeze: test_callstack_freeze) */
     ds_lbr_lookup(6, 0x5E, &m);
     lbr_cpu(&f, &cpu, m, 4, true, 5);
     fp_set(&f, DS_MSR_IA32_DEBUGCTL, 1u << 6);
     struct ds_lbr_config cfg = { .freeze_on_pmi = true, .use_select = true,
-                                 .select = DS_LBR_SELECT_CPL_EQ_0 | DS_LBR_SELECT_EN_CALLSTACK };
+                                 .select = DS_LBR_SELECT_CPL_EQ_0 | DS_LBR_SELECT_FAR_BRANCH };
     CHECK_EQ(ds_lbr_enable(&cpu, m, &cfg), DS_OK, "enable");
     CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), (1u << 6) | 1u | (1u << 11), "DEBUGCTL LBR|FREEZE, other bits kept");
-    CHECK_EQ(fp_get(&f, DS_MSR_LBR_SELECT), 0x201, "LBR_SELECT");
+    CHECK_EQ(fp_get(&f, DS_MSR_LBR_SELECT), 0x101, "LBR_SELECT");
     fp_clear_log(&f);
     CHECK_EQ(ds_lbr_unfreeze(&cpu, m), DS_OK, "unfreeze v4");
     CHECK(f.nlog == 1 && f.log[0].msr == 0x390 && f.log[0].val == (1ull << 58), "v4: STATUS_RESET bit 58");
@@ -323,6 +553,10 @@ int main(void)
     test_table();
     test_decode();
     test_reader_every_row();
+    test_knl_mispred();
+    test_callstack_freeze();
+    test_arch_hidden();
+    test_not_intel();
     test_enable();
     return check_summary();
 }

@@ -183,7 +183,8 @@ static void test_core2_pebs(void)
                 uint64_t evt = DS_EVTSEL(core2_pebs[i].ev, core2_pebs[i].um) | DS_EVTSEL_EN | DS_EVTSEL_USR;
                 fp_set(&f, 0x3F1, 0);
                 fp_clear_log(&f);
-                int r = ds_pmc_pebs_enable(&cpu, pmc, evt);
+                /* 06_0FH needs the errata override (test_merom_errata) */
+                int r = ds_pmc_pebs_enable_ex(&cpu, pmc, evt, s == 0 ? DS_PMC_PEBS_ALLOW_ERRATA : 0);
                 if (pmc == 0) {
                     CHECK_EQ(r, DS_OK, "PEBS %02x/%02x on PMC0", core2_pebs[i].ev, core2_pebs[i].um);
                     CHECK_EQ(fp_get(&f, 0x3F1), 1, "IA32_PEBS_ENABLE bit 0");
@@ -247,6 +248,626 @@ static void test_nehalem_icl_pebs(void)
     CHECK_EQ(ds_pmc_pebs_enable(&cpu, 4, DS_EVTSEL(0xC0, 1)), DS_ERR_PMC_PEBS_COUNTER, "fmt 3: PMC4 no PEBS");
 }
 
+/*
+ * Lunar Lake 06_BDH, from ../shared/cpuid/GenuineIntel00B06D1_LunarLake_04_CPUID.txt
+ * (logical CPU #0 = Lion Cove P-core, #4 = Skymont E-core): leaf 0AH
+ * 0D300806/00000280/00000007/00008603 (perfmon v6, 8 GP x 48, 3 fixed + ECX 7),
+ * leaf 23H.0 EAX 0B (P) / 0F (E), EBX 3 (UMASK2, EQ), 23H.1 GP 3FF fixed 0F
+ * (P) / GP FF fixed 77 (E, non-contiguous). The dump has no MSRs: @caps is
+ * IA32_PERF_CAPABILITIES built from the SDM field layout with PEBS_FMT = @fmt.
+ */
+#define LNL_CAPS(fmt) (((uint64_t)(fmt) << 8) | (1u << 6) | (1u << 7) | (1u << 13) | (1u << 14))
+static void lnl_cpu_sig(struct fake_pmu *f, struct ds_cpu *cpu, uint32_t sig, bool ecore, uint64_t caps)
+{
+    fp_reset(f);
+    fp_cpuid_set(f, 0, 0, 0x23, 0x756e6547u, 0x6c65746eu, 0x49656e69u);
+    fp_cpuid_set(f, 1, 0, sig, ecore ? 0x40800800 : 0x00800800, 0x7FFAFBFF, 0xBFEBFBFF);
+    fp_cpuid_set(f, 7, 0, 0x00000002, 0x239CA7EB, 0x994027AC, 0xFC1CC430);
+    fp_cpuid_set(f, 0xA, 0, 0x0D300806, 0x00000280, 0x00000007, 0x00008603);
+    fp_cpuid_set(f, 0x1A, 0, ecore ? 0x20000003 : 0x40000003, 0, 0, 0);
+    fp_cpuid_set(f, 0x23, 0, ecore ? 0x0F : 0x0B, 3, ecore ? 8 : 0, 0);
+    fp_cpuid_set(f, 0x23, 1, ecore ? 0xFF : 0x3FF, ecore ? 0x77 : 0x0F, 0, 0);
+    fp_set(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fp_set(f, DS_MSR_IA32_PERF_CAPABILITIES, caps);
+    for (unsigned i = 0; i < 16; i++) {
+        if (i < 8) {
+            fp_set(f, 0xC1 + i, 0);
+            fp_set(f, 0x186 + i, 0);
+            fp_set(f, 0x4C1 + i, 0);
+            fp_set(f, 0x309 + i, 0);
+        }
+        for (unsigned k = 0; k < 4; k++) {
+            fp_set(f, 0x1900 + 4 * i + k, 0); /* IA32_PMC_GPn_CTR/CFG_A/B/C */
+            fp_set(f, 0x1980 + 4 * i + k, 0); /* IA32_FIXED_CTRn and its CFGs */
+        }
+    }
+    fp_set(f, 0x38D, 0);
+    fp_set(f, 0x38F, 0);
+    fp_set(f, 0x3F1, 0);
+    fp_set(f, 0x3F2, 0);
+    CHECK_EQ(fp_identify(f, cpu), DS_OK, "identify LNL");
+}
+
+static void lnl_cpu(struct fake_pmu *f, struct ds_cpu *cpu, bool ecore, uint64_t caps)
+{
+    lnl_cpu_sig(f, cpu, 0x000B06D1, ecore, caps);
+}
+
+/* Issue 11: PEBS format 6 (Lunar Lake, Arrow Lake) was refused outright. */
+static void test_fmt6_lunar_lake(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(6) | (1u << 15));
+    CHECK_EQ(cpu.caps.pebs_format, 6, "PERF_CAPABILITIES[11:8] = 6");
+    for (unsigned i = 0; i < 8; i++) {
+        fp_set(&f, 0x3F1, 0);
+        CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_ADAPTIVE), DS_OK, "fmt 6 PEBS on PMC%u", i);
+        CHECK_EQ(fp_get(&f, 0x3F1), 1ull << i, "IA32_PEBS_ENABLE bit %u", i);
+    }
+    CHECK_EQ(ds_pmc_pebs_disable(&cpu, 1ull << 7), DS_OK, "fmt 6 disable");
+    CHECK_EQ(fp_get(&f, 0x3F1), 0, "cleared");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, DS_FIXED_USR, true, 0), DS_OK, "fmt 6 adaptive fixed");
+    /* MSR_PEBS_DATA_CFG: counters group bit 4, metrics 5, GP [47:32], fixed [55:48] */
+    uint64_t cfg = DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS | (0x3FFull << 32) | (0xFull << 48) | 1;
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, cfg), DS_OK, "fmt 6 counters group, all 10 GP + 4 fixed");
+    CHECK_EQ(fp_get(&f, 0x3F2), cfg, "MSR_PEBS_DATA_CFG written");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | (0x400ull << 32)), DS_ERR_PMC_RESERVED,
+             "GP 10 absent (23H.1 EAX = 3FF)");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | (0x10ull << 48)), DS_ERR_PMC_RESERVED,
+             "fixed 4 absent on the P-core (23H.1 EBX = 0F)");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1ull << 32), DS_ERR_PMC_RESERVED, "GP mask without CNTRS");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1ull << 6), DS_ERR_PMC_RESERVED, "bit 6 reserved");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1ull << 56), DS_ERR_PMC_RESERVED, "bit 56 reserved");
+    /* E-core: fixed counters 0,1,2,4,5,6 (77H), no PERF_METRICS advertised here */
+    lnl_cpu(&f, &cpu, true, LNL_CAPS(6));
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | (0x70ull << 48)), DS_OK, "E-core fixed 4-6");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | (0x08ull << 48)), DS_ERR_PMC_RESERVED,
+             "E-core fixed 3 absent");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS), DS_ERR_PMC_RESERVED,
+             "metrics without PERF_METRICS");
+    /* Format 5: the format-6 bits stay reserved; format 7 is unknown */
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(5) | (1u << 15));
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS), DS_ERR_PMC_RESERVED, "fmt 5: no counters group");
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0)), DS_OK, "fmt 5 PEBS");
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(7));
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0)), DS_ERR_PMC_NO_PEBS_FMT, "fmt 7 unknown");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1), DS_ERR_PMC_NO_ADAPTIVE, "fmt 7 not adaptive to libds");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_ADAPTIVE, 0), DS_ERR_PMC_RESERVED,
+             "fmt 7: EVTSEL bit 34 refused");
+    /* Arrow Lake 06_C6H (../shared/cpuid ArrowLake 000C0662: leaf 0AH and 23H
+     * as Lunar Lake, Lion Cove P-cores 3FFH/0FH, Skymont E-cores FFH/77H) */
+    for (int ecore = 0; ecore < 2; ecore++) {
+        lnl_cpu_sig(&f, &cpu, 0x000C0662, ecore, LNL_CAPS(6));
+        CHECK_EQ(cpu.caps.display_model, 0xC6, "ARL 06_C6H");
+        fp_set(&f, 0x3F1, 0);
+        CHECK_EQ(ds_pmc_pebs_enable(&cpu, 7, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_ADAPTIVE), DS_OK, "ARL fmt 6 PEBS PMC7");
+        CHECK_EQ(fp_get(&f, 0x3F1), 1ull << 7, "ARL PEBS_ENABLE bit 7");
+        CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | ((ecore ? 0xFFull : 0x3FFull) << 32)), DS_OK,
+                 "ARL counters group, every GP");
+    }
+}
+
+/*
+ * Issue 10 item 6: which counters take PEBS, per microarchitecture. Typed
+ * from SDM 18.6.1.1 (Silvermont/Airmont: "PEBS ... only IA32_PMC0"), the
+ * Goldmont PEBS section, 18.7.1 (Knights Landing) and Linux ds.c
+ * (intel_slm_/intel_glm_pebs_event_constraints: all events on mask 0x1;
+ * intel_pmu_init uses the slm list for KNL/KNM). Leaf 0AH values of the
+ * first three rows are from ../shared/cpuid (Silvermont 30678, Goldmont
+ * 506C9, Knights Landing 50671); the others reuse them with the model's
+ * signature. PERF_CAPABILITIES (not in the dumps): PEBS format @fmt.
+ */
+static const struct { uint32_t sig, a0a, d0a; uint8_t fmt; uint32_t pebs_gp; const char *name; } pebs_uarch[] = {
+    { 0x00030678, 0x07280203, 0x4503, 2, 0x1, "Silvermont 06_37H" },
+    { 0x000506C9, 0x07300404, 0x0603, 3, 0x1, "Goldmont 06_5CH" },
+    { 0x00050671, 0x07280203, 0x0503, 2, 0x1, "Knights Landing 06_57H" },
+    { 0x000406D8, 0x07280203, 0x4503, 2, 0x1, "Silvermont-D 06_4DH" },
+    { 0x000406A0, 0x07280203, 0x4503, 2, 0x1, "Silvermont 06_4AH" },
+    { 0x000506A0, 0x07280203, 0x4503, 2, 0x1, "Airmont 06_5AH" },
+    { 0x000506D0, 0x07280203, 0x4503, 2, 0x1, "Silvermont 06_5DH" },
+    { 0x000406C4, 0x07280203, 0x4503, 2, 0x1, "Airmont 06_4CH" },
+    { 0x00070650, 0x07280203, 0x4503, 2, 0x1, "Airmont NP 06_75H" },
+    { 0x000506F1, 0x07300404, 0x0603, 3, 0x1, "Goldmont-D 06_5FH" },
+    { 0x00080650, 0x07280203, 0x0503, 2, 0x1, "Knights Mill 06_85H" },
+    { 0x000706A8, 0x07300404, 0x8603, 3, 0xF, "Goldmont Plus 06_7AH (4 GP, all PEBS)" },
+    { 0x000306A9, 0x07300803, 0x0603, 1, 0xF, "Ivy Bridge 06_3AH (8 GP, PEBS on 0-3)" },
+    { 0x000306C3, 0x07300803, 0x0603, 2, 0xF, "Haswell 06_3CH (8 GP, PEBS on 0-3)" },
+};
+
+static void test_pebs_counter_table(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    for (size_t t = 0; t < N(pebs_uarch); t++) {
+        arch_cpu(&f, &cpu, pebs_uarch[t].sig, pebs_uarch[t].a0a, pebs_uarch[t].d0a, 0,
+                 ((uint64_t)pebs_uarch[t].fmt << 8) | (1u << 6) | 0x3);
+        unsigned ngp = (pebs_uarch[t].a0a >> 8) & 0xFF;
+        for (unsigned i = 0; i < ngp; i++) {
+            fp_set(&f, 0x3F1, 0);
+            fp_clear_log(&f);
+            int r = ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR);
+            if ((pebs_uarch[t].pebs_gp >> i) & 1) {
+                CHECK_EQ(r, DS_OK, "%s: PEBS on PMC%u", pebs_uarch[t].name, i);
+                CHECK_EQ(fp_get(&f, 0x3F1), 1ull << i, "%s: bit %u", pebs_uarch[t].name, i);
+            } else {
+                CHECK_EQ(r, pebs_uarch[t].pebs_gp == 1 ? DS_ERR_PMC_PEBS_PMC0_ONLY : DS_ERR_PMC_PEBS_COUNTER,
+                         "%s: no PEBS on PMC%u", pebs_uarch[t].name, i);
+                CHECK_EQ(f.nlog, 0, "%s: PMC%u refused before any MSR access", pebs_uarch[t].name, i);
+            }
+        }
+        if (pebs_uarch[t].pebs_gp == 1 && pebs_uarch[t].fmt >= 1 && pebs_uarch[t].fmt <= 3)
+            CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 1, 10), DS_ERR_PMC_PEBS_PMC0_ONLY, "%s: ldlat PMC1", pebs_uarch[t].name);
+    }
+}
+
+/* Fixed-counter PEBS (IA32_PEBS_ENABLE bit 32+m): adaptive PEBS and Goldmont
+ * Plus extended PEBS only (SDM "Adaptive PEBS", Goldmont Plus "PEBS
+ * extensions"; Linux PMU_FL_PEBS_ALL); on formats 1-3 bit 32+n is LL_EN. */
+static void test_pebs_fixed(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    /* Ice Lake 06_7EH: v5, 8 GP, 4 fixed (ECX 0F), fmt 4 + baseline */
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0x00000604, 0xF, (4u << 8) | 5 | (1u << 13) | (1u << 14));
+    for (unsigned m = 0; m < 4; m++) {
+        fp_set(&f, 0x3F1, 1);
+        CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, m), DS_OK, "ICL fixed %u PEBS", m);
+        CHECK_EQ(fp_get(&f, 0x3F1), 1 | (1ull << (32 + m)), "bit 32+%u, PMC0 kept", m);
+    }
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 4), DS_ERR_PMC_BAD_FIXED, "fixed 4 absent");
+    CHECK_EQ(f.nlog, 0, "nothing touched");
+    fp_set(&f, 0x38D, DS_FIXED_PMI << 4);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 1), DS_ERR_PMC_PEBS_INT, "fixed 1 with PMI set");
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 0), DS_OK, "fixed 0 unaffected by fixed 1's PMI");
+    /* Ice Lake without PEBS_BASELINE: no fixed PEBS */
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0x00000604, 0xF, (4u << 8) | 5);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 0), DS_ERR_PMC_PEBS_NO_FIXED, "fmt 4 without baseline");
+    /* Skylake fmt 3: bit 32+n would be load latency */
+    skylake(&f, &cpu, true);
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 0), DS_ERR_PMC_PEBS_NO_FIXED, "fmt 3: no fixed PEBS");
+    CHECK_EQ(f.nlog, 0, "nothing touched");
+    /* Goldmont Plus 06_7AH (dump leaf 0AH 07300404/8603: 3 fixed), fmt 3 */
+    arch_cpu(&f, &cpu, 0x000706A8, 0x07300404, 0x00008603, 0, (3u << 8) | 5);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 2), DS_OK, "GLP fixed 2");
+    CHECK_EQ(fp_get(&f, 0x3F1), 1ull << 34, "bit 34");
+    /* Lunar Lake E-core: fixed 0x77 (non-contiguous) */
+    lnl_cpu(&f, &cpu, true, LNL_CAPS(6));
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 5), DS_OK, "LNL E-core fixed 5");
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 3), DS_ERR_PMC_BAD_FIXED, "LNL E-core fixed 3 absent");
+    /* Core 2: perfmon v2 fmt 0 */
+    arch_cpu(&f, &cpu, 0x00010676, 0x07280202, 0x00000503, 0, 0x1);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 0), DS_ERR_PMC_PEBS_NO_FIXED, "Core 2");
+}
+
+/*
+ * Issue 10 item 10: Core 2 06_0FH (Merom, Conroe, Clovertown: every
+ * stepping) has PEBS errata AJ67/AJ68/AJ69/AJ106 and Linux
+ * (intel_clovertown_quirk) turns PEBS off there; Penryn 06_17H keeps it.
+ * CPUID from ../shared/cpuid Merom/Conroe (000006F6, leaf 0AH 07280202) and
+ * Penryn (00010676); PERF_CAPABILITIES (not in the dumps): PEBS fmt 0.
+ */
+static void test_merom_errata(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    static const uint32_t sigs[] = { 0x000006F6, 0x000006F2, 0x000006FB, 0x00010676 };
+    for (size_t s = 0; s < N(sigs); s++) {
+        bool merom = s < 3;
+        arch_cpu(&f, &cpu, sigs[s], 0x07280202, 0, 0, 0x1 | (1u << 6));
+        uint64_t evt = DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+        fp_clear_log(&f);
+        CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, evt), merom ? DS_ERR_PMC_PEBS_ERRATUM : DS_OK, "sig %05x default", sigs[s]);
+        CHECK_EQ(fp_get(&f, 0x3F1), merom ? 0 : 1, "sig %05x PEBS_ENABLE", sigs[s]);
+        if (merom)
+            CHECK_EQ(f.nlog, 0, "refused before any MSR access");
+        fp_set(&f, 0x3F1, 0);
+        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, evt, DS_PMC_PEBS_ALLOW_ERRATA), DS_OK, "sig %05x override", sigs[s]);
+        CHECK_EQ(fp_get(&f, 0x3F1), 1, "override sets bit 0");
+        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, evt, 0x2), DS_ERR_INVAL, "unknown flag");
+        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 1, evt, DS_PMC_PEBS_ALLOW_ERRATA), DS_ERR_PMC_PEBS_COUNTER,
+                 "override does not lift the PMC0 rule");
+    }
+}
+
+/* A fake whose CPUID(1) loads IA32_BIOS_SIGN_ID[63:32] with the microcode
+ * revision, as the SDM's signature procedure describes (write 0, CPUID 1,
+ * read); the fake_pmu is first so fp_read/fp_write take the same context. */
+struct ucode_fake {
+    struct fake_pmu f;
+    uint32_t rev;
+    int cpuid1_after_zero; /* CPUID(1) calls made while 8BH read 0 */
+};
+static void uf_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+    struct ucode_fake *u = ctx;
+    if (leaf == 1 && fp_find(&u->f, 0x8B) >= 0) {
+        if (fp_get(&u->f, 0x8B) == 0)
+            u->cpuid1_after_zero++;
+        fp_set(&u->f, 0x8B, (uint64_t)u->rev << 32);
+    }
+    fp_cpuid(ctx, leaf, sub, out);
+}
+static const struct ds_msr_ops uf_ops = { fp_read, fp_write, uf_cpuid };
+
+/*
+ * Issue 10 item 11: Sandy Bridge PEBS microcode gate (Linux core.c
+ * pebs_ucodes: 06_2AH stepping 7 >= 0x28; 06_2DH stepping 6 >= 0x618,
+ * stepping 7 >= 0x70C; other steppings of the two models: broken). Leaf 0AH
+ * from ../shared/cpuid SandyBridge (000206A7: 07300803/603).
+ */
+static void test_snb_ucode(void)
+{
+    static struct ucode_fake u;
+    struct ds_cpu cpu;
+    static const struct { uint32_t sig, rev; int want; } rows[] = {
+        { 0x000206A7, 0x27, DS_ERR_PMC_PEBS_UCODE }, { 0x000206A7, 0x28, DS_OK },
+        { 0x000206A7, 0x29, DS_OK },                  { 0x000206A6, 0xFFFF, DS_ERR_PMC_PEBS_UCODE },
+        { 0x000206D6, 0x617, DS_ERR_PMC_PEBS_UCODE }, { 0x000206D6, 0x618, DS_OK },
+        { 0x000206D7, 0x70B, DS_ERR_PMC_PEBS_UCODE }, { 0x000206D7, 0x70C, DS_OK },
+        { 0x000206D7, 0x618, DS_ERR_PMC_PEBS_UCODE }, { 0x000206D5, 0x70C, DS_ERR_PMC_PEBS_UCODE },
+        { 0x000306A9, 0x01, DS_OK }, /* Ivy Bridge 06_3AH: no gate */
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        arch_cpu(&u.f, &cpu, rows[i].sig, 0x07300803, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+        fp_set(&u.f, 0x8B, 0xABCD000000000000ull); /* stale value: must be cleared first */
+        u.rev = rows[i].rev;
+        u.cpuid1_after_zero = 0;
+        CHECK_EQ(ds_cpu_init(&cpu, &uf_ops, &u), DS_OK, "init");
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+        fp_set(&u.f, 0x8B, 0xABCD000000000000ull);
+        u.cpuid1_after_zero = 0;
+        fp_clear_log(&u.f);
+        int r = ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0));
+        CHECK_EQ(r, rows[i].want, "sig %05x ucode %x", rows[i].sig, rows[i].rev);
+        bool snb = rows[i].sig >> 4 != 0x306A;
+        CHECK_EQ(fp_get(&u.f, 0x3F1), r == DS_OK ? 1 : 0, "sig %05x PEBS_ENABLE", rows[i].sig);
+        CHECK_EQ(fp_nwrites(&u.f, 0x8B), snb ? 1 : 0, "sig %05x: 8BH zeroed before CPUID", rows[i].sig);
+        CHECK_EQ(u.cpuid1_after_zero, snb ? 1 : 0, "sig %05x: CPUID(1) after the zero write", rows[i].sig);
+        fp_set(&u.f, 0x3F1, 0);
+        fp_clear_log(&u.f);
+        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, DS_EVTSEL(0xC0, 0), DS_PMC_PEBS_ALLOW_ERRATA), DS_OK, "override");
+        CHECK_EQ(fp_nwrites(&u.f, 0x8B), 0, "override skips the microcode read");
+        /* load-latency PEBS enables PEBS too: same gate */
+        fp_set(&u.f, 0x3F1, 0);
+        fp_clear_log(&u.f);
+        CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 100), rows[i].want, "sig %05x ucode %x ldlat", rows[i].sig, rows[i].rev);
+        if (rows[i].want != DS_OK)
+            CHECK(fp_nwrites(&u.f, 0x3F6) == 0 && fp_nwrites(&u.f, 0x3F1) == 0, "ldlat refused: nothing enabled");
+    }
+    uint32_t rev = 0;
+    u.rev = 0x12345678;
+    CHECK_EQ(ds_pmc_microcode_rev(&cpu, &rev), DS_OK, "microcode_rev");
+    CHECK_EQ(rev, 0x12345678, "upper 32 bits");
+    CHECK_EQ(ds_pmc_microcode_rev(&cpu, NULL), DS_ERR_NULL, "null");
+    u.f.fault_msr = 0x8B;
+    CHECK_EQ(ds_pmc_microcode_rev(&cpu, &rev), DS_ERR_MSR_FAULT, "8BH faults");
+    arch_cpu(&u.f, &cpu, 0x000206A7, 0x07300803, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0)), DS_ERR_MSR_FAULT, "no 8BH: fault reported");
+}
+
+/*
+ * Issue 10 item 11: early Core 2 reports perfmon v2 with CPUID.0AH:EDX = 0
+ * (real dumps ../shared/cpuid Merom and Conroe 000006F6: leaf 0AH
+ * 07280202-00000000-00000000-00000000) although the three fixed counters
+ * exist; Linux intel_pmu_init assumes max(EDX[4:0], 3) on v2-v4 unless the
+ * hypervisor bit CPUID.01H:ECX[31] is set.
+ */
+static void test_core2_fixed_quirk(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    for (int hv = 0; hv < 2; hv++) {
+        arch_cpu(&f, &cpu, 0x000006F6, 0x07280202, 0, 0, 0x1);
+        if (hv) {
+            for (int i = 0; i < f.nleaves; i++)
+                if (f.leaves[i].leaf == 1)
+                    f.leaves[i].r[2] |= 1u << 31;
+            CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify (hypervisor)");
+        }
+        for (unsigned m = 0; m < 4; m++) {
+            fp_set(&f, 0x38D, 0);
+            int want = (!hv && m < 3) ? DS_OK : DS_ERR_PMC_BAD_FIXED;
+            CHECK_EQ(ds_pmc_fixed_program(&cpu, m, DS_FIXED_OS | DS_FIXED_USR, false, 0), want,
+                     "hv=%d fixed %u", hv, m);
+            if (want == DS_OK)
+                CHECK_EQ(fp_get(&f, 0x38D), 3ull << (4 * m), "FIXED_CTR_CTRL nibble %u", m);
+        }
+        CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0x700000003ull), hv ? DS_ERR_PMC_RESERVED : DS_OK, "hv=%d GLOBAL_CTRL fixed bits", hv);
+        CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0x800000000ull), DS_ERR_PMC_RESERVED, "hv=%d fixed 3 bit", hv);
+    }
+    /* v5 (Ice Lake, ECX bitmap 0x1, EDX 0): the quirk does not apply */
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0, 0x1, (4u << 8) | 5);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, DS_FIXED_OS, false, 0), DS_ERR_PMC_BAD_FIXED, "v5: bitmap only");
+}
+
+/*
+ * Issue 10 item 11: Nehalem/Westmere errata AAK100/AAP53/BD53. Expected
+ * sequence typed from Linux core.c intel_pmu_nhm_workaround's comment
+ * (errata steps 1-5) and its magic events 4300B5H, 4300D2H, 4300B1H,
+ * 4300B1H; leaf 0AH of the real Nehalem dump (000106A1: 07300403/603).
+ */
+static void test_nhm_workaround(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    static const uint32_t sigs[] = { 0x000106A1, 0x000106E5, 0x000206C2, 0x000206F2, 0x00020655 };
+    for (size_t k = 0; k < N(sigs); k++) {
+        arch_cpu(&f, &cpu, sigs[k], 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+        uint64_t sel[4], ctr[4];
+        for (unsigned i = 0; i < 4; i++) {
+            sel[i] = DS_EVTSEL(0xC0 + i, 1) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+            ctr[i] = 0xFFFF80000000ull + 17 * i; /* sign-extended 32-bit values */
+            fp_set(&f, 0x186 + i, sel[i]);
+            fp_set(&f, 0xC1 + i, ctr[i]);
+        }
+        fp_set(&f, 0x38F, 0x70000000Full);
+        fp_set(&f, 0x3F1, 0x1);
+        fp_clear_log(&f);
+        CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_OK, "sig %05x workaround", sigs[k]);
+        /* errata step 1 before the magic events; GLOBAL_CTRL 0 -> 0F -> 0 */
+        int ng = 0, first_magic = -1, gctl_f = -1, pebs0 = -1;
+        uint64_t gvals[8] = { 0 };
+        for (int i = 0; i < f.nlog; i++) {
+            if (f.log[i].kind != 'w')
+                continue;
+            if (f.log[i].msr == 0x38F && ng < 8)
+                gvals[ng++] = f.log[i].val;
+            if (f.log[i].msr == 0x38F && f.log[i].val == 0xF)
+                gctl_f = i;
+            if (f.log[i].msr == 0x3F1 && f.log[i].val == 0 && pebs0 < 0)
+                pebs0 = i;
+            if (f.log[i].msr == 0x186 && f.log[i].val == 0x4300B5 && first_magic < 0)
+                first_magic = i;
+        }
+        CHECK(ng == 4 && gvals[0] == 0 && gvals[1] == 0xF && gvals[2] == 0 && gvals[3] == 0x70000000Full,
+              "sig %05x GLOBAL_CTRL writes 0, 0F, 0, restore (%d)", sigs[k], ng);
+        CHECK(pebs0 >= 0 && pebs0 < first_magic && first_magic < gctl_f, "PEBS_ENABLE cleared before the magic events");
+        /* the magic events were in place when GLOBAL_CTRL = 0FH was written */
+        static const uint64_t magic[4] = { 0x4300B5, 0x4300D2, 0x4300B1, 0x4300B1 };
+        for (unsigned i = 0; i < 4; i++) {
+            uint64_t last_sel = 0, last_ctr = 1;
+            for (int j = 0; j < gctl_f; j++) {
+                if (f.log[j].kind == 'w' && f.log[j].msr == 0x186 + i)
+                    last_sel = f.log[j].val;
+                if (f.log[j].kind == 'w' && f.log[j].msr == 0xC1 + i)
+                    last_ctr = f.log[j].val;
+            }
+            CHECK_EQ(last_sel, magic[i], "PERFEVTSEL%u magic at GLOBAL_CTRL=0F", i);
+            CHECK_EQ(last_ctr, 0, "PMC%u zero at GLOBAL_CTRL=0F", i);
+            CHECK_EQ(fp_get(&f, 0x186 + i), sel[i], "EVTSEL%u restored", i);
+            CHECK_EQ(fp_get(&f, 0xC1 + i) | 0xFFFF00000000ull, ctr[i], "PMC%u restored (low 32 sign-extended)", i);
+        }
+        CHECK_EQ(fp_get(&f, 0x3F1), 1, "PEBS_ENABLE restored");
+        CHECK_EQ(fp_get(&f, 0x38F), 0x70000000Full, "GLOBAL_CTRL restored");
+    }
+    /* a counter value IA32_PMCx cannot take back (no FW_WRITE): refused, nothing written */
+    arch_cpu(&f, &cpu, 0x000106A1, 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    fp_set(&f, 0xC3, 0x000100000000ull);
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_ERR_PMC_VALUE_WIDE, "unrestorable PMC2");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    /* not Nehalem/Westmere: nothing touched */
+    static const uint32_t others[] = { 0x000206A7, 0x000006F6, 0x000306A9 };
+    for (size_t k = 0; k < N(others); k++) {
+        arch_cpu(&f, &cpu, others[k], 0x07300403, 0x603, 0, (1u << 8) | 3);
+        fp_clear_log(&f);
+        CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_OK, "sig %05x: not needed", others[k]);
+        CHECK_EQ(f.nlog, 0, "sig %05x: no MSR access", others[k]);
+    }
+}
+
+/*
+ * Issue 11 perfmon v6: counters from the CPUID.23H.1 bitmaps (LNL P-core GP
+ * 3FFH: ten GP counters, more than leaf 0AH's eight), the aliased MSRs
+ * IA32_PMC_GPn_CTR 1900H+4n / CFG_A +1 and fixed 1980H+4m (Linux
+ * msr-index.h MSR_IA32_PMC_V6_*, used for every counter on v6), UMASK2
+ * [47:40] and EQ [36] only where CPUID.(23H,0):EBX enumerates them. CPUID
+ * from ../shared/cpuid Lunar Lake (v6, 23H.0 EBX 3) and Meteor Lake
+ * 000A06A4 CPU #0 (v5, leaf 0AH 07300805/7/8603, 23H.0 EAX 0B EBX 0,
+ * 23H.1 FF/0F).
+ */
+static void test_perfmon_v6(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    uint64_t v;
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(6));
+    uint64_t ev = DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+    for (unsigned i = 0; i < 11; i++) {
+        fp_clear_log(&f);
+        int r = ds_pmc_gp_program(&cpu, i, ev, 0xFFFF00000000ull + i);
+        if (i < 10) {
+            CHECK_EQ(r, DS_OK, "LNL GP %u", i);
+            CHECK(f.nlog == 3 && f.log[0].msr == 0x1901 + 4 * i && f.log[0].val == 0 &&
+                  f.log[1].msr == 0x1900 + 4 * i && f.log[1].val == 0xFFFF00000000ull + i &&
+                  f.log[2].msr == 0x1901 + 4 * i && f.log[2].val == ev,
+                  "GP %u: CFG_A=0, CTR, CFG_A (1900H+4n aliases)", i);
+            CHECK_EQ(ds_pmc_gp_read(&cpu, i, &v), DS_OK, "read GP %u", i);
+            CHECK_EQ(v, 0xFFFF00000000ull + i, "read back from 1900H+4n");
+        } else {
+            CHECK_EQ(r, DS_ERR_PMC_BAD_COUNTER, "GP 10 absent (23H.1 EAX 3FF)");
+            CHECK_EQ(f.nlog, 0, "nothing touched");
+        }
+    }
+    CHECK_EQ(ds_pmc_gp_write(&cpu, 9, 5), DS_OK, "write GP 9");
+    CHECK_EQ(fp_get(&f, 0x1924), 5, "GP 9 counter at 1924H");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 3, DS_FIXED_OS, false, 7), DS_OK, "fixed 3");
+    CHECK_EQ(fp_get(&f, 0x198C), 7, "fixed 3 counter at 198CH");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0x3FF | (0xFull << 32)), DS_OK, "GLOBAL_CTRL all 10 GP + 4 fixed");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 10), DS_ERR_PMC_RESERVED, "GP 10 bit");
+    /* UMASK2 / EQ enumerated: accepted and written */
+    uint64_t ev6 = ev | (0x5Aull << DS_EVTSEL_UMASK2_SHIFT) | DS_EVTSEL_EQ;
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 8, ev6, 0), DS_OK, "UMASK2 + EQ on LNL");
+    CHECK_EQ(fp_get(&f, 0x1921), ev6, "CFG_A(8) holds UMASK2/EQ");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | (1ull << 35), 0), DS_ERR_PMC_RESERVED, "bit 35");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | (1ull << 37), 0), DS_ERR_PMC_RESERVED, "bit 37");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | (1ull << 48), 0), DS_ERR_PMC_RESERVED, "bit 48");
+    /* E-core: GP FFH, fixed 77H */
+    lnl_cpu(&f, &cpu, true, LNL_CAPS(6));
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 8, ev, 0), DS_ERR_PMC_BAD_COUNTER, "E-core GP 8 absent");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 3, DS_FIXED_OS, false, 0), DS_ERR_PMC_BAD_FIXED, "E-core fixed 3 absent");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 4, DS_FIXED_OS, false, 9), DS_OK, "E-core fixed 4");
+    CHECK_EQ(fp_get(&f, 0x1990), 9, "fixed 4 at 1990H");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0xFF | (0x77ull << 32)), DS_OK, "E-core GLOBAL_CTRL");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 35), DS_ERR_PMC_RESERVED, "E-core fixed 3 bit");
+    /* Meteor Lake: leaf 23H present, UMASK2/EQ not enumerated (EBX 0) */
+    fp_reset(&f);
+    fp_cpuid_set(&f, 0, 0, 0x23, 0x756e6547u, 0x6c65746eu, 0x49656e69u);
+    fp_cpuid_set(&f, 1, 0, 0x000A06A4, 0x20800800, 0x7FFAFBFF, 0xBFEBFBFF);
+    fp_cpuid_set(&f, 7, 0, 0x00000002, 0x239C27EB, 0x994007AC, 0xFC18C410);
+    fp_cpuid_set(&f, 0xA, 0, 0x07300805, 0, 0x00000007, 0x00008603);
+    fp_cpuid_set(&f, 0x1A, 0, 0x40000002, 0, 0, 0);
+    fp_cpuid_set(&f, 0x23, 0, 0x0B, 0, 0, 0);
+    fp_cpuid_set(&f, 0x23, 1, 0xFF, 0x0F, 0, 0);
+    fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, LNL_CAPS(5));
+    for (unsigned i = 0; i < 8; i++) {
+        fp_set(&f, 0x186 + i, 0);
+        fp_set(&f, 0x4C1 + i, 0);
+        fp_set(&f, 0xC1 + i, 0);
+    }
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify MTL");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | (1ull << DS_EVTSEL_UMASK2_SHIFT), 0), DS_ERR_PMC_NO_UMASK2, "MTL UMASK2");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | DS_EVTSEL_EQ, 0), DS_ERR_PMC_NO_EQ, "MTL EQ");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 7, ev, 3), DS_OK, "MTL GP 7 (v5: legacy MSRs)");
+    CHECK(f.nlog == 3 && f.log[0].msr == 0x18D && f.log[1].msr == 0x4C8, "v5 uses 18DH / 4C8H");
+    /* Skylake: no leaf 23H at all */
+    skylake(&f, &cpu, true);
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | (0xFFull << 40), 0), DS_ERR_PMC_NO_UMASK2, "SKL UMASK2");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, ev | DS_EVTSEL_EQ, 0), DS_ERR_PMC_NO_EQ, "SKL EQ");
+    /* Non-contiguous GP bitmap (synthetic v5 + 23H.1 EAX F5H): PMC1 and PMC3 absent */
+    fp_reset(&f);
+    fp_cpuid_set(&f, 0, 0, 0x23, 0x756e6547u, 0x6c65746eu, 0x49656e69u);
+    fp_cpuid_set(&f, 1, 0, 0x000A06A4, 0, 0x7FFAFBFF, 0xBFEBFBFF);
+    fp_cpuid_set(&f, 0xA, 0, 0x07300805, 0, 0x7, 0x8603);
+    fp_cpuid_set(&f, 0x23, 0, 0x3, 0, 0, 0);
+    fp_cpuid_set(&f, 0x23, 1, 0xF5, 0x7, 0, 0);
+    fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, LNL_CAPS(5));
+    for (unsigned i = 0; i < 8; i++) {
+        fp_set(&f, 0x186 + i, 0);
+        fp_set(&f, 0x4C1 + i, 0);
+    }
+    fp_set(&f, 0x38F, 0);
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify bitmap CPU");
+    for (unsigned i = 0; i < 8; i++)
+        CHECK_EQ(ds_pmc_gp_program(&cpu, i, ev, 0), ((0xF5u >> i) & 1) ? DS_OK : DS_ERR_PMC_BAD_COUNTER,
+                 "bitmap F5H: GP %u", i);
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0x2), DS_ERR_PMC_RESERVED, "GLOBAL_CTRL bit of absent GP 1");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0xF5), DS_OK, "GLOBAL_CTRL bitmap");
+}
+
+/*
+ * Issue 10 item 20 / item 6: PEBS events on Nehalem and Westmere (format 1),
+ * typed from Linux ds.c intel_nehalem_pebs_event_constraints and
+ * intel_westmere_pebs_event_constraints (FLAGS rows: EDGE/INV/CMASK/ANY
+ * must be clear). Sandy Bridge onwards Linux allows every event.
+ */
+#define EVF(ev, um, fl) ((uint64_t)(ev) | ((uint64_t)(um) << 8) | (fl))
+static void test_nhm_pebs_events(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const uint64_t inv_c16 = DS_EVTSEL_INV | (16ull << 24);
+    static const struct { uint64_t evtsel; int nhm, wsm; } rows[] = {
+        { EVF(0x0B, 0x10, 0), DS_OK, DS_OK },                 /* MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD */
+        { EVF(0x0B, 0x01, 0), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0x0F, 0x02, 0), DS_OK, DS_OK },                 /* MEM_UNCORE_RETIRED.* */
+        { EVF(0x0C, 0x01, 0), DS_OK, DS_OK },                 /* MEM_STORE_RETIRED.DTLB_MISS */
+        { EVF(0x0C, 0x02, 0), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xC0, 0x00, 0), DS_OK, DS_OK },                 /* INST_RETIRED.ANY_P */
+        { EVF(0xC0, 0x02, 0), DS_OK, DS_OK },
+        { EVF(0xC0, 0x00, inv_c16), DS_OK, DS_OK },           /* cycles:p */
+        { EVF(0xC0, 0x01, inv_c16), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xC0, 0x00, DS_EVTSEL_INV), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xC2, 0x01, 0), DS_OK, DS_OK },                 /* UOPS_RETIRED.* */
+        { EVF(0xC2, 0x01, inv_c16), DS_OK, DS_OK },           /* flags not matched for C2H */
+        { EVF(0xC4, 0x00, 0), DS_OK, DS_OK },                 /* BR_INST_RETIRED.* */
+        { EVF(0xC4, 0x00, DS_EVTSEL_EDGE), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xC5, 0x02, 0), DS_OK, DS_OK },                 /* BR_MISP_RETIRED.NEAR_CALL */
+        { EVF(0xC5, 0x00, 0), DS_ERR_PMC_PEBS_EVENT, DS_OK }, /* BR_MISP_RETIRED.*: Westmere only */
+        { EVF(0xC7, 0x01, 0), DS_OK, DS_OK },                 /* SSEX_UOPS_RETIRED.* */
+        { EVF(0xC8, 0x20, 0), DS_OK, DS_OK },                 /* ITLB_MISS_RETIRED */
+        { EVF(0xC8, 0x01, 0), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xCB, 0x01, 0), DS_OK, DS_OK },                 /* MEM_LOAD_RETIRED.* */
+        { EVF(0xCB, 0x01, 1ull << 24), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT },
+        { EVF(0xF7, 0x01, 0), DS_OK, DS_OK },                 /* FP_ASSIST.* */
+        { EVF(0x3C, 0x00, 0), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT }, /* CPU_CLK_UNHALTED */
+        { EVF(0xD0, 0x81, 0), DS_ERR_PMC_PEBS_EVENT, DS_ERR_PMC_PEBS_EVENT }, /* a Sandy Bridge+ event */
+    };
+    static const struct { uint32_t sig; bool wsm; } cpus[] = {
+        { 0x000106A1, false }, { 0x000106E5, false }, { 0x000106F0, false }, { 0x000206E6, false },
+        { 0x000206C2, true }, { 0x00020655, true }, { 0x000206F2, true },
+    };
+    for (size_t k = 0; k < N(cpus); k++) {
+        arch_cpu(&f, &cpu, cpus[k].sig, 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+        for (size_t r = 0; r < N(rows); r++) {
+            fp_set(&f, 0x3F1, 0);
+            fp_clear_log(&f);
+            int want = cpus[k].wsm ? rows[r].wsm : rows[r].nhm;
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, 1, rows[r].evtsel), want, "sig %05x evtsel %llx", cpus[k].sig,
+                     (unsigned long long)rows[r].evtsel);
+            if (want != DS_OK)
+                CHECK_EQ(f.nlog, 0, "refused before any MSR access");
+        }
+    }
+    /* Ivy Bridge (format 1 too) and Haswell: any event */
+    arch_cpu(&f, &cpu, 0x000306A9, 0x07300803, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, EVF(0x3C, 0, 0)), DS_OK, "IVB: any event");
+    arch_cpu(&f, &cpu, 0x000306C3, 0x07300803, 0x603, 0, (2u << 8) | 3 | (1u << 6));
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, EVF(0x3C, 0, 0)), DS_OK, "HSW: any event");
+}
+
+/*
+ * Issue 10 item 6 (per-event constraints): typed from Linux ds.c
+ * intel_snb_/intel_ivb_/intel_hsw_/intel_skl_pebs_event_constraints:
+ * INST_RETIRED.PREC_DIST 01C0H (and 108001C0H, cycles:ppp) mask 0x2;
+ * SNB/IVB MEM_TRANS_RETIRED.LAT_ABOVE_THR 01CDH and PRECISE_STORES 02CDH
+ * mask 0x8 (Haswell onwards 01CDH is 0xF). Leaf 0AH of the Sandy Bridge
+ * and Haswell dumps; SNB microcode 0x28 so the gate passes.
+ */
+static void test_pebs_event_counters(void)
+{
+    static struct ucode_fake u;
+    struct ds_cpu cpu;
+    const uint64_t inv_c16 = DS_EVTSEL_INV | (16ull << 24);
+    static const struct { uint32_t sig; bool snb_ivb; } cpus[] = {
+        { 0x000206A7, true }, { 0x000306A9, true }, { 0x000306E4, true },
+        { 0x000306C3, false }, { 0x000406F1, false }, { 0x000506E3, false },
+    };
+    for (size_t k = 0; k < N(cpus); k++) {
+        arch_cpu(&u.f, &cpu, cpus[k].sig, 0x07300403, 0x603, 0, (2u << 8) | 3 | (1u << 6));
+        u.rev = 0x28;
+        CHECK_EQ(ds_cpu_init(&cpu, &uf_ops, &u), DS_OK, "init");
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+        fp_set(&u.f, 0x8B, 0);
+        for (unsigned i = 0; i < 4; i++) {
+            fp_set(&u.f, 0x3F1, 0);
+            fp_clear_log(&u.f);
+            int want = i == 1 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xC0, 0x01)), want, "%05x PREC_DIST PMC%u", cpus[k].sig, i);
+            if (want)
+                CHECK_EQ(fp_nwrites(&u.f, 0x3F1), 0, "refused: PEBS_ENABLE not written");
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xC0, 0x01) | inv_c16), want, "%05x cycles:ppp PMC%u",
+                     cpus[k].sig, i);
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xC0, 0x00)), DS_OK, "%05x INST_RETIRED.ANY_P PMC%u",
+                     cpus[k].sig, i);
+            int want_cd = (!cpus[k].snb_ivb || i == 3) ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xCD, 0x01)), want_cd, "%05x LAT_ABOVE_THR PMC%u",
+                     cpus[k].sig, i);
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, i, DS_EVTSEL(0xCD, 0x02)), want_cd, "%05x PRECISE_STORES PMC%u",
+                     cpus[k].sig, i);
+        }
+    }
+    /* Nehalem: C0H any unit mask on any of PMC0-3 (no PREC_DIST rule) */
+    arch_cpu(&u.f, &cpu, 0x000106A1, 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0x01)), DS_OK, "NHM C0H/01H on PMC0");
+}
+
 int main(void)
 {
     test_period();
@@ -254,5 +875,15 @@ int main(void)
     test_fixed_global();
     test_core2_pebs();
     test_nehalem_icl_pebs();
+    test_fmt6_lunar_lake();
+    test_pebs_counter_table();
+    test_pebs_fixed();
+    test_merom_errata();
+    test_snb_ucode();
+    test_core2_fixed_quirk();
+    test_nhm_workaround();
+    test_perfmon_v6();
+    test_nhm_pebs_events();
+    test_pebs_event_counters();
     return check_summary();
 }

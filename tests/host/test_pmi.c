@@ -74,9 +74,9 @@ static void test_v4_streamlined_pebs(void)
     unsigned r0 = e.f.reads, w0 = e.f.writes;
     e.f.nlog = 0;
     CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle");
-    CHECK_EQ(e.f.reads - r0, 1, "1 RDMSR");
-    CHECK_EQ(e.f.writes - w0, 1, "1 WRMSR: 2 MSR accesses per PEBS PMI on v4");
-    CHECK_EQ(r.msr_reads + r.msr_writes, 2, "self-count agrees");
+    CHECK_EQ(e.f.reads - r0, 2, "2 RDMSR (status, re-read after the ack)");
+    CHECK_EQ(e.f.writes - w0, 1, "1 WRMSR: 3 MSR accesses per PEBS PMI on v4");
+    CHECK_EQ(r.msr_reads + r.msr_writes, 3, "self-count agrees");
     uint64_t ack = 0;
     CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS_RESET, &ack), 1, "ack via STATUS_RESET");
     CHECK_EQ(ack, status, "acks OvfBuf, CTR_Frz (unfreezes) and PMC0");
@@ -109,7 +109,7 @@ static void test_v3_legacy(void)
     unsigned r0 = e.f.reads, w0 = e.f.writes;
     e.f.nlog = 0;
     CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle");
-    CHECK_EQ((e.f.reads - r0) + (e.f.writes - w0), 3, "3 MSR accesses on v3 legacy freeze");
+    CHECK_EQ((e.f.reads - r0) + (e.f.writes - w0), 4, "4 MSR accesses on v3 legacy freeze (read, ack, re-read, GLOBAL_CTRL)");
     uint64_t ack = 0, ctrl = 0;
     fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, &ack);
     CHECK_EQ(ack, status & ~(1ull << 59), "reserved bit 59 not written (would #GP)");
@@ -158,26 +158,112 @@ static void test_netburst(void)
     CHECK(!r.handled, "spurious PMI reported as not ours");
 }
 
-static void test_spurious_and_recheck(void)
+static void test_spurious(void)
 {
     static struct env e;
     struct ds_pmi pmi;
     struct ds_pmi_result r;
     fake_skylake_pmu(&e.f);
     env_identify(&e, 1);
-    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE, .recheck = true };
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
     CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "counters-only init");
     fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
-    unsigned w0 = e.f.writes;
+    unsigned w0 = e.f.writes, r0 = e.f.reads;
     CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle");
     CHECK(!r.handled, "status 0: not ours");
     CHECK_EQ(e.f.writes, w0, "nothing acked");
-    /* status that never clears (fake does not model the ack): recheck is bounded */
+    CHECK_EQ(e.f.reads - r0, 1, "spurious: 1 RDMSR, no re-read");
+    CHECK_EQ(r.passes, 1, "one pass");
+    /* a counter bit without a hook is still ours and acknowledged */
     fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x4);
     CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle");
-    CHECK_EQ(r.msr_reads, 2, "one recheck read");
-    CHECK_EQ(r.msr_writes, 2, "two acks, then stop");
+    CHECK_EQ(r.msr_reads, 2, "read, ack, re-read");
+    CHECK_EQ(r.msr_writes, 1, "one ack");
     CHECK(r.handled, "counter overflow is ours even without a hook");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS), 0, "status cleared");
+}
+
+/* Issue 10 item 2: an overflow that lands while the handler runs (its PMI
+ * raised under the masked LVT, never delivered) is found by re-reading
+ * GLOBAL_STATUS until it is 0; bounded at DS_PMI_MAX_PASSES (Linux
+ * intel_pmu_handle_irq: 100, then reset). The wrapper sets `bits` again
+ * after each of the next `left` acknowledgements: a counter that overflows
+ * again during the handler. */
+static struct { uint64_t bits; unsigned left; } RF;
+static int rf_write(void *ctx, uint32_t msr, uint64_t val)
+{
+    struct fake_cpu *f = ctx;
+    int e = fake_write(ctx, msr, val);
+    if (msr == DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL && RF.left) {
+        RF.left--;
+        fake_set_msr(f, DS_MSR_IA32_PERF_GLOBAL_STATUS, fake_get_msr(f, DS_MSR_IA32_PERF_GLOBAL_STATUS) | RF.bits);
+    }
+    return e;
+}
+static const struct ds_msr_ops rf_ops = { fake_read, rf_write, fake_cpuid };
+
+static void loop_env(struct env *e, enum ds_freeze_mode fm, struct ds_pmi *pmi, struct hook_log *h)
+{
+    fake_haswell(&e->f);
+    memset(&e->cpu, 0, sizeof(e->cpu));
+    ds_cpu_init(&e->cpu, &rf_ops, &e->f);
+    ds_cpu_identify(&e->cpu);
+    struct ds_pmi_config pc = { .freeze = fm, .global_ctrl = 0x3, .ovf_hook = hook, .ovf_arg = h };
+    CHECK_EQ(ds_pmi_init(pmi, &e->cpu, NULL, &pc), DS_OK, "init");
+}
+
+static void test_loop_until_clear(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    struct hook_log h = { 0 };
+    loop_env(&e, DS_FREEZE_NONE, &pmi, &h);
+    /* PMC0's PMI; PMC1 overflows during the handler, once */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+    RF.bits = 0x2;
+    RF.left = 1;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle");
+    CHECK_EQ(r.passes, 2, "second pass for the overflow inside the handler");
+    CHECK_EQ(h.calls, 2, "hook called per pass");
+    CHECK_EQ(h.ovf, 0x2, "second pass hooks PMC1");
+    CHECK_EQ(r.acked, 0x3, "both acknowledged");
+    CHECK_EQ(r.msr_reads, 3, "read, re-read, final 0");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS), 0, "nothing left pending");
+    /* boundary: refilled by the first 99 acks: the 100th pass ends it, no storm */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+    RF.left = DS_PMI_MAX_PASSES - 1;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "100 passes");
+    CHECK_EQ(r.passes, DS_PMI_MAX_PASSES, "exactly the maximum");
+    CHECK(!r.storm, "not a storm");
+    CHECK(pmi.pmu_enabled, "PMU left enabled");
+    CHECK_EQ(r.msr_reads, DS_PMI_MAX_PASSES + 1, "final read 0");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS), 0, "cleared");
+}
+
+static void test_storm(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    struct hook_log h = { 0 };
+    for (int legacy = 0; legacy < 2; legacy++) {
+        loop_env(&e, legacy ? DS_FREEZE_LEGACY : DS_FREEZE_NONE, &pmi, &h);
+        fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, legacy ? 0 : 0x3);
+        fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+        RF.bits = 0x1;
+        RF.left = DS_PMI_MAX_PASSES; /* one more than the loop can absorb */
+        e.f.nlog = 0;
+        CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_PMI_STORM, "storm legacy=%d", legacy);
+        CHECK(r.storm, "reported legacy=%d", legacy);
+        CHECK_EQ(r.passes, DS_PMI_MAX_PASSES, "bounded legacy=%d", legacy);
+        CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0, "PMU stopped legacy=%d", legacy);
+        CHECK(!pmi.pmu_enabled, "flag cleared legacy=%d", legacy);
+        CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS), 0, "last status acked legacy=%d", legacy);
+        /* (the 64-entry write log is full here; the final GLOBAL_CTRL = 0 above
+         * shows that no legacy restore followed the stop) */
+    }
+    RF.left = 0;
 }
 
 static void test_building_blocks(void)
@@ -206,13 +292,151 @@ static void test_building_blocks(void)
     CHECK_EQ(e.f.reads > 0 ? e.f.writes : 0, 0, "nothing written");
 }
 
+/* Issue 10 item 3: legacy freeze restores IA32_PERF_GLOBAL_CTRL only for a
+ * PMI of this PMU (status != 0) while the PMU is enabled (Linux
+ * intel_pmu_handle_irq restores only if cpuc->enabled was set on entry). */
+static void test_legacy_restore_only_ours(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    uint64_t v = 0;
+    fake_haswell(&e.f);
+    env_identify(&e, 1);
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_LEGACY, .global_ctrl = 0xF };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "init");
+    /* foreign NMI: status 0, GLOBAL_CTRL 0 (stopped by the kernel) */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle foreign NMI");
+    CHECK(!r.handled, "status 0: not ours");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0, "foreign NMI: GLOBAL_CTRL stays 0");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, NULL), 0, "no GLOBAL_CTRL write");
+    CHECK_EQ(e.f.nlog, 0, "foreign NMI: no MSR written at all");
+    /* the PMU is stopped through ds_pmi_pmu_enable: a stale overflow bit is
+     * acknowledged but the counters are not restarted */
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, false), DS_OK, "pmu off");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0, "pmu off writes GLOBAL_CTRL = 0");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x2);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle while disabled");
+    CHECK(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, &v) >= 1 && v == 0x2, "overflow acked");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, NULL), 0, "disabled PMU: no GLOBAL_CTRL write");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0, "disabled PMU stays disabled");
+    /* enabled again: our PMI with the CPU's legacy freeze (GLOBAL_CTRL 0) is restored */
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_OK, "pmu on");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0xF, "pmu on writes the enables");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0); /* frozen by the PMI */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle ours");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, &v), 1, "one GLOBAL_CTRL write");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0xF, "our PMI: enables restored");
+    /* a foreign NMI after that leaves a frozen GLOBAL_CTRL alone too */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle foreign NMI 2");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0, "enabled PMU, status 0: not restored");
+    /* no global MSRs: nothing to switch */
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    struct ds_pmi_config pn = { 0 };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pn), DS_OK, "init NetBurst");
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_ERR_UNSUPPORTED, "NetBurst: no GLOBAL_CTRL");
+    CHECK_EQ(ds_pmi_pmu_enable(NULL, true), DS_ERR_NULL, "NULL");
+}
+
+/* Clearing path: DS_FREEZE_NONE after LEGACY / STREAMLINED clears
+ * IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (bit 12) and keeps the other bits
+ * (LBR bit 0, FREEZE_LBRS_ON_PMI bit 11 belong to lbr.h). */
+static void test_freeze_off_clears(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    const uint64_t other = (1ull << 0) | (1ull << 11);
+    for (int v4 = 0; v4 < 2; v4++) {
+        if (v4)
+            fake_skylake_pmu(&e.f);
+        else
+            fake_haswell(&e.f);
+        env_identify(&e, 1);
+        struct ds_pmi_config on = { .freeze = v4 ? DS_FREEZE_STREAMLINED : DS_FREEZE_LEGACY };
+        fake_set_msr(&e.f, DS_MSR_IA32_DEBUGCTL, other);
+        CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &on), DS_OK, "init freeze v4=%d", v4);
+        CHECK_EQ(ds_pmi_set_freeze(&pmi), DS_OK, "set freeze v4=%d", v4);
+        CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL), other | (1ull << 12), "bit 12 set v4=%d", v4);
+        struct ds_pmi_config off = { .freeze = DS_FREEZE_NONE };
+        CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &off), DS_OK, "init none v4=%d", v4);
+        CHECK_EQ(ds_pmi_set_freeze(&pmi), DS_OK, "clear freeze v4=%d", v4);
+        CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL), other, "bit 12 cleared, others kept v4=%d", v4);
+        CHECK_EQ(ds_pmi_set_freeze(&pmi), DS_OK, "clear again v4=%d", v4);
+        CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DEBUGCTL), other, "idempotent v4=%d", v4);
+    }
+}
+
+/* Issue 10 item 1: LBR_Frz (bit 58) is acknowledged only after the
+ * caller's snapshot was taken (acking it unfreezes the LBRs). */
+static void test_lbr_frz_not_acked(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    struct ds_lbr_entry buf[32];
+    uint64_t ack = 0;
+    const uint64_t frz = 1ull << 58, st = frz | (1ull << 59) | 0x1;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_STREAMLINED };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "init");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, st);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle without snapshot step");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS_RESET, &ack), 1, "one ack");
+    CHECK_EQ(ack, st & ~frz, "counter and CTR_Frz acked, LBR_Frz not");
+    CHECK(r.lbr_frozen && !r.lbr_taken, "reported frozen for the caller's read + ds_lbr_unfreeze");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS), frz, "LBRs still frozen");
+    CHECK_EQ(r.passes, 1, "left LBR_Frz does not make the loop spin");
+    /* status with only LBR_Frz left (e.g. the next foreign NMI): nothing acked */
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle LBR_Frz only");
+    CHECK_EQ(e.f.nlog, 0, "nothing written");
+    CHECK(r.lbr_frozen, "still frozen");
+    /* snapshot step configured, but the read fails (this fake has no LBR
+     * MSRs): bit 58 stays set, the error is reported, the rest is done */
+    const struct ds_lbr_model *lm = NULL;
+    CHECK_EQ(ds_lbr_lookup(e.cpu.caps.display_family, e.cpu.caps.display_model, &lm), DS_OK, "lbr row");
+    struct ds_pmi_config pl = { .freeze = DS_FREEZE_STREAMLINED,
+                                .lbr = { .model = lm, .format = 5, .buf = buf, .cap = 32 } };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pl), DS_OK, "init with snapshot step");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, st);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_MSR_FAULT, "snapshot read fault reported");
+    CHECK_EQ(r.lbr_err, DS_ERR_MSR_FAULT, "lbr_err");
+    CHECK(!r.lbr_taken && r.lbr_frozen, "not taken: left frozen");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS_RESET, &ack), 1, "still acks the rest");
+    CHECK_EQ(ack, st & ~frz, "without LBR_Frz");
+    /* configuration: a snapshot step needs a buffer */
+    struct ds_pmi_config bad = pl;
+    bad.lbr.buf = NULL;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &bad), DS_ERR_PMI_LBR_BUF, "no buffer");
+    bad = pl;
+    bad.lbr.cap = 0;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &bad), DS_ERR_PMI_LBR_BUF, "cap 0");
+}
+
 int main(void)
 {
+    test_lbr_frz_not_acked();
+    test_legacy_restore_only_ours();
+    test_freeze_off_clears();
     test_building_blocks();
     test_decode();
     test_v4_streamlined_pebs();
     test_v3_legacy();
     test_netburst();
-    test_spurious_and_recheck();
+    test_spurious();
+    test_loop_until_clear();
+    test_storm();
     return check_summary();
 }

@@ -144,6 +144,7 @@ enum ds_pebs_fmt {
     DS_PEBS_FMT_6 = 0x106,    /* Lunar Lake, Arrow Lake: fmt5 + counters-snapshot group */
     DS_PEBS_FMT_NB32 = 0x200, /* NetBurst, 32-bit DS layout: 40 bytes */
     DS_PEBS_FMT_NB64 = 0x201, /* NetBurst, 64-bit DS layout: 144 bytes */
+    DS_PEBS_FMT_ARCH = 0x10F, /* architectural PEBS (PEBS_FMT 0xF): own buffer, arch_pebs.h */
 };
 
 /* Adaptive PEBS formats (record size from MSR_PEBS_DATA_CFG / the record header). */

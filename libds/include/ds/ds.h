@@ -50,5 +50,6 @@
 #include <ds/pmc.h>
 #include <ds/netburst.h>
 #include <ds/lbr.h>
+#include <ds/arch_pebs.h>
 
 #endif /* DS_DS_H */

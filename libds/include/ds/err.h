@@ -83,7 +83,9 @@ enum ds_err {
     DS_ERR_PMI_CTRL_MASK = 201, /* GLOBAL_CTRL / PEBS counter mask names counters the CPU lacks */
     DS_ERR_PMI_NOT_INIT = 202, /* struct ds_pmi used before ds_pmi_init() succeeded */
     DS_ERR_PMI_HOOK = 203, /* the counter-overflow hook reported an error */
-    /* PMI: next free value 204 */
+    DS_ERR_PMI_STORM = 204, /* GLOBAL_STATUS still set after DS_PMI_MAX_PASSES: PMU stopped */
+    DS_ERR_PMI_LBR_BUF = 205, /* PMI LBR snapshot step without a buffer (cfg.lbr.buf NULL or cap 0) */
+    /* PMI: next free value 206 */
 
     /* --- 250..299: architectural / Core counters ------------------------- */
     DS_ERR_PMC_NO_ARCH = 250,        /* no architectural perfmon (CPUID leaf 0AH version 0) */
@@ -102,7 +104,14 @@ enum ds_err {
     DS_ERR_PMC_NO_PEBS_FMT = 263,    /* PEBS format unknown to libds or PEBS not advertised */
     DS_ERR_PMC_NETBURST = 264,       /* NetBurst CPU: use netburst.h (no PERFEVTSEL/PMC MSRs) */
     DS_ERR_PMC_NO_GLOBAL = 265,      /* perfmon v1: no IA32_PERF_GLOBAL_* MSRs */
-    /* pmc: next free value 266 */
+    DS_ERR_PMC_PEBS_PMC0_ONLY = 266, /* PEBS only on IA32_PMC0 on this microarchitecture (Silvermont/Airmont/Goldmont/KNL/KNM, SDM 18.6.1.1, 18.7.1) */
+    DS_ERR_PMC_PEBS_NO_FIXED = 267,  /* fixed-counter PEBS needs adaptive PEBS (fmt 4+ with baseline) or Goldmont Plus extended PEBS */
+    DS_ERR_PMC_PEBS_ERRATUM = 268,   /* PEBS refused: Core 2 Merom/Clovertown 06_0FH errata AJ67/68/69/106 (override: DS_PMC_PEBS_ALLOW_ERRATA) */
+    DS_ERR_PMC_PEBS_UCODE = 269,     /* PEBS refused: Sandy Bridge microcode older than Linux pebs_ucodes (IA32_BIOS_SIGN_ID) */
+    DS_ERR_PMC_NO_UMASK2 = 270,      /* EVTSEL.UMASK2 [47:40] set but CPUID.(23H,0):EBX[0] does not enumerate it */
+    DS_ERR_PMC_NO_EQ = 271,          /* EVTSEL.EQ [36] set but CPUID.(23H,0):EBX[1] does not enumerate it */
+    DS_ERR_PMC_PEBS_EVENT_COUNTER = 272, /* this PEBS event only on another counter (PREC_DIST: PMC1; SNB/IVB MEM_TRANS_RETIRED: PMC3) */
+    /* pmc: next free value 273 */
 
     /* --- 300..349: NetBurst ---------------------------------------------- */
     DS_ERR_NB_NOT_NETBURST = 300,    /* CPU is not DisplayFamily 0FH Intel */
@@ -122,6 +131,7 @@ enum ds_err {
     DS_ERR_NB_BAD_METRIC = 314,      /* unknown replay-tagging metric */
     DS_ERR_NB_MODEL = 315,           /* event not available on this model (instr_completed: models 3, 4, 6) */
     DS_ERR_NB_NOT_ALLOCATED = 316,   /* releasing or re-arming a counter the allocator does not hold */
+    DS_ERR_NB_MISMATCH = 317,        /* release: the assignment's ESCR and counter are allocated, but not as one pair */
     /* NetBurst: next free value 317 */
 
     /* --- 350..399: LBR --------------------------------------------------- */
@@ -133,7 +143,31 @@ enum ds_err {
     DS_ERR_LBR_BAD_SELECT = 355,     /* LBR_SELECT / LBR_CTL value has bits outside the valid mask */
     DS_ERR_LBR_ARCH_DEPTH = 356,     /* Arch LBR: CPUID.1CH reports no depth, or IA32_LBR_DEPTH invalid */
     DS_ERR_LBR_NOSPC = 357,          /* output array smaller than the model's stack depth */
-    /* LBR: next free value 358 */
+    DS_ERR_LBR_CALLSTACK_FREEZE = 358, /* call-stack mode with FREEZE_LBRS_ON_PMI (TOS corruption; Linux clears the freeze) */
+    DS_ERR_LBR_ARCH_HIDDEN = 359,    /* Arch LBR row but CPUID.(07H,0):EDX[19] = 0 (e.g. a VM hides it): MSRs not touched */
+    DS_ERR_LBR_FREEZE_ERRATUM = 360, /* FREEZE_LBRS_ON_PMI on Atom 06_1CH stepping < 10 (erratum; Linux disables LBR there) */
+    /* LBR: next free value 361 */
+
+    /* --- 400..449: architectural PEBS (arch_pebs.h) ---------------------- */
+    DS_ERR_APEBS_NOT_ENUMERATED = 400, /* PERF_CAPABILITIES.PEBS_FMT != 0xF or CPUID.23H.0:EAX[4]/[5] clear */
+    DS_ERR_APEBS_MASKS = 401,        /* CPUID.(23H,5) PEBS/PDIST bitmap names counters that do not exist */
+    DS_ERR_APEBS_SIZE_CODE = 402,    /* IA32_PEBS_BASE size code above 15 (buffer > 128 MiB) */
+    DS_ERR_APEBS_MEM_ALIGN = 403,    /* buffer pointer not 4 KiB aligned, or its range wraps */
+    DS_ERR_APEBS_BASE_ALIGN = 404,   /* buffer physical address not 4 KiB aligned */
+    DS_ERR_APEBS_PHYS_ADDR = 405,    /* buffer physical range beyond MAXPHYADDR (or wrapping) */
+    DS_ERR_APEBS_THRESH_ALIGN = 406, /* threshold not a multiple of 16 bytes */
+    DS_ERR_APEBS_THRESH_RANGE = 407, /* threshold not below the buffer size */
+    DS_ERR_APEBS_NOT_SETUP = 408,    /* struct ds_arch_pebs used before ds_arch_pebs_setup() succeeded */
+    DS_ERR_APEBS_INSTALLED = 409,    /* buffer already installed */
+    DS_ERR_APEBS_NOT_INSTALLED = 410, /* operation needs the buffer installed in IA32_PEBS_BASE */
+    DS_ERR_APEBS_COUNTER = 411,      /* counter not PEBS-capable per CPUID.(23H,5) */
+    DS_ERR_APEBS_GROUP = 412,        /* CFG_C group not enumerated in CPUID.(23H,4):EBX */
+    DS_ERR_APEBS_CFG_RESERVED = 413, /* CFG_C group argument has bits outside the group fields */
+    DS_ERR_APEBS_REC_SHORT = 414,    /* record header/fragment/continuation extends past the bytes given */
+    DS_ERR_APEBS_REC_SIZE = 415,     /* the groups a header names do not fit its size field */
+    DS_ERR_APEBS_NO_BASIC = 416,     /* first fragment of a record without the basic group */
+    DS_ERR_APEBS_REC_ALIGN = 417,    /* fragment size not a multiple of 8 bytes */
+    /* arch PEBS: next free value 418 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Last Branch Records: per-model stack layout (keyed by
- * DisplayFamily_DisplayModel, never guessed), record-format decoding
+ * DisplayFamily_DisplayModel, never guessed; Arch LBR by CPUID.(07H,0):EDX[19]),
+ * record-format decoding
  * (IA32_PERF_CAPABILITIES[5:0]), enable/disable, FREEZE_LBRS_ON_PMI,
  * MSR_LBR_SELECT filtering, and a reader returning entries newest first.
  *
@@ -100,6 +101,9 @@ enum ds_lbr_format {
 #define DS_LBR_F_CALLSTACK   0x08u  /* LBR_SELECT bit 9 valid (Haswell+) */
 #define DS_LBR_F_ARCH        0x10u  /* Arch LBR: depth from CPUID.1CH, no TOS */
 #define DS_LBR_F_UNCONFIRMED 0x20u  /* single source (reference lbr.md) */
+#define DS_LBR_F_LIP_MISPRED 0x40u  /* reports format 1 (LIP) but FROM[63] is mispredict:
+                                     * decoded as EIP_FLAGS (Knights Landing/Mill; Linux
+                                     * intel_pmu_lbr_init_knl) */
 
 /* One row of the LBR table */
 struct ds_lbr_model {
@@ -121,6 +125,20 @@ const struct ds_lbr_model *ds_lbr_models(size_t *out_n);
  * table has no row: libds never guesses. DS_ERR_NULL; DS_ERR_UNSUPPORTED
  * for family 0FH with DS_CONFIG_NETBURST=0. MSRs: none. NMI-safe: yes. */
 int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **out);
+
+/*
+ * The LBR source of this CPU, decided by CPUID before the model table (SDM
+ * Vol. 3B "Architectural Last Branch Records"; Linux intel_pmu_init):
+ * CPUID.(07H,0):EDX[19] (caps.arch_lbr) set: the model's Arch row, or, for a
+ * model without one, a generic Arch LBR descriptor (family 0, model 0: fits
+ * any CPU with Arch LBR). EDX[19] clear: the model's legacy row; an Arch-only
+ * model (the bit hidden, e.g. by KVM) is DS_ERR_LBR_ARCH_HIDDEN (these models
+ * have no legacy LBR MSRs). DS_ERR_LBR_UNKNOWN_MODEL when no row fits.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_LBR_UNKNOWN_MODEL,
+ * DS_ERR_LBR_ARCH_HIDDEN, DS_ERR_UNSUPPORTED (as ds_lbr_lookup). *out is
+ * NULL on error. MSRs: none (uses caps). NMI-safe: yes (pure).
+ */
+int ds_lbr_cpu_model(const struct ds_cpu *cpu, const struct ds_lbr_model **out);
 
 /* One decoded branch */
 struct ds_lbr_entry {
@@ -148,11 +166,21 @@ int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t 
  * IA32_PERF_CAPABILITIES was read; otherwise DS_LBR_FMT_32 (what Linux
  * assumes without PDCM), DS_LBR_FMT_LIP for the 16-entry NetBurst layout
  * (SDM: linear addresses; unverified here), DS_LBR_FMT_ARCH for Arch rows.
+ * Rows with DS_LBR_F_LIP_MISPRED (Knights Landing/Mill) that report format
+ * 1 (LIP) get DS_LBR_FMT_EIP_FLAGS: they keep MISPRED in FROM bit 63
+ * (Linux intel_pmu_lbr_init_knl); ds_lbr_read applies the same rule.
  * DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_LBR_BAD_FORMAT (> 7),
  * DS_ERR_UNSUPPORTED (NetBurst row with DS_CONFIG_NETBURST=0).
  * MSRs: none (uses caps). NMI-safe: yes (pure).
  */
 int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format);
+
+/* Every function below that takes a CPU and a row (ds_lbr_format, _enable,
+ * _disable, _unfreeze, _read) returns, before any MSR access,
+ * DS_ERR_NOT_INTEL when the CPU is not GenuineIntel (every row is an Intel
+ * DisplayFamily_DisplayModel: AMD K8 is family 0FH too, and its MSRs 0x1D9+
+ * differ) and DS_ERR_LBR_ARCH_HIDDEN for an Arch row on a CPU without
+ * CPUID.(07H,0):EDX[19]. ds_lbr_cpu_model() returns DS_ERR_NOT_INTEL too. */
 
 /* Enable options */
 struct ds_lbr_config {
@@ -171,17 +199,25 @@ struct ds_lbr_config {
  * CPUID.1CH (this also clears the entries), IA32_LBR_CTL = arch_ctl; bits
  * whose feature CPUID.1CH:EBX does not report (CPL filter [0], branch
  * filter [1], call stack [2]) are refused (DS_ERR_LBR_BAD_SELECT).
+ * FREEZE_LBRS_ON_PMI (IA32_DEBUGCTL[11], Arch LBR included) is set with
+ * freeze_on_pmi and cleared otherwise, so a stale freeze bit never survives.
+ * Call-stack mode (LBR_SELECT[9] with use_select, IA32_LBR_CTL[3]) together
+ * with freeze_on_pmi is refused (DS_ERR_LBR_CALLSTACK_FREEZE): a PMI near a
+ * call/return corrupts the stack (Linux __intel_pmu_lbr_enable clears the
+ * freeze in call-stack mode). Without use_select MSR_LBR_SELECT is left as
+ * it is: the caller who set its bit 9 elsewhere must not ask for the freeze.
  * @cfg may be NULL (defaults). The model row must be the CPU's own
  * (caps.display_family/model), else DS_ERR_INVAL.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_INVAL,
  * DS_ERR_LBR_NO_FREEZE, DS_ERR_LBR_NO_SELECT, DS_ERR_LBR_BAD_SELECT,
+ * DS_ERR_LBR_CALLSTACK_FREEZE,
  * DS_ERR_LBR_ARCH_DEPTH, DS_ERR_UNSUPPORTED (NetBurst row with
  * DS_CONFIG_NETBURST=0), DS_ERR_MSR_FAULT (earlier writes of the sequence
  * stay done).
  * MSRs: family 6: writes MSR_LBR_SELECT (0x1C8) when use_select; reads and
  * writes IA32_DEBUGCTL (0x1D9). NetBurst: reads and writes MSR_DEBUGCTLA
- * (0x1D9). Arch LBR: reads and writes IA32_DEBUGCTL only with
- * freeze_on_pmi; writes IA32_LBR_DEPTH (0x14CF), IA32_LBR_CTL (0x14CE);
+ * (0x1D9). Arch LBR: reads and writes IA32_DEBUGCTL (bit 11 only);
+ * writes IA32_LBR_DEPTH (0x14CF), IA32_LBR_CTL (0x14CE);
  * CPUID 1CH. NMI-safe: no, because of the read-modify-write of DEBUGCTL,
  * which the BTS code also modifies: the caller serialises.
  */

@@ -184,8 +184,9 @@ int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask);
 struct ds_nb_alloc {
     uint64_t escr_used;      /* bit i = ESCR table row i allocated */
     uint32_t counter_used;   /* bit i = counter i allocated */
-    uint8_t display_model;
-    bool ht;
+    uint8_t display_model;   /* for ds_nb_assign (pure); ds_nb_program uses the CPU's */
+    bool ht;                 /* thread 1 allowed (ds_nb_program also needs the CPU to have HT) */
+    uint8_t counter_escr[DS_NB_NUM_COUNTERS]; /* counter i: ESCR table row driving it + 1, 0 = none (set by ds_nb_program) */
 };
 
 /* Initialise @a (nothing allocated). DS_OK or DS_ERR_NULL.
@@ -243,6 +244,12 @@ int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
  * p4_pmu_set_period), then the CCCR with Enable. @start is the 40-bit
  * initial counter value (ds_nb_period() gives it for a sampling period).
  * Preconditions: cpu identified and NetBurst with MISC_ENABLE[7] set.
+ * Model and Hyper-Threading come from @cpu, not from @a: the request is
+ * assigned as if @a had cpu->caps.display_model (instr_completed only on
+ * 03H/04H/06H: DS_ERR_NB_MODEL; IQ_ESCR0/1 only on 01H/02H) and ht only
+ * when both @a->ht and the CPU has two logical processors per core
+ * (CPUID.01H:EDX[28] HTT and EBX[23:16] >= 2; HTT alone is set on
+ * single-thread Northwood/Cedar Mill parts: DS_ERR_NB_BAD_THREAD).
  * MSRs written: CCCR, ESCR, counter. On a backend fault the CCCR and ESCR
  * are written back to 0, nothing stays allocated, DS_ERR_MSR_FAULT.
  * Other errors as ds_nb_assign plus DS_ERR_NOT_IDENTIFIED,
@@ -259,6 +266,9 @@ int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
  * Stop and free an assignment: CCCR = 0 (also clears OVF), ESCR = 0.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_NB_NOT_NETBURST,
  * DS_ERR_NO_PERFMON, DS_ERR_NB_NOT_ALLOCATED (@as not held by @a),
+ * DS_ERR_NB_MISMATCH (ESCR and counter both held, but the counter is
+ * driven by another ESCR: nothing written, so another assignment's counter
+ * is never stopped),
  * DS_ERR_MSR_FAULT (both writes are still tried and the pair is freed).
  * MSRs: writes the CCCR (0x360+counter) and ESCR; reads none. NMI-safe: no,
  * because it updates the allocator @a without a lock.

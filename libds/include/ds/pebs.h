@@ -279,6 +279,7 @@ enum ds_gpr {
 #define DS_SAMPLE_CNTRS       (1u << 13) /* cntr_gp_mask/cntr_fixed_mask, cntr_gp[], cntr_fixed[] (fmt 6) */
 #define DS_SAMPLE_METRICS     (1u << 14) /* topdown_slots, perf_metrics (fmt 6 counters group) */
 #define DS_SAMPLE_LAT_SPLIT   (1u << 15) /* instr_latency, cache_latency (with DS_SAMPLE_MEM) */
+#define DS_SAMPLE_SSP         (1u << 16) /* ssp (architectural PEBS GPR group) */
 
 struct ds_pebs_sample {
     enum ds_pebs_fmt fmt;
@@ -315,6 +316,9 @@ struct ds_pebs_sample {
      * (i.e. during the drain callback). NULL when absent. */
     const struct ds_pebs_xmms *xmm;
     const struct ds_pebs_lbr_entry *lbr;
+    /* Architectural PEBS (DS_PEBS_FMT_ARCH, arch_pebs.h); 0 for the other formats. */
+    uint64_t ssp;               /* GPR group shadow-stack pointer (DS_SAMPLE_SSP) */
+    uint32_t fragments;         /* fragments the record was written in (1: not split) */
 };
 
 /*

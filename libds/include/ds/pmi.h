@@ -14,11 +14,21 @@
  * delivery) and, for fixed delivery, send EOI. On NetBurst it must clear
  * CCCR.OVF (netburst.h, through the hook) BEFORE unmasking.
  *
- * MSR accesses per PMI (ds_pmi_handle, no recheck, hook not counted):
- *   perfmon v4, DS_FREEZE_STREAMLINED, PEBS only: 1 RDMSR + 1 WRMSR = 2;
- *   v2/v3, DS_FREEZE_LEGACY: 1 RDMSR + 2 WRMSR (ack, GLOBAL_CTRL) = 3;
- *   v2+, DS_FREEZE_NONE: 2; NetBurst / perfmon v1: 0 (buffers are checked
- *   in memory, counters by the hook).
+ * MSR accesses per PMI (ds_pmi_handle, one pass, hook not counted):
+ *   perfmon v4, DS_FREEZE_STREAMLINED, PEBS only: 2 RDMSR + 1 WRMSR = 3
+ *   (status, ack, re-read to find overflows that landed in the handler);
+ *   v2/v3, DS_FREEZE_LEGACY: 2 RDMSR + 2 WRMSR (ack, GLOBAL_CTRL) = 4;
+ *   v2+, DS_FREEZE_NONE: 3; spurious (status 0): 1 RDMSR; every further
+ *   pass (status refilled during the handler): +1 RDMSR +1 WRMSR.
+ *   NetBurst / perfmon v1: 0 (buffers are checked in memory, counters by
+ *   the hook).
+ *
+ * Lost-PMI window: an overflow after the handler's last status read raises
+ * its PMI while LVTPC is still masked (the APIC masked it on delivery): it
+ * is lost unless the kernel rewrites LVTPC BEFORE ds_pmi_handle() (Linux
+ * intel_pmu_handle_irq without late_ack: the NMI, or the fixed vector in
+ * IRR, then stays pending and is taken after the return). The test kernel
+ * rewrites it after the handler (kernel/src/pmi.c): its e2e counts PMIs.
  *
  * Configuration (ds/config.h): DS_CONFIG_PMI=0 compiles this out; every
  * function below then returns DS_ERR_UNSUPPORTED with its outputs cleared
@@ -37,6 +47,7 @@
 #include <ds/area.h>
 #include <ds/pebs.h>
 #include <ds/bts.h>
+#include <ds/lbr.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,6 +120,31 @@ enum ds_freeze_mode {
  */
 typedef int (*ds_pmi_ovf_hook)(void *arg, uint64_t ovf, bool no_global, uint32_t *out_handled);
 
+/*
+ * Optional LBR snapshot step of ds_pmi_handle() (issue 10 item 1; Linux
+ * intel_pmu_handle_irq reads the LBRs before it acknowledges the status).
+ * With FREEZE_LBRS_ON_PMI the LBRs are frozen when the PMI arrives; on
+ * perfmon v4+ acknowledging LBR_Frz (GLOBAL_STATUS bit 58) unfreezes them,
+ * so any read after that holds the handler's own branches.
+ *  - model set: on the first pass of a PMI that is ours (status has an
+ *    ackable bit; NetBurst / v1: never), ds_lbr_read(cpu, model, format,
+ *    buf, cap) BEFORE the acknowledgement; result.lbr_n entries, newest
+ *    first. Only when it succeeded is bit 58 acknowledged (v4+: LBRs
+ *    recording again on return).
+ *  - model NULL, or the read failed: bit 58 is never acknowledged by
+ *    ds_pmi_handle (result.lbr_frozen): the caller reads the still-frozen
+ *    stack after the handler and then calls ds_lbr_unfreeze().
+ * Before v4 the CPU froze the LBRs by clearing DEBUGCTL.LBR; ds_pmi_handle
+ * never writes DEBUGCTL (a read-modify-write others share): the caller
+ * calls ds_lbr_unfreeze() after the handler in both cases.
+ */
+struct ds_pmi_lbr {
+    const struct ds_lbr_model *model; /* NULL: no snapshot step */
+    unsigned format;                  /* ds_lbr_format() */
+    struct ds_lbr_entry *buf;         /* caller memory, >= the LBR depth entries */
+    size_t cap;
+};
+
 struct ds_pmi_config {
     enum ds_freeze_mode freeze;
     uint64_t global_ctrl;      /* DS_FREEZE_LEGACY: the enables to restore */
@@ -119,8 +155,12 @@ struct ds_pmi_config {
     void *bts_arg;
     ds_pmi_ovf_hook ovf_hook;  /* may be NULL: overflowed non-PEBS counters are only acknowledged */
     void *ovf_arg;
-    bool recheck;              /* after the ack, re-read GLOBAL_STATUS once and service new bits (+1..2 MSR) */
+    struct ds_pmi_lbr lbr;     /* optional LBR snapshot step (see above) */
 };
+
+/* Passes of ds_pmi_handle()'s service/ack loop before it declares a storm
+ * (Linux intel_pmu_handle_irq: "irq loop stuck" after 100). */
+#define DS_PMI_MAX_PASSES 100u
 
 /* Handler state: one per logical CPU, caller-owned. */
 struct ds_pmi {
@@ -130,6 +170,7 @@ struct ds_pmi {
     uint64_t ack_mask;         /* ds_pmi_ack_mask(caps) + 55/60 per CPUID.07H (ds_pmi_init) */
     bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
     bool init;
+    volatile bool pmu_enabled; /* ds_pmi_pmu_enable(); true after ds_pmi_init */
 };
 
 /* What one ds_pmi_handle() call did. */
@@ -145,6 +186,12 @@ struct ds_pmi_result {
     uint32_t hook_handled;
     unsigned msr_reads;
     unsigned msr_writes;
+    unsigned passes;           /* service/ack passes (1 unless status refilled during the handler) */
+    bool lbr_taken;            /* cfg.lbr: snapshot read into cfg.lbr.buf before the ack */
+    size_t lbr_n;              /* entries in cfg.lbr.buf */
+    int lbr_err;               /* ds_lbr_read's error (snapshot not taken), else DS_OK */
+    bool lbr_frozen;           /* LBR_Frz was set and left set: read, then ds_lbr_unfreeze() */
+    bool storm;                /* status never cleared: PMU stopped (DS_ERR_PMI_STORM) */
     bool handled;              /* something was ours: false = spurious (NMI: pass it on) */
 };
 
@@ -154,7 +201,9 @@ struct ds_pmi_result {
  * but not set up); DS_ERR_PMI_FREEZE_MODE (LEGACY needs v2..v3 or later
  * global MSRs and not NetBurst; STREAMLINED needs perfmon v4+; unknown
  * mode); DS_ERR_PMI_CTRL_MASK (global_ctrl or pebs_counters name counters
- * the CPU lacks). Touches no MSR (setting DEBUGCTL.FREEZE_PERFMON_ON_PMI is
+ * the CPU lacks); DS_ERR_PMI_LBR_BUF (cfg.lbr.model set without
+ * cfg.lbr.buf or with cap 0); DS_ERR_UNSUPPORTED (cfg.lbr.model with
+ * DS_CONFIG_LBR=0). Touches no MSR (setting DEBUGCTL.FREEZE_PERFMON_ON_PMI is
  * the caller's, see ds_pmi_set_freeze()); executes CPUID leaf 07H once
  * (ack bits 55/60). Call it again to change the config (e.g. new
  * GLOBAL_CTRL enables for legacy freeze). On error @pmi is unchanged.
@@ -178,12 +227,29 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
 int ds_pmi_set_freeze(struct ds_pmi *pmi);
 
 /*
+ * Start or stop the counters as a unit and tell the handler so: sets
+ * pmi->pmu_enabled = @on FIRST, then WRMSR IA32_PERF_GLOBAL_CTRL = @on ?
+ * cfg.global_ctrl : 0. With DS_FREEZE_LEGACY, ds_pmi_handle() rewrites
+ * GLOBAL_CTRL only while pmu_enabled is set (Linux intel_pmu_handle_irq:
+ * re-enable only if cpuc->enabled was set on entry), so a PMI that lands
+ * after a stop does not restart the counters. Flag-then-MSR in both
+ * directions: a PMI between the two either restores what the WRMSR writes
+ * anyway (on) or leaves the counters frozen until the WRMSR stops them (off).
+ * ds_pmi_init() sets pmu_enabled = true (the caller owns the first enable).
+ * Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT, DS_ERR_UNSUPPORTED (no perfmon
+ * v2+ global MSRs: nothing changed), DS_ERR_MSR_FAULT.
+ * MSRs: writes IA32_PERF_GLOBAL_CTRL (0x38F). NMI-safe: yes (one flag store
+ * and one WRMSR; it must not race ds_pmi_init on the same @pmi).
+ */
+int ds_pmi_pmu_enable(struct ds_pmi *pmi, bool on);
+
+/*
  * Building blocks for a kernel that writes its own ISR.
  * ds_pmi_read_status(): 1 RDMSR IA32_PERF_GLOBAL_STATUS (perfmon v2+ only:
  * DS_ERR_UNSUPPORTED otherwise, nothing read).
  * ds_pmi_ack(): WRMSR 0x390 (OVF_CTRL / STATUS_RESET) = @status & ack mask
- * (nothing if that is 0), then with DS_FREEZE_LEGACY WRMSR GLOBAL_CTRL =
- * cfg.global_ctrl. *out_unacked (may be NULL) gets the bits not ackable on
+ * (nothing if that is 0), then with DS_FREEZE_LEGACY, @status != 0 and
+ * pmi->pmu_enabled, WRMSR GLOBAL_CTRL = cfg.global_ctrl. *out_unacked (may be NULL) gets the bits not ackable on
  * this CPU. Errors: DS_ERR_NULL (@pmi; @out_status for read_status),
  * DS_ERR_PMI_NOT_INIT, DS_ERR_UNSUPPORTED (no perfmon v2+ global MSRs),
  * DS_ERR_MSR_FAULT (ack: the GLOBAL_CTRL write is skipped after a fault).
@@ -197,27 +263,41 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
 
 /*
  * The shared DS interrupt service routine. Order:
- *   1. v2+: status = RDMSR IA32_PERF_GLOBAL_STATUS (once);
+ *   1. v2+: status = RDMSR IA32_PERF_GLOBAL_STATUS; first pass, cfg.lbr
+ *      set and status has an ackable bit: LBR snapshot (ds_lbr_read,
+ *      1 + 2 * depth (+ depth INFO) RDMSR, not in msr_reads);
  *   2. PEBS: drain if status.OvfBuf, or the PEBS index reached the
  *      threshold (NetBurst, v1; memory check);
  *   3. BTS: drain if BTS runs with BTINT and the index reached the
  *      threshold (no status bit exists for BTS);
  *   4. counters: status counter bits minus pebs_counters -> hook
- *      (NetBurst / v1: the hook is always called with no_global);
- *   5. v2+: WRMSR IA32_PERF_GLOBAL_OVF_CTRL / STATUS_RESET = status &
- *      ack_mask (streamlined freeze: this unfreezes);
- *   6. DS_FREEZE_LEGACY: WRMSR IA32_PERF_GLOBAL_CTRL = cfg.global_ctrl;
- *   7. cfg.recheck: re-read status once; service and ack new bits.
- * No locks; every loop bounded by the buffer sizes: NMI-safe.
+ *      (NetBurst / v1: the hook is always called with no_global; one pass);
+ *   5. v2+: if status has ackable bits: WRMSR IA32_PERF_GLOBAL_OVF_CTRL /
+ *      STATUS_RESET = status & ack_mask, less LBR_Frz (bit 58) unless the
+ *      snapshot of step 1 was taken (streamlined freeze: this unfreezes
+ *      the counters, and with bit 58 the LBRs), re-read status and repeat 2-5 while it has ackable bits
+ *      (an overflow that landed during the handler raised its PMI under the
+ *      masked LVT: this loop is the only one to see it). Bounded: after
+ *      DS_PMI_MAX_PASSES passes with bits still set (Linux: "irq loop
+ *      stuck"), ack them, stop the PMU (pmu_enabled = false, WRMSR
+ *      GLOBAL_CTRL = 0; the caller reprograms and calls
+ *      ds_pmi_pmu_enable), result.storm, DS_ERR_PMI_STORM;
+ *   6. DS_FREEZE_LEGACY, status != 0 (our PMI) and pmi->pmu_enabled as
+ *      found on entry: WRMSR IA32_PERF_GLOBAL_CTRL = cfg.global_ctrl
+ *      (never for a foreign NMI, never after ds_pmi_pmu_enable(false) or a
+ *      storm).
+ * No locks; every loop bounded (buffer sizes, DS_PMI_MAX_PASSES): NMI-safe.
  * @out may be NULL. Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
- * DS_ERR_MSR_FAULT (status read: nothing else done; ack write: reported
- * after the drains), DS_ERR_PMI_HOOK (hook failed; ack still done). The
- * first error wins; @out is filled in every case past the argument checks.
+ * DS_ERR_MSR_FAULT (status read: nothing else done; ack write: the loop
+ * stops, reported after the drains), DS_ERR_PMI_HOOK (hook failed; ack
+ * still done), DS_ERR_PMI_STORM, ds_lbr_read's errors (snapshot not
+ * taken, LBR_Frz left set, everything else done). The first error wins; @out is filled in
+ * every case past the argument checks.
  * MSRs: (perfmon v2+ only; none on NetBurst / v1, where only memory and
  * the hook are used) reads IA32_PERF_GLOBAL_STATUS (0x38E); writes
  * IA32_PERF_GLOBAL_OVF_CTRL / STATUS_RESET (0x390) and, with
- * DS_FREEZE_LEGACY, IA32_PERF_GLOBAL_CTRL (0x38F). The hook may touch
- * others. NMI-safe: yes (if the hook and the sinks are).
+ * DS_FREEZE_LEGACY or on a storm, IA32_PERF_GLOBAL_CTRL (0x38F). The hook
+ * may touch others. NMI-safe: yes (if the hook and the sinks are).
  */
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out);
 

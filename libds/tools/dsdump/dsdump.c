@@ -6,6 +6,7 @@
  * record counts; or JSON / CSV; optionally an SVG hot-spot chart.
  */
 #include "dslog.h"
+#include "perfdata.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -223,23 +224,109 @@ struct run {
     const struct dslog_rec *summary; /* RUN line, or NULL */
     uint64_t pebs, bts, lbr;
     struct symcount *syms;
-    size_t nsyms;
+    size_t nsyms, capsyms;
+    size_t first, last; /* BTS/LBR items of this run, chained through runs.next; NONE if none */
 };
+
+#define NONE ((size_t)-1)
+
+/* Open-addressing map from (tag, string) to an index, so that aggregation is
+ * linear in the number of records whatever the number of runs and symbols. */
+struct hent {
+    uint64_t h;
+    size_t tag, val;
+    char *key; /* owned; NULL: slot free */
+};
+
+struct hmap {
+    struct hent *v;
+    size_t cap, n;
+};
+
+static uint64_t hmap_hash(size_t tag, const char *key)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)tag;
+    for (; *key; key++)
+        h = (h ^ (unsigned char)*key) * 0x100000001b3ull;
+    return h;
+}
+
+static void oom(void)
+{
+    fprintf(stderr, "dsdump: out of memory\n");
+    exit(2);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n);
+    if (!p)
+        oom();
+    return p;
+}
+
+/* The value slot for (tag, key); a new entry gets value NONE. */
+static size_t *hmap_get(struct hmap *m, size_t tag, const char *key)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        struct hmap g = {.cap = m->cap ? 2 * m->cap : 64};
+        g.v = xrealloc(NULL, g.cap * sizeof *g.v);
+        memset(g.v, 0, g.cap * sizeof *g.v);
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->v[i].key)
+                continue;
+            size_t j = m->v[i].h & (g.cap - 1);
+            while (g.v[j].key)
+                j = (j + 1) & (g.cap - 1);
+            g.v[j] = m->v[i];
+        }
+        free(m->v);
+        g.n = m->n;
+        *m = g;
+    }
+    uint64_t h = hmap_hash(tag, key);
+    size_t j = h & (m->cap - 1);
+    for (; m->v[j].key; j = (j + 1) & (m->cap - 1))
+        if (m->v[j].h == h && m->v[j].tag == tag && !strcmp(m->v[j].key, key))
+            return &m->v[j].val;
+    m->v[j] = (struct hent){.h = h, .tag = tag, .val = NONE, .key = strdup(key)};
+    if (!m->v[j].key)
+        oom();
+    m->n++;
+    return &m->v[j].val;
+}
+
+static void hmap_free(struct hmap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->v[i].key);
+    free(m->v);
+}
 
 struct runs {
     struct run *v;
-    size_t n;
+    size_t n, cap;
+    size_t *next;             /* per item: next BTS/LBR item of the same run, or NONE */
+    size_t *run_of;           /* per item: its run (PEBS/BTS/LBR/LOST lines), or NONE */
+    const struct dslog_rec **hdr; /* per log: its HDR line (NULL if none) */
+    unsigned nlogs;
+    struct hmap byname, bysym; /* (log, run name) -> run; (run, symbol) -> symcount */
 };
 
 static struct run *run_get(struct runs *R, unsigned log, const char *name)
 {
-    for (size_t i = 0; i < R->n; i++)
-        if (R->v[i].log == log && !strcmp(R->v[i].name, name))
-            return &R->v[i];
-    R->v = realloc(R->v, (R->n + 1) * sizeof *R->v);
+    size_t *slot = hmap_get(&R->byname, log, name);
+    if (*slot != NONE)
+        return &R->v[*slot];
+    if (R->n == R->cap) {
+        R->cap = R->cap ? 2 * R->cap : 64;
+        R->v = xrealloc(R->v, R->cap * sizeof *R->v);
+    }
+    *slot = R->n;
     struct run *r = &R->v[R->n++];
     memset(r, 0, sizeof *r);
     r->log = log;
+    r->first = r->last = NONE;
     snprintf(r->name, sizeof r->name, "%s", name);
     return r;
 }
@@ -258,11 +345,43 @@ static uint64_t sample_ip(const struct dslog_rec *r)
     return dslog_has(r, K_EVENTING_IP) ? r->v[K_EVENTING_IP] : r->v[K_IP];
 }
 
+static void count_symbol(struct runs *R, struct run *ru, const char *name)
+{
+    size_t *slot = hmap_get(&R->bysym, (size_t)(ru - R->v), name);
+    if (*slot == NONE) {
+        if (ru->nsyms == ru->capsyms) {
+            ru->capsyms = ru->capsyms ? 2 * ru->capsyms : 8;
+            ru->syms = xrealloc(ru->syms, ru->capsyms * sizeof *ru->syms);
+        }
+        *slot = ru->nsyms++;
+        snprintf(ru->syms[*slot].name, sizeof ru->syms[*slot].name, "%s", name);
+        ru->syms[*slot].n = 0;
+    }
+    ru->syms[*slot].n++;
+}
+
+/* One pass over the records: runs, per-run symbol counts, per-run chains of
+ * BTS/LBR items (so the listings below are linear too), profiles per log. */
 static void aggregate(struct state *S, struct runs *R)
 {
+    R->next = xrealloc(NULL, (S->items.n + 1) * sizeof *R->next);
+    R->run_of = xrealloc(NULL, (S->items.n + 1) * sizeof *R->run_of);
     for (size_t i = 0; i < S->items.n; i++) {
         const struct item *it = &S->items.v[i];
         const struct dslog_rec *r = &it->r;
+        R->next[i] = R->run_of[i] = NONE;
+        if (r->type == DSLOG_HDR) {
+            R->hdr = xrealloc(R->hdr, (it->log + 1) * sizeof *R->hdr);
+            for (unsigned l = R->nlogs; l <= it->log; l++)
+                R->hdr[l] = NULL;
+            R->hdr[it->log] = r;
+            R->nlogs = R->nlogs > it->log + 1 ? R->nlogs : it->log + 1;
+            continue;
+        }
+        if (r->type == DSLOG_LOST) { /* the run, if it has records; LOST creates none */
+            R->run_of[i] = *hmap_get(&R->byname, it->log, r->s[K_RUN]);
+            continue;
+        }
         if (r->type == DSLOG_RUN) {
             run_get(R, it->log, r->s[K_NAME])->summary = r;
             continue;
@@ -270,32 +389,36 @@ static void aggregate(struct state *S, struct runs *R)
         if (r->type != DSLOG_PEBS && r->type != DSLOG_BTS && r->type != DSLOG_LBR)
             continue;
         struct run *ru = run_get(R, it->log, r->s[K_RUN]);
-        if (r->type == DSLOG_BTS) {
-            ru->bts++;
+        R->run_of[i] = (size_t)(ru - R->v);
+        if (r->type == DSLOG_PEBS) {
+            ru->pebs++;
+            char full[300], name[256];
+            symbolize(S->syms, sample_ip(r), full, sizeof full, name, sizeof name);
+            count_symbol(R, ru, name);
             continue;
         }
-        if (r->type == DSLOG_LBR) {
-            ru->lbr++;
-            continue;
-        }
-        ru->pebs++;
-        char full[300], name[256];
-        symbolize(S->syms, sample_ip(r), full, sizeof full, name, sizeof name);
-        size_t k;
-        for (k = 0; k < ru->nsyms; k++)
-            if (!strcmp(ru->syms[k].name, name))
-                break;
-        if (k == ru->nsyms) {
-            ru->syms = realloc(ru->syms, (ru->nsyms + 1) * sizeof *ru->syms);
-            snprintf(ru->syms[k].name, sizeof ru->syms[k].name, "%s", name);
-            ru->syms[k].n = 0;
-            ru->nsyms++;
-        }
-        ru->syms[k].n++;
+        r->type == DSLOG_BTS ? ru->bts++ : ru->lbr++;
+        if (ru->last == NONE)
+            ru->first = i;
+        else
+            R->next[ru->last] = i;
+        ru->last = i;
     }
     for (size_t i = 0; i < R->n; i++)
         if (R->v[i].nsyms)
             qsort(R->v[i].syms, R->v[i].nsyms, sizeof *R->v[i].syms, symcount_cmp);
+}
+
+static void runs_free(struct runs *R)
+{
+    for (size_t i = 0; i < R->n; i++)
+        free(R->v[i].syms);
+    free(R->v);
+    free(R->next);
+    free(R->run_of);
+    free(R->hdr);
+    hmap_free(&R->byname);
+    hmap_free(&R->bysym);
 }
 
 static const char *fmt_name(uint64_t f, char *b)
@@ -308,27 +431,14 @@ static const char *fmt_name(uint64_t f, char *b)
     return b;
 }
 
-static unsigned nlogs(const struct state *S)
-{
-    unsigned n = 0;
-    for (size_t i = 0; i < S->items.n; i++)
-        n += S->items.v[i].r.type == DSLOG_HDR;
-    return n;
-}
-
 /* With several logs in one input (one HDR..END per model profile), a run is
  * named "<log>:<profile>/<run>". */
-static void run_label(const struct state *S, const struct run *r, char *b, size_t n)
+static void run_label(const struct runs *R, unsigned log, const char *name, char *b, size_t n)
 {
-    if (nlogs(S) > 1) {
-        const char *prof = "?";
-        for (size_t i = 0; i < S->items.n; i++)
-            if (S->items.v[i].r.type == DSLOG_HDR && S->items.v[i].log == r->log)
-                prof = S->items.v[i].r.s[K_PROFILE];
-        snprintf(b, n, "%u:%s/%s", r->log, prof, r->name);
-    } else {
-        snprintf(b, n, "%s", r->name);
-    }
+    if (R->nlogs > 1)
+        snprintf(b, n, "%u:%s/%s", log, log < R->nlogs && R->hdr[log] ? R->hdr[log]->s[K_PROFILE] : "?", name);
+    else
+        snprintf(b, n, "%s", name);
 }
 
 /* ---------- text ---------- */
@@ -348,7 +458,7 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
         if (!ru->pebs)
             continue;
         char lb[80];
-        run_label(S, ru, lb, sizeof lb);
+        run_label(R, ru->log, ru->name, lb, sizeof lb);
         printf("\n# PEBS run %s: %" PRIu64 " samples", lb, ru->pebs);
         if (ru->summary)
             printf(" (kind=%s events=%" PRIu64 " period=%" PRIu64 " expected samples=%" PRIu64 ")",
@@ -369,12 +479,12 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
         if (!ru->bts)
             continue;
         char lb[80];
-        run_label(S, ru, lb, sizeof lb);
+        run_label(R, ru->log, ru->name, lb, sizeof lb);
         printf("\n# BTS run %s: %" PRIu64 " branches\n", lb, ru->bts);
         long shown = 0;
-        for (size_t j = 0; j < S->items.n; j++) {
+        for (size_t j = ru->first; j != NONE; j = R->next[j]) {
             const struct item *it = &S->items.v[j];
-            if (it->r.type != DSLOG_BTS || it->log != ru->log || strcmp(it->r.s[K_RUN], ru->name))
+            if (it->r.type != DSLOG_BTS)
                 continue;
             if (bts_limit >= 0 && shown >= bts_limit) {
                 printf("  ... (%" PRIu64 " more; --limit)\n", ru->bts - (uint64_t)shown);
@@ -392,12 +502,11 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
         if (!ru->lbr)
             continue;
         char lb[80];
-        run_label(S, ru, lb, sizeof lb);
+        run_label(R, ru->log, ru->name, lb, sizeof lb);
         uint64_t cur = UINT64_MAX;
-        for (size_t j = 0; j < S->items.n; j++) {
-            const struct item *it = &S->items.v[j];
-            const struct dslog_rec *r = &it->r;
-            if (r->type != DSLOG_LBR || it->log != ru->log || strcmp(r->s[K_RUN], ru->name))
+        for (size_t j = ru->first; j != NONE; j = R->next[j]) {
+            const struct dslog_rec *r = &S->items.v[j].r;
+            if (r->type != DSLOG_LBR)
                 continue;
             if (r->v[K_SNAP] != cur) {
                 cur = r->v[K_SNAP];
@@ -423,10 +532,8 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
             continue;
         if (!any++)
             printf("\n# Lost records\n");
-        struct run tmp = {.log = S->items.v[j].log};
-        snprintf(tmp.name, sizeof tmp.name, "%s", r->s[K_RUN]);
         char lb[80];
-        run_label(S, &tmp, lb, sizeof lb);
+        run_label(R, S->items.v[j].log, r->s[K_RUN], lb, sizeof lb);
         printf("  run %-20s kind=%-4s reason=%-12s count=%" PRIu64 "\n", lb, r->s[K_KIND], r->s[K_REASON],
                r->v[K_COUNT]);
         lost[strcmp(r->s[K_KIND], "pebs") ? strcmp(r->s[K_KIND], "bts") ? 2 : 1 : 0] += r->v[K_COUNT];
@@ -443,19 +550,54 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
         printf("# %zu error(s) in the log; the records above are the well-formed ones\n", S->nerr);
 }
 
+/* ---------- text escaping ---------- */
+
+/* Length of the well-formed UTF-8 sequence at s (Unicode 15, Table 3-7:
+ * no overlongs, no surrogates, nothing above U+10FFFF), or 0 if s does not
+ * start one. Logs come off serial cables: line noise is expected. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t n;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return n;
+}
+
 /* ---------- JSON ---------- */
 
+/* A JSON string (RFC 8259) of s; every byte that is not part of well-formed
+ * UTF-8 becomes U+FFFD, so the document stays valid whatever the log held. */
 static void jstr(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (!n) {
+            fputs("\\ufffd", f);
+            p++;
+        } else if (*p == '"' || *p == '\\') {
+            fprintf(f, "\\%c", *p++);
+        } else if (*p < 0x20 || *p == 0x7F) {
+            fprintf(f, "\\u%04x", *p++);
+        } else {
+            fwrite(p, 1, n, f);
+            p += n;
+        }
     }
     fputc('"', f);
 }
@@ -582,19 +724,24 @@ static void print_csv(const struct state *S, const struct runs *R)
 
 /* ---------- SVG ---------- */
 
+/* XML character data; ill-formed UTF-8 becomes U+FFFD, controls are dropped
+ * (XML 1.0 forbids them). */
 static void xml_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        switch (n ? *p : 0) {
+        case 0: fputs("\xEF\xBF\xBD", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&apos;", f); break;
         default:
-            if ((unsigned char)*s >= 0x20)
-                fputc(*s, f);
+            if (*p >= 0x20)
+                fwrite(p, 1, n, f);
         }
+        p += n ? n : 1;
     }
 }
 
@@ -622,7 +769,7 @@ static int write_svg(const char *path, const struct state *S, const struct runs 
         if (!ru->pebs)
             continue;
         char lb[80];
-        run_label(S, ru, lb, sizeof lb);
+        run_label(R, ru->log, ru->name, lb, sizeof lb);
         y += row;
         fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">run ", y);
         xml_text(f, lb);
@@ -649,6 +796,30 @@ static int write_svg(const char *path, const struct state *S, const struct runs 
     return fclose(f);
 }
 
+/* ---------- perf.data ---------- */
+
+static int write_perf(const char *path, const struct state *S, const struct runs *R, const struct pd_elf *elf,
+                      int argc, char **argv, char *err, size_t errsz)
+{
+    struct pd_item *items = xrealloc(NULL, (S->items.n + 1) * sizeof *items);
+    struct pd_run *runs = xrealloc(NULL, (R->n + 1) * sizeof *runs);
+    for (size_t i = 0; i < S->items.n; i++)
+        items[i] = (struct pd_item){&S->items.v[i].r, R->run_of[i] == NONE ? PD_NONE : R->run_of[i], S->items.v[i].log};
+    for (size_t i = 0; i < R->n; i++)
+        runs[i] = (struct pd_run){R->v[i].name, R->v[i].log, R->v[i].summary, R->v[i].pebs, R->v[i].bts, R->v[i].lbr};
+    char cmd[1024] = "";
+    for (int i = 0; i < argc; i++) {
+        size_t n = strlen(cmd);
+        snprintf(cmd + n, sizeof cmd - n, "%s%s", i ? " " : "", argv[i]);
+    }
+    struct pd_input in = {.items = items, .nitems = S->items.n, .runs = runs, .nruns = R->n,
+                          .hdrs = R->hdr, .nlogs = R->nlogs, .elf = *elf, .cmdline = cmd};
+    int rc = pd_write(path, &in, err, errsz);
+    free(items);
+    free(runs);
+    return rc;
+}
+
 /* ---------- main ---------- */
 
 static void usage(FILE *f)
@@ -663,6 +834,8 @@ static void usage(FILE *f)
             "      --csv        print the sample table as CSV (log,run,symbol,samples,percent)\n"
             "      --svg FILE   also write an SVG hot-spot chart of the sample table to FILE\n"
             "      --limit N    show at most N BTS branches per run in the text report\n"
+            "      --perf-data FILE  also write the records as a perf.data file for perf report,\n"
+            "                   perf script and perf annotate (with -e: symbols and build-id)\n"
             "  -h, --help       this text\n"
             "\n"
             "Lines without 'DSLOG ' are other serial output and are skipped. Errors name\n"
@@ -673,7 +846,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    const char *elf = NULL, *svg = NULL, *in = NULL;
+    const char *elf = NULL, *svg = NULL, *in = NULL, *perf = NULL;
     int json = 0, csv = 0;
     long limit = -1;
     for (int i = 1; i < argc; i++) {
@@ -689,6 +862,8 @@ int main(int argc, char **argv)
             csv = 1;
         } else if (!strcmp(a, "--svg") && i + 1 < argc) {
             svg = argv[++i];
+        } else if (!strcmp(a, "--perf-data") && i + 1 < argc) {
+            perf = argv[++i];
         } else if (!strcmp(a, "--limit") && i + 1 < argc) {
             char *end;
             limit = strtol(argv[++i], &end, 10);
@@ -722,8 +897,11 @@ int main(int argc, char **argv)
     struct symtab st;
     char err[512];
     struct state S = {.input = in && strcmp(in, "-") ? in : "<stdin>"};
+    struct pd_elf pelf = {0};
+    static char elfpath[4096];
     if (elf) {
-        if (load_symbols(elf, &st, err, sizeof err)) {
+        if (load_symbols(elf, &st, err, sizeof err) ||
+            (perf && pd_elf_read(elf, &pelf, elfpath, sizeof elfpath, err, sizeof err))) {
             fprintf(stderr, "dsdump: %s\n", err);
             return 2;
         }
@@ -783,11 +961,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "dsdump: %s: %s\n", svg, strerror(errno));
         rc = 2;
     }
+    if (perf && write_perf(perf, &S, &R, &pelf, argc, argv, err, sizeof err)) {
+        fprintf(stderr, "dsdump: %s\n", err);
+        rc = 2;
+    }
     if (fflush(stdout))
         rc = 2;
-    for (size_t i = 0; i < R.n; i++)
-        free(R.v[i].syms);
-    free(R.v);
+    runs_free(&R);
     free(S.items.v);
     free(S.errs);
     if (S.syms) {

@@ -98,6 +98,8 @@ extern const struct dsm_mem_ops dsm_identity_mem_ops;
  * PMI (after the freeze actions). The caller owns LVT semantics. The
  * callback may call dsm_rdmsr/dsm_wrmsr on the same cpu (not dsm_retire). */
 typedef void (*dsm_pmi_fn)(void *ctx, uint32_t reasons);
+/* Handler-time MSR hook (dsm_set_msr_hook). */
+typedef void (*dsm_msr_hook_fn)(void *ctx, uint32_t msr, bool wr);
 
 /* Branch kinds (LBR_SELECT filtering, Arch LBR branch type). */
 enum dsm_br_kind {
@@ -143,6 +145,7 @@ struct dsm_stats {
     uint64_t lbr_written;
     uint64_t pmis, pmi_counter, pmi_pebs, pmi_bts;
     uint64_t mem_faults;
+    uint64_t pmi_masked;                      /* PMIs requested while LVTPC was masked: lost */
 };
 
 #define DSM_MSR_STAT_SLOTS 256   /* distinct MSRs counted; more are totalled in msr_st_dropped */
@@ -201,6 +204,12 @@ struct dsm_cpu {
     uint64_t msr_st_dropped;
     /* Hypervisor quirk (dsm_set_msr_gp): MSRs CPUID advertises that #GP anyway. */
     uint32_t quirk_gp[2];
+    /* local APIC LVT performance-counter entry (dsm_set_lvt_model) */
+    bool lvt_model, lvt_masked;
+    /* handler-time hook (dsm_set_msr_hook) */
+    dsm_msr_hook_fn msr_hook;
+    void *msr_hook_ctx;
+    bool in_msr_hook;
 };
 
 /* Create a CPU of @profile. @mem may be NULL only if no DS facility is used
@@ -239,6 +248,27 @@ int dsm_set_msr_gp(struct dsm_cpu *cpu, uint32_t msr);
 
 /* PMI callback (NULL: only counted). */
 void dsm_set_pmi(struct dsm_cpu *cpu, dsm_pmi_fn fn, void *ctx);
+
+/* The local APIC's LVT performance-counter entry (SDM Vol. 3A "Local Vector
+ * Table": "When a performance-monitoring counters interrupt is generated, the
+ * mask bit for its associated LVT entry is set"). Off (default): every PMI
+ * request reaches the callback and the caller owns LVT semantics. On: LVTPC
+ * starts unmasked; delivering a PMI masks it; a PMI requested while it is
+ * masked is not delivered and not latched (counted in st.pmi_masked: lost;
+ * the freeze actions still happen, its GLOBAL_STATUS bits stay set). The
+ * kernel's LVTPC rewrite after its handler is dsm_lvt_unmask(). */
+void dsm_set_lvt_model(struct dsm_cpu *cpu, bool on);
+void dsm_lvt_unmask(struct dsm_cpu *cpu);
+
+/* Called after every dsm_rdmsr / dsm_wrmsr (faulting ones included) with
+ * the MSR and the direction; never re-entered (MSR accesses the hook makes
+ * do not call it). It stands for the instructions the PMI handler executes
+ * around each MSR access: it may call dsm_retire() (e.g. OS-mode
+ * instructions and branches of the handler), which can overflow a counter
+ * inside the handler and record the handler's branches in the LBRs. With
+ * that, use dsm_set_lvt_model(cpu, true) so that a PMI requested inside
+ * the handler is not delivered recursively. NULL removes it. */
+void dsm_set_msr_hook(struct dsm_cpu *cpu, dsm_msr_hook_fn fn, void *ctx);
 
 /* MSR access as the CPU performs it. Returns DSM_OK or DSM_GP (missing
  * MSR, reserved bits set, write to a read-only MSR; state unchanged).

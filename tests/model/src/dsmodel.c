@@ -417,6 +417,38 @@ void dsm_set_pmi(struct dsm_cpu *c, dsm_pmi_fn fn, void *ctx)
     c->pmi_ctx = ctx;
 }
 
+void dsm_set_lvt_model(struct dsm_cpu *c, bool on)
+{
+    if (!c)
+        return;
+    c->lvt_model = on;
+    c->lvt_masked = false;
+}
+
+void dsm_lvt_unmask(struct dsm_cpu *c)
+{
+    if (c)
+        c->lvt_masked = false;
+}
+
+void dsm_set_msr_hook(struct dsm_cpu *c, dsm_msr_hook_fn fn, void *ctx)
+{
+    if (!c)
+        return;
+    c->msr_hook = fn;
+    c->msr_hook_ctx = ctx;
+}
+
+/* After an MSR access: the handler's own instructions (dsm_set_msr_hook). */
+static void msr_hook(struct dsm_cpu *c, uint32_t msr, bool wr)
+{
+    if (!c->msr_hook || c->in_msr_hook)
+        return;
+    c->in_msr_hook = true;
+    c->msr_hook(c->msr_hook_ctx, msr, wr);
+    c->in_msr_hook = false;
+}
+
 void dsm_cpuid(struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
     if (!out)
@@ -1092,9 +1124,11 @@ int dsm_rdmsr(struct dsm_cpu *c, uint32_t msr, uint64_t *out)
         c->st.rdmsr_gp++;
         if (s)
             s->faults++;
+        msr_hook(c, msr, false);
         return rc;
     }
     *out = v;
+    msr_hook(c, msr, false);
     return DSM_OK;
 }
 
@@ -1113,6 +1147,7 @@ int dsm_wrmsr(struct dsm_cpu *c, uint32_t msr, uint64_t val)
         if (s)
             s->faults++;
     }
+    msr_hook(c, msr, true);
     return rc;
 }
 
@@ -1423,7 +1458,10 @@ static void lbr_record(struct dsm_cpu *c, const struct dsm_event *ev)
     }
     uint32_t t = (c->lbr_tos + 1) & (r->depth - 1);
     uint64_t f = from, o = to, info = 0;
-    switch (c->kind == K_NB ? 1 : r->fmt) {
+    /* Knights Landing/Mill report format 1 (LIP) yet record MISPRED in FROM[63]
+     * (Linux lbr.c intel_pmu_lbr_init_knl): modelled as format 3's FROM. */
+    bool knl = r->family == 0x06 && (r->model == 0x57 || r->model == 0x85) && r->fmt == 1;
+    switch (c->kind == K_NB ? 1 : knl ? 3 : r->fmt) {
     case 0: f &= 0xFFFFFFFFull; o &= 0xFFFFFFFFull; break;         /* packed 32-bit */
     case 3: f = (f & ~(1ull << 63)) | ((uint64_t)mis << 63); break; /* EIP_FLAGS */
     case 4: f = (f & ((1ull << 61) - 1)) | ((uint64_t)mis << 63); break; /* EIP_FLAGS2, no TSX */
@@ -1703,6 +1741,14 @@ int dsm_retire(struct dsm_cpu *c, const struct dsm_event *ev)
             c->st.pmi_pebs++;
         if (why & DSM_PMI_BTS)
             c->st.pmi_bts++;
+        /* LVTPC (dsm_set_lvt_model): a masked entry drops the request; delivery
+         * masks it (SDM Vol. 3A "Local Vector Table"). */
+        if (c->lvt_model && c->lvt_masked) {
+            c->st.pmi_masked++;
+            return DSM_OK;
+        }
+        if (c->lvt_model)
+            c->lvt_masked = true;
         if (c->pmi)
             c->pmi(c->pmi_ctx, why);
     }

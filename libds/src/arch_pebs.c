@@ -1,0 +1,683 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Architectural PEBS: detection, IA32_PEBS_BASE/INDEX, CFG_C, the record
+ * decoder and the drain. Facts and their sources: ds/arch_pebs.h (Linux
+ * "arch-PEBS enabling for Intel platforms": perf_event.h, msr-index.h,
+ * events/intel/ds.c and core.c; KVM vmx/pmu_intel.c).
+ */
+#include <ds/arch_pebs.h>
+#include "internal.h"
+
+#if DS_CONFIG_PEBS
+
+static uint32_t popcnt32(uint32_t v)
+{
+    uint32_t n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* MAXPHYADDR (SDM Vol. 2A CPUID 80000008H:EAX[7:0]; without that leaf, 36
+ * with PAE, else 32: SDM Vol. 3A "Physical Address Width"). Capped at 52,
+ * the architectural maximum, so that 1 << bits never overflows. */
+static uint8_t phys_bits(const struct ds_cpu *cpu)
+{
+    uint32_t r[4];
+    uint32_t bits = 0;
+    ds_cpuid(cpu, 0x80000000u, 0, r);
+    if (r[0] >= 0x80000008u && r[0] <= 0x8000FFFFu) {
+        ds_cpuid(cpu, 0x80000008u, 0, r);
+        bits = r[0] & 0xFFu;
+    }
+    if (!bits)
+        bits = (cpu->caps.cpuid1_edx & (1u << 6)) ? 36u : 32u; /* CPUID.01H:EDX.PAE */
+    return (uint8_t)(bits > 52u ? 52u : bits);
+}
+
+int ds_arch_pebs_detect(const struct ds_cpu *cpu, struct ds_arch_pebs_caps *out)
+{
+    if (!cpu || !out)
+        return DS_ERR_NULL;
+    ds__zero(out, sizeof(*out));
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    const struct ds_caps *c = &cpu->caps;
+    if (c->vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL;
+    if (!c->has_perf_caps)
+        return DS_ERR_NO_PDCM;
+    /* Linux intel_pebs_init: PEBS_FMT 0xF selects arch-PEBS; update_pmu_cap:
+     * sub-leaves 4 and 5 must both be enumerated. */
+    const uint32_t both = DS_LEAF23_SUB_PEBS_CAPS | DS_LEAF23_SUB_PEBS_CNTRS;
+    if (c->pebs_format != DS_APEBS_PEBS_FMT || !c->has_leaf_23 || (c->leaf23_subleaves & both) != both)
+        return DS_ERR_APEBS_NOT_ENUMERATED;
+    /* update_pmu_cap: WARN_ON((pebs_mask | pdists_mask) & ~cntrs_mask) -> no arch-PEBS */
+    if (((c->arch_pebs_gp_mask | c->arch_pdist_gp_mask) & ~c->gp_mask) ||
+        ((c->arch_pebs_fixed_mask | c->arch_pdist_fixed_mask) & ~c->fixed_mask))
+        return DS_ERR_APEBS_MASKS;
+    out->cfg_c_caps = (uint64_t)c->arch_pebs_caps << 32;
+    out->gp_mask = c->arch_pebs_gp_mask;
+    out->pdist_gp_mask = c->arch_pdist_gp_mask;
+    out->fixed_mask = c->arch_pebs_fixed_mask;
+    out->pdist_fixed_mask = c->arch_pdist_fixed_mask;
+    out->phys_bits = phys_bits(cpu);
+    return DS_OK;
+}
+
+/* --- Buffer --------------------------------------------------------------------- */
+
+/* Buffer checks of ds_arch_pebs_setup (after detection). */
+static int check_buffer(const struct ds_arch_pebs_config *cfg, uint8_t pbits, uint64_t *out_bytes,
+                        uint64_t *out_thresh)
+{
+    if (cfg->size_code > DS_APEBS_SIZE_CODE_MAX)
+        return DS_ERR_APEBS_SIZE_CODE;
+    uint64_t bytes = (uint64_t)DS_APEBS_PAGE << cfg->size_code;
+    uintptr_t m = (uintptr_t)cfg->mem;
+    if ((m & (DS_APEBS_PAGE - 1)) || bytes - 1 > (uint64_t)(UINTPTR_MAX - m))
+        return DS_ERR_APEBS_MEM_ALIGN;
+    if (cfg->phys & (DS_APEBS_PAGE - 1))
+        return DS_ERR_APEBS_BASE_ALIGN;
+    uint64_t lim = 1ull << pbits; /* pbits <= 52 */
+    if (cfg->phys >= lim || bytes > lim - cfg->phys)
+        return DS_ERR_APEBS_PHYS_ADDR;
+    uint64_t t = cfg->thresh;
+    if (!t) /* Linux ARCH_PEBS_THRESH_MULTI / ARCH_PEBS_THRESH_SINGLE (intel_ds.h) */
+        t = bytes > DS_APEBS_PAGE ? bytes - DS_APEBS_PAGE : DS_APEBS_UNIT;
+    if (t % DS_APEBS_UNIT)
+        return DS_ERR_APEBS_THRESH_ALIGN;
+    if (t >= bytes)
+        return DS_ERR_APEBS_THRESH_RANGE;
+    *out_bytes = bytes;
+    *out_thresh = t;
+    return DS_OK;
+}
+
+int ds_arch_pebs_setup(struct ds_arch_pebs *ap, const struct ds_cpu *cpu, const struct ds_arch_pebs_config *cfg)
+{
+    if (!ap)
+        return DS_ERR_NULL;
+    ds__zero(ap, sizeof(*ap));
+    if (!cpu || !cfg || !cfg->mem)
+        return DS_ERR_NULL;
+    struct ds_arch_pebs_caps caps;
+    int e = ds_arch_pebs_detect(cpu, &caps);
+    if (e)
+        return e;
+    uint64_t bytes, thresh;
+    e = check_buffer(cfg, caps.phys_bits, &bytes, &thresh);
+    if (e)
+        return e;
+    ap->cpu = cpu;
+    ap->caps = caps;
+    ap->mem = cfg->mem;
+    ap->phys = cfg->phys;
+    ap->bytes = bytes;
+    ap->base_msr = cfg->phys | cfg->size_code; /* Linux init_arch_pebs_on_cpu */
+    ap->thresh = thresh;
+    ap->setup = true;
+    return DS_OK;
+}
+
+static uint64_t thresh_field(const struct ds_arch_pebs *ap)
+{
+    return ((ap->thresh / DS_APEBS_UNIT) << DS_APEBS_INDEX_THRESH_SHIFT) & DS_APEBS_INDEX_THRESH_MASK;
+}
+
+int ds_arch_pebs_install(struct ds_arch_pebs *ap)
+{
+    if (!ap)
+        return DS_ERR_NULL;
+    if (!ap->setup)
+        return DS_ERR_APEBS_NOT_SETUP;
+    if (ap->installed)
+        return DS_ERR_APEBS_INSTALLED;
+    int e = ds_msr_write(ap->cpu, DS_MSR_IA32_PEBS_BASE, ap->base_msr);
+    if (e)
+        return e;
+    e = ds_msr_write(ap->cpu, DS_MSR_IA32_PEBS_INDEX, thresh_field(ap)); /* offset 0, FULL 0, EN 0 */
+    if (e) {
+        (void)ds_msr_write(ap->cpu, DS_MSR_IA32_PEBS_BASE, 0);
+        return e;
+    }
+    ap->installed = true;
+    return DS_OK;
+}
+
+static int set_en(struct ds_arch_pebs *ap, bool en)
+{
+    if (!ap)
+        return DS_ERR_NULL;
+    if (!ap->installed)
+        return DS_ERR_APEBS_NOT_INSTALLED;
+    uint64_t v;
+    int e = ds_msr_read(ap->cpu, DS_MSR_IA32_PEBS_INDEX, &v);
+    if (e)
+        return e;
+    v = (v & (DS_APEBS_INDEX_WR_MASK | DS_APEBS_INDEX_FULL)) | thresh_field(ap) | (en ? DS_APEBS_INDEX_EN : 0);
+    return ds_msr_write(ap->cpu, DS_MSR_IA32_PEBS_INDEX, v);
+}
+
+int ds_arch_pebs_enable(struct ds_arch_pebs *ap)
+{
+    return set_en(ap, true);
+}
+
+int ds_arch_pebs_disable(struct ds_arch_pebs *ap)
+{
+    return set_en(ap, false);
+}
+
+int ds_arch_pebs_uninstall(struct ds_arch_pebs *ap)
+{
+    int e = set_en(ap, false);
+    if (e)
+        return e;
+    e = ds_msr_write(ap->cpu, DS_MSR_IA32_PEBS_BASE, 0);
+    if (e)
+        return e;
+    ap->installed = false;
+    return DS_OK;
+}
+
+/* --- CFG_C -------------------------------------------------------------------------- */
+
+uint32_t ds_arch_pebs_cfg_c_msr(enum ds_ctr_kind kind, uint32_t index)
+{
+    if (index >= 32)
+        return 0;
+    if (kind == DS_CTR_GP)
+        return DS_MSR_IA32_PMC_GP0_CFG_C + DS_MSR_PMC_V6_STEP * index;
+    if (kind == DS_CTR_FIXED)
+        return DS_MSR_IA32_PMC_FX0_CFG_C + DS_MSR_PMC_V6_STEP * index;
+    return 0;
+}
+
+static int counter_msr(const struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, uint32_t *msr)
+{
+    if (!ap)
+        return DS_ERR_NULL;
+    if (!ap->setup)
+        return DS_ERR_APEBS_NOT_SETUP;
+    if (kind != DS_CTR_GP && kind != DS_CTR_FIXED)
+        return DS_ERR_INVAL;
+    uint32_t m = kind == DS_CTR_GP ? ap->caps.gp_mask : ap->caps.fixed_mask;
+    if (index >= 32 || !((m >> index) & 1u))
+        return DS_ERR_APEBS_COUNTER;
+    *msr = ds_arch_pebs_cfg_c_msr(kind, index);
+    return DS_OK;
+}
+
+int ds_arch_pebs_counter_enable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, uint32_t reload,
+                                uint64_t groups)
+{
+    uint32_t msr;
+    int e = counter_msr(ap, kind, index, &msr);
+    if (e)
+        return e;
+    if (groups & ~DS_APEBS_CFG_GROUPS)
+        return DS_ERR_APEBS_CFG_RESERVED;
+    if (groups & ~ap->caps.cfg_c_caps)
+        return DS_ERR_APEBS_GROUP;
+    return ds_msr_write(ap->cpu, msr, DS_APEBS_CFG_EN | groups | reload);
+}
+
+int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index)
+{
+    uint32_t msr;
+    int e = counter_msr(ap, kind, index, &msr);
+    if (e)
+        return e;
+    return ds_msr_write(ap->cpu, msr, 0);
+}
+
+/* --- Decoder -------------------------------------------------------------------------- */
+
+/* Linux arch_pebs_record_continued: CONT, or a null fragment (bits 63:16 zero). */
+static bool continued(uint64_t h)
+{
+    return (h & DS_APEBS_HDR_CONT) || !(h & ~DS_APEBS_HDR_SIZE_MASK);
+}
+
+/* Basic group (struct arch_pebs_basic) at q. */
+static void basic_group(const unsigned char *q, struct ds_pebs_sample *s)
+{
+    s->ip = ds__ld64(q);
+    s->eventing_ip = s->ip;
+    s->counters = ds__ld64(q + 8);
+    s->tsc = ds__ld64(q + 16);
+    s->present |= DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC;
+    uint64_t r = ds__ld64(q + 24); /* retire [15:0], valid [16] */
+    if (r & (1ull << 16)) {
+        s->retire_latency = (uint32_t)(r & 0xFFFF);
+        s->present |= DS_SAMPLE_RETIRE_LAT;
+    }
+}
+
+/* Aux group (struct arch_pebs_aux): address, 4 reserved, aux, latency, tsx_tuning. */
+static void aux_group(const unsigned char *q, struct ds_pebs_sample *s)
+{
+    s->data_addr = ds__ld64(q);
+    s->data_source = ds__ld64(q + 40);
+    s->latency = ds__ld64(q + 48);
+    s->instr_latency = (uint32_t)(s->latency & 0xFFFF);
+    s->cache_latency = (uint32_t)((s->latency >> 32) & 0xFFFF);
+    s->tsx = ds__ld64(q + 56);
+    s->present |= DS_SAMPLE_MEM | DS_SAMPLE_TSX | DS_SAMPLE_LAT_SPLIT;
+}
+
+/* GPR group (struct arch_pebs_gprs): flags, ip, ax..r15 in encoding order, ssp. */
+static void gpr_group(const unsigned char *q, struct ds_pebs_sample *s)
+{
+    s->flags = ds__ld64(q);
+    for (unsigned i = 0; i < DS_GPR__COUNT; i++)
+        s->gpr[i] = ds__ld64(q + 16 + 8 * i);
+    s->ssp = ds__ld64(q + 144);
+    s->present |= DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS | DS_SAMPLE_SSP;
+}
+
+/* Counters group (struct arch_pebs_cntr_header + values; Linux
+ * setup_arch_pebs_sample_data). @room: bytes from q to the fragment end.
+ * Returns the group size, 0 if it does not fit. Values of GP counters
+ * >= 16 and fixed >= 8 are skipped (no slot in the sample). */
+static uint32_t cntr_group(const unsigned char *q, uint32_t room, struct ds_pebs_sample *s)
+{
+    if (room < DS_APEBS_CNTR_HDR_BYTES)
+        return 0;
+    uint32_t gp = ds__ld32(q), fx = ds__ld32(q + 4);
+    bool met = ds__ld32(q + 8) == DS_PEBS_CNTR_METRICS;
+    uint32_t n = popcnt32(gp) + popcnt32(fx) + (met ? 2u : 0u);
+    if (n > (room - DS_APEBS_CNTR_HDR_BYTES) / 8)
+        return 0;
+    const unsigned char *v = q + DS_APEBS_CNTR_HDR_BYTES;
+    for (uint32_t i = 0; i < 32; i++)
+        if ((gp >> i) & 1u) {
+            if (i < 16)
+                s->cntr_gp[i] = ds__ld64(v);
+            v += 8;
+        }
+    for (uint32_t i = 0; i < 32; i++)
+        if ((fx >> i) & 1u) {
+            if (i < 8)
+                s->cntr_fixed[i] = ds__ld64(v);
+            v += 8;
+        }
+    s->cntr_gp_mask = gp & 0xFFFFu;
+    s->cntr_fixed_mask = fx & 0xFFu;
+    s->present |= DS_SAMPLE_CNTRS;
+    if (met) {
+        s->topdown_slots = ds__ld64(v);
+        s->perf_metrics = ds__ld64(v + 8);
+        s->present |= DS_SAMPLE_METRICS;
+    }
+    return DS_APEBS_CNTR_HDR_BYTES + 8 * n;
+}
+
+/* LBR group (struct arch_pebs_lbr_header + entries). Returns its size, 0 if
+ * it does not fit in @room or the entries are not 8-byte aligned. */
+static uint32_t lbr_group(const unsigned char *q, uint32_t room, uint64_t hdr, struct ds_pebs_sample *s)
+{
+    if (room < DS_APEBS_LBR_HDR_BYTES)
+        return 0;
+    uint64_t sel = (hdr & DS_APEBS_HDR_LBR) >> DS_APEBS_HDR_LBR_SHIFT;
+    uint64_t n = sel == DS_APEBS_LBR_NUM_VAR ? ds__ld64(q + 16) : sel * 8; /* ARCH_PEBS_BASE_LBR_ENTRIES */
+    if (n > (room - DS_APEBS_LBR_HDR_BYTES) / DS_APEBS_LBR_ENTRY_BYTES)
+        return 0;
+    s->lbr = (const struct ds_pebs_lbr_entry *)(const void *)(q + DS_APEBS_LBR_HDR_BYTES);
+    s->lbr_count = (uint32_t)n;
+    s->present |= DS_SAMPLE_LBR;
+    return DS_APEBS_LBR_HDR_BYTES + (uint32_t)n * DS_APEBS_LBR_ENTRY_BYTES;
+}
+
+/*
+ * The groups of one fragment p[0, sz) (sz >= 16, inside the bytes), in
+ * the order of setup_arch_pebs_sample_data: basic, aux, GPR, XER+XMM, LBR,
+ * counters. Every group is checked to lie inside the fragment before it is
+ * read. Returns DS_OK, DS_ERR_APEBS_REC_SIZE or DS_ERR_APEBS_REC_ALIGN.
+ */
+static int frag_groups(const unsigned char *p, uint32_t sz, struct ds_pebs_sample *s, bool *skipped)
+{
+    uint64_t h = ds__ld64(p);
+    uint32_t at = DS_APEBS_HDR_BYTES;
+    const uint64_t fixed[4] = { DS_APEBS_HDR_BASIC, DS_APEBS_HDR_AUX, DS_APEBS_HDR_GPR, DS_APEBS_HDR_XMM };
+    const uint32_t len[4] = { DS_APEBS_BASIC_BYTES, DS_APEBS_AUX_BYTES, DS_APEBS_GPR_BYTES,
+                              DS_APEBS_XER_BYTES + DS_APEBS_XMM_BYTES };
+    for (unsigned g = 0; g < 4; g++) {
+        if (!(h & fixed[g]))
+            continue;
+        if (len[g] > sz - at)
+            return DS_ERR_APEBS_REC_SIZE;
+        const unsigned char *q = p + at;
+        if (g == 0)
+            basic_group(q, s);
+        else if (g == 1)
+            aux_group(q, s);
+        else if (g == 2)
+            gpr_group(q, s);
+        else {
+            if ((uintptr_t)(q + DS_APEBS_XER_BYTES) & 7u)
+                return DS_ERR_APEBS_REC_ALIGN;
+            s->xmm = (const struct ds_pebs_xmms *)(const void *)(q + DS_APEBS_XER_BYTES);
+            s->present |= DS_SAMPLE_XMM;
+        }
+        at += len[g];
+    }
+    if (h & DS_APEBS_HDR_VEC_UNKNOWN) { /* layout not known: stop here */
+        *skipped = true;
+        return DS_OK;
+    }
+    if (h & DS_APEBS_HDR_LBR) {
+        if ((uintptr_t)(p + at) & 7u)
+            return DS_ERR_APEBS_REC_ALIGN;
+        uint32_t n = lbr_group(p + at, sz - at, h, s);
+        if (!n)
+            return DS_ERR_APEBS_REC_SIZE;
+        at += n;
+    }
+    if ((h & DS_APEBS_HDR_CNTR) && !cntr_group(p + at, sz - at, s))
+        return DS_ERR_APEBS_REC_SIZE;
+    return DS_OK;
+}
+
+/*
+ * One record: its first fragment and the fragments continuing it, inside
+ * p[0, avail). *used: bytes of the fragments (set on DS_OK and on
+ * DS_ERR_APEBS_NO_BASIC, where the orphan chain is only walked, not
+ * decoded). @s is cleared first; its content is meaningful only on DS_OK.
+ */
+/* Zero the sample: 8-byte stores (a drain clears one per record), volatile
+ * so that no memset call is emitted; the tail bytes (i386 layout) one by one. */
+static void clear_sample(struct ds_pebs_sample *s)
+{
+    volatile ds__u64_una *w = (volatile ds__u64_una *)(void *)s;
+    size_t i, n = sizeof(*s) / 8;
+    for (i = 0; i < n; i++)
+        w[i] = 0;
+    volatile unsigned char *b = (volatile unsigned char *)(void *)s;
+    for (i = n * 8; i < sizeof(*s); i++)
+        b[i] = 0;
+}
+
+static int record(const unsigned char *p, uint32_t avail, struct ds_pebs_sample *s, uint32_t *used, bool *skipped)
+{
+    clear_sample(s);
+    s->fmt = DS_PEBS_FMT_ARCH;
+    uint32_t at = 0, nfrag = 0;
+    int orphan = DS_OK;
+    for (;;) {
+        if (avail - at < DS_APEBS_HDR_BYTES)
+            return DS_ERR_APEBS_REC_SHORT; /* also: a continuation promised but absent */
+        uint64_t h = ds__ld64(p + at);
+        uint32_t sz = (uint32_t)(h & DS_APEBS_HDR_SIZE_MASK);
+        if (sz < DS_APEBS_HDR_BYTES || sz > avail - at)
+            return DS_ERR_APEBS_REC_SHORT;
+        if (sz & 7u)
+            return DS_ERR_APEBS_REC_ALIGN;
+        if (nfrag == 0) {
+            s->header = h;
+            if (!(h & DS_APEBS_HDR_BASIC))
+                orphan = DS_ERR_APEBS_NO_BASIC; /* Linux: "1st fragment or single record must have basic group" */
+        }
+        if (!orphan) {
+            int e = frag_groups(p + at, sz, s, skipped);
+            if (e)
+                return e;
+        }
+        at += sz;
+        nfrag++;
+        if (!continued(h))
+            break;
+    }
+    *used = at;
+    s->size = at;
+    s->fragments = nfrag;
+    return orphan;
+}
+
+int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *out, uint32_t *out_consumed)
+{
+    if (out_consumed)
+        *out_consumed = 0;
+    if (!rec || !out)
+        return DS_ERR_NULL;
+    uint32_t used = 0;
+    bool skipped = false;
+    /* Bytes past 4 GiB are never looked at (a buffer holds at most 128 MiB). */
+    int e = record(rec, avail > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)avail, out, &used, &skipped);
+    if (out_consumed && (e == DS_OK || e == DS_ERR_APEBS_NO_BASIC))
+        *out_consumed = used;
+    return e;
+}
+
+/* --- Drain ------------------------------------------------------------------------------ */
+
+/*
+ * Walk records in mem[at, top). With @sink: deliver and account; without:
+ * count every record found as lost_race (the span written during a drain).
+ * Ends at the first undecodable bytes (one lost record).
+ */
+static void walk(const unsigned char *mem, uint32_t at, uint32_t top, struct ds_pebs_sample *s, ds_pebs_sink sink,
+                 void *arg, struct ds_drain_stats *st)
+{
+    while (at < top) {
+        uint32_t used = 0;
+        bool skipped = false;
+        int e = record(mem + at, top - at, s, &used, &skipped);
+        st->present++;
+        if (!sink)
+            st->lost_race++;
+        else if (e == DS_OK) {
+            if (skipped)
+                st->anomalies |= DS_DRAIN_APEBS_SKIPPED;
+            if (sink(arg, s) == 0)
+                st->records++;
+            else
+                st->lost_rejected++;
+        } else {
+            st->lost_corrupt++;
+            st->anomalies |= e == DS_ERR_APEBS_NO_BASIC ? DS_DRAIN_APEBS_ORPHAN : DS_DRAIN_SIZE_LIE;
+        }
+        if (e != DS_OK && e != DS_ERR_APEBS_NO_BASIC)
+            return;
+        at += used;
+    }
+}
+
+/* Records written between the first INDEX read (@first) and now (@now). */
+static void race(const struct ds_arch_pebs *ap, uint64_t first, uint64_t now, struct ds_pebs_sample *s,
+                 struct ds_drain_stats *st)
+{
+    uint64_t a = first & DS_APEBS_INDEX_WR_MASK, b = now & DS_APEBS_INDEX_WR_MASK;
+    if (now & DS_APEBS_INDEX_FULL)
+        st->anomalies |= DS_DRAIN_FULL;
+    if (a == b)
+        return;
+    st->anomalies |= DS_DRAIN_RACE;
+    uint64_t before = st->lost_race;
+    if (b > a && a < ap->bytes)
+        walk(ap->mem, (uint32_t)a, (uint32_t)(b < ap->bytes ? b : ap->bytes), s, NULL, NULL, st);
+    if (st->lost_race == before) { /* changed, but nothing countable: at least one */
+        st->present++;
+        st->lost_race++;
+    }
+}
+
+static int drain_done(struct ds_drain_stats *st, struct ds_drain_stats *out, int e)
+{
+    if (out)
+        *out = *st;
+    return e;
+}
+
+int ds_arch_pebs_drain(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *out)
+{
+    struct ds_drain_stats st;
+    ds__zero(&st, sizeof(st));
+    if (out)
+        *out = st;
+    if (!ap || !sink)
+        return DS_ERR_NULL;
+    if (!ap->installed)
+        return DS_ERR_APEBS_NOT_INSTALLED;
+    uint64_t idx, idx2;
+    int e = ds_msr_read(ap->cpu, DS_MSR_IA32_PEBS_INDEX, &idx);
+    if (e)
+        return e;
+    uint64_t claimed = idx & DS_APEBS_INDEX_WR_MASK; /* [26:4] x 16 = bytes */
+    uint64_t top = claimed;
+    if (claimed > ap->bytes) {
+        top = ap->bytes;
+        st.present++;
+        st.lost_beyond++;
+        st.anomalies |= DS_DRAIN_INDEX_PAST_MAX;
+    }
+    if (idx & DS_APEBS_INDEX_FULL)
+        st.anomalies |= DS_DRAIN_FULL;
+    if (!claimed && !(idx & DS_APEBS_INDEX_FULL))
+        return drain_done(&st, out, DS_OK); /* Linux: nothing written, no reset */
+    struct ds_pebs_sample s;
+    walk(ap->mem, 0, (uint32_t)top, &s, sink, arg, &st);
+    e = ds_msr_read(ap->cpu, DS_MSR_IA32_PEBS_INDEX, &idx2);
+    if (e)
+        return drain_done(&st, out, e);
+    race(ap, idx, idx2, &s, &st);
+    /* offset 0, FULL 0; EN and threshold kept; reserved bits 0 */
+    e = ds_msr_write(ap->cpu, DS_MSR_IA32_PEBS_INDEX, idx2 & (DS_APEBS_INDEX_EN | DS_APEBS_INDEX_THRESH_MASK));
+    return drain_done(&st, out, e);
+}
+
+struct apebs_arr {
+    struct ds_pebs_sample *arr;
+    size_t cap, n;
+};
+
+static int arr_sink(void *arg, const struct ds_pebs_sample *s)
+{
+    struct apebs_arr *a = arg;
+    if (a->n >= a->cap)
+        return 1;
+    a->arr[a->n++] = *s;
+    return 0;
+}
+
+int ds_arch_pebs_drain_array(struct ds_arch_pebs *ap, struct ds_pebs_sample *arr, size_t cap, size_t *out_n,
+                             struct ds_drain_stats *out)
+{
+    if (out_n)
+        *out_n = 0;
+    if (!out_n || (!arr && cap)) {
+        if (out)
+            ds__zero(out, sizeof(*out));
+        return DS_ERR_NULL;
+    }
+    struct apebs_arr a = { arr, cap, 0 };
+    int e = ds_arch_pebs_drain(ap, arr_sink, &a, out);
+    *out_n = a.n;
+    return e;
+}
+
+#else /* !DS_CONFIG_PEBS: compiled out (ds/config.h) */
+
+int ds_arch_pebs_detect(const struct ds_cpu *cpu, struct ds_arch_pebs_caps *out)
+{
+    (void)cpu;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_arch_pebs_setup(struct ds_arch_pebs *ap, const struct ds_cpu *cpu, const struct ds_arch_pebs_config *cfg)
+{
+    (void)cpu;
+    (void)cfg;
+    if (ap)
+        ds__zero(ap, sizeof(*ap));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_arch_pebs_install(struct ds_arch_pebs *ap)
+{
+    (void)ap;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_arch_pebs_enable(struct ds_arch_pebs *ap)
+{
+    (void)ap;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_arch_pebs_disable(struct ds_arch_pebs *ap)
+{
+    (void)ap;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_arch_pebs_uninstall(struct ds_arch_pebs *ap)
+{
+    (void)ap;
+    return DS_ERR_UNSUPPORTED;
+}
+
+uint32_t ds_arch_pebs_cfg_c_msr(enum ds_ctr_kind kind, uint32_t index)
+{
+    (void)kind;
+    (void)index;
+    return 0;
+}
+
+int ds_arch_pebs_counter_enable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, uint32_t reload,
+                                uint64_t groups)
+{
+    (void)ap;
+    (void)kind;
+    (void)index;
+    (void)reload;
+    (void)groups;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index)
+{
+    (void)ap;
+    (void)kind;
+    (void)index;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *out, uint32_t *out_consumed)
+{
+    (void)rec;
+    (void)avail;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    if (out_consumed)
+        *out_consumed = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_arch_pebs_drain(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *out)
+{
+    (void)ap;
+    (void)sink;
+    (void)arg;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_arch_pebs_drain_array(struct ds_arch_pebs *ap, struct ds_pebs_sample *arr, size_t cap, size_t *out_n,
+                             struct ds_drain_stats *out)
+{
+    (void)ap;
+    (void)arr;
+    (void)cap;
+    if (out_n)
+        *out_n = 0;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+#endif /* DS_CONFIG_PEBS */

@@ -1,0 +1,908 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Architectural PEBS (ds/arch_pebs.h): detection on the real Panther Lake
+ * CPUID words, buffer setup and the BASE/INDEX MSRs, CFG_C programming, the
+ * record decoder (every group, fragments, bounds) and the drain.
+ *
+ * Expectations are independent of libds:
+ *  - CPUID words copied from ../shared/cpuid/
+ *    GenuineIntel00C06C3_PantherLakeL_01_CPUID.txt (logical CPU #0, Cougar
+ *    Cove P-core; logical CPU #4, Darkmont E-core) and decoded by hand;
+ *  - records are built by the byte-level encoder below, transcribed from
+ *    the Linux structs (arch/x86/include/asm/perf_event.h struct
+ *    arch_pebs_header, arch_pebs_basic, arch_pebs_aux, arch_pebs_gprs,
+ *    arch_pebs_xer_header + pebs_xmm, arch_pebs_lbr_header + lbr_entry,
+ *    arch_pebs_cntr_header), with its own bit constants (not DS_APEBS_*);
+ *  - MSR numbers and field positions from Linux msr-index.h and union
+ *    arch_pebs_index, written here as literals.
+ */
+#include "check.h"
+#include "fake_cpu.h"
+#include <ds/ds.h>
+#include <stdlib.h>
+
+/* --- Encoder (Linux struct arch_pebs_header bit fields, own constants) ----- */
+#define E_CONT    (1ull << 31)
+#define E_MODE64  (1ull << 30)
+#define E_CNTR(x) ((uint64_t)(x) << 35) /* cntr:5 at bit 35 */
+#define E_LBR(x)  ((uint64_t)(x) << 40) /* lbr:2 at bit 40 */
+#define E_XMM     (1ull << 49)
+#define E_YMMH    (1ull << 50)
+#define E_GPR     (1ull << 61)
+#define E_AUX     (1ull << 62)
+#define E_BASIC   (1ull << 63)
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* What one record carries; the encoder lays it out. */
+struct spec {
+    uint64_t ip, applicable, tsc;
+    uint16_t retire;
+    int retire_valid;
+    uint64_t addr, aux, lat, tsx;
+    uint64_t flags, regs[16], ssp;
+    uint64_t xmm[32];
+    unsigned lbr_sel;        /* header lbr field */
+    uint64_t lbr_depth;      /* lbr header depth (used with sel 3) */
+    unsigned nlbr;           /* entries actually emitted */
+    uint32_t cgp, cfx, cmet; /* counters group header */
+    unsigned ncvals;
+    uint64_t cvals[48];
+};
+
+static void spec_init(struct spec *s, uint64_t seed)
+{
+    memset(s, 0, sizeof(*s));
+    s->ip = 0xFFFFFFFF81000000ull + seed * 0x10;
+    s->applicable = 1ull << (seed % 8);
+    s->tsc = 0x1000000ull * (seed + 1);
+    s->retire = (uint16_t)(100 + seed);
+    s->retire_valid = 1;
+    s->addr = 0x7F0000001000ull + seed;
+    s->aux = 0x11 + seed;
+    s->lat = (0x0222ull << 32) | 0x0111 | (seed << 16);
+    s->tsx = 0x5A5A + seed;
+    s->flags = 0x246;
+    for (int i = 0; i < 16; i++)
+        s->regs[i] = 0x1000 * (seed + 1) + (uint64_t)i;
+    s->ssp = 0xFFFF880000F00000ull + seed;
+    for (int i = 0; i < 32; i++)
+        s->xmm[i] = 0xAB00000000000000ull | (seed << 8) | (uint64_t)i;
+}
+
+/* Emit one fragment at p with the groups in @hdr_bits (plus @pad extra bytes
+ * counted in the size field). Returns its size. Offsets: Linux struct order
+ * header, basic, aux, gprs, xer+xmm, lbr header+entries, cntr header+values. */
+static size_t frag(unsigned char *p, const struct spec *s, uint64_t hdr_bits, size_t pad)
+{
+    size_t at = 16;
+    if (hdr_bits & E_BASIC) {
+        put64(p + at, s->ip);
+        put64(p + at + 8, s->applicable);
+        put64(p + at + 16, s->tsc);
+        put64(p + at + 24, (uint64_t)s->retire | ((uint64_t)(s->retire_valid != 0) << 16) | (0x7ull << 20));
+        put64(p + at + 32, 0xEEEEEEEEull); /* reserved */
+        put64(p + at + 40, 0xEEEEEEEEull);
+        at += 48;
+    }
+    if (hdr_bits & E_AUX) {
+        put64(p + at, s->addr);
+        for (int i = 1; i <= 4; i++)
+            put64(p + at + 8 * i, 0xDDDDDDDDull); /* rsvd..rsvd4 */
+        put64(p + at + 40, s->aux);
+        put64(p + at + 48, s->lat);
+        put64(p + at + 56, s->tsx);
+        at += 64;
+    }
+    if (hdr_bits & E_GPR) {
+        put64(p + at, s->flags);
+        put64(p + at + 8, s->ip + 1); /* GPR-group ip: not the eventing ip */
+        for (int i = 0; i < 16; i++)
+            put64(p + at + 16 + 8 * i, s->regs[i]);
+        put64(p + at + 144, s->ssp);
+        put64(p + at + 152, 0xCCCCCCCCull);
+        at += 160;
+    }
+    if (hdr_bits & E_XMM) {
+        put64(p + at, 0x2); /* xstate: XMM */
+        put64(p + at + 8, 0);
+        at += 16;
+        for (int i = 0; i < 32; i++)
+            put64(p + at + 8 * i, s->xmm[i]);
+        at += 256;
+    }
+    if (hdr_bits & E_LBR(3)) {
+        put64(p + at, 0);
+        put64(p + at + 8, 0x7F000F); /* ctl */
+        put64(p + at + 16, s->lbr_depth);
+        put64(p + at + 24, 0x111);
+        put64(p + at + 32, 0x222);
+        put64(p + at + 40, 0x333);
+        at += 48;
+        for (unsigned i = 0; i < s->nlbr; i++) {
+            put64(p + at, 0x400000 + i);
+            put64(p + at + 8, 0x500000 + i);
+            put64(p + at + 16, 0x600000 + i);
+            at += 24;
+        }
+    }
+    if (hdr_bits & E_CNTR(0x1F)) {
+        put32(p + at, s->cgp);
+        put32(p + at + 4, s->cfx);
+        put32(p + at + 8, s->cmet);
+        put32(p + at + 12, 0);
+        at += 16;
+        for (unsigned i = 0; i < s->ncvals; i++, at += 8)
+            put64(p + at, s->cvals[i]);
+    }
+    size_t size = at + pad;
+    for (size_t i = at; i < size; i++)
+        p[i] = 0xFE;
+    put64(p, hdr_bits | (uint64_t)size);
+    put64(p + 8, 0); /* rsvd6 */
+    return size;
+}
+
+/* --- Panther Lake fake CPU (CPUID words from the dump) -------------------- */
+
+static void ptl(struct fake_cpu *f, int ecore)
+{
+    memset(f, 0, sizeof(*f));
+    /* GenuineIntel00C06C3_PantherLakeL_01_CPUID.txt, CPU #0 (P) / #4 (E) */
+    fake_set_cpuid(f, 0, 0, 0x00000028, 0x756E6547, 0x6C65746E, 0x49656E69);
+    fake_set_cpuid(f, 1, 0, 0x000C06C3, ecore ? 0x40800800 : 0x00800800, 0x7FFAFBFF, 0xBFEBFBFF);
+    fake_set_cpuid(f, 0xA, 0, 0x0D300806, 0x00000280, 0x00000007, 0x00008603);
+    fake_set_cpuid(f, 0x1A, 0, ecore ? 0x20000004 : 0x40000004, 0, 0, 0);
+    fake_set_cpuid(f, 0x23, 0, ecore ? 0x3F : 0x3B, 3, ecore ? 8 : 0, 0);
+    fake_set_cpuid(f, 0x23, 1, ecore ? 0xFF : 0x3FF, ecore ? 0x77 : 0xF, 0, 0);
+    fake_set_cpuid(f, 0x23, 4, 0, ecore ? 0x60060338 : 0x60060378, 0, 0);
+    fake_set_cpuid(f, 0x23, 5, ecore ? 0xFF : 0x3FF, 3, ecore ? 0x77 : 0xF, 1);
+    fake_set_cpuid(f, 0x80000000u, 0, 0x80000008u, 0, 0, 0);
+    fake_set_cpuid(f, 0x80000008u, 0, 0x0000302E, 0x00000200, 0, 0);
+    /* MSR values are not in the dump: PERF_CAPABILITIES is constructed with
+     * PEBS_FMT = 0xF (Linux intel_pebs_init) and LBR format 0x3F (Arch LBR). */
+    fake_set_msr(f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fake_set_msr(f, DS_MSR_IA32_PERF_CAPABILITIES, 0xF00 | 0x3F);
+    fake_set_msr(f, 0x3F4, 0); /* IA32_PEBS_BASE */
+    fake_set_msr(f, 0x3F5, 0); /* IA32_PEBS_INDEX */
+    for (unsigned i = 0; i < 10; i++)
+        fake_set_msr(f, 0x1903 + 4 * i, 0); /* IA32_PMC_GPi_CFG_C */
+    for (unsigned i = 0; i < 7; i++)
+        fake_set_msr(f, 0x1983 + 4 * i, 0); /* IA32_PMC_FXi_CFG_C */
+}
+
+static void set_cpuid_word(struct fake_cpu *f, uint32_t leaf, uint32_t sub, int reg, uint32_t v)
+{
+    for (int i = 0; i < f->nleaves; i++)
+        if (f->leaves[i].leaf == leaf && f->leaves[i].sub == sub)
+            f->leaves[i].r[reg] = v;
+}
+
+static int ident(struct fake_cpu *f, struct ds_cpu *cpu)
+{
+    ds_cpu_init(cpu, &fake_ops, f);
+    return ds_cpu_identify(cpu);
+}
+
+static void test_detect_ptl(void)
+{
+    for (int e = 0; e < 2; e++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        struct ds_arch_pebs_caps c;
+        ptl(&f, e);
+        CHECK_EQ(ident(&f, &cpu), DS_OK, "identify");
+        unsigned r0 = f.reads;
+        CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_OK, "PTL %s: arch PEBS", e ? "E" : "P");
+        CHECK_EQ(f.reads, r0, "detect reads no MSR");
+        /* 23H.4 EBX 60060378 (P) / 60060338 (E): bits 3-6 (P) or 3-5 (E), 8-9, 17-18, 29-30 */
+        CHECK_EQ(c.cfg_c_caps, (e ? 0x60060338ull : 0x60060378ull) << 32, "caps = EBX << 32");
+        CHECK(c.cfg_c_caps & (1ull << 62) && c.cfg_c_caps & (1ull << 61) && c.cfg_c_caps & (1ull << 49),
+              "AUX, GPR, XMM enumerated");
+        CHECK_EQ((c.cfg_c_caps >> 40) & 3, 3, "LBR field enumerated");
+        CHECK_EQ(!!(c.cfg_c_caps & (1ull << 38)), !e, "METRICS only on the P-core");
+        CHECK_EQ(c.gp_mask, e ? 0xFFu : 0x3FFu, "23H.5 EAX");
+        CHECK_EQ(c.pdist_gp_mask, 3, "23H.5 EBX");
+        CHECK_EQ(c.fixed_mask, e ? 0x77u : 0xFu, "23H.5 ECX");
+        CHECK_EQ(c.pdist_fixed_mask, 1, "23H.5 EDX");
+        CHECK_EQ(c.phys_bits, 46, "80000008H EAX[7:0] = 0x2E");
+    }
+}
+
+static void test_detect_errors(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs_caps c;
+
+    CHECK_EQ(ds_arch_pebs_detect(NULL, &c), DS_ERR_NULL, "NULL cpu");
+    ptl(&f, 0);
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, NULL), DS_ERR_NULL, "NULL out");
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_ERR_NOT_IDENTIFIED, "not identified");
+
+    /* PEBS_FMT 6 (Lunar Lake): not architectural */
+    ptl(&f, 0);
+    fake_set_msr(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0x600 | 0x3F);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_ERR_APEBS_NOT_ENUMERATED, "PEBS_FMT 6");
+    CHECK_EQ(c.gp_mask | c.fixed_mask | c.cfg_c_caps, 0, "out zeroed on error");
+
+    /* only sub-leaf 4 (EAX bit 5 clear): Linux requires both */
+    ptl(&f, 0);
+    set_cpuid_word(&f, 0x23, 0, 0, 0x1B);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_ERR_APEBS_NOT_ENUMERATED, "23H.0 EAX[5] clear");
+    ptl(&f, 0);
+    set_cpuid_word(&f, 0x23, 0, 0, 0x2B);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_ERR_APEBS_NOT_ENUMERATED, "23H.0 EAX[4] clear");
+
+    /* sub-leaf 5 bitmaps must be subsets of the counters (23H.1) */
+    ptl(&f, 0);
+    set_cpuid_word(&f, 0x23, 5, 0, 0x7FF);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_ERR_APEBS_MASKS, "PEBS GP 10 does not exist");
+    ptl(&f, 1);
+    set_cpuid_word(&f, 0x23, 5, 3, 0x8); /* PDIST fixed 3: E-core has 0x77 */
+    ident(&f, &cpu);
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_ERR_APEBS_MASKS, "PDIST fixed 3 does not exist on the E-core");
+    ptl(&f, 1);
+    set_cpuid_word(&f, 0x23, 5, 2, 0xF7); /* PEBS fixed 7 */
+    ident(&f, &cpu);
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_ERR_APEBS_MASKS, "PEBS fixed 7 does not exist");
+
+    /* no PDCM: no PERF_CAPABILITIES */
+    ptl(&f, 0);
+    set_cpuid_word(&f, 1, 0, 2, 0x7FFAFBFF & ~(1u << 15));
+    ident(&f, &cpu);
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_ERR_NO_PDCM, "no PDCM");
+
+    /* no 80000008H: MAXPHYADDR 36 with PAE (01H EDX bit 6 set in the dump) */
+    ptl(&f, 0);
+    set_cpuid_word(&f, 0x80000000u, 0, 0, 0x80000004u);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_OK, "detect");
+    CHECK_EQ(c.phys_bits, 36, "no 80000008H: 36");
+}
+
+/* --- Setup, install, enable --------------------------------------------------- */
+
+static unsigned char buf8k[8192] __attribute__((aligned(4096)));
+
+static struct ds_arch_pebs_config cfg_of(void *mem, uint64_t phys, unsigned code, uint64_t thresh)
+{
+    struct ds_arch_pebs_config c;
+    c.mem = mem;
+    c.phys = phys;
+    c.size_code = code;
+    c.thresh = thresh;
+    return c;
+}
+
+/* Bad-input table: every setup validation and its code. */
+static void test_setup_table(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    void *pg = (void *)(uintptr_t)0x40000000u; /* never dereferenced by setup */
+    const uint64_t top46 = 1ull << 46;
+    struct {
+        struct ds_arch_pebs_config c;
+        int want;
+        const char *what;
+    } t[] = {
+        { cfg_of(pg, 0x100000, 0, 0), DS_OK, "4 KiB, default threshold" },
+        { cfg_of(pg, 0x100000, 15, 0), DS_OK, "size code 15 (128 MiB)" },
+        { cfg_of(pg, 0x100000, 16, 0), DS_ERR_APEBS_SIZE_CODE, "size code 16" },
+        { cfg_of((void *)(uintptr_t)0x40000800u, 0x100000, 0, 0), DS_ERR_APEBS_MEM_ALIGN, "pointer not 4 KiB aligned" },
+        { cfg_of((void *)(uintptr_t)0x40000010u, 0x100000, 0, 0), DS_ERR_APEBS_MEM_ALIGN, "pointer 16-byte aligned only" },
+        { cfg_of(pg, 0x100800, 0, 0), DS_ERR_APEBS_BASE_ALIGN, "physical not 4 KiB aligned" },
+        { cfg_of(pg, 0x100008, 0, 0), DS_ERR_APEBS_BASE_ALIGN, "physical low bits (would alias the size code)" },
+        { cfg_of(pg, top46 - 4096, 0, 0), DS_OK, "last page below MAXPHYADDR 46" },
+        { cfg_of(pg, top46 - 4096, 1, 0), DS_ERR_APEBS_PHYS_ADDR, "8 KiB crossing 2^46" },
+        { cfg_of(pg, top46, 0, 0), DS_ERR_APEBS_PHYS_ADDR, "at 2^46" },
+        { cfg_of(pg, ~0xFFFull, 0, 0), DS_ERR_APEBS_PHYS_ADDR, "top of 64-bit space" },
+        { cfg_of(pg, 0x100000, 1, 8), DS_ERR_APEBS_THRESH_ALIGN, "threshold 8" },
+        { cfg_of(pg, 0x100000, 1, 8200), DS_ERR_APEBS_THRESH_ALIGN, "threshold 8200" },
+        { cfg_of(pg, 0x100000, 1, 8192), DS_ERR_APEBS_THRESH_RANGE, "threshold = buffer size" },
+        { cfg_of(pg, 0x100000, 1, 8192 + 16), DS_ERR_APEBS_THRESH_RANGE, "threshold beyond the buffer" },
+        { cfg_of(pg, 0x100000, 1, 8192 - 16), DS_OK, "threshold one unit short" },
+        { cfg_of(pg, 0x100000, 1, 16), DS_OK, "threshold 16 (a PMI per record)" },
+        { cfg_of(NULL, 0x100000, 0, 0), DS_ERR_NULL, "NULL mem" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        memset(&ap, 0x55, sizeof(ap));
+        int e = ds_arch_pebs_setup(&ap, &cpu, &t[i].c);
+        CHECK_EQ(e, t[i].want, "setup: %s", t[i].what);
+        CHECK_EQ(ap.setup, e == DS_OK, "setup flag: %s", t[i].what);
+    }
+    CHECK_EQ(f.writes, 0, "setup writes no MSR");
+
+    struct ds_arch_pebs_config c = cfg_of(pg, 0x100000, 4, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "64 KiB");
+    CHECK_EQ(ap.bytes, 65536, "4 KiB << 4");
+    CHECK_EQ(ap.thresh, 65536 - 4096, "default: one page short (ARCH_PEBS_THRESH_MULTI)");
+    CHECK_EQ(ap.base_msr, 0x100004, "BASE = phys | 4");
+    c = cfg_of(pg, 0x100000, 0, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "4 KiB");
+    CHECK_EQ(ap.thresh, 16, "4 KiB default: 16 (ARCH_PEBS_THRESH_SINGLE)");
+    CHECK_EQ(ds_arch_pebs_setup(NULL, &cpu, &c), DS_ERR_NULL, "NULL ap");
+    CHECK_EQ(ds_arch_pebs_setup(&ap, NULL, &c), DS_ERR_NULL, "NULL cpu");
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, NULL), DS_ERR_NULL, "NULL cfg");
+
+    /* a CPU without arch PEBS: the detection error */
+    ptl(&f, 0);
+    fake_set_msr(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0x500);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_ERR_APEBS_NOT_ENUMERATED, "fmt 5 CPU");
+}
+
+static void test_install_enable(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    struct ds_arch_pebs_config c = cfg_of(buf8k, 0x2000000, 1, 4096);
+
+    CHECK_EQ(ds_arch_pebs_install(NULL), DS_ERR_NULL, "NULL");
+    memset(&ap, 0, sizeof(ap));
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_ERR_APEBS_NOT_SETUP, "install before setup");
+    CHECK_EQ(ds_arch_pebs_enable(&ap), DS_ERR_APEBS_NOT_INSTALLED, "enable before install");
+    CHECK_EQ(f.writes, 0, "nothing written");
+
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "setup");
+    /* INDEX write faults: not installed, BASE written back to 0 */
+    f.fault_on_write = 0x3F5;
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_ERR_MSR_FAULT, "INDEX fault");
+    CHECK(!ap.installed, "not installed");
+    CHECK_EQ(fake_get_msr(&f, 0x3F4), 0, "BASE restored to 0");
+    f.fault_on_write = 0;
+
+    fake_set_msr(&f, 0x3F5, 0xFFFFFFFFFFFFFFFFull);
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install");
+    CHECK_EQ(fake_get_msr(&f, 0x3F4), 0x2000001, "BASE = phys | size code 1");
+    /* threshold 4096 bytes = 256 units at [58:36]; offset 0, FULL 0, EN 0 */
+    CHECK_EQ(fake_get_msr(&f, 0x3F5), 256ull << 36, "INDEX = threshold only");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_ERR_APEBS_INSTALLED, "twice");
+
+    /* enable keeps offset and FULL, sets EN, clears reserved bits */
+    fake_set_msr(&f, 0x3F5, (5ull << 4) | (1ull << 31) | 0xF | (0x1Full << 59) | (7ull << 36));
+    CHECK_EQ(ds_arch_pebs_enable(&ap), DS_OK, "enable");
+    CHECK_EQ(fake_get_msr(&f, 0x3F5), (5ull << 4) | (1ull << 31) | (1ull << 32) | (256ull << 36),
+             "EN set, offset/FULL kept, threshold from setup, reserved cleared");
+    CHECK_EQ(ds_arch_pebs_disable(&ap), DS_OK, "disable");
+    CHECK_EQ(fake_get_msr(&f, 0x3F5), (5ull << 4) | (1ull << 31) | (256ull << 36), "EN cleared");
+    f.fault_on_read = 0x3F5;
+    unsigned w = f.writes;
+    CHECK_EQ(ds_arch_pebs_enable(&ap), DS_ERR_MSR_FAULT, "INDEX read fault");
+    CHECK_EQ(f.writes, w, "no write after a read fault");
+    f.fault_on_read = 0;
+
+    CHECK_EQ(ds_arch_pebs_enable(&ap), DS_OK, "enable again");
+    CHECK_EQ(ds_arch_pebs_uninstall(&ap), DS_OK, "uninstall");
+    CHECK_EQ(fake_get_msr(&f, 0x3F4), 0, "BASE 0");
+    CHECK_EQ(fake_get_msr(&f, 0x3F5) & (1ull << 32), 0, "EN 0");
+    CHECK(!ap.installed, "uninstalled");
+    CHECK_EQ(ds_arch_pebs_uninstall(&ap), DS_ERR_APEBS_NOT_INSTALLED, "uninstall twice");
+}
+
+/* --- CFG_C ----------------------------------------------------------------------- */
+
+static void test_cfg_c(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    uint64_t v;
+
+    CHECK_EQ(ds_arch_pebs_cfg_c_msr(DS_CTR_GP, 0), 0x1903, "GP0 CFG_C");
+    CHECK_EQ(ds_arch_pebs_cfg_c_msr(DS_CTR_GP, 9), 0x1927, "GP9 CFG_C");
+    CHECK_EQ(ds_arch_pebs_cfg_c_msr(DS_CTR_FIXED, 0), 0x1983, "FX0 CFG_C");
+    CHECK_EQ(ds_arch_pebs_cfg_c_msr(DS_CTR_FIXED, 3), 0x198F, "FX3 CFG_C");
+    CHECK_EQ(ds_arch_pebs_cfg_c_msr(DS_CTR_GP, 32), 0, "index 32");
+    CHECK_EQ(ds_arch_pebs_cfg_c_msr((enum ds_ctr_kind)0, 0), 0, "bad kind");
+
+    for (int e = 0; e < 2; e++) {
+        ptl(&f, e);
+        ident(&f, &cpu);
+        struct ds_arch_pebs_config c = cfg_of(buf8k, 0x2000000, 1, 0);
+        memset(&ap, 0, sizeof(ap));
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 0), DS_ERR_APEBS_NOT_SETUP, "before setup");
+        CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "setup");
+        /* AUX [62], GPR [61], XMM [49], LBR [41:40] = 3, counters group [38:35] */
+        uint64_t g = (1ull << 62) | (1ull << 61) | (1ull << 49) | (3ull << 40) | (1ull << 35) | (1ull << 36) |
+                     (1ull << 37);
+        unsigned w = f.writes;
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 1, 0xFFFF0000u, g), DS_OK, "GP1 all groups");
+        CHECK_EQ(fake_writes_to(&f, 0x1907, &v), 1, "one write to GP1 CFG_C (0x1903 + 4)");
+        CHECK_EQ(v, (1ull << 63) | g | 0xFFFF0000u, "EN | groups | reload");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 1, 0, (1ull << 38)), e ? DS_ERR_APEBS_GROUP : DS_OK,
+                 "METRICS: P-core only (23H.4 EBX bit 6)");
+        unsigned w1 = f.writes;
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 50), DS_ERR_APEBS_CFG_RESERVED,
+                 "YMMH: enumerated but not a group libds lays out");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 63), DS_ERR_APEBS_CFG_RESERVED, "EN");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 32), DS_ERR_APEBS_CFG_RESERVED, "bit 32");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 39), DS_ERR_APEBS_CFG_RESERVED, "bit 39");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 0xFF), DS_ERR_APEBS_CFG_RESERVED, "reload in groups");
+        unsigned top = e ? 8 : 10;
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, top - 1, 0, 0), DS_OK, "last PEBS GP");
+        w1 = f.writes;
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, top, 0, 0), DS_ERR_APEBS_COUNTER, "GP %u", top);
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 32, 0, 0), DS_ERR_APEBS_COUNTER, "GP 32");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_FIXED, 3, 0, 0), e ? DS_ERR_APEBS_COUNTER : DS_OK,
+                 "fixed 3: P 0xF yes, E 0x77 no");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_FIXED, 4, 0, 0), e ? DS_OK : DS_ERR_APEBS_COUNTER,
+                 "fixed 4: E 0x77 yes, P 0xF no");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, (enum ds_ctr_kind)7, 0, 0, 0), DS_ERR_INVAL, "kind");
+        CHECK_EQ(f.writes, w1 + 1, "only the valid fixed counter was written");
+        CHECK_EQ(ds_arch_pebs_counter_disable(&ap, DS_CTR_GP, 1), DS_OK, "disable");
+        CHECK_EQ(fake_get_msr(&f, 0x1907), 0, "CFG_C = 0");
+        CHECK_EQ(ds_arch_pebs_counter_disable(&ap, DS_CTR_GP, top), DS_ERR_APEBS_COUNTER, "disable non-PEBS");
+        (void)w;
+    }
+}
+
+/* --- Decoder ------------------------------------------------------------------------ */
+
+static void check_basic(const struct ds_pebs_sample *s, const struct spec *r, const char *what)
+{
+    CHECK_EQ(s->fmt, DS_PEBS_FMT_ARCH, "%s fmt", what);
+    CHECK_EQ(s->ip, r->ip, "%s ip", what);
+    CHECK_EQ(s->eventing_ip, r->ip, "%s eventing ip", what);
+    CHECK_EQ(s->counters, r->applicable, "%s applicable", what);
+    CHECK_EQ(s->tsc, r->tsc, "%s tsc", what);
+    CHECK_EQ(s->retire_latency, r->retire_valid ? r->retire : 0, "%s retire", what);
+    CHECK_EQ(!!(s->present & DS_SAMPLE_RETIRE_LAT), !!r->retire_valid, "%s retire valid", what);
+}
+
+static void test_decode_groups(void)
+{
+    static unsigned char b[8192] __attribute__((aligned(16)));
+    struct spec r;
+    struct ds_pebs_sample s;
+    uint32_t used;
+
+    /* basic only, retire latency not valid */
+    spec_init(&r, 1);
+    r.retire_valid = 0;
+    size_t n = frag(b, &r, E_BASIC | E_MODE64, 0);
+    CHECK_EQ(n, 64, "header + basic");
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "basic");
+    CHECK_EQ(used, 64, "consumed");
+    check_basic(&s, &r, "basic");
+    CHECK_EQ(s.present & (DS_SAMPLE_MEM | DS_SAMPLE_GPRS | DS_SAMPLE_XMM | DS_SAMPLE_LBR | DS_SAMPLE_CNTRS), 0,
+             "no other group");
+    CHECK_EQ(s.header, E_BASIC | E_MODE64 | 64, "raw header");
+    CHECK_EQ(s.fragments, 1, "one fragment");
+    CHECK_EQ(s.size, 64, "size");
+
+    /* every group: LBR with 8 entries (sel 1), counters GP {0,3} fixed {1} + metrics */
+    spec_init(&r, 2);
+    r.lbr_sel = 1;
+    r.nlbr = 8;
+    r.cgp = 0x9;
+    r.cfx = 0x2;
+    r.cmet = 3;
+    r.ncvals = 5;
+    for (int i = 0; i < 5; i++)
+        r.cvals[i] = 0xC0 + (uint64_t)i;
+    uint64_t all = E_BASIC | E_AUX | E_GPR | E_XMM | E_LBR(1) | E_CNTR(7) | E_MODE64;
+    n = frag(b, &r, all, 0);
+    CHECK_EQ(n, 16 + 48 + 64 + 160 + 16 + 256 + 48 + 8 * 24 + 16 + 5 * 8, "layout size");
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "all groups");
+    check_basic(&s, &r, "all");
+    CHECK_EQ(s.data_addr, r.addr, "aux address");
+    CHECK_EQ(s.data_source, r.aux, "aux aux");
+    CHECK_EQ(s.latency, r.lat, "latency raw");
+    CHECK_EQ(s.instr_latency, r.lat & 0xFFFF, "instr latency [15:0]");
+    CHECK_EQ(s.cache_latency, (r.lat >> 32) & 0xFFFF, "cache latency [47:32]");
+    CHECK_EQ(s.tsx, r.tsx, "tsx");
+    CHECK_EQ(s.flags, r.flags, "flags");
+    for (int i = 0; i < 16; i++)
+        CHECK_EQ(s.gpr[i], r.regs[i], "gpr %d (encoding order)", i);
+    CHECK_EQ(s.ssp, r.ssp, "ssp");
+    CHECK(s.xmm != NULL && s.xmm->xmm[0] == r.xmm[0] && s.xmm->xmm[31] == r.xmm[31], "xmm after the XER header");
+    CHECK_EQ(s.lbr_count, 8, "LBR_NUM_8");
+    CHECK(s.lbr && s.lbr[0].from == 0x400000 && s.lbr[7].info == 0x600007, "LBR entries after the LBR header");
+    CHECK_EQ(s.cntr_gp_mask, 0x9, "cntr gp");
+    CHECK_EQ(s.cntr_fixed_mask, 0x2, "cntr fixed");
+    CHECK_EQ(s.cntr_gp[0], 0xC0, "gp0 value");
+    CHECK_EQ(s.cntr_gp[3], 0xC1, "gp3 value");
+    CHECK_EQ(s.cntr_fixed[1], 0xC2, "fixed1 value");
+    CHECK_EQ(s.topdown_slots, 0xC3, "slots");
+    CHECK_EQ(s.perf_metrics, 0xC4, "metrics");
+    uint32_t want = DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC | DS_SAMPLE_RETIRE_LAT |
+                    DS_SAMPLE_MEM | DS_SAMPLE_TSX | DS_SAMPLE_LAT_SPLIT | DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS |
+                    DS_SAMPLE_SSP | DS_SAMPLE_XMM | DS_SAMPLE_LBR | DS_SAMPLE_CNTRS | DS_SAMPLE_METRICS;
+    CHECK_EQ(s.present, want, "present bits");
+
+    /* the next decode into the same sample clears every group it lacks */
+    spec_init(&r, 6);
+    n = frag(b, &r, E_BASIC, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "basic after all");
+    CHECK(s.xmm == NULL && s.lbr == NULL && s.lbr_count == 0, "xmm/lbr cleared");
+    CHECK(s.ssp == 0 && s.flags == 0 && s.gpr[15] == 0 && s.data_addr == 0 && s.latency == 0, "gprs/aux cleared");
+    CHECK(s.cntr_gp_mask == 0 && s.cntr_gp[3] == 0 && s.cntr_fixed[1] == 0 && s.perf_metrics == 0, "counters cleared");
+    CHECK_EQ(s.present & ~(DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC |
+                           DS_SAMPLE_RETIRE_LAT), 0, "present: basic only");
+
+    /* LBR sel 2 = 16 entries; sel 3 = depth from the LBR header */
+    spec_init(&r, 3);
+    r.nlbr = 16;
+    n = frag(b, &r, E_BASIC | E_LBR(2), 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "LBR 16");
+    CHECK_EQ(s.lbr_count, 16, "16 entries");
+    r.nlbr = 5;
+    r.lbr_depth = 5;
+    n = frag(b, &r, E_BASIC | E_LBR(3), 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "LBR var");
+    CHECK_EQ(s.lbr_count, 5, "depth 5");
+    CHECK_EQ(s.lbr[4].to, 0x500004, "entry 4");
+
+    /* oversized header: the walk follows the size field, padding ignored */
+    spec_init(&r, 4);
+    n = frag(b, &r, E_BASIC, 32);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "padded");
+    CHECK_EQ(used, 96, "consumed = size field");
+
+    /* unknown vector part (YMMH): decoded up to it, later groups skipped */
+    spec_init(&r, 5);
+    r.lbr_sel = 1;
+    r.nlbr = 8;
+    n = frag(b, &r, E_BASIC | E_XMM | E_LBR(1), 0);
+    put64(b, ((E_BASIC | E_XMM | E_LBR(1) | E_YMMH) | (uint64_t)n));
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "YMMH");
+    CHECK(s.xmm != NULL && !(s.present & DS_SAMPLE_LBR), "XMM decoded, LBR after YMMH not");
+}
+
+static void test_decode_fragments(void)
+{
+    static unsigned char b[4096] __attribute__((aligned(16)));
+    struct spec r;
+    struct ds_pebs_sample s;
+    uint32_t used;
+
+    /* basic+aux (CONT) | gpr (CONT) | xmm */
+    spec_init(&r, 7);
+    size_t a = frag(b, &r, E_BASIC | E_AUX | E_CONT, 0);
+    size_t c = frag(b + a, &r, E_GPR | E_CONT, 0);
+    size_t d = frag(b + a + c, &r, E_XMM, 0);
+    size_t n = a + c + d;
+    spec_init(&r, 8); /* a following record */
+    size_t n2 = frag(b + n, &r, E_BASIC, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n + n2, &s, &used), DS_OK, "3 fragments");
+    CHECK_EQ(used, n, "consumed = the three fragments, not the next record");
+    CHECK_EQ(s.fragments, 3, "fragments");
+    CHECK_EQ(s.size, n, "size");
+    spec_init(&r, 7);
+    check_basic(&s, &r, "frag");
+    CHECK_EQ(s.data_addr, r.addr, "aux from fragment 1");
+    CHECK_EQ(s.gpr[DS_GPR_R15], r.regs[15], "gprs from fragment 2");
+    CHECK(s.xmm && s.xmm->xmm[5] == r.xmm[5], "xmm from fragment 3");
+
+    /* null fragment (size only) continues the record */
+    a = frag(b, &r, E_BASIC, 0);
+    put64(b, E_BASIC | E_CONT | a);
+    put64(b + a, 16); /* null fragment: bits 63:16 zero */
+    put64(b + a + 8, 0);
+    c = frag(b + a + 16, &r, E_GPR, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, a + 16 + c, &s, &used), DS_OK, "null fragment");
+    CHECK_EQ(s.fragments, 3, "basic, null, gpr");
+    CHECK_EQ(used, a + 16 + c, "all three");
+    CHECK(s.present & DS_SAMPLE_GPRS, "gprs after the null fragment");
+
+    /* CONT on the last bytes: the continuation is missing */
+    a = frag(b, &r, E_BASIC | E_CONT, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, a, &s, &used), DS_ERR_APEBS_REC_SHORT, "continuation absent");
+    CHECK_EQ(used, 0, "nothing consumed");
+
+    /* orphan: first fragment without basic; consumed covers its chain */
+    a = frag(b, &r, E_GPR | E_CONT, 0);
+    c = frag(b + a, &r, E_AUX, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, a + c, &s, &used), DS_ERR_APEBS_NO_BASIC, "orphan");
+    CHECK_EQ(used, a + c, "orphan chain length");
+}
+
+/* Truncated and lying headers: never read outside the bytes given (ASan
+ * build: the record sits at the very end of a heap block). */
+static void test_decode_bounds(void)
+{
+    struct spec r;
+    struct ds_pebs_sample s;
+    uint32_t used;
+    unsigned char tmp[1024];
+    spec_init(&r, 9);
+
+    struct {
+        uint64_t bits;
+        size_t pad;
+        int64_t size_override; /* -1: keep */
+        size_t avail_cut;      /* bytes removed from the end */
+        int want;
+        const char *what;
+    } t[] = {
+        { E_BASIC, 0, -1, 0, DS_OK, "whole" },
+        { E_BASIC, 0, -1, 1, DS_ERR_APEBS_REC_SHORT, "one byte short" },
+        { E_BASIC, 0, -1, 64 - 8, DS_ERR_APEBS_REC_SHORT, "8 bytes: header truncated" },
+        { E_BASIC, 0, 0, 0, DS_ERR_APEBS_REC_SHORT, "size 0" },
+        { E_BASIC, 0, 8, 0, DS_ERR_APEBS_REC_SHORT, "size 8 < header" },
+        { E_BASIC, 0, 4096, 0, DS_ERR_APEBS_REC_SHORT, "size beyond the bytes" },
+        { E_BASIC, 0, 60, 0, DS_ERR_APEBS_REC_ALIGN, "size 60" },
+        { E_BASIC, 0, 16, 0, DS_ERR_APEBS_REC_SIZE, "basic does not fit size 16" },
+        { E_BASIC | E_GPR, 0, 64, 0, DS_ERR_APEBS_REC_SIZE, "gpr does not fit" },
+        { E_BASIC | E_XMM, 0, 64 + 16 + 248, 0, DS_ERR_APEBS_REC_SIZE, "xmm 8 bytes short" },
+        { E_BASIC | E_LBR(1), 0, 64 + 48 + 7 * 24, 0, DS_ERR_APEBS_REC_SIZE, "LBR 8 entries, room for 7" },
+        { E_BASIC | E_CNTR(1), 0, 64 + 8, 0, DS_ERR_APEBS_REC_SIZE, "counters header does not fit" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        r.nlbr = 8;
+        size_t n = frag(tmp, &r, t[i].bits, t[i].pad);
+        if (t[i].size_override >= 0) /* the bytes stay n long whatever the size claims */
+            put64(tmp, t[i].bits | (uint64_t)t[i].size_override);
+        size_t avail = n - t[i].avail_cut;
+        unsigned char *heap = malloc(avail ? avail : 1);
+        memcpy(heap, tmp, avail);
+        int e = ds_arch_pebs_decode(heap, avail, &s, &used);
+        CHECK_EQ(e, t[i].want, "bounds: %s", t[i].what);
+        free(heap);
+    }
+
+    /* LBR depth (var) claims 2^40 entries; counters masks claim 64 values */
+    r.nlbr = 2;
+    r.lbr_depth = 1ull << 40;
+    size_t n = frag(tmp, &r, E_BASIC | E_LBR(3), 0);
+    CHECK_EQ(ds_arch_pebs_decode(tmp, n, &s, &used), DS_ERR_APEBS_REC_SIZE, "huge LBR depth");
+    r.cgp = 0xFFFFFFFF;
+    r.cfx = 0xFFFFFFFF;
+    r.ncvals = 2;
+    n = frag(tmp, &r, E_BASIC | E_CNTR(3), 0);
+    CHECK_EQ(ds_arch_pebs_decode(tmp, n, &s, &used), DS_ERR_APEBS_REC_SIZE, "counter masks beyond the fragment");
+    CHECK_EQ(ds_arch_pebs_decode(NULL, 64, &s, &used), DS_ERR_NULL, "NULL rec");
+    CHECK_EQ(ds_arch_pebs_decode(tmp, 64, NULL, &used), DS_ERR_NULL, "NULL out");
+    CHECK_EQ(ds_arch_pebs_decode(tmp, 0, &s, NULL), DS_ERR_APEBS_REC_SHORT, "0 bytes");
+
+    /* random bytes at the end of a heap block: never past it (ASan) */
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int it = 0; it < 20000; it++) {
+        size_t avail = 16 + (size_t)(x % 600);
+        unsigned char *heap = malloc(avail);
+        for (size_t i = 0; i < avail; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            heap[i] = (unsigned char)x;
+        }
+        /* plausible size fields half of the time */
+        if (it & 1)
+            put64(heap, (get64(heap) & ~0xFFFFull) | ((x % (avail + 64)) & ~7ull));
+        int e = ds_arch_pebs_decode(heap, avail, &s, &used);
+        CHECK(used <= avail, "consumed within the bytes (it %d)", it);
+        (void)e;
+        free(heap);
+    }
+}
+
+/* --- Drain ------------------------------------------------------------------------------ */
+
+static void check_invariant(const struct ds_drain_stats *st, const char *what)
+{
+    CHECK_EQ(st->present, st->records + st->lost_beyond + st->lost_corrupt + st->lost_rejected + st->lost_race,
+             "%s: present == records + lost", what);
+}
+
+static int race_reads;
+static uint64_t race_second;
+static int race_read(void *ctx, uint32_t msr, uint64_t *out)
+{
+    int e = fake_read(ctx, msr, out);
+    if (!e && msr == 0x3F5 && ++race_reads == 2)
+        *out = race_second;
+    return e;
+}
+static const struct ds_msr_ops race_ops = { race_read, fake_write, fake_cpuid };
+
+#define IDX_EN (1ull << 32)
+#define IDX_FULL (1ull << 31)
+#define IDX_THRESH(units) ((uint64_t)(units) << 36)
+
+/* Three records: A basic+gpr, B in three fragments, C basic+LBR(8). */
+static size_t fill3(unsigned char *b)
+{
+    struct spec r;
+    size_t n = 0;
+    spec_init(&r, 20);
+    n += frag(b + n, &r, E_BASIC | E_GPR, 0);
+    spec_init(&r, 21);
+    n += frag(b + n, &r, E_BASIC | E_CONT, 0);
+    n += frag(b + n, &r, E_AUX | E_CONT, 0);
+    n += frag(b + n, &r, E_XMM, 0);
+    spec_init(&r, 22);
+    r.nlbr = 8;
+    n += frag(b + n, &r, E_BASIC | E_LBR(1), 0);
+    return n;
+}
+
+static void test_drain(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    struct ds_drain_stats st;
+    struct ds_pebs_sample arr[200];
+    size_t n;
+    uint64_t v;
+    unsigned char *mem = aligned_alloc(4096, 8192); /* ASan: reads past 8 KiB are caught */
+    const uint64_t thr = IDX_THRESH(256);
+
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    struct ds_arch_pebs_config c = cfg_of(mem, 0x3000000, 1, 4096);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "setup");
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_ERR_APEBS_NOT_INSTALLED, "not installed");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install");
+    CHECK_EQ(ds_arch_pebs_drain(&ap, NULL, NULL, &st), DS_ERR_NULL, "NULL sink");
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, NULL, 1, &n, &st), DS_ERR_NULL, "NULL arr with cap");
+
+    /* empty: no write */
+    fake_set_msr(&f, 0x3F5, IDX_EN | thr);
+    unsigned w = f.writes;
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_OK, "empty");
+    CHECK_EQ(n + st.present, 0, "nothing");
+    CHECK_EQ(f.writes, w, "INDEX not written when empty");
+
+    /* three records */
+    memset(mem, 0, 8192);
+    size_t bytes = fill3(mem);
+    CHECK_EQ(bytes % 16, 0, "records end on a 16-byte unit");
+    fake_set_msr(&f, 0x3F5, (bytes << 0) | IDX_EN | thr | 0x5); /* wr [26:4] = bytes / 16, junk in 3:0 */
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_OK, "drain");
+    CHECK_EQ(n, 3, "three samples");
+    CHECK_EQ(st.records, 3, "records");
+    CHECK_EQ(st.present, 3, "present");
+    CHECK_EQ(st.anomalies, 0, "clean");
+    check_invariant(&st, "three");
+    CHECK_EQ(fake_writes_to(&f, 0x3F5, &v) > 0, 1, "INDEX written");
+    CHECK_EQ(v, IDX_EN | thr, "reset: offset 0, FULL 0, EN and threshold kept, reserved 0");
+    struct spec r;
+    spec_init(&r, 20);
+    CHECK_EQ(arr[0].ip, r.ip, "A ip");
+    CHECK_EQ(arr[0].gpr[DS_GPR_RCX], r.regs[1], "A rcx");
+    spec_init(&r, 21);
+    CHECK_EQ(arr[1].ip, r.ip, "B ip");
+    CHECK_EQ(arr[1].fragments, 3, "B fragments");
+    CHECK_EQ(arr[1].data_addr, r.addr, "B aux");
+    CHECK(arr[1].xmm && arr[1].xmm->xmm[2] == r.xmm[2], "B xmm");
+    spec_init(&r, 22);
+    CHECK_EQ(arr[2].lbr_count, 8, "C lbr");
+    CHECK_EQ(arr[2].tsc, r.tsc, "C tsc");
+    CHECK(arr[2].gpr[DS_GPR_RCX] == 0 && arr[2].xmm == NULL && arr[2].data_addr == 0,
+          "C carries nothing of A's or B's groups");
+
+    /* FULL: reported and cleared; EN 0 kept as 0 */
+    fake_set_msr(&f, 0x3F5, bytes | IDX_FULL | thr);
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_OK, "full");
+    CHECK(st.anomalies & DS_DRAIN_FULL, "FULL reported");
+    CHECK_EQ(st.records, 3, "records");
+    CHECK_EQ(fake_get_msr(&f, 0x3F5), thr, "FULL cleared, EN stays 0");
+    /* FULL with offset 0 still resets */
+    fake_set_msr(&f, 0x3F5, IDX_FULL | IDX_EN | thr);
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_OK, "full, empty");
+    CHECK_EQ(fake_get_msr(&f, 0x3F5), IDX_EN | thr, "FULL cleared");
+    check_invariant(&st, "full empty");
+
+    /* sink refuses: array of 1 */
+    fake_set_msr(&f, 0x3F5, bytes | IDX_EN | thr);
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 1, &n, &st), DS_OK, "cap 1");
+    CHECK_EQ(n, 1, "one taken");
+    CHECK_EQ(st.lost_rejected, 2, "two rejected");
+    check_invariant(&st, "rejected");
+
+    /* write offset past the buffer: the buffer tiled with 128 basic records */
+    for (unsigned i = 0; i < 128; i++) {
+        spec_init(&r, i);
+        frag(mem + 64 * i, &r, E_BASIC, 0);
+    }
+    fake_set_msr(&f, 0x3F5, (8192ull + 64) | IDX_EN | thr);
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_OK, "past");
+    CHECK_EQ(st.records, 128, "the buffer's records");
+    CHECK_EQ(st.lost_beyond, 1, "beyond: at least one");
+    CHECK(st.anomalies & DS_DRAIN_INDEX_PAST_MAX, "anomaly");
+    check_invariant(&st, "past");
+    CHECK_EQ(arr[127].ip, r.ip, "last record at the buffer end");
+    /* the maximum offset the field holds */
+    fake_set_msr(&f, 0x3F5, (0x7FFFFFull << 4) | IDX_EN | thr);
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_OK, "max offset");
+    CHECK_EQ(st.records, 128, "bounded by the buffer");
+    check_invariant(&st, "max offset");
+
+    /* corrupt tail: two records, then a header claiming 0x7FF0 bytes */
+    memset(mem, 0, 8192);
+    spec_init(&r, 30);
+    size_t k = frag(mem, &r, E_BASIC, 0);
+    k += frag(mem + k, &r, E_BASIC | E_AUX, 0);
+    put64(mem + k, E_BASIC | 0x7FF0);
+    fake_set_msr(&f, 0x3F5, (k + 256) | IDX_EN | thr);
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_OK, "corrupt");
+    CHECK_EQ(st.records, 2, "two good");
+    CHECK_EQ(st.lost_corrupt, 1, "one corrupt");
+    CHECK(st.anomalies & DS_DRAIN_SIZE_LIE, "size lie");
+    check_invariant(&st, "corrupt");
+
+    /* orphan fragment chain, then a good record */
+    memset(mem, 0, 8192);
+    k = frag(mem, &r, E_GPR | E_CONT, 0);
+    k += frag(mem + k, &r, E_AUX, 0);
+    k += frag(mem + k, &r, E_BASIC, 0);
+    fake_set_msr(&f, 0x3F5, k | IDX_EN | thr);
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_OK, "orphan");
+    CHECK_EQ(st.records, 1, "good one");
+    CHECK_EQ(st.lost_corrupt, 1, "orphan chain = one");
+    CHECK(st.anomalies & DS_DRAIN_APEBS_ORPHAN, "orphan anomaly");
+    check_invariant(&st, "orphan");
+
+    /* a record arrives between the first INDEX read and the reset */
+    memset(mem, 0, 8192);
+    bytes = fill3(mem);
+    spec_init(&r, 40);
+    size_t late = frag(mem + bytes, &r, E_BASIC, 0);
+    struct ds_cpu rcpu;
+    ds_cpu_init(&rcpu, &race_ops, &f);
+    ds_cpu_identify(&rcpu);
+    struct ds_arch_pebs rap;
+    CHECK_EQ(ds_arch_pebs_setup(&rap, &rcpu, &c), DS_OK, "setup (race)");
+    CHECK_EQ(ds_arch_pebs_install(&rap), DS_OK, "install (race)");
+    fake_set_msr(&f, 0x3F5, bytes | IDX_EN | thr);
+    race_second = (bytes + late) | IDX_EN | thr;
+    race_reads = 0;
+    CHECK_EQ(ds_arch_pebs_drain_array(&rap, arr, 200, &n, &st), DS_OK, "race");
+    CHECK_EQ(st.records, 3, "three delivered");
+    CHECK_EQ(st.lost_race, 1, "the late one counted");
+    CHECK(st.anomalies & DS_DRAIN_RACE, "race anomaly");
+    check_invariant(&st, "race");
+
+    /* INDEX read fault: nothing walked, nothing written */
+    f.fault_on_read = 0x3F5;
+    w = f.writes;
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_ERR_MSR_FAULT, "read fault");
+    CHECK_EQ(n + st.present, 0, "nothing");
+    CHECK_EQ(f.writes, w, "no write");
+    f.fault_on_read = 0;
+    free(mem);
+}
+
+int main(void)
+{
+    test_detect_ptl();
+    test_detect_errors();
+    test_setup_table();
+    test_install_enable();
+    test_cfg_c();
+    test_decode_groups();
+    test_decode_fragments();
+    test_decode_bounds();
+    test_drain();
+    return check_summary();
+}
