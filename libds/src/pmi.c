@@ -522,19 +522,6 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
     return DS_ERR_UNSUPPORTED;
 }
 
-/* Status 0: only a buffer whose index reached its threshold can be ours;
- * service() (and its frame) only then. */
-static int idle_check(struct ds_pmi *pmi, struct ds_pmi_result *r)
-{
-    const struct ds_ctx *ctx = pmi->ctx;
-    if (!ctx)
-        return DS_OK;
-    bool due = ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT);
-    if (!due && ctx->pebs.mem && ctx->pebs.thresh_records)
-        due = ds__area_get(ctx, true, DS__INDEX) >= ds__thresh_value(&ctx->pebs);
-    return due ? service(pmi, 0, r) : DS_OK;
-}
-
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
 {
     (void)pmi;
