@@ -424,11 +424,16 @@ static void result_clear(struct ds_pmi_result *r)
 static int idle_check(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
     const struct ds_ctx *ctx = pmi->ctx;
+    bool due = false;
     if (!ctx)
         return DS_OK;
-    bool due = ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT);
+#if DS_CONFIG_BTS
+    due = ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT);
+#endif
+#if DS_CONFIG_PEBS
     if (!due && ctx->pebs.mem && ctx->pebs.thresh_records)
         due = ds__area_get(ctx, true, DS__INDEX) >= ds__thresh_value(&ctx->pebs);
+#endif
     return due ? service(pmi, 0, r) : DS_OK;
 }
 
