@@ -446,7 +446,6 @@ int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
         return DS_ERR_NULL;
     if (!pmi->init)
         return DS_ERR_PMI_NOT_INIT;
-    bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry */
     result_clear(r);
     r->passes = 1;
     if (!pmi->has_global)
@@ -457,6 +456,7 @@ int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
         return ret;
     if (!status)
         return idle_check(pmi, r); /* foreign NMI (or a buffer due by its index): 1 RDMSR, no loop */
+    bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry (nothing above changes it) */
     ret = handle_global(pmi, status, r);
     if (pmi->cfg.freeze == DS_FREEZE_LEGACY && r->status && enabled && !r->storm && ret != DS_ERR_MSR_FAULT) {
         /* Legacy freeze cleared GLOBAL_CTRL on our PMI: restore the enables (SDM
