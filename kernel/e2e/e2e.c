@@ -37,6 +37,7 @@
 #include <k/cmdline.h>
 #include <k/console.h>
 #include <k/io.h>
+#include <k/verdict.h>
 #include <k/kernel.h>
 #include <k/ktest.h>
 #include <k/lapic.h>
@@ -148,6 +149,7 @@ static struct e2e {
     /* log */
     struct dsrec_out out;
     unsigned passed, failed, skipped;
+    const char *profile;     /* of the current log, for the verdict */
 } E;
 
 /* DS management area and buffers (identity-mapped: linear == pointer). */
@@ -732,7 +734,9 @@ static void print_run(const struct run_cfg *rc, uint64_t events, uint64_t sample
         dsrec_lost(&E.out, rc->name, &l);
     }
     struct dsrec_run r = {rc->name, rc->kind, wl_name(rc->wl), events, rc->period, samples_expected};
+    unsigned records = E.out.run_records;
     dsrec_run(&E.out, &r);
+    k_verdict_run(E.profile, rc->name, records);
 }
 
 /* The IP a sample names must lie in the workload; a trap-like IP may also be
@@ -1325,6 +1329,8 @@ static void log_begin(const char *backend, const char *profile, const char *why)
     dsrec_init(&E.out, rec_write, NULL);
     struct dsrec_header h = {K_ARCH, backend, prof, kname, whyt};
     dsrec_header(&E.out, &h);
+    E.profile = prof;
+    k_verdict_backend(backend, why);
     E.passed = E.failed = E.skipped = 0;
 }
 

@@ -71,3 +71,18 @@ set_tests_properties(boot.x86_64.no_hypervisor_bit PROPERTIES PASS_REGULAR_EXPRE
 libds_boot_test(x86_64.msr_gp x86_64 kernel 90 --cpu Skylake-Client --append "tests=caps,e2e profile=skylake msr_gp=0x1a0")
 set_tests_properties(boot.x86_64.msr_gp PROPERTIES PASS_REGULAR_EXPRESSION
   "ds_cpu_identify: success\\).*vendor: GenuineIntel.*misc_enable: absent \\(IA32_MISC_ENABLE \\(0x1A0\\): MSR access faulted \\(#GP\\)\\).*caps: IA32_MISC_ENABLE \\(0x1a0\\) advertised, #GP simulated.*misc_enable: fault \\(IA32_MISC_ENABLE \\(0x1A0\\): MSR access faulted \\(#GP\\)\\).* 0 failed.*boot.sh: PASS")
+
+# The one-screen verdict (issue 14), read off the screen: the framebuffer
+# (OVMF, pixel-exact against the kernel's font) and the VGA text buffer (SeaBIOS).
+foreach(arch i386 x86_64)
+  foreach(m "uefi;240" "bios;120")
+    list(GET m 0 _mode)
+    list(GET m 1 _tmo)
+    math(EXPR _t "${_tmo} * ${LIBDS_BOOT_TIMEOUT_SCALE}")
+    math(EXPR _ct "${_t} + 30")
+    add_test(NAME boot.${arch}.screen_${_mode}
+             COMMAND ${PROJECT_SOURCE_DIR}/tests/boot/screen.sh ${CMAKE_BINARY_DIR} ${arch} ${_mode} ${_t}
+                     ${LIBDS_CONSOLE_FONT})
+    set_tests_properties(boot.${arch}.screen_${_mode} PROPERTIES LABELS boot TIMEOUT ${_ct})
+  endforeach()
+endforeach()
