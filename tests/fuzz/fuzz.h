@@ -45,5 +45,7 @@ int fuzz_setup(struct in *in);
 int fuzz_lbr_decode(struct in *in);
 int fuzz_lbr_read(struct in *in);
 int fuzz_identify(struct in *in);
+int fuzz_netburst(struct in *in);
+int fuzz_period(struct in *in);
 
 #endif

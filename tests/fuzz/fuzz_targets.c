@@ -18,6 +18,12 @@
  *                    IA32_PERF_CAPABILITIES (PEBS formats 0-15): no MSR
  *                    write; caps fields = the SDM bit positions; layout and
  *                    PEBS format selection as the SDM / pebs.h rules say.
+ *   fuzz_netburst:   ds_nb_program_raw with random counter / ESCR address /
+ *                    values: refused without a write unless the ESCR is in
+ *                    the reference netburst.md table; accepted = the
+ *                    documented write sequence; mask names for any event
+ *                    index (one past the table included, under ASan).
+ *   fuzz_period:     ds_pmc_period_values against the pmc.h formula.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -105,6 +111,11 @@ static void setup_buf(struct in *in, unsigned char *pool, size_t psz, struct ds_
         b->linear = 0x100000 + off; /* below 4 GiB: the 32-bit layout's kind */
     if (b->mem == NULL && !(how & 128))
         b->bytes = 0;
+}
+
+static uint32_t lowbits(uint32_t n)
+{
+    return n >= 32 ? 0xFFFFFFFFu : (1u << n) - 1;
 }
 
 static unsigned popc(uint64_t v)
@@ -456,7 +467,12 @@ int fuzz_identify(struct in *in)
         edx1 |= (1u << 21);
     }
     fp_cpuid_set(&f, 1, 0, sig, 0, ecx1, edx1);
-    fp_cpuid_set(&f, 0xA, 0, (uint32_t)take(in, 4), (uint32_t)take(in, 4), (uint32_t)take(in, 4), (uint32_t)take(in, 4));
+    uint32_t l0a[4];
+    for (int i = 0; i < 4; i++)
+        l0a[i] = (uint32_t)take(in, 4);
+    if (v & 2)
+        l0a[0] = (l0a[0] & ~0xFFu) | (2 + (l0a[0] & 3) * 1); /* versions 2..5 mostly */
+    fp_cpuid_set(&f, 0xA, 0, l0a[0], l0a[1], l0a[2], l0a[3]);
     fp_cpuid_set(&f, 7, 0, 0, (uint32_t)take(in, 4), (uint32_t)take(in, 4), (uint32_t)take(in, 4));
     uint64_t misc = take(in, 8), caps = take(in, 8);
     if (v & 0x20)
@@ -501,6 +517,38 @@ int fuzz_identify(struct in *in)
         fuzz_fail("fuzz_identify", "PERF_CAPABILITIES fields not at [5:0] / [11:8]");
     if (c->has_perf_caps && c->perf_caps != caps)
         fuzz_fail("fuzz_identify", "PERF_CAPABILITIES value differs from the MSR");
+    /* DisplayFamily / DisplayModel (SDM Vol. 2A CPUID, "Processor Signature") */
+    if (maxl >= 1) {
+        uint32_t fm = (sig >> 8) & 0xF, mo = (sig >> 4) & 0xF;
+        if (fm == 0xF)
+            fm += (sig >> 20) & 0xFF;
+        if (fm == 6 || fm == 0xF)
+            mo |= ((sig >> 16) & 0xF) << 4;
+        char want[48];
+        snprintf(want, sizeof(want), "display_family_model: %02X_%02XH\n", fm, mo);
+        if (c->display_family != fm || c->display_model != mo)
+            fuzz_fail("fuzz_identify", "DisplayFamily/DisplayModel differ from the SDM rule");
+        static char full[8192];
+        if (ds_caps_format(c, full, sizeof(full)) != DS_OK || !strstr(full, want))
+            fuzz_fail("fuzz_identify", "caps text does not show DisplayFamily_DisplayModel");
+    }
+    /* leaf 0AH (SDM "Architectural Performance Monitoring"): EAX version,
+     * GP count/width, EBX length; EBX bit set = event unavailable, bits past
+     * the length unavailable; v2+ EDX[4:0] fixed counters, [12:5] width; v5+
+     * ECX bitmap: fixed i supported iff ECX[i] || EDX[4:0] > i */
+    if (c->has_leaf_0a) {
+        uint32_t a = l0a[0], b = l0a[1], cx = l0a[2], d = l0a[3];
+        uint32_t def = lowbits(a >> 24);
+        if (c->perfmon_version != (a & 0xFF) || c->gp_counters != ((a >> 8) & 0xFF) ||
+            c->gp_width != ((a >> 16) & 0xFF) || c->gp_mask != lowbits((a >> 8) & 0xFF) ||
+            c->events_unavailable != ((b & def) | ~def))
+            fuzz_fail("fuzz_identify", "CPUID.0AH EAX/EBX fields misread");
+        uint32_t fmask = (a & 0xFF) >= 2 ? lowbits(d & 0x1F) : 0;
+        if ((a & 0xFF) >= 5)
+            fmask |= cx;
+        if (c->fixed_mask != fmask || ((a & 0xFF) >= 2 && c->fixed_width != ((d >> 5) & 0xFF)))
+            fuzz_fail("fuzz_identify", "CPUID.0AH fixed-counter mask / width misread");
+    }
     /* layout: DTES64 -> 64-bit in every mode, else IA-32e decides (SDM) */
     if (le == DS_OK && lay != ((c->dtes64 || ia32e) ? DS_LAYOUT_64 : DS_LAYOUT_32))
         fuzz_fail("fuzz_identify", "DS layout differs from the SDM rule");
@@ -521,5 +569,96 @@ int fuzz_identify(struct in *in)
                c->pebs_format <= 6 && lay == DS_LAYOUT_64 && fe != DS_ERR_UNSUPPORTED) {
         fuzz_fail("fuzz_identify", "a valid PEBS format 0-6 refused");
     }
+    return 0;
+}
+
+/* --- NetBurst raw programming and PMC periods ------------------------------ */
+
+/* ESCR addresses of reference netburst.md "ESCR MSRs" (45 SDM ESCRs; 0x3BF,
+ * Linux's guessed MSR_SSU_ESCR1, is not one; IQ_ESCR0/1 0x3BA/0x3BB only on
+ * models 01H-02H). */
+static bool ref_escr(uint32_t msr, unsigned model)
+{
+    if (msr == 0x3BA || msr == 0x3BB)
+        return model == 1 || model == 2;
+    return (msr >= 0x3A0 && msr <= 0x3BE) || (msr >= 0x3C0 && msr <= 0x3C5) ||
+           (msr >= 0x3C8 && msr <= 0x3CD) || msr == 0x3E0 || msr == 0x3E1;
+}
+
+int fuzz_netburst(struct in *in)
+{
+    static struct fake_pmu f;
+    static struct ds_cpu cpu;
+    unsigned model = (unsigned)take(in, 1) % 7;
+    fp_reset(&f);
+    fp_intel(&f, 0x2, 0xF00u | (model << 4), 0, 1u << 21);
+    fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    for (uint32_t m = 0x300; m < 0x312; m++)
+        fp_set(&f, m, 0);            /* counters */
+    for (uint32_t m = 0x360; m < 0x372; m++)
+        fp_set(&f, m, 0);            /* CCCRs */
+    for (uint32_t m = 0x3A0; m <= 0x3E1; m++)
+        fp_set(&f, m, 0);            /* every address an ESCR could be at */
+    memset(&cpu, 0, sizeof(cpu));
+    if (ds_cpu_init(&cpu, &fp_ops, &f) || ds_cpu_identify(&cpu))
+        return 0;
+    unsigned counter = (unsigned)take(in, 1) % 20;
+    uint32_t escr = 0x39E + (uint32_t)take(in, 1) % 0x48;
+    uint8_t k = (uint8_t)take(in, 1);
+    uint64_t ev = (k & 1) ? take(in, 8) : take(in, 4) & DS_NB_ESCR_VALID;
+    uint64_t cc = (k & 2) ? take(in, 8) : take(in, 4) & DS_NB_CCCR_VALID;
+    uint64_t start = (k & 4) ? take(in, 8) : take(in, 5);
+    fp_clear_log(&f);
+    int e = ds_nb_program_raw(&cpu, counter, escr, ev, cc, start);
+    bool valid = counter < 18 && ref_escr(escr, model) && !(ev & ~DS_NB_ESCR_VALID) &&
+                 !(cc & ~DS_NB_CCCR_VALID) && start < (1ull << 40);
+    if (!valid) {
+        if (e == DS_OK || f.writes)
+            fuzz_fail("fuzz_netburst", "invalid raw programming accepted or wrote an MSR");
+    } else {
+        /* netburst.h: CCCR = 0, ESCR, counter twice (erratum N15), CCCR */
+        if (e != DS_OK || f.nlog != 5 || f.log[0].msr != 0x360 + counter || f.log[0].val ||
+            f.log[1].msr != escr || f.log[1].val != ev || f.log[2].msr != 0x300 + counter ||
+            f.log[2].val != start || f.log[3].msr != 0x300 + counter || f.log[4].msr != 0x360 + counter ||
+            f.log[4].val != cc)
+            fuzz_fail("fuzz_netburst", "valid raw programming not the documented write sequence");
+    }
+    /* mask names for any event index, table size and one past it included */
+    size_t nev;
+    ds_nb_events(&nev);
+    unsigned event = (unsigned)(take(in, 1) % (nev + 2));
+    char names[64];
+    size_t nn = in->n < sizeof(names) - 1 ? in->n : sizeof(names) - 1;
+    memcpy(names, in->p, nn);
+    names[nn] = 0;
+    uint32_t mask = 0;
+    e = ds_nb_mask_parse(event, names, &mask);
+    if (event >= nev && e != DS_ERR_NB_BAD_EVENT)
+        fuzz_fail("fuzz_netburst", "event index beyond the table not refused");
+    return 0;
+}
+
+int fuzz_period(struct in *in)
+{
+    unsigned width = (unsigned)take(in, 1) % 72;
+    bool fw = take(in, 1) & 1;
+    uint8_t sh = (uint8_t)take(in, 1) % 66;
+    uint64_t p = take(in, 8);
+    if (sh < 64)
+        p = (1ull << sh) + (uint64_t)(int64_t)(int8_t)(p & 0xFF) % 3; /* around powers of two */
+    uint64_t s = 77, r = 77;
+    int e = ds_pmc_period_values(width, fw, p, &s, &r);
+    /* pmc.h: usable width = width, or 32 without full-width writes; period
+     * 1..2^(usable - 1); start = reset = (-period) mod 2^width */
+    unsigned use = fw || width < 32 ? width : 32;
+    int want = width < 8 || width > 64 ? DS_ERR_INVAL : p == 0 ? DS_ERR_PMC_PERIOD_ZERO
+             : p > (1ull << (use - 1)) ? DS_ERR_PMC_PERIOD_WIDE : DS_OK;
+    uint64_t m = width >= 64 ? ~0ull : (1ull << width) - 1;
+    if (e != want)
+        fuzz_fail("fuzz_period", "error differs from the pmc.h contract");
+    if (e == DS_OK && (s != ((0 - p) & m) || r != s))
+        fuzz_fail("fuzz_period", "start/reset is not (-period) mod 2^width");
+    if (e != DS_OK && (s != 77 || r != 77))
+        fuzz_fail("fuzz_period", "outputs written on error");
     return 0;
 }
