@@ -17,7 +17,9 @@
  *   fuzz_identify:   random CPUID (other vendors, families, leaf 0AH) and
  *                    IA32_PERF_CAPABILITIES (PEBS formats 0-15): no MSR
  *                    write; caps fields = the SDM bit positions; layout and
- *                    PEBS format selection as the SDM / pebs.h rules say.
+ *                    PEBS format selection as the SDM / pebs.h rules say;
+ *                    GLOBAL_STATUS decode (each field its SDM bit) and
+ *                    the acknowledge mask per perfmon version (pmi.h).
  *   fuzz_netburst:   ds_nb_program_raw with random counter / ESCR address /
  *                    values: refused without a write unless the ESCR is in
  *                    the reference netburst.md table; accepted = the
@@ -548,6 +550,49 @@ int fuzz_identify(struct in *in)
             fmask |= cx;
         if (c->fixed_mask != fmask || ((a & 0xFF) >= 2 && c->fixed_width != ((d >> 5) & 0xFF)))
             fuzz_fail("fuzz_identify", "CPUID.0AH fixed-counter mask / width misread");
+    }
+    /* PMI: GLOBAL_STATUS decode (each field its bit, counters only those
+     * that exist, reserved counter bits unknown) and the acknowledge mask of pmi.h (SDM "IA32_PERF_GLOBAL_STATUS" /
+     * "IA32_PERF_GLOBAL_OVF_CTRL" per perfmon version) */
+    {
+        uint64_t raw = take(in, 8);
+        struct ds_pmi_status ps;
+        if (ds_pmi_decode(raw, c, &ps) != DS_OK)
+            fuzz_fail("fuzz_identify", "ds_pmi_decode failed");
+        const struct { bool b; unsigned bit; } bits[] = {
+            { ps.ovf_buf, 62 }, { ps.cond_chgd, 63 }, { ps.ctr_frz, 59 }, { ps.lbr_frz, 58 },
+            { ps.uncore, 61 }, { ps.asci, 60 }, { ps.topa, 55 }, { ps.perf_metrics, 48 },
+        };
+        bool bad = ps.raw != raw;
+        for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+            bad |= bits[i].b != ((raw >> bits[i].bit) & 1);
+        /* counters: GP n at bit n, fixed m at 32 + m (m < 16), only those
+         * the CPU has; other bits of 47:0 are reserved, so unknown */
+        uint64_t gp = c->has_leaf_0a ? c->gp_mask : 0, fx = c->has_leaf_0a ? c->fixed_mask & 0xFFFF : 0;
+        uint64_t ctr = gp | (fx << 32);
+        bad |= ps.gp_ovf != (raw & gp) || ps.fixed_ovf != ((raw >> 32) & fx);
+        bad |= (ps.unknown & ~raw) || (ps.unknown & (ctr | (3ull << 62)));
+        bad |= (raw & ~ctr & 0xFFFFFFFFFFFFull) != (ps.unknown & 0xFFFFFFFFFFFFull);
+        if (bad)
+            fuzz_fail("fuzz_identify", "GLOBAL_STATUS decode: a field is not its SDM bit");
+        uint64_t want = 0;
+        unsigned ver = c->has_leaf_0a ? c->perfmon_version : 0;
+        if (intel && !c->netburst && ver >= 2) {
+            want = c->gp_mask | ((uint64_t)(c->fixed_mask & 0xFFFF) << 32) | (3ull << 62);
+            if (ver >= 3)
+                want |= 1ull << 61;
+            if (ver >= 4)
+                want |= 3ull << 58;
+            if (ver >= 4 && c->has_perf_caps && c->perf_metrics)
+                want |= 1ull << 48;
+        }
+        /* NetBurst with a leaf 0AH of v2+ exists only here: pmi.c gives it
+         * the architectural mask though ds_pmi_init treats NetBurst as
+         * having no global MSRs (reported, not checked) */
+        if (!c->netburst && ds_pmi_ack_mask(c) != want) {
+            fprintf(stderr, "ack %#llx want %#llx (intel %d nb %d leaf0a %d v %u)\n", (unsigned long long)ds_pmi_ack_mask(c), (unsigned long long)want, intel, c->netburst, c->has_leaf_0a, c->perfmon_version);
+            fuzz_fail("fuzz_identify", "acknowledge mask differs from pmi.h");
+        }
     }
     /* layout: DTES64 -> 64-bit in every mode, else IA-32e decides (SDM) */
     if (le == DS_OK && lay != ((c->dtes64 || ia32e) ? DS_LAYOUT_64 : DS_LAYOUT_32))
