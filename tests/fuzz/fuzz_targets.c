@@ -517,6 +517,13 @@ int fuzz_identify(struct in *in)
         fuzz_fail("fuzz_identify", "CPUID.01H DS / DTES64 / PDCM bits misread");
     if (c->has_perf_caps && (c->lbr_format != (c->perf_caps & 0x3F) || c->pebs_format != ((c->perf_caps >> 8) & 0xF)))
         fuzz_fail("fuzz_identify", "PERF_CAPABILITIES fields not at [5:0] / [11:8]");
+    /* IA32_PERF_CAPABILITIES bits (SDM Vol. 4 Table 2-2; reference msr.md 4) */
+    if (c->has_perf_caps &&
+        (c->pebs_trap != ((caps >> 6) & 1) || c->pebs_arch_reg != ((caps >> 7) & 1) ||
+         c->smm_freeze != ((caps >> 12) & 1) || c->fw_write != ((caps >> 13) & 1) ||
+         c->pebs_baseline != ((caps >> 14) & 1) || c->perf_metrics != ((caps >> 15) & 1) ||
+         c->pebs_output_pt != ((caps >> 16) & 1) || c->pebs_timing_info != ((caps >> 17) & 1)))
+        fuzz_fail("fuzz_identify", "PERF_CAPABILITIES flag bits misread");
     if (c->has_perf_caps && c->perf_caps != caps)
         fuzz_fail("fuzz_identify", "PERF_CAPABILITIES value differs from the MSR");
     /* DisplayFamily / DisplayModel (SDM Vol. 2A CPUID, "Processor Signature") */
