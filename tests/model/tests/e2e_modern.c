@@ -142,8 +142,9 @@ static int psink(void *a, const struct ds_pebs_sample *s)
     if (!lok)
         R.bad_lbr++;
     /* retire latency: exactly on timed-PEBS parts, absent elsewhere */
-    if (R.x->timed ? !((s->present & DS_SAMPLE_RETIRE_LAT) && s->retire_latency == RL_OF(i))
-                   : (s->present & DS_SAMPLE_RETIRE_LAT) != 0)
+    uint32_t hdr_rl = (uint32_t)((s->header >> 32) & 0xFFFF);   /* raw header bits 47:32 */
+    if (R.x->timed ? !((s->present & DS_SAMPLE_RETIRE_LAT) && s->retire_latency == RL_OF(i) && hdr_rl == RL_OF(i))
+                   : ((s->present & DS_SAMPLE_RETIRE_LAT) != 0 || hdr_rl != 0))
         R.bad_rl++;
     /* counters group (format 6): GP1 and fixed 0 count every instruction
      * from 0, so they read i + 1 here; GP0 is the PEBS counter (0 between its
