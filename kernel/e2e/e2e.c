@@ -1242,7 +1242,7 @@ static const struct {
 };
 
 #if defined(__x86_64__)
-static const char *const default_profiles[] = {"netburst_m4_64", "core2", "skylake", "icelake", "alderlake_p"};
+static const char *const default_profiles[] = {"netburst_m4_64", "core2", "skylake", "icelake", "alderlake_p", "lunarlake"};
 #else
 static const char *const default_profiles[] = {"netburst_m3", "core2", "skylake", "icelake"};
 #endif
