@@ -337,8 +337,63 @@ static void test_v6_high_counters(void)
     CHECK_EQ(ds_pmc_global_ctrl(&c, 0x7FFull), DS_ERR_PMC_RESERVED, "GLOBAL_CTRL GP 10 refused");
 }
 
+/* PEBS on fixed counter 0 through libds (ds_pmc_pebs_enable_fixed): the
+ * reset value libds stores must be where the model reloads from (DS slot
+ * 8 + m on format 4, 32 + m from format 5, Linux intel_pmu_pebs_enable);
+ * a wrong slot reloads 0 and leaves one record instead of (n - 1) / P. */
+static uint64_t fixed_samples, fixed_bad;
+static int fsink(void *a, const struct ds_pebs_sample *s)
+{
+    (void)a;
+    fixed_samples++;
+    if (!(s->present & DS_SAMPLE_APPLICABLE) || s->counters != (1ull << 32))
+        fixed_bad++;
+    return 0;
+}
+
+static void test_fixed_pebs(enum dsm_profile p)
+{
+    const char *n = dsm_profile_name(p);
+    static struct dsm_cpu m;
+    static struct ds_cpu c;
+    static struct ds_ctx ctx;
+    memset(blk, 0, sizeof(blk));
+    memset(&ctx, 0, sizeof(ctx));
+    mem.base = LIN; mem.buf = blk; mem.size = sizeof(blk);
+    CHECK_EQ(dsm_init(&m, p, &fm_ops, &mem), DSM_OK, "init %s", n);
+    ds_model_cpu_init(&c, &m);
+    CHECK_EQ(ds_cpu_identify(&c), DS_OK, "identify %s", n);
+    struct ds_area_config ac;
+    memset(&ac, 0, sizeof(ac));
+    ac.area = (union ds_area *)blk; ac.area_linear = mem.base;
+    ac.pebs.mem = blk + 0x1000; ac.pebs.linear = mem.base + 0x1000; ac.pebs.bytes = 32 * 64;
+    CHECK_EQ(ds_area_setup(&ctx, &c, &ac), DS_OK, "setup %s", n);
+    const uint64_t P = 50, N = 1000;
+    uint64_t start, reset;
+    CHECK_EQ(ds_pmc_period_values(c.caps.fixed_width, true, P, &start, &reset), DS_OK, "period %s", n);
+    CHECK_EQ(ds_area_set_reset(&ctx, DS_CTR_FIXED, 0, reset), DS_OK, "fixed 0 reset slot %s", n);
+    CHECK_EQ(ds_area_install(&ctx), DS_OK, "install %s", n);
+    CHECK_EQ(ds_pmc_fixed_program(&c, 0, DS_FIXED_USR, false, start), DS_OK, "fixed 0 %s", n);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&c, 0), DS_OK, "fixed PEBS %s", n);
+    CHECK_EQ(ds_pmc_global_ctrl(&c, 1ull << 32), DS_OK, "GLOBAL_CTRL %s", n);
+    for (uint64_t i = 0; i < N; i++) {
+        struct dsm_event ev = ev_plain(IP_OF(i));
+        dsm_retire(&m, &ev);
+    }
+    fixed_samples = fixed_bad = 0;
+    struct ds_drain_stats ds;
+    memset(&ds, 0, sizeof(ds));
+    CHECK_EQ(ds_pebs_drain(&ctx, fsink, NULL, &ds), DS_OK, "drain %s", n);
+    CHECK_EQ(dsm_stats(&m)->pebs_written, dsm_pebs_expected(N, P), "records every %llu: reset slot agrees %s",
+             (unsigned long long)P, n);
+    CHECK_EQ(fixed_samples, dsm_pebs_expected(N, P), "delivered %s", n);
+    CHECK_EQ(fixed_bad, 0, "applicable counters = fixed 0 %s", n);
+}
+
 int main(void)
 {
+    test_fixed_pebs(DSM_SAPPHIRERAPIDS);
+    test_fixed_pebs(DSM_LUNARLAKE);
     for (size_t i = 0; i < NT; i++)
         test_identify(&T[i]);
     for (size_t i = 0; i < NT; i++)
