@@ -185,7 +185,7 @@ struct dsm_cpu {
     uint32_t cpuid0[4], cpuid1[4], cpuid_a[4], cpuid_1c[4], cpuid_7[4], cpuid_x0[4], cpuid_x1[4];
     uint64_t misc_enable, perf_caps;
     uint8_t version, ngp, nfixed, gp_width, fixed_width;
-    int8_t pebs_fmt;              /* -1 none, 0..4; NetBurst uses DSM_PEBS_NB */
+    int8_t pebs_fmt;              /* -1 none, 0..4 or 6; NetBurst uses DSM_PEBS_NB */
     bool ll;                      /* load latency (PEBS_LD_LAT) */
     uint64_t debugctl_valid, evtsel_valid, lbrsel_valid;
     struct dsm_lbr_row lbr;
@@ -304,7 +304,7 @@ void dsm_msr_count(const struct dsm_cpu *cpu, uint32_t msr, uint32_t *out_reads,
 void dsm_stats_reset(struct dsm_cpu *cpu);
 
 /* PEBS record size for the CPU's format in its current mode (NetBurst: 40
- * or 144; fmt 4: size for the current PEBS_DATA_CFG with an adaptive
+ * or 144; fmt 4, 6: size for the current PEBS_DATA_CFG with an adaptive
  * counter); 0 if the CPU has no PEBS. */
 uint32_t dsm_pebs_record_size(const struct dsm_cpu *cpu);
 /* BTS record size in the current mode: 12 or 24. */
