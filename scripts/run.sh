@@ -43,7 +43,8 @@ kernel options (key=value, passed on the kernel command line; they imply
   backend=hw|model|auto  e2e group: DS hardware, reference model (single-stepped
                        workloads), or the functional probe's choice (default)
   profile=p1,p2        model profiles (netburst_m3, netburst_m4_64, core2, atom,
-                       nehalem, haswell, skylake, icelake)
+                       nehalem, haswell, skylake, icelake, sapphirerapids,
+                       graniterapids, lunarlake, alderlake_p, alderlake_e)
 example: scripts/run.sh -- tests=caps,pmi pmi=nmi
 EOT
 }

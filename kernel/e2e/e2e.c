@@ -1240,10 +1240,13 @@ static const struct {
     {"core2", DSM_CORE2},             {"atom", DSM_ATOM},
     {"nehalem", DSM_NEHALEM},         {"haswell", DSM_HASWELL},
     {"skylake", DSM_SKYLAKE},         {"icelake", DSM_ICELAKE},
+    {"sapphirerapids", DSM_SAPPHIRERAPIDS}, {"graniterapids", DSM_GRANITERAPIDS},
+    {"lunarlake", DSM_LUNARLAKE},     {"alderlake_p", DSM_ALDERLAKE_P},
+    {"alderlake_e", DSM_ALDERLAKE_E},
 };
 
 #if defined(__x86_64__)
-static const char *const default_profiles[] = {"netburst_m4_64", "core2", "skylake", "icelake"};
+static const char *const default_profiles[] = {"netburst_m4_64", "core2", "skylake", "icelake", "alderlake_p", "lunarlake"};
 #else
 static const char *const default_profiles[] = {"netburst_m3", "core2", "skylake", "icelake"};
 #endif
@@ -1315,8 +1318,9 @@ static void lbr_setup(void)
 {
     const struct ds_caps *c = &E.cpu->caps;
     E.lbrm = NULL;
-    if (ds_lbr_lookup(c->display_family, c->display_model, &E.lbrm) != DS_OK ||
-        ds_lbr_format(E.cpu, E.lbrm, &E.lbrfmt) != DS_OK)
+    (void)c;
+    /* CPUID first (Arch LBR by 07H EDX[19], any model), then the model table */
+    if (ds_lbr_cpu_model(E.cpu, &E.lbrm) != DS_OK || ds_lbr_format(E.cpu, E.lbrm, &E.lbrfmt) != DS_OK)
         E.lbrm = NULL;
 }
 

@@ -119,13 +119,13 @@ static void roundtrip_pebs(unsigned fmt, uint64_t groups, uint32_t nlbr)
     default: want = 3 + ((groups & 1) ? 4 : 0) + ((groups & 2) ? 18 : 0); break;
     }
     CHECK_EQ(printed, want, "field count fmt 0x%x groups 0x%llx", fmt, (unsigned long long)groups);
-    if (fmt >= 4 && fmt <= 5)
+    if (fmt >= 4 && fmt <= 6)
         CHECK_EQ(rec.v[K_HDR], p.hdr, "hdr");
-    CHECK_EQ(rec.have_xmm, (fmt == 4 || fmt == 5) && (groups & 4), "xmm presence");
+    CHECK_EQ(rec.have_xmm, (fmt >= 4 && fmt <= 6) && (groups & 4), "xmm presence");
     if (rec.have_xmm)
         for (int i = 0; i < 16; i++)
             CHECK(rec.xmm[i][0] == p.xmm[i][0] && rec.xmm[i][1] == p.xmm[i][1], "xmm%d", i);
-    CHECK_EQ(rec.lbr_count, (fmt == 4 || fmt == 5) && (groups & 8) ? nlbr : 0, "lbr count");
+    CHECK_EQ(rec.lbr_count, (fmt >= 4 && fmt <= 6) && (groups & 8) ? nlbr : 0, "lbr count");
     for (uint32_t i = 0; i < rec.lbr_count; i++)
         CHECK(rec.lbr[i][0] == p.lbr[i].from && rec.lbr[i][1] == p.lbr[i].to && rec.lbr[i][2] == p.lbr[i].info,
               "lbr%u", i);
@@ -162,7 +162,7 @@ int main(void)
     unsigned fixed[] = {DSREC_PEBS_NB32, DSREC_PEBS_NB64, 0, 1, 2, 3};
     for (unsigned i = 0; i < 6; i++)
         roundtrip_pebs(fixed[i], 0, 0);
-    for (unsigned fmt = 4; fmt <= 5; fmt++)
+    for (unsigned fmt = 4; fmt <= 6; fmt++)
         for (uint64_t g = 0; g < 16; g++)
             roundtrip_pebs(fmt, g, (g & 8) ? (g == 15 ? 32 : 3) : 0);
 
@@ -194,7 +194,7 @@ int main(void)
           recs[1].v[K_CYCLES] == 77 && recs[1].v[K_INFO] == l.info && recs[1].v[K_LBRFMT] == 5, "lbr fields");
     CHECK(recs[2].type == DSLOG_LOST && !strcmp(recs[2].s[K_KIND], "pebs") && recs[2].v[K_COUNT] == 12 &&
           !strcmp(recs[2].s[K_REASON], "overflow"), "lost fields");
-    CHECK(recs[3].type == DSLOG_RUN && recs[3].v[K_RECORDS] == 6 + 32 + 2 && recs[3].v[K_EVENTS] == 123456 &&
+    CHECK(recs[3].type == DSLOG_RUN && recs[3].v[K_RECORDS] == 6 + 48 + 2 && recs[3].v[K_EVENTS] == 123456 &&
           !strcmp(recs[3].s[K_WORKLOAD], "workload_loop"), "run fields (records=%llu)",
           (unsigned long long)recs[3].v[K_RECORDS]);
     CHECK(recs[4].type == DSLOG_END && recs[4].v[K_RUNS] == 1 && recs[4].v[K_FAILED] == 1, "end fields");
@@ -204,8 +204,12 @@ int main(void)
     start();
     static struct dsrec_pebs bad;
     memset(&bad, 0, sizeof bad);
-    bad.fmt = 6;
-    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_FMT, "fmt 6");
+    bad.fmt = 7;
+    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_FMT, "fmt 7");
+    bad.fmt = 6;   /* the counters group (hdr bit 4) has no DSLOG 1 keys: refused, not printed half */
+    bad.hdr = ((32ull + 16 + 8) << 48) | DSREC_ADAPTIVE_CNTRS;
+    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_HDR, "fmt 6 counters group");
+    bad.hdr = 0;
     bad.fmt = DSREC_PEBS_NB32;
     bad.ip = 1ull << 32;
     CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_RANGE, "nb32 wide ip");
@@ -283,6 +287,15 @@ int main(void)
     snprintf(t + strlen(t) - 1, 16, "00000000");
     fix_ck(t);
     expect_bad("field not of format", t, "not a field of PEBS fmt=0");
+    /* fmt 6 with the counters group announced (hdr bit 4, 32 + 16 + 8 bytes): no keys carry it */
+    snprintf(t, sizeof t, "DSLOG 1 PEBS run=r seq=0 fmt=6 hdr=0x380000000000010 eventing_ip=0x1 counters=0x1 "
+                          "tsc=0x5 ck=00000000");
+    fix_ck(t);
+    expect_bad("fmt 6 counters group", t, "counters/metrics group");
+    snprintf(t, sizeof t, "DSLOG 1 PEBS run=r seq=0 fmt=7 hdr=0x20000000000000 eventing_ip=0x1 counters=0x1 "
+                          "tsc=0x5 ck=00000000");
+    fix_ck(t);
+    expect_bad("fmt 7", t, "nb32, nb64 or 0..6");
     snprintf(t, sizeof t, "DSLOG 1 BTS run=r seq=0 from=0x1 to=0x2 pred=0 flags=0x0 future=yes ck=00000000");
     fix_ck(t);
     struct dslog_reader r3;
