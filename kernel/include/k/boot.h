@@ -13,6 +13,8 @@ struct k_boot_info {
     bool efi;                 /* booted from UEFI (EFI system table tag seen) */
     bool vga_text;            /* a VGA text mode is (believed to be) active */
     uint64_t mem_kib;         /* usable RAM above 1 MiB in KiB, 0 if unknown */
+    uintptr_t acpi_rsdp;      /* RSDP given by the loader (mb2 tag 15/14, PVH), 0 if none */
+    const char *acpi_rsdp_src;
 };
 
 /* Parse the boot information; returns -1 for an unknown magic. */

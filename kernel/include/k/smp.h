@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Application processors (issue 13). k_smp_start() enumerates the CPUs from
+ * the ACPI MADT (k/acpi.h), starts each AP with INIT-SIPI-SIPI (SDM Vol. 3A
+ * "MP Initialization Protocol Algorithm for MP Systems" / "Typical AP
+ * Initialization Sequence": INIT, 10 ms, STARTUP, 200 us, STARTUP) through a
+ * real-mode trampoline copied to K_AP_TRAMP_BASE (kernel/arch/<arch>/
+ * trampoline.S), gives it its own GDT, TSS, #DF stack and stack and the
+ * BSP's IDT, enables its local APIC in the BSP's mode (xAPIC/x2APIC), and
+ * has it run ds_cpu_init + ds_cpu_identify ON THAT CPU into its own
+ * struct ds_cpu. APs are started one at a time; the BSP prints what each
+ * reported (APs never print, so the console needs no lock), then the AP
+ * parks (CLI; HLT) with its LVT PC masked. A CPU that does not answer within
+ * K_SMP_START_TIMEOUT_MS is reported, sent INIT again (so that a late start
+ * cannot run on the next AP's stack), and the run continues.
+ *
+ * Kernel options: smp=off (BSP only), smp=N (at most N CPUs, BSP included),
+ * cpus=0,2,3 (logical CPU numbers allowed to start; 0 is the BSP and always
+ * runs; the others are numbered 1.. in MADT order, BSP excluded).
+ */
+#ifndef K_SMP_H
+#define K_SMP_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <ds/cpu.h>
+
+#define K_SMP_MAX 16
+#define K_AP_TRAMP_BASE 0x8000u
+#define K_SMP_START_TIMEOUT_MS 2000u
+
+enum k_smp_state {
+    K_SMP_ABSENT = 0,     /* slot unused */
+    K_SMP_SKIPPED,        /* listed, not started (smp=/cpus=/limits) */
+    K_SMP_FAILED,         /* INIT-SIPI-SIPI sent, no answer */
+    K_SMP_RUNNING,        /* the AP reached C code */
+    K_SMP_IDENTIFIED,     /* the AP ran ds_cpu_identify and parked */
+};
+
+struct k_smp_cpu {
+    unsigned index;           /* logical number: 0 = BSP */
+    uint32_t apic_id;         /* from the MADT */
+    uint32_t apic_id_seen;    /* what the CPU read from its own local APIC */
+    volatile int state;       /* enum k_smp_state */
+    const char *why;          /* for SKIPPED/FAILED */
+    int identify_err;         /* ds_cpu_identify() on that CPU */
+    struct ds_cpu cpu;        /* that CPU's own libds context */
+};
+
+/* Enumerate and start the APs (call once, on the BSP, after k_lapic_init,
+ * k_trap_init and the BSP's capability report). Prints one line per CPU. */
+void k_smp_start(void);
+/* Number of CPU slots filled (BSP included) and the table. */
+unsigned k_smp_count(void);
+const struct k_smp_cpu *k_smp_cpu(unsigned i);
+/* The MADT was read (false: no ACPI, smp=off before enumeration, ...). */
+bool k_smp_enumerated(void);
+
+/* Trampoline image and its parameter block (kernel/arch/<arch>/trampoline.S). */
+struct k_ap_tramp_params {
+    uint64_t cr3, cr4, stack, entry, arg;
+};
+extern const char k_ap_tramp_start[], k_ap_tramp_end[], k_ap_tramp_params[];
+
+#endif
