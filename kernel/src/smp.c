@@ -172,6 +172,10 @@ static bool start_ap(struct k_smp_cpu *c)
     p->entry = (uintptr_t)ap_main;
     p->arg = (uintptr_t)c;
     uint32_t sipi = K_ICR_DM_STARTUP | K_ICR_LEVEL_ASSERT | (K_AP_TRAMP_BASE >> 12);
+    char num[12];
+    k_snprintf(num, sizeof num, "%u", c->index);
+    if (k_opt_list_has("smp_fail", num)) /* test hook: a CPU that never answers */
+        sipi = K_ICR_DM_STARTUP | K_ICR_LEVEL_ASSERT | (K_AP_DEAD_BASE >> 12);
     if (k_lapic_send_ipi(c->apic_id, K_ICR_DM_INIT | K_ICR_LEVEL_ASSERT)) {
         c->why = "INIT IPI not delivered";
         return false;
@@ -283,6 +287,8 @@ void k_smp_start(void)
     enumerate(&madt, (unsigned)k_opt_u64("smp", 0));
     size_t tsz = (size_t)(k_ap_tramp_end - k_ap_tramp_start);
     memcpy((void *)(uintptr_t)K_AP_TRAMP_BASE, k_ap_tramp_start, tsz);
+    static const uint8_t dead[4] = { 0xFA, 0xF4, 0xEB, 0xFD }; /* 1: cli; hlt; jmp 1b */
+    memcpy((void *)(uintptr_t)K_AP_DEAD_BASE, dead, sizeof dead);
     __asm__ volatile("sidt %0" : "=m"(bsp_idt));
     ap_x2apic = k_lapic_mode() == K_LAPIC_X2APIC;
     if (k_cpu_identify_err == DS_OK)

@@ -17,6 +17,8 @@
  * Kernel options: smp=off (BSP only), smp=N (at most N CPUs, BSP included),
  * cpus=0,2,3 (logical CPU numbers allowed to start; 0 is the BSP and always
  * runs; the others are numbered 1.. in MADT order, BSP excluded).
+ * Test hook: smp_fail=2 sends CPU 2's STARTUP IPIs to a page that only
+ * halts, so the "did not answer" path (report, re-INIT, carry on) runs.
  */
 #ifndef K_SMP_H
 #define K_SMP_H
@@ -27,6 +29,7 @@
 
 #define K_SMP_MAX 16
 #define K_AP_TRAMP_BASE 0x8000u
+#define K_AP_DEAD_BASE  0x9000u   /* smp_fail= test hook: a SIPI target that only halts */
 #define K_SMP_START_TIMEOUT_MS 2000u
 
 enum k_smp_state {
