@@ -10,8 +10,9 @@
 #include <k/lapic.h>
 #include <k/safe.h>
 #include <k/string.h>
+#include <k/trap.h>
 
-#define AP_STACK 16384
+#define AP_STACK 16384 /* = the BSP's KERNEL_STACK_SIZE (boot/multiboot.inc) */
 #define DF_STACK 8192
 
 /* Per AP: everything it runs on. Never touched by another CPU once the AP
@@ -129,6 +130,47 @@ static void load_gdt_tss(struct ap_area *a)
 }
 #endif
 
+static void wake_handler(struct k_trap_frame *f, void *ctx)
+{
+    (void)f;
+    (void)ctx;
+    k_lapic_eoi();
+}
+
+/* Parked AP: halt with interrupts on (only K_VEC_SMP_WAKE is ever sent
+ * here); after each wake-up run the posted call, if any. STI's interrupt
+ * shadow makes "sti; hlt" atomic: a wake-up IPI that is already pending is
+ * taken inside the HLT, not lost before it. */
+static void ap_wait_calls(struct k_smp_cpu *c) __attribute__((noreturn));
+static void ap_wait_calls(struct k_smp_cpu *c)
+{
+    for (;;) {
+        __asm__ volatile("sti; hlt; cli" ::: "memory");
+        void (*fn)(void) = __atomic_load_n(&c->call, __ATOMIC_ACQUIRE);
+        if (!fn)
+            continue;
+        k_sti();
+        fn();
+        k_cli();
+        __atomic_store_n(&c->call, (void (*)(void))0, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&c->calls_done, 1, __ATOMIC_RELEASE);
+    }
+}
+
+int k_smp_run_on(unsigned i, void (*fn)(void))
+{
+    if (i == 0 || i >= ncpus || cpus[i].state != K_SMP_IDENTIFIED || !fn)
+        return -1;
+    struct k_smp_cpu *c = &cpus[i];
+    unsigned done = __atomic_load_n(&c->calls_done, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&c->call, fn, __ATOMIC_RELEASE);
+    if (k_lapic_send_ipi(c->apic_id, K_ICR_DM_FIXED | K_ICR_LEVEL_ASSERT | K_VEC_SMP_WAKE))
+        return -1;
+    while (__atomic_load_n(&c->calls_done, __ATOMIC_ACQUIRE) == done)
+        k_pause();
+    return 0;
+}
+
 /* First C code on the AP (called by the trampoline). Interrupts stay off. */
 static void ap_main(struct k_smp_cpu *c) __attribute__((noreturn, used));
 static void ap_main(struct k_smp_cpu *c)
@@ -145,8 +187,7 @@ static void ap_main(struct k_smp_cpu *c)
         err = ds_cpu_identify(&c->cpu);   /* CPUID and MSRs of THIS CPU */
     c->identify_err = err;
     __atomic_store_n(&c->state, K_SMP_IDENTIFIED, __ATOMIC_RELEASE);
-    for (;;)
-        __asm__ volatile("cli; hlt");
+    ap_wait_calls(c);
 }
 
 static bool wait_state(struct k_smp_cpu *c, int at_least, unsigned ms)
@@ -290,6 +331,7 @@ void k_smp_start(void)
     static const uint8_t dead[4] = { 0xFA, 0xF4, 0xEB, 0xFD }; /* 1: cli; hlt; jmp 1b */
     memcpy((void *)(uintptr_t)K_AP_DEAD_BASE, dead, sizeof dead);
     __asm__ volatile("sidt %0" : "=m"(bsp_idt));
+    k_trap_register(K_VEC_SMP_WAKE, wake_handler, 0);
     ap_x2apic = k_lapic_mode() == K_LAPIC_X2APIC;
     if (k_cpu_identify_err == DS_OK)
         ds_caps_format(&k_cpu.caps, bsp_caps, sizeof bsp_caps);

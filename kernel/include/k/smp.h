@@ -48,6 +48,8 @@ struct k_smp_cpu {
     const char *why;          /* for SKIPPED/FAILED */
     int identify_err;         /* ds_cpu_identify() on that CPU */
     struct ds_cpu cpu;        /* that CPU's own libds context */
+    void (*volatile call)(void);  /* k_smp_run_on mailbox */
+    volatile unsigned calls_done;
 };
 
 /* Enumerate and start the APs (call once, on the BSP, after k_lapic_init,
@@ -58,6 +60,14 @@ unsigned k_smp_count(void);
 const struct k_smp_cpu *k_smp_cpu(unsigned i);
 /* The MADT was read (false: no ACPI, smp=off before enumeration, ...). */
 bool k_smp_enumerated(void);
+
+/* Run @fn on AP @i (interrupts enabled there) and wait until it returns.
+ * The BSP spins meanwhile, so @fn may use the kernel's unlocked state
+ * (console, trap table, test counters) as the BSP would. Returns 0, or -1
+ * if CPU @i is not a running AP. The AP is woken by a fixed IPI with
+ * K_VEC_SMP_WAKE (between the kernel's test range and its fixed vectors). */
+#define K_VEC_SMP_WAKE 0xEE
+int k_smp_run_on(unsigned i, void (*fn)(void));
 
 /* Trampoline image and its parameter block (kernel/arch/<arch>/trampoline.S). */
 struct k_ap_tramp_params {
