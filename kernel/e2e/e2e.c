@@ -1323,7 +1323,9 @@ static void log_begin(const char *backend, const char *profile, const char *why)
     tokenize(prof, sizeof prof, profile);
     tokenize(whyt, sizeof whyt, why);
     dsrec_init(&E.out, rec_write, NULL);
-    struct dsrec_header h = {K_ARCH, backend, prof, kname, whyt};
+    struct dsrec_header h = {K_ARCH, backend, prof, kname, whyt, false, 0};
+    h.has_cpu = k_lapic_mode() != K_LAPIC_NONE; /* the CPU running this log (issue 13) */
+    h.cpu = k_lapic_id();
     dsrec_header(&E.out, &h);
     E.passed = E.failed = E.skipped = 0;
 }

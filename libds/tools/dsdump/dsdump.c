@@ -449,9 +449,12 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
         const struct dslog_rec *r = &S->items.v[i].r;
         if (r->type != DSLOG_HDR)
             continue;
-        printf("DSLOG v1 log %u (line %lu): arch=%s backend=%s profile=%s kernel=%s%s%s\n", S->items.v[i].log,
+        printf("DSLOG v1 log %u (line %lu): arch=%s backend=%s profile=%s kernel=%s%s%s", S->items.v[i].log,
                S->items.v[i].line, r->s[K_ARCH], r->s[K_BACKEND], r->s[K_PROFILE], r->s[K_KERNEL],
                dslog_has(r, K_WHY) ? " why=" : "", dslog_has(r, K_WHY) ? r->s[K_WHY] : "");
+        if (dslog_has(r, K_CPU))
+            printf(" cpu=%llu", (unsigned long long)r->v[K_CPU]);
+        printf("\n");
     }
     for (size_t i = 0; i < R->n; i++) {
         const struct run *ru = &R->v[i];
