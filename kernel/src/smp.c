@@ -318,13 +318,21 @@ void k_smp_start(void)
         kprintf("# smp: no usable local APIC: the boot CPU only\n");
         return;
     }
-    if (k_acpi_madt(k_boot.acpi_rsdp, k_boot.acpi_rsdp_src, &madt)) {
-        kprintf("# smp: no CPU list: %s; the boot CPU only\n", madt.error);
-        return;
+    bool mp_only = k_opt_is("smp_enum", "mptable");
+    if (mp_only || k_acpi_madt(k_boot.acpi_rsdp, k_boot.acpi_rsdp_src, &madt)) {
+        if (!mp_only)
+            kprintf("# smp: no MADT: %s; trying the MP table\n", madt.error);
+        if (k_mptable_cpus(&madt)) {
+            kprintf("# smp: no CPU list: %s; the boot CPU only\n", madt.error);
+            return;
+        }
+        kprintf("# smp: MP floating pointer at 0x%lx (spec 1.%u), %u processor(s) usable of %u listed\n",
+                (unsigned long)madt.rsdp, madt.revision, madt.ncpus, madt.nlisted);
+    } else {
+        kprintf("# smp: ACPI RSDP at 0x%lx (%s, revision %u), MADT: %u processor(s) usable of %u listed\n",
+                (unsigned long)madt.rsdp, madt.rsdp_source, madt.revision, madt.ncpus, madt.nlisted);
     }
     enumerated = true;
-    kprintf("# smp: ACPI RSDP at 0x%lx (%s, revision %u), MADT: %u processor(s) usable of %u listed\n",
-            (unsigned long)madt.rsdp, madt.rsdp_source, madt.revision, madt.ncpus, madt.nlisted);
     enumerate(&madt, (unsigned)k_opt_u64("smp", 0));
     size_t tsz = (size_t)(k_ap_tramp_end - k_ap_tramp_start);
     memcpy((void *)(uintptr_t)K_AP_TRAMP_BASE, k_ap_tramp_start, tsz);

@@ -105,3 +105,12 @@ foreach(arch i386 x86_64)
   set_tests_properties(boot.${arch}.kernel.smp4_fail PROPERTIES PASS_REGULAR_EXPRESSION
     "cpu 2 \\(APIC id 2\\): FAILED to start: no answer to INIT-SIPI-SIPI; the run continues.*cpu 3 \\(APIC id 3, reads 3\\): started.*# smp: 3 of 4 CPU\\(s\\) running.*ok [0-9]+ - smp: 2 AP\\(s\\) identified, 1 failed on purpose.*boot.sh: PASS")
 endforeach()
+# No ACPI (acpi=off): the MP specification table is the CPU list. SeaBIOS
+# lists only the first logical CPU of each package there, so one CPU per
+# socket (sockets=4).
+foreach(arch i386 x86_64)
+  libds_boot_test(${arch}.kernel.smp4_mptable ${arch} kernel 90 --smp 4,sockets=4,cores=1,threads=1
+                  --machine pc,acpi=off --append tests=smp)
+  set_tests_properties(boot.${arch}.kernel.smp4_mptable PROPERTIES PASS_REGULAR_EXPRESSION
+    "# smp: no MADT: no RSDP.*trying the MP table.*# smp: MP floating pointer at 0x[0-9a-f]+ \\(spec 1.4\\), 4 processor\\(s\\) usable of 4 listed.*# smp: 4 of 4 CPU\\(s\\) running.*ok [0-9]+ - smp: 3 AP\\(s\\) identified.*boot.sh: PASS")
+endforeach()

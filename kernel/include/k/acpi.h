@@ -37,4 +37,10 @@ struct k_acpi_madt_info {
  * -1 with out->error set. Not NMI-safe (boot time only). */
 int k_acpi_madt(uintptr_t boot_rsdp, const char *boot_src, struct k_acpi_madt_info *out);
 
+/* Fallback without a MADT: the MP specification 1.4 tables
+ * (kernel/src/mptable.c). Fills the same structure: rsdp_source "MP table",
+ * rsdp = the floating pointer's address, revision = its spec revision.
+ * Returns 0, or -1 with out->error set. */
+int k_mptable_cpus(struct k_acpi_madt_info *out);
+
 #endif

@@ -9,7 +9,7 @@
  *   apic=x2apic|xapic  allow or refuse x2APIC mode (default x2apic)
  *   debugcon=1         mirror the console to port 0xE9
  *   baremetal=1        SDM deviations are failures, not skips (ktest_deviation)
- *   smp=off|N, cpus=0,2,..., smp_fail=N  application processors (k/smp.h)
+ *   smp=off|N, cpus=0,2,..., smp_fail=N, smp_enum=mptable  application processors (k/smp.h)
  * Read by the e2e group (kernel/e2e): backend=hw|model|auto, profile=p1,p2.
  */
 #ifndef K_CMDLINE_H

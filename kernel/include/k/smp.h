@@ -17,6 +17,8 @@
  * Kernel options: smp=off (BSP only), smp=N (at most N CPUs, BSP included),
  * cpus=0,2,3 (logical CPU numbers allowed to start; 0 is the BSP and always
  * runs; the others are numbered 1.. in MADT order, BSP excluded).
+ * smp_enum=mptable: take the CPU list from the MP table even where a MADT
+ * exists (it is the fallback without one; kernel/src/mptable.c).
  * Test hook: smp_fail=2 sends CPU 2's STARTUP IPIs to a page that only
  * halts, so the "did not answer" path (report, re-INIT, carry on) runs.
  */
