@@ -68,6 +68,8 @@ int k_boot_parse(uint32_t magic, uintptr_t info, struct k_boot_info *o)
     o->mem_kib = 0;
     o->acpi_rsdp = 0;
     o->acpi_rsdp_src = NULL;
+    o->info = info;
+    o->info_size = magic == MB2_BOOT_MAGIC ? rd32(info) : 128; /* mb1 info is 116 bytes, PVH start info < 128 */
     if (magic == MB2_BOOT_MAGIC) {
         o->protocol = "multiboot2";
         parse_mb2(info, o);

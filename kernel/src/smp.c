@@ -306,6 +306,11 @@ static void enumerate(struct k_acpi_madt_info *m, unsigned max)
         kprintf("# smp: %u CPUs listed, only the first %u are handled (K_SMP_MAX)\n", m->ncpus, K_SMP_MAX);
 }
 
+static bool overlaps(uintptr_t a, size_t n)
+{
+    return k_boot.info < a + n && k_boot.info + k_boot.info_size > a;
+}
+
 void k_smp_start(void)
 {
     static struct k_acpi_madt_info madt;
@@ -332,9 +337,17 @@ void k_smp_start(void)
         kprintf("# smp: ACPI RSDP at 0x%lx (%s, revision %u), MADT: %u processor(s) usable of %u listed\n",
                 (unsigned long)madt.rsdp, madt.rsdp_source, madt.revision, madt.ncpus, madt.nlisted);
     }
+    /* The trampoline and the halt bytes overwrite low memory: refuse if the
+     * loader put its information block there (QEMU's multiboot1 loader
+     * uses 0x9500, just past them; a UEFI GRUB may use anything). */
+    size_t tsz = (size_t)(k_ap_tramp_end - k_ap_tramp_start);
+    if (overlaps(K_AP_TRAMP_BASE, tsz) || overlaps(K_AP_DEAD_BASE, 4)) {
+        kprintf("# smp: boot information at 0x%lx (%lu bytes) overlaps the AP trampoline at 0x%x: the boot CPU only\n",
+                (unsigned long)k_boot.info, (unsigned long)k_boot.info_size, K_AP_TRAMP_BASE);
+        return;
+    }
     enumerated = true;
     enumerate(&madt, (unsigned)k_opt_u64("smp", 0));
-    size_t tsz = (size_t)(k_ap_tramp_end - k_ap_tramp_start);
     memcpy((void *)(uintptr_t)K_AP_TRAMP_BASE, k_ap_tramp_start, tsz);
     static const uint8_t dead[4] = { 0xFA, 0xF4, 0xEB, 0xFD }; /* 1: cli; hlt; jmp 1b */
     memcpy((void *)(uintptr_t)K_AP_DEAD_BASE, dead, sizeof dead);

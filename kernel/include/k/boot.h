@@ -15,6 +15,7 @@ struct k_boot_info {
     uint64_t mem_kib;         /* usable RAM above 1 MiB in KiB, 0 if unknown */
     uintptr_t acpi_rsdp;      /* RSDP given by the loader (mb2 tag 15/14, PVH), 0 if none */
     const char *acpi_rsdp_src;
+    uintptr_t info, info_size; /* the loader's information block (mb2: total_size), for overlap checks */
 };
 
 /* Parse the boot information; returns -1 for an unknown magic. */
