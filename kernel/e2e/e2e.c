@@ -1386,6 +1386,8 @@ static void probe_exercise(void *arg)
     (void)wl_loop(16);
 }
 
+const char *k_e2e_profile_override;
+
 void k_e2e_run(void)
 {
     static char why[64];
@@ -1447,6 +1449,13 @@ void k_e2e_run(void)
                 why);
         char list[128];
         const char *pl = k_opt_str("profile", list, sizeof list, NULL);
+        if (k_e2e_profile_override) {
+            size_t n = 0;
+            for (; n + 1 < sizeof list && k_e2e_profile_override[n]; n++)
+                list[n] = k_e2e_profile_override[n];
+            list[n] = 0;
+            pl = list;
+        }
         if (pl) {
             char *s = list;
             while (*s) {

@@ -64,10 +64,21 @@ static void e2e_on_aps(void)
         const struct k_smp_cpu *c = k_smp_cpu(i);
         if (c->state != K_SMP_IDENTIFIED)
             continue;
-        kprintf("#\n# ******** e2e on cpu %u (APIC id %u) ********\n", i, c->apic_id);
+        /* cpu_profile.N=a+b: this AP's model profiles (a hybrid machine
+         * under the model: e.g. icelake on the BSP, atom on cpu 1). */
+        char key[24], prof[128];
+        k_snprintf(key, sizeof key, "cpu_profile.%u", i);
+        const char *pl = k_opt_str(key, prof, sizeof prof, NULL);
+        for (char *p = prof; pl && *p; p++)
+            if (*p == '+')
+                *p = ',';
+        kprintf("#\n# ******** e2e on cpu %u (APIC id %u)%s%s ********\n", i, c->apic_id,
+                pl ? ", profiles " : "", pl ? prof : "");
         k_cpu = c->cpu;
         k_cpu_identify_err = c->identify_err;
+        k_e2e_profile_override = pl;
         int r = k_smp_run_on(i, k_e2e_run);
+        k_e2e_profile_override = NULL;
         k_cpu = bsp;
         k_cpu_identify_err = bsp_err;
         if (ktest_check(r == 0, "e2e ran on cpu %u (APIC id %u)", i, c->apic_id))

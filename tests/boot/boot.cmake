@@ -114,3 +114,13 @@ foreach(arch i386 x86_64)
   set_tests_properties(boot.${arch}.kernel.smp4_mptable PROPERTIES PASS_REGULAR_EXPRESSION
     "# smp: no MADT: no RSDP.*trying the MP table.*# smp: MP floating pointer at 0x[0-9a-f]+ \\(spec 1.4\\), 4 processor\\(s\\) usable of 4 listed.*# smp: 4 of 4 CPU\\(s\\) running.*ok [0-9]+ - smp: 3 AP\\(s\\) identified.*boot.sh: PASS")
 endforeach()
+# Hybrid pair under the model (issue 13): the BSP runs one profile, the AP
+# another (cpu_profile.N=, '+' separates several); each log's HDR names its
+# CPU and profile. The model has no Alder Lake P/E-core profiles yet, so
+# Ice Lake / Atom (Bonnell) stand in for "two different PMUs".
+foreach(arch i386 x86_64)
+  libds_boot_test(${arch}.kernel.smp2_hybrid ${arch} kernel 120 --smp 2
+                  --append "tests=e2e,smp_e2e profile=icelake cpu_profile.1=atom")
+  set_tests_properties(boot.${arch}.kernel.smp2_hybrid PROPERTIES PASS_REGULAR_EXPRESSION
+    "DSLOG 1 HDR arch=${arch} backend=model profile=icelake [^ ]+ [^ ]+ cpu=0 ck=.*e2e on cpu 1 \\(APIC id 1\\), profiles atom .*DSLOG 1 HDR arch=${arch} backend=model profile=atom [^ ]+ [^ ]+ cpu=1 ck=.*ok [0-9]+ - smp_e2e: e2e ran on cpu 1.*boot.sh: PASS")
+endforeach()
