@@ -95,6 +95,12 @@ if grep -Eq '^ +[0-9.]+% +[0-9]+ +(\?|0x)' "$work/dump.txt"; then
   fail "samples outside any symbol"
 fi
 "$dsdump" --json -e "$elf" "$log" >"$work/dump.json" || fail "dsdump --json failed"
+if [ -n "$smp" ] && [ "$mode" = kernel ]; then
+  for ((c = 0; c < smp; c++)); do
+    grep -Eq "^ \{\"log\":[0-9]+,\"name\":\"[^\"]+\",\"cpu\":$c," "$work/dump.json" ||
+      fail "dsdump --json: no run attributed to cpu $c"
+  done
+fi
 grep -q '"wl_loop"' "$work/dump.json" || fail "dsdump --json does not name wl_loop"
 # perf.data of this log, read back by Linux perf (report/script/annotate).
 python3 "$here/tests/dsdump/perfcheck.py" "$dsdump" "$log" "$work/perf" "$elf" >"$work/perf.out" 2>&1

@@ -661,6 +661,9 @@ static void print_json(const struct state *S, const struct runs *R)
         const struct run *ru = &R->v[i];
         fprintf(f, "%s\n {\"log\":%u,\"name\":", i ? "," : "", ru->log);
         jstr(f, ru->name);
+        const struct dslog_rec *h = ru->log < R->nlogs ? R->hdr[ru->log] : NULL;
+        if (h && dslog_has(h, K_CPU)) /* the CPU that ran the log (HDR cpu=, issue 13) */
+            fprintf(f, ",\"cpu\":%" PRIu64, h->v[K_CPU]);
         if (ru->summary) {
             fprintf(f, ",\"kind\":");
             jstr(f, ru->summary->s[K_KIND]);
