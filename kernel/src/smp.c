@@ -157,17 +157,34 @@ static void ap_wait_calls(struct k_smp_cpu *c)
     }
 }
 
-int k_smp_run_on(unsigned i, void (*fn)(void))
+int k_smp_post(unsigned i, void (*fn)(void))
 {
     if (i == 0 || i >= ncpus || cpus[i].state != K_SMP_IDENTIFIED || !fn)
         return -1;
     struct k_smp_cpu *c = &cpus[i];
-    unsigned done = __atomic_load_n(&c->calls_done, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&c->call, __ATOMIC_ACQUIRE))
+        return -1; /* a call is still running there */
+    c->posted = __atomic_load_n(&c->calls_done, __ATOMIC_ACQUIRE);
     __atomic_store_n(&c->call, fn, __ATOMIC_RELEASE);
-    if (k_lapic_send_ipi(c->apic_id, K_ICR_DM_FIXED | K_ICR_LEVEL_ASSERT | K_VEC_SMP_WAKE))
+    if (k_lapic_send_ipi(c->apic_id, K_ICR_DM_FIXED | K_ICR_LEVEL_ASSERT | K_VEC_SMP_WAKE)) {
+        __atomic_store_n(&c->call, (void (*)(void))0, __ATOMIC_RELEASE);
         return -1;
-    while (__atomic_load_n(&c->calls_done, __ATOMIC_ACQUIRE) == done)
+    }
+    return 0;
+}
+
+void k_smp_wait(unsigned i)
+{
+    struct k_smp_cpu *c = &cpus[i];
+    while (i < ncpus && __atomic_load_n(&c->calls_done, __ATOMIC_ACQUIRE) == c->posted)
         k_pause();
+}
+
+int k_smp_run_on(unsigned i, void (*fn)(void))
+{
+    if (k_smp_post(i, fn))
+        return -1;
+    k_smp_wait(i);
     return 0;
 }
 

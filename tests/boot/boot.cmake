@@ -124,3 +124,10 @@ foreach(arch i386 x86_64)
   set_tests_properties(boot.${arch}.kernel.smp2_hybrid PROPERTIES PASS_REGULAR_EXPRESSION
     "DSLOG 1 HDR arch=${arch} backend=model profile=icelake [^ ]+ [^ ]+ cpu=0 ck=.*e2e on cpu 1 \\(APIC id 1\\), profiles atom .*DSLOG 1 HDR arch=${arch} backend=model profile=atom [^ ]+ [^ ]+ cpu=1 ck=.*ok [0-9]+ - smp_e2e: e2e ran on cpu 1.*boot.sh: PASS")
 endforeach()
+# libds on every CPU at the same time (kernel/tests/smp_conc.c): one model
+# CPU per CPU, PMIs through each CPU's own APIC, counts checked per CPU.
+foreach(arch i386 x86_64)
+  libds_boot_test(${arch}.kernel.smp4_conc ${arch} kernel 120 --smp 4 --append tests=smp_conc)
+  set_tests_properties(boot.${arch}.kernel.smp4_conc PROPERTIES PASS_REGULAR_EXPRESSION
+    "ok [0-9]+ - smp_conc: cpu 3 core2 \\(06_0FH\\): every sampled IP in this CPU's window \\(0 outside\\).*ok [0-9]+ - smp_conc: 4 CPU\\(s\\) ran libds at the same time.*boot.sh: PASS")
+endforeach()

@@ -52,6 +52,7 @@ struct k_smp_cpu {
     struct ds_cpu cpu;        /* that CPU's own libds context */
     void (*volatile call)(void);  /* k_smp_run_on mailbox */
     volatile unsigned calls_done;
+    unsigned posted;              /* calls_done when the last call was posted */
 };
 
 /* Enumerate and start the APs (call once, on the BSP, after k_lapic_init,
@@ -70,6 +71,14 @@ bool k_smp_enumerated(void);
  * K_VEC_SMP_WAKE (between the kernel's test range and its fixed vectors). */
 #define K_VEC_SMP_WAKE 0xEE
 int k_smp_run_on(unsigned i, void (*fn)(void));
+/* The two halves: post @fn to AP @i without waiting (0, or -1 as above or
+ * if a call is still running there), then wait for it. Between them the
+ * caller runs concurrently with the AP and must not use unlocked kernel
+ * state (console, test counters) that @fn also uses. */
+int k_smp_post(unsigned i, void (*fn)(void));
+void k_smp_wait(unsigned i);
+/* Vector of the smp_conc group's per-CPU PMI self-IPI. */
+#define K_VEC_SMP_PMI 0xED
 
 /* Trampoline image and its parameter block (kernel/arch/<arch>/trampoline.S). */
 struct k_ap_tramp_params {
