@@ -1331,7 +1331,9 @@ static void log_begin(const char *backend, const char *profile, const char *why)
     tokenize(prof, sizeof prof, profile);
     tokenize(whyt, sizeof whyt, why);
     dsrec_init(&E.out, rec_write, NULL);
-    struct dsrec_header h = {K_ARCH, backend, prof, kname, whyt};
+    struct dsrec_header h = {K_ARCH, backend, prof, kname, whyt, false, 0};
+    h.has_cpu = k_lapic_mode() != K_LAPIC_NONE; /* the CPU running this log (issue 13) */
+    h.cpu = k_lapic_id();
     dsrec_header(&E.out, &h);
     E.profile = prof;
     k_verdict_backend(backend, why);
@@ -1394,6 +1396,8 @@ static void probe_exercise(void *arg)
     (void)wl_loop(16);
 }
 
+const char *k_e2e_profile_override;
+
 void k_e2e_run(void)
 {
     static char why[64];
@@ -1455,6 +1459,13 @@ void k_e2e_run(void)
                 why);
         char list[128];
         const char *pl = k_opt_str("profile", list, sizeof list, NULL);
+        if (k_e2e_profile_override) {
+            size_t n = 0;
+            for (; n + 1 < sizeof list && k_e2e_profile_override[n]; n++)
+                list[n] = k_e2e_profile_override[n];
+            list[n] = 0;
+            pl = list;
+        }
         if (pl) {
             char *s = list;
             while (*s) {

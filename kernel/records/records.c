@@ -166,6 +166,8 @@ enum dsrec_err dsrec_header(struct dsrec_out *o, const struct dsrec_header *h)
     kv_str(o, "kernel", h->kernel);
     if (h->why)
         kv_str(o, "why", h->why);
+    if (h->has_cpu)
+        kv_dec(o, "cpu", h->cpu);
     line_end(o);
     o->header_done = true;
     o->ended = false;

@@ -66,6 +66,8 @@ struct dsrec_header {
     const char *profile;      /* model profile or CPU name token, e.g. "skylake", "netburst", "native" */
     const char *kernel;       /* build id or ELF name, e.g. "dskernel-x86_64.elf" */
     const char *why;          /* optional (NULL): reason for the backend choice, e.g. "no-ds-cpuid" */
+    bool has_cpu;             /* print cpu= (issue 13; a version-1 key added later, optional) */
+    uint32_t cpu;             /* APIC ID (x2APIC ID in x2APIC mode) of the CPU that ran the log */
 };
 
 /* PEBS record formats. 0..6 are IA32_PERF_CAPABILITIES[11:8]; the NetBurst ones have no number. */

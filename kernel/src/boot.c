@@ -57,6 +57,16 @@ static void parse_mb2(uintptr_t info, struct k_boot_info *o)
             fb_graphics = rd8(t + 29) != 2;
             parse_fb(t, o);
             break;
+        case 14: /* ACPI old RSDP (copy at +8); a tag 15 wins */
+            if (!o->acpi_rsdp) {
+                o->acpi_rsdp = t + 8;
+                o->acpi_rsdp_src = "multiboot2 ACPI old";
+            }
+            break;
+        case 15: /* ACPI new RSDP (copy at +8) */
+            o->acpi_rsdp = t + 8;
+            o->acpi_rsdp_src = "multiboot2 ACPI new";
+            break;
         case 11: /* EFI 32-bit system table pointer */
         case 12: /* EFI 64-bit system table pointer */
             o->efi = true;
@@ -76,6 +86,10 @@ int k_boot_parse(uint32_t magic, uintptr_t info, struct k_boot_info *o)
     o->vga_text = true;
     o->mem_kib = 0;
     o->fb_bpp = 0;
+    o->acpi_rsdp = 0;
+    o->acpi_rsdp_src = NULL;
+    o->info = info;
+    o->info_size = magic == MB2_BOOT_MAGIC ? rd32(info) : 128; /* mb1 info is 116 bytes, PVH start info < 128 */
     if (magic == MB2_BOOT_MAGIC) {
         o->protocol = "multiboot2";
         parse_mb2(info, o);
@@ -98,6 +112,11 @@ int k_boot_parse(uint32_t magic, uintptr_t info, struct k_boot_info *o)
         if (cl && cl < (1ull << 32))
             o->cmdline = (const char *)(uintptr_t)cl;
         o->loader = "PVH";
+        uint64_t rsdp = rd32(info + 4) >= 1 ? rd64(info + 32) : 0; /* rsdp_paddr, version >= 1 */
+        if (rsdp && rsdp < (1ull << 32)) {
+            o->acpi_rsdp = (uintptr_t)rsdp;
+            o->acpi_rsdp_src = "PVH";
+        }
         return 0;
     }
     return -1;

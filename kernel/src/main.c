@@ -10,6 +10,7 @@
 #include <k/lapic.h>
 #include <k/pmi.h>
 #include <k/safe.h>
+#include <k/smp.h>
 #include <k/trap.h>
 #include <k/verdict.h>
 
@@ -108,6 +109,7 @@ void kmain(uint32_t magic, uintptr_t info)
     k_sti();
 
     capability_report();
+    k_smp_start(); /* APs identify themselves and park (k/smp.h) */
 
     unsigned groups = ktest_run_selected();
     kprintf("# %u test group(s) run; interrupts without handler: %u, spurious: %u, unclaimed NMIs: %u\n",

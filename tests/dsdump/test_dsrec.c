@@ -45,7 +45,7 @@ static void start(void)
     buf[0] = 0;
     dsrec_init(&o, sink, NULL);
     dslog_reader_init(&rd);
-    struct dsrec_header h = {"x86_64", "model", "skylake", "dskernel-x86_64.elf", "no-ds-cpuid"};
+    struct dsrec_header h = {"x86_64", "model", "skylake", "dskernel-x86_64.elf", "no-ds-cpuid", false, 0};
     CHECK_EQ(dsrec_header(&o, &h), DSREC_OK, "header");
     int n;
     CHECK_EQ(feed_all(&rd, &rec, err, &n), DSLOG_OK, "header parses: %s", err);
@@ -155,8 +155,42 @@ static void fix_ck(char *line)
     memcpy(ck + 4, tmp, 8);
 }
 
+/* HDR cpu= (issue 13): printed only when set, read back as a decimal; a
+ * header without it (every log before issue 13) still parses, without it. */
+static void header_cpu(void)
+{
+    uint32_t ids[] = {0, 3, 255, 256, 0xFFFFFFFFu};
+    for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        blen = 0;
+        buf[0] = 0;
+        dsrec_init(&o, sink, NULL);
+        dslog_reader_init(&rd);
+        struct dsrec_header h = {"x86_64", "model", "skylake", "k.elf", NULL, false, 0};
+        h.has_cpu = true;
+        h.cpu = ids[i];
+        CHECK_EQ(dsrec_header(&o, &h), DSREC_OK, "header cpu=%u", ids[i]);
+        char want[32];
+        snprintf(want, sizeof want, " cpu=%u ck=", ids[i]);
+        CHECK(strstr(buf, want) != NULL, "HDR line carries%s: %s", want, buf);
+        int n;
+        CHECK_EQ(feed_all(&rd, &rec, err, &n), DSLOG_OK, "header with cpu= parses: %s", err);
+        CHECK(dslog_has(&rec, K_CPU) && rec.v[K_CPU] == ids[i], "cpu= read back as %u", ids[i]);
+    }
+    blen = 0;
+    buf[0] = 0;
+    dsrec_init(&o, sink, NULL);
+    dslog_reader_init(&rd);
+    struct dsrec_header h = {"x86_64", "model", "skylake", "k.elf", NULL, false, 0};
+    CHECK_EQ(dsrec_header(&o, &h), DSREC_OK, "header without cpu");
+    CHECK(strstr(buf, "cpu=") == NULL, "no cpu= unless set: %s", buf);
+    int n;
+    CHECK_EQ(feed_all(&rd, &rec, err, &n), DSLOG_OK, "header without cpu= parses: %s", err);
+    CHECK(!dslog_has(&rec, K_CPU), "no cpu key read");
+}
+
 int main(void)
 {
+    header_cpu();
     /* Every PEBS format, and adaptive with every group combination. */
     start();
     unsigned fixed[] = {DSREC_PEBS_NB32, DSREC_PEBS_NB64, 0, 1, 2, 3};
@@ -238,7 +272,7 @@ int main(void)
     CHECK_EQ(dsrec_lbr(&o, "r", &bl), DSREC_ERR_RANGE, "idx == of");
     struct dsrec_lost bk = {7, "x", 1};
     CHECK_EQ(dsrec_lost(&o, "r", &bk), DSREC_ERR_RANGE, "bad kind");
-    struct dsrec_header bh = {"x86_64", "model", "sky lake", "k", NULL};
+    struct dsrec_header bh = {"x86_64", "model", "sky lake", "k", NULL, false, 0};
     CHECK_EQ(dsrec_header(&o, &bh), DSREC_ERR_NAME, "bad profile");
     CHECK_EQ(blen, 0, "nothing printed for rejected input");
     CHECK_EQ(dsrec_init(NULL, sink, NULL), DSREC_ERR_NULL, "init NULL");

@@ -20,6 +20,9 @@ struct k_boot_info {
     uint32_t fb_pitch, fb_width, fb_height;
     uint8_t fb_bpp;
     uint8_t fb_rpos, fb_rsize, fb_gpos, fb_gsize, fb_bpos, fb_bsize;
+    uintptr_t acpi_rsdp;      /* RSDP given by the loader (mb2 tag 15/14, PVH), 0 if none */
+    const char *acpi_rsdp_src;
+    uintptr_t info, info_size; /* the loader's information block (mb2: total_size), for overlap checks */
 };
 
 /* Parse the boot information; returns -1 for an unknown magic. */

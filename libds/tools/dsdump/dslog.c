@@ -72,6 +72,7 @@ static const struct {
     [K_PASSED] = {"passed", V_DEC, T(END)},
     [K_FAILED] = {"failed", V_DEC, T(END)},
     [K_SKIPPED] = {"skipped", V_DEC, T(END)},
+    [K_CPU] = {"cpu", V_DEC, T(HDR)},  /* optional: APIC ID of the CPU that ran the log (issue 13) */
 };
 
 static const char *const type_names[DSLOG_TYPE__COUNT] = {"HDR", "RUN", "PEBS", "BTS", "LBR", "LOST", "END"};
