@@ -55,7 +55,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/libds-boot.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 log=$work/serial.log
 accel=${LIBDS_QEMU_ACCEL:-tcg}
-if [ "$accel" = kvm ]; then cpu=${LIBDS_QEMU_CPU:-host,pmu=on}; else cpu=${LIBDS_QEMU_CPU:-qemu64}; fi
+if [ "$accel" = kvm ]; then cpu=${LIBDS_QEMU_CPU:-host,migratable=no,pmu=on}; else cpu=${LIBDS_QEMU_CPU:-qemu64}; fi
 [ -n "$cpu_opt" ] && cpu=$cpu_opt
 qemu=(qemu-system-x86_64 -machine "${machine:-pc},accel=$accel" -cpu "$cpu" -m 256M -display none -no-reboot
       -serial "file:$log" -monitor none -device isa-debug-exit,iobase=0xf4,iosize=0x04)
