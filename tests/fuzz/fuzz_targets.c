@@ -282,13 +282,8 @@ static bool ref_lbr_decode(unsigned fmt, uint64_t from, uint64_t to, uint64_t in
         e->mispred = from >> 63; e->from = fuzz_sext(from, 62);
         e->cycles = (uint16_t)(to >> 48); e->to = fuzz_sext(to, 47);
         break;
-    case DS_LBR_FMT_ARCH:
-        e->has_mispred = e->has_tsx = true;
-        e->mispred = info >> 63; e->in_tx = (info >> 62) & 1; e->abort = (info >> 61) & 1;
-        e->has_cycles = (info >> 60) & 1;
-        e->cycles = e->has_cycles ? (uint16_t)info : 0;
-        e->br_type = (int8_t)((info >> 56) & 0xF);
-        break;
+    /* DS_LBR_FMT_ARCH: refused (lbr.h): what an Arch LBR INFO holds depends
+     * on CPUID.1CH:ECX, so it is decoded by ds_lbr_decode_arch only. */
     default:
         return false;
     }
