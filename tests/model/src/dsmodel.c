@@ -307,8 +307,9 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
      * hypervisor bit 31 (QEMU target/i386/cpu.c CPUID_EXT_HYPERVISOR); DTES64 (2) and
      * DS (EDX 21) only with PEBS-EPT (vmx.c vmx_set_cpu_caps: vmx_pebs_supported()).
      * CPUID.1:EDX: KVM offers neither ACPI 22, HTT 28 (one vCPU), TM 29 nor PBE 31.
-     * Leaf 0AH: KVM kvm_init_pmu_capability caps the version at 2 and the fixed
-     * counters at 3 (KVM_MAX_NR_FIXED_COUNTERS), GP counters at 8; 48-bit width.
+     * Leaf 0AH: KVM kvm_init_pmu_capability (pmu.h, later pmu.c) caps the version at 2
+     * and the fixed counters at 3 (KVM_MAX_NR_FIXED_COUNTERS; without the mediated
+     * vPMU), GP counters at 8 (MAX_NR_GP_COUNTERS); 48-bit width.
      * MISC_ENABLE: KVM resets it with BTS_UNAVAIL|PEBS_UNAVAIL (x86.c kvm_vcpu_reset)
      * and clears PEBS_UNAVAIL only with a PEBS format (pmu_intel.c intel_pmu_refresh).
      * PERF_CAPABILITIES: vmx.c vmx_get_perf_capabilities: FW_WRITE (13); the host LBR
@@ -320,7 +321,8 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
     /* Sapphire Rapids host: 01H ECX 7FFEFBFFH, EDX masked; 07H EDX FFDD4430H without
      * Arch LBR (19, cpuid.c: Arch LBR is not offered), 1CH zero; PERF_CAPABILITIES
      * 25C0H: PEBS_TRAP, PEBS_ARCH_REG, format 5, FW_WRITE, PEBS_BASELINE (14) masked
-     * (issue 14: basic-only records), LBR_FMT 0. */
+     * (vmx.c vmx_get_perf_capabilities "Disallow adaptive PEBS", newer kernels; older
+     * ones kept it from format 4): basic-only records; LBR_FMT 0. */
     [DSM_KVM_SPR] = { "kvm-spr (06_8FH guest)", K_ARCH, true, 0x20, 0x000806F8, 0xFFFABA07, 0x0FABFBFF,
                       0x08300802, 0, 0, 0x603, MISC_STD | DSM_MISC_NO_BTS, 0x25C0, 5, true, 0x4,
                       0xFFDFFFFFull, 0, 0x8F, 0xFFD54430, 0, { 0, 0, 0 }, { { 0, 0 } }, 0x3, true },
