@@ -80,6 +80,10 @@ enum dsm_profile {
     DSM_LUNARLAKE,          /* 06_BDH P-core: v6 aliased MSRs, leaf 23H (10 GP, 4 fixed), PEBS fmt 6 */
     DSM_ALDERLAKE_P,        /* 06_97H hybrid P-core (1AH type 40H): 8 GP, 4 fixed, fmt 4, Arch LBR */
     DSM_ALDERLAKE_E,        /* 06_97H hybrid E-core (1AH type 20H): 6 GP, 3 fixed, fmt 4, Arch LBR */
+    /* Issue 14: what a KVM guest sees (CPUID.1:ECX[31] hypervisor, perfmon v2, no BTS) */
+    DSM_KVM_SPR,            /* on a Sapphire Rapids host: PEBS fmt 5 basic-only (no PEBS_BASELINE),
+                             * no LBR (Arch LBR host), DEBUGCTL.TR/BTS/BTINT #GP */
+    DSM_KVM_SKL,            /* on a Skylake host: no DS/PEBS, legacy LBR fmt 5 (32 entries) */
     DSM_PROFILE__COUNT
 };
 
@@ -185,9 +189,10 @@ struct dsm_cpu {
     uint32_t cpuid0[4], cpuid1[4], cpuid_a[4], cpuid_1c[4], cpuid_7[4], cpuid_x0[4], cpuid_x1[4];
     uint64_t misc_enable, perf_caps;
     uint8_t version, ngp, nfixed, gp_width, fixed_width;
-    int8_t pebs_fmt;              /* -1 none, 0..4 or 6; NetBurst uses DSM_PEBS_NB */
+    int8_t pebs_fmt;              /* -1 none, 0..6 (5: DSM_KVM_SPR); NetBurst uses DSM_PEBS_NB */
     bool ll;                      /* load latency (PEBS_LD_LAT) */
     uint64_t debugctl_valid, evtsel_valid, lbrsel_valid;
+    uint64_t debugctl_drop;   /* DEBUGCTL bits a write accepts and discards (KVM guests) */
     struct dsm_lbr_row lbr;
     /* environment */
     const struct dsm_mem_ops *mem;

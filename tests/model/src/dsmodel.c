@@ -228,6 +228,10 @@ struct dsm_prof {
     /* issue 11 (0 for the older profiles): CPUID.(07H,0):EDX, 1AH:EAX, 1CH:EAX/EBX/ECX,
      * 23H sub-leaves 0..3 EAX/EBX. EDX[19] set: Arch LBR row built from 1CH. */
     uint32_t c7_edx, l1a_eax, l1c[3], l23[4][2];
+    /* issue 14 (0 elsewhere): DEBUGCTL bits a write accepts and drops (KVM vmx_set_msr
+     * MSR_IA32_DEBUGCTLMSR ignores BTF/LBR it does not support); no_lbr: no LBR MSRs. */
+    uint64_t debugctl_drop;
+    bool no_lbr;
 };
 
 #define EDX_STD 0xBFEBFBFFu   /* FPU..PBE incl. MSR(5), APIC(9), DS(21), ACPI(22) */
@@ -296,6 +300,39 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
     [DSM_ALDERLAKE_E] = { "alderlake-e (06_97H)", K_ARCH, true, 0x20, 0x00090672, 0x7FFAFBBF, EDX_STD,
                           0x07300605, 0, 0x7, 0x8603, MISC_STD, 0x74FF, 4, true, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97,
                           0xFC98C510, 0x20000001, { 0xC000000B, 7, 7 }, { { 0, 0 } } },
+    /* Issue 14: KVM guests with QEMU "-cpu host,migratable=no,pmu=on" (not measured here:
+     * composed from the sources; the model keeps its own constants).
+     * CPUID.1:ECX: the host word masked by KVM kvm_set_cpu_caps (cpuid.c: MONITOR 3,
+     * DS-CPL 4, VMX 5, SMX 6, EST 7, TM2 8, xTPR 14, DCA 18 not offered) plus the
+     * hypervisor bit 31 (QEMU target/i386/cpu.c CPUID_EXT_HYPERVISOR); DTES64 (2) and
+     * DS (EDX 21) only with PEBS-EPT (vmx.c vmx_set_cpu_caps: vmx_pebs_supported()).
+     * CPUID.1:EDX: KVM offers neither ACPI 22, HTT 28 (one vCPU), TM 29 nor PBE 31.
+     * Leaf 0AH: KVM kvm_init_pmu_capability (pmu.h, later pmu.c) caps the version at 2
+     * and the fixed counters at 3 (KVM_MAX_NR_FIXED_COUNTERS; without the mediated
+     * vPMU), GP counters at 8 (MAX_NR_GP_COUNTERS); 48-bit width.
+     * MISC_ENABLE: KVM resets it with BTS_UNAVAIL|PEBS_UNAVAIL (x86.c kvm_vcpu_reset)
+     * and clears PEBS_UNAVAIL only with a PEBS format (pmu_intel.c intel_pmu_refresh).
+     * PERF_CAPABILITIES: vmx.c vmx_get_perf_capabilities: FW_WRITE (13); the host LBR
+     * format only on hosts without Arch LBR; PEBS_TRAP/ARCH_REG/FORMAT only with
+     * PEBS-EPT. EVTSEL: intel_pmu_refresh reserves 63:32 and AnyThread 21 (and the
+     * adaptive bit 34 without PEBS_BASELINE). DEBUGCTL: vmx_get_supported_debugctl
+     * offers LBR and FREEZE_LBRS_ON_PMI (11) only with guest LBR; TR/BTS/BTINT/
+     * BTS_OFF_* and FREEZE_PERFMON_ON_PMI (12) #GP; BTF/LBR writes are dropped. */
+    /* Sapphire Rapids host: 01H ECX 7FFEFBFFH, EDX masked; 07H EDX FFDD4430H without
+     * Arch LBR (19, cpuid.c: Arch LBR is not offered), 1CH zero; PERF_CAPABILITIES
+     * 25C0H: PEBS_TRAP, PEBS_ARCH_REG, format 5, FW_WRITE, PEBS_BASELINE (14) masked
+     * (vmx.c vmx_get_perf_capabilities "Disallow adaptive PEBS", newer kernels; older
+     * ones kept it from format 4): basic-only records; LBR_FMT 0. */
+    [DSM_KVM_SPR] = { "kvm-spr (06_8FH guest)", K_ARCH, true, 0x20, 0x000806F8, 0xFFFABA07, 0x0FABFBFF,
+                      0x08300802, 0, 0, 0x603, MISC_STD | DSM_MISC_NO_BTS, 0x25C0, 5, true, 0x4,
+                      0xFFDFFFFFull, 0, 0x8F, 0xFFD54430, 0, { 0, 0, 0 }, { { 0, 0 } }, 0x3, true },
+    /* Skylake host (no PEBS-EPT): 01H ECX 7FFAFBBFH masked, no DTES64/DS; leaf 0AH 4 GP
+     * (a Skylake with HT); PERF_CAPABILITIES 2005H: FW_WRITE + the host LBR_FMT 5, no
+     * PEBS bits; MISC_ENABLE BTS and PEBS unavailable; the Skylake LBR MSRs (32 at
+     * 680H/6C0H/DC0H, LBR_SELECT passed through) with DEBUGCTL.LBR/FREEZE_LBRS. */
+    [DSM_KVM_SKL] = { "kvm-skl (06_5EH guest)", K_ARCH, true, 0x16, 0x000506E3, 0xFFFABA03, 0x0F8BFBFF,
+                      0x07300402, 0, 0, 0x603, MISC_STD | DSM_MISC_NO_BTS | DSM_MISC_NO_PEBS, 0x2005, -1,
+                      true, 0x801, 0xFFDFFFFFull, 0x3FF, 0x5E, 0, 0, { 0, 0, 0 }, { { 0, 0 } }, 0x2, false },
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -422,11 +459,15 @@ int dsm_init(struct dsm_cpu *c, enum dsm_profile p, const struct dsm_mem_ops *me
     c->pebs_fmt = pr->pebs_fmt;
     c->ll = pr->ll;
     c->debugctl_valid = pr->debugctl_valid;
+    c->debugctl_drop = pr->debugctl_drop;
     c->evtsel_valid = pr->evtsel_valid;
     c->lbrsel_valid = pr->lbrsel_valid;
     if (pr->kind != K_NONE && (pr->c7_edx & DSM_C7_EDX_ARCH_LBR)) {
         init_ext_leaves(c, pr);
+    } else if (pr->no_lbr) {
+        c->cpuid_7[3] = pr->c7_edx;   /* c->lbr stays zero: depth 0, no LBR MSRs */
     } else if (pr->kind != K_NONE) {
+        c->cpuid_7[3] = pr->c7_edx;
         uint16_t fam = (uint16_t)((pr->sig >> 8) & 0xF);
         const struct dsm_lbr_row *row = find_row(fam, pr->row_model);
         if (!row)
@@ -589,6 +630,13 @@ static bool has_pebs(const struct dsm_cpu *c)
            (c->kind == K_NB || c->pebs_fmt >= 0);
 }
 static bool has_bts(const struct dsm_cpu *c) { return has_ds(c) && !(c->misc_enable & DSM_MISC_NO_BTS); }
+/* Adaptive PEBS (PEBS_DATA_CFG, EVTSEL/FIXED_CTR_CTRL adaptive bits): format 4+ with
+ * PERF_CAPABILITIES.PEBS_BASELINE (SDM "IA32_PERF_CAPABILITIES"); every format 4+
+ * profile but DSM_KVM_SPR sets it. */
+static bool adaptive_ok(const struct dsm_cpu *c)
+{
+    return c->pebs_fmt >= 4 && (c->perf_caps & DSM_CAP_PEBS_BASELINE);
+}
 
 uint32_t dsm_bts_record_size(const struct dsm_cpu *c) { return dsm_ds64(c) ? 24 : 12; }
 
@@ -629,7 +677,7 @@ uint32_t dsm_pebs_record_size(const struct dsm_cpu *c)
     case 1: return 0xB0;
     case 2: return 0xC0;
     case 3: return 0xC8;
-    case 4: case 6: return adaptive_size(c->pebs_cfg);
+    case 4: case 5: case 6: return adaptive_size(c->pebs_cfg);
     default: return 0;
     }
 }
@@ -707,7 +755,7 @@ static uint64_t fixed_ctrl_valid(const struct dsm_cpu *c)
         v |= 0xBull << (4 * m);              /* OS, USR, PMI */
         if (c->version >= 3)
             v |= 0x4ull << (4 * m);          /* AnyThread */
-        if (c->pebs_fmt >= 4)
+        if (adaptive_ok(c))
             v |= 1ull << (32 + 4 * m);       /* adaptive PEBS */
     }
     return v;
@@ -721,7 +769,11 @@ static uint64_t pebs_enable_valid(const struct dsm_cpu *c)
     switch (c->pebs_fmt) {
     case 0: return 1;                                         /* PMC0 only */
     case 1: case 2: case 3: return 0xFull | (0xFull << 32);   /* PEBS_EN 3:0, LL_EN 35:32 */
-    case 4: return wmask(c->ngp) | (wmask(c->nfixed) << 32);
+    case 4: case 5:
+        /* KVM intel_pmu_refresh: GP counters only without PEBS_BASELINE */
+        if (!adaptive_ok(c))
+            return wmask(c->ngp);
+        return wmask(c->ngp) | (wmask(c->nfixed) << 32);
     case 6: return wmask(c->ngp) | (wmask(c->nfixed) << 32);
     default: return 0;
     }
@@ -776,6 +828,8 @@ static int lbr_msr(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v, int *r
 {
     const struct dsm_lbr_row *r = &c->lbr;
     *rc = DSM_OK;
+    if (!r->arch && r->depth == 0)
+        return 0;    /* no LBR (DSM_KVM_SPR): every LBR MSR #GP */
     if (r->arch) {
         if (msr == DSM_MSR_ARCH_LBR_CTL) {
             if (wr) {
@@ -1062,11 +1116,11 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
         return DSM_OK;
     case DSM_MSR_DEBUGCTL:
         if (wr) {
-            if (*v & ~c->debugctl_valid)
+            if (*v & ~(c->debugctl_valid | c->debugctl_drop))
                 return DSM_GP;
             if ((*v & (DSM_DBG_BTS_OFF_OS | DSM_DBG_BTS_OFF_USR)) && !(c->cpuid1[2] & DSM_C1_ECX_DSCPL))
                 return DSM_GP;
-            c->debugctl = *v;
+            c->debugctl = *v & ~c->debugctl_drop;
         } else {
             *v = c->debugctl;
         }
@@ -1153,7 +1207,7 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
         }
         return DSM_OK;
     case DSM_MSR_PEBS_3F2:   /* MSR_PEBS_DATA_CFG, adaptive PEBS only */
-        if (!has_pebs(c) || c->pebs_fmt < 4)
+        if (!has_pebs(c) || !adaptive_ok(c))   /* KVM intel_is_valid_msr: needs PEBS_BASELINE */
             return DSM_GP;
         if (wr) {
             /* groups 3:0, LBR entries-1 in 31:24 (model: at most the LBR depth) */
@@ -1203,7 +1257,7 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
         return DSM_OK;
     case DSM_MSR_LER_FROM:
     case DSM_MSR_LER_TO:
-        if (c->lbr.arch)
+        if (c->lbr.arch || c->lbr.depth == 0)
             return DSM_GP;
         if (wr)
             return DSM_GP;
