@@ -284,6 +284,85 @@ static void test_detect_errors(void)
     CHECK_EQ(c.phys_bits, 36, "no 80000008H: 36");
 }
 
+/* --- Format selection (pebs.h: the one place libds chooses a PEBS format) ---- */
+
+static void test_format_select(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    enum ds_pebs_fmt fmt;
+    for (int e = 0; e < 2; e++) {
+        for (int lay = 0; lay < 2; lay++) {
+            ptl(&f, e);
+            ident(&f, &cpu);
+            fmt = DS_PEBS_FMT_NONE;
+            CHECK_EQ(ds_pebs_format_select(&cpu, lay ? DS_LAYOUT_32 : DS_LAYOUT_64, &fmt), DS_OK,
+                     "PTL %s layout %d", e ? "E" : "P", lay);
+            CHECK_EQ(fmt, DS_PEBS_FMT_ARCH, "PTL %s: architectural", e ? "E" : "P");
+        }
+    }
+    /* Linux intel_pebs_init takes the arch path on PEBS_FMT 0xF alone:
+     * DS (CPUID.01H:EDX[21]) and MISC_ENABLE[12] are DS-PEBS conditions. */
+    ptl(&f, 0);
+    set_cpuid_word(&f, 1, 0, 3, 0xBFEBFBFF & ~(1u << 21));
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_OK, "no DS bit");
+    CHECK_EQ(fmt, DS_PEBS_FMT_ARCH, "no DS bit: still architectural");
+    ptl(&f, 1);
+    fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12));
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_OK, "MISC_ENABLE PEBS_UNAVAILABLE");
+    CHECK_EQ(fmt, DS_PEBS_FMT_ARCH, "PEBS_UNAVAILABLE: still architectural");
+    /* PEBS_FMT 0xF but the detection fails: its error, no format */
+    ptl(&f, 0);
+    set_cpuid_word(&f, 0x23, 0, 0, 0x2B);
+    ident(&f, &cpu);
+    fmt = DS_PEBS_FMT_NONE;
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_ERR_APEBS_NOT_ENUMERATED, "23H.0 EAX[4] clear");
+    CHECK_EQ(fmt, DS_PEBS_FMT_NONE, "no format on error");
+    ptl(&f, 0);
+    set_cpuid_word(&f, 0x23, 5, 0, 0x7FF);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_ERR_APEBS_MASKS, "bad 23H.5 bitmap");
+    /* PTL with PERF_CAPABILITIES PEBS_FMT 6 (what Lunar Lake reports): legacy */
+    ptl(&f, 0);
+    fake_set_msr(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0x600 | 0x3F);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_OK, "PEBS_FMT 6");
+    CHECK_EQ(fmt, DS_PEBS_FMT_6, "PEBS_FMT 6 stays adaptive format 6");
+    /* Skylake (PEBS_FMT 3) and Ice Lake (PEBS_FMT 4) keep their formats */
+    fake_skylake_pmu(&f);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_OK, "Skylake");
+    CHECK_EQ(fmt, DS_PEBS_FMT_3, "Skylake: format 3");
+    fake_icelake(&f);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_OK, "Ice Lake");
+    CHECK_EQ(fmt, DS_PEBS_FMT_4, "Ice Lake: format 4");
+
+    /* The DS area refuses a PEBS buffer on the arch-PEBS CPU (records
+     * would never land there), and still takes BTS. */
+    static union ds_area area;
+    static unsigned char pebs[48 * 16] __attribute__((aligned(64)));
+    static unsigned char bts[24 * 64] __attribute__((aligned(64)));
+    struct ds_ctx ctx;
+    struct ds_area_config c;
+    memset(&ctx, 0, sizeof(ctx));
+    memset(&c, 0, sizeof(c));
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    c.area = &area;
+    c.pebs.mem = pebs;
+    c.pebs.bytes = sizeof(pebs);
+    CHECK_EQ(ds_area_setup(&ctx, &cpu, &c), DS_ERR_APEBS_DS_AREA, "DS-area PEBS buffer on PTL");
+    CHECK(!ctx.setup, "not set up");
+    c.pebs.mem = NULL;
+    c.pebs.bytes = 0;
+    c.bts.mem = bts;
+    c.bts.bytes = sizeof(bts);
+    CHECK_EQ(ds_area_setup(&ctx, &cpu, &c), DS_OK, "BTS alone on PTL");
+}
+
 /* --- Setup, install, enable --------------------------------------------------- */
 
 static unsigned char buf8k[8192] __attribute__((aligned(4096)));
@@ -897,6 +976,7 @@ int main(void)
 {
     test_detect_ptl();
     test_detect_errors();
+    test_format_select();
     test_setup_table();
     test_install_enable();
     test_cfg_c();

@@ -31,10 +31,11 @@
  * GenuineIntel00C06C3_PantherLakeL_01_CPUID.txt) and records built by an
  * independent byte-level encoder.
  *
- * Integration still to do (not in this facility): ds_pebs_format_select()
- * does not yet answer "architectural" and the shared PMI handler (pmi.h)
- * does not yet service IA32_PERF_GLOBAL_STATUS bit 54; a caller uses the
- * functions below directly.
+ * ds_pebs_format_select() (pebs.h) answers DS_PEBS_FMT_ARCH on a CPU
+ * ds_arch_pebs_detect() accepts; the caller then sets the buffer up with
+ * the functions below (ds_area_setup refuses a DS-area PEBS buffer there:
+ * DS_ERR_APEBS_DS_AREA). Integration still to do: the shared PMI handler
+ * (pmi.h) does not yet service IA32_PERF_GLOBAL_STATUS bit 54.
  *
  * Configuration (ds/config.h): compiled with DS_CONFIG_PEBS; with
  * DS_CONFIG_PEBS=0 every function returns DS_ERR_UNSUPPORTED with its
