@@ -235,6 +235,13 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
                       0x07300404, 0, 0, 0x603, MISC_STD, 0x33C5, 3, true, 0xFFC3, 0x3FFFFFFFFull, 0x3FF, 0x5E },
     [DSM_ICELAKE] = { "icelake (06_7EH)", K_ARCH, true, 0x1B, 0x000706E5, 0x7FFAFBBF, EDX_STD,
                       0x07300805, 0, 0xF, 0x604, MISC_STD, 0xF4C5, 4, true, 0xFFC3, 0x7FFFFFFFFull, 0x3FF, 0x7E },
+    /* Panther Lake (dsm_archpebs.c): CPUID 00H/01H/0AH from the real dump, PERF_CAPABILITIES
+     * PEBS_FMT 0xF (architectural PEBS), FW_WRITE, Arch LBR format 3FH; no DS-area PEBS
+     * (pebs_fmt -1); LBR geometry of the Arch LBR row 06_97H. */
+    [DSM_PTL_P] = { "ptl-p (06_CCH P-core, arch PEBS)", K_ARCH, true, 0x28, 0x000C06C3, 0x7FFAFBFF, EDX_STD,
+                    0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0x2F3F, -1, false, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97 },
+    [DSM_PTL_E] = { "ptl-e (06_CCH E-core, arch PEBS)", K_ARCH, true, 0x28, 0x000C06C3, 0x7FFAFBFF, EDX_STD,
+                    0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0x2F3F, -1, false, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97 },
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -344,6 +351,8 @@ int dsm_init(struct dsm_cpu *c, enum dsm_profile p, const struct dsm_mem_ops *me
         c->nb_escr_of[i] = -1;
     c->mem = mem;
     c->mem_ctx = mem_ctx;
+    if (p == DSM_PTL_P || p == DSM_PTL_E)
+        dsm__apebs_init(c, p == DSM_PTL_E);
     lbr_reset(c);
     return DSM_OK;
 }
@@ -457,6 +466,8 @@ void dsm_cpuid(struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4])
     if (!c)
         return;
     c->st.cpuid++;
+    if (c->ap.on && (leaf <= c->cpuid0[0] || leaf >= 0x80000000u) && dsm__apebs_cpuid(c, leaf, sub, out))
+        return;
     const uint32_t *src = NULL;
     if (leaf == 0)
         src = c->cpuid0;
@@ -581,6 +592,8 @@ static uint64_t gstatus_valid(const struct dsm_cpu *c)
         v |= DSM_GS_LBR_FRZ | DSM_GS_CTR_FRZ;
     if (c->perf_caps & DSM_CAP_PERF_METRICS)
         v |= DSM_GS_PERF_METRICS;
+    if (c->ap.on)
+        v |= DSM_GS_ARCH_PEBS;
     return v;
 }
 
@@ -1090,6 +1103,9 @@ static int msr_access(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
         }
         return DSM_OK;
     }
+    int aprc;
+    if (c->ap.on && dsm__apebs_msr(c, msr, wr, v, &aprc))
+        return aprc;
     switch (c->kind) {
     case K_NB:
         return msr_nb(c, msr, wr, v);
@@ -1276,6 +1292,8 @@ static bool is_load_event(uint64_t sel)
 
 static bool pebs_on(const struct dsm_cpu *c, unsigned bit)
 {
+    if (c->ap.on)
+        return dsm__apebs_counter_on(c, bit);
     if (!(c->pebs_enable & (1ull << bit)))
         return false;
     if (c->pebs_fmt == 0)
@@ -1304,7 +1322,7 @@ static inline void arch_count(struct dsm_cpu *c, unsigned bit)
     *ctr = (*ctr + 1) & mask;
     if (*ctr == 0) {   /* overflow: SDM "Performance Monitoring Overflow" */
         c->gstatus |= 1ull << bit;
-        if (has_pebs(c) && pebs_on(c, bit))
+        if ((has_pebs(c) || c->ap.on) && pebs_on(c, bit))
             c->armed |= 1ull << bit;
         if (pmi)
             c->pmi_pending |= DSM_PMI_COUNTER;
@@ -1673,14 +1691,24 @@ static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
     if (hit) {
         /* PEBS assist (SDM "Processor Event Based Sampling"): one record,
          * then every applicable counter reloads from its DS reset slot. */
-        pebs_record_arch(c, ev, hit);
+        if (c->ap.on)
+            dsm__apebs_assist(c, ev, hit);
+        else
+            pebs_record_arch(c, ev, hit);
         c->armed &= ~hit;
         uint64_t h = hit;
         while (h) {
             unsigned bit = ctz64(h);
             h &= h - 1;
             unsigned slot = bit < 32 ? bit : 8 + (bit - 32);
-            uint64_t rv = ds_reset_value(c, slot);
+            uint64_t rv = 0;
+            if (c->ap.on) {   /* arch PEBS: CFG_C reload field, not the DS area */
+                unsigned w = bit < 32 ? c->gp_width : c->fixed_width;
+                if (!dsm__apebs_reload(c, bit, w, &rv))
+                    rv = bit < 32 ? c->pmc[bit] : c->fixed[bit - 32];
+            } else {
+                rv = ds_reset_value(c, slot);
+            }
             if (bit < 32)
                 c->pmc[bit] = rv & wmask(c->gp_width);
             else
