@@ -352,6 +352,7 @@ uint32_t dsm_apebs_record_size(const struct dsm_cpu *cpu, uint64_t hit);
 void dsm__apebs_init(struct dsm_cpu *c, bool ecore);
 bool dsm__apebs_cpuid(const struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4]);
 bool dsm__apebs_msr(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v, int *rc);
+uint32_t dsm__apebs_alias(const struct dsm_cpu *c, uint32_t msr);
 bool dsm__apebs_counter_on(const struct dsm_cpu *c, unsigned bit);
 void dsm__apebs_assist(struct dsm_cpu *c, const struct dsm_event *ev, uint64_t hit);
 bool dsm__apebs_reload(const struct dsm_cpu *c, unsigned bit, unsigned width, uint64_t *out);

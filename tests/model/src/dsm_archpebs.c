@@ -175,6 +175,25 @@ bool dsm__apebs_msr(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v, int *
     return true;
 }
 
+/* Perfmon v6 MSR aliases ([L] msr-index.h MSR_IA32_PMC_V6_GP0_CTR 0x1900,
+ * _GP0_CFG_A 0x1901, _FX0_CTR 0x1980, step 4): GP n's counter (full width,
+ * as IA32_A_PMCn 4C1H + n) and event select (IA32_PERFEVTSELn 186H + n),
+ * fixed m's counter (IA32_FIXED_CTRm 309H + m); only for the counters the
+ * model counts (8 GP, 3 fixed). Any other MSR is returned unchanged. */
+uint32_t dsm__apebs_alias(const struct dsm_cpu *c, uint32_t msr)
+{
+    if (msr >= 0x1900u && msr < 0x1900u + AP_STEP * c->ngp) {
+        unsigned n = (msr - 0x1900u) / AP_STEP, k = (msr - 0x1900u) % AP_STEP;
+        if (k == 0)
+            return 0x4C1u + n;
+        if (k == 1)
+            return 0x186u + n;
+    }
+    if (msr >= 0x1980u && msr < 0x1980u + AP_STEP * c->nfixed && (msr - 0x1980u) % AP_STEP == 0)
+        return 0x309u + (msr - 0x1980u) / AP_STEP;
+    return msr;
+}
+
 static uint64_t cfg_bit(const struct dsm_cpu *c, unsigned bit)
 {
     if (bit < 32)

@@ -1106,6 +1106,8 @@ static int msr_access(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
     int aprc;
     if (c->ap.on && dsm__apebs_msr(c, msr, wr, v, &aprc))
         return aprc;
+    if (c->ap.on)
+        msr = dsm__apebs_alias(c, msr);   /* perfmon v6 counter aliases */
     switch (c->kind) {
     case K_NB:
         return msr_nb(c, msr, wr, v);

@@ -20,6 +20,7 @@
 #include <ds/cpu.h>
 #include <ds/pebs.h>
 #include <ds/arch_pebs.h>
+#include <ds/pmc.h>
 
 #define PHYS 0x00200000ull   /* the buffer's "physical" address in the fake memory */
 static _Alignas(4096) uint8_t blk[1 << 18];
@@ -105,9 +106,16 @@ static void one(enum dsm_profile p, uint64_t P, uint64_t groups, uint32_t frag, 
     CHECK_EQ(ds_arch_pebs_enable(&R.ap), DS_OK, "enable");
     if (pmi)
         dsm_set_pmi(&R.m, on_pmi, NULL);
-    dsm_wrmsr(&R.m, 0x186, 0xC0 | (1 << 16) | (1 << 22));
-    dsm_wrmsr(&R.m, 0xC1, (0 - P) & 0xFFFFFFFFFFFFull);
-    dsm_wrmsr(&R.m, 0x38F, 1);
+    /* the counter through pmc.h, as the kernel programs it */
+    uint64_t start = 0, reset = 0;
+    CHECK_EQ(ds_pmc_gp_period(&R.c, P, &start, &reset), DS_OK, "period");
+    CHECK_EQ(start, (0 - P) & 0xFFFFFFFFFFFFull, "48-bit start value");
+    int pe = ds_pmc_gp_program(&R.c, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_USR | DS_EVTSEL_EN, start);
+    CHECK_EQ(pe, DS_OK, "PMC0 programmed through pmc.h %s", n);
+    for (uint32_t k = 0; pe && k < R.m.msr_st_used; k++)
+        if (R.m.msr_st[k].faults)
+            printf("# faulting MSR 0x%x\n", R.m.msr_st[k].msr);
+    CHECK_EQ(ds_pmc_global_ctrl(&R.c, 1), DS_OK, "GLOBAL_CTRL");
     struct dsm_stream st; dsm_stream_init(&st, 7, 0x400000); struct dsm_event ev;
     uint64_t occ = 0;
     for (int i = 0; i < 200000; i++) {

@@ -102,7 +102,6 @@ static void test_msrs(void)
     CHECK_EQ(dsm_wrmsr(&c, 0x1903, 1ull << 32), DSM_GP, "CFG_C bit 32 not enumerated");
     wr(&c, 0x1903 + 4 * 9, 1ull << 63);          /* GP9 exists and is PEBS-capable on P */
     CHECK_EQ(dsm_rdmsr(&c, 0x1903 + 4 * 10, &v), DSM_GP, "no GP10");
-    CHECK_EQ(dsm_rdmsr(&c, 0x1903 + 2, &v), DSM_GP, "CFG_C step is 4");
     wr(&c, 0x1983 + 4 * 3, 1ull << 63);          /* fixed 3 on P (23H.5 ECX 0xF) */
     CHECK_EQ(dsm_rdmsr(&c, 0x1983 + 4 * 4, &v), DSM_GP, "no fixed 4 on P");
     mk(&c, DSM_PTL_E);
@@ -111,6 +110,13 @@ static void test_msrs(void)
     CHECK_EQ(dsm_rdmsr(&c, 0x1903 + 4 * 8, &v), DSM_GP, "E: no GP8");
     CHECK_EQ(dsm_rdmsr(&c, 0x1983 + 4 * 3, &v), DSM_GP, "E: no fixed 3 (23H.1 EBX 0x77)");
     wr(&c, 0x1983 + 4 * 4, 1ull << 63);          /* fixed 4 on E */
+    /* perfmon v6 aliases (Linux MSR_IA32_PMC_V6_*): GP0 CTR 1900H = IA32_A_PMC0, CFG_A 1901H = PERFEVTSEL0 */
+    wr(&c, 0x1900, 0xFFFFFFFFFF00ull);
+    CHECK_EQ(rd(&c, 0x4C1), 0xFFFFFFFFFF00ull, "1900H writes PMC0 full width");
+    wr(&c, 0x1901 + 4 * 2, 0x4300C0);
+    CHECK_EQ(rd(&c, 0x188), 0x4300C0, "1909H is PERFEVTSEL2");
+    wr(&c, 0x1980 + 4 * 2, 5);
+    CHECK_EQ(rd(&c, 0x30B), 5, "1988H is FIXED_CTR2");
     /* GLOBAL_STATUS bit 54 is reset through 390H */
     CHECK_EQ(dsm_wrmsr(&c, 0x390, 1ull << 54), DSM_OK, "STATUS_RESET bit 54");
 }
