@@ -5,6 +5,9 @@
 #  2. instructions per drained+decoded PEBS record per format (valgrind
 #     callgrind, measured region only), next to two plain copies of the same bytes (memcpy, word loop)
 #  3. libds size (.text/.rodata/.data/.bss) for the i386 and x86_64 builds
+#  4. instructions per PMI (callgrind): a spurious NMI and the fixed cost of
+#     a PEBS PMI, next to the issue 10 item 21 goals
+#  5. dsdump time on logs of 1,000 to 16,000 runs (issue 15: linear)
 # Builds without sanitizers in build-bench/ (callgrind and ASan do not mix).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -86,7 +89,43 @@ for arch in i386 x86_64; do
 done
 
 echo
-echo "== 4. dsdump on a log of many runs (goal: linear in runs; was 63 s for 16,000)"
+echo "== 4. instructions per PMI (callgrind Ir of one ds_pmi_handle(), model MSR emulation excluded)"
+if [ $have_bench = 1 ] && command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+  tmp4=$(mktemp -d)
+  # libds's share: ds_pmi_handle inclusive, less the adapter's MSR callbacks
+  # (model_read/model_write: the model emulating RDMSR/WRMSR, one instruction
+  # on a CPU; the call into them stays counted, as the RDMSR would be).
+  pmi_ir() {
+    valgrind --tool=callgrind --toggle-collect=bench_region --callgrind-out-file="$tmp4/pmi.$1" \
+      "$bench" pmi "$1" >/dev/null 2>&1
+    callgrind_annotate --inclusive=yes --threshold=100 "$tmp4/pmi.$1" 2>/dev/null | awk '
+      { v = $1; gsub(",", "", v) }
+      /:ds_pmi_handle / { h = v } /:model_read / { r = v } /:model_write / { w = v }
+      END { print h - r - w }'
+  }
+  sp=$(pmi_ir 0); p1=$(pmi_ir 1); p16=$(pmi_ir 16)
+  rm -rf "$tmp4"
+  awk -v sp="$sp" -v p1="$p1" -v p16="$p16" 'BEGIN {
+    per = (p16 - p1) / 15; fixed = p1 - per
+    printf "%-44s %8s %8s %s\n", "path (Skylake model, streamlined, PEBS fmt 3)", "Ir", "goal", "met"
+    printf "%-44s %8d %8s %s\n", "spurious NMI (GLOBAL_STATUS 0, PEBS below thr)", sp, "<= 100", (sp <= 100 ? "yes" : "NO")
+    printf "%-44s %8d %8s\n", "PEBS PMI, 1 record", p1, ""
+    printf "%-44s %8d %8s\n", "PEBS PMI, 16 records", p16, ""
+    printf "%-44s %8.1f %8s\n", "  per record ((16 - 1) / 15)", per, ""
+    printf "%-44s %8.1f %8s %s\n", "  fixed cost (1 record - per record)", fixed, "<= 300", (fixed <= 300 ? "yes" : "NO")
+  }'
+  cat <<'TXT'
+(issue 10 item 21; host x86_64 build of libds, so GCC may clear the result with SSE
+ stores, which the -mgeneral-regs-only kernel build cannot. The fixed cost is
+ the handler (pmi.c: result, status read, ack, re-read) plus ds_pebs_drain's
+ own per-call work (pebs.c/drain.c: area fields, bounds checks, stats).)
+TXT
+else
+  echo "skipped: needs libds core, valgrind and callgrind_annotate"
+fi
+
+echo
+echo "== 5. dsdump on a log of many runs (goal: linear in runs; was 63 s for 16,000)"
 if ninja -C "$b" -t targets all 2>/dev/null | grep -q '^dsdump_plain:'; then
   ninja -C "$b" -j2 dsdump_plain >/dev/null
   printf '%-8s %10s %8s\n' runs lines seconds

@@ -26,7 +26,14 @@ options:
   --tcg                do not use KVM even if available
   --timeout SECONDS    stop QEMU after this long (default 300)
   --no-build           do not configure/build (use what is in build/)
+  --raw                stream the whole serial log (every DSLOG line) and skip
+                       the summary
   -h, --help           this text
+
+After the boot run.sh prints a summary read from the log by dsdump: per model
+profile (or the hardware) the hot-spot table of each PEBS run, the head of each
+BTS trace, one LBR stack per run, the lost records and the kernel's verdict. It
+keeps build/run/serial.log and build/run/perf.data (open it with perf report).
 
 kernel options (key=value, passed on the kernel command line; they imply
 --kernel, since the ISO's GRUB menu has fixed entries):
@@ -41,7 +48,7 @@ example: scripts/run.sh -- tests=caps,pmi pmi=nmi
 EOT
 }
 
-arch=x86_64 uefi=0 direct=0 tcg=0 timeout_s=300 build=1 kargs=()
+arch=x86_64 uefi=0 direct=0 tcg=0 timeout_s=300 build=1 raw=0 kargs=()
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) arch=${2:?}; shift 2 ;;
@@ -50,6 +57,7 @@ while [ $# -gt 0 ]; do
     --tcg) tcg=1; shift ;;
     --timeout) timeout_s=${2:?}; shift 2 ;;
     --no-build) build=0; shift ;;
+    --raw) raw=1; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; kargs+=("$@"); break ;;
     -*) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -105,15 +113,46 @@ else
   fi
 fi
 echo "run.sh: ${qemu[*]}" >&2
+out=$b/run
+mkdir -p "$out"
+log=$out/serial.log
 set +e
-timeout -k 5 "$timeout_s" "${qemu[@]}"
-rc=$?
+if [ $raw -eq 1 ]; then
+  timeout -k 5 "$timeout_s" "${qemu[@]}" | tee "$log"
+else # boot messages, group headers, failures and skips as they come; passing
+  # checks are counted at the end; the ~1,300 DSLOG record lines go to the summary
+  timeout -k 5 "$timeout_s" "${qemu[@]}" | tee "$log" |
+    grep --line-buffered -Ev '^DSLOG 1 |^ok [0-9]+ - ([^#]|#[^ ]|# [^S])*$'
+fi
+rc=${PIPESTATUS[0]}
 set -e
 case $rc in
-  33) echo "run.sh: PASS (kernel exit code 0x10)" >&2; exit 0 ;;
-  35) echo "run.sh: FAIL: a kernel check failed (kernel exit code 0x11)" >&2; exit 1 ;;
-  0) echo "run.sh: FAIL: the guest reset or triple-faulted (QEMU exit 0 under -no-reboot)" >&2 ;;
-  124|137) echo "run.sh: FAIL: no verdict within ${timeout_s}s (hang)" >&2 ;;
-  *) echo "run.sh: FAIL: QEMU exit status $rc" >&2 ;;
+  33) verdict="PASS (kernel exit code 0x10)" ret=0 ;;
+  35) verdict="FAIL: a kernel check failed (kernel exit code 0x11)" ret=1 ;;
+  0) verdict="FAIL: the guest reset or triple-faulted (QEMU exit 0 under -no-reboot)" ret=2 ;;
+  124|137) verdict="FAIL: no verdict within ${timeout_s}s (hang)" ret=2 ;;
+  *) verdict="FAIL: QEMU exit status $rc" ret=2 ;;
 esac
-exit 2
+if [ $raw -eq 0 ]; then
+  elf=$b/kernel/libds-$arch.elf
+  dsdump=$b/libds/tools/dsdump/dsdump
+  echo
+  echo "==================== summary (dsdump -e $elf $log) ===================="
+  if [ ! -x "$dsdump" ]; then
+    echo "dsdump not built: the records stay in $log"
+  elif ! grep -q 'DSLOG 1 HDR' "$log"; then
+    echo "the kernel logged no records (see the test lines above)"
+  else
+    set +e
+    "$dsdump" -e "$elf" --limit 4 --lbr-limit 1 --lbr-entries 8 --perf-data "$out/perf.data" "$log"
+    set -e
+    grep -q 'DSLOG 1 HDR.*backend=model' "$log" &&
+      echo "(backend=model: the records come from the reference model, single-stepping the real workloads; see why= above)"
+    echo
+    echo "$(grep -c '^ok ' "$log") checks passed (listed in the serial log)"
+    echo "serial log: $log"
+    echo "perf.data:  $out/perf.data   perf report -i $out/perf.data --stdio --sort sym --no-branch-stack"
+  fi
+fi
+echo "run.sh: $verdict" >&2
+exit $ret

@@ -35,6 +35,10 @@ static void pic_disable(void)
 static void capability_report(void)
 {
     static char buf[2048];
+    k_ds_set_gp_msr((uint32_t)k_opt_u64("msr_gp", 0));
+    if (k_ds_get_gp_msr())
+        kprintf("# msr_gp=0x%x: libds's backend reports this MSR as #GP (simulated hypervisor)\n",
+                k_ds_get_gp_msr());
     int err = ds_cpu_init(&k_cpu, &k_ds_msr_ops, NULL);
     if (err == DS_OK)
         err = ds_cpu_identify(&k_cpu);

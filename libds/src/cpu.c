@@ -7,11 +7,22 @@
 #include <ds/cpu.h>
 #include "internal.h"
 
+/* A word type that may alias any object (GCC/clang may_alias). */
+typedef unsigned long __attribute__((may_alias)) ds__word;
+
 void ds__zero(void *p, size_t n)
 {
-    volatile unsigned char *b = p; /* volatile: keep it a loop, not a memset call */
-    for (size_t i = 0; i < n; i++)
-        b[i] = 0;
+    /* volatile: keep it a loop, not a memset call. One store per word while
+     * aligned (issue 10 item 21: byte stores were most of a PMI's cost). */
+    volatile unsigned char *b = p;
+    while (n && ((uintptr_t)b & (sizeof(ds__word) - 1))) {
+        *b++ = 0;
+        n--;
+    }
+    for (; n >= sizeof(ds__word); n -= sizeof(ds__word), b += sizeof(ds__word))
+        *(volatile ds__word *)(volatile void *)b = 0;
+    while (n--)
+        *b++ = 0;
 }
 
 int ds_cpu_init(struct ds_cpu *cpu, const struct ds_msr_ops *ops, void *ops_ctx)

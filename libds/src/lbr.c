@@ -104,6 +104,40 @@ static const struct ds_lbr_model models[] = {
     R(0x06, 0x8F, "Sapphire Rapids (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
     R(0x06, 0x97, "Alder Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
     R(0x06, 0x9A, "Alder Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    /* Issue 11: every later DisplayFamily_DisplayModel of Linux intel-family.h
+     * (IFM(family, model), resync of Nov 2025). Linux intel_pmu_init gives none
+     * of them a legacy lbr_init_*: their LBRs are Arch LBR
+     * (intel_pmu_arch_lbr_init with X86_FEATURE_ARCH_LBR). The row says what
+     * the model is; ds_lbr_cpu_model() still decides by CPUID.(07H,0):EDX[19]. */
+    R(0x06, 0xB7, "Raptor Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xBA, "Raptor Lake-P (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xBF, "Raptor Lake-S (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xAA, "Meteor Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xAC, "Meteor Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xB5, "Arrow Lake-U (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xC5, "Arrow Lake-H (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xC6, "Arrow Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xBD, "Lunar Lake-M (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xCC, "Panther Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xD5, "Wildcat Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xCF, "Emerald Rapids (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xAD, "Granite Rapids-X (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xAE, "Granite Rapids-D (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xD7, "Bartlett Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC | UNC),
+    R(0x06, 0xBE, "Alder Lake-N, Gracemont (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xAF, "Sierra Forest, Crestmont (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xB6, "Grand Ridge, Crestmont (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x06, 0xDD, "Clearwater Forest, Darkmont (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    /* outside family 6: DisplayFamily 19 (13H) and 18 (12H) */
+    R(0x13, 0x01, "Diamond Rapids (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x12, 0x01, "Nova Lake (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    R(0x12, 0x03, "Nova Lake-L (Arch LBR)", 0, 0x1500, 0x1600, 0x1200, 0, ARC),
+    /* Legacy parts Linux perf has no case for (no LBR there): the layout of
+     * their cores (Sunny Cove/Tremont: intel_pmu_lbr_init_skl's 32 entries with
+     * LBR_INFO; Airmont: intel_pmu_lbr_init_slm's 8 at 0x40/0x60), unconfirmed. */
+    R(0x06, 0x8A, "Lakefield (Sunny Cove/Tremont)", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS | UNC),
+    R(0x06, 0x9D, "Ice Lake NNPI", 32, 0x680, 0x6C0, 0xDC0, 0x1C9, CS | UNC),
+    R(0x06, 0x75, "Airmont NP (Lightning Mountain)", 8, 0x40, 0x60, 0, 0x1C9, SEL | UNC),
 };
 #undef R
 #undef KNL
@@ -197,18 +231,7 @@ int ds_lbr_decode(unsigned format, uint64_t from, uint64_t to, uint64_t info,
         e.mispred = (info & DS_LBR_INFO_MISPRED) != 0;
         e.cycles = (uint16_t)(info & DS_LBR_INFO_CYCLES);
         break;
-    case DS_LBR_FMT_ARCH:
-        e.from = from;
-        e.to = to;
-        e.has_mispred = e.has_tsx = true;
-        e.mispred = (info & DS_LBR_INFO_MISPRED) != 0;
-        e.in_tx = (info & DS_LBR_INFO_IN_TX) != 0;
-        e.abort = (info & DS_LBR_INFO_ABORT) != 0;
-        e.has_cycles = (info & DS_LBR_INFO_CYC_VALID) != 0;
-        e.cycles = e.has_cycles ? (uint16_t)(info & DS_LBR_INFO_CYCLES) : 0;
-        e.br_type = (int8_t)((info >> DS_LBR_INFO_BRTYPE_SHIFT) & 0xF);
-        break;
-    default:
+    default: /* DS_LBR_FMT_ARCH included: ds_lbr_decode_arch */
         return DS_ERR_LBR_BAD_FORMAT;
     }
     *out = e;
@@ -222,6 +245,32 @@ static unsigned row_format(const struct ds_lbr_model *m, unsigned format)
     if ((m->flags & DS_LBR_F_LIP_MISPRED) && format == DS_LBR_FMT_LIP)
         return DS_LBR_FMT_EIP_FLAGS;
     return format;
+}
+
+/* Arch LBR INFO, gated field by field by CPUID.1CH:ECX (Linux lbr.c
+ * intel_pmu_arch_lbr_init sets x86_lbr_mispred/cycles/type from ECX[0..2];
+ * LBR_INFO_BR_CNTR_*: 2 bits per counter from bit 32). */
+int ds_lbr_decode_arch(uint32_t ecx, uint64_t from, uint64_t to, uint64_t info, struct ds_lbr_entry *out)
+{
+    if (!out)
+        return DS_ERR_NULL;
+    struct ds_lbr_entry e = { 0 };
+    e.from = from;
+    e.to = to;
+    e.has_tsx = true;
+    e.in_tx = (info & DS_LBR_INFO_IN_TX) != 0;
+    e.abort = (info & DS_LBR_INFO_ABORT) != 0;
+    e.has_mispred = (ecx & DS_LBR_1C_ECX_MISPRED) != 0;
+    e.mispred = e.has_mispred && (info & DS_LBR_INFO_MISPRED) != 0;
+    e.has_cycles = (ecx & DS_LBR_1C_ECX_TIMED) && (info & DS_LBR_INFO_CYC_VALID);
+    e.cycles = e.has_cycles ? (uint16_t)(info & DS_LBR_INFO_CYCLES) : 0;
+    e.br_type = (ecx & DS_LBR_1C_ECX_BRTYPE) ? (int8_t)((info >> DS_LBR_INFO_BRTYPE_SHIFT) & 0xF) : -1;
+    e.br_cntr_mask = (uint8_t)((ecx >> DS_LBR_1C_ECX_CNTR_SHIFT) & 0xF);
+    for (unsigned i = 0; i < 4; i++)
+        if (e.br_cntr_mask & (1u << i))
+            e.br_cntr[i] = (uint8_t)((info >> (DS_LBR_INFO_BR_CNTR_SHIFT + 2 * i)) & 3);
+    *out = e;
+    return DS_OK;
 }
 
 int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)
@@ -343,6 +392,15 @@ static bool has_freeze_lbrs(const struct ds_caps *c)
     return c->pdcm && c->has_leaf_0a && c->perfmon_version >= 2;
 }
 
+/* Atom Bonnell 06_1CH before stepping 10: the LBRs cannot freeze on a PMI
+ * (Linux lbr.c intel_pmu_lbr_init_atom: "only models starting at stepping 10
+ * seems to have an operational LBR which can freeze on PMU interrupt"; Linux,
+ * which always freezes, disables LBR there). libds refuses only the freeze. */
+static bool atom_freeze_erratum(const struct ds_caps *c)
+{
+    return c->display_family == 0x06 && c->display_model == 0x1C && c->stepping < 10;
+}
+
 static int rmw(struct ds_cpu *cpu, uint32_t msr, uint64_t set, uint64_t clear)
 {
     uint64_t v;
@@ -398,8 +456,18 @@ static int enable_legacy(struct ds_cpu *cpu, const struct ds_lbr_model *m, const
     }
     if (cfg->freeze_on_pmi && !has_freeze_lbrs(&cpu->caps))
         return DS_ERR_LBR_NO_FREEZE;
+    if (cfg->freeze_on_pmi && atom_freeze_erratum(&cpu->caps))
+        return DS_ERR_LBR_FREEZE_ERRATUM;
     if (cfg->freeze_on_pmi && cfg->use_select && (cfg->select & DS_LBR_SELECT_EN_CALLSTACK))
         return DS_ERR_LBR_CALLSTACK_FREEZE;
+    if (cfg->freeze_on_pmi && !cfg->use_select && (m->flags & DS_LBR_F_CALLSTACK)) {
+        /* MSR_LBR_SELECT left as programmed elsewhere: its call-stack bit counts too */
+        uint64_t sel;
+        if (ds_msr_read(cpu, DS_MSR_LBR_SELECT, &sel))
+            return DS_ERR_MSR_FAULT;
+        if (sel & DS_LBR_SELECT_EN_CALLSTACK)
+            return DS_ERR_LBR_CALLSTACK_FREEZE;
+    }
     if (cfg->use_select) {
         if (ds_msr_write(cpu, DS_MSR_LBR_SELECT, cfg->select))
             return DS_ERR_MSR_FAULT;
@@ -495,7 +563,7 @@ int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned forma
                 break; /* entry 0 is newest; the first empty entry ends the stack */
             if (ds_msr_read(cpu, m->to_base + i, &to) || ds_msr_read(cpu, m->info_base + i, &info))
                 return DS_ERR_MSR_FAULT;
-            (void)ds_lbr_decode(format, from, to, info, &out[n++]);
+            (void)ds_lbr_decode_arch(cpu->caps.lbr_1c_ecx, from, to, info, &out[n++]);
         }
         *out_n = n;
         return DS_OK;
@@ -554,6 +622,18 @@ int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t 
                   struct ds_lbr_entry *out)
 {
     (void)format;
+    (void)from_raw;
+    (void)to_raw;
+    (void)info_raw;
+    if (out)
+        ds__zero(out, sizeof(*out));
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_lbr_decode_arch(uint32_t cpuid_1c_ecx, uint64_t from_raw, uint64_t to_raw, uint64_t info_raw,
+                       struct ds_lbr_entry *out)
+{
+    (void)cpuid_1c_ecx;
     (void)from_raw;
     (void)to_raw;
     (void)info_raw;

@@ -285,8 +285,10 @@ static const char *msr_name(uint32_t msr)
     case DS_MSR_IA32_PERFEVTSEL0: return "IA32_PERFEVTSEL0 (0x186)";
     case DS_MSR_IA32_PMC0: return "IA32_PMC0 (0xC1)";
     case DS_MSR_IA32_A_PMC0: return "IA32_A_PMC0 (0x4C1)";
+#if DS_CONFIG_NETBURST && DS_CONFIG_NETBURST_TABLES /* NetBurst names compiled out otherwise (ds/config.h) */
     case NB_MSR_BPU_COUNTER0: return "MSR_BPU_COUNTER0 (0x300)";
     case NB_MSR_BPU_CCCR0: return "MSR_BPU_CCCR0 (0x360)";
+#endif
     }
     return "MSR";
 }

@@ -133,7 +133,8 @@ static void lbr_row(const struct ds_lbr_model *m, bool first)
     }
     printf("%02X_%02XH  %-32s ", m->family, m->model, m->uarch);
     if (arch) {
-        printf("Arch LBR: depth from CPUID.1CH, FROM 0x%X, TO 0x%X, INFO 0x%X, no TOS (entry 0 newest)",
+        printf("Arch LBR (if CPUID.(07H,0):EDX[19]): depth from CPUID.1CH, FROM 0x%X, TO 0x%X, INFO 0x%X, "
+               "no TOS (entry 0 newest)",
                m->from_base, m->to_base, m->info_base);
     } else {
         printf("%2u entries  ", m->depth);

@@ -65,3 +65,9 @@ endforeach()
 libds_boot_test(x86_64.no_hypervisor_bit x86_64 kernel 60 --cpu qemu64,-hypervisor)
 set_tests_properties(boot.x86_64.no_hypervisor_bit PROPERTIES PASS_REGULAR_EXPRESSION
   "fixup: # SKIP wrmsr_safe\\(EFER, reserved bit 63\\) did not fault.*hypervisor bit clear.*boot.sh: PASS")
+# A hypervisor that advertises an MSR and #GPs on it (issue 10 item 15): with msr_gp=0x1A0
+# the kernel's libds backend faults IA32_MISC_ENABLE on an Intel-vendor CPU. Identification
+# must succeed, the report and the probe name the MSR, and the run ends with 0 failed.
+libds_boot_test(x86_64.msr_gp x86_64 kernel 90 --cpu Skylake-Client --append "tests=caps,e2e profile=skylake msr_gp=0x1a0")
+set_tests_properties(boot.x86_64.msr_gp PROPERTIES PASS_REGULAR_EXPRESSION
+  "ds_cpu_identify: success\\).*vendor: GenuineIntel.*misc_enable: absent \\(IA32_MISC_ENABLE \\(0x1A0\\): MSR access faulted \\(#GP\\)\\).*caps: IA32_MISC_ENABLE \\(0x1a0\\) advertised, #GP simulated.*misc_enable: fault \\(IA32_MISC_ENABLE \\(0x1A0\\): MSR access faulted \\(#GP\\)\\).* 0 failed.*boot.sh: PASS")

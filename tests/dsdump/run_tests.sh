@@ -87,6 +87,17 @@ done
 check "garbled (valid): e-acute kept in the message" python3 -c "import json,sys; d=json.load(open(sys.argv[1],encoding='utf-8')); sys.exit(0 if any(\"'h\u00e9t'\" in e['message'] for e in d['errors']) else 1)" "$work/garbled_valid.json"
 check "garbled (overlong): each bad byte becomes U+FFFD" python3 -c "import json,sys; d=json.load(open(sys.argv[1],encoding='utf-8')); sys.exit(0 if any(\"'h\ufffd\ufffdot'\" in e['message'] for e in d['errors']) else 1)" "$work/garbled_overlong.json"
 
+# --lbr-limit: at most N snapshots per log; --lbr-entries: N entries per snapshot.
+"$dsdump" --lbr-limit 0 "$dir/logs/good_fmt3.log" >"$work/lbrlim0.out" 2>/dev/null
+check "--lbr-limit 0 shows no snapshot" bash -c "! grep -q '^  \[ 0\]' '$work/lbrlim0.out' && grep -q 'more LBR snapshots in 1 log(s); --lbr-limit' '$work/lbrlim0.out'"
+"$dsdump" --lbr-limit 1 "$dir/logs/good_fmt3.log" >"$work/lbrlim1.out" 2>/dev/null
+check "--lbr-limit 1 shows the snapshot" bash -c "grep -q '^  \[ 1\]' '$work/lbrlim1.out' && ! grep -q 'more snapshots' '$work/lbrlim1.out'"
+"$dsdump" --lbr-limit x "$dir/logs/good_fmt3.log" >/dev/null 2>&1; check "bad --lbr-limit exit 2" [ $? -eq 2 ]
+"$dsdump" --lbr-entries 1 "$dir/logs/good_fmt3.log" >"$work/lbrent1.out" 2>/dev/null
+check "--lbr-entries 1: entry 0 shown, entry 1 elided" bash -c "grep -q '^  \[ 0\]' '$work/lbrent1.out' && ! grep -q '^  \[ 1\]' '$work/lbrent1.out' && grep -q '(2 entries in all; --lbr-entries)' '$work/lbrent1.out'"
+"$dsdump" --lbr-entries 2 "$dir/logs/good_fmt3.log" >"$work/lbrent2.out" 2>/dev/null
+check "--lbr-entries 2 = the whole snapshot" bash -c "grep -q '^  \[ 1\]' '$work/lbrent2.out' && ! grep -q 'entries in all' '$work/lbrent2.out'"
+
 # Usage errors.
 "$dsdump" --help | grep -q '^usage: dsdump'; check "--help" [ $? -eq 0 ]
 "$dsdump" --bogus >/dev/null 2>&1; check "bad option exit 2" [ $? -eq 2 ]

@@ -13,7 +13,8 @@ static bool lbr_entry_eq(const struct ds_lbr_entry *a, const struct ds_lbr_entry
     return a->from == b->from && a->to == b->to && a->has_mispred == b->has_mispred &&
            a->mispred == b->mispred && a->has_tsx == b->has_tsx && a->in_tx == b->in_tx &&
            a->abort == b->abort && a->has_cycles == b->has_cycles && a->cycles == b->cycles &&
-           a->br_type == b->br_type;
+           a->br_type == b->br_type && a->br_cntr_mask == b->br_cntr_mask && a->br_cntr[0] == b->br_cntr[0] &&
+           a->br_cntr[1] == b->br_cntr[1] && a->br_cntr[2] == b->br_cntr[2] && a->br_cntr[3] == b->br_cntr[3];
 }
 
 static const struct { uint16_t fam; uint8_t model; uint8_t depth; uint32_t from, to, info, tos; } ref[] = {
@@ -55,6 +56,31 @@ static const struct { uint16_t fam; uint8_t model; uint8_t depth; uint32_t from,
     {0x06, 0x57, 8, 0x680, 0x6C0, 0, 0x1C9}, {0x06, 0x85, 8, 0x680, 0x6C0, 0, 0x1C9},
     {0x06, 0x8F, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0x97, 0, 0x1500, 0x1600, 0x1200, 0},
     {0x06, 0x9A, 0, 0x1500, 0x1600, 0x1200, 0},
+    /* Issue 11, typed from Linux arch/x86/include/asm/intel-family.h (IFM(family,
+     * model); Xen resync of Nov 2025) and arch/x86/events/intel/core.c
+     * intel_pmu_init (no legacy intel_pmu_lbr_init_* for these: Arch LBR):
+     * RAPTORLAKE B7/BA/BF, METEORLAKE(_L) AC/AA, ARROWLAKE(_H,_U) C6/C5/B5,
+     * LUNARLAKE_M BD, PANTHERLAKE_L CC, WILDCATLAKE_L D5, EMERALDRAPIDS_X CF,
+     * GRANITERAPIDS_X/D AD/AE, BARTLETTLAKE D7, ATOM_GRACEMONT BE,
+     * ATOM_CRESTMONT_X AF, ATOM_CRESTMONT B6, ATOM_DARKMONT_X DD,
+     * DIAMONDRAPIDS_X IFM(19, 0x01), NOVALAKE(_L) IFM(18, 0x01/0x03). */
+    {0x06, 0xB7, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xBA, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xBF, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xAA, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xAC, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xB5, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xC5, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xC6, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xBD, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xCC, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xD5, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xCF, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xAD, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xAE, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xD7, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xBE, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xAF, 0, 0x1500, 0x1600, 0x1200, 0}, {0x06, 0xB6, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x06, 0xDD, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x13, 0x01, 0, 0x1500, 0x1600, 0x1200, 0},
+    {0x12, 0x01, 0, 0x1500, 0x1600, 0x1200, 0}, {0x12, 0x03, 0, 0x1500, 0x1600, 0x1200, 0},
+    /* LAKEFIELD 8A, ICELAKE_NNPI 9D (Sunny Cove: the Skylake layout of
+     * intel_pmu_lbr_init_skl), ATOM_AIRMONT_NP 75 (Airmont: SDM Table 17-4 row of
+     * 06_4CH, intel_pmu_lbr_init_slm) */
+    {0x06, 0x8A, 32, 0x680, 0x6C0, 0xDC0, 0x1C9}, {0x06, 0x9D, 32, 0x680, 0x6C0, 0xDC0, 0x1C9},
+    {0x06, 0x75, 8, 0x40, 0x60, 0, 0x1C9},
 };
 
 static void test_table(void)
@@ -79,7 +105,8 @@ static void test_table(void)
             CHECK(all[i].family != all[j].family || all[i].model != all[j].model, "no duplicate key");
     const struct ds_lbr_model *m;
     static const struct { uint16_t f; uint8_t m; } unknown[] = {
-        {0x06, 0x09}, {0x06, 0xFF}, {0x0F, 0x05}, {0x05, 0x02}, {0x06, 0x01}, {0x19, 0x01}, {0x06, 0xAA} };
+        {0x06, 0x09}, {0x06, 0xFF}, {0x0F, 0x05}, {0x05, 0x02}, {0x06, 0x01}, {0x19, 0x01}, {0x06, 0xAB},
+        {0x13, 0x02}, {0x12, 0x02}, {0x13, 0x00}, {0x12, 0x00}, {0x06, 0x03} };
     for (size_t i = 0; i < N(unknown); i++)
         CHECK_EQ(ds_lbr_lookup(unknown[i].f, unknown[i].m, &m), DS_ERR_LBR_UNKNOWN_MODEL,
                  "%02X_%02XH unknown, never guessed", unknown[i].f, unknown[i].m);
@@ -121,20 +148,25 @@ static void test_decode(void)
     CHECK_EQ(ds_lbr_decode(7, 1, 2, (1ull << 63) | (1ull << 62) | 77, &e), DS_OK, "fmt 7");
     CHECK(e.mispred && !e.has_tsx && !e.in_tx && e.cycles == 77, "fmt 7 no TSX");
     /* Arch LBR INFO */
-    CHECK_EQ(ds_lbr_decode(DS_LBR_FMT_ARCH, 1, 2, (1ull << 60) | (5ull << 56) | 99, &e), DS_OK, "arch");
+    CHECK_EQ(ds_lbr_decode_arch(7, 1, 2, (1ull << 60) | (5ull << 56) | 99, &e), DS_OK, "arch");
     CHECK(e.has_cycles && e.cycles == 99 && e.br_type == 5 && !e.mispred, "arch info");
-    CHECK_EQ(ds_lbr_decode(DS_LBR_FMT_ARCH, 1, 2, 99, &e), DS_OK, "arch no cyc");
+    CHECK_EQ(ds_lbr_decode_arch(7, 1, 2, 99, &e), DS_OK, "arch no cyc");
     CHECK(!e.has_cycles && e.cycles == 0, "cycle count only when CYC_CNT_VALID");
+    CHECK_EQ(ds_lbr_decode(DS_LBR_FMT_ARCH, 1, 2, 99, &e), DS_ERR_LBR_BAD_FORMAT,
+             "Arch INFO depends on CPUID.1CH:ECX: ds_lbr_decode_arch");
+    CHECK_EQ(ds_lbr_decode_arch(7, 1, 2, 99, NULL), DS_ERR_NULL, "arch null");
     CHECK_EQ(ds_lbr_decode(8, 0, 0, 0, &e), DS_ERR_LBR_BAD_FORMAT, "fmt 8");
     CHECK_EQ(ds_lbr_decode(0x3F, 0, 0, 0, &e), DS_ERR_LBR_BAD_FORMAT, "fmt 63");
     CHECK_EQ(ds_lbr_decode(1, 0, 0, 0, NULL), DS_ERR_NULL, "null");
 }
 
+/* CPUID.01H:EAX for a DisplayFamily_DisplayModel (SDM Vol. 2A CPUID: family
+ * field 0FH plus extended family [27:20] from DisplayFamily 0FH on; extended
+ * model [19:16] for family fields 06H and 0FH) */
 static uint32_t sig_of(uint16_t fam, uint8_t model)
 {
-    if (fam == 0xF)
-        return 0xF00u | ((model & 0xFu) << 4) | ((uint32_t)(model >> 4) << 16);
-    return 0x600u | ((model & 0xFu) << 4) | ((uint32_t)(model >> 4) << 16);
+    uint32_t f = fam >= 0xF ? 0xF : fam, ext = fam >= 0xF ? fam - 0xFu : 0;
+    return (ext << 20) | (f << 8) | ((model & 0xFu) << 4) | ((uint32_t)(model >> 4) << 16);
 }
 
 static void lbr_cpu(struct fake_pmu *f, struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned perfmon_v,
@@ -164,13 +196,53 @@ static void lbr_cpu(struct fake_pmu *f, struct ds_cpu *cpu, const struct ds_lbr_
     unsigned depth = m->depth ? m->depth : 64;
     for (unsigned i = 0; i < depth; i++) {
         /* distinct, recognisable raw values per slot */
-        fp_set(f, m->from_base + i, 0x00007F0000001000ull + i * 0x10);
+        fp_set(f, m->from_base + i, 0x00007F0000001000ull + i * 0x10 + (i % 3 == 1 ? 1ull << 63 : 0));
         if (m->to_base != m->from_base)
             fp_set(f, m->to_base + i, 0x00007F0000100000ull + i * 0x10);
         if (m->info_base)
             fp_set(f, m->info_base + i, (i & 1 ? 1ull << 63 : 0) | (1ull << 60) | (100 + i));
     }
     CHECK_EQ(fp_identify(f, cpu), DS_OK, "identify %02X_%02XH", m->family, m->model);
+}
+
+/* What lbr_cpu's slot @idx must decode to in format @fmt, written from the SDM
+ * record formats (Vol. 3B "LBR Stack" format table; reference lbr.md), not
+ * from ds_lbr_decode: FROM = 0x7F0000001000 + 16 idx with bit 63 set when
+ * idx % 3 == 1, TO = 0x7F0000100000 + 16 idx, INFO (rows with one) bit 63 on
+ * odd slots, cycles 100 + idx. */
+static struct ds_lbr_entry expect_slot(unsigned fmt, const struct ds_lbr_model *m, unsigned idx)
+{
+    uint64_t addr = 0x00007F0000001000ull + idx * 0x10, to = 0x00007F0000100000ull + idx * 0x10;
+    bool bit63 = idx % 3 == 1;
+    struct ds_lbr_entry e = { 0 };
+    e.br_type = -1;
+    e.to = to;
+    switch (fmt) {
+    case 0: /* one MSR: FROM 31:0, TO 63:32 */
+        e.from = addr & 0xFFFFFFFFull;
+        e.to = 0x7F00u | (bit63 ? 0x80000000u : 0);
+        break;
+    case 1: case 2: /* addresses as is */
+        e.from = addr | (bit63 ? 1ull << 63 : 0);
+        break;
+    case 3: case 4: case 6: /* FROM[63] mispredict (4: 62 IN_TX, 61 ABORT; 6: TO[63:48] cycles = 0) */
+        e.from = addr;
+        e.has_mispred = true;
+        e.mispred = bit63;
+        e.has_tsx = fmt == 4;
+        e.has_cycles = fmt == 6;
+        break;
+    case 5: case 7: /* LBR_INFO: 63 mispredict, 15:0 cycles (5: TSX 62/61) */
+        e.from = addr | (bit63 ? 1ull << 63 : 0);
+        e.has_mispred = e.has_cycles = true;
+        e.has_tsx = fmt == 5;
+        if (m->info_base) {
+            e.mispred = idx & 1;
+            e.cycles = (uint16_t)(100 + idx);
+        }
+        break;
+    }
+    return e;
 }
 
 /* Knights Landing 06_57H / Knights Mill 06_85H report format 1 (LIP) but keep
@@ -202,7 +274,7 @@ static void test_reader_every_row(void)
                 CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_OK, "arch read");
                 CHECK_EQ(got, valid, "arch stops at first empty entry");
                 for (unsigned k = 0; k < got; k++) {
-                    ds_lbr_decode(DS_LBR_FMT_ARCH, fp_get(&f, m->from_base + k), fp_get(&f, m->to_base + k),
+                    ds_lbr_decode_arch(7, fp_get(&f, m->from_base + k), fp_get(&f, m->to_base + k),
                                   fp_get(&f, m->info_base + k), &want);
                     CHECK(lbr_entry_eq(&out[k], &want) && out[k].from == 0x401000 + k,
                           "arch entry %u newest first", k);
@@ -236,9 +308,7 @@ static void test_reader_every_row(void)
                 CHECK_EQ(got, m->depth, "all entries");
                 for (unsigned k = 0; k < m->depth; k++) {
                     unsigned idx = (tos + m->depth - k) % m->depth;
-                    uint64_t info = ((fmt == 5 || fmt == 7) && m->info_base) ? fp_get(&f, m->info_base + idx) : 0;
-                    ds_lbr_decode(eff, fp_get(&f, m->from_base + idx),
-                                  fmt == 0 ? 0 : fp_get(&f, m->to_base + idx), info, &want);
+                    want = expect_slot(eff, m, idx);
                     CHECK(lbr_entry_eq(&out[k], &want), "%02X_%02XH fmt %u tos %u entry %u is slot %u",
                           m->family, m->model, fmt, tos, k, idx);
                 }
@@ -334,6 +404,17 @@ static void test_callstack_freeze(void)
     fp_set(&f, DS_MSR_IA32_DEBUGCTL, 1ull << 11);
     CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "defaults over stale freeze");
     CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1, "legacy: stale FREEZE_LBRS_ON_PMI cleared");
+    /* freeze without use_select over an LBR_SELECT already in call-stack mode */
+    fp_set(&f, DS_MSR_LBR_SELECT, DS_LBR_SELECT_EN_CALLSTACK | DS_LBR_SELECT_CPL_EQ_0);
+    fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+    struct ds_lbr_config fz = { .freeze_on_pmi = true };
+    fp_clear_log(&f);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &fz), DS_ERR_LBR_CALLSTACK_FREEZE, "stale LBR_SELECT[9] + freeze");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    fp_set(&f, DS_MSR_LBR_SELECT, DS_LBR_SELECT_CPL_EQ_0);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &fz), DS_OK, "LBR_SELECT without call stack + freeze");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0x801, "LBR | FREEZE");
+    CHECK_EQ(fp_get(&f, DS_MSR_LBR_SELECT), DS_LBR_SELECT_CPL_EQ_0, "LBR_SELECT untouched");
 
     ds_lbr_lookup(6, 0x97, &m);  /* Arch LBR row */
     lbr_cpu(&f, &cpu, m, 5, true, 0);
@@ -481,6 +562,235 @@ static void test_not_intel(void)
     CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_ERR_NOT_INTEL, "no Arch LBR descriptor for AMD");
 }
 
+/* Issue 10 item 12 / issue 11: Arch LBR INFO fields exist only where
+ * CPUID.1CH:ECX says the CPU records them (Linux perf_event.h union
+ * cpuid28_ecx: bit 0 lbr_mispred, 1 lbr_timed_lbr, 2 lbr_br_type, 19:16
+ * lbr_counters; lbr.c intel_pmu_arch_lbr_init enables the decode of each only
+ * with its bit). Branch counters: INFO bits 32+2i..33+2i for GP counter i
+ * (Linux msr-index.h LBR_INFO_BR_CNTR_OFFSET 32, _BITS 2, _NUM 4). */
+static void test_arch_info_gating(void)
+{
+    /* every field set in the raw INFO: MISPRED, IN_TX, CYC_CNT_VALID, type 5, cycles 99,
+     * counters 0..3 = 3, 1, 2, 3 (bits 39:32 = 0b11_10_01_11) */
+    const uint64_t info = (1ull << 63) | (1ull << 62) | (1ull << 60) | (5ull << 56) | (0xE7ull << 32) | 99;
+    static const struct {
+        uint32_t ecx;
+        bool mis, cyc;
+        int8_t type;
+        uint8_t mask, c[4];
+    } want[] = {
+        { 0x0, false, false, -1, 0x0, { 0, 0, 0, 0 } },
+        { 0x1, true, false, -1, 0x0, { 0, 0, 0, 0 } },
+        { 0x2, false, true, -1, 0x0, { 0, 0, 0, 0 } },
+        { 0x4, false, false, 5, 0x0, { 0, 0, 0, 0 } },
+        { 0x7, true, true, 5, 0x0, { 0, 0, 0, 0 } },
+        { 0x1u << 16, false, false, -1, 0x1, { 3, 0, 0, 0 } },
+        { 0x5u << 16, false, false, -1, 0x5, { 3, 0, 2, 0 } },
+        { 0xFu << 16 | 0x7, true, true, 5, 0xF, { 3, 1, 2, 3 } },
+        { 0x8u << 16, false, false, -1, 0x8, { 0, 0, 0, 3 } },
+        { 0xFFFFFFF8u, false, false, -1, 0xF, { 3, 1, 2, 3 } }, /* reserved bits ignored */
+    };
+    for (unsigned i = 0; i < N(want); i++) {
+        struct ds_lbr_entry e;
+        CHECK_EQ(ds_lbr_decode_arch(want[i].ecx, 0x401000, 0x402000, info, &e), DS_OK, "decode");
+        CHECK(e.from == 0x401000 && e.to == 0x402000 && e.in_tx && !e.abort, "addresses, TSX bits");
+        CHECK(e.has_mispred == want[i].mis && e.mispred == want[i].mis, "ECX %#x: mispredict", want[i].ecx);
+        CHECK(e.has_cycles == want[i].cyc && e.cycles == (want[i].cyc ? 99 : 0), "ECX %#x: cycles", want[i].ecx);
+        CHECK_EQ(e.br_type, want[i].type, "ECX %#x: branch type", want[i].ecx);
+        CHECK_EQ(e.br_cntr_mask, want[i].mask, "ECX %#x: counters logged", want[i].ecx);
+        for (unsigned c = 0; c < 4; c++)
+            CHECK_EQ(e.br_cntr[c], want[i].c[c], "ECX %#x: counter %u", want[i].ecx, c);
+    }
+    /* timed LBR enumerated but CYC_CNT_VALID clear: no cycle count */
+    struct ds_lbr_entry e;
+    ds_lbr_decode_arch(0x2, 1, 2, 1234, &e);
+    CHECK(!e.has_cycles && e.cycles == 0, "CYC_CNT_VALID clear");
+
+    /* through ds_lbr_read: a CPU whose leaf 1CH ECX is 0 records none of them */
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x8F, &m);
+    lbr_cpu(&f, &cpu, m, 5, true, 0);
+    for (int l = 0; l < f.nleaves; l++)
+        if (f.leaves[l].leaf == 0x1C)
+            f.leaves[l].r[2] = 0;
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+    fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 8);
+    fp_set(&f, 0x1501, 0);
+    fp_set(&f, 0x1200, info);
+    struct ds_lbr_entry out[64];
+    size_t got;
+    CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_OK, "read");
+    CHECK_EQ(got, 1, "one entry");
+    CHECK(!out[0].has_mispred && !out[0].mispred && !out[0].has_cycles && out[0].cycles == 0 &&
+          out[0].br_type == -1 && out[0].br_cntr_mask == 0, "ECX = 0: nothing recorded");
+    for (int l = 0; l < f.nleaves; l++)
+        if (f.leaves[l].leaf == 0x1C)
+            f.leaves[l].r[2] = 0x30007;   /* counters 0 and 1 */
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+    CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_OK, "read");
+    CHECK(out[0].has_mispred && out[0].mispred && out[0].has_cycles && out[0].cycles == 99 &&
+          out[0].br_type == 5 && out[0].br_cntr_mask == 3 && out[0].br_cntr[0] == 3 && out[0].br_cntr[1] == 1 &&
+          out[0].br_cntr[2] == 0, "ECX = 0x30007: all recorded, counters 0 and 1");
+}
+
+/* Issue 11: parts outside family 6 (family field 0FH + extended family: SDM
+ * Vol. 2A CPUID DisplayFamily rule) identify as their own rows, typed here as
+ * raw CPUID.01H:EAX: Diamond Rapids 0x00400F10 (19_01), Nova Lake 0x00300F10
+ * (18_01) and 0x00300F30 (18_03). */
+static void test_new_families(void)
+{
+    static const struct { uint32_t sig; uint16_t fam; uint8_t model; } p[] = {
+        { 0x00400F10, 0x13, 0x01 }, { 0x00300F10, 0x12, 0x01 }, { 0x00300F30, 0x12, 0x03 } };
+    for (unsigned i = 0; i < N(p); i++) {
+        for (unsigned arch = 0; arch < 2; arch++) {
+            struct fake_pmu f;
+            struct ds_cpu cpu;
+            const struct ds_lbr_model *cm;
+            fp_reset(&f);
+            fp_intel(&f, 0x1C, p[i].sig, 0, 1u << 21);
+            fp_cpuid_set(&f, 7, 0, 0, 0, 0, arch ? 1u << 19 : 0);
+            fp_cpuid_set(&f, 0x1C, 0, 0x80, 0x7, 0x7, 0);
+            fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+            CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+            CHECK(cpu.caps.display_family == p[i].fam && cpu.caps.display_model == p[i].model, "%X_%02XH",
+                  p[i].fam, p[i].model);
+            int e = ds_lbr_cpu_model(&cpu, &cm);
+            if (!arch) {
+                CHECK_EQ(e, DS_ERR_LBR_ARCH_HIDDEN, "%X_%02XH without EDX[19]", p[i].fam, p[i].model);
+                continue;
+            }
+            CHECK_EQ(e, DS_OK, "%X_%02XH with EDX[19]", p[i].fam, p[i].model);
+            CHECK(cm && cm->family == p[i].fam && cm->model == p[i].model && (cm->flags & DS_LBR_F_ARCH),
+                  "its own Arch row");
+        }
+    }
+}
+
+/* Issue 10 item 11 (LBR part): Atom 06_1CH (Bonnell, Linux model 28) before
+ * stepping 10 cannot freeze LBRs on a PMI (Linux lbr.c intel_pmu_lbr_init_atom:
+ * x86_model == 28 && x86_stepping < 10 -> "LBR disabled due to erratum"). */
+static void test_atom_freeze_erratum(void)
+{
+    static const struct { uint8_t model, stepping; int want; } c[] = {
+        { 0x1C, 0, DS_ERR_LBR_FREEZE_ERRATUM }, { 0x1C, 2, DS_ERR_LBR_FREEZE_ERRATUM },
+        { 0x1C, 9, DS_ERR_LBR_FREEZE_ERRATUM }, { 0x1C, 10, DS_OK }, { 0x1C, 15, DS_OK },
+        { 0x26, 1, DS_OK }, { 0x36, 1, DS_OK },   /* other Bonnell/Saltwell models: no such rule */
+    };
+    for (unsigned i = 0; i < N(c); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        const struct ds_lbr_model *m;
+        CHECK_EQ(ds_lbr_lookup(6, c[i].model, &m), DS_OK, "row");
+        fp_reset(&f);
+        /* CPUID.01H:EAX typed directly: family 6, model [7:4] + ext model [19:16], stepping [3:0] */
+        uint32_t sig = 0x600u | ((uint32_t)(c[i].model >> 4) << 16) | ((c[i].model & 0xFu) << 4) | c[i].stepping;
+        fp_intel(&f, 0xA, sig, 1u << 15, 1u << 21);
+        fp_cpuid_set(&f, 0xA, 0, 0x07280203, 0, 0, 0x603);  /* perfmon v3 */
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0);
+        fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        struct ds_lbr_config fr = { .freeze_on_pmi = true };
+        CHECK_EQ(ds_lbr_enable(&cpu, m, &fr), c[i].want, "06_%02XH stepping %u: freeze", c[i].model, c[i].stepping);
+        if (c[i].want) {
+            CHECK_EQ(f.nlog, 0, "refused before any MSR access");
+            /* LBR without the freeze is allowed and clears a stale freeze bit */
+            fp_set(&f, DS_MSR_IA32_DEBUGCTL, 1ull << 11);
+            CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "without freeze");
+            CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 1, "LBR on, stale freeze cleared");
+        } else {
+            CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0x801, "LBR | FREEZE_LBRS_ON_PMI");
+        }
+    }
+}
+
+/* Real silicon (issue 11): CPUID words of logical CPU #0 (and the first E-core
+ * where it differs) typed from the dumps in ../shared/cpuid/ (file name's
+ * part in the comment; leaf 0 EAX, 01H EAX, (07H,0) EDX, 1CH EAX/EBX/ECX).
+ * Expected LBR source independently: legacy depth from SDM Table 17-4 / the
+ * Linux lbr_init_* of the model, Arch LBR when EDX[19] is set, its depth
+ * 8 * (highest set bit of 1CH:EAX[7:0] + 1) per the SDM leaf 1CH definition. */
+static void test_real_cpuid(void)
+{
+    static const struct {
+        const char *part;
+        uint32_t max, sig, edx7, a1c, b1c, c1c;
+        uint16_t fam;
+        uint8_t model, depth; /* depth 0: Arch LBR (then 32 from 1CH:EAX = 0x..0B) */
+    } d[] = {
+        { "Merom/Conroe", 0xA, 0x000006F6, 0, 0, 0, 0, 0x06, 0x0F, 4 },
+        { "P4_Northwood", 0x2, 0x00000F24, 0, 0, 0, 0, 0x0F, 0x02, 4 },
+        { "P4_CedarMill", 0x6, 0x00000F65, 0, 0, 0, 0, 0x0F, 0x06, 16 },
+        { "Penryn", 0xA, 0x00010676, 0, 0, 0, 0, 0x06, 0x17, 4 },
+        { "Nehalem", 0xB, 0x000106A1, 0, 0, 0, 0, 0x06, 0x1A, 16 },
+        { "SandyBridge", 0xD, 0x000206A7, 0, 0, 0, 0, 0x06, 0x2A, 16 },
+        { "Silvermont", 0xB, 0x00030678, 0, 0, 0, 0, 0x06, 0x37, 8 },
+        { "Haswell", 0xD, 0x000306C3, 0, 0, 0, 0, 0x06, 0x3C, 16 },
+        { "BroadwellE", 0x14, 0x000406F1, 0, 0, 0, 0, 0x06, 0x4F, 16 },
+        { "SkylakeX", 0x16, 0x00050654, 0, 0, 0, 0, 0x06, 0x55, 32 },
+        { "KnightsLanding", 0xD, 0x00050671, 0x04000000, 0, 0, 0, 0x06, 0x57, 8 },
+        { "Goldmont", 0x15, 0x000506C9, 0, 0, 0, 0, 0x06, 0x5C, 32 },
+        { "Skylake", 0x16, 0x000506E3, 0, 0, 0, 0, 0x06, 0x5E, 32 },
+        { "ICX", 0x1B, 0x000606A6, 0xBC040412, 0, 0, 0, 0x06, 0x6A, 32 },
+        { "GoldmontPlus", 0x18, 0x000706A8, 0xAC000400, 0, 0, 0, 0x06, 0x7A, 32 },
+        { "JasperLake", 0x1B, 0x000906C0, 0xFC000400, 0, 0, 0, 0x06, 0x9C, 32 },
+        { "SapphireRapids", 0x20, 0x000806F8, 0xFFDD4430, 0x4000000B, 7, 7, 0x06, 0x8F, 0 },
+        { "AlderLake", 0x20, 0x00090672, 0xFC984510, 0x4000000B, 7, 7, 0x06, 0x97, 0 },
+        { "MeteorLake P", 0x23, 0x000A06A4, 0xFC18C410, 0x4000000B, 7, 7, 0x06, 0xAA, 0 },
+        { "MeteorLake E", 0x23, 0x000A06A4, 0xFC18C410, 0xC000000B, 7, 7, 0x06, 0xAA, 0 },
+        { "LunarLake P", 0x23, 0x000B06D1, 0xFC1CC430, 0x4000000B, 7, 0xF0007, 0x06, 0xBD, 0 },
+        { "LunarLake E", 0x23, 0x000B06D1, 0xFC1CC430, 0xC000000B, 7, 0xF0007, 0x06, 0xBD, 0 },
+        { "ArrowLake P", 0x23, 0x000C0662, 0xFC18C430, 0x4000000B, 7, 0xF0007, 0x06, 0xC6, 0 },
+        { "PantherLakeL P", 0x28, 0x000C06C3, 0xFC18C430, 0x4000000B, 7, 0xF0007, 0x06, 0xCC, 0 },
+        { "EmeraldRapids", 0x20, 0x000C06F2, 0xFFDD4432, 0x4000000B, 7, 7, 0x06, 0xCF, 0 },
+    };
+    for (unsigned i = 0; i < N(d); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        const struct ds_lbr_model *m = NULL;
+        fp_reset(&f);
+        fp_intel(&f, d[i].max, d[i].sig, 0, 1u << 21);
+        if (d[i].max >= 7)
+            fp_cpuid_set(&f, 7, 0, 0, 0, 0, d[i].edx7);
+        if (d[i].max >= 0x1C)
+            fp_cpuid_set(&f, 0x1C, 0, d[i].a1c, d[i].b1c, d[i].c1c, 0);
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+        fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 0);
+        fp_set(&f, DS_MSR_IA32_LBR_CTL, 0);
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "%s: identify", d[i].part);
+        CHECK_EQ(ds_lbr_cpu_model(&cpu, &m), DS_OK, "%s: LBR source", d[i].part);
+        if (!m)
+            continue;
+        CHECK(m->family == d[i].fam && m->model == d[i].model, "%s: row %02X_%02XH", d[i].part, d[i].fam,
+              d[i].model);
+        CHECK_EQ(!!(m->flags & DS_LBR_F_ARCH), d[i].depth == 0, "%s: Arch LBR iff EDX[19]", d[i].part);
+        if (d[i].depth) {
+            CHECK_EQ(m->depth, d[i].depth, "%s: legacy depth", d[i].part);
+            continue;
+        }
+        CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "%s: enable", d[i].part);
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_DEPTH), 32, "%s: depth 32 from 1CH:EAX[7:0] = 0x0B", d[i].part);
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), 0x7F0007, "%s: LBREn|OS|USR|all branch types", d[i].part);
+        /* one entry: branch counters logged exactly where 1CH:ECX[19:16] says */
+        fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 32);
+        fp_set(&f, 0x1500, 0x401000);
+        fp_set(&f, 0x1600, 0x402000);
+        fp_set(&f, 0x1200, (1ull << 63) | (0xE4ull << 32));
+        fp_set(&f, 0x1501, 0);
+        struct ds_lbr_entry out[64];
+        size_t got = 0;
+        CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 64, &got), DS_OK, "%s: read", d[i].part);
+        CHECK(got == 1 && out[0].has_mispred && out[0].mispred, "%s: one mispredicted entry", d[i].part);
+        bool cntr = d[i].c1c & 0xF0000;
+        CHECK_EQ(out[0].br_cntr_mask, cntr ? 0xF : 0, "%s: counters logged", d[i].part);
+        CHECK(!cntr || (out[0].br_cntr[0] == 0 && out[0].br_cntr[1] == 1 && out[0].br_cntr[2] == 2 &&
+                        out[0].br_cntr[3] == 3), "%s: INFO[39:32] = 0xE4", d[i].part);
+    }
+}
+
 static void test_enable(void)
 {
     struct fake_pmu f;
@@ -557,6 +867,10 @@ int main(void)
     test_callstack_freeze();
     test_arch_hidden();
     test_not_intel();
+    test_arch_info_gating();
+    test_new_families();
+    test_atom_freeze_erratum();
+    test_real_cpuid();
     test_enable();
     return check_summary();
 }

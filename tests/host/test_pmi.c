@@ -8,6 +8,7 @@
 #include "check.h"
 #include "ds_env.h"
 #include <ds/ds.h>
+#include "../../libds/src/internal.h"
 
 static int take(void *a, const struct ds_pebs_sample *s) { (void)s; (*(int *)a)++; return 0; }
 static int take_bts(void *a, const struct ds_bts_branch *b) { (void)b; (*(int *)a)++; return 0; }
@@ -425,8 +426,26 @@ static void test_lbr_frz_not_acked(void)
     CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &bad), DS_ERR_PMI_LBR_BUF, "cap 0");
 }
 
+/* ds__zero stores words since issue 10 item 21: every start alignment and
+ * length around the word size clears exactly [off, off + len). */
+static void test_zero_bounds(void)
+{
+    unsigned char b[64];
+    unsigned bad = 0;
+    for (size_t off = 0; off < 16; off++)
+        for (size_t len = 0; len <= 40; len++) {
+            memset(b, 0xAA, sizeof(b));
+            ds__zero(b + off, len);
+            for (size_t i = 0; i < sizeof(b); i++)
+                if (b[i] != ((i >= off && i < off + len) ? 0 : 0xAA))
+                    bad++;
+        }
+    CHECK_EQ(bad, 0, "ds__zero clears exactly its range (16 offsets x 41 lengths)");
+}
+
 int main(void)
 {
+    test_zero_bounds();
     test_lbr_frz_not_acked();
     test_legacy_restore_only_ours();
     test_freeze_off_clears();

@@ -114,5 +114,9 @@ static inline void k_wrmsr(uint32_t msr, uint64_t val)
  * DS_ERR_MSR_FAULT. Defined in kernel/src/dsglue.c. */
 struct ds_msr_ops;
 extern const struct ds_msr_ops k_ds_msr_ops;
+/* Kernel option msr_gp=ADDR: k_ds_msr_ops reports ADDR as #GP (simulates a
+ * hypervisor that advertises an MSR and faults on it). 0 = off. */
+void k_ds_set_gp_msr(uint32_t msr);
+uint32_t k_ds_get_gp_msr(void);
 
 #endif

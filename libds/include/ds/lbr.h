@@ -81,6 +81,15 @@ extern "C" {
 #define DS_LBR_INFO_CYC_VALID (1ull << 60)   /* Arch LBR */
 #define DS_LBR_INFO_BRTYPE_SHIFT 56          /* Arch LBR, bits 59:56 */
 #define DS_LBR_INFO_CYCLES    0xFFFFull
+/* Arch LBR INFO[39:32]: branch counters, 2 bits per GP counter 0..3, saturating
+ * at 3 (Linux msr-index.h LBR_INFO_BR_CNTR_*) */
+#define DS_LBR_INFO_BR_CNTR_SHIFT 32
+/* CPUID.1CH:ECX (Linux perf_event.h union cpuid28_ecx; reference msr.md): which
+ * Arch LBR INFO fields the CPU records */
+#define DS_LBR_1C_ECX_MISPRED    (1u << 0)    /* INFO[63] */
+#define DS_LBR_1C_ECX_TIMED      (1u << 1)    /* INFO[60], [15:0] cycle count */
+#define DS_LBR_1C_ECX_BRTYPE     (1u << 2)    /* INFO[59:56] */
+#define DS_LBR_1C_ECX_CNTR_SHIFT 16           /* [19:16]: GP counters 0-3 logged in INFO[39:32] */
 
 /* LBR formats (IA32_PERF_CAPABILITIES[5:0]); DS_LBR_FMT_ARCH is libds's own tag */
 enum ds_lbr_format {
@@ -150,16 +159,35 @@ struct ds_lbr_entry {
     bool has_cycles;         /* cycle count valid */
     uint16_t cycles;
     int8_t br_type;          /* Arch LBR branch type 0..15, -1 when not reported */
+    /* Arch LBR branch counters (appended): br_cntr_mask bit i set = GP counter i
+     * is logged (CPUID.1CH:ECX[16+i]); br_cntr[i] = INFO[33+2i:32+2i]
+     * occurrences of counter i's event (3 = 3 or more), 0 where not logged. */
+    uint8_t br_cntr_mask;
+    uint8_t br_cntr[4];
 };
 
 /*
- * Decode raw MSR values of one record in @format. For DS_LBR_FMT_32 pass the
- * packed MSR as @from_raw (@to_raw ignored). @info_raw is used by formats
- * INFO, INFO2 and ARCH. DS_ERR_LBR_BAD_FORMAT for other values, DS_ERR_NULL.
- * MSRs: none. NMI-safe: yes (pure).
+ * Decode raw MSR values of one record in @format (0..7). For DS_LBR_FMT_32
+ * pass the packed MSR as @from_raw (@to_raw ignored). @info_raw is used by
+ * formats INFO and INFO2. DS_ERR_LBR_BAD_FORMAT for other values, including
+ * DS_LBR_FMT_ARCH: what an Arch LBR INFO holds depends on the CPU
+ * (ds_lbr_decode_arch). DS_ERR_NULL. MSRs: none. NMI-safe: yes (pure).
  */
 int ds_lbr_decode(unsigned format, uint64_t from_raw, uint64_t to_raw, uint64_t info_raw,
                   struct ds_lbr_entry *out);
+
+/*
+ * Decode one Arch LBR record (IA32_LBR_x_FROM_IP/TO_IP/INFO) for a CPU whose
+ * CPUID.1CH:ECX is @cpuid_1c_ecx (caps.lbr_1c_ecx): a field the CPU does not
+ * record reads "not recorded", never 0: has_mispred only with ECX[0];
+ * has_cycles only with ECX[1] and INFO[60] (CYC_CNT_VALID); br_type -1
+ * unless ECX[2]; br_cntr_mask = ECX[19:16] and br_cntr[i] from INFO[39:32]
+ * (SDM Vol. 3B "Architectural Last Branch Records"; Linux lbr.c
+ * intel_pmu_arch_lbr_init / intel_pmu_store_lbr). in_tx/abort: INFO[62]/[61].
+ * DS_ERR_NULL. MSRs: none. NMI-safe: yes (pure).
+ */
+int ds_lbr_decode_arch(uint32_t cpuid_1c_ecx, uint64_t from_raw, uint64_t to_raw, uint64_t info_raw,
+                       struct ds_lbr_entry *out);
 
 /*
  * The format to decode @m's records with: caps.lbr_format when
@@ -205,16 +233,21 @@ struct ds_lbr_config {
  * with freeze_on_pmi is refused (DS_ERR_LBR_CALLSTACK_FREEZE): a PMI near a
  * call/return corrupts the stack (Linux __intel_pmu_lbr_enable clears the
  * freeze in call-stack mode). Without use_select MSR_LBR_SELECT is left as
- * it is: the caller who set its bit 9 elsewhere must not ask for the freeze.
+ * it is; on call-stack rows (DS_LBR_F_CALLSTACK) freeze_on_pmi then reads it
+ * and refuses when its bit 9 is already set.
  * @cfg may be NULL (defaults). The model row must be the CPU's own
  * (caps.display_family/model), else DS_ERR_INVAL.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_INVAL,
  * DS_ERR_LBR_NO_FREEZE, DS_ERR_LBR_NO_SELECT, DS_ERR_LBR_BAD_SELECT,
- * DS_ERR_LBR_CALLSTACK_FREEZE,
+ * DS_ERR_LBR_CALLSTACK_FREEZE, DS_ERR_LBR_FREEZE_ERRATUM (freeze_on_pmi on
+ * Atom 06_1CH stepping < 10, whose LBRs cannot freeze on a PMI: Linux
+ * intel_pmu_lbr_init_atom disables LBR there; libds refuses only the freeze,
+ * LBR without it is allowed and unverified here),
  * DS_ERR_LBR_ARCH_DEPTH, DS_ERR_UNSUPPORTED (NetBurst row with
  * DS_CONFIG_NETBURST=0), DS_ERR_MSR_FAULT (earlier writes of the sequence
  * stay done).
- * MSRs: family 6: writes MSR_LBR_SELECT (0x1C8) when use_select; reads and
+ * MSRs: family 6: writes MSR_LBR_SELECT (0x1C8) when use_select, reads it
+ * with freeze_on_pmi and no use_select on call-stack rows; reads and
  * writes IA32_DEBUGCTL (0x1D9). NetBurst: reads and writes MSR_DEBUGCTLA
  * (0x1D9). Arch LBR: reads and writes IA32_DEBUGCTL (bit 11 only);
  * writes IA32_LBR_DEPTH (0x14CF), IA32_LBR_CTL (0x14CE);
@@ -250,7 +283,8 @@ int ds_lbr_unfreeze(struct ds_cpu *cpu, const struct ds_lbr_model *m);
  * RDMSR TOS (value must be within 0..tos_max, else DS_ERR_LBR_BAD_TOS), then
  * entry k = (TOS - k) mod depth; FROM, TO and (formats INFO/INFO2 with an
  * INFO base) INFO. Arch LBR: entry 0 is newest, depth from IA32_LBR_DEPTH,
- * reading stops at the first FROM = 0. @cap must be >= the depth
+ * reading stops at the first FROM = 0; entries decoded by ds_lbr_decode_arch
+ * with caps.lbr_1c_ecx. @cap must be >= the depth
  * (DS_ERR_LBR_NOSPC). *out_n = entries stored. Empty entries (FROM = 0 and
  * TO = 0) are kept on TOS models so that out_n is the depth.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_LBR_BAD_FORMAT,

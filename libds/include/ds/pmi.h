@@ -168,6 +168,7 @@ struct ds_pmi {
     struct ds_ctx *ctx;        /* may be NULL: counters only */
     struct ds_pmi_config cfg;
     uint64_t ack_mask;         /* ds_pmi_ack_mask(caps) + 55/60 per CPUID.07H (ds_pmi_init) */
+    uint64_t ctr_bits;         /* status bits of the counters present (ds_pmi_init) */
     bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
     bool init;
     volatile bool pmu_enabled; /* ds_pmi_pmu_enable(); true after ds_pmi_init */
@@ -175,21 +176,22 @@ struct ds_pmi {
 
 /* What one ds_pmi_handle() call did. */
 struct ds_pmi_result {
+    /* (bools grouped at the end: ds_pmi_handle clears this on every NMI) */
     uint64_t status;           /* GLOBAL_STATUS as read (0 without global MSRs) */
     uint64_t acked;            /* bits written to OVF_CTRL / STATUS_RESET */
     uint64_t unacked;          /* status bits set but not ackable on this CPU */
-    bool pebs_drained;
-    bool bts_drained;
+    uint64_t hooked;           /* counter bits passed to the hook */
     struct ds_drain_stats pebs;
     struct ds_drain_stats bts;
-    uint64_t hooked;           /* counter bits passed to the hook */
+    size_t lbr_n;              /* entries in cfg.lbr.buf */
+    int lbr_err;               /* ds_lbr_read's error (snapshot not taken), else DS_OK */
     uint32_t hook_handled;
     unsigned msr_reads;
     unsigned msr_writes;
     unsigned passes;           /* service/ack passes (1 unless status refilled during the handler) */
+    bool pebs_drained;
+    bool bts_drained;
     bool lbr_taken;            /* cfg.lbr: snapshot read into cfg.lbr.buf before the ack */
-    size_t lbr_n;              /* entries in cfg.lbr.buf */
-    int lbr_err;               /* ds_lbr_read's error (snapshot not taken), else DS_OK */
     bool lbr_frozen;           /* LBR_Frz was set and left set: read, then ds_lbr_unfreeze() */
     bool storm;                /* status never cleared: PMU stopped (DS_ERR_PMI_STORM) */
     bool handled;              /* something was ours: false = spurious (NMI: pass it on) */

@@ -445,7 +445,59 @@ static void run_label(const struct runs *R, unsigned log, const char *name, char
 
 /* ---------- text ---------- */
 
-static void print_text(const struct state *S, const struct runs *R, long bts_limit)
+/* LBR snapshots of every run: at most lbr_limit snapshots per log and
+ * lbr_entries entries per snapshot (negative: all). */
+static void print_lbr(const struct state *S, const struct runs *R, long lbr_limit, long lbr_entries)
+{
+    long *snaps = calloc(R->nlogs + 1, sizeof *snaps);
+    if (!snaps)
+        oom();
+    for (size_t i = 0; i < R->n; i++) {
+        const struct run *ru = &R->v[i];
+        if (!ru->lbr)
+            continue;
+        char lb[80];
+        run_label(R, ru->log, ru->name, lb, sizeof lb);
+        uint64_t cur = UINT64_MAX;
+        long shown = 0;
+        for (size_t j = ru->first; j != NONE; j = R->next[j]) {
+            const struct dslog_rec *r = &S->items.v[j].r;
+            if (r->type != DSLOG_LBR)
+                continue;
+            if (r->v[K_SNAP] != cur) {
+                if (lbr_limit >= 0 && snaps[ru->log < R->nlogs ? ru->log : R->nlogs]++ >= lbr_limit)
+                    break;
+                cur = r->v[K_SNAP];
+                shown = 0;
+                printf("\n# LBR run %s snapshot %" PRIu64 " (%" PRIu64 " entries, newest first)\n", lb, cur,
+                       r->v[K_OF]);
+            }
+            if (lbr_entries >= 0 && shown++ >= lbr_entries) {
+                if (shown == lbr_entries + 1)
+                    printf("  ... (%" PRIu64 " entries in all; --lbr-entries)\n", r->v[K_OF]);
+                continue;
+            }
+            char a[300], b[300];
+            symbolize(S->syms, r->v[K_FROM], a, sizeof a, NULL, 0);
+            symbolize(S->syms, r->v[K_TO], b, sizeof b, NULL, 0);
+            printf("  [%2" PRIu64 "] %s -> %s", r->v[K_IDX], a, b);
+            if (dslog_has(r, K_MISPRED))
+                printf("  %s", r->v[K_MISPRED] ? "mispredicted" : "predicted");
+            if (dslog_has(r, K_CYCLES))
+                printf("  cycles=%" PRIu64, r->v[K_CYCLES]);
+            printf("\n");
+        }
+    }
+    long total = 0;
+    for (unsigned l = 0; l <= R->nlogs; l++)
+        total += lbr_limit >= 0 && snaps[l] > lbr_limit;
+    if (total)
+        printf("  ... (more LBR snapshots in %ld log(s); --lbr-limit)\n", total);
+    free(snaps);
+}
+
+static void print_text(const struct state *S, const struct runs *R, long bts_limit, long lbr_limit,
+                       long lbr_entries)
 {
     for (size_t i = 0; i < S->items.n; i++) {
         const struct dslog_rec *r = &S->items.v[i].r;
@@ -499,33 +551,7 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
             shown++;
         }
     }
-    for (size_t i = 0; i < R->n; i++) {
-        const struct run *ru = &R->v[i];
-        if (!ru->lbr)
-            continue;
-        char lb[80];
-        run_label(R, ru->log, ru->name, lb, sizeof lb);
-        uint64_t cur = UINT64_MAX;
-        for (size_t j = ru->first; j != NONE; j = R->next[j]) {
-            const struct dslog_rec *r = &S->items.v[j].r;
-            if (r->type != DSLOG_LBR)
-                continue;
-            if (r->v[K_SNAP] != cur) {
-                cur = r->v[K_SNAP];
-                printf("\n# LBR run %s snapshot %" PRIu64 " (%" PRIu64 " entries, newest first)\n", lb, cur,
-                       r->v[K_OF]);
-            }
-            char a[300], b[300];
-            symbolize(S->syms, r->v[K_FROM], a, sizeof a, NULL, 0);
-            symbolize(S->syms, r->v[K_TO], b, sizeof b, NULL, 0);
-            printf("  [%2" PRIu64 "] %s -> %s", r->v[K_IDX], a, b);
-            if (dslog_has(r, K_MISPRED))
-                printf("  %s", r->v[K_MISPRED] ? "mispredicted" : "predicted");
-            if (dslog_has(r, K_CYCLES))
-                printf("  cycles=%" PRIu64, r->v[K_CYCLES]);
-            printf("\n");
-        }
-    }
+    print_lbr(S, R, lbr_limit, lbr_entries);
     uint64_t lost[3] = {0, 0, 0};
     int any = 0;
     for (size_t j = 0; j < S->items.n; j++) {
@@ -836,6 +862,8 @@ static void usage(FILE *f)
             "      --csv        print the sample table as CSV (log,run,symbol,samples,percent)\n"
             "      --svg FILE   also write an SVG hot-spot chart of the sample table to FILE\n"
             "      --limit N    show at most N BTS branches per run in the text report\n"
+            "      --lbr-limit N  show at most N LBR snapshots per log in the text report\n"
+            "      --lbr-entries N  show at most N entries of each LBR snapshot\n"
             "      --perf-data FILE  also write the records as a perf.data file for perf report,\n"
             "                   perf script and perf annotate (with -e: symbols and build-id)\n"
             "  -h, --help       this text\n"
@@ -850,7 +878,7 @@ int main(int argc, char **argv)
 {
     const char *elf = NULL, *svg = NULL, *in = NULL, *perf = NULL;
     int json = 0, csv = 0;
-    long limit = -1;
+    long limit = -1, lbr_limit = -1, lbr_entries = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -866,13 +894,15 @@ int main(int argc, char **argv)
             svg = argv[++i];
         } else if (!strcmp(a, "--perf-data") && i + 1 < argc) {
             perf = argv[++i];
-        } else if (!strcmp(a, "--limit") && i + 1 < argc) {
+        } else if ((!strcmp(a, "--limit") || !strcmp(a, "--lbr-limit") || !strcmp(a, "--lbr-entries")) &&
+                   i + 1 < argc) {
             char *end;
-            limit = strtol(argv[++i], &end, 10);
-            if (*end || limit < 0) {
-                fprintf(stderr, "dsdump: bad --limit '%s'\n", argv[i]);
+            long v = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || v < 0) {
+                fprintf(stderr, "dsdump: bad %s '%s'\n", a, argv[i]);
                 return 2;
             }
+            *(!strcmp(a, "--limit") ? &limit : !strcmp(a, "--lbr-limit") ? &lbr_limit : &lbr_entries) = v;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "dsdump: unknown or incomplete option '%s'\n", a);
             usage(stderr);
@@ -957,7 +987,7 @@ int main(int argc, char **argv)
     else if (csv)
         print_csv(&S, &R);
     else
-        print_text(&S, &R, limit);
+        print_text(&S, &R, limit, lbr_limit, lbr_entries);
     int rc = S.nerr ? 1 : 0;
     if (svg && write_svg(svg, &S, &R)) {
         fprintf(stderr, "dsdump: %s: %s\n", svg, strerror(errno));
