@@ -1478,9 +1478,9 @@ static const struct {
 };
 
 #if defined(__x86_64__)
-static const char *const default_profiles[] = {"netburst_m4_64", "core2", "skylake", "icelake"};
+static const char *const default_profiles[] = {"netburst_m4_64", "core2", "skylake", "icelake", "panther_lake_p"};
 #else
-static const char *const default_profiles[] = {"netburst_m3", "core2", "skylake", "icelake"};
+static const char *const default_profiles[] = {"netburst_m3", "core2", "skylake", "icelake", "panther_lake_p"};
 #endif
 
 /* The runs of one backend/profile. */
