@@ -1385,7 +1385,7 @@ static void apebs_checks(const struct run_cfg *rc, uint64_t events, uint64_t exp
           (unsigned)E.pst.present, (unsigned)E.pst.records, (unsigned)lost_of(&E.pst));
     if (E.model)
         check(E.pst.present == dsm_stats(&E.m)->pebs_written && dsm_stats(&E.m)->pebs_skipped == 0,
-              "%s: the model wrote %u architectural PEBS records (%u threshold PMIs), all drained", rc->name,
+              "%s: the model wrote %u architectural PEBS records (%u threshold PMI requests), all drained", rc->name,
               (unsigned)dsm_stats(&E.m)->pebs_written, (unsigned)E.m.ap.thresh_pmis);
 }
 
@@ -1435,8 +1435,12 @@ static void do_apebs_run(const struct run_cfg *rc)
               "%s: every step of %s decoded and fed (%u instructions, %u loads)", rc->name, wl_name(rc->wl),
               (unsigned)E.insns, (unsigned)E.loads);
         events = rc->loads ? E.loads : E.insns;
-        check(E.delivered == 0 || E.handled == E.delivered, "%s: %u model PMIs delivered (%s), %u handled", rc->name,
-              E.delivered, rc->nmi ? "NMI" : "fixed vector", E.handled);
+        check(E.delivered > 0 && E.handled == E.delivered && E.nmi_timeouts == 0,
+              "%s: %u model threshold PMIs delivered (%s), %u handled", rc->name, E.delivered,
+              rc->nmi ? "NMI" : "fixed vector", E.handled);
+        if (rc->hold_first)
+            check(E.held == HOLD_STEPS - 1, "%s: the first PMI waited %u steps under the masked LVT PC, then arrived",
+                  rc->name, E.held);
     }
     check(E.pmi_err == DS_OK, "%s: PMI handling without error (%s)", rc->name, ds_errname(E.pmi_err));
     uint64_t expect = dsm_pebs_expected(events, rc->period);
