@@ -1395,8 +1395,13 @@ static void do_apebs_run(const struct run_cfg *rc)
     reset_run();
     wl_range(rc->wl, &E.lo, &E.hi);
     E.nb = false;
-    if (E.model)
+    /* Model E-core: every record in two fragments (basic + aux, then GPRs;
+     * dsm_apebs_set_fragment), so the kernel path reassembles them too. */
+    uint32_t want_frags = E.model && E.prof == DSM_PTL_E ? 2u : 1u;
+    if (E.model) {
         dsm_stats_reset(&E.m);
+        dsm_apebs_set_fragment(&E.m, want_frags == 2 ? 128u : 0u);
+    }
     zero(&apebs, sizeof apebs);
     if (!apebs_program(rc))
         goto out;
@@ -1445,6 +1450,13 @@ static void do_apebs_run(const struct run_cfg *rc)
     check(E.pmi_err == DS_OK, "%s: PMI handling without error (%s)", rc->name, ds_errname(E.pmi_err));
     uint64_t expect = dsm_pebs_expected(events, rc->period);
     apebs_checks(rc, events, expect);
+    if (E.model) {
+        uint32_t fr = 0;
+        for (uint32_t i = 0; i < E.npebs; i++)
+            fr += E.pebs[i].frags == want_frags;
+        check(fr == E.npebs, "%s: %u of %u records reassembled from %u fragment(s) each", rc->name, fr, E.npebs,
+              want_frags);
+    }
     check_lbr(rc);
     print_run(rc, events, expect);
 out:
