@@ -19,7 +19,7 @@ case $default in x86_64) d=0 ;; i386) d=1 ;; *) echo "mkiso.sh: bad default $def
 sed -e "s/@TIMEOUT@/$timeout/" -e "s/@DEFAULT@/$d/" -e "s|@ARGS@|$args|" "$here/grub.cfg.in" > "$tmp/root/boot/grub/grub.cfg"
 # GRUB's EFI image loads every partition-map module at start: keep them
 # (tiny) so it does not print "file not found" for each.
-mods="normal multiboot2 boot iso9660 fat serial terminal echo configfile test search search_fs_uuid search_label"
+mods="normal multiboot2 boot iso9660 fat serial terminal echo configfile test search search_fs_uuid search_label all_video"
 mods="$mods part_msdos part_gpt part_acorn part_amiga part_apple part_bsd part_dfly part_dvh part_plan part_sun part_sunpc"
 grub-mkrescue -o "$out.tmp" --compress=xz --locales= --fonts= --themes= \
   --install-modules="$mods" \

@@ -15,7 +15,7 @@ the kernel's serial console here. Exit status: 0 if every kernel check
 passed, 1 if one failed, 2 if the kernel did not finish (crash, triple
 fault, hang past --timeout, QEMU error).
 
-Accelerator: KVM with -cpu host,pmu=on when /dev/kvm is usable (then the
+Accelerator: KVM with -cpu host,migratable=no,pmu=on when /dev/kvm is usable (then the
 report shows your CPU's real DS/PEBS/BTS/LBR/perfmon), else TCG, which
 emulates no PMU, DS or LBR (the report then shows none of them).
 
@@ -43,7 +43,8 @@ kernel options (key=value, passed on the kernel command line; they imply
   backend=hw|model|auto  e2e group: DS hardware, reference model (single-stepped
                        workloads), or the functional probe's choice (default)
   profile=p1,p2        model profiles (netburst_m3, netburst_m4_64, core2, atom,
-                       nehalem, haswell, skylake, icelake)
+                       nehalem, haswell, skylake, icelake, sapphirerapids,
+                       graniterapids, lunarlake, alderlake_p, alderlake_e)
 example: scripts/run.sh -- tests=caps,pmi pmi=nmi
 EOT
 }
@@ -81,20 +82,39 @@ if [ $build -eq 1 ]; then
 fi
 b=$here/build
 
+# What the host's KVM gives a guest PMU (Linux kvm / kvm_intel module
+# parameters, perf's view of the host PMU), so a missing facility has a reason.
+kvm_facts() {
+  local p v
+  for p in /sys/module/kvm/parameters/enable_pmu /sys/module/kvm/parameters/enable_mediated_pmu \
+           /sys/module/kvm_intel/parameters/ept \
+           /sys/module/kvm_intel/parameters/unrestricted_guest; do
+    v=$(cat "$p" 2>/dev/null) || v="(absent)"
+    echo "run.sh: host $p = $v"
+  done
+  echo "run.sh: host PMU: $(cat /sys/bus/event_source/devices/cpu/caps/pmu_name 2>/dev/null || echo '?'), LBR depth (caps/branches): $(cat /sys/bus/event_source/devices/cpu/caps/branches 2>/dev/null || echo 'none or unknown')"
+  grep -q '^Y\|^1' /sys/module/kvm/parameters/enable_pmu 2>/dev/null ||
+    echo "run.sh: note: enable_pmu is not Y: the guest gets no PMU at all"
+  grep -q '^Y\|^1' /sys/module/kvm/parameters/enable_mediated_pmu 2>/dev/null &&
+    echo "run.sh: note: mediated vPMU: no PEBS and no LBR in the guest"
+  echo "run.sh: a KVM guest never has BTS (DEBUGCTL.BTS #GP) nor Arch LBR; legacy PEBS only on PEBS-EPT hosts (ICX, SPR and later)"
+}
+
 accel=tcg cpu=qemu64
 # KVM is usable if a QEMU with accel=kvm and -cpu host initialises: probe
 # one, stopped (-S), and make it quit at once through its monitor.
 if [ $tcg -eq 0 ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] &&
-   printf 'quit\n' | timeout 20 qemu-system-x86_64 -machine pc,accel=kvm -cpu host,pmu=on -S -display none \
+   printf 'quit\n' | timeout 20 qemu-system-x86_64 -machine pc,accel=kvm -cpu host,migratable=no,pmu=on -S -display none \
      -nodefaults -no-user-config -monitor stdio >/dev/null 2>&1; then
-  accel=kvm cpu=host,pmu=on
+  accel=kvm cpu=host,migratable=no,pmu=on  # migratable=no: the host's LBR format (as kvm-unit-tests)
 fi
 if [ $accel = tcg ]; then
   why="not requested"
   [ $tcg -eq 1 ] || why="/dev/kvm not usable"
   echo "run.sh: KVM $why: using TCG (no PMU, DS or LBR emulation; the report will show none)" >&2
 else
-  echo "run.sh: using KVM with -cpu host,pmu=on" >&2
+  echo "run.sh: using KVM with -cpu host,migratable=no,pmu=on" >&2
+  kvm_facts >&2
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/libds-run.XXXXXX")

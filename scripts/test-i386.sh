@@ -36,7 +36,7 @@ done
 for t in "$here"/tests/host/test_*.c; do
   "$cc" "${flags[@]}" -o "$b/$(basename "$t" .c)" "$t" "${objs[@]}"
 done
-"$cc" "${flags[@]}" -o "$b/fuzz_drain" "$here/tests/fuzz/fuzz_drain.c" "$here/tests/i386/fuzz_rand_main.c" "${objs[@]}"
+"$cc" "${flags[@]}" -o "$b/fuzz_drain" "$here"/tests/fuzz/fuzz_{main,drain,targets}.c "$here/tests/i386/fuzz_rand_main.c" "${objs[@]}"
 fail=0
 for t in "$b"/test_*; do
   [ -x "$t" ] || continue

@@ -43,6 +43,10 @@ mb2_header:                         /* Multiboot2 spec, "Header magic fields" */
     .long MB2_ARCH_I386
     .long mb2_header_end - mb2_header
     .long -(MB2_HEADER_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
+    .balign 8                       /* framebuffer tag (type 5), optional: a preference, */
+    .short 5, 1                     /* GRUB may give text mode (BIOS: gfxpayload=text), */
+    .long 20                        /* any size and depth (0 = no preference) */
+    .long 0, 0, 0
     .balign 8                       /* end tag: type 0, flags 0, size 8 */
     .short 0, 0
     .long 8

@@ -38,6 +38,7 @@
 #include <k/cmdline.h>
 #include <k/console.h>
 #include <k/io.h>
+#include <k/verdict.h>
 #include <k/kernel.h>
 #include <k/ktest.h>
 #include <k/lapic.h>
@@ -149,6 +150,7 @@ static struct e2e {
     /* log */
     struct dsrec_out out;
     unsigned passed, failed, skipped;
+    const char *profile;     /* of the current log, for the verdict */
 } E;
 
 /* DS management area and buffers (identity-mapped: linear == pointer). */
@@ -771,7 +773,9 @@ static void print_run(const struct run_cfg *rc, uint64_t events, uint64_t sample
         dsrec_lost(&E.out, rc->name, &l);
     }
     struct dsrec_run r = {rc->name, rc->kind, wl_name(rc->wl), events, rc->period, samples_expected};
+    unsigned records = E.out.run_records;
     dsrec_run(&E.out, &r);
+    k_verdict_run(E.profile, rc->name, records);
 }
 
 /* The IP a sample names must lie in the workload; a trap-like IP may also be
@@ -1490,11 +1494,15 @@ static const struct {
     {"core2", DSM_CORE2},             {"atom", DSM_ATOM},
     {"nehalem", DSM_NEHALEM},         {"haswell", DSM_HASWELL},
     {"skylake", DSM_SKYLAKE},         {"icelake", DSM_ICELAKE},
+    {"sapphirerapids", DSM_SAPPHIRERAPIDS}, {"graniterapids", DSM_GRANITERAPIDS},
+    {"lunarlake", DSM_LUNARLAKE},     {"alderlake_p", DSM_ALDERLAKE_P},
+    {"alderlake_e", DSM_ALDERLAKE_E},
     {"panther_lake_p", DSM_PTL_P},    {"panther_lake_e", DSM_PTL_E},
 };
 
 #if defined(__x86_64__)
-static const char *const default_profiles[] = {"netburst_m4_64", "core2", "skylake", "icelake", "panther_lake_p"};
+static const char *const default_profiles[] = {"netburst_m4_64", "core2",       "skylake",
+                                               "icelake",        "alderlake_p", "lunarlake", "panther_lake_p"};
 #else
 static const char *const default_profiles[] = {"netburst_m3", "core2", "skylake", "icelake", "panther_lake_p"};
 #endif
@@ -1569,8 +1577,9 @@ static void lbr_setup(void)
 {
     const struct ds_caps *c = &E.cpu->caps;
     E.lbrm = NULL;
-    if (ds_lbr_lookup(c->display_family, c->display_model, &E.lbrm) != DS_OK ||
-        ds_lbr_format(E.cpu, E.lbrm, &E.lbrfmt) != DS_OK)
+    (void)c;
+    /* CPUID first (Arch LBR by 07H EDX[19], any model), then the model table */
+    if (ds_lbr_cpu_model(E.cpu, &E.lbrm) != DS_OK || ds_lbr_format(E.cpu, E.lbrm, &E.lbrfmt) != DS_OK)
         E.lbrm = NULL;
 }
 
@@ -1581,8 +1590,12 @@ static void log_begin(const char *backend, const char *profile, const char *why)
     tokenize(prof, sizeof prof, profile);
     tokenize(whyt, sizeof whyt, why);
     dsrec_init(&E.out, rec_write, NULL);
-    struct dsrec_header h = {K_ARCH, backend, prof, kname, whyt};
+    struct dsrec_header h = {K_ARCH, backend, prof, kname, whyt, false, 0};
+    h.has_cpu = k_lapic_mode() != K_LAPIC_NONE; /* the CPU running this log (issue 13) */
+    h.cpu = k_lapic_id();
     dsrec_header(&E.out, &h);
+    E.profile = prof;
+    k_verdict_backend(backend, why);
     E.passed = E.failed = E.skipped = 0;
 }
 
@@ -1641,6 +1654,8 @@ static void probe_exercise(void *arg)
     (void)arg;
     (void)wl_loop(16);
 }
+
+const char *k_e2e_profile_override;
 
 void k_e2e_run(void)
 {
@@ -1703,6 +1718,13 @@ void k_e2e_run(void)
                 why);
         char list[128];
         const char *pl = k_opt_str("profile", list, sizeof list, NULL);
+        if (k_e2e_profile_override) {
+            size_t n = 0;
+            for (; n + 1 < sizeof list && k_e2e_profile_override[n]; n++)
+                list[n] = k_e2e_profile_override[n];
+            list[n] = 0;
+            pl = list;
+        }
         if (pl) {
             char *s = list;
             while (*s) {

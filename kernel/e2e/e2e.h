@@ -17,4 +17,9 @@
 /* Run the whole flow (the ktest group body). Not NMI-safe; call once. */
 void k_e2e_run(void);
 
+/* When non-NULL, the model profile list k_e2e_run uses instead of
+ * profile= (same syntax, at most 127 characters): set by the smp_e2e group
+ * for an AP given its own profiles (cpu_profile.N=, issue 13). */
+extern const char *k_e2e_profile_override;
+
 #endif

@@ -166,6 +166,8 @@ enum dsrec_err dsrec_header(struct dsrec_out *o, const struct dsrec_header *h)
     kv_str(o, "kernel", h->kernel);
     if (h->why)
         kv_str(o, "why", h->why);
+    if (h->has_cpu)
+        kv_dec(o, "cpu", h->cpu);
     line_end(o);
     o->header_done = true;
     o->ended = false;
@@ -332,8 +334,8 @@ enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, co
     enum dsrec_err e = record_args(o, run, r);
     if (e)
         return e;
-    bool adaptive = r->fmt == DSREC_PEBS_FMT4 || r->fmt == DSREC_PEBS_FMT5;
-    if (r->fmt > DSREC_PEBS_FMT5 && r->fmt != DSREC_PEBS_NB32 && r->fmt != DSREC_PEBS_NB64 &&
+    bool adaptive = r->fmt >= DSREC_PEBS_FMT4 && r->fmt <= DSREC_PEBS_FMT6;
+    if (r->fmt > DSREC_PEBS_FMT6 && r->fmt != DSREC_PEBS_NB32 && r->fmt != DSREC_PEBS_NB64 &&
         r->fmt != DSREC_PEBS_ARCH)
         return DSREC_ERR_FMT;
     if (r->fmt == DSREC_PEBS_ARCH && (e = arch_check(r)) != DSREC_OK)
@@ -344,6 +346,8 @@ enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, co
         bool lbr = (r->hdr & DSREC_ADAPTIVE_LBR) != 0;
         if (lbr ? (r->lbr_count < 1 || r->lbr_count > DSREC_PEBS_LBR_MAX) : r->lbr_count != 0)
             return DSREC_ERR_HDR;
+        if (r->hdr & (DSREC_ADAPTIVE_CNTRS | DSREC_ADAPTIVE_METRICS))
+            return DSREC_ERR_HDR;   /* fmt 6 counters group: no DSLOG 1 keys (reserved bits on 4/5) */
         if ((r->hdr >> DSREC_ADAPTIVE_SIZE_SHIFT) != adaptive_size(r->hdr, r->lbr_count))
             return DSREC_ERR_HDR;
     } else if (r->fmt == DSREC_PEBS_NB32) {
@@ -394,7 +398,7 @@ enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, co
         if (r->fmt == DSREC_PEBS_FMT3)
             kv_hex(o, "tsc", r->tsc);
         break;
-    default: /* 4, 5: adaptive */
+    default: /* 4, 5, 6: adaptive */
         kv_hex(o, "hdr", r->hdr);
         kv_hex(o, "eventing_ip", r->eventing_ip);
         kv_hex(o, "counters", r->counters);

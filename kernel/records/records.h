@@ -66,12 +66,15 @@ struct dsrec_header {
     const char *profile;      /* model profile or CPU name token, e.g. "skylake", "netburst", "native" */
     const char *kernel;       /* build id or ELF name, e.g. "dskernel-x86_64.elf" */
     const char *why;          /* optional (NULL): reason for the backend choice, e.g. "no-ds-cpuid" */
+    bool has_cpu;             /* print cpu= (issue 13; a version-1 key added later, optional) */
+    uint32_t cpu;             /* APIC ID (x2APIC ID in x2APIC mode) of the CPU that ran the log */
 };
 
-/* PEBS record formats. 0..5 are IA32_PERF_CAPABILITIES[11:8]; the NetBurst ones have no number. */
+/* PEBS record formats. 0..6 are IA32_PERF_CAPABILITIES[11:8]; the NetBurst ones have no number. */
 enum dsrec_pebs_fmt {
     DSREC_PEBS_FMT0 = 0, DSREC_PEBS_FMT1 = 1, DSREC_PEBS_FMT2 = 2,
     DSREC_PEBS_FMT3 = 3, DSREC_PEBS_FMT4 = 4, DSREC_PEBS_FMT5 = 5,
+    DSREC_PEBS_FMT6 = 6,      /* Lunar Lake / Arrow Lake: adaptive, as 4/5 (counters group not printable) */
     DSREC_PEBS_NB32 = 0x100,  /* NetBurst, 32-bit DS format (40 bytes) */
     DSREC_PEBS_NB64 = 0x101,  /* NetBurst, 64-bit DS format (144 bytes, same fields as fmt 0) */
     DSREC_PEBS_ARCH = 0x102,  /* architectural PEBS (PERF_CAPABILITIES.PEBS_FMT 0xF): "fmt=arch" */
@@ -93,6 +96,10 @@ enum dsrec_pebs_fmt {
 #define DSREC_ADAPTIVE_GPRS     (1ull << 1)
 #define DSREC_ADAPTIVE_XMM      (1ull << 2)
 #define DSREC_ADAPTIVE_LBR      (1ull << 3)
+/* Format 6 counters group / metrics (Linux PEBS_DATACFG_CNTR / _METRICS): DSLOG 1
+ * has no keys for them; the printer refuses a header with either bit. */
+#define DSREC_ADAPTIVE_CNTRS    (1ull << 4)
+#define DSREC_ADAPTIVE_METRICS  (1ull << 5)
 #define DSREC_ADAPTIVE_SIZE_SHIFT 48
 
 struct dsrec_lbr_triple {

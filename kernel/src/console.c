@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Console: COM1, VGA text, debug port 0xE9; kprintf. See k/console.h. */
 #include <k/console.h>
+#include <k/fbcon.h>
 #include <k/io.h>
 #include <stdint.h>
 
@@ -89,6 +90,8 @@ void kputc(char c)
     }
     if (use_vga)
         vga_putc(c);
+    else
+        k_fbcon_putc(c); /* no-op unless a framebuffer was taken */
     if (use_e9)
         outb(0xE9, (uint8_t)c);
 }

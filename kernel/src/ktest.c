@@ -5,6 +5,7 @@
 #include <k/cmdline.h>
 #include <k/exit.h>
 #include <k/safe.h>
+#include <k/verdict.h>
 #include <stdarg.h>
 
 extern const struct ktest __ktests_start[], __ktests_end[];
@@ -14,6 +15,7 @@ static const char *cur_group = "boot";
 
 static void line(const char *status, const char *marker, const char *fmt, va_list ap)
 {
+    k_verdict_count(cur_group, status[0] == 'n' ? 1 : *marker ? 2 : 0);
     kprintf("%s %u - %s: %s", status, ++n_line, cur_group, marker);
     kvprintf(fmt, ap);
     kputc('\n');
@@ -107,6 +109,7 @@ void ktest_finish(void)
         char sel[64];
         ktest_fail("no check ran (tests=%s)", k_opt_str("tests", sel, sizeof(sel), "all"));
     }
+    k_verdict_show(n_pass, n_fail, n_skip); /* before the summary line, which stays the last */
     kprintf("%u passed, %u failed, %u skipped\n", n_pass, n_fail, n_skip);
     k_exit(n_fail == 0);
 }

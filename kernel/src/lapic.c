@@ -126,22 +126,27 @@ bool k_lapic_in_service(unsigned vector)
     return (k_lapic_read(K_APIC_ISR0 + 0x10 * (vector / 32)) >> (vector % 32)) & 1;
 }
 
-static void send_ipi(uint32_t lo)
+int k_lapic_send_ipi(uint32_t id, uint32_t lo)
 {
-    uint32_t id = k_lapic_id();
     if (mode == K_LAPIC_X2APIC) {
         k_wrmsr(0x830, ((uint64_t)id << 32) | lo);
-        return;
+        return 0;
     }
-    if (mode != K_LAPIC_XAPIC)
-        return;
+    if (mode != K_LAPIC_XAPIC || id > 0xFF)
+        return -1;
     for (unsigned i = 0; i < 1000000 && (k_lapic_read(K_APIC_ICR_LO) & K_ICR_BUSY); i++)
         k_pause();
     k_lapic_write(K_APIC_ICR_HI, id << 24);
     k_lapic_write(K_APIC_ICR_LO, lo);
-    for (unsigned i = 0; i < 1000000 && (k_lapic_read(K_APIC_ICR_LO) & K_ICR_BUSY); i++)
+    for (unsigned i = 0; i < 1000000; i++) {
+        if (!(k_lapic_read(K_APIC_ICR_LO) & K_ICR_BUSY))
+            return 0;
         k_pause();
+    }
+    return -1;
 }
+
+static void send_ipi(uint32_t lo) { k_lapic_send_ipi(k_lapic_id(), lo); }
 
 void k_lapic_self_ipi(unsigned vector)
 {

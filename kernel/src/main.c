@@ -4,12 +4,15 @@
 #include <k/boot.h>
 #include <k/cmdline.h>
 #include <k/console.h>
+#include <k/fbcon.h>
 #include <k/io.h>
 #include <k/ktest.h>
 #include <k/lapic.h>
 #include <k/pmi.h>
 #include <k/safe.h>
+#include <k/smp.h>
 #include <k/trap.h>
+#include <k/verdict.h>
 
 struct k_boot_info k_boot;
 struct ds_cpu k_cpu;
@@ -44,8 +47,13 @@ static void capability_report(void)
         err = ds_cpu_identify(&k_cpu);
     k_cpu_identify_err = err;
     kprintf("# capability report (libds %s, ds_cpu_identify: %s)\n", DS_VERSION_STRING, ds_strerror(err));
-    if (err != DS_OK)
+    if (err != DS_OK) {
+        k_verdict_cpu("ds_cpu_identify: %s", ds_strerror(err));
         return;
+    }
+    k_verdict_cpu("%s %02X_%02XH%s%s", k_cpu.caps.vendor_str, k_cpu.caps.display_family, k_cpu.caps.display_model,
+                  k_cpu.caps.hybrid ? ", hybrid, this core: " : "",
+                  k_cpu.caps.hybrid ? (k_cpu.caps.core_type == 0x40 ? "Core" : k_cpu.caps.core_type == 0x20 ? "Atom" : "?") : "");
     int ferr = ds_caps_format(&k_cpu.caps, buf, sizeof(buf));
     for (char *p = buf; *p;) {
         char *e = p;
@@ -71,12 +79,17 @@ void kmain(uint32_t magic, uintptr_t info)
     int perr = k_boot_parse(magic, info, &k_boot);
     k_cmdline_set(k_boot.cmdline);
     k_console_set_vga(k_boot.vga_text);
+    bool fb = !k_boot.vga_text && k_fbcon_init(&k_boot);
     k_console_set_debugcon(k_opt_is("debugcon", "1"));
 
     kprintf("\nlibds test kernel (%s), libds %s\n", K_ARCH, DS_VERSION_STRING);
     kprintf("# boot: %s, loader \"%s\", %s, console: %s%s\n", k_boot.protocol, k_boot.loader,
             k_boot.efi ? "UEFI" : "BIOS/direct", k_console_has_serial() ? "COM1" : "no COM1",
-            k_boot.vga_text ? " + VGA text" : "");
+            k_boot.vga_text ? " + VGA text" : fb ? " + framebuffer" : "");
+    if (fb)
+        kprintf("# framebuffer: %ux%u, %u bpp, pitch %u, at 0x%llx; %ux%u text cells\n", k_boot.fb_width,
+                k_boot.fb_height, k_boot.fb_bpp, k_boot.fb_pitch, (unsigned long long)k_boot.fb_addr,
+                k_fbcon_cols(), k_fbcon_rows());
     kprintf("# cmdline: \"%s\"\n", k_cmdline());
     if (perr)
         kprintf("# unknown boot magic 0x%x: no boot information\n", magic);
@@ -96,6 +109,7 @@ void kmain(uint32_t magic, uintptr_t info)
     k_sti();
 
     capability_report();
+    k_smp_start(); /* APs identify themselves and park (k/smp.h) */
 
     unsigned groups = ktest_run_selected();
     kprintf("# %u test group(s) run; interrupts without handler: %u, spurious: %u, unclaimed NMIs: %u\n",

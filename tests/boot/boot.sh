@@ -15,7 +15,7 @@
 # Every failure prints one line "boot.sh: FAIL: <reason>".
 set -uo pipefail
 
-arch=x86_64 mode=kernel build= append= timeout_s=60 expect=pass cpu_opt=
+arch=x86_64 mode=kernel build= append= timeout_s=60 expect=pass cpu_opt= smp= machine=
 usage() { sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; cat <<EOT
 options: --arch i386|x86_64  --mode kernel|bios|uefi  --build DIR (default: build)
          --append "kernel options" (kernel mode only)  --timeout SECONDS
@@ -25,6 +25,8 @@ options: --arch i386|x86_64  --mode kernel|bios|uefi  --build DIR (default: buil
                                 unsupported: the entry must refuse the CPU with
                                 "this CPU cannot run it" and exit 35, no tests)
          --cpu MODEL   QEMU -cpu for this run (overrides LIBDS_QEMU_CPU)
+         --smp N       QEMU -smp N (with TCG: multi-threaded, -accel tcg,thread=multi)
+         --machine M   QEMU machine type (default pc)
 environment: LIBDS_QEMU_ACCEL=tcg|kvm (default tcg), LIBDS_QEMU_CPU (default: qemu64 / host with kvm)
 EOT
 }
@@ -37,6 +39,8 @@ while [ $# -gt 0 ]; do
     --timeout) timeout_s=$2; shift 2 ;;
     --expect) expect=$2; shift 2 ;;
     --cpu) cpu_opt=$2; shift 2 ;;
+    --smp) smp=$2; shift 2 ;;
+    --machine) machine=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "boot.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -51,10 +55,17 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/libds-boot.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 log=$work/serial.log
 accel=${LIBDS_QEMU_ACCEL:-tcg}
-if [ "$accel" = kvm ]; then cpu=${LIBDS_QEMU_CPU:-host,pmu=on}; else cpu=${LIBDS_QEMU_CPU:-qemu64}; fi
+if [ "$accel" = kvm ]; then cpu=${LIBDS_QEMU_CPU:-host,migratable=no,pmu=on}; else cpu=${LIBDS_QEMU_CPU:-qemu64}; fi
 [ -n "$cpu_opt" ] && cpu=$cpu_opt
-qemu=(qemu-system-x86_64 -machine pc,accel="$accel" -cpu "$cpu" -m 256M -display none -no-reboot
+qemu=(qemu-system-x86_64 -machine "${machine:-pc},accel=$accel" -cpu "$cpu" -m 256M -display none -no-reboot
       -serial "file:$log" -monitor none -device isa-debug-exit,iobase=0xf4,iosize=0x04)
+if [ -n "$smp" ]; then
+  # SMP under TCG: one host thread per vCPU, so the CPUs really run at once.
+  if [ "$accel" = tcg ]; then
+    qemu=("${qemu[@]/#${machine:-pc},accel=tcg/${machine:-pc}}" -accel tcg,thread=multi)
+  fi
+  qemu+=(-smp "$smp")
+fi
 case $mode in
   kernel)
     k=$build/kernel/libds-$arch.elf

@@ -69,7 +69,7 @@ check(rc == 0, f'perf report --header-only exit 0 ({err.strip()[:200]})')
 rc, csv, _ = run(dsdump, '--csv', *(['-e', elf] if elf else []), log)
 want = collections.Counter()
 for row in csvmod.DictReader(io.StringIO(csv)):
-    want[(label(int(row['log']), row['run']), row['symbol'])] = int(row['samples'])
+    want[(label(int(row['log']), row['run']), row['symbol'])] += int(row['samples'])  # one profile on several CPUs (issue 13): summed, as perf does
 rc, rep, err = perf('report', '--stdio', '--sort', 'sym', '-n', '--no-branch-stack', '-F', 'sample,sym')
 check(rc == 0, 'perf report --sort sym exit 0')
 got, ev = collections.Counter(), None

@@ -45,7 +45,7 @@ static void start(void)
     buf[0] = 0;
     dsrec_init(&o, sink, NULL);
     dslog_reader_init(&rd);
-    struct dsrec_header h = {"x86_64", "model", "skylake", "dskernel-x86_64.elf", "no-ds-cpuid"};
+    struct dsrec_header h = {"x86_64", "model", "skylake", "dskernel-x86_64.elf", "no-ds-cpuid", false, 0};
     CHECK_EQ(dsrec_header(&o, &h), DSREC_OK, "header");
     int n;
     CHECK_EQ(feed_all(&rd, &rec, err, &n), DSLOG_OK, "header parses: %s", err);
@@ -119,13 +119,13 @@ static void roundtrip_pebs(unsigned fmt, uint64_t groups, uint32_t nlbr)
     default: want = 3 + ((groups & 1) ? 4 : 0) + ((groups & 2) ? 18 : 0); break;
     }
     CHECK_EQ(printed, want, "field count fmt 0x%x groups 0x%llx", fmt, (unsigned long long)groups);
-    if (fmt >= 4 && fmt <= 5)
+    if (fmt >= 4 && fmt <= 6)
         CHECK_EQ(rec.v[K_HDR], p.hdr, "hdr");
-    CHECK_EQ(rec.have_xmm, (fmt == 4 || fmt == 5) && (groups & 4), "xmm presence");
+    CHECK_EQ(rec.have_xmm, (fmt >= 4 && fmt <= 6) && (groups & 4), "xmm presence");
     if (rec.have_xmm)
         for (int i = 0; i < 16; i++)
             CHECK(rec.xmm[i][0] == p.xmm[i][0] && rec.xmm[i][1] == p.xmm[i][1], "xmm%d", i);
-    CHECK_EQ(rec.lbr_count, (fmt == 4 || fmt == 5) && (groups & 8) ? nlbr : 0, "lbr count");
+    CHECK_EQ(rec.lbr_count, (fmt >= 4 && fmt <= 6) && (groups & 8) ? nlbr : 0, "lbr count");
     for (uint32_t i = 0; i < rec.lbr_count; i++)
         CHECK(rec.lbr[i][0] == p.lbr[i].from && rec.lbr[i][1] == p.lbr[i].to && rec.lbr[i][2] == p.lbr[i].info,
               "lbr%u", i);
@@ -213,14 +213,48 @@ static void fix_ck(char *line)
     memcpy(ck + 4, tmp, 8);
 }
 
+/* HDR cpu= (issue 13): printed only when set, read back as a decimal; a
+ * header without it (every log before issue 13) still parses, without it. */
+static void header_cpu(void)
+{
+    uint32_t ids[] = {0, 3, 255, 256, 0xFFFFFFFFu};
+    for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        blen = 0;
+        buf[0] = 0;
+        dsrec_init(&o, sink, NULL);
+        dslog_reader_init(&rd);
+        struct dsrec_header h = {"x86_64", "model", "skylake", "k.elf", NULL, false, 0};
+        h.has_cpu = true;
+        h.cpu = ids[i];
+        CHECK_EQ(dsrec_header(&o, &h), DSREC_OK, "header cpu=%u", ids[i]);
+        char want[32];
+        snprintf(want, sizeof want, " cpu=%u ck=", ids[i]);
+        CHECK(strstr(buf, want) != NULL, "HDR line carries%s: %s", want, buf);
+        int n;
+        CHECK_EQ(feed_all(&rd, &rec, err, &n), DSLOG_OK, "header with cpu= parses: %s", err);
+        CHECK(dslog_has(&rec, K_CPU) && rec.v[K_CPU] == ids[i], "cpu= read back as %u", ids[i]);
+    }
+    blen = 0;
+    buf[0] = 0;
+    dsrec_init(&o, sink, NULL);
+    dslog_reader_init(&rd);
+    struct dsrec_header h = {"x86_64", "model", "skylake", "k.elf", NULL, false, 0};
+    CHECK_EQ(dsrec_header(&o, &h), DSREC_OK, "header without cpu");
+    CHECK(strstr(buf, "cpu=") == NULL, "no cpu= unless set: %s", buf);
+    int n;
+    CHECK_EQ(feed_all(&rd, &rec, err, &n), DSLOG_OK, "header without cpu= parses: %s", err);
+    CHECK(!dslog_has(&rec, K_CPU), "no cpu key read");
+}
+
 int main(void)
 {
+    header_cpu();
     /* Every PEBS format, and adaptive with every group combination. */
     start();
     unsigned fixed[] = {DSREC_PEBS_NB32, DSREC_PEBS_NB64, 0, 1, 2, 3};
     for (unsigned i = 0; i < 6; i++)
         roundtrip_pebs(fixed[i], 0, 0);
-    for (unsigned fmt = 4; fmt <= 5; fmt++)
+    for (unsigned fmt = 4; fmt <= 6; fmt++)
         for (uint64_t g = 0; g < 16; g++)
             roundtrip_pebs(fmt, g, (g & 8) ? (g == 15 ? 32 : 3) : 0);
     for (unsigned g = 0; g < 16; g++) { /* arch: aux, GPR, XMM, LBR in every combination */
@@ -257,7 +291,7 @@ int main(void)
           recs[1].v[K_CYCLES] == 77 && recs[1].v[K_INFO] == l.info && recs[1].v[K_LBRFMT] == 5, "lbr fields");
     CHECK(recs[2].type == DSLOG_LOST && !strcmp(recs[2].s[K_KIND], "pebs") && recs[2].v[K_COUNT] == 12 &&
           !strcmp(recs[2].s[K_REASON], "overflow"), "lost fields");
-    CHECK(recs[3].type == DSLOG_RUN && recs[3].v[K_RECORDS] == 6 + 32 + 16 + 2 && recs[3].v[K_EVENTS] == 123456 &&
+    CHECK(recs[3].type == DSLOG_RUN && recs[3].v[K_RECORDS] == 6 + 48 + 16 + 2 && recs[3].v[K_EVENTS] == 123456 &&
           !strcmp(recs[3].s[K_WORKLOAD], "workload_loop"), "run fields (records=%llu)",
           (unsigned long long)recs[3].v[K_RECORDS]);
     CHECK(recs[4].type == DSLOG_END && recs[4].v[K_RUNS] == 1 && recs[4].v[K_FAILED] == 1, "end fields");
@@ -267,8 +301,12 @@ int main(void)
     start();
     static struct dsrec_pebs bad;
     memset(&bad, 0, sizeof bad);
-    bad.fmt = 6;
-    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_FMT, "fmt 6");
+    bad.fmt = 7;
+    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_FMT, "fmt 7");
+    bad.fmt = 6;   /* the counters group (hdr bit 4) has no DSLOG 1 keys: refused, not printed half */
+    bad.hdr = ((32ull + 16 + 8) << 48) | DSREC_ADAPTIVE_CNTRS;
+    CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_HDR, "fmt 6 counters group");
+    bad.hdr = 0;
     bad.fmt = DSREC_PEBS_NB32;
     bad.ip = 1ull << 32;
     CHECK_EQ(dsrec_pebs(&o, "r", 0, &bad), DSREC_ERR_RANGE, "nb32 wide ip");
@@ -297,7 +335,7 @@ int main(void)
     CHECK_EQ(dsrec_lbr(&o, "r", &bl), DSREC_ERR_RANGE, "idx == of");
     struct dsrec_lost bk = {7, "x", 1};
     CHECK_EQ(dsrec_lost(&o, "r", &bk), DSREC_ERR_RANGE, "bad kind");
-    struct dsrec_header bh = {"x86_64", "model", "sky lake", "k", NULL};
+    struct dsrec_header bh = {"x86_64", "model", "sky lake", "k", NULL, false, 0};
     CHECK_EQ(dsrec_header(&o, &bh), DSREC_ERR_NAME, "bad profile");
     CHECK_EQ(blen, 0, "nothing printed for rejected input");
     CHECK_EQ(dsrec_init(NULL, sink, NULL), DSREC_ERR_NULL, "init NULL");
@@ -346,6 +384,15 @@ int main(void)
     snprintf(t + strlen(t) - 1, 16, "00000000");
     fix_ck(t);
     expect_bad("field not of format", t, "not a field of PEBS fmt=0");
+    /* fmt 6 with the counters group announced (hdr bit 4, 32 + 16 + 8 bytes): no keys carry it */
+    snprintf(t, sizeof t, "DSLOG 1 PEBS run=r seq=0 fmt=6 hdr=0x380000000000010 eventing_ip=0x1 counters=0x1 "
+                          "tsc=0x5 ck=00000000");
+    fix_ck(t);
+    expect_bad("fmt 6 counters group", t, "counters/metrics group");
+    snprintf(t, sizeof t, "DSLOG 1 PEBS run=r seq=0 fmt=7 hdr=0x20000000000000 eventing_ip=0x1 counters=0x1 "
+                          "tsc=0x5 ck=00000000");
+    fix_ck(t);
+    expect_bad("fmt 7", t, "nb32, nb64, arch or 0..6");
     snprintf(t, sizeof t, "DSLOG 1 BTS run=r seq=0 from=0x1 to=0x2 pred=0 flags=0x0 future=yes ck=00000000");
     fix_ck(t);
     struct dslog_reader r3;

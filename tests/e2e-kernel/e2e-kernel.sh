@@ -10,9 +10,11 @@
 #     functions: samples in wl_loop and wl_chase, BTS branches
 #     wl_loop+off -> wl_loop+off, LBR entries in wl_chase.
 # Usage: e2e-kernel.sh --build DIR --arch i386|x86_64 --mode kernel|bios|uefi
-#        [--timeout S] [--dsdump PATH] [--keep FILE]
+#        [--timeout S] [--dsdump PATH] [--keep FILE] [--smp N]
+# --smp N (issue 13): N CPUs; -kernel mode also runs the smp_e2e group (the
+# flows on every AP) and every CPU must have written its own logs (HDR cpu=).
 set -uo pipefail
-build= arch=x86_64 mode=kernel timeout_s=60 dsdump= keep=
+build= arch=x86_64 mode=kernel timeout_s=60 dsdump= keep= smp=
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift 2 ;;
@@ -21,6 +23,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout_s=$2; shift 2 ;;
     --dsdump) dsdump=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
+    --smp) smp=$2; shift 2 ;;
     -h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e2e-kernel.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -36,7 +39,12 @@ log=$work/boot.out
 
 args=(--build "$build" --arch "$arch" --mode "$mode" --timeout "$timeout_s")
 # -kernel mode: run only the e2e group (the boot matrix runs everything).
-[ "$mode" = kernel ] && args+=(--append "tests=e2e")
+if [ -n "$smp" ]; then
+  args+=(--smp "$smp")
+  [ "$mode" = kernel ] && args+=(--append "tests=e2e,smp_e2e")
+else
+  [ "$mode" = kernel ] && args+=(--append "tests=e2e")
+fi
 start=$(date +%s.%N)
 "$here/tests/boot/boot.sh" "${args[@]}" >"$log" 2>&1
 rc=$?
@@ -65,6 +73,15 @@ if [ "$backend" = model ]; then
   grep -q "DSLOG 1 PEBS .*fmt=arch .*frags=" "$log" || fail "no architectural PEBS record (fmt=arch, profile panther_lake_p)"
 fi
 
+if [ -n "$smp" ] && [ "$mode" = kernel ]; then
+  # Every CPU (APIC IDs 0..N-1 under QEMU) wrote as many logs as the BSP.
+  n0=$(grep -c "DSLOG 1 HDR .* cpu=0 ck=" "$log")
+  for ((c = 1; c < smp; c++)); do
+    nc=$(grep -c "DSLOG 1 HDR .* cpu=$c ck=" "$log")
+    [ "$nc" -eq "$n0" ] || fail "cpu $c wrote $nc logs, cpu 0 wrote $n0"
+  done
+  echo "e2e-kernel.sh: $smp CPUs, $n0 logs each"
+fi
 [ -x "$dsdump" ] || fail "dsdump not built ($dsdump)"
 "$dsdump" --limit 4 -e "$elf" "$log" >"$work/dump.txt" 2>"$work/dump.err"
 drc=$?
@@ -81,6 +98,12 @@ if grep -Eq '^ +[0-9.]+% +[0-9]+ +(\?|0x)' "$work/dump.txt"; then
   fail "samples outside any symbol"
 fi
 "$dsdump" --json -e "$elf" "$log" >"$work/dump.json" || fail "dsdump --json failed"
+if [ -n "$smp" ] && [ "$mode" = kernel ]; then
+  for ((c = 0; c < smp; c++)); do
+    grep -Eq "^ \{\"log\":[0-9]+,\"name\":\"[^\"]+\",\"cpu\":$c," "$work/dump.json" ||
+      fail "dsdump --json: no run attributed to cpu $c"
+  done
+fi
 grep -q '"wl_loop"' "$work/dump.json" || fail "dsdump --json does not name wl_loop"
 # perf.data of this log, read back by Linux perf (report/script/annotate).
 python3 "$here/tests/dsdump/perfcheck.py" "$dsdump" "$log" "$work/perf" "$elf" >"$work/perf.out" 2>&1

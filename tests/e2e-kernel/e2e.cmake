@@ -20,3 +20,15 @@ foreach(arch i386 x86_64)
     set_tests_properties(e2e.${arch}.${_mode} PROPERTIES LABELS "e2e;boot" TIMEOUT ${_ct})
   endforeach()
 endforeach()
+
+# Every CPU (issue 13): the e2e flows on the BSP and then on each AP (group
+# smp_e2e), each log tagged cpu=; dsdump reads all of them.
+foreach(arch i386 x86_64)
+  math(EXPR _t "180 * ${LIBDS_BOOT_TIMEOUT_SCALE}")
+  math(EXPR _ct "${_t} + 60")
+  add_test(NAME e2e.${arch}.kernel.smp2
+           COMMAND ${_e2e} --build ${CMAKE_BINARY_DIR} --arch ${arch} --mode kernel --timeout ${_t} --smp 2
+                   --dsdump $<TARGET_FILE:dsdump>)
+  set_tests_properties(e2e.${arch}.kernel.smp2 PROPERTIES LABELS "e2e;boot" TIMEOUT ${_ct}
+    PASS_REGULAR_EXPRESSION "e2e-kernel.sh: 2 CPUs, [1-9][0-9]* logs each.*e2e-kernel.sh: PASS")
+endforeach()

@@ -7,36 +7,60 @@
  * after every drain:
  *   present == records + lost_beyond + lost_corrupt + lost_rejected + lost_race,
  *   records == samples the sink accepted, the index is back at base,
- *   and for fixed-size threshold-mode buffers present == (index - base) / size.
+ *   and, against an oracle written here from the SDM ("DS Save Area": base,
+ *   index, absolute maximum, threshold; records from base to index) and the
+ *   pebs.h contract, not from libds's code (struct drain_oracle):
+ *   the anomaly flags (index below base / misaligned / past the maximum /
+ *   exactly at it, base/max/threshold fields changed and repaired, race),
+ *   the present / lost_beyond / lost_race split, and each BTS branch's
+ *   from/to/flags against the record bytes. Index choices include the exact
+ *   boundaries (threshold, absolute maximum, one byte either side); the
+ *   sink can move the index during the drain (the CPU appending records:
+ *   the race path). LLVMFuzzerTestOneInput (fuzz_main.c) dispatches here.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include "fake_cpu.h"
-
-struct in {
-    const uint8_t *p;
-    size_t n;
-};
-
-static uint64_t take(struct in *in, unsigned bytes)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < bytes; i++) {
-        v |= (uint64_t)(in->n ? *in->p : 0) << (8 * i);
-        if (in->n) {
-            in->p++;
-            in->n--;
-        }
-    }
-    return v;
-}
+#include "fuzz.h"
 
 struct sink_state {
     uint64_t taken, calls;
     uint8_t refuse_mask;
+    /* BTS content oracle: the buffer and record size (0: not checked) */
+    const unsigned char *recs;
+    uint32_t rec;
+    bool rec32;
+    bool bad_branch;
+    /* race: on call number race_at, store race_idx into the index field */
+    uint64_t race_at;
+    uint64_t race_idx;
+    union ds_area *area;
+    bool pebs, lay32;
 };
+
+static uint64_t ld(const unsigned char *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static void sink_common(struct sink_state *st)
+{
+    st->calls++;
+    if (st->race_at && st->calls == st->race_at) {
+        if (st->lay32) {
+            uint32_t *a = (uint32_t *)&st->area->a32 + (st->pebs ? 4 : 0);
+            a[1] = (uint32_t)st->race_idx;
+        } else {
+            uint64_t *a = (uint64_t *)&st->area->a64 + (st->pebs ? 4 : 0);
+            a[1] = st->race_idx;
+        }
+    }
+}
 
 static int pebs_sink(void *a, const struct ds_pebs_sample *s)
 {
@@ -47,7 +71,7 @@ static int pebs_sink(void *a, const struct ds_pebs_sample *s)
     if (s->xmm)
         touch ^= s->xmm->xmm[31];
     (void)touch;
-    st->calls++;
+    sink_common(st);
     if (st->refuse_mask & (1u << (st->calls & 7)))
         return 1;
     st->taken++;
@@ -57,9 +81,16 @@ static int pebs_sink(void *a, const struct ds_pebs_sample *s)
 static int bts_sink(void *a, const struct ds_bts_branch *b)
 {
     struct sink_state *st = a;
-    volatile uint64_t touch = b->from ^ b->to;
-    (void)touch;
-    st->calls++;
+    if (st->rec) {
+        /* SDM "Branch Trace Store (BTS)": from, to, flags; bit 4 predicted */
+        const unsigned char *r = st->recs + (size_t)st->calls * st->rec;
+        unsigned w = st->rec32 ? 4 : 8;
+        uint64_t fl = ld(r + 2 * w, w);
+        if (b->from != ld(r, w) || b->to != ld(r + w, w) || b->flags != fl ||
+            b->predicted != ((fl >> 4) & 1))
+            st->bad_branch = true;
+    }
+    sink_common(st);
     if (st->refuse_mask & (1u << (st->calls & 7)))
         return 1;
     st->taken++;
@@ -68,23 +99,66 @@ static int bts_sink(void *a, const struct ds_bts_branch *b)
 
 static void fail(const char *what)
 {
-    fprintf(stderr, "fuzz_drain: invariant broken: %s\n", what);
-    abort();
+    fuzz_fail("fuzz_drain", what);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/*
+ * The oracle: what a drain must report, from the SDM's description of the
+ * DS fields and the pebs.h contract only. B = base linear set up, N = buffer
+ * bytes, R = record size, T = threshold field set up; fields as the harness
+ * left them before the drain; race = the index value the "CPU" stored during
+ * the walk (valid when raced).
+ */
+struct drain_oracle {
+    uint32_t anomalies;
+    uint64_t present, lost_beyond, inbuf, lost_race;
+};
+
+static void oracle(uint64_t B, uint64_t N, uint32_t R, uint64_t T, const uint64_t f[4], bool raced,
+                   uint64_t race, struct drain_oracle *o)
+{
+    memset(o, 0, sizeof(*o));
+    if (f[0] != B)
+        o->anomalies |= DS_DRAIN_BASE_CHANGED;
+    if (f[2] != B + N)
+        o->anomalies |= DS_DRAIN_MAX_CHANGED;
+    if (f[3] != T)
+        o->anomalies |= DS_DRAIN_THRESH_CHANGED;
+    uint64_t idx = f[1];
+    if (idx < B) {
+        o->anomalies |= DS_DRAIN_INDEX_BELOW_BASE;
+    } else {
+        uint64_t off = idx - B, nrec = N / R;
+        if (off % R)
+            o->anomalies |= DS_DRAIN_INDEX_MISALIGNED;
+        if (off > N)
+            o->anomalies |= DS_DRAIN_INDEX_PAST_MAX;
+        if (off == N)
+            o->anomalies |= DS_DRAIN_FULL;
+        o->present = off / R;
+        o->inbuf = o->present < nrec ? o->present : nrec;
+        o->lost_beyond = o->present - o->inbuf;
+    }
+    /* records the CPU appended during the walk: index moved forward from a
+     * sane value and stays within the buffer */
+    if (raced && idx >= B && race > idx && race <= B + N && (race - idx) / R) {
+        o->lost_race = (race - idx) / R;
+        o->anomalies |= DS_DRAIN_RACE;
+    }
+}
+
+int fuzz_drain(struct in *in)
 {
     static struct fake_cpu f;
     static struct ds_cpu cpu;
     static struct ds_ctx ctx;
     static union ds_area area __attribute__((aligned(64)));
-    struct in in = { data, size };
 
-    unsigned prof = (unsigned)take(&in, 1) % 8;
-    unsigned what = (unsigned)take(&in, 1) % 3; /* 0 PEBS, 1 BTS threshold, 2 BTS circular */
-    uint8_t refuse = (uint8_t)take(&in, 1);
-    uint64_t data_cfg = take(&in, 1) & 0xF;
-    data_cfg |= (take(&in, 1) & 0x7) << 24; /* up to 8 LBRs */
+    unsigned prof = (unsigned)take(in, 1) % 8;
+    unsigned what = (unsigned)take(in, 1) % 3; /* 0 PEBS, 1 BTS threshold, 2 BTS circular */
+    uint8_t refuse = (uint8_t)take(in, 1);
+    uint64_t data_cfg = take(in, 1) & 0xF;
+    data_cfg |= (take(in, 1) & 0x1F) << 24; /* 1..32 LBR entries (PEBS_DATA_CFG 28:24 = n - 1) */
     bool ia32e = true;
     switch (prof) {
     case 0: fake_skylake_pmu(&f); break;
@@ -113,12 +187,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t mg = DS_THRESH_MARGIN; /* PEBS: one record per PEBS counter (ds_pebs_thresh_margin) */
     if (what == 0 && ds_pebs_thresh_margin(&cpu, fmt, &mg) != DS_OK)
         mg = DS_THRESH_MARGIN;
-    uint32_t nrec = mg + 1 + (uint32_t)(take(&in, 1) % 6);
+    uint32_t nrec = mg + 1 + (uint32_t)(take(in, 1) % 6);
     size_t bytes = (size_t)rec * nrec;
     unsigned char *buf = malloc(bytes);
     if (!buf)
         return 0;
-    uint32_t thr = what == 2 ? 0 : 1 + (uint32_t)(take(&in, 1) % (nrec - mg));
+    uint32_t thr = what == 2 ? 0 : 1 + (uint32_t)(take(in, 1) % (nrec - mg));
 
     struct ds_area_config cfg;
     memset(&cfg, 0, sizeof(cfg));
@@ -133,24 +207,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.pebs_data_cfg = what == 0 ? data_cfg : 0;
     int e = ds_area_setup(&ctx, &cpu, &cfg);
     if (e != DS_OK) {
-        fprintf(stderr, "setup failed: %s (prof %u what %u)\n", ds_errname(e), prof, what);
+        fprintf(stderr, "setup failed: %s (prof %u what %u data_cfg %#llx)\n", ds_errname(e), prof, what,
+                (unsigned long long)data_cfg);
         abort(); /* every generated configuration is valid */
     }
     /* DS management fields first (fixed size), then the record bytes (rest
-     * of the input, zero padded): index relative to base (signed) or raw;
-     * base/max/threshold raw or as set up. */
+     * of the input, zero padded): index relative to base (signed), raw, or
+     * at an exact boundary; base/max/threshold raw or as set up. */
     bool pebs = what == 0;
     uint64_t base = pebs ? ctx.pebs.linear : ctx.bts.linear;
-    uint8_t mode = (uint8_t)take(&in, 1);
-    int64_t rel = (int64_t)(int32_t)take(&in, 4);
-    uint64_t rawidx = take(&in, 8);
-    uint64_t fbase = take(&in, 8), fmax = take(&in, 8), fthr = take(&in, 8);
-    int lie_at = (int)(take(&in, 1) % 8);
+    uint8_t mode = (uint8_t)take(in, 1);
+    uint8_t mode2 = (uint8_t)take(in, 1);
+    int64_t rel = (int64_t)(int32_t)take(in, 4);
+    uint64_t rawidx = take(in, 8);
+    uint64_t fbase = take(in, 8), fmax = take(in, 8), fthr = take(in, 8);
+    int lie_at = (int)(take(in, 1) % 8);
+    uint8_t bsel = (uint8_t)take(in, 1);
+    uint8_t race_at = (uint8_t)take(in, 1), race_sel = (uint8_t)take(in, 1);
     uint64_t idx = (mode & 1) ? rawidx : base + (uint64_t)rel;
-    size_t nb = in.n < bytes ? in.n : bytes;
-    memcpy(buf, in.p, nb);
+    if (mode2 & 1) {
+        /* exact boundaries: record 0, the threshold, the last record, the
+         * absolute maximum, one past it; then -1, 0 or +1 byte */
+        uint64_t k[5] = { 0, thr, nrec - 1, nrec, nrec + 1 };
+        idx = base + k[bsel % 5] * rec + (uint64_t)(int64_t)((int)(bsel / 5 % 3) - 1);
+    }
+    size_t nb = in->n < bytes ? in->n : bytes;
+    memcpy(buf, in->p, nb);
     memset(buf + nb, 0, bytes - nb);
-    if (lay == DS_LAYOUT_32) {
+    bool lay32 = lay == DS_LAYOUT_32;
+    if (lay32) {
         uint32_t *a = (uint32_t *)&area.a32 + (pebs ? 4 : 0);
         if (mode & 2) a[0] = (uint32_t)fbase;
         a[1] = (uint32_t)idx;
@@ -168,11 +253,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Adaptive PEBS: random bytes almost never form a consistent header, so
      * (mode bit 4) rewrite the headers into a valid chain of records whose
      * groups come from the input; bit 5 lets one header keep a lying size. */
+    int chain = -1; /* records in a valid chain that ends at the index; -1 unknown */
     if (pebs && adaptive && (mode & 0x10)) {
         size_t pos = 0;
+        int k;
         if (!(mode & 0x20))
             lie_at = -1;
-        for (int k = 0; pos + 32 <= bytes; k++) {
+        for (k = 0; pos + 32 <= bytes; k++) {
             uint64_t h;
             memcpy(&h, buf + pos, 8);
             /* Like the CPU: a record has the DATA_CFG groups, or (counter
@@ -188,14 +275,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (mode & 0x40) { /* index at the end of the chain (the common, sane case) */
             idx = base + pos;
-            if (lay == DS_LAYOUT_32)
+            if (lay32)
                 area.a32.pebs_index = (uint32_t)idx;
             else
                 area.a64.pebs_index = idx;
+            if (lie_at < 0 || lie_at >= k)
+                chain = k;
         }
     }
 
-    struct sink_state ss = { 0, 0, refuse };
+    /* the fields as the drain will find them (before the race) */
+    uint64_t fld[4];
+    for (int i = 0; i < 4; i++)
+        fld[i] = lay32 ? ((uint32_t *)&area.a32)[(pebs ? 4 : 0) + i] : ((uint64_t *)&area.a64)[(pebs ? 4 : 0) + i];
+    /* setup values, from the SDM: max = base + bytes, threshold = base +
+     * thr records (interrupt when the index reaches it); no threshold: one
+     * record past the maximum (area.h, BTS circular: bts.h) */
+    uint64_t T = thr ? base + (uint64_t)thr * rec : base + bytes + rec;
+    if (lay32)
+        T &= 0xFFFFFFFFull;
+
+    struct sink_state ss;
+    memset(&ss, 0, sizeof(ss));
+    ss.refuse_mask = refuse;
+    ss.area = &area;
+    ss.pebs = pebs;
+    ss.lay32 = lay32;
+    if (what == 1) {
+        ss.recs = buf;
+        ss.rec = rec;
+        ss.rec32 = lay32;
+    }
+    if ((mode2 & 2) && what != 2) {
+        /* the CPU appends while the drain walks: on sink call race_at the
+         * index moves to base + (seen records + 0..3) records (+1 byte) */
+        ss.race_at = 1 + race_at % 4;
+        ss.race_idx = fld[1] + (uint64_t)(race_sel % 4) * rec + ((race_sel & 4) ? 1 : 0);
+        if (race_sel & 8)
+            ss.race_idx = base + (uint64_t)(race_sel >> 4) * rec; /* anywhere, maybe backwards */
+        if (lay32)
+            ss.race_idx &= 0xFFFFFFFFull;
+    }
     struct ds_drain_stats st;
     if (pebs)
         e = ds_pebs_drain(&ctx, pebs_sink, &ss, &st);
@@ -209,15 +329,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fail("records != samples taken by the sink");
     if (st.records + st.lost_rejected != ss.calls)
         fail("sink calls != records + rejected");
-    uint64_t now = lay == DS_LAYOUT_32 ? area.a32.pebs_index : area.a64.pebs_index;
-    if (!pebs)
-        now = lay == DS_LAYOUT_32 ? area.a32.bts_index : area.a64.bts_index;
-    if (now != base)
+    if (ss.bad_branch)
+        fail("BTS branch differs from the record bytes");
+    uint64_t now[4];
+    for (int i = 0; i < 4; i++)
+        now[i] = lay32 ? ((uint32_t *)&area.a32)[(pebs ? 4 : 0) + i] : ((uint64_t *)&area.a64)[(pebs ? 4 : 0) + i];
+    if (now[1] != base)
         fail("index not reset to base");
+    if (now[0] != base || now[2] != (lay32 ? (uint32_t)(base + bytes) : base + bytes) || now[3] != T)
+        fail("base/max/threshold not repaired to the setup values");
+    bool raced = ss.race_at && ss.calls >= ss.race_at;
+
+    struct drain_oracle o;
+    oracle(base, bytes, rec, T, fld, raced, ss.race_idx, &o);
+    const uint32_t fields = DS_DRAIN_BASE_CHANGED | DS_DRAIN_MAX_CHANGED | DS_DRAIN_THRESH_CHANGED;
+    if ((st.anomalies & fields) != (o.anomalies & fields))
+        fail("field-changed anomaly flags differ from the oracle");
     if (!adaptive && what != 2) {
-        uint64_t want = idx >= base ? (idx - base) / rec : 0;
-        if (st.present != want)
-            fail("present != (index - base) / record size");
+        if (st.anomalies != o.anomalies)
+            fail("anomaly flags differ from the oracle");
+        if (st.present != o.present + o.lost_race || st.lost_beyond != o.lost_beyond || st.lost_race != o.lost_race)
+            fail("present / lost_beyond / lost_race differ from the oracle");
+        if (st.lost_corrupt || st.records + st.lost_rejected != o.inbuf)
+            fail("records in the buffer differ from the oracle");
+    } else if (adaptive && pebs) {
+        const uint32_t idxf = DS_DRAIN_INDEX_BELOW_BASE | DS_DRAIN_INDEX_PAST_MAX | DS_DRAIN_FULL | DS_DRAIN_RACE;
+        if ((st.anomalies & idxf) != (o.anomalies & idxf))
+            fail("adaptive: index anomaly flags differ from the oracle");
+        uint64_t want_beyond = 0;
+        if (idx >= base && idx - base > bytes)
+            want_beyond = (idx - base - bytes + rec - 1) / rec; /* ceil, pebs.h */
+        if (st.lost_beyond != want_beyond || st.lost_race != o.lost_race)
+            fail("adaptive: lost_beyond / lost_race differ from the oracle");
+        if (chain >= 0 && (st.present != (uint64_t)chain + o.lost_race || st.lost_corrupt ||
+                           (st.anomalies & (DS_DRAIN_SIZE_LIE | DS_DRAIN_INDEX_MISALIGNED))))
+            fail("adaptive: a valid chain was not drained whole");
     }
     if (what == 2 && st.present > nrec + (idx >= base ? (idx - base) / rec : 0))
         fail("circular: more present than possible");

@@ -496,7 +496,7 @@ static void test_cfg_c(void)
     static struct fake_cpu f;
     struct ds_cpu cpu;
     struct ds_arch_pebs ap;
-    uint64_t v;
+    uint64_t v = 0;
 
     CHECK_EQ(ds_arch_pebs_cfg_c_msr(DS_CTR_GP, 0), 0x1903, "GP0 CFG_C");
     CHECK_EQ(ds_arch_pebs_cfg_c_msr(DS_CTR_GP, 9), 0x1927, "GP9 CFG_C");
@@ -832,7 +832,7 @@ static void test_drain(void)
     struct ds_drain_stats st;
     struct ds_pebs_sample arr[200];
     size_t n;
-    uint64_t v;
+    uint64_t v = 0;
     unsigned char *mem = aligned_alloc(4096, 8192); /* ASan: reads past 8 KiB are caught */
     const uint64_t thr = IDX_THRESH(256);
 

@@ -13,6 +13,16 @@ struct k_boot_info {
     bool efi;                 /* booted from UEFI (EFI system table tag seen) */
     bool vga_text;            /* a VGA text mode is (believed to be) active */
     uint64_t mem_kib;         /* usable RAM above 1 MiB in KiB, 0 if unknown */
+    /* Multiboot2 framebuffer info tag (type 8), RGB direct colour only;
+     * fb_bpp = 0: none (or EGA text / indexed colour, which this kernel does
+     * not draw on). */
+    uint64_t fb_addr;
+    uint32_t fb_pitch, fb_width, fb_height;
+    uint8_t fb_bpp;
+    uint8_t fb_rpos, fb_rsize, fb_gpos, fb_gsize, fb_bpos, fb_bsize;
+    uintptr_t acpi_rsdp;      /* RSDP given by the loader (mb2 tag 15/14, PVH), 0 if none */
+    const char *acpi_rsdp_src;
+    uintptr_t info, info_size; /* the loader's information block (mb2: total_size), for overlap checks */
 };
 
 /* Parse the boot information; returns -1 for an unknown magic. */

@@ -9,6 +9,8 @@
  *   apic=x2apic|xapic  allow or refuse x2APIC mode (default x2apic)
  *   debugcon=1         mirror the console to port 0xE9
  *   baremetal=1        SDM deviations are failures, not skips (ktest_deviation)
+ *   smp=off|N, cpus=0,2,..., smp_fail=N, smp_enum=mptable  application processors (k/smp.h)
+ *   cpu_profile.N=a+b  model profiles for AP N in the smp_e2e group (kernel/tests/smp.c)
  * Read by the e2e group (kernel/e2e): backend=hw|model|auto, profile=p1,p2.
  */
 #ifndef K_CMDLINE_H

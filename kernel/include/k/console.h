@@ -6,9 +6,9 @@
  *
  * COM1 presence is decided by the scratch-register test (write/read back
  * the UART scratch register 7) and a loopback test. Without COM1 the output
- * still goes to the VGA text console (BIOS boot) and, if asked, port 0xE9;
- * a UEFI boot without COM1 has no visible console (GRUB leaves a graphics
- * framebuffer that this kernel does not drive).
+ * still goes to the VGA text console (BIOS boot) or, where the boot loader
+ * left a graphics framebuffer (UEFI), the framebuffer console (k/fbcon.h),
+ * and, if asked, port 0xE9.
  *
  * kprintf formats: %s %c %d %i %u %x %X %p %% with the l, ll, z length
  * modifiers, a field width and the 0 and - flags (e.g. %08x, %-10s,

@@ -88,5 +88,11 @@ void k_lapic_self_ipi(unsigned vector);
 /* Send an NMI IPI to this CPU (destination = own APIC ID, not the "self"
  * shorthand, which the SDM allows only for fixed delivery). */
 void k_lapic_self_nmi(void);
+/* Send ICR low word @lo to APIC ID @id (xAPIC: ICR high bits 31:24; x2APIC:
+ * ICR MSR 0x830 bits 63:32). Returns 0, or -1 without an APIC, for an ID
+ * above 255 in xAPIC mode, or when xAPIC delivery status stays pending. */
+int k_lapic_send_ipi(uint32_t id, uint32_t lo);
+#define K_ICR_DM_INIT        (5u << 8)
+#define K_ICR_DM_STARTUP     (6u << 8)
 
 #endif

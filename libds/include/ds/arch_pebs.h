@@ -89,6 +89,12 @@ extern "C" {
 /* KVM arch_pebs_index_rsvd: 3:0, 30:27, 35:33, 63:59 */
 #define DS_APEBS_INDEX_RSVD        (0xFull | (0xFull << 27) | (0x7ull << 33) | (0x1Full << 59))
 
+/* IA32_PERF_GLOBAL_STATUS bit the CPU sets when the write offset reaches the
+ * threshold (Linux GLOBAL_STATUS_ARCH_PEBS_THRESHOLD_BIT 54, serviced in
+ * handle_pmi_common by draining). The shared PMI handler (pmi.h) does not
+ * yet test or acknowledge it. */
+#define DS_APEBS_GLOBAL_STATUS_THRESHOLD (1ull << 54)
+
 /* --- IA32_PMC_GPx_CFG_C / IA32_PMC_FXx_CFG_C (Linux ARCH_PEBS_*) --------------
  * CPUID.(23H,4):EBX is the layout of bits 63:32: bit n set = CFG_C bit
  * 32 + n may be used (Linux update_pmu_cap: caps = (u64)ebx << 32). */
@@ -279,7 +285,7 @@ int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind,
  * required) and every fragment that continues it (header CONT bit, or a
  * null fragment with header bits 63:16 all zero: Linux
  * arch_pebs_record_continued), never reading outside [rec, rec + avail).
- * Fills @out (fmt DS_PEBS_FMT_ARCH, header = first fragment's header,
+ * Fills @out, meaningful on DS_OK only (fmt DS_PEBS_FMT_ARCH, header = first fragment's header,
  * size = bytes of all fragments, fragments = their count); xmm / lbr point
  * into @rec. *@out_consumed = bytes of the record's fragments (also on
  * DS_ERR_APEBS_NO_BASIC, where it covers the orphan chain; 0 on the other

@@ -503,9 +503,12 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
         const struct dslog_rec *r = &S->items.v[i].r;
         if (r->type != DSLOG_HDR)
             continue;
-        printf("DSLOG v1 log %u (line %lu): arch=%s backend=%s profile=%s kernel=%s%s%s\n", S->items.v[i].log,
+        printf("DSLOG v1 log %u (line %lu): arch=%s backend=%s profile=%s kernel=%s%s%s", S->items.v[i].log,
                S->items.v[i].line, r->s[K_ARCH], r->s[K_BACKEND], r->s[K_PROFILE], r->s[K_KERNEL],
                dslog_has(r, K_WHY) ? " why=" : "", dslog_has(r, K_WHY) ? r->s[K_WHY] : "");
+        if (dslog_has(r, K_CPU))
+            printf(" cpu=%llu", (unsigned long long)r->v[K_CPU]);
+        printf("\n");
     }
     for (size_t i = 0; i < R->n; i++) {
         const struct run *ru = &R->v[i];
@@ -686,6 +689,9 @@ static void print_json(const struct state *S, const struct runs *R)
         const struct run *ru = &R->v[i];
         fprintf(f, "%s\n {\"log\":%u,\"name\":", i ? "," : "", ru->log);
         jstr(f, ru->name);
+        const struct dslog_rec *h = ru->log < R->nlogs ? R->hdr[ru->log] : NULL;
+        if (h && dslog_has(h, K_CPU)) /* the CPU that ran the log (HDR cpu=, issue 13) */
+            fprintf(f, ",\"cpu\":%" PRIu64, h->v[K_CPU]);
         if (ru->summary) {
             fprintf(f, ",\"kind\":");
             jstr(f, ru->summary->s[K_KIND]);

@@ -72,6 +72,7 @@ static const struct {
     [K_PASSED] = {"passed", V_DEC, T(END)},
     [K_FAILED] = {"failed", V_DEC, T(END)},
     [K_SKIPPED] = {"skipped", V_DEC, T(END)},
+    [K_CPU] = {"cpu", V_DEC, T(HDR)},  /* optional: APIC ID of the CPU that ran the log (issue 13) */
     [K_FRAGS] = {"frags", V_DEC, T(PEBS)},
     [K_SSP] = {"ssp", V_HEX, T(PEBS)},
 };
@@ -280,7 +281,7 @@ static bool check_record(struct dslog_rec *r, char *err, size_t errsz)
         need |= set;
         allowed = B(K_RUN) | B(K_SEQ) | B(K_FMT) | B(K_COUNTER) | set;
         char fb[16];
-        bool adaptive = fmt == 4 || fmt == 5;
+        bool adaptive = fmt >= 4 && fmt <= 6;
         if ((adaptive || fmt == DSLOG_FMT_ARCH) && !dslog_has(r, K_HDR)) {
             seterr(err, errsz, "PEBS fmt=%s record has no hdr= (adaptive record header)", fmt_str(fmt, fb));
             return false;
@@ -305,6 +306,12 @@ static bool check_record(struct dslog_rec *r, char *err, size_t errsz)
             seterr(err, errsz, r->lbr_count ? "lbrN= given but fmt=%s hdr has no LBR group"
                                             : "LBR group announced by hdr but no lbr0= entry (fmt=%s)",
                    fmt_str(fmt, fb));
+            return false;
+        }
+        if (adaptive && (hdr & 0x30)) {
+            /* fmt 6 counters group (bit 4) / metrics (bit 5): no DSLOG 1 keys; reserved on 4/5 */
+            seterr(err, errsz, "hdr=0x%llx has the counters/metrics group (bits 4/5), which DSLOG 1 cannot carry",
+                   (unsigned long long)hdr);
             return false;
         }
         if (adaptive && (hdr >> 48) != adaptive_size(hdr, r->lbr_count)) {
@@ -460,14 +467,14 @@ static bool parse_fields(struct dslog_rec *r, const char *p, const char *end, ch
                 r->v[k] = DSLOG_FMT_ARCH;
                 ok = true;
             } else {
-                ok = parse_dec(v, vn, &r->v[k]) && r->v[k] <= 5;
+                ok = parse_dec(v, vn, &r->v[k]) && r->v[k] <= 6;
             }
             break;
         default: ok = false;
         }
         if (!ok) {
             static const char *const want[] = {"0x + 1..16 hex digits", "a decimal number", "a name of 1..31 [A-Za-z0-9_.:+-]",
-                                               "0 or 1", "nb32, nb64, arch or 0..5"};
+                                               "0 or 1", "nb32, nb64, arch or 0..6"};
             seterr(err, errsz, "bad value '%.*s' for key '%s' (want %s)", (int)(vn > 40 ? 40 : vn), v, keys[k].name,
                    want[keys[k].kind]);
             return false;

@@ -24,6 +24,7 @@ enum dslog_key {
     K_NAME, K_WORKLOAD, K_EVENTS, K_PERIOD, K_SAMPLES, K_RECORDS,
     K_ARCH, K_BACKEND, K_PROFILE, K_KERNEL, K_WHY,
     K_RUNS, K_PASSED, K_FAILED, K_SKIPPED,
+    K_CPU,
     K_FRAGS, K_SSP,                  /* PEBS fmt=arch */
     K__COUNT
 };

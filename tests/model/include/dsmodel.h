@@ -41,7 +41,7 @@
  * On one cpu, nothing is re-entrant except that the PMI callback may call
  * dsm_rdmsr/dsm_wrmsr/dsm_cpuid/dsm_stats (it runs after dsm_retire() has
  * finished updating state). A real NMI handler must not call into a cpu
- * whose dsm_retire() it interrupted. dsm_retire() uses up to ~1.3 KiB of
+ * whose dsm_retire() it interrupted. dsm_retire() uses up to ~1.5 KiB of
  * stack (the largest adaptive PEBS record is assembled there).
  */
 #ifndef DSMODEL_H
@@ -72,6 +72,14 @@ enum dsm_profile {
     DSM_HASWELL,            /* 06_3CH: v3, PEBS fmt 2, LBR fmt 4, 16, full-width writes */
     DSM_SKYLAKE,            /* 06_5EH: v4 (streamlined freeze), PEBS fmt 3, LBR fmt 5, 32 + LBR_INFO */
     DSM_ICELAKE,            /* 06_7EH: v5, PEBS fmt 4 adaptive (PEBS_DATA_CFG), 8 GP, 4 fixed */
+    /* Issue 11 profiles: CPUID words copied from the real dumps in shared/cpuid
+     * (constants in dsmodel.c say which file); PERF_CAPABILITIES is not in a
+     * dump and is composed from the SDM bit definitions (cited there). */
+    DSM_SAPPHIRERAPIDS,     /* 06_8FH: v5, PEBS fmt 4 + baseline, Arch LBR (07H EDX[19], 1CH depth 32) */
+    DSM_GRANITERAPIDS,      /* 06_ADH: as Sapphire Rapids + timed PEBS (PERF_CAPABILITIES[17]) */
+    DSM_LUNARLAKE,          /* 06_BDH P-core: v6 aliased MSRs, leaf 23H (10 GP, 4 fixed), PEBS fmt 6 */
+    DSM_ALDERLAKE_P,        /* 06_97H hybrid P-core (1AH type 40H): 8 GP, 4 fixed, fmt 4, Arch LBR */
+    DSM_ALDERLAKE_E,        /* 06_97H hybrid E-core (1AH type 20H): 6 GP, 3 fixed, fmt 4, Arch LBR */
     DSM_PTL_P,              /* 06_CCH Panther Lake Cougar Cove P-core: architectural PEBS (dsm_archpebs.c) */
     DSM_PTL_E,              /* 06_CCH Panther Lake Darkmont E-core: architectural PEBS (dsm_archpebs.c) */
     DSM_PROFILE__COUNT
@@ -136,6 +144,7 @@ struct dsm_event {
     uint32_t data_src;            /* PEBS data-source encoding (bits 3:0 + SNB+ bits) */
     uint64_t tsc;
     const uint64_t *xmm;          /* 32 qwords (XMM0-15) for the adaptive XMM group, or NULL = zeros */
+    uint16_t retire_latency;      /* core cycles; recorded only with timed PEBS (PERF_CAPABILITIES[17]) */
 };
 
 /* Statistics. MSR accesses counted per kind and (dsm_msr_count) per MSR. */
@@ -165,6 +174,7 @@ struct dsm_lbr_row {
 };
 
 #define DSM_LBR_MAX 64
+#define DSM_GP_MAX 16             /* GP counters a profile may have (Lunar Lake P-core: 10) */
 #define DSM_NB_ESCR_SLOTS 0x42    /* 0x3A0 .. 0x3E1 */
 
 /* Architectural PEBS state (DSM_PTL_P / DSM_PTL_E; dsm_archpebs.c). */
@@ -190,7 +200,7 @@ struct dsm_cpu {
     uint32_t cpuid0[4], cpuid1[4], cpuid_a[4], cpuid_1c[4], cpuid_7[4], cpuid_x0[4], cpuid_x1[4];
     uint64_t misc_enable, perf_caps;
     uint8_t version, ngp, nfixed, gp_width, fixed_width;
-    int8_t pebs_fmt;              /* -1 none, 0..4; NetBurst uses DSM_PEBS_NB */
+    int8_t pebs_fmt;              /* -1 none, 0..4 or 6; NetBurst uses DSM_PEBS_NB */
     bool ll;                      /* load latency (PEBS_LD_LAT) */
     uint64_t debugctl_valid, evtsel_valid, lbrsel_valid;
     struct dsm_lbr_row lbr;
@@ -201,7 +211,7 @@ struct dsm_cpu {
     void *pmi_ctx;
     /* architectural MSR state */
     uint64_t debugctl, ds_area, pebs_enable, pebs_cfg, ld_lat, frontend;
-    uint64_t pmc[8], evtsel[8], fixed[4], fixed_ctrl, gstatus, gctrl;
+    uint64_t pmc[DSM_GP_MAX], evtsel[DSM_GP_MAX], fixed[4], fixed_ctrl, gstatus, gctrl;
     uint64_t ler_from, ler_to, lbr_select, lbr_ctl;
     uint32_t lbr_tos, lbr_depth, lbr_cycles;
     uint64_t lbr_from[DSM_LBR_MAX], lbr_to[DSM_LBR_MAX], lbr_info[DSM_LBR_MAX];
@@ -225,6 +235,9 @@ struct dsm_cpu {
     dsm_msr_hook_fn msr_hook;
     void *msr_hook_ctx;
     bool in_msr_hook;
+    /* issue 11 identity: leaf 1AH (hybrid core type), leaf 23H sub-leaves 0, 1, 3 */
+    uint32_t cpuid_1a[4], cpuid_23[4][4];
+    bool timed_pebs;              /* PERF_CAPABILITIES[17]: retire latency in the basic group */
     /* architectural PEBS (profiles DSM_PTL_*) */
     struct dsm_apebs ap;
 };
@@ -308,7 +321,7 @@ void dsm_msr_count(const struct dsm_cpu *cpu, uint32_t msr, uint32_t *out_reads,
 void dsm_stats_reset(struct dsm_cpu *cpu);
 
 /* PEBS record size for the CPU's format in its current mode (NetBurst: 40
- * or 144; fmt 4: size for the current PEBS_DATA_CFG with an adaptive
+ * or 144; fmt 4, 6: size for the current PEBS_DATA_CFG with an adaptive
  * counter); 0 if the CPU has no PEBS. */
 uint32_t dsm_pebs_record_size(const struct dsm_cpu *cpu);
 /* BTS record size in the current mode: 12 or 24. */

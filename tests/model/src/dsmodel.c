@@ -83,10 +83,25 @@
 #define DSM_CAP_PEBS_TRAP (1ull << 6)
 #define DSM_CAP_FW_WRITE (1ull << 13)
 #define DSM_CAP_PERF_METRICS (1ull << 15)
+#define DSM_CAP_PEBS_BASELINE (1ull << 14)   /* SDM "IA32_PERF_CAPABILITIES": PEBS_BASELINE */
+#define DSM_CAP_TIMED_PEBS (1ull << 17)      /* PEBS_TIMING_INFO (Linux intel_cap.pebs_timing_info) */
+/* Perfmon v6 aliased counter MSRs (SDM "Architectural Performance Monitoring
+ * Version 6"; Linux msr-index.h MSR_IA32_PMC_V6_GP0_CTR/CFG_A/FX0_CTR/STEP). */
+#define DSM_MSR_V6_GP0_CTR   0x1900u   /* GP n: CTR 1900H+4n, CFG_A +1, CFG_B +2, CFG_C +3 */
+#define DSM_MSR_V6_FX0_CTR   0x1980u   /* fixed m: CTR 1980H+4m */
+#define DSM_MSR_V6_STEP      4u
+/* PEBS format 6 MSR_PEBS_DATA_CFG (Linux asm/perf_event.h PEBS_DATACFG_CNTR
+ * BIT(4), PEBS_DATACFG_METRICS BIT(5), CNTR_SHIFT 32 / mask 0xffff, FIX_SHIFT
+ * 48 / mask 0xff); counters group layout: Linux ds.c struct pebs_cntr_header
+ * {u32 cntr, fixed, metrics, reserved} then one u64 per GP bit, per fixed bit. */
+#define DSM_CFG_CNTR         (1ull << 4)
+#define DSM_CFG_GP_SHIFT     32
+#define DSM_CFG_FIX_SHIFT    48
 #define DSM_C1_EDX_DS    (1u << 21)
 #define DSM_C1_ECX_DTES64 (1u << 2)
 #define DSM_C1_ECX_DSCPL (1u << 4)
 #define DSM_C1_ECX_PDCM  (1u << 15)
+#define DSM_C7_EDX_ARCH_LBR (1u << 19)   /* CPUID.(07H,0):EDX[19] */
 
 /* NetBurst CCCR / ESCR fields, SDM "Performance Monitoring (Pentium 4)" */
 #define DSM_CCCR_ENABLE   (1ull << 12)
@@ -210,6 +225,9 @@ struct dsm_prof {
     bool ll;
     uint64_t debugctl_valid, evtsel_valid, lbrsel_valid;
     uint8_t row_model;   /* DisplayModel of the LBR row; family from the signature */
+    /* issue 11 (0 for the older profiles): CPUID.(07H,0):EDX, 1AH:EAX, 1CH:EAX/EBX/ECX,
+     * 23H sub-leaves 0..3 EAX/EBX. EDX[19] set: Arch LBR row built from 1CH. */
+    uint32_t c7_edx, l1a_eax, l1c[3], l23[4][2];
 };
 
 #define EDX_STD 0xBFEBFBFFu   /* FPU..PBE incl. MSR(5), APIC(9), DS(21), ACPI(22) */
@@ -235,6 +253,49 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
                       0x07300404, 0, 0, 0x603, MISC_STD, 0x33C5, 3, true, 0xFFC3, 0x3FFFFFFFFull, 0x3FF, 0x5E },
     [DSM_ICELAKE] = { "icelake (06_7EH)", K_ARCH, true, 0x1B, 0x000706E5, 0x7FFAFBBF, EDX_STD,
                       0x07300805, 0, 0xF, 0x604, MISC_STD, 0xF4C5, 4, true, 0xFFC3, 0x7FFFFFFFFull, 0x3FF, 0x7E },
+    /* Issue 11. CPUID words: shared/cpuid dumps (logical CPU #0 unless said).
+     * PERF_CAPABILITIES (no dump holds it) from the SDM bit definitions: LBR_FMT
+     * 3FH = Arch LBR, 6 PEBS_TRAP, 7 PEBS_ARCH_REG, 11:8 PEBS_REC_FMT, 12
+     * SMM_FRZ, 13 FW_WRITE, 14 PEBS_BASELINE, 15 PERF_METRICS, 17 PEBS_TIMING_INFO. */
+    /* GenuineIntel00806F8_SapphireRapids_05_CPUID.txt: 00H EAX 20H, 01H EAX 806F8H ECX 7FFEFBFFH,
+     * 0AH 08300805H/0/FH/8604H, 07H EDX FFDD4430H (EDX[19] Arch LBR), 1CH 4000000BH/7/7. */
+    [DSM_SAPPHIRERAPIDS] = { "sapphirerapids (06_8FH)", K_ARCH, true, 0x20, 0x000806F8, 0x7FFEFBFF, EDX_STD,
+                             0x08300805, 0, 0xF, 0x8604, MISC_STD, 0xF4FF, 4, true, 0xFFC3, 0x7FFFFFFFFull, 0, 0x8F,
+                             0xFFDD4430, 0, { 0x4000000B, 7, 7 }, { { 0, 0 } } },
+    /* Granite Rapids: no dump here. Signature 06_ADH stepping 1 (Linux intel-family.h
+     * INTEL_GRANITERAPIDS_X 0xAD); the other words are Sapphire Rapids' (the
+     * Emerald Rapids dump, 00C06F2, has the same 0AH and 1CH words); plus timed
+     * PEBS, PERF_CAPABILITIES[17] (Linux intel_pmu_init sets PMU_FL_RETIRE_LATENCY
+     * when pebs_timing_info). */
+    [DSM_GRANITERAPIDS] = { "graniterapids (06_ADH)", K_ARCH, true, 0x20, 0x000A06D1, 0x7FFEFBFF, EDX_STD,
+                            0x08300805, 0, 0xF, 0x8604, MISC_STD, 0x2F4FF, 4, true, 0xFFC3, 0x7FFFFFFFFull, 0, 0xAD,
+                            0xFFDD4430, 0, { 0x4000000B, 7, 7 }, { { 0, 0 } } },
+    /* GenuineIntel00B06D1_LunarLake_04_CPUID.txt, a P-core (1AH 40000003H, Lion Cove):
+     * 00H EAX 23H, 01H 000B06D1H ECX 7FFAFBFFH, 0AH 0D300806H/280H/7/8603H, 07H EDX
+     * FC1CC430H (hybrid, Arch LBR), 1CH 4000000BH/7/000F0007H, 23H.0 0BH/3,
+     * 23H.1 3FFH/FH (10 GP, 4 fixed), 23H.3 1DFFH. PEBS format 6 (Linux "Add PEBS
+     * format 6"); event select v6 adds EQ [36] and UMASK2 [47:40]. */
+    [DSM_LUNARLAKE] = { "lunarlake (06_BDH)", K_ARCH, true, 0x23, 0x000B06D1, 0x7FFAFBFF, EDX_STD,
+                        0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0xF6FF, 6, true, 0xFFC3,
+                        0xFF17FFFFFFFFull, 0, 0xBD,
+                        0xFC1CC430, 0x40000003, { 0x4000000B, 7, 0x000F0007 },
+                        { { 0x0B, 3 }, { 0x3FF, 0xF }, { 0, 0 }, { 0x1DFF, 0 } } },
+    /* GenuineIntel0090672_AlderLake_02_CPUID.txt is a P-core-only part (12 threads,
+     * 07H EDX FC984510H: EDX[15] hybrid clear, 1AH zero). The P-core takes its 01H,
+     * 0AH 08300805H/0/FH/8604H and 1CH 4000000BH/7/7 words, with EDX[15] set and
+     * 1AH 40000001H as a hybrid 06_97H part reports (core type 40H Golden Cove,
+     * native model 1). */
+    [DSM_ALDERLAKE_P] = { "alderlake-p (06_97H)", K_ARCH, true, 0x20, 0x00090672, 0x7FFAFBBF, EDX_STD,
+                          0x08300805, 0, 0xF, 0x8604, MISC_STD, 0xF4FF, 4, true, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97,
+                          0xFC98C510, 0x40000001, { 0x4000000B, 7, 7 }, { { 0, 0 } } },
+    /* The E-core (Gracemont, 1AH 20000001H) is not in any dump here: 6 GP and 3
+     * fixed counters as Linux intel_pmu_init gives the Alder Lake atom PMU
+     * (num_counters - 2, num_counters_fixed - 1), 0AH ECX 7 / EDX 8603H and 1CH
+     * C000000BH/7/7 as the Meteor Lake E-core (00A06A4 dump, Crestmont) reports;
+     * no PERF_METRICS (Linux clears it for the atom PMU). */
+    [DSM_ALDERLAKE_E] = { "alderlake-e (06_97H)", K_ARCH, true, 0x20, 0x00090672, 0x7FFAFBBF, EDX_STD,
+                          0x07300605, 0, 0x7, 0x8603, MISC_STD, 0x74FF, 4, true, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97,
+                          0xFC98C510, 0x20000001, { 0xC000000B, 7, 7 }, { { 0, 0 } } },
     /* Panther Lake (dsm_archpebs.c): CPUID 00H/01H/0AH from the real dump, PERF_CAPABILITIES
      * PEBS_FMT 0xF (architectural PEBS), FW_WRITE, Arch LBR format 3FH; no DS-area PEBS
      * (pebs_fmt -1); LBR geometry of the Arch LBR row 06_97H. */
@@ -301,6 +362,36 @@ static void lbr_reset(struct dsm_cpu *c)
     c->lbr_depth = c->lbr.arch ? DSM_ARCH_LBR_MAX : c->lbr.depth;
 }
 
+/* Issue 11 profiles: leaves 07H, 1AH, 1CH, 23H from the profile; the Arch
+ * LBR geometry (SDM Vol. 3B "Architectural Last Branch Records": IA32_LBR_x_
+ * FROM_IP 1500H, TO_IP 1600H, INFO 1200H, LBR_FMT 3FH) instead of a table row;
+ * leaf 23H sub-leaf 1 bitmaps replace the leaf 0AH counts (contiguous here). */
+static void init_ext_leaves(struct dsm_cpu *c, const struct dsm_prof *pr)
+{
+    const struct dsm_lbr_row arch = { (uint16_t)((pr->sig >> 8) & 0xF), pr->row_model, 0,
+                                      DSM_MSR_ARCH_LBR_FROM0, DSM_MSR_ARCH_LBR_TO0, DSM_MSR_ARCH_LBR_INFO0,
+                                      0, 0x3F, true };
+    c->lbr = arch;
+    c->cpuid_7[3] = pr->c7_edx;
+    c->cpuid_1a[0] = pr->l1a_eax;
+    for (int i = 0; i < 3; i++)
+        c->cpuid_1c[i] = pr->l1c[i];
+    for (int k = 0; k < 4; k++) {
+        c->cpuid_23[k][0] = pr->l23[k][0];
+        c->cpuid_23[k][1] = pr->l23[k][1];
+    }
+    if (pr->l23[0][0] & (1u << 1)) {   /* 23H.0:EAX[1]: sub-leaf 1 (counter bitmaps) */
+        uint8_t n = 0, f = 0;
+        for (uint32_t m = pr->l23[1][0]; m; m >>= 1)
+            n++;
+        for (uint32_t m = pr->l23[1][1]; m; m >>= 1)
+            f++;
+        c->ngp = n;
+        c->nfixed = f;
+    }
+    c->timed_pebs = (pr->caps & DSM_CAP_TIMED_PEBS) != 0;
+}
+
 int dsm_init(struct dsm_cpu *c, enum dsm_profile p, const struct dsm_mem_ops *mem, void *mem_ctx)
 {
     if (!c || (unsigned)p >= DSM_PROFILE__COUNT)
@@ -340,7 +431,9 @@ int dsm_init(struct dsm_cpu *c, enum dsm_profile p, const struct dsm_mem_ops *me
     c->debugctl_valid = pr->debugctl_valid;
     c->evtsel_valid = pr->evtsel_valid;
     c->lbrsel_valid = pr->lbrsel_valid;
-    if (pr->kind != K_NONE) {
+    if (pr->kind != K_NONE && (pr->c7_edx & DSM_C7_EDX_ARCH_LBR)) {
+        init_ext_leaves(c, pr);
+    } else if (pr->kind != K_NONE) {
         uint16_t fam = (uint16_t)((pr->sig >> 8) & 0xF);
         const struct dsm_lbr_row *row = find_row(fam, pr->row_model);
         if (!row)
@@ -481,6 +574,10 @@ void dsm_cpuid(struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4])
         src = c->cpuid_a;
     else if (leaf == 0x1C && sub == 0)
         src = c->cpuid_1c;
+    else if (leaf == 0x1A && sub == 0)
+        src = c->cpuid_1a;
+    else if (leaf == 0x23 && sub < 4)
+        src = c->cpuid_23[sub];
     else if (leaf == 0x80000000u)
         src = c->cpuid_x0;
     else if (leaf == 0x80000001u)
@@ -506,6 +603,14 @@ static bool has_bts(const struct dsm_cpu *c) { return has_ds(c) && !(c->misc_ena
 
 uint32_t dsm_bts_record_size(const struct dsm_cpu *c) { return dsm_ds64(c) ? 24 : 12; }
 
+static uint32_t popc(uint32_t v)
+{
+    uint32_t n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
 /* Adaptive record size for a DATA_CFG value (reference pebs-records.md). */
 static uint32_t adaptive_size(uint64_t cfg)
 {
@@ -518,6 +623,9 @@ static uint32_t adaptive_size(uint64_t cfg)
         s += 256;
     if (cfg & 8)
         s += 24 * (uint32_t)(((cfg >> 24) & 0xFF) + 1);
+    if (cfg & DSM_CFG_CNTR)   /* format 6 counters group: 16-byte header + one qword per counter */
+        s += 16 + 8 * (popc((uint32_t)((cfg >> DSM_CFG_GP_SHIFT) & 0xFFFF)) +
+                       popc((uint32_t)((cfg >> DSM_CFG_FIX_SHIFT) & 0xFF)));
     return s;
 }
 
@@ -532,7 +640,7 @@ uint32_t dsm_pebs_record_size(const struct dsm_cpu *c)
     case 1: return 0xB0;
     case 2: return 0xC0;
     case 3: return 0xC8;
-    case 4: return adaptive_size(c->pebs_cfg);
+    case 4: case 6: return adaptive_size(c->pebs_cfg);
     default: return 0;
     }
 }
@@ -618,12 +726,16 @@ static uint64_t fixed_ctrl_valid(const struct dsm_cpu *c)
     return v;
 }
 
+/* Legacy MSRs reach counters 0-7 only (0xC9, 0x18E, 0x4C9 are no PMC MSRs). */
+static unsigned legacy_gp(const struct dsm_cpu *c) { return c->ngp < 8 ? c->ngp : 8; }
+
 static uint64_t pebs_enable_valid(const struct dsm_cpu *c)
 {
     switch (c->pebs_fmt) {
     case 0: return 1;                                         /* PMC0 only */
     case 1: case 2: case 3: return 0xFull | (0xFull << 32);   /* PEBS_EN 3:0, LL_EN 35:32 */
     case 4: return wmask(c->ngp) | (wmask(c->nfixed) << 32);
+    case 6: return wmask(c->ngp) | (wmask(c->nfixed) << 32);
     default: return 0;
     }
 }
@@ -690,7 +802,8 @@ static int lbr_msr(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v, int *r
         }
         if (msr == DSM_MSR_ARCH_LBR_DEPTH) {
             if (wr) {
-                if (*v == 0 || *v > DSM_ARCH_LBR_MAX || (*v % 8))
+                /* CPUID.1CH:EAX[7:0] bit n: depth 8(n+1) supported; others #GP */
+                if (*v == 0 || *v > DSM_ARCH_LBR_MAX || (*v % 8) || !((c->cpuid_1c[0] >> (*v / 8 - 1)) & 1))
                     return (*rc = DSM_GP), 1;
                 lbr_reset(c);
                 c->lbr_depth = (uint32_t)*v;  /* writing the depth clears all entries */
@@ -854,9 +967,63 @@ static int msr_nb(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
     return DSM_GP;
 }
 
+/* Perfmon v6 aliases (SDM "Architectural Performance Monitoring Version 6"):
+ * IA32_PMC_GPn_CTR (full-width: bits beyond the width #GP, as IA32_A_PMCn),
+ * IA32_PMC_GPn_CFG_A (= IA32_PERFEVTSELn), IA32_PMC_FXm_CTR (= IA32_FIXED_CTRm).
+ * CFG_B (reload) and CFG_C (architectural PEBS) are not modelled here: #GP.
+ * Returns 1 if @msr is in the alias ranges (rc set), 0 otherwise. */
+static int msr_v6(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v, int *rc)
+{
+    *rc = DSM_OK;
+    if (msr >= DSM_MSR_V6_GP0_CTR && msr < DSM_MSR_V6_GP0_CTR + DSM_MSR_V6_STEP * c->ngp) {
+        unsigned n = (msr - DSM_MSR_V6_GP0_CTR) / DSM_MSR_V6_STEP;
+        switch ((msr - DSM_MSR_V6_GP0_CTR) % DSM_MSR_V6_STEP) {
+        case 0:
+            if (!wr) {
+                *v = c->pmc[n];
+            } else if (*v & ~wmask(c->gp_width)) {
+                *rc = DSM_GP;
+            } else {
+                c->pmc[n] = *v;
+                c->armed &= ~(1ull << n);
+            }
+            return 1;
+        case 1:
+            if (!wr)
+                *v = c->evtsel[n];
+            else if (*v & ~c->evtsel_valid)
+                *rc = DSM_GP;
+            else
+                c->evtsel[n] = *v;
+            return 1;
+        default:
+            *rc = DSM_GP;
+            return 1;
+        }
+    }
+    if (msr >= DSM_MSR_V6_FX0_CTR && msr < DSM_MSR_V6_FX0_CTR + DSM_MSR_V6_STEP * c->nfixed) {
+        unsigned m = (msr - DSM_MSR_V6_FX0_CTR) / DSM_MSR_V6_STEP;
+        if ((msr - DSM_MSR_V6_FX0_CTR) % DSM_MSR_V6_STEP)
+            *rc = DSM_GP;
+        else if (!wr)
+            *v = c->fixed[m];
+        else if (*v & ~wmask(c->fixed_width))
+            *rc = DSM_GP;
+        else {
+            c->fixed[m] = *v;
+            c->armed &= ~(1ull << (32 + m));
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
 {
-    if (msr >= DSM_MSR_PMC0 && msr < DSM_MSR_PMC0 + c->ngp) {
+    int v6rc;
+    if (c->version >= 6 && msr_v6(c, msr, wr, v, &v6rc))
+        return v6rc;
+    if (msr >= DSM_MSR_PMC0 && msr < DSM_MSR_PMC0 + legacy_gp(c)) {
         unsigned n = msr - DSM_MSR_PMC0;
         if (wr) { /* legacy write: bits 31:0 sign-extended to the counter width */
             c->pmc[n] = (uint64_t)(int64_t)(int32_t)(uint32_t)*v & wmask(c->gp_width);
@@ -865,7 +1032,7 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
             *v = c->pmc[n];
         return DSM_OK;
     }
-    if ((c->perf_caps & DSM_CAP_FW_WRITE) && msr >= DSM_MSR_A_PMC0 && msr < DSM_MSR_A_PMC0 + c->ngp) {
+    if ((c->perf_caps & DSM_CAP_FW_WRITE) && msr >= DSM_MSR_A_PMC0 && msr < DSM_MSR_A_PMC0 + legacy_gp(c)) {
         unsigned n = msr - DSM_MSR_A_PMC0;
         if (wr) {
             if (*v & ~wmask(c->gp_width))
@@ -877,7 +1044,7 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
         }
         return DSM_OK;
     }
-    if (msr >= DSM_MSR_PERFEVTSEL0 && msr < DSM_MSR_PERFEVTSEL0 + c->ngp) {
+    if (msr >= DSM_MSR_PERFEVTSEL0 && msr < DSM_MSR_PERFEVTSEL0 + legacy_gp(c)) {
         unsigned n = msr - DSM_MSR_PERFEVTSEL0;
         if (wr) {
             if (*v & ~c->evtsel_valid)
@@ -1003,7 +1170,10 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
             return DSM_GP;
         if (wr) {
             /* groups 3:0, LBR entries-1 in 31:24 (model: at most the LBR depth) */
-            if ((*v & ~0xFF00000Full) || ((*v >> 24) & 0xFF) >= c->lbr_depth)
+            uint64_t ok = 0xFF00000Full;
+            if (c->pebs_fmt >= 6)   /* counters group, GP mask 47:32, fixed mask 55:48 (metrics bit 5 not modelled) */
+                ok |= DSM_CFG_CNTR | (wmask(c->ngp) << DSM_CFG_GP_SHIFT) | (wmask(c->nfixed) << DSM_CFG_FIX_SHIFT);
+            if ((*v & ~ok) || ((*v >> 24) & 0xFF) >= c->lbr_depth)
                 return DSM_GP;
             c->pebs_cfg = *v;
         } else {
@@ -1349,13 +1519,13 @@ static void lbr_entry(const struct dsm_cpu *c, uint32_t k, uint64_t out[3])
 /* Write the PEBS record for applicable counters `hit` (formats 0-4). */
 static void pebs_record_arch(struct dsm_cpu *c, const struct dsm_event *ev, uint64_t hit)
 {
-    uint8_t rec[1232];
+    uint8_t rec[1440];   /* largest: 1232 + counters group 16 + 8 * (16 + 8) */
     uint32_t size = 0;
     uint64_t rip = (c->perf_caps & DSM_CAP_PEBS_TRAP) ? ev->next_ip : ev->ip;
     bool ll = false, load = false, adaptive = false;
     for (unsigned n = 0; n < c->ngp; n++)
         if (hit & (1ull << n)) {
-            if (is_ll_event(c->evtsel[n]) && (c->pebs_fmt == 4 || (c->pebs_enable & (1ull << (32 + n)))))
+            if (is_ll_event(c->evtsel[n]) && (c->pebs_fmt >= 4 || (c->pebs_enable & (1ull << (32 + n)))))
                 ll = true;
             if (is_load_event(c->evtsel[n]))
                 load = true;
@@ -1390,7 +1560,10 @@ static void pebs_record_arch(struct dsm_cpu *c, const struct dsm_event *ev, uint
          * meminfo, GPRs, XMM, LBR as selected by PEBS_DATA_CFG. */
         uint64_t cfg = adaptive ? c->pebs_cfg : 0;
         size = adaptive_size(cfg);
-        put64(rec + 0, (cfg & 0xFFFFFFFFFFFFull) | ((uint64_t)size << 48));
+        /* header: groups 31:0, retire latency 47:32 with timed PEBS (Linux
+         * struct pebs_basic format_group:32, retire_latency:16, format_size:16) */
+        uint64_t rl = c->timed_pebs ? (uint64_t)ev->retire_latency << 32 : 0;
+        put64(rec + 0, (cfg & 0xFFFFFFFFull) | rl | ((uint64_t)size << 48));
         put64(rec + 8, ev->ip);
         put64(rec + 16, hit);
         put64(rec + 24, ev->tsc);
@@ -1425,6 +1598,24 @@ static void pebs_record_arch(struct dsm_cpu *c, const struct dsm_event *ev, uint
                 put64(rec + o + 16, e[2]);
                 o += 24;
             }
+        }
+        if (cfg & DSM_CFG_CNTR) {
+            /* counters snapshot at the assist, before the reload (format 6) */
+            uint32_t gp = (uint32_t)((cfg >> DSM_CFG_GP_SHIFT) & 0xFFFF);
+            uint32_t fx = (uint32_t)((cfg >> DSM_CFG_FIX_SHIFT) & 0xFF);
+            put64(rec + o, gp | ((uint64_t)fx << 32));
+            put64(rec + o + 8, 0);   /* metrics 0: no metrics qwords */
+            o += 16;
+            for (unsigned n = 0; n < 16; n++)
+                if (gp & (1u << n)) {
+                    put64(rec + o, c->pmc[n]);
+                    o += 8;
+                }
+            for (unsigned m = 0; m < 8; m++)
+                if (fx & (1u << m)) {
+                    put64(rec + o, c->fixed[m]);
+                    o += 8;
+                }
         }
     }
     bool crossed;
@@ -1702,7 +1893,11 @@ static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
         while (h) {
             unsigned bit = ctz64(h);
             h &= h - 1;
-            unsigned slot = bit < 32 ? bit : 8 + (bit - 32);
+            /* DS counter reset slots: fixed m at 8+m up to format 4, at 32+m from
+             * format 5 (Linux intel_pmu_pebs_enable: MAX_PEBS_EVENTS_FMT4 vs
+             * MAX_PEBS_EVENTS + fixed index; struct debug_store pebs_event_reset[
+             * MAX_PEBS_EVENTS + MAX_FIXED_COUNTERS]) */
+            unsigned slot = bit < 32 ? bit : (c->pebs_fmt >= 5 ? 32u : 8u) + (bit - 32);
             uint64_t rv = 0;
             if (c->ap.on) {   /* arch PEBS: CFG_C reload field, not the DS area */
                 unsigned w = bit < 32 ? c->gp_width : c->fixed_width;

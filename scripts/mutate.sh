@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Mutation testing of the test suite (developer tool, too slow for ctest):
+# plant one small plausible bug at a time in libds/src, rebuild, run
+# `ctest -L "host|model"` (-L to choose), and count the mutants the suite kills.
+#
+# Mutants are generated mechanically from the source text (comments and
+# string literals skipped), one per site:
+#   relop   <  <=  >  >=  swapped with their neighbour (off-by-one compare)
+#   eqop    == <-> !=
+#   logop   && <-> ||
+#   const   an integer literal N -> N+1, or N-1 when N > 0 (wrong bit/table value)
+#   guard   `return DS_ERR_...;` -> `(void)0;`   (a removed check)
+# A mutant that does not compile is "stillborn" and not counted.
+#
+# usage: scripts/mutate.sh [-n SAMPLE] [-s SEED] [-j JOBS] [-f FILE.c] [-L LABELS] [--list]
+#   -n  how many mutants to try, drawn at random from all sites (default 20; 0 = all)
+#   -s  random seed of the sample (default 1)
+#   -j  build parallelism (default 1)
+#   -f  only mutate libds/src/FILE.c
+#   -L  ctest label regex of the suite that must kill the mutants (default "host|model";
+#       "host|model|fuzz" adds the fuzz smoke run and the i386 build: slower)
+#   --list  print the mutants of the sample and exit
+# Works on a copy of the tree in $MUTATE_DIR (default /tmp/libds-mutate.$USER),
+# never in the checkout. Prints "killed K of N (R %)" and the survivors.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+n=20 seed=1 jobs=1 only= list=0 labels="host|model"
+while [ $# -gt 0 ]; do
+  case $1 in
+    -n) n=$2; shift 2 ;;
+    -s) seed=$2; shift 2 ;;
+    -j) jobs=$2; shift 2 ;;
+    -f) only=$2; shift 2 ;;
+    -L) labels=$2; shift 2 ;;
+    --list) list=1; shift ;;
+    *) echo "usage: $0 [-n N] [-s SEED] [-j JOBS] [-f FILE.c] [-L LABELS] [--list]" >&2; exit 2 ;;
+  esac
+done
+work=${MUTATE_DIR:-/tmp/libds-mutate.${USER:-$(id -un)}}
+mkdir -p "$work"
+src="$work/src"
+rm -rf "$src"
+mkdir -p "$src"
+# the working tree as it is (tracked + untracked, not ignored)
+(cd "$here" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - 2>/dev/null) | tar -xf - -C "$src"
+
+gen() { # prints: id<TAB>file<TAB>line<TAB>kind<TAB>new line (python-escaped)
+python3 - "$src" "$seed" "$n" "$only" <<'EOF'
+import os, random, re, sys
+src, seed, n, only = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+d = os.path.join(src, "libds", "src")
+files = sorted(f for f in os.listdir(d) if f.endswith(".c") and (not only or f == only))
+tok = re.compile(r'//.*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|'
+                 r'(?P<op><<=|>>=|<<|>>|->|<=|>=|==|!=|&&|\|\||<|>)|'
+                 r'(?P<num>\b(?:0[xX][0-9a-fA-F]+|\d+)(?P<suf>[uUlL]*)\b)|'
+                 r'(?P<guard>return\s+DS_ERR_[A-Z0-9_]+\s*;)')
+swap = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==", "&&": "||", "||": "&&"}
+kind = {"<": "relop", "<=": "relop", ">": "relop", ">=": "relop", "==": "eqop", "!=": "eqop",
+        "&&": "logop", "||": "logop"}
+muts = []
+for f in files:
+    incomment = False
+    for ln, line in enumerate(open(os.path.join(d, f)), 1):
+        s = line.rstrip("\n")
+        if incomment:
+            if "*/" not in s:
+                continue
+            incomment = False
+            continue  # rest of a comment's closing line: skipped
+        st = s.lstrip()
+        if st.startswith("#") or st.startswith("*"):
+            continue  # preprocessor (includes, guards, config) and comment bodies
+        if "/*" in s and "*/" not in s[s.index("/*"):]:
+            incomment = True
+            s = s[:s.index("/*")]
+        for m in tok.finditer(s):
+            a, b = m.span()
+            if m.group("op") and m.group("op") in swap:
+                o = m.group("op")
+                muts.append((f, ln, kind[o], s[:a] + swap[o] + s[b:]))
+            elif m.group("num"):
+                t = m.group("num")
+                suf = m.group("suf") or ""
+                body = t[:len(t) - len(suf)] if suf else t
+                v = int(body, 0)
+                nv = v + 1 if v == 0 or (ln + a) % 2 else v - 1
+                nb = hex(nv) if body.lower().startswith("0x") else str(nv)
+                muts.append((f, ln, "const", s[:a] + nb + suf + s[b:]))
+            elif m.group("guard"):
+                muts.append((f, ln, "guard", s[:a] + "(void)0;" + s[b:]))
+rng = random.Random(seed)
+idx = list(range(len(muts)))
+if n and n < len(idx):
+    idx = sorted(rng.sample(idx, n))
+print("# %d mutation sites, %d in the sample" % (len(muts), len(idx)), file=sys.stderr)
+for i in idx:
+    f, ln, k, new = muts[i]
+    print("%d\t%s\t%d\t%s\t%s" % (i, f, ln, k, new.replace("\\", "\\\\").replace("\t", "\\t")))
+EOF
+}
+mapfile -t sample < <(gen)
+if [ $list = 1 ]; then
+  for m in "${sample[@]}"; do
+    IFS=$'\t' read -r id f ln k new <<<"$m"
+    printf 'M%s %s:%s %s: %s => %s\n' "$id" "$f" "$ln" "$k" "$(sed -n "${ln}p" "$src/libds/src/$f" | sed 's/^ *//')" "$(printf '%b' "$new" | sed 's/^ *//')"
+  done
+  exit 0
+fi
+
+b="$work/build"
+cmake -S "$src" -B "$b" -G Ninja -DLIBDS_BUILD_KERNEL=OFF >"$work/cmake.log" 2>&1 || {
+  echo "mutate.sh: cmake failed, see $work/cmake.log" >&2; exit 1; }
+# the executables behind the host and model tests: the only targets rebuilt per mutant
+# (tests/host: host.X runs X; tests/model: model.X runs model_X)
+targets=$(cd "$b" && ctest -N -L "$labels" | sed -n 's/^ *Test *#[0-9]*: //p' |
+          sed -n -e 's/^host[.]//p' -e 's/^model[.]/model_/p' | sort -u)
+# other labels' tests (fuzz.drain, i386.host) build through their own targets
+case $labels in *fuzz*) targets="$targets fuzz_drain_target" ;; esac
+[ -n "$targets" ] || { echo "mutate.sh: no tests labelled $labels found" >&2; exit 1; }
+# shellcheck disable=SC2086
+ninja -C "$b" -j"$jobs" $targets >"$work/build0.log" 2>&1 || {
+  echo "mutate.sh: the unmutated tree does not build, see $work/build0.log" >&2; exit 1; }
+(cd "$b" && ctest -L "$labels" -j"$jobs" >"$work/ctest0.log" 2>&1) || {
+  echo "mutate.sh: the suite fails without mutants, see $work/ctest0.log" >&2; exit 1; }
+
+killed=0 total=0 still=0
+survivors=()
+for m in "${sample[@]}"; do
+  IFS=$'\t' read -r id f ln k new <<<"$m"
+  file="$src/libds/src/$f"
+  cp "$file" "$work/orig.c"
+  python3 - "$file" "$ln" "$new" <<'EOF'
+import sys
+p, ln, new = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+new = new.replace("\\t", "\t").replace("\\\\", "\\")
+lines = open(p).read().split("\n")
+lines[ln - 1] = new
+open(p, "w").write("\n".join(lines))
+EOF
+  desc="M$id $f:$ln $k: $(sed -n "${ln}p" "$work/orig.c" | sed 's/^ *//') => $(sed -n "${ln}p" "$file" | sed 's/^ *//')"
+  # shellcheck disable=SC2086
+  if ! ninja -C "$b" -j"$jobs" $targets >"$work/build.log" 2>&1; then
+    still=$((still + 1))
+    echo "stillborn $desc"
+  else
+    total=$((total + 1))
+    if (cd "$b" && timeout 900 ctest -L "$labels" -j"$jobs" --timeout 600 >"$work/ctest.log" 2>&1); then
+      survivors+=("$desc")
+      echo "SURVIVED  $desc"
+    else
+      killed=$((killed + 1))
+      failing=$(grep -oE '[0-9]+ - [a-z0-9_.]+ \(' "$work/ctest.log" | awk '{print $3}' | sort -u | tr '\n' ' ')
+      echo "killed    $desc (failing: $failing)"
+    fi
+  fi
+  cp "$work/orig.c" "$file"
+  touch "$file"
+done
+# restore the unmutated objects for the next run
+# shellcheck disable=SC2086
+ninja -C "$b" -j"$jobs" $targets >/dev/null 2>&1 || true
+echo "stillborn (did not compile, not counted): $still"
+if [ $total -gt 0 ]; then
+  echo "killed $killed of $total ($((100 * killed / total)) %)"
+else
+  echo "killed 0 of 0"
+fi
+if [ ${#survivors[@]} -gt 0 ]; then
+  echo "survivors:"
+  printf '  %s\n' "${survivors[@]}"
+fi

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# ctest boot.<arch>.screen_<uefi|bios>: boot build/libds-screen-<arch>.iso
+# (the kernel ends with exit=halt, the verdict on screen) with a display
+# device, wait for the verdict on serial, then read the screen through the
+# QEMU monitor: a screendump of the framebuffer when the kernel drew on one
+# (GRUB gives one on OVMF and, for this kernel, on SeaBIOS too), else the VGA
+# text buffer, and check the verdict there (screencheck.py).
+# usage: screen.sh BUILD ARCH uefi|bios TIMEOUT FONT
+set -u
+build=$1 arch=$2 mode=$3 tmo=$4 font=$5
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/libds-screen.XXXXXX")
+trap 'kill $qpid 2>/dev/null; rm -rf "$work"' EXIT
+qemu=(qemu-system-x86_64 -machine pc,accel=tcg -m 256M -display none -vga std -no-reboot
+      -serial "file:$work/serial.log" -monitor "unix:$work/mon.sock,server,nowait"
+      -cdrom "$build/libds-screen-$arch.iso")
+if [ "$mode" = uefi ]; then
+  code=/usr/share/OVMF/OVMF_CODE_4M.fd vars=/usr/share/OVMF/OVMF_VARS_4M.fd
+  [ -f "$code" ] || code=/usr/share/OVMF/OVMF_CODE.fd vars=/usr/share/OVMF/OVMF_VARS.fd
+  cp "$vars" "$work/vars.fd"
+  qemu+=(-drive "if=pflash,format=raw,readonly=on,file=$code" -drive "if=pflash,format=raw,file=$work/vars.fd")
+fi
+"${qemu[@]}" & qpid=$!
+monitor() { # <command>: one HMP command, its output
+  python3 - "$work/mon.sock" "$1" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(5)
+out = b''
+def drain(t):
+    global out
+    end = time.time() + t
+    while time.time() < end:
+        try:
+            d = s.recv(65536)
+            if not d: break
+            out += d
+        except socket.timeout:
+            break
+drain(0.5); out = b''
+s.sendall(sys.argv[2].encode() + b'\n'); drain(3)
+sys.stdout.write(out.decode('latin-1'))
+PY
+}
+for ((i = 0; i < tmo; i++)); do
+  grep -aq '^# verdict: \(PASS\|FAIL\); halted' "$work/serial.log" 2>/dev/null && break
+  kill -0 $qpid 2>/dev/null || { echo "FAIL: QEMU ended before the verdict"; tail -5 "$work/serial.log"; exit 1; }
+  sleep 1
+done
+grep -aq '^# verdict: \(PASS\|FAIL\); halted' "$work/serial.log" || { echo "FAIL: no verdict within ${tmo}s"; exit 1; }
+grep -a '^# verdict | \|^# framebuffer\|^# boot:' "$work/serial.log"
+sleep 1 # the kernel draws the screen before the serial line above; let QEMU refresh
+if grep -aq '^# framebuffer: ' "$work/serial.log"; then
+  monitor "screendump $work/screen.ppm" >/dev/null
+  [ -s "$work/screen.ppm" ] || { echo "FAIL: screendump wrote nothing"; exit 1; }
+  python3 "$here/screencheck.py" fb "$work/serial.log" "$work/screen.ppm" "$font"
+else
+  monitor "xp /2000xh 0xb8000" >"$work/vga.txt"
+  [ -n "${SCREEN_KEEP:-}" ] && cp "$work/vga.txt" "$SCREEN_KEEP"
+  python3 "$here/screencheck.py" text "$work/serial.log" "$work/vga.txt"
+fi
