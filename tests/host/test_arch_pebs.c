@@ -972,6 +972,78 @@ static void test_drain(void)
     free(mem);
 }
 
+/* --- Shared PMI handler: IA32_PERF_GLOBAL_STATUS bit 54 (pmi.h cfg.apebs) ---- */
+
+static unsigned pmi_arch_samples;
+static int pmi_sink(void *a, const struct ds_pebs_sample *s)
+{
+    (void)a;
+    pmi_arch_samples += s->fmt == DS_PEBS_FMT_ARCH;
+    return 0;
+}
+
+/* Linux handle_pmi_common: "Arch PEBS sets bit 54 in the global status
+ * register": test_and_clear bit 54, drain_pebs. */
+static void test_pmi_bit54(void)
+{
+    static struct fake_cpu f, g;
+    struct ds_cpu cpu, other;
+    struct ds_arch_pebs ap;
+    struct ds_pmi pmi;
+    struct ds_pmi_result res;
+    struct ds_pmi_config pc;
+    unsigned char *mem = aligned_alloc(4096, 8192);
+    const uint64_t st54 = 1ull << 54;
+
+    ptl(&f, 0);
+    fake_set_msr(&f, 0x38E, 0); /* IA32_PERF_GLOBAL_STATUS */
+    fake_set_msr(&f, 0x38F, 0); /* IA32_PERF_GLOBAL_CTRL */
+    fake_set_msr(&f, 0x390, 0); /* IA32_PERF_GLOBAL_STATUS_RESET */
+    ident(&f, &cpu);
+    struct ds_arch_pebs_config c = cfg_of(mem, 0x3000000, 1, 4096);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "setup");
+    memset(&pc, 0, sizeof(pc));
+    pc.pebs_sink = pmi_sink;
+    pc.apebs = &ap;
+    CHECK_EQ(ds_pmi_init(&pmi, &cpu, NULL, &pc), DS_ERR_APEBS_PMI, "buffer not installed");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install");
+    ptl(&g, 1);
+    ident(&g, &other);
+    CHECK_EQ(ds_pmi_init(&pmi, &other, NULL, &pc), DS_ERR_APEBS_PMI, "state of another CPU");
+    CHECK_EQ(ds_pmi_init(&pmi, &cpu, NULL, &pc), DS_OK, "init");
+
+    /* threshold (bit 54) and a PMC0 overflow in one PMI */
+    memset(mem, 0, 8192);
+    size_t bytes = fill3(mem);
+    fake_set_msr(&f, 0x3F5, bytes | IDX_EN | IDX_THRESH(1));
+    fake_set_msr(&f, 0x38E, st54 | 1);
+    pmi_arch_samples = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &res), DS_OK, "handle");
+    CHECK(res.pebs_drained && res.handled, "drained, handled");
+    CHECK_EQ(res.pebs.records, 3, "three records");
+    CHECK_EQ(res.pebs.present, 3, "present");
+    CHECK_EQ(pmi_arch_samples, 3, "architectural samples to the sink");
+    CHECK_EQ(res.acked, st54 | 1, "bits 54 and 0 acknowledged");
+    CHECK_EQ(res.unacked, 0, "nothing left unacked");
+    CHECK_EQ(fake_get_msr(&f, 0x38E), 0, "GLOBAL_STATUS clear");
+    CHECK_EQ(fake_get_msr(&f, 0x3F5), IDX_EN | IDX_THRESH(1), "INDEX reset: offset 0, EN and threshold kept");
+
+    /* bit 54 alone, empty buffer: acknowledged, nothing delivered */
+    fake_set_msr(&f, 0x38E, st54);
+    CHECK_EQ(ds_pmi_handle(&pmi, &res), DS_OK, "empty");
+    CHECK(res.acked == st54 && res.pebs.present == 0, "bit 54 acked, no record");
+
+    /* without cfg.apebs bit 54 is not this handler's: left set, reported */
+    pc.apebs = NULL;
+    CHECK_EQ(ds_pmi_init(&pmi, &cpu, NULL, &pc), DS_OK, "init without apebs");
+    fake_set_msr(&f, 0x3F5, bytes | IDX_EN);
+    fake_set_msr(&f, 0x38E, st54);
+    CHECK_EQ(ds_pmi_handle(&pmi, &res), DS_OK, "handle without apebs");
+    CHECK(!res.pebs_drained && (res.unacked & st54) && !(res.acked & st54), "bit 54 unacked, not drained");
+    CHECK_EQ(fake_get_msr(&f, 0x38E), st54, "bit 54 still set");
+    free(mem);
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -984,5 +1056,6 @@ int main(void)
     test_decode_fragments();
     test_decode_bounds();
     test_drain();
+    test_pmi_bit54();
     return check_summary();
 }

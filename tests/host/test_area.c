@@ -370,6 +370,7 @@ static const struct bad bads[] = {
     { "decode fmt6: counters header disagrees with size", DS_ERR_REC_SIZE },
     { "arch PEBS CPU: PEBS buffer in the DS area", DS_ERR_APEBS_DS_AREA },
     { "PEBS_FMT 0xF without CPUID.23H sub-leaves 4/5", DS_ERR_APEBS_NOT_ENUMERATED },
+    { "PMI: cfg.apebs not installed", DS_ERR_APEBS_PMI },
 };
 
 static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
@@ -498,6 +499,9 @@ static int run_bad(int i, struct env *e, int *write_attempt)
         fake_set_cpuid(&e->f, 0x23, 5, 0xFF, 3, 0xF, 1);
         env_identify(e, 1); c->pebs.mem = e->pebs; c->pebs.bytes = 48 * 16; c->pebs.thresh_records = 0;
         return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 67: { static struct ds_arch_pebs ap; struct ds_pmi p; struct ds_pmi_config pc;
+               memset(&ap, 0, sizeof(ap)); memset(&pc, 0, sizeof(pc)); pc.apebs = &ap;
+               return ds_pmi_init(&p, &e->cpu, NULL, &pc); }
     }
     return r;
 }
