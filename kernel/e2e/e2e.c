@@ -589,7 +589,6 @@ static int ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_handl
 /* Architectural PEBS flow (do_apebs_run): its buffer state and whether a run owns it. */
 static struct ds_arch_pebs apebs;
 static bool apebs_run;
-static void apebs_pmi(void);
 
 /* ds_pmi_config.lbr.buf: the handler's snapshot step reads here before the ack. */
 static struct ds_lbr_entry lbr_step_buf[LBR_CAP];
@@ -654,8 +653,6 @@ static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx)
     struct ds_pmi_result res;
     if (E.feed_hb)
         dsm_set_msr_hook(&E.m, hb_feed, NULL);
-    if (apebs_run)
-        apebs_pmi();
     int e = ds_pmi_handle(&E.pmi, &res);
     if (e && !E.pmi_err)
         E.pmi_err = e;
@@ -1286,23 +1283,6 @@ static bool arch_pebs_cpu(void)
            f == DS_PEBS_FMT_ARCH;
 }
 
-/* Threshold PMI, before ds_pmi_handle (which does not service bit 54):
- * drain, then acknowledge bit 54 through GLOBAL_STATUS_RESET (Linux
- * handle_pmi_common: __test_and_clear_bit(54), drain_pebs). */
-static void apebs_pmi(void)
-{
-    uint64_t gs = 0;
-    if (ds_msr_read(E.cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, &gs) != DS_OK || !(gs & (1ull << 54)))
-        return;
-    struct ds_drain_stats st;
-    zero(&st, sizeof st);
-    int e = ds_arch_pebs_drain(&apebs, pebs_sink, NULL, &st);
-    if (e && !E.pmi_err)
-        E.pmi_err = e;
-    add_stats(&E.pst, &st);
-    ds_msr_write(E.cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS_RESET, 1ull << 54);
-}
-
 /* Buffer, counter and CFG_C for run @rc; false (after need()) on failure. */
 static bool apebs_program(const struct run_cfg *rc)
 {
@@ -1413,6 +1393,10 @@ static void do_apebs_run(const struct run_cfg *rc)
     zero(&pc, sizeof pc);
     pc.freeze = rc->freeze;
     pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY ? 1 : 0;
+    /* ds_pmi_handle drains on GLOBAL_STATUS bit 54 and acknowledges it */
+    pc.apebs = &apebs;
+    pc.pebs_sink = pebs_sink;
+    pc.pebs_counters = 1;
     if (rc->lbr && E.lbrm) {
         pc.lbr.model = E.lbrm;
         pc.lbr.format = E.lbrfmt;

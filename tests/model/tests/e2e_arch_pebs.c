@@ -21,13 +21,14 @@
 #include <ds/pebs.h>
 #include <ds/arch_pebs.h>
 #include <ds/pmc.h>
+#include <ds/pmi.h>
 
 #define PHYS 0x00200000ull   /* the buffer's "physical" address in the fake memory */
 static _Alignas(4096) uint8_t blk[1 << 18];
 static struct fake_mem mem;
 
 struct run {
-    struct dsm_cpu m; struct ds_cpu c; struct ds_arch_pebs ap;
+    struct dsm_cpu m; struct ds_cpu c; struct ds_arch_pebs ap; struct ds_pmi pmi;
     uint64_t samples, bad, frag_bad, present, records, lost, pmis; int herr;
     uint32_t want_frags;
 };
@@ -67,20 +68,23 @@ static void account(const struct ds_drain_stats *st)
     R.lost += st->lost_beyond + st->lost_corrupt + st->lost_rejected + st->lost_race;
 }
 
+/* The shared handler: ds_pmi_handle drains on GLOBAL_STATUS bit 54 (cfg.apebs) and acks it. */
 static void on_pmi(void *ctx, uint32_t why)
 {
     (void)ctx; (void)why;
-    uint64_t gs = 0;
-    dsm_rdmsr(&R.m, 0x38E, &gs);
-    if (!(gs & (1ull << 54)))
-        return;
-    R.pmis++;
-    struct ds_drain_stats st;
-    int e = ds_arch_pebs_drain(&R.ap, sink, NULL, &st);
+    struct ds_pmi_result res;
+    int e = ds_pmi_handle(&R.pmi, &res);
     if (e)
         R.herr = e;
-    account(&st);
-    dsm_wrmsr(&R.m, 0x390, 1ull << 54); /* IA32_PERF_GLOBAL_STATUS_RESET bit 54 */
+    if (res.pebs_drained)
+        R.pmis++;
+    if ((res.acked & (1ull << 54)) == 0 && res.pebs_drained)
+        R.herr = -1; /* drained but bit 54 not acknowledged */
+    account(&res.pebs);
+    uint64_t gs = 0;
+    dsm_rdmsr(&R.m, 0x38E, &gs);
+    if (gs & (1ull << 54))
+        R.herr = -2; /* bit 54 left set */
 }
 
 /* @frag: model fragment size (0 none); @pmi: drain on the threshold PMI. */
@@ -104,6 +108,12 @@ static void one(enum dsm_profile p, uint64_t P, uint64_t groups, uint32_t frag, 
     CHECK_EQ(ds_arch_pebs_install(&R.ap), DS_OK, "install");
     CHECK_EQ(ds_arch_pebs_counter_enable(&R.ap, DS_CTR_GP, 0, (uint32_t)(0 - P), groups), DS_OK, "CFG_C");
     CHECK_EQ(ds_arch_pebs_enable(&R.ap), DS_OK, "enable");
+    struct ds_pmi_config pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.pebs_sink = sink;
+    pc.apebs = &R.ap;
+    pc.pebs_counters = 1;
+    CHECK_EQ(ds_pmi_init(&R.pmi, &R.c, NULL, &pc), DS_OK, "pmi init %s", n);
     if (pmi)
         dsm_set_pmi(&R.m, on_pmi, NULL);
     /* the counter through pmc.h, as the kernel programs it */
