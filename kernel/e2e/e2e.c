@@ -26,6 +26,7 @@
 
 #include <ds/ds.h>
 #include <ds/area.h>
+#include <ds/arch_pebs.h>
 #include <ds/bts.h>
 #include <ds/lbr.h>
 #include <ds/netburst.h>
@@ -435,6 +436,34 @@ static uint32_t run_workload(enum wl_id w, uint32_t n)
 
 /* --- PMI handler: the same on both backends -------------------------------- */
 
+/* fmt=arch (docs/records.md): one header for the whole record, from the
+ * groups libds decoded in all its fragments, and the fragment count. The
+ * counters group is not printed, so its bits are left out of hdr. */
+static void arch_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
+{
+    uint64_t h = DSREC_ARCH_BASIC;
+    uint32_t size = 16u * s->fragments + DS_APEBS_BASIC_BYTES;
+    if (s->present & DS_SAMPLE_MEM) {
+        h |= DSREC_ARCH_AUX;
+        size += DS_APEBS_AUX_BYTES;
+    }
+    if (s->present & DS_SAMPLE_GPRS) {
+        h |= DSREC_ARCH_GPR;
+        size += DS_APEBS_GPR_BYTES;
+    }
+    if ((s->present & DS_SAMPLE_XMM) && s->xmm) {
+        h |= DSREC_ARCH_XMM;
+        size += DS_APEBS_XER_BYTES + DS_APEBS_XMM_BYTES;
+    }
+    if (r->lbr_count) {
+        h |= (uint64_t)DS_APEBS_LBR_NUM_VAR << DSREC_ARCH_LBR_SHIFT;
+        size += DS_APEBS_LBR_HDR_BYTES + DS_APEBS_LBR_ENTRY_BYTES * r->lbr_count;
+    }
+    r->hdr = h | size;
+    r->frags = s->fragments;
+    r->ssp = s->ssp;
+}
+
 static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
 {
     uint8_t *p = (uint8_t *)r;
@@ -443,6 +472,7 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
     switch (s->fmt) {
     case DS_PEBS_FMT_NB32: r->fmt = DSREC_PEBS_NB32; break;
     case DS_PEBS_FMT_NB64: r->fmt = DSREC_PEBS_NB64; break;
+    case DS_PEBS_FMT_ARCH: r->fmt = DSREC_PEBS_ARCH; break;
     default: r->fmt = (uint32_t)s->fmt - (uint32_t)DS_PEBS_FMT_0; break;
     }
     r->counter = E.nb ? -1 : 0; /* the flow samples with PMC0 (NetBurst: IQ_COUNTER4) */
@@ -481,6 +511,8 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
             r->lbr[i].info = s->lbr[i].info;
         }
     }
+    if (s->fmt == DS_PEBS_FMT_ARCH)
+        arch_dsrec(s, r);
 }
 
 /* Per-sample facts the checks need, kept beside the printed record. */
@@ -553,6 +585,10 @@ static int ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_handl
     *out_handled = 1;
     return ds_pmc_gp_write(E.cpu, 1, ctr_start);
 }
+
+/* Architectural PEBS flow (do_apebs_run): its buffer state and whether a run owns it. */
+static struct ds_arch_pebs apebs;
+static bool apebs_run;
 
 /* ds_pmi_config.lbr.buf: the handler's snapshot step reads here before the ack. */
 static struct ds_lbr_entry lbr_step_buf[LBR_CAP];
@@ -1223,6 +1259,208 @@ out_uninstall:
         ds_area_uninstall(&E.ctx);
 }
 
+/* --- architectural PEBS flow (Panther Lake and later) ---------------------------
+ *
+ * Architectural PEBS has no DS area: its buffer is IA32_PEBS_BASE/INDEX
+ * (arch_pebs.h), the counter's PEBS enable and record groups are its CFG_C,
+ * and the threshold PMI is IA32_PERF_GLOBAL_STATUS bit 54. The run is the
+ * same as do_run's PEBS part (single-stepped into the model, or native), with
+ * the same checks: sample count from events/period, IPs inside the workload,
+ * data addresses inside the chased array, nothing lost silently.
+ *
+ * IA32_PEBS_BASE takes a PHYSICAL address: this kernel's memory is
+ * identity-mapped (linear == physical), so the buffer's pointer is its
+ * physical address on both backends. Not verified on hardware here (no
+ * architectural-PEBS CPU on this host).
+ */
+#define APEBS_CODE 2u /* IA32_PEBS_BASE size code: 4 KiB << 2 = 16 KiB */
+static _Alignas(4096) uint8_t apebs_buf[4096u << APEBS_CODE];
+
+/* The CPU's PEBS is architectural (ds_pebs_format_select, the one place that decides). */
+static bool arch_pebs_cpu(void)
+{
+    enum ds_layout lay;
+    enum ds_pebs_fmt f = DS_PEBS_FMT_NONE;
+    return ds_area_layout(E.cpu, &lay) == DS_OK && ds_pebs_format_select(E.cpu, lay, &f) == DS_OK &&
+           f == DS_PEBS_FMT_ARCH;
+}
+
+/* Buffer, counter and CFG_C for run @rc; false (after need()) on failure. */
+static bool apebs_program(const struct run_cfg *rc)
+{
+    struct ds_arch_pebs_caps caps;
+    int e = ds_arch_pebs_detect(E.cpu, &caps);
+    if (!need(e == DS_OK, "%s: architectural PEBS detected (%s)", rc->name, ds_errname(e)))
+        return false;
+    uint64_t groups = (DS_APEBS_CFG_AUX | DS_APEBS_CFG_GPR) & caps.cfg_c_caps;
+    uint32_t rsz = DS_APEBS_HDR_BYTES + DS_APEBS_BASIC_BYTES + ((groups & DS_APEBS_CFG_AUX) ? DS_APEBS_AUX_BYTES : 0) +
+                   ((groups & DS_APEBS_CFG_GPR) ? DS_APEBS_GPR_BYTES : 0);
+    struct ds_arch_pebs_config cfg = {apebs_buf, (uint64_t)(uintptr_t)apebs_buf, APEBS_CODE,
+                                      ((uint64_t)PEBS_THR * rsz + 15u) & ~15ull};
+    zero(apebs_buf, sizeof apebs_buf);
+    e = ds_arch_pebs_setup(&apebs, E.cpu, &cfg);
+    if (e == DS_OK)
+        e = ds_arch_pebs_install(&apebs);
+    if (!need(e == DS_OK, "%s: architectural PEBS buffer at phys %p (%s)", rc->name, (void *)apebs_buf, ds_errname(e)))
+        return false;
+    uint64_t start = 0, reset = 0;
+    e = ds_pmc_gp_period(E.cpu, rc->period, &start, &reset);
+    uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
+    if (e == DS_OK)
+        e = ds_pmc_gp_program(E.cpu, 0, evtsel, start);
+    /* CFG_C reload [31:0]: the low half of the start value (Linux writes -period & ARCH_PEBS_RELOAD) */
+    if (e == DS_OK)
+        e = ds_arch_pebs_counter_enable(&apebs, DS_CTR_GP, 0, (uint32_t)reset, groups);
+    if (e == DS_OK)
+        e = ds_arch_pebs_enable(&apebs);
+    return need(e == DS_OK, "%s: PMC0 event %02x/%02x, CFG_C groups 0x%llx, INDEX.EN (%s)", rc->name, rc->event,
+                rc->umask, (unsigned long long)groups, ds_errname(e));
+}
+
+/* Go: PMI armed, PMC0 enabled, the workload, PMC0 disabled, a pending PMI delivered. */
+static void apebs_go(const struct run_cfg *rc)
+{
+    k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
+    E.hold_steps = E.model && rc->hold_first ? HOLD_STEPS : 0;
+    if (!E.hold_steps)
+        k_pmi_arm();
+    E.active = true;
+    apebs_run = true;
+    ds_pmc_global_ctrl(E.cpu, 1);
+    (void)run_workload(rc->wl, rc->n);
+    ds_pmc_global_ctrl(E.cpu, 0);
+    if (E.lbr_on)
+        ds_lbr_disable(E.cpu, E.lbrm);
+    if (E.model && E.pmi_pending) {
+        k_pmi_arm();
+        deliver_pmi();
+    }
+    E.active = false;
+    k_pmi_disarm();
+}
+
+/* The checks of do_run's PEBS part, for the architectural records. */
+static void apebs_checks(const struct run_cfg *rc, uint64_t events, uint64_t expect)
+{
+    uint64_t got = E.npebs + E.pebs_over;
+    if (E.model)
+        check(got == expect, "%s: %u architectural PEBS samples = floor((%u events - 1) / period %u) = %u (model rule)",
+              rc->name, (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect);
+    else
+        check(got + 2 + expect / 4 >= expect && got <= expect + 2 + expect / 4,
+              "%s: %u architectural PEBS samples ~ %u events / period %u = %u (hardware tolerance)", rc->name,
+              (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect);
+    uint32_t inr = 0, arch = 0, mem_ok = 0, mem_n = 0;
+    uint64_t ret_to = ret_to_of_run(), b = (uintptr_t)chase_arr;
+    for (uint32_t i = 0; i < E.npebs; i++) {
+        inr += ip_ok(i, ret_to);
+        arch += E.pebs[i].fmt == DSREC_PEBS_ARCH;
+        if (rc->loads && pinfo[i].has_mem) {
+            mem_n++;
+            mem_ok += pinfo[i].data_addr >= b && pinfo[i].data_addr < b + sizeof chase_arr;
+        }
+    }
+    check(arch == E.npebs, "%s: %u of %u records are architectural (fmt=arch)", rc->name, arch, E.npebs);
+    check(E.npebs > 0 && (E.model ? inr == E.npebs : inr * 4 >= E.npebs * 3), "%s: %u of %u sampled IPs inside %s",
+          rc->name, inr, E.npebs, wl_name(rc->wl));
+    if (mem_n)
+        check(mem_ok == mem_n, "%s: %u of %u sampled data addresses inside the chased array", rc->name, mem_ok, mem_n);
+    check(E.pst.records + lost_of(&E.pst) == E.pst.present && lost_of(&E.pst) == 0 &&
+              !(E.pst.anomalies & DS_DRAIN_FULL),
+          "%s: architectural PEBS drain: %u present = %u records + %u lost, none lost, never FULL", rc->name,
+          (unsigned)E.pst.present, (unsigned)E.pst.records, (unsigned)lost_of(&E.pst));
+    if (E.model)
+        check(E.pst.present == dsm_stats(&E.m)->pebs_written && dsm_stats(&E.m)->pebs_skipped == 0,
+              "%s: the model wrote %u architectural PEBS records (%u threshold PMI requests), all drained", rc->name,
+              (unsigned)dsm_stats(&E.m)->pebs_written, (unsigned)E.m.ap.thresh_pmis);
+}
+
+/* One PEBS run on an architectural-PEBS CPU (run_all dispatches here). */
+static void do_apebs_run(const struct run_cfg *rc)
+{
+    reset_run();
+    wl_range(rc->wl, &E.lo, &E.hi);
+    E.nb = false;
+    /* Model E-core: every record in two fragments (basic + aux, then GPRs;
+     * dsm_apebs_set_fragment), so the kernel path reassembles them too. */
+    uint32_t want_frags = E.model && E.prof == DSM_PTL_E ? 2u : 1u;
+    if (E.model) {
+        dsm_stats_reset(&E.m);
+        dsm_apebs_set_fragment(&E.m, want_frags == 2 ? 128u : 0u);
+    }
+    zero(&apebs, sizeof apebs);
+    if (!apebs_program(rc))
+        goto out;
+    struct ds_pmi_config pc;
+    zero(&pc, sizeof pc);
+    pc.freeze = rc->freeze;
+    pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY ? 1 : 0;
+    /* ds_pmi_handle drains on GLOBAL_STATUS bit 54 and acknowledges it */
+    pc.apebs = &apebs;
+    pc.pebs_sink = pebs_sink;
+    pc.pebs_counters = 1;
+    if (rc->lbr && E.lbrm) {
+        pc.lbr.model = E.lbrm;
+        pc.lbr.format = E.lbrfmt;
+        pc.lbr.buf = lbr_step_buf;
+        pc.lbr.cap = LBR_CAP;
+    }
+    int e = ds_pmi_init(&E.pmi, E.cpu, NULL, &pc);
+    if (e == DS_OK && rc->freeze != DS_FREEZE_NONE)
+        e = ds_pmi_set_freeze(&E.pmi);
+    if (!need(e == DS_OK, "%s: ds_pmi_init / freeze (%s)", rc->name, ds_errname(e)))
+        goto out;
+    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE || (!E.model && E.cpu->caps.perfmon_version >= 2);
+    E.feed_hb = false;
+    E.lbr_on = false;
+    if (rc->lbr && E.lbrm)
+        need(program_lbr() == DS_OK, "%s: LBR enabled", rc->name);
+    apebs_go(rc);
+    struct ds_drain_stats st;
+    zero(&st, sizeof st);
+    e = ds_arch_pebs_drain(&apebs, pebs_sink, NULL, &st);
+    need(e == DS_OK, "%s: final architectural PEBS drain (%s)", rc->name, ds_errname(e));
+    add_stats(&E.pst, &st);
+
+    struct wl_expect x;
+    wl_expect_of(rc->wl, rc->n, &x);
+    uint64_t events = rc->loads ? x.loads : x.insns;
+    if (E.model) {
+        check(E.bad_steps == 0 && E.dsm_err == 0 && E.insns == x.insns && E.loads == x.loads,
+              "%s: every step of %s decoded and fed (%u instructions, %u loads)", rc->name, wl_name(rc->wl),
+              (unsigned)E.insns, (unsigned)E.loads);
+        events = rc->loads ? E.loads : E.insns;
+        check(E.delivered > 0 && E.handled == E.delivered && E.nmi_timeouts == 0,
+              "%s: %u model threshold PMIs delivered (%s), %u handled", rc->name, E.delivered,
+              rc->nmi ? "NMI" : "fixed vector", E.handled);
+        if (rc->hold_first)
+            check(E.held == HOLD_STEPS - 1, "%s: the first PMI waited %u steps under the masked LVT PC, then arrived",
+                  rc->name, E.held);
+    }
+    check(E.pmi_err == DS_OK, "%s: PMI handling without error (%s)", rc->name, ds_errname(E.pmi_err));
+    uint64_t expect = dsm_pebs_expected(events, rc->period);
+    apebs_checks(rc, events, expect);
+    if (E.model) {
+        uint32_t fr = 0;
+        for (uint32_t i = 0; i < E.npebs; i++)
+            fr += E.pebs[i].frags == want_frags;
+        check(fr == E.npebs, "%s: %u of %u records reassembled from %u fragment(s) each", rc->name, fr, E.npebs,
+              want_frags);
+    }
+    check_lbr(rc);
+    print_run(rc, events, expect);
+out:
+    apebs_run = false;
+    ds_arch_pebs_counter_disable(&apebs, DS_CTR_GP, 0);
+    ds_pmc_gp_program(E.cpu, 0, 0, 0);
+    ds_arch_pebs_uninstall(&apebs);
+    if (rc->freeze != DS_FREEZE_NONE) {
+        uint64_t dc = 0;
+        if (ds_msr_read(E.cpu, 0x1D9, &dc) == DS_OK)
+            ds_msr_write(E.cpu, 0x1D9, dc & ~(DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI | DS_DEBUGCTL_FREEZE_LBRS_ON_PMI));
+    }
+}
+
 static bool e2e_streq(const char *a, const char *b)
 {
     while (*a && *a == *b) {
@@ -1246,12 +1484,14 @@ static const struct {
     {"lunarlake", DSM_LUNARLAKE},     {"alderlake_p", DSM_ALDERLAKE_P},
     {"alderlake_e", DSM_ALDERLAKE_E},
     {"kvm_spr", DSM_KVM_SPR},         {"kvm_skl", DSM_KVM_SKL},
+    {"panther_lake_p", DSM_PTL_P},    {"panther_lake_e", DSM_PTL_E},
 };
 
 #if defined(__x86_64__)
-static const char *const default_profiles[] = {"netburst_m4_64", "core2", "skylake", "icelake", "alderlake_p", "lunarlake"};
+static const char *const default_profiles[] = {"netburst_m4_64", "core2",       "skylake",
+                                               "icelake",        "alderlake_p", "lunarlake", "panther_lake_p"};
 #else
-static const char *const default_profiles[] = {"netburst_m3", "core2", "skylake", "icelake"};
+static const char *const default_profiles[] = {"netburst_m3", "core2", "skylake", "icelake", "panther_lake_p"};
 #endif
 
 /* Whether DEBUGCTL.FREEZE_PERFMON_ON_PMI (bit 12) can be set; DEBUGCTL is
@@ -1353,7 +1593,10 @@ static void run_all(void)
     for (unsigned i = 0; i < nr; i++) {
         if (k_opt("e2e_verbose", NULL))
             kprintf("# e2e: %s %s\n", E.prof_name, runs[i].name);
-        do_run(&runs[i]);
+        if (runs[i].pebs && arch_pebs_cpu())
+            do_apebs_run(&runs[i]);
+        else
+            do_run(&runs[i]);
     }
 }
 

@@ -221,6 +221,101 @@ static uint64_t adaptive_size(uint64_t hdr, uint32_t lbr_count)
     return n;
 }
 
+/* xmm0..xmm15 = high:low as 32 hex digits. */
+static void xmm_fields(struct dsrec_out *o, const struct dsrec_pebs *r)
+{
+    for (unsigned i = 0; i < 16; i++) {
+        char k[6], v[35];
+        k[0] = 'x';
+        k[1] = 'm';
+        k[2] = 'm';
+        if (i < 10) {
+            k[3] = (char)('0' + i);
+            k[4] = 0;
+        } else {
+            k[3] = '1';
+            k[4] = (char)('0' + i - 10);
+            k[5] = 0;
+        }
+        v[0] = '0';
+        v[1] = 'x';
+        for (int j = 0; j < 32; j++) {
+            uint64_t w = j < 16 ? r->xmm[i][1] : r->xmm[i][0];
+            v[2 + j] = "0123456789abcdef"[(w >> (60 - 4 * (j & 15))) & 15];
+        }
+        v[34] = 0;
+        kv_str(o, k, v);
+    }
+}
+
+/* lbrN=from/to/info, entry 0 first. */
+static void lbr_fields(struct dsrec_out *o, const struct dsrec_pebs *r)
+{
+    for (uint32_t i = 0; i < r->lbr_count; i++) {
+        put(o, " lbr", 4);
+        put_dec(o, i);
+        put(o, "=", 1);
+        put_hex(o, r->lbr[i].from);
+        put(o, "/", 1);
+        put_hex(o, r->lbr[i].to);
+        put(o, "/", 1);
+        put_hex(o, r->lbr[i].info);
+    }
+}
+
+/* Smallest size a fmt=arch record with these groups can have: a 16-byte header
+ * per fragment, basic 48, aux 64, GPRs 160, XER header + XMM 272, LBR header 48
+ * + 24 per entry (Linux struct arch_pebs_*); the counters group adds more. */
+static uint64_t arch_min_size(uint64_t hdr, uint32_t frags, uint32_t lbr_count)
+{
+    uint64_t n = 16ull * frags + 48;
+    if (hdr & DSREC_ARCH_AUX)
+        n += 64;
+    if (hdr & DSREC_ARCH_GPR)
+        n += 160;
+    if (hdr & DSREC_ARCH_XMM)
+        n += 272;
+    if ((hdr >> DSREC_ARCH_LBR_SHIFT) & 3)
+        n += 48 + 24ull * lbr_count;
+    return n;
+}
+
+/* fmt=arch: header consistency (basic group, fragments, LBR entries, size). */
+static enum dsrec_err arch_check(const struct dsrec_pebs *r)
+{
+    bool lbr = ((r->hdr >> DSREC_ARCH_LBR_SHIFT) & 3) != 0;
+    if (!(r->hdr & DSREC_ARCH_BASIC) || r->frags < 1 || r->frags > 0xFFFF)
+        return DSREC_ERR_HDR;
+    if (lbr ? (r->lbr_count < 1 || r->lbr_count > DSREC_PEBS_LBR_MAX) : r->lbr_count != 0)
+        return DSREC_ERR_HDR;
+    uint64_t min = arch_min_size(r->hdr, r->frags, r->lbr_count), size = r->hdr & DSREC_ARCH_SIZE_MASK;
+    if ((r->hdr & DSREC_ARCH_CNTR) ? size < min : size != min)
+        return DSREC_ERR_HDR;
+    return DSREC_OK;
+}
+
+/* fmt=arch fields (docs/records.md). */
+static void arch_fields(struct dsrec_out *o, const struct dsrec_pebs *r)
+{
+    kv_hex(o, "hdr", r->hdr);
+    kv_dec(o, "frags", r->frags);
+    kv_hex(o, "eventing_ip", r->eventing_ip);
+    kv_hex(o, "counters", r->counters);
+    kv_hex(o, "tsc", r->tsc);
+    if (r->hdr & DSREC_ARCH_AUX) {
+        meminfo(o, r);
+        kv_hex(o, "tsx", r->tsx);
+    }
+    if (r->hdr & DSREC_ARCH_GPR) {
+        gprs(o, r, true);
+        kv_hex(o, "ssp", r->ssp);
+    }
+    if (r->hdr & DSREC_ARCH_XMM)
+        xmm_fields(o, r);
+    if ((r->hdr >> DSREC_ARCH_LBR_SHIFT) & 3)
+        lbr_fields(o, r);
+}
+
 /* The checks every record printer starts with: a ready output, a record, a valid run name. */
 static enum dsrec_err record_args(const struct dsrec_out *o, const char *run, const void *rec)
 {
@@ -240,8 +335,11 @@ enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, co
     if (e)
         return e;
     bool adaptive = r->fmt >= DSREC_PEBS_FMT4 && r->fmt <= DSREC_PEBS_FMT6;
-    if (r->fmt > DSREC_PEBS_FMT6 && r->fmt != DSREC_PEBS_NB32 && r->fmt != DSREC_PEBS_NB64)
+    if (r->fmt > DSREC_PEBS_FMT6 && r->fmt != DSREC_PEBS_NB32 && r->fmt != DSREC_PEBS_NB64 &&
+        r->fmt != DSREC_PEBS_ARCH)
         return DSREC_ERR_FMT;
+    if (r->fmt == DSREC_PEBS_ARCH && (e = arch_check(r)) != DSREC_OK)
+        return e;
     if (r->counter < -1 || r->counter > 63)
         return DSREC_ERR_RANGE;
     if (adaptive) {
@@ -266,12 +364,17 @@ enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, co
         kv_str(o, "fmt", "nb32");
     else if (r->fmt == DSREC_PEBS_NB64)
         kv_str(o, "fmt", "nb64");
+    else if (r->fmt == DSREC_PEBS_ARCH)
+        kv_str(o, "fmt", "arch");
     else
         kv_dec(o, "fmt", r->fmt);
     if (r->counter >= 0)
         kv_dec(o, "counter", (uint64_t)r->counter);
 
     switch (r->fmt) {
+    case DSREC_PEBS_ARCH:
+        arch_fields(o, r);
+        break;
     case DSREC_PEBS_NB32:
         gprs(o, r, false);
         break;
@@ -306,42 +409,10 @@ enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, co
         }
         if (r->hdr & DSREC_ADAPTIVE_GPRS)
             gprs(o, r, true);
-        if (r->hdr & DSREC_ADAPTIVE_XMM) {
-            for (unsigned i = 0; i < 16; i++) {
-                char k[6], v[35];
-                k[0] = 'x';
-                k[1] = 'm';
-                k[2] = 'm';
-                if (i < 10) {
-                    k[3] = (char)('0' + i);
-                    k[4] = 0;
-                } else {
-                    k[3] = '1';
-                    k[4] = (char)('0' + i - 10);
-                    k[5] = 0;
-                }
-                v[0] = '0';
-                v[1] = 'x';
-                for (int j = 0; j < 32; j++) {
-                    uint64_t w = j < 16 ? r->xmm[i][1] : r->xmm[i][0];
-                    v[2 + j] = "0123456789abcdef"[(w >> (60 - 4 * (j & 15))) & 15];
-                }
-                v[34] = 0;
-                kv_str(o, k, v);
-            }
-        }
-        if (r->hdr & DSREC_ADAPTIVE_LBR) {
-            for (uint32_t i = 0; i < r->lbr_count; i++) {
-                put(o, " lbr", 4);
-                put_dec(o, i);
-                put(o, "=", 1);
-                put_hex(o, r->lbr[i].from);
-                put(o, "/", 1);
-                put_hex(o, r->lbr[i].to);
-                put(o, "/", 1);
-                put_hex(o, r->lbr[i].info);
-            }
-        }
+        if (r->hdr & DSREC_ADAPTIVE_XMM)
+            xmm_fields(o, r);
+        if (r->hdr & DSREC_ADAPTIVE_LBR)
+            lbr_fields(o, r);
         break;
     }
     line_end(o);

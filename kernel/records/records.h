@@ -77,7 +77,19 @@ enum dsrec_pebs_fmt {
     DSREC_PEBS_FMT6 = 6,      /* Lunar Lake / Arrow Lake: adaptive, as 4/5 (counters group not printable) */
     DSREC_PEBS_NB32 = 0x100,  /* NetBurst, 32-bit DS format (40 bytes) */
     DSREC_PEBS_NB64 = 0x101,  /* NetBurst, 64-bit DS format (144 bytes, same fields as fmt 0) */
+    DSREC_PEBS_ARCH = 0x102,  /* architectural PEBS (PERF_CAPABILITIES.PEBS_FMT 0xF): "fmt=arch" */
 };
+
+/* fmt=arch `hdr`: one architectural record header (Linux struct arch_pebs_header)
+ * describing the whole record: bits 15:0 = bytes of all its fragments (headers
+ * included), 63:16 = the group bits of all its fragments ORed. */
+#define DSREC_ARCH_SIZE_MASK 0xFFFFull
+#define DSREC_ARCH_CNTR      (0x1Full << 35)
+#define DSREC_ARCH_LBR_SHIFT 40
+#define DSREC_ARCH_XMM       (1ull << 49)
+#define DSREC_ARCH_GPR       (1ull << 61)
+#define DSREC_ARCH_AUX       (1ull << 62)
+#define DSREC_ARCH_BASIC     (1ull << 63)
 
 /* Adaptive PEBS record header (basic group offset 0) fields, pebs-records.md "Format 4". */
 #define DSREC_ADAPTIVE_MEMINFO  (1ull << 0)
@@ -118,6 +130,9 @@ struct dsrec_pebs {
     uint64_t xmm[16][2];
     uint32_t lbr_count;
     struct dsrec_lbr_triple lbr[DSREC_PEBS_LBR_MAX];
+    /* fmt=arch only: fragments the record was written in (>= 1), GPR group SSP */
+    uint32_t frags;
+    uint64_t ssp;
 };
 
 /* One BTS record (ds-area.md "BTS record"): flags bit 4 = predicted. */

@@ -228,6 +228,10 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
         e = ds_pebs_format_select(cpu, layout, &fmt);
         if (e)
             return e;
+        /* Architectural PEBS never writes the DS area (IA32_PEBS_BASE/INDEX,
+         * arch_pebs.h); a DS-area buffer there would stay empty. */
+        if (fmt == DS_PEBS_FMT_ARCH)
+            return DS_ERR_APEBS_DS_AREA;
         bool adaptive = ds_pebs_fmt_adaptive(fmt);
         uint64_t dc = cfg->pebs_data_cfg;
         if (!adaptive && dc)

@@ -145,6 +145,8 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_APEBS_REC_SIZE, "architectural PEBS header names groups that do not fit its size"),
     ROW(DS_ERR_APEBS_NO_BASIC, "architectural PEBS record starts with a fragment without the basic group"),
     ROW(DS_ERR_APEBS_REC_ALIGN, "architectural PEBS fragment size not a multiple of 8 bytes"),
+    ROW(DS_ERR_APEBS_DS_AREA, "PEBS buffer given to the DS area on an architectural-PEBS CPU: set it up with ds_arch_pebs_setup()"),
+    ROW(DS_ERR_APEBS_PMI, "ds_pmi_config.apebs: buffer not installed, set up for another CPU, or no IA32_PERF_GLOBAL_STATUS"),
 
 };
 

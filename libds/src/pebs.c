@@ -5,6 +5,7 @@
  * reference pebs-records.md).
  */
 #include <ds/pebs.h>
+#include <ds/arch_pebs.h>
 #include "internal.h"
 
 #if DS_CONFIG_PEBS
@@ -20,6 +21,20 @@ int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum 
     const struct ds_caps *c = &cpu->caps;
     if (c->vendor != DS_VENDOR_INTEL)
         return DS_ERR_NOT_INTEL;
+    /* Architectural PEBS (PERF_CAPABILITIES.PEBS_FMT = 0xF, Linux
+     * intel_pebs_init -> intel_arch_pebs_init, without the DTES64 / PEBS
+     * feature checks of intel_ds_pebs_init): its own buffer MSRs, not the
+     * DS save area, so neither CPUID.01H:EDX.DS, MISC_ENABLE nor the DS
+     * layout decide it; ds_arch_pebs_detect (arch_pebs.h) does (CPUID.23H
+     * sub-leaves 4 and 5, counter bitmaps), and its error is returned. */
+    if (c->has_perf_caps && c->pebs_format == DS_APEBS_PEBS_FMT) {
+        struct ds_arch_pebs_caps ac;
+        int e = ds_arch_pebs_detect(cpu, &ac);
+        if (e)
+            return e;
+        *out_fmt = DS_PEBS_FMT_ARCH;
+        return DS_OK;
+    }
     if (!c->ds)
         return DS_ERR_NO_DS;
     if (!c->pebs_advertised)

@@ -122,6 +122,10 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
         return DS_ERR_UNSUPPORTED; /* lbr.h compiled out: no snapshot step */
     if (cfg->lbr.model && (!cfg->lbr.buf || !cfg->lbr.cap))
         return DS_ERR_PMI_LBR_BUF;
+    if (cfg->apebs && !DS_CONFIG_PEBS)
+        return DS_ERR_UNSUPPORTED; /* arch PEBS compiled out with PEBS (ds/config.h) */
+    if (cfg->apebs && (!global || !cfg->apebs->installed || cfg->apebs->cpu != cpu))
+        return DS_ERR_APEBS_PMI;
     ds__zero(pmi, sizeof(*pmi));
     pmi->cpu = cpu;
     pmi->ctx = ctx;
@@ -129,6 +133,8 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
     pmi->has_global = global;
     pmi->ctr_bits = cb;
     pmi->ack_mask = ds_pmi_ack_mask(c) | (global ? leaf7_ack_bits(cpu) : 0);
+    if (cfg->apebs)
+        pmi->ack_mask |= DS_APEBS_GLOBAL_STATUS_THRESHOLD; /* bit 54: ours to drain and ack */
     pmi->pmu_enabled = true;
     pmi->init = true;
     return DS_OK;
@@ -262,6 +268,15 @@ static int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
             r->pebs_drained = true;
             r->handled = true;
         }
+    }
+#endif
+#if DS_CONFIG_PEBS
+    /* Architectural PEBS threshold (Linux handle_pmi_common: bit 54 -> drain_pebs) */
+    if (pmi->cfg.apebs && (status & DS_APEBS_GLOBAL_STATUS_THRESHOLD)) {
+        ds_arch_pebs_drain(pmi->cfg.apebs, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &st);
+        add_stats(&r->pebs, &st);
+        r->pebs_drained = true;
+        r->handled = true;
     }
 #endif
 #if DS_CONFIG_BTS

@@ -133,6 +133,64 @@ static void roundtrip_pebs(unsigned fmt, uint64_t groups, uint32_t nlbr)
     buf[0] = 0;
 }
 
+/* fmt=arch round trip: hdr = whole-record size and group bits (docs/records.md),
+ * sizes from Linux struct arch_pebs_* (header 16 per fragment, basic 48, aux
+ * 64, GPRs 160, XER + XMM 272, LBR 48 + 24 N). */
+static void roundtrip_arch(uint64_t groups, uint32_t frags, uint32_t nlbr)
+{
+    static struct dsrec_pebs p;
+    memset(&p, 0, sizeof p);
+    p.fmt = DSREC_PEBS_ARCH;
+    p.counter = 0;
+    p.frags = frags;
+    p.eventing_ip = 0xffffffff81001234ull;
+    p.counters = 1;
+    p.tsc = 0x123456789ull;
+    p.data_la = 0x7000;
+    p.dse = 2;
+    p.latency = 33;
+    p.tsx = 0;
+    p.flags = 0x246;
+    p.ip = 0xffffffff81001238ull;
+    p.ax = 1; p.cx = 3; p.r[7] = 15;
+    p.ssp = 0xffff880000f00000ull;
+    for (int i = 0; i < 16; i++) {
+        p.xmm[i][0] = val(i + 40, 0);
+        p.xmm[i][1] = val(i + 60, 0);
+    }
+    p.lbr_count = nlbr;
+    for (uint32_t i = 0; i < nlbr; i++)
+        p.lbr[i] = (struct dsrec_lbr_triple){val((int)i + 80, 0), val((int)i + 81, 0), i};
+    uint64_t size = 16ull * frags + 48 + ((groups & DSREC_ARCH_AUX) ? 64 : 0) + ((groups & DSREC_ARCH_GPR) ? 160 : 0) +
+                    ((groups & DSREC_ARCH_XMM) ? 272 : 0) + (nlbr ? 48 + 24ull * nlbr : 0);
+    p.hdr = DSREC_ARCH_BASIC | groups | size;
+    CHECK_EQ(dsrec_pebs(&o, "arch-1", 2, &p), DSREC_OK, "print arch groups 0x%llx", (unsigned long long)groups);
+    int n;
+    enum dslog_status s = feed_all(&rd, &rec, err, &n);
+    CHECK_EQ(s, DSLOG_OK, "parse arch groups 0x%llx: %s\n    %s", (unsigned long long)groups, err, buf);
+    if (s == DSLOG_OK) {
+        CHECK_EQ(rec.v[K_FMT], DSLOG_FMT_ARCH, "fmt=arch");
+        CHECK(strstr(buf, " fmt=arch ") != NULL, "printed as fmt=arch");
+        CHECK_EQ(rec.v[K_HDR], p.hdr, "hdr");
+        CHECK_EQ(rec.v[K_FRAGS], frags, "frags");
+        CHECK_EQ(rec.v[K_EVENTING_IP], p.eventing_ip, "eventing_ip");
+        CHECK_EQ(dslog_has(&rec, K_DATA_LA), !!(groups & DSREC_ARCH_AUX), "aux fields");
+        CHECK_EQ(dslog_has(&rec, K_SSP), !!(groups & DSREC_ARCH_GPR), "ssp with the GPR group");
+        if (groups & DSREC_ARCH_GPR)
+            CHECK(rec.v[K_SSP] == p.ssp && rec.v[K_CX] == 3 && rec.v[K_R15] == 15, "gprs, ssp");
+        CHECK_EQ(rec.have_xmm, !!(groups & DSREC_ARCH_XMM), "xmm");
+        CHECK_EQ(rec.lbr_count, nlbr, "lbr entries");
+    }
+    blen = 0;
+    buf[0] = 0;
+    /* the printer refuses a size that disagrees, and a record without basic group */
+    p.hdr += 8;
+    CHECK_EQ(dsrec_pebs(&o, "arch-1", 3, &p), DSREC_ERR_HDR, "arch size mismatch");
+    p.hdr = (p.hdr - 8) & ~DSREC_ARCH_BASIC;
+    CHECK_EQ(dsrec_pebs(&o, "arch-1", 3, &p), DSREC_ERR_HDR, "arch without basic group");
+    CHECK_EQ(blen, 0, "nothing printed");
+}
+
 /* Print a line, corrupt it with f, and expect the reader to reject it. */
 static void expect_bad(const char *what, const char *line, const char *errpart)
 {
@@ -199,6 +257,11 @@ int main(void)
     for (unsigned fmt = 4; fmt <= 6; fmt++)
         for (uint64_t g = 0; g < 16; g++)
             roundtrip_pebs(fmt, g, (g & 8) ? (g == 15 ? 32 : 3) : 0);
+    for (unsigned g = 0; g < 16; g++) { /* arch: aux, GPR, XMM, LBR in every combination */
+        uint64_t bits = ((g & 1) ? DSREC_ARCH_AUX : 0) | ((g & 2) ? DSREC_ARCH_GPR : 0) |
+                        ((g & 4) ? DSREC_ARCH_XMM : 0) | ((g & 8) ? 1ull << DSREC_ARCH_LBR_SHIFT : 0);
+        roundtrip_arch(bits, 1 + (g & 1), (g & 8) ? 8 : 0);
+    }
 
     /* BTS, LBR, LOST, RUN, END with stream counts. */
     struct dsrec_bts b = {0xffffffff81000010ull, 0xffffffff81000000ull, 0x10};
@@ -228,7 +291,7 @@ int main(void)
           recs[1].v[K_CYCLES] == 77 && recs[1].v[K_INFO] == l.info && recs[1].v[K_LBRFMT] == 5, "lbr fields");
     CHECK(recs[2].type == DSLOG_LOST && !strcmp(recs[2].s[K_KIND], "pebs") && recs[2].v[K_COUNT] == 12 &&
           !strcmp(recs[2].s[K_REASON], "overflow"), "lost fields");
-    CHECK(recs[3].type == DSLOG_RUN && recs[3].v[K_RECORDS] == 6 + 48 + 2 && recs[3].v[K_EVENTS] == 123456 &&
+    CHECK(recs[3].type == DSLOG_RUN && recs[3].v[K_RECORDS] == 6 + 48 + 16 + 2 && recs[3].v[K_EVENTS] == 123456 &&
           !strcmp(recs[3].s[K_WORKLOAD], "workload_loop"), "run fields (records=%llu)",
           (unsigned long long)recs[3].v[K_RECORDS]);
     CHECK(recs[4].type == DSLOG_END && recs[4].v[K_RUNS] == 1 && recs[4].v[K_FAILED] == 1, "end fields");
@@ -329,7 +392,7 @@ int main(void)
     snprintf(t, sizeof t, "DSLOG 1 PEBS run=r seq=0 fmt=7 hdr=0x20000000000000 eventing_ip=0x1 counters=0x1 "
                           "tsc=0x5 ck=00000000");
     fix_ck(t);
-    expect_bad("fmt 7", t, "nb32, nb64 or 0..6");
+    expect_bad("fmt 7", t, "nb32, nb64, arch or 0..6");
     snprintf(t, sizeof t, "DSLOG 1 BTS run=r seq=0 from=0x1 to=0x2 pred=0 flags=0x0 future=yes ck=00000000");
     fix_ck(t);
     struct dslog_reader r3;

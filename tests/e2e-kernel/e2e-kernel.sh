@@ -69,6 +69,9 @@ done
 grep -q "DSLOG 1 PEBS .*fmt=nb" "$log" || fail "no NetBurst PEBS record (fmt=nb32/nb64)"
 [ "$arch" = i386 ] && { grep -q "fmt=nb32" "$log" || fail "i386: no 32-bit DS layout NetBurst record"; }
 grep -q "DSLOG 1 PEBS .*fmt=4 .*lbr0=" "$log" || fail "no adaptive PEBS record with an LBR group"
+if [ "$backend" = model ]; then
+  grep -q "DSLOG 1 PEBS .*fmt=arch .*frags=" "$log" || fail "no architectural PEBS record (fmt=arch, profile panther_lake_p)"
+fi
 
 if [ -n "$smp" ] && [ "$mode" = kernel ]; then
   # Every CPU (APIC IDs 0..N-1 under QEMU) wrote as many logs as the BSP.

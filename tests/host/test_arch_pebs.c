@@ -284,6 +284,85 @@ static void test_detect_errors(void)
     CHECK_EQ(c.phys_bits, 36, "no 80000008H: 36");
 }
 
+/* --- Format selection (pebs.h: the one place libds chooses a PEBS format) ---- */
+
+static void test_format_select(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    enum ds_pebs_fmt fmt;
+    for (int e = 0; e < 2; e++) {
+        for (int lay = 0; lay < 2; lay++) {
+            ptl(&f, e);
+            ident(&f, &cpu);
+            fmt = DS_PEBS_FMT_NONE;
+            CHECK_EQ(ds_pebs_format_select(&cpu, lay ? DS_LAYOUT_32 : DS_LAYOUT_64, &fmt), DS_OK,
+                     "PTL %s layout %d", e ? "E" : "P", lay);
+            CHECK_EQ(fmt, DS_PEBS_FMT_ARCH, "PTL %s: architectural", e ? "E" : "P");
+        }
+    }
+    /* Linux intel_pebs_init takes the arch path on PEBS_FMT 0xF alone:
+     * DS (CPUID.01H:EDX[21]) and MISC_ENABLE[12] are DS-PEBS conditions. */
+    ptl(&f, 0);
+    set_cpuid_word(&f, 1, 0, 3, 0xBFEBFBFF & ~(1u << 21));
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_OK, "no DS bit");
+    CHECK_EQ(fmt, DS_PEBS_FMT_ARCH, "no DS bit: still architectural");
+    ptl(&f, 1);
+    fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12));
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_OK, "MISC_ENABLE PEBS_UNAVAILABLE");
+    CHECK_EQ(fmt, DS_PEBS_FMT_ARCH, "PEBS_UNAVAILABLE: still architectural");
+    /* PEBS_FMT 0xF but the detection fails: its error, no format */
+    ptl(&f, 0);
+    set_cpuid_word(&f, 0x23, 0, 0, 0x2B);
+    ident(&f, &cpu);
+    fmt = DS_PEBS_FMT_NONE;
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_ERR_APEBS_NOT_ENUMERATED, "23H.0 EAX[4] clear");
+    CHECK_EQ(fmt, DS_PEBS_FMT_NONE, "no format on error");
+    ptl(&f, 0);
+    set_cpuid_word(&f, 0x23, 5, 0, 0x7FF);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_ERR_APEBS_MASKS, "bad 23H.5 bitmap");
+    /* PTL with PERF_CAPABILITIES PEBS_FMT 6 (what Lunar Lake reports): legacy */
+    ptl(&f, 0);
+    fake_set_msr(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0x600 | 0x3F);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_OK, "PEBS_FMT 6");
+    CHECK_EQ(fmt, DS_PEBS_FMT_6, "PEBS_FMT 6 stays adaptive format 6");
+    /* Skylake (PEBS_FMT 3) and Ice Lake (PEBS_FMT 4) keep their formats */
+    fake_skylake_pmu(&f);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_OK, "Skylake");
+    CHECK_EQ(fmt, DS_PEBS_FMT_3, "Skylake: format 3");
+    fake_icelake(&f);
+    ident(&f, &cpu);
+    CHECK_EQ(ds_pebs_format_select(&cpu, DS_LAYOUT_64, &fmt), DS_OK, "Ice Lake");
+    CHECK_EQ(fmt, DS_PEBS_FMT_4, "Ice Lake: format 4");
+
+    /* The DS area refuses a PEBS buffer on the arch-PEBS CPU (records
+     * would never land there), and still takes BTS. */
+    static union ds_area area;
+    static unsigned char pebs[48 * 16] __attribute__((aligned(64)));
+    static unsigned char bts[24 * 64] __attribute__((aligned(64)));
+    struct ds_ctx ctx;
+    struct ds_area_config c;
+    memset(&ctx, 0, sizeof(ctx));
+    memset(&c, 0, sizeof(c));
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    c.area = &area;
+    c.pebs.mem = pebs;
+    c.pebs.bytes = sizeof(pebs);
+    CHECK_EQ(ds_area_setup(&ctx, &cpu, &c), DS_ERR_APEBS_DS_AREA, "DS-area PEBS buffer on PTL");
+    CHECK(!ctx.setup, "not set up");
+    c.pebs.mem = NULL;
+    c.pebs.bytes = 0;
+    c.bts.mem = bts;
+    c.bts.bytes = sizeof(bts);
+    CHECK_EQ(ds_area_setup(&ctx, &cpu, &c), DS_OK, "BTS alone on PTL");
+}
+
 /* --- Setup, install, enable --------------------------------------------------- */
 
 static unsigned char buf8k[8192] __attribute__((aligned(4096)));
@@ -893,10 +972,83 @@ static void test_drain(void)
     free(mem);
 }
 
+/* --- Shared PMI handler: IA32_PERF_GLOBAL_STATUS bit 54 (pmi.h cfg.apebs) ---- */
+
+static unsigned pmi_arch_samples;
+static int pmi_sink(void *a, const struct ds_pebs_sample *s)
+{
+    (void)a;
+    pmi_arch_samples += s->fmt == DS_PEBS_FMT_ARCH;
+    return 0;
+}
+
+/* Linux handle_pmi_common: "Arch PEBS sets bit 54 in the global status
+ * register": test_and_clear bit 54, drain_pebs. */
+static void test_pmi_bit54(void)
+{
+    static struct fake_cpu f, g;
+    struct ds_cpu cpu, other;
+    struct ds_arch_pebs ap;
+    struct ds_pmi pmi;
+    struct ds_pmi_result res;
+    struct ds_pmi_config pc;
+    unsigned char *mem = aligned_alloc(4096, 8192);
+    const uint64_t st54 = 1ull << 54;
+
+    ptl(&f, 0);
+    fake_set_msr(&f, 0x38E, 0); /* IA32_PERF_GLOBAL_STATUS */
+    fake_set_msr(&f, 0x38F, 0); /* IA32_PERF_GLOBAL_CTRL */
+    fake_set_msr(&f, 0x390, 0); /* IA32_PERF_GLOBAL_STATUS_RESET */
+    ident(&f, &cpu);
+    struct ds_arch_pebs_config c = cfg_of(mem, 0x3000000, 1, 4096);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "setup");
+    memset(&pc, 0, sizeof(pc));
+    pc.pebs_sink = pmi_sink;
+    pc.apebs = &ap;
+    CHECK_EQ(ds_pmi_init(&pmi, &cpu, NULL, &pc), DS_ERR_APEBS_PMI, "buffer not installed");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install");
+    ptl(&g, 1);
+    ident(&g, &other);
+    CHECK_EQ(ds_pmi_init(&pmi, &other, NULL, &pc), DS_ERR_APEBS_PMI, "state of another CPU");
+    CHECK_EQ(ds_pmi_init(&pmi, &cpu, NULL, &pc), DS_OK, "init");
+
+    /* threshold (bit 54) and a PMC0 overflow in one PMI */
+    memset(mem, 0, 8192);
+    size_t bytes = fill3(mem);
+    fake_set_msr(&f, 0x3F5, bytes | IDX_EN | IDX_THRESH(1));
+    fake_set_msr(&f, 0x38E, st54 | 1);
+    pmi_arch_samples = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &res), DS_OK, "handle");
+    CHECK(res.pebs_drained && res.handled, "drained, handled");
+    CHECK_EQ(res.pebs.records, 3, "three records");
+    CHECK_EQ(res.pebs.present, 3, "present");
+    CHECK_EQ(pmi_arch_samples, 3, "architectural samples to the sink");
+    CHECK_EQ(res.acked, st54 | 1, "bits 54 and 0 acknowledged");
+    CHECK_EQ(res.unacked, 0, "nothing left unacked");
+    CHECK_EQ(fake_get_msr(&f, 0x38E), 0, "GLOBAL_STATUS clear");
+    CHECK_EQ(fake_get_msr(&f, 0x3F5), IDX_EN | IDX_THRESH(1), "INDEX reset: offset 0, EN and threshold kept");
+
+    /* bit 54 alone, empty buffer: acknowledged, nothing delivered */
+    fake_set_msr(&f, 0x38E, st54);
+    CHECK_EQ(ds_pmi_handle(&pmi, &res), DS_OK, "empty");
+    CHECK(res.acked == st54 && res.pebs.present == 0, "bit 54 acked, no record");
+
+    /* without cfg.apebs bit 54 is not this handler's: left set, reported */
+    pc.apebs = NULL;
+    CHECK_EQ(ds_pmi_init(&pmi, &cpu, NULL, &pc), DS_OK, "init without apebs");
+    fake_set_msr(&f, 0x3F5, bytes | IDX_EN);
+    fake_set_msr(&f, 0x38E, st54);
+    CHECK_EQ(ds_pmi_handle(&pmi, &res), DS_OK, "handle without apebs");
+    CHECK(!res.pebs_drained && (res.unacked & st54) && !(res.acked & st54), "bit 54 unacked, not drained");
+    CHECK_EQ(fake_get_msr(&f, 0x38E), st54, "bit 54 still set");
+    free(mem);
+}
+
 int main(void)
 {
     test_detect_ptl();
     test_detect_errors();
+    test_format_select();
     test_setup_table();
     test_install_enable();
     test_cfg_c();
@@ -904,5 +1056,6 @@ int main(void)
     test_decode_fragments();
     test_decode_bounds();
     test_drain();
+    test_pmi_bit54();
     return check_summary();
 }

@@ -368,6 +368,9 @@ static const struct bad bads[] = {
     { "fmt6: metrics without PERF_METRICS", DS_ERR_DATA_CFG },
     { "fmt4: counters group bit", DS_ERR_DATA_CFG },
     { "decode fmt6: counters header disagrees with size", DS_ERR_REC_SIZE },
+    { "arch PEBS CPU: PEBS buffer in the DS area", DS_ERR_APEBS_DS_AREA },
+    { "PEBS_FMT 0xF without CPUID.23H sub-leaves 4/5", DS_ERR_APEBS_NOT_ENUMERATED },
+    { "PMI: cfg.apebs not installed", DS_ERR_APEBS_PMI },
 };
 
 static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
@@ -488,6 +491,17 @@ static int run_bad(int i, struct env *e, int *write_attempt)
     case 64: { struct ds_pebs_sample s; memset(e->pebs, 0, 64); e->pebs[0] = 0x10; e->pebs[6] = 56;
                e->pebs[32] = 0x3; /* two GP values claimed: 64 bytes, size says 56 */
                return ds_pebs_decode(DS_PEBS_FMT_6, e->pebs, 64, false, &s); }
+    case 65: case 66: /* PEBS_FMT 0xF (Linux intel_pebs_init: architectural PEBS) */
+        fake_icelake(&e->f); set_leaf(&e->f, 0, 0x23, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+        fake_set_msr(&e->f, DS_MSR_IA32_PERF_CAPABILITIES, 0xF00 | 0x3F);
+        fake_set_cpuid(&e->f, 0x23, 0, i == 65 ? 0x30 : 0, 0, 0, 0); /* EAX[5:4]: sub-leaves 4, 5 */
+        fake_set_cpuid(&e->f, 0x23, 4, 0, 0x60060378, 0, 0);
+        fake_set_cpuid(&e->f, 0x23, 5, 0xFF, 3, 0xF, 1);
+        env_identify(e, 1); c->pebs.mem = e->pebs; c->pebs.bytes = 48 * 16; c->pebs.thresh_records = 0;
+        return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 67: { static struct ds_arch_pebs ap; struct ds_pmi p; struct ds_pmi_config pc;
+               memset(&ap, 0, sizeof(ap)); memset(&pc, 0, sizeof(pc)); pc.apebs = &ap;
+               return ds_pmi_init(&p, &e->cpu, NULL, &pc); }
     }
     return r;
 }

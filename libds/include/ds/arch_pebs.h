@@ -31,10 +31,12 @@
  * GenuineIntel00C06C3_PantherLakeL_01_CPUID.txt) and records built by an
  * independent byte-level encoder.
  *
- * Integration still to do (not in this facility): ds_pebs_format_select()
- * does not yet answer "architectural" and the shared PMI handler (pmi.h)
- * does not yet service IA32_PERF_GLOBAL_STATUS bit 54; a caller uses the
- * functions below directly.
+ * ds_pebs_format_select() (pebs.h) answers DS_PEBS_FMT_ARCH on a CPU
+ * ds_arch_pebs_detect() accepts; the caller then sets the buffer up with
+ * the functions below (ds_area_setup refuses a DS-area PEBS buffer there:
+ * DS_ERR_APEBS_DS_AREA). The shared PMI handler drains it on
+ * IA32_PERF_GLOBAL_STATUS bit 54 when given the state (pmi.h
+ * ds_pmi_config.apebs).
  *
  * Configuration (ds/config.h): compiled with DS_CONFIG_PEBS; with
  * DS_CONFIG_PEBS=0 every function returns DS_ERR_UNSUPPORTED with its
@@ -90,8 +92,8 @@ extern "C" {
 
 /* IA32_PERF_GLOBAL_STATUS bit the CPU sets when the write offset reaches the
  * threshold (Linux GLOBAL_STATUS_ARCH_PEBS_THRESHOLD_BIT 54, serviced in
- * handle_pmi_common by draining). The shared PMI handler (pmi.h) does not
- * yet test or acknowledge it. */
+ * handle_pmi_common by draining). ds_pmi_handle (pmi.h) drains and
+ * acknowledges it when ds_pmi_config.apebs is set. */
 #define DS_APEBS_GLOBAL_STATUS_THRESHOLD (1ull << 54)
 
 /* --- IA32_PMC_GPx_CFG_C / IA32_PMC_FXx_CFG_C (Linux ARCH_PEBS_*) --------------

@@ -272,7 +272,9 @@ int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout);
  *   -> DS_ERR_THRESH_MARGIN; none of the format's PEBS counters exists ->
  *   DS_ERR_PEBS_NO_COUNTERS; PEBS format 0 buffer above 4 KiB ->
  *   DS_ERR_PEBS_BUF_4K; PEBS
- *   format unknown -> DS_ERR_PEBS_FORMAT; format impossible in the layout
+ *   format unknown -> DS_ERR_PEBS_FORMAT; architectural PEBS CPU (PEBS_FMT
+ *   0xF: its buffer is set up with arch_pebs.h) -> DS_ERR_APEBS_DS_AREA
+ *   (or the ds_arch_pebs_detect() error); format impossible in the layout
  *   -> DS_ERR_LAYOUT; bad pebs_data_cfg -> DS_ERR_DATA_CFG; overlapping
  *   area/buffers -> DS_ERR_OVERLAP; a BTS or PEBS buffer given in a build
  *   that compiled that facility out (ds/config.h) -> DS_ERR_UNSUPPORTED.

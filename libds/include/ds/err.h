@@ -167,7 +167,9 @@ enum ds_err {
     DS_ERR_APEBS_REC_SIZE = 415,     /* the groups a header names do not fit its size field */
     DS_ERR_APEBS_NO_BASIC = 416,     /* first fragment of a record without the basic group */
     DS_ERR_APEBS_REC_ALIGN = 417,    /* fragment size not a multiple of 8 bytes */
-    /* arch PEBS: next free value 418 */
+    DS_ERR_APEBS_DS_AREA = 418,      /* DS-area PEBS buffer on an architectural-PEBS CPU (use arch_pebs.h) */
+    DS_ERR_APEBS_PMI = 419,          /* ds_pmi_config.apebs not installed, of another CPU, or no global MSRs */
+    /* arch PEBS: next free value 420 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

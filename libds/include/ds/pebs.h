@@ -326,7 +326,12 @@ struct ds_pebs_sample {
  * NetBurst (DisplayFamily 0FH): NB32 with the 32-bit layout, NB64 with the
  * 64-bit one. Otherwise IA32_PERF_CAPABILITIES[11:8]: 0..6 -> FMT_0..FMT_6;
  * formats 0-6 require the 64-bit layout (DS_ERR_LAYOUT otherwise: no such
- * CPU exists); any other value -> DS_ERR_PEBS_FORMAT.
+ * CPU exists); 0xF -> DS_PEBS_FMT_ARCH when ds_arch_pebs_detect() accepts
+ * the CPU (either layout: architectural PEBS does not use the DS area, its
+ * buffer is set up with arch_pebs.h; DS, MISC_ENABLE and PEBS_UNAVAILABLE
+ * are not consulted), else the detection error
+ * (DS_ERR_APEBS_NOT_ENUMERATED, DS_ERR_APEBS_MASKS); any other value ->
+ * DS_ERR_PEBS_FORMAT.
  * Errors: DS_ERR_NULL, DS_ERR_INVAL (layout), DS_ERR_NOT_IDENTIFIED,
  * DS_ERR_NOT_INTEL, DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE (PEBS not
  * advertised), DS_ERR_NO_PDCM (non-NetBurst without PERF_CAPABILITIES),

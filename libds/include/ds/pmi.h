@@ -48,6 +48,7 @@
 #include <ds/pebs.h>
 #include <ds/bts.h>
 #include <ds/lbr.h>
+#include <ds/arch_pebs.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -156,6 +157,13 @@ struct ds_pmi_config {
     ds_pmi_ovf_hook ovf_hook;  /* may be NULL: overflowed non-PEBS counters are only acknowledged */
     void *ovf_arg;
     struct ds_pmi_lbr lbr;     /* optional LBR snapshot step (see above) */
+    /* Architectural PEBS (arch_pebs.h), or NULL: an installed buffer of the
+     * same CPU. GLOBAL_STATUS bit 54 (DS_APEBS_GLOBAL_STATUS_THRESHOLD) is
+     * then serviced next to legacy PEBS, BTS and counter overflow: drained
+     * with ds_arch_pebs_drain into pebs_sink (result.pebs, pebs_drained) and
+     * acknowledged (Linux handle_pmi_common: test_and_clear bit 54, then
+     * drain_pebs). Without it bit 54 is not acked (reported in unacked). */
+    struct ds_arch_pebs *apebs;
 };
 
 /* Passes of ds_pmi_handle()'s service/ack loop before it declares a storm
@@ -205,7 +213,8 @@ struct ds_pmi_result {
  * mode); DS_ERR_PMI_CTRL_MASK (global_ctrl or pebs_counters name counters
  * the CPU lacks); DS_ERR_PMI_LBR_BUF (cfg.lbr.model set without
  * cfg.lbr.buf or with cap 0); DS_ERR_UNSUPPORTED (cfg.lbr.model with
- * DS_CONFIG_LBR=0). Touches no MSR (setting DEBUGCTL.FREEZE_PERFMON_ON_PMI is
+ * DS_CONFIG_LBR=0, or cfg.apebs with DS_CONFIG_PEBS=0); DS_ERR_APEBS_PMI
+ * (cfg.apebs not installed, set up for another CPU, or no global MSRs). Touches no MSR (setting DEBUGCTL.FREEZE_PERFMON_ON_PMI is
  * the caller's, see ds_pmi_set_freeze()); executes CPUID leaf 07H once
  * (ack bits 55/60). Call it again to change the config (e.g. new
  * GLOBAL_CTRL enables for legacy freeze). On error @pmi is unchanged.

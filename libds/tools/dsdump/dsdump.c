@@ -427,6 +427,8 @@ static const char *fmt_name(uint64_t f, char *b)
         return "nb32";
     if (f == DSLOG_FMT_NB64)
         return "nb64";
+    if (f == DSLOG_FMT_ARCH)
+        return "arch";
     sprintf(b, "%u", (unsigned)f);
     return b;
 }

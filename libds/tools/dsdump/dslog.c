@@ -73,6 +73,8 @@ static const struct {
     [K_FAILED] = {"failed", V_DEC, T(END)},
     [K_SKIPPED] = {"skipped", V_DEC, T(END)},
     [K_CPU] = {"cpu", V_DEC, T(HDR)},  /* optional: APIC ID of the CPU that ran the log (issue 13) */
+    [K_FRAGS] = {"frags", V_DEC, T(PEBS)},
+    [K_SSP] = {"ssp", V_HEX, T(PEBS)},
 };
 
 static const char *const type_names[DSLOG_TYPE__COUNT] = {"HDR", "RUN", "PEBS", "BTS", "LBR", "LOST", "END"};
@@ -211,6 +213,14 @@ static uint64_t pebs_keys(uint64_t fmt, uint64_t hdr)
     case 1: return PEBS_GPR64 | B(K_STATUS) | PEBS_MEM;
     case 2: return PEBS_GPR64 | B(K_STATUS) | PEBS_MEM | B(K_EVENTING_IP) | B(K_TSX);
     case 3: return PEBS_GPR64 | B(K_COUNTERS) | PEBS_MEM | B(K_EVENTING_IP) | B(K_TSX) | B(K_TSC);
+    case DSLOG_FMT_ARCH: {
+        uint64_t k = B(K_HDR) | B(K_FRAGS) | B(K_EVENTING_IP) | B(K_COUNTERS) | B(K_TSC);
+        if (hdr & DSLOG_ARCH_AUX)
+            k |= PEBS_MEM | B(K_TSX);
+        if (hdr & DSLOG_ARCH_GPR)
+            k |= PEBS_GPR64 | B(K_SSP);
+        return k;
+    }
     default: {
         uint64_t k = B(K_HDR) | B(K_EVENTING_IP) | B(K_COUNTERS) | B(K_TSC);
         if (hdr & DSLOG_ADAPTIVE_MEMINFO)
@@ -228,8 +238,33 @@ static const char *fmt_str(uint64_t f, char *buf)
         return "nb32";
     if (f == DSLOG_FMT_NB64)
         return "nb64";
+    if (f == DSLOG_FMT_ARCH)
+        return "arch";
     sprintf(buf, "%u", (unsigned)f);
     return buf;
+}
+
+/* fmt=arch: the smallest record its groups make (a 16-byte header per
+ * fragment, basic 48, aux 64, GPRs 160, XER + XMM 272, LBR header 48 + 24 per
+ * entry: Linux struct arch_pebs_*); the counters group adds an unknown amount. */
+static bool check_arch(const struct dslog_rec *r, char *err, size_t errsz)
+{
+    uint64_t hdr = r->v[K_HDR], frags = r->v[K_FRAGS];
+    if (!(hdr & DSLOG_ARCH_BASIC) || frags < 1 || frags > 0xFFFF) {
+        seterr(err, errsz, "fmt=arch hdr=0x%llx frags=%llu: no basic group or bad fragment count",
+               (unsigned long long)hdr, (unsigned long long)frags);
+        return false;
+    }
+    uint64_t n = 16 * frags + 48 + ((hdr & DSLOG_ARCH_AUX) ? 64 : 0) + ((hdr & DSLOG_ARCH_GPR) ? 160 : 0) +
+                 ((hdr & DSLOG_ARCH_XMM) ? 272 : 0) + (r->lbr_count ? 48 + 24ull * r->lbr_count : 0);
+    uint64_t size = hdr & 0xFFFF;
+    if ((hdr & DSLOG_ARCH_CNTR) ? size < n : size != n) {
+        seterr(err, errsz, "hdr=0x%llx says record size %llu but its groups, %llu fragments and %u LBR entries make %s%llu",
+               (unsigned long long)hdr, (unsigned long long)size, (unsigned long long)frags, r->lbr_count,
+               (hdr & DSLOG_ARCH_CNTR) ? "at least " : "", (unsigned long long)n);
+        return false;
+    }
+    return true;
 }
 
 /* Semantic checks of one record (after all keys were read). */
@@ -247,7 +282,7 @@ static bool check_record(struct dslog_rec *r, char *err, size_t errsz)
         allowed = B(K_RUN) | B(K_SEQ) | B(K_FMT) | B(K_COUNTER) | set;
         char fb[16];
         bool adaptive = fmt >= 4 && fmt <= 6;
-        if (adaptive && !dslog_has(r, K_HDR)) {
+        if ((adaptive || fmt == DSLOG_FMT_ARCH) && !dslog_has(r, K_HDR)) {
             seterr(err, errsz, "PEBS fmt=%s record has no hdr= (adaptive record header)", fmt_str(fmt, fb));
             return false;
         }
@@ -258,8 +293,9 @@ static bool check_record(struct dslog_rec *r, char *err, size_t errsz)
             }
         }
         uint64_t hdr = r->v[K_HDR];
-        bool want_xmm = adaptive && (hdr & DSLOG_ADAPTIVE_XMM);
-        bool want_lbr = adaptive && (hdr & DSLOG_ADAPTIVE_LBR);
+        bool arch = fmt == DSLOG_FMT_ARCH;
+        bool want_xmm = (adaptive && (hdr & DSLOG_ADAPTIVE_XMM)) || (arch && (hdr & DSLOG_ARCH_XMM));
+        bool want_lbr = (adaptive && (hdr & DSLOG_ADAPTIVE_LBR)) || (arch && ((hdr >> DSLOG_ARCH_LBR_SHIFT) & 3));
         if (r->have_xmm != want_xmm) {
             seterr(err, errsz, r->have_xmm ? "xmm0..xmm15 given but fmt=%s hdr has no XMM group"
                                            : "XMM group announced by hdr but xmm0..xmm15 missing (fmt=%s)",
@@ -284,6 +320,8 @@ static bool check_record(struct dslog_rec *r, char *err, size_t errsz)
                    (unsigned long long)adaptive_size(hdr, r->lbr_count));
             return false;
         }
+        if (arch && !check_arch(r, err, errsz))
+            return false;
         if (fmt == DSLOG_FMT_NB32)
             for (int k = 0; k < K__COUNT; k++)
                 if ((set & B(k)) && (r->v[k] >> 32)) {
@@ -425,6 +463,9 @@ static bool parse_fields(struct dslog_rec *r, const char *p, const char *end, ch
             } else if (vn == 4 && !memcmp(v, "nb64", 4)) {
                 r->v[k] = DSLOG_FMT_NB64;
                 ok = true;
+            } else if (vn == 4 && !memcmp(v, "arch", 4)) {
+                r->v[k] = DSLOG_FMT_ARCH;
+                ok = true;
             } else {
                 ok = parse_dec(v, vn, &r->v[k]) && r->v[k] <= 6;
             }
@@ -433,7 +474,7 @@ static bool parse_fields(struct dslog_rec *r, const char *p, const char *end, ch
         }
         if (!ok) {
             static const char *const want[] = {"0x + 1..16 hex digits", "a decimal number", "a name of 1..31 [A-Za-z0-9_.:+-]",
-                                               "0 or 1", "nb32, nb64 or 0..6"};
+                                               "0 or 1", "nb32, nb64, arch or 0..6"};
             seterr(err, errsz, "bad value '%.*s' for key '%s' (want %s)", (int)(vn > 40 ? 40 : vn), v, keys[k].name,
                    want[keys[k].kind]);
             return false;

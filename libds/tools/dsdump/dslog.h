@@ -25,6 +25,7 @@ enum dslog_key {
     K_ARCH, K_BACKEND, K_PROFILE, K_KERNEL, K_WHY,
     K_RUNS, K_PASSED, K_FAILED, K_SKIPPED,
     K_CPU,
+    K_FRAGS, K_SSP,                  /* PEBS fmt=arch */
     K__COUNT
 };
 
@@ -33,6 +34,16 @@ enum dslog_vkind { V_HEX, V_DEC, V_STR, V_BOOL, V_FMT };
 /* PEBS fmt values as stored in v[K_FMT]. */
 #define DSLOG_FMT_NB32 0x100u
 #define DSLOG_FMT_NB64 0x101u
+#define DSLOG_FMT_ARCH 0x102u        /* "arch": architectural PEBS */
+
+/* fmt=arch hdr: size of all fragments [15:0], group bits of all fragments
+ * (Linux struct arch_pebs_header). */
+#define DSLOG_ARCH_CNTR (0x1Full << 35)
+#define DSLOG_ARCH_LBR_SHIFT 40
+#define DSLOG_ARCH_XMM (1ull << 49)
+#define DSLOG_ARCH_GPR (1ull << 61)
+#define DSLOG_ARCH_AUX (1ull << 62)
+#define DSLOG_ARCH_BASIC (1ull << 63)
 
 #define DSLOG_ADAPTIVE_MEMINFO (1ull << 0)
 #define DSLOG_ADAPTIVE_GPRS (1ull << 1)

@@ -84,6 +84,8 @@ enum dsm_profile {
     DSM_KVM_SPR,            /* on a Sapphire Rapids host: PEBS fmt 5 basic-only (no PEBS_BASELINE),
                              * no LBR (Arch LBR host), DEBUGCTL.TR/BTS/BTINT #GP */
     DSM_KVM_SKL,            /* on a Skylake host: no DS/PEBS, legacy LBR fmt 5 (32 entries) */
+    DSM_PTL_P,              /* 06_CCH Panther Lake Cougar Cove P-core: architectural PEBS (dsm_archpebs.c) */
+    DSM_PTL_E,              /* 06_CCH Panther Lake Darkmont E-core: architectural PEBS (dsm_archpebs.c) */
     DSM_PROFILE__COUNT
 };
 
@@ -179,6 +181,19 @@ struct dsm_lbr_row {
 #define DSM_GP_MAX 16             /* GP counters a profile may have (Lunar Lake P-core: 10) */
 #define DSM_NB_ESCR_SLOTS 0x42    /* 0x3A0 .. 0x3E1 */
 
+/* Architectural PEBS state (DSM_PTL_P / DSM_PTL_E; dsm_archpebs.c). */
+#define DSM_AP_NGP 10
+#define DSM_AP_NFX 8
+struct dsm_apebs {
+    bool on;                      /* the profile has architectural PEBS */
+    bool ecore;
+    uint64_t base, index;         /* IA32_PEBS_BASE (3F4H), IA32_PEBS_INDEX (3F5H) */
+    uint64_t cfg_gp[DSM_AP_NGP];  /* IA32_PMC_GPx_CFG_C (1903H + 4x) */
+    uint64_t cfg_fx[DSM_AP_NFX];  /* IA32_PMC_FXx_CFG_C (1983H + 4x) */
+    uint32_t frag_max;            /* dsm_apebs_set_fragment(); 0 = never split */
+    uint64_t records, fragments, dropped_full, dropped_off, thresh_pmis;
+};
+
 /* The modelled CPU. Storage owned by the caller; fields are the model's
  * private state (tests may read them, never write them). */
 struct dsm_cpu {
@@ -228,6 +243,8 @@ struct dsm_cpu {
     /* issue 11 identity: leaf 1AH (hybrid core type), leaf 23H sub-leaves 0, 1, 3 */
     uint32_t cpuid_1a[4], cpuid_23[4][4];
     bool timed_pebs;              /* PERF_CAPABILITIES[17]: retire latency in the basic group */
+    /* architectural PEBS (profiles DSM_PTL_*) */
+    struct dsm_apebs ap;
 };
 
 /* Create a CPU of @profile. @mem may be NULL only if no DS facility is used
@@ -325,6 +342,38 @@ static inline uint64_t dsm_pebs_expected(uint64_t n, uint64_t period)
 
 /* Profile name (static string). */
 const char *dsm_profile_name(enum dsm_profile p);
+
+/* ---- Architectural PEBS (dsm_archpebs.c; profiles DSM_PTL_P / DSM_PTL_E) ----
+ * Independent of libds; facts from the Linux series "arch-PEBS enabling for
+ * Intel platforms" (perf/core, 6.19) and the real Panther Lake CPUID dump,
+ * cited in dsm_archpebs.c. Records are written at the PHYSICAL address of
+ * IA32_PEBS_BASE through the cpu's memory operations (identity in a kernel). */
+#define DSM_MSR_PEBS_BASE     0x3F4u
+#define DSM_MSR_PEBS_INDEX    0x3F5u
+#define DSM_MSR_GP0_CFG_C     0x1903u
+#define DSM_MSR_FX0_CFG_C     0x1983u
+#define DSM_GS_ARCH_PEBS      (1ull << 54)   /* IA32_PERF_GLOBAL_STATUS: arch-PEBS threshold */
+
+/* Split every record larger than @max bytes into fragments (CONT set on all
+ * but the last), at group boundaries; 0 = never (default). The sources do
+ * not say when the hardware fragments; this knob lets tests produce them.
+ * DSM_OK, or DSM_EINVAL (cpu NULL or without arch PEBS, @max not 0 and
+ * below 64 or not a multiple of 8). */
+int dsm_apebs_set_fragment(struct dsm_cpu *cpu, uint32_t max);
+
+/* Size in bytes of the record the model writes when the counters @hit (bit
+ * n GP n, bit 32+m fixed m) take an assist with the current CFG_C values,
+ * all fragments included; 0 without arch PEBS. */
+uint32_t dsm_apebs_record_size(const struct dsm_cpu *cpu, uint64_t hit);
+
+/* Hooks called by dsmodel.c (not for callers). */
+void dsm__apebs_init(struct dsm_cpu *c, bool ecore);
+bool dsm__apebs_cpuid(const struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4]);
+bool dsm__apebs_msr(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v, int *rc);
+uint32_t dsm__apebs_alias(const struct dsm_cpu *c, uint32_t msr);
+bool dsm__apebs_counter_on(const struct dsm_cpu *c, unsigned bit);
+void dsm__apebs_assist(struct dsm_cpu *c, const struct dsm_event *ev, uint64_t hit);
+bool dsm__apebs_reload(const struct dsm_cpu *c, unsigned bit, unsigned width, uint64_t *out);
 
 #ifdef __cplusplus
 }

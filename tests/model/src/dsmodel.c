@@ -333,6 +333,13 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
     [DSM_KVM_SKL] = { "kvm-skl (06_5EH guest)", K_ARCH, true, 0x16, 0x000506E3, 0xFFFABA03, 0x0F8BFBFF,
                       0x07300402, 0, 0, 0x603, MISC_STD | DSM_MISC_NO_BTS | DSM_MISC_NO_PEBS, 0x2005, -1,
                       true, 0x801, 0xFFDFFFFFull, 0x3FF, 0x5E, 0, 0, { 0, 0, 0 }, { { 0, 0 } }, 0x2, false },
+    /* Panther Lake (dsm_archpebs.c): CPUID 00H/01H/0AH from the real dump, PERF_CAPABILITIES
+     * PEBS_FMT 0xF (architectural PEBS), FW_WRITE, Arch LBR format 3FH; no DS-area PEBS
+     * (pebs_fmt -1); LBR geometry of the Arch LBR row 06_97H. */
+    [DSM_PTL_P] = { "ptl-p (06_CCH P-core, arch PEBS)", K_ARCH, true, 0x28, 0x000C06C3, 0x7FFAFBFF, EDX_STD,
+                    0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0x2F3F, -1, false, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97 },
+    [DSM_PTL_E] = { "ptl-e (06_CCH E-core, arch PEBS)", K_ARCH, true, 0x28, 0x000C06C3, 0x7FFAFBFF, EDX_STD,
+                    0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0x2F3F, -1, false, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97 },
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -478,6 +485,8 @@ int dsm_init(struct dsm_cpu *c, enum dsm_profile p, const struct dsm_mem_ops *me
         c->nb_escr_of[i] = -1;
     c->mem = mem;
     c->mem_ctx = mem_ctx;
+    if (p == DSM_PTL_P || p == DSM_PTL_E)
+        dsm__apebs_init(c, p == DSM_PTL_E);
     lbr_reset(c);
     return DSM_OK;
 }
@@ -591,6 +600,8 @@ void dsm_cpuid(struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4])
     if (!c)
         return;
     c->st.cpuid++;
+    if (c->ap.on && (leaf <= c->cpuid0[0] || leaf >= 0x80000000u) && dsm__apebs_cpuid(c, leaf, sub, out))
+        return;
     const uint32_t *src = NULL;
     if (leaf == 0)
         src = c->cpuid0;
@@ -737,6 +748,8 @@ static uint64_t gstatus_valid(const struct dsm_cpu *c)
         v |= DSM_GS_LBR_FRZ | DSM_GS_CTR_FRZ;
     if (c->perf_caps & DSM_CAP_PERF_METRICS)
         v |= DSM_GS_PERF_METRICS;
+    if (c->ap.on)
+        v |= DSM_GS_ARCH_PEBS;
     return v;
 }
 
@@ -1314,6 +1327,11 @@ static int msr_access(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
         }
         return DSM_OK;
     }
+    int aprc;
+    if (c->ap.on && dsm__apebs_msr(c, msr, wr, v, &aprc))
+        return aprc;
+    if (c->ap.on)
+        msr = dsm__apebs_alias(c, msr);   /* perfmon v6 counter aliases */
     switch (c->kind) {
     case K_NB:
         return msr_nb(c, msr, wr, v);
@@ -1500,6 +1518,8 @@ static bool is_load_event(uint64_t sel)
 
 static bool pebs_on(const struct dsm_cpu *c, unsigned bit)
 {
+    if (c->ap.on)
+        return dsm__apebs_counter_on(c, bit);
     if (!(c->pebs_enable & (1ull << bit)))
         return false;
     if (c->pebs_fmt == 0)
@@ -1528,7 +1548,7 @@ static inline void arch_count(struct dsm_cpu *c, unsigned bit)
     *ctr = (*ctr + 1) & mask;
     if (*ctr == 0) {   /* overflow: SDM "Performance Monitoring Overflow" */
         c->gstatus |= 1ull << bit;
-        if (has_pebs(c) && pebs_on(c, bit))
+        if ((has_pebs(c) || c->ap.on) && pebs_on(c, bit))
             c->armed |= 1ull << bit;
         if (pmi)
             c->pmi_pending |= DSM_PMI_COUNTER;
@@ -1918,7 +1938,10 @@ static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
     if (hit) {
         /* PEBS assist (SDM "Processor Event Based Sampling"): one record,
          * then every applicable counter reloads from its DS reset slot. */
-        pebs_record_arch(c, ev, hit);
+        if (c->ap.on)
+            dsm__apebs_assist(c, ev, hit);
+        else
+            pebs_record_arch(c, ev, hit);
         c->armed &= ~hit;
         uint64_t h = hit;
         while (h) {
@@ -1929,7 +1952,14 @@ static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
              * MAX_PEBS_EVENTS + fixed index; struct debug_store pebs_event_reset[
              * MAX_PEBS_EVENTS + MAX_FIXED_COUNTERS]) */
             unsigned slot = bit < 32 ? bit : (c->pebs_fmt >= 5 ? 32u : 8u) + (bit - 32);
-            uint64_t rv = ds_reset_value(c, slot);
+            uint64_t rv = 0;
+            if (c->ap.on) {   /* arch PEBS: CFG_C reload field, not the DS area */
+                unsigned w = bit < 32 ? c->gp_width : c->fixed_width;
+                if (!dsm__apebs_reload(c, bit, w, &rv))
+                    rv = bit < 32 ? c->pmc[bit] : c->fixed[bit - 32];
+            } else {
+                rv = ds_reset_value(c, slot);
+            }
             if (bit < 32)
                 c->pmc[bit] = rv & wmask(c->gp_width);
             else
