@@ -25,6 +25,7 @@ options:
   --kernel             boot the ELF directly (qemu -kernel), no GRUB
   --tcg                do not use KVM even if available
   --timeout SECONDS    stop QEMU after this long (default 300)
+  --smp N              CPUs of the QEMU machine (default 2; each runs the e2e flows)
   --no-build           do not configure/build (use what is in build/)
   --raw                stream the whole serial log (every DSLOG line) and skip
                        the summary
@@ -49,7 +50,7 @@ example: scripts/run.sh -- tests=caps,pmi pmi=nmi
 EOT
 }
 
-arch=x86_64 uefi=0 direct=0 tcg=0 timeout_s=300 build=1 raw=0 kargs=()
+arch=x86_64 uefi=0 direct=0 tcg=0 timeout_s=300 build=1 raw=0 smp=2 kargs=()
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) arch=${2:?}; shift 2 ;;
@@ -59,6 +60,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout_s=${2:?}; shift 2 ;;
     --no-build) build=0; shift ;;
     --raw) raw=1; shift ;;
+    --smp) smp=${2:?}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; kargs+=("$@"); break ;;
     -*) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -119,7 +121,7 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/libds-run.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-qemu=(qemu-system-x86_64 -machine pc,accel=$accel -cpu "$cpu" -m 256M -display none -no-reboot
+qemu=(qemu-system-x86_64 -machine pc,accel=$accel -cpu "$cpu" -smp "$smp" -m 256M -display none -no-reboot
       -serial stdio -monitor none -device isa-debug-exit,iobase=0xf4,iosize=0x04)
 if [ $direct -eq 1 ]; then
   qemu+=(-kernel "$b/kernel/libds-$arch.elf" -append "${kargs[*]:-}")

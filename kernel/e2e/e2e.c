@@ -38,6 +38,7 @@
 #include <k/cmdline.h>
 #include <k/console.h>
 #include <k/io.h>
+#include <k/smp.h>
 #include <k/verdict.h>
 #include <k/kernel.h>
 #include <k/ktest.h>
@@ -1621,7 +1622,12 @@ static void log_begin(const char *backend, const char *profile, const char *why)
     h.has_cpu = k_lapic_mode() != K_LAPIC_NONE; /* the CPU running this log (issue 13) */
     h.cpu = k_lapic_id();
     dsrec_header(&E.out, &h);
-    E.profile = prof;
+    static char vlabel[48]; /* the verdict's per-run line: "cpuN profile" with several CPUs */
+    if (h.has_cpu && k_smp_count() > 1)
+        k_snprintf(vlabel, sizeof vlabel, "cpu%u %s", h.cpu, prof);
+    else
+        k_snprintf(vlabel, sizeof vlabel, "%s", prof);
+    E.profile = vlabel;
     k_verdict_backend(backend, why);
     E.passed = E.failed = E.skipped = 0;
 }

@@ -8,8 +8,8 @@
 #include <stdarg.h>
 
 #define MAX_GROUPS 16
-#define MAX_PROFILES 8
-#define MAX_LINES 40
+#define MAX_PROFILES 16
+#define MAX_LINES 48
 #define LINE 112
 
 static struct {
