@@ -124,6 +124,8 @@ static void choices(const struct ds_cpu *cpu, FILE *o, bool js)
     if (pe == DS_OK) {
         if (f == DS_PEBS_FMT_NB32 || f == DS_PEBS_FMT_NB64)
             snprintf(pbuf, sizeof pbuf, "NetBurst %s", f == DS_PEBS_FMT_NB32 ? "32-bit" : "64-bit");
+        else if (f == DS_PEBS_FMT_ARCH)
+            snprintf(pbuf, sizeof pbuf, "architectural PEBS (arch_pebs.h: IA32_PEBS_BASE/INDEX, CFG_C)");
         else
             snprintf(pbuf, sizeof pbuf, "format %d%s", f - DS_PEBS_FMT_0, ds_pebs_fmt_adaptive(f) ? " (adaptive)" : "");
         pebs = pbuf;
@@ -162,7 +164,8 @@ static void choices(const struct ds_cpu *cpu, FILE *o, bool js)
     else
         fprintf(o, "    PEBS: none (%s)\n", ds_strerror(pe));
     if (arch_pebs)
-        fprintf(o, "    architectural PEBS: enumerated (CPUID 23H.4 EBX 0x%08X; not driven by libds yet)\n",
+        fprintf(o, "    architectural PEBS: enumerated (CPUID 23H.4 EBX 0x%08X); libds uses it where "
+                   "IA32_PERF_CAPABILITIES.PEBS_FMT = 0FH\n",
                 c->arch_pebs_caps);
     fprintf(o, "    LBR: %s\n", lbr);
     fprintf(o, "    counters: perfmon v%u, GP mask 0x%X x %u bits, fixed mask 0x%X x %u bits\n", c->perfmon_version,
