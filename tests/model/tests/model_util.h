@@ -42,6 +42,17 @@ static int fm_write(void *ctx, uint64_t lin, const void *in, size_t len)
 
 static const struct dsm_mem_ops fm_ops = { fm_read, fm_write };
 
+/* A model CPU of profile p over a cleared fake memory block at linear base. */
+static inline int fm_cpu_init(struct dsm_cpu *c, enum dsm_profile p, struct fake_mem *m, uint8_t *blk, size_t n,
+                              uint64_t base)
+{
+    memset(blk, 0, n);
+    m->base = base;
+    m->buf = blk;
+    m->size = n;
+    return dsm_init(c, p, &fm_ops, m);
+}
+
 static inline uint64_t rd64(const struct fake_mem *m, uint64_t lin)
 {
     uint64_t v;

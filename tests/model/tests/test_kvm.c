@@ -23,9 +23,7 @@ static void wr(struct dsm_cpu *c, uint32_t msr, uint64_t v)
 
 static void mk(struct dsm_cpu *c, enum dsm_profile p)
 {
-    memset(blk, 0, sizeof blk);
-    mem.base = LIN64; mem.buf = blk; mem.size = sizeof blk;
-    CHECK_EQ(dsm_init(c, p, &fm_ops, &mem), DSM_OK, "init %s", dsm_profile_name(p));
+    CHECK_EQ(fm_cpu_init(c, p, &mem, blk, sizeof blk, LIN64), DSM_OK, "init %s", dsm_profile_name(p));
 }
 
 /* Both guests: hypervisor bit, perfmon v2 with 3 fixed counters, no BTS. */

@@ -23,9 +23,7 @@ static void wr(struct dsm_cpu *c, uint32_t msr, uint64_t v)
 
 static void mk(struct dsm_cpu *c, enum dsm_profile p)
 {
-    memset(blk, 0, sizeof blk);
-    mem.base = LIN64; mem.buf = blk; mem.size = sizeof blk;
-    CHECK_EQ(dsm_init(c, p, &fm_ops, &mem), DSM_OK, "init %s", dsm_profile_name(p));
+    CHECK_EQ(fm_cpu_init(c, p, &mem, blk, sizeof blk, LIN64), DSM_OK, "init %s", dsm_profile_name(p));
     /* 64-bit DS area at LIN64: PEBS buffer of 16 KiB, threshold at the end */
     ds_setup(&mem, LIN64, true, 0, 0, 0, LIN64 + PEBS_BUF, LIN64 + PEBS_BUF + 0x4000, LIN64 + PEBS_BUF + 0x4000);
     wr(c, 0x600, LIN64);
