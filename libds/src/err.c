@@ -147,6 +147,10 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_APEBS_REC_ALIGN, "architectural PEBS fragment size not a multiple of 8 bytes"),
     ROW(DS_ERR_APEBS_DS_AREA, "PEBS buffer given to the DS area on an architectural-PEBS CPU: set it up with ds_arch_pebs_setup()"),
     ROW(DS_ERR_APEBS_PMI, "ds_pmi_config.apebs: buffer not installed, set up for another CPU, or no IA32_PERF_GLOBAL_STATUS"),
+    ROW(DS_ERR_EVENT_UNKNOWN, "not a generic event"),
+    ROW(DS_ERR_EVENT_UARCH, "microarchitecture not in the generic-event table"),
+    ROW(DS_ERR_EVENT_NONE, "this microarchitecture has no such event"),
+    ROW(DS_ERR_EVENT_UNAVAILABLE, "architectural event disabled by CPUID.0AH:EBX on this CPU"),
 
 };
 

@@ -51,5 +51,6 @@
 #include <ds/netburst.h>
 #include <ds/lbr.h>
 #include <ds/arch_pebs.h>
+#include <ds/event.h>
 
 #endif /* DS_DS_H */

@@ -13,6 +13,9 @@
  *   250..299   architectural / Core counters (pmc.h)
  *   300..349   NetBurst ESCR/CCCR (netburst.h)
  *   350..399   LBR (lbr.h)
+ *   400..449   architectural PEBS (arch_pebs.h)
+ *   450..479   generic events (event.h)
+ *   480..529   sessions (session.h)
  *
  * ds_strerror() returns a fixed, non-NULL English sentence for every value,
  * including values it does not know ("unknown libds error").
@@ -170,6 +173,16 @@ enum ds_err {
     DS_ERR_APEBS_DS_AREA = 418,      /* DS-area PEBS buffer on an architectural-PEBS CPU (use arch_pebs.h) */
     DS_ERR_APEBS_PMI = 419,          /* ds_pmi_config.apebs not installed, of another CPU, or no global MSRs */
     /* arch PEBS: next free value 420 */
+
+    /* --- 450..479: generic events (event.h) ------------------------------ */
+    DS_ERR_EVENT_UNKNOWN = 450,      /* not a generic event (enum ds_event) */
+    DS_ERR_EVENT_UARCH = 451,        /* family/model (or hybrid core type) not in the generic-event table */
+    DS_ERR_EVENT_NONE = 452,         /* this microarchitecture has no such event */
+    DS_ERR_EVENT_UNAVAILABLE = 453,  /* architectural event disabled in CPUID.0AH:EBX */
+    /* events: next free value 454 */
+
+    /* --- 480..529: sessions (session.h) ---------------------------------- */
+    /* sessions: next free value 480 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };
