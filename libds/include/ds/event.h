@@ -87,7 +87,11 @@ struct ds_event_desc {
     bool inv;
     int8_t fixed;            /* fixed counter that counts it (0 = INST_RETIRED.ANY, 1 = CPU_CLK_UNHALTED.CORE), or -1 */
     enum ds_event_precise precise;
-    bool ldlat;              /* a load-latency PEBS event (MSR_PEBS_LD_LAT threshold applies) */
+    bool ldlat;              /* evsel/umask itself is a load-latency event (MSR_PEBS_LD_LAT threshold applies) */
+    /* DS_EVENT_LOADS: the load-latency variant used when a latency threshold
+     * is asked for (MEM_TRANS_RETIRED.LOAD_LATENCY CDH/01H, Nehalem
+     * MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD 0BH/10H); 0/0 = none */
+    uint8_t ll_evsel, ll_umask;
     /* NetBurst: event and mask names for netburst.h (ds_nb_event_find,
      * ds_nb_mask_parse), and the replay-tagging metric for PEBS, or -1 */
     const char *nb_event, *nb_mask;
