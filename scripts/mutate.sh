@@ -112,9 +112,18 @@ b="$work/build"
 cmake -S "$src" -B "$b" -G Ninja -DLIBDS_BUILD_KERNEL=OFF >"$work/cmake.log" 2>&1 || {
   echo "mutate.sh: cmake failed, see $work/cmake.log" >&2; exit 1; }
 # the executables behind the host and model tests: the only targets rebuilt per mutant
-# (tests/host: host.X runs X; tests/model: model.X runs model_X)
+# (tests/host: host.X runs X; tests/model: model.X runs model_X; tests/cpuid:
+# host.cpuid_replay* run test_cpuid_replay): each test name maps to the first
+# of X, test_X, test_<X up to its last _> (host) or model_X (model) that ninja knows
+known=$(ninja -C "$b" -t targets all | sed -n 's/^\([A-Za-z0-9_]*\): .*/\1/p' | sort -u)
 targets=$(cd "$b" && ctest -N -L "$labels" | sed -n 's/^ *Test *#[0-9]*: //p' |
-          sed -n -e 's/^host[.]//p' -e 's/^model[.]/model_/p' | sort -u)
+          sort -u | while read -r name; do
+            t=${name#*.}
+            case $name in model.*) cands="model_$t" ;; *) cands="$t test_$t test_${t%_*}" ;; esac
+            for c in $cands; do
+              if grep -qx "$c" <<<"$known"; then echo "$c"; break; fi
+            done
+          done | sort -u)
 # other labels' tests (fuzz.drain, i386.host) build through their own targets
 case $labels in *fuzz*) targets="$targets fuzz_drain_target" ;; esac
 [ -n "$targets" ] || { echo "mutate.sh: no tests labelled $labels found" >&2; exit 1; }
