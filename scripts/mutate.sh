@@ -44,6 +44,15 @@ rm -rf "$src"
 mkdir -p "$src"
 # the working tree as it is (tracked + untracked, not ignored)
 (cd "$here" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - 2>/dev/null) | tar -xf - -C "$src"
+# tar keeps the checkout's mtimes: a run interrupted mid-mutant left objects
+# newer than the sources, built from a mutant; rebuild libds from this copy
+find "$src/libds/src" -type f -exec touch {} +
+# the real-CPU CPUID dumps (tests/cpuid, model test_dumps) are looked up at
+# ../shared/cpuid or ../../shared/cpuid of the tree: give the copy the
+# checkout's, or those two tests SKIP and every mutant they would kill survives
+for d in "$here/../shared" "$here/../../shared"; do
+  if [ -d "$d/cpuid" ]; then ln -sfn "$(cd "$d" && pwd)" "$work/shared"; break; fi
+done
 
 gen() { # prints: id<TAB>file<TAB>line<TAB>kind<TAB>new line (python-escaped)
 python3 - "$src" "$seed" "$n" "$only" <<'EOF'
@@ -132,6 +141,8 @@ ninja -C "$b" -j"$jobs" $targets >"$work/build0.log" 2>&1 || {
   echo "mutate.sh: the unmutated tree does not build, see $work/build0.log" >&2; exit 1; }
 (cd "$b" && ctest -L "$labels" -j"$jobs" >"$work/ctest0.log" 2>&1) || {
   echo "mutate.sh: the suite fails without mutants, see $work/ctest0.log" >&2; exit 1; }
+skipped=$(sed -n '/did not run:/,/^$/p' "$work/ctest0.log" | grep -oE '[a-z0-9_]+[.][a-z0-9_.]+' | tr '\n' ' ' || true)
+[ -z "$skipped" ] || echo "mutate.sh: skipped without mutants (they kill nothing): $skipped" >&2
 
 killed=0 total=0 still=0
 survivors=()
@@ -159,7 +170,8 @@ EOF
       echo "SURVIVED  $desc"
     else
       killed=$((killed + 1))
-      failing=$(grep -oE '[0-9]+ - [a-z0-9_.]+ \(' "$work/ctest.log" | awk '{print $3}' | sort -u | tr '\n' ' ')
+      failing=$(sed -n '/tests FAILED:/,$p' "$work/ctest.log" | grep -oE '[0-9]+ - [a-z0-9_.]+ \(' |
+                awk '{print $3}' | sort -u | tr '\n' ' ' || true)
       echo "killed    $desc (failing: $failing)"
     fi
   fi
