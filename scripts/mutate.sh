@@ -55,9 +55,9 @@ for d in "$here/../shared" "$here/../../shared"; do
 done
 
 gen() { # prints: id<TAB>file<TAB>line<TAB>kind<TAB>new line (python-escaped)
-python3 - "$src" "$seed" "$n" "$only" <<'EOF'
+python3 - "$src" "$seed" "$n" "$only" "$labels" <<'EOF'
 import os, random, re, sys
-src, seed, n, only = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+src, seed, n, only, labels = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 d = os.path.join(src, "libds", "src")
 files = sorted(f for f in os.listdir(d) if f.endswith(".c") and (not only or f == only))
 tok = re.compile(r'//.*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|'
@@ -68,9 +68,51 @@ swap = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==", "&&"
 kind = {"<": "relop", "<=": "relop", ">": "relop", ">=": "relop", "==": "eqop", "!=": "eqop",
         "&&": "logop", "||": "logop"}
 muts = []
+# Code that the host/model build compiles out (a ds/config.h option at a
+# non-default value, the freestanding !DS_HOSTED side) cannot change what
+# those tests see: its mutants are equivalent there and are not drawn unless
+# -L includes "config" (tests/config builds each option set; the freestanding
+# side is only built by the kernel, which this script does not run).
+skip_dead = "config" not in labels
+defaults = {"DS_HOSTED": 1, "__x86_64__": 1, "DS_CONFIG_ASSERT": 0}
+def cond(k, c):
+    """True/False for a condition on DS_CONFIG_* / DS_HOSTED / __x86_64__ alone, else None."""
+    c = re.sub(r'/\*.*?\*/|//.*', '', c).strip()
+    if k in ("ifdef", "ifndef"):
+        c = ("!" if k == "ifndef" else "") + "defined(" + c + ")"
+    names = set(re.findall(r'[A-Za-z_]\w*', c)) - {"defined"}
+    if not names or any(not (n.startswith("DS_CONFIG_") or n in defaults) for n in names):
+        return None
+    e = re.sub(r'defined\s*\(\s*(\w+)\s*\)', lambda m: "1", c)
+    e = re.sub(r'[A-Za-z_]\w*', lambda m: str(defaults.get(m.group(0), 1)), e)
+    e = e.replace("&&", " and ").replace("||", " or ").replace("!", " not ")
+    try:
+        return bool(eval(e, {}))
+    except Exception:
+        return None
 for f in files:
     incomment = False
+    stack = []  # per open #if: (this branch compiled, some branch taken, parent compiled)
     for ln, line in enumerate(open(os.path.join(d, f)), 1):
+        pp = re.match(r'\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)', line)
+        if pp and not incomment:
+            k, c = pp.group(1), pp.group(2)
+            live = all(b[0] for b in stack)
+            if k in ("if", "ifdef", "ifndef"):
+                v = cond(k, c) if live else False
+                stack.append([v is not False, v is not False, live])
+            elif k == "elif" and stack:
+                v = cond("if", c) if stack[-1][2] and not stack[-1][1] else False
+                stack[-1][0] = v is not False
+                stack[-1][1] |= stack[-1][0]
+            elif k == "else" and stack:
+                stack[-1][0] = stack[-1][2] and not stack[-1][1]
+                stack[-1][1] = True
+            elif k == "endif" and stack:
+                stack.pop()
+            continue
+        if skip_dead and not all(b[0] for b in stack):
+            continue  # compiled out in the tested build
         s = line.rstrip("\n")
         if incomment:
             if "*/" not in s:
