@@ -371,6 +371,7 @@ static const struct bad bads[] = {
     { "arch PEBS CPU: PEBS buffer in the DS area", DS_ERR_APEBS_DS_AREA },
     { "PEBS_FMT 0xF without CPUID.23H sub-leaves 4/5", DS_ERR_APEBS_NOT_ENUMERATED },
     { "PMI: cfg.apebs not installed", DS_ERR_APEBS_PMI },
+    { "BTS buffer of 2^32 records (record count is 32-bit)", DS_ERR_BUF_SIZE },
 };
 
 static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
@@ -502,6 +503,8 @@ static int run_bad(int i, struct env *e, int *write_attempt)
     case 67: { static struct ds_arch_pebs ap; struct ds_pmi p; struct ds_pmi_config pc;
                memset(&ap, 0, sizeof(ap)); memset(&pc, 0, sizeof(pc)); pc.apebs = &ap;
                return ds_pmi_init(&p, &e->cpu, NULL, &pc); }
+    case 68: c->pebs.mem = NULL; c->bts.thresh_records = 0; c->bts.linear = 0x0000100000000000ull;
+             c->bts.bytes = (size_t)24 << 32; return ds_area_setup(&e->ctx, &e->cpu, c);
     }
     return r;
 }
@@ -522,6 +525,35 @@ static void test_bad_inputs(void)
     }
 }
 
+/*
+ * Issue 10 test strength (exact boundaries): the record count is stored in
+ * 32 bits (ds_buf_state.nrec), so exactly 0xFFFFFFFF records is the largest
+ * buffer accepted (bad-input row 68: 2^32 records is DS_ERR_BUF_SIZE). A
+ * buffer that passes makes setup zero it (96 GiB here), so "accepted" is
+ * observed through the checks that follow the size check and fail before
+ * any memory is written: the threshold margin, then the overlap check.
+ */
+static void test_max_record_count(void)
+{
+    static struct env e;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs.mem = NULL;
+    e.cfg.bts.linear = 0x0000100000000000ull;
+    e.cfg.bts.bytes = (size_t)24 * 0xFFFFFFFFull;
+    e.cfg.bts.thresh_records = 0xFFFFFFFFu;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_THRESH_MARGIN,
+             "0xFFFFFFFF records pass the size check (threshold at the maximum is what fails)");
+    e.cfg.bts.thresh_records = 0;
+    e.cfg.area_linear = e.cfg.bts.linear + 24 * 0x80000000ull; /* inside the BTS range */
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_OVERLAP, "0xFFFFFFFF records: every buffer check passed");
+    e.cfg.bts.bytes += 24;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_BUF_SIZE, "0x100000000 records");
+    e.cfg.bts.thresh_records = 0xFFFFFFFFu;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_BUF_SIZE, "0x100000000 records, threshold set");
+    CHECK_EQ(e.f.writes, 0, "no MSR written");
+}
+
 int main(void)
 {
     test_layout_rule();
@@ -533,5 +565,6 @@ int main(void)
     test_fixed_reset_slots();
     test_reset_slots_bitmap();
     test_bad_inputs();
+    test_max_record_count();
     return check_summary();
 }
