@@ -310,6 +310,39 @@ static void test_debugctl_freeze_bits_need_pdcm_v2(void)
     CHECK_EQ(ds_lbr_enable(&e.cpu, m, &fr), DS_OK, "Penryn: freeze LBRs");
 }
 
+/*
+ * Issue 10 test strength: a backend may leave functions out (msr.h): no
+ * cpuid -> ds_cpuid() gives all 0 on a host build (no CPUID executed), no
+ * read / no write -> that access faults, and the functions present are
+ * still used.
+ */
+static void test_backend_partial_ops(void)
+{
+    static struct fake_cpu f;
+    static const struct ds_msr_ops no_cpuid = { fake_read, fake_write, NULL };
+    static const struct ds_msr_ops no_rw = { NULL, NULL, fake_cpuid };
+    struct ds_cpu cpu;
+    fake_skylake(&f);
+    fake_set_msr(&f, DS_MSR_IA32_DEBUGCTL, 0x41);
+    CHECK_EQ(ds_cpu_init(&cpu, &no_cpuid, &f), DS_OK, "init without cpuid");
+    uint32_t r[4] = { 1, 2, 3, 4 };
+    ds_cpuid(&cpu, 0, 0, r);
+    CHECK(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0, "no cpuid function: all 0 on a host build");
+    uint64_t v = 0;
+    CHECK_EQ(ds_msr_read(&cpu, DS_MSR_IA32_DEBUGCTL, &v), DS_OK, "read still works");
+    CHECK_EQ(v, 0x41, "read value");
+    CHECK_EQ(ds_msr_write(&cpu, DS_MSR_IA32_DEBUGCTL, 0x1), DS_OK, "write still works");
+    CHECK_EQ(fake_get_msr(&f, DS_MSR_IA32_DEBUGCTL), 0x1, "written");
+    CHECK_EQ(ds_cpu_init(&cpu, &no_rw, &f), DS_OK, "init without read/write");
+    v = 0x99;
+    CHECK_EQ(ds_msr_read(&cpu, DS_MSR_IA32_DEBUGCTL, &v), DS_ERR_MSR_FAULT, "no read function: fault");
+    CHECK_EQ(v, 0x99, "out not written on a fault");
+    CHECK_EQ(ds_msr_write(&cpu, DS_MSR_IA32_DEBUGCTL, 0x2), DS_ERR_MSR_FAULT, "no write function: fault");
+    CHECK_EQ(fake_get_msr(&f, DS_MSR_IA32_DEBUGCTL), 0x1, "nothing written");
+    ds_cpuid(&cpu, 0, 0, r);
+    CHECK_EQ(r[1], FAKE_INTEL_EBX, "cpuid still works");
+}
+
 int main(void)
 {
     test_debugctl_freeze_bits_need_pdcm_v2();
@@ -320,5 +353,6 @@ int main(void)
     test_ack_mask_reserved();
     test_v5_fixed_mask();
     test_in_tx_needs_tsx();
+    test_backend_partial_ops();
     return check_summary();
 }

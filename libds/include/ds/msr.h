@@ -62,7 +62,9 @@ extern "C" {
  * (an NMI handler if the PMI is delivered as NMI).
  *
  * cpuid may be NULL: libds then executes the CPUID instruction (not on a
- * host build, where every test supplies a CPUID function).
+ * host build, where every test supplies a CPUID function; there ds_cpuid()
+ * then gives all 0). read or write NULL: that access is a fault
+ * (DS_ERR_MSR_FAULT), the backend's others still work.
  */
 struct ds_msr_ops {
     int (*read)(void *ctx, uint32_t msr, uint64_t *out);
