@@ -145,6 +145,8 @@ struct ds_session_req {
     uint64_t evtsel;           /* EVTSEL value written (family 6) */
     uint64_t start, reset;     /* counter start and reload values */
     const char *name;          /* vendor event name, or "raw" */
+    int nb_metric;             /* NetBurst PEBS: replay-tagging metric */
+    struct ds_nb_request nbq;  /* NetBurst: the request given to the allocator */
     struct ds_nb_assignment nbas;
 };
 
@@ -170,7 +172,7 @@ struct ds_session {
     uint64_t ovf_bits;         /* status bits of overflow-sampled GP counters */
     uint32_t nb_armed;         /* NetBurst overflow counters (bit i = counter i) */
     enum ds_freeze_mode freeze;
-    bool use_area, use_apebs, bts_int, started_once;
+    bool use_area, use_apebs, lbr_on, nb_live, started;
     uint64_t pmi_ip;           /* interrupted IP of the PMI being handled */
     struct ds_ctx ctx;
     struct ds_arch_pebs ap;
@@ -180,7 +182,7 @@ struct ds_session {
     unsigned lbrfmt;
     struct ds_lbr_entry lbr_buf[DS_SESSION_LBR_CAP];
     unsigned nsaved;
-    struct { uint32_t msr; uint64_t val; } saved[DS_SESSION_MAX_SAVED];
+    struct { uint32_t msr, wmsr; uint64_t val; } saved[DS_SESSION_MAX_SAVED]; /* read msr, restore through wmsr */
 };
 
 /*
