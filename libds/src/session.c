@@ -189,16 +189,26 @@ static int pebs_format(struct ds_session *s, enum ds_pebs_fmt *f)
     return DS_OK;
 }
 
-/* Classify the last ds_pmc_pebs_check error of a counter search. */
-static int pebs_search_err(int e, bool any_capable)
+/* Classify a failed counter search: a counter that would take the event
+ * but is in use -> NO_COUNTER; else the event is refused somewhere ->
+ * NOT_PRECISE; else the first other error (e.g. reserved EVTSEL bits). */
+static int pebs_search_err(int ev_err, int other, bool any_capable)
 {
     if (any_capable)
         return DS_ERR_SESSION_NO_COUNTER;
-    if (e == DS_ERR_PMC_PEBS_EVENT || e == DS_ERR_UNSUPPORTED || e == DS_ERR_PMC_PEBS_EVENT_COUNTER)
+    if (ev_err)
         return DS_ERR_SESSION_NOT_PRECISE;
-    if (e == DS_ERR_PMC_PEBS_COUNTER || e == DS_ERR_PMC_PEBS_PMC0_ONLY || e == DS_OK)
-        return DS_ERR_SESSION_NO_COUNTER;
-    return e;
+    return other ? other : DS_ERR_SESSION_NO_COUNTER;
+}
+
+static bool counter_err(int e)
+{
+    return e == DS_ERR_PMC_PEBS_COUNTER || e == DS_ERR_PMC_PEBS_PMC0_ONLY || e == DS_ERR_PMC_BAD_COUNTER;
+}
+
+static bool event_err(int e)
+{
+    return e == DS_ERR_PMC_PEBS_EVENT || e == DS_ERR_UNSUPPORTED || e == DS_ERR_PMC_PEBS_EVENT_COUNTER;
 }
 
 /* DS-area PEBS (formats 0-6): a fixed counter where the row says the event
@@ -215,16 +225,18 @@ static int pick_ds_pebs(struct ds_session *s, struct ds_session_req *r, const st
         r->idx = (unsigned)d->fixed;
         return DS_OK;
     }
-    int e = DS_OK;
+    int ev = DS_OK, other = DS_OK;
     bool any = false;
     for (unsigned i = 0; i < 32; i++) {
         if (!((c->gp_mask >> i) & 1))
             continue;
         int ec = ds_pmc_pebs_check(s->cpu, i, r->evtsel);
-        if (ec) {
-            e = ec;
+        if (event_err(ec) && !ev)
+            ev = ec;
+        else if (ec && !counter_err(ec) && !other)
+            other = ec;
+        if (ec)
             continue;
-        }
         any = true;
         if (!((ugp >> i) & 1)) {
             r->kind = DS_CTR_GP;
@@ -232,7 +244,7 @@ static int pick_ds_pebs(struct ds_session *s, struct ds_session_req *r, const st
             return DS_OK;
         }
     }
-    return pebs_search_err(e, any);
+    return pebs_search_err(ev, other, any);
 }
 
 /* Architectural PEBS: CPUID.(23H,5) PEBS-capable counters. */
@@ -386,6 +398,8 @@ static int check_request(const struct ds_request *rq)
 {
     if (rq->mode > DS_TRACE_BTS_CIRCULAR)
         return DS_ERR_SESSION_BAD_MODE;
+    if (rq->mode < DS_TRACE_BTS && rq->event == DS_EVENT_NONE && !rq->raw.set)
+        return DS_ERR_SESSION_NO_EVENT;
     if (rq->rings & ~(DS_RING_KERNEL | DS_RING_USER))
         return DS_ERR_SESSION_BAD_RINGS;
     if (rq->mode < DS_TRACE_BTS && rq->period == 0)
@@ -1117,7 +1131,7 @@ static void describe_req(struct ds__sb *b, const struct ds_session *s, unsigned 
         ds__sb_hex(b, r->nbas.escr_val, 0);
         ds__sb_puts(b, " on counter ");
         ds__sb_dec(b, r->idx);
-        ds__sb_puts(b, r->idx == 12 ? " (IQ_COUNTER4)" : "");
+        ds__sb_puts(b, r->idx == 16 ? " (IQ_COUNTER4)" : "");
     } else {
         ds__sb_puts(b, " evtsel ");
         ds__sb_hex(b, r->evtsel, 0);
