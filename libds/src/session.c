@@ -10,11 +10,30 @@
 #include <ds/msr.h>
 #include "internal.h"
 
-/* The generic-event table (event.c) is linked when present: until it lands
- * these are weak references and a generic event gets DS_ERR_UNSUPPORTED. */
-#pragma weak ds_event_lookup
-#pragma weak ds_uarch_of
-#pragma weak ds_uarch_name
+/* The generic-event table (event.h) is implemented by event.c, which lands
+ * with branch "events" (issue 16). Until it is in the tree a generic event
+ * is refused with DS_ERR_UNSUPPORTED and the microarchitecture is
+ * "unknown"; these three wrappers then call ds_event_lookup, ds_uarch_of
+ * and ds_uarch_name (the merge does that, nothing else changes). */
+static int lookup_event(const struct ds_cpu *cpu, enum ds_event ev, struct ds_event_desc *d)
+{
+    (void)cpu;
+    (void)ev;
+    (void)d;
+    return DS_ERR_UNSUPPORTED;
+}
+
+static void uarch_of(const struct ds_cpu *cpu, enum ds_uarch *u)
+{
+    (void)cpu;
+    *u = DS_UARCH_UNKNOWN;
+}
+
+static const char *uarch_name(enum ds_uarch u)
+{
+    (void)u;
+    return "unknown";
+}
 
 #define SES_PAGE 4096u
 
@@ -51,8 +70,7 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
     s->lbrfmt = lf;
     if (ds_area_layout(cpu, &s->layout) != DS_OK)
         s->layout = DS_LAYOUT_NONE;
-    if (ds_uarch_of)
-        (void)ds_uarch_of(cpu, &s->uarch);
+    uarch_of(cpu, &s->uarch);
     if (cpu->caps.netburst)
         ds_nb_alloc_init(&s->nba, cpu->caps.display_model, false);
     s->state = DS_SESSION_READY;
@@ -84,9 +102,7 @@ static int resolve_event(const struct ds_session *s, const struct ds_request *rq
     }
     if (rq->event == DS_EVENT_NONE)
         return DS_ERR_SESSION_NO_EVENT;
-    if (!ds_event_lookup)
-        return DS_ERR_UNSUPPORTED;
-    int e = ds_event_lookup(s->cpu, rq->event, d);
+    int e = lookup_event(s->cpu, rq->event, d);
     if (e)
         return e;
     if (rq->ldlat && !d->ldlat) {
@@ -880,6 +896,12 @@ static int pmi_setup(struct ds_session *s)
      * would freeze counters nobody unfreezes) */
     if (!e && v2(s) && (s->freeze != DS_FREEZE_NONE || s->cpu->caps.pdcm))
         e = ds_pmi_set_freeze(&s->pmi);
+    /* auto freeze where DEBUGCTL[12] faults (a KVM guest does, issue 14):
+     * run without freezing, as the e2e kernel does there (freeze_writable) */
+    if (e == DS_ERR_MSR_FAULT && !s->cfg.freeze_set && s->freeze != DS_FREEZE_NONE) {
+        s->freeze = pc.freeze = DS_FREEZE_NONE;
+        e = ds_pmi_init(&s->pmi, s->cpu, s->use_area ? &s->ctx : NULL, &pc);
+    }
     return e;
 }
 
@@ -1183,7 +1205,7 @@ int ds_session_describe(const struct ds_session *s, char *buf, size_t len)
     struct ds__sb b;
     ds__sb_init(&b, buf, len);
     ds__sb_puts(&b, "uarch ");
-    ds__sb_puts(&b, ds_uarch_name ? ds_uarch_name(s->uarch) : "unknown");
+    ds__sb_puts(&b, uarch_name(s->uarch));
     ds__sb_puts(&b, " (family ");
     ds__sb_hex(&b, s->cpu ? s->cpu->caps.display_family : 0, 2);
     ds__sb_puts(&b, " model ");

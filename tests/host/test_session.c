@@ -19,8 +19,13 @@ static _Alignas(4096) unsigned char mem[64 * 1024];
 /* fp_write plus two hardware behaviours the PMI path relies on: writing
  * GLOBAL_OVF_CTRL clears those GLOBAL_STATUS bits (SDM "IA32_PERF_GLOBAL_
  * OVF_CTRL"), and IA32_A_PMCn writes land in IA32_PMCn (full-width alias). */
+static bool freeze_gp; /* DEBUGCTL[12] #GPs (a KVM guest, issue 14) */
 static int t_write(void *ctx, uint32_t msr, uint64_t v)
 {
+    if (freeze_gp && msr == 0x1D9 && (v & (1u << 12))) {
+        fp_log(&F, 'w', msr, v);
+        return DS_ERR_MSR_FAULT;
+    }
     /* IA32_PMCx hold gp_width bits (SDM: writes sign-extend bit 31 to the width) */
     if (msr >= 0xC1 && msr < 0xC9 && cpu.caps.gp_width && cpu.caps.gp_width < 64) {
         if (!cpu.caps.fw_write)
@@ -575,6 +580,33 @@ static void test_restore(void)
     }
 }
 
+/* Auto freeze falls back to none where DEBUGCTL[12] faults; an explicit
+ * freeze mode fails and start restores everything. */
+static void test_freeze_fault(void)
+{
+    core2();
+    freeze_gp = true;
+    take_snap();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "auto freeze: start without freezing");
+    CHECK_EQ(S.freeze, DS_FREEZE_NONE, "freeze none");
+    CHECK_EQ(fp_get(&F, 0x1D9) & (1u << 12), 0, "DEBUGCTL[12] clear");
+    CHECK_EQ(fp_get(&F, 0x3F1), 1, "PEBS still enabled");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    check_snap("freeze fallback");
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.freeze_set = true;
+    c.freeze = DS_FREEZE_LEGACY;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init explicit legacy");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add");
+    CHECK_EQ(ds_session_start(&S), DS_ERR_MSR_FAULT, "explicit legacy freeze: the fault is returned");
+    CHECK_EQ(S.state, DS_SESSION_READY, "session READY again");
+    check_snap("failed start unwound");
+    freeze_gp = false;
+}
+
 /* --- bad input: one row per session error ----------------------------------- */
 
 static const struct { const char *what; int err; } bad[] = {
@@ -691,6 +723,7 @@ int main(void)
     test_arch_pebs();
     test_pmi();
     test_bts();
+    test_freeze_fault();
     test_restore();
     test_bad_table();
     test_nulls();
