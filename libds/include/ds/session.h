@@ -173,7 +173,10 @@ struct ds_session {
     uint32_t nb_armed;         /* NetBurst overflow counters (bit i = counter i) */
     enum ds_freeze_mode freeze;
     bool use_area, use_apebs, lbr_on, nb_live, started;
+    unsigned one_pebs;         /* the only PEBS request (fast dispatch), or DS_SESSION_MAX_REQ */
     uint64_t pmi_ip;           /* interrupted IP of the PMI being handled */
+    struct ds_session_sample ev; /* the sample being delivered (PMI path: no stack copy) */
+    struct ds_pmi_result res;  /* ds_session_pmi's result when the caller passes none */
     struct ds_ctx ctx;
     struct ds_arch_pebs ap;
     struct ds_pmi pmi;
