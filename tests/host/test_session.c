@@ -500,6 +500,37 @@ static void test_pmi(void)
     CHECK_EQ(ds_session_pmi(&S, 0, NULL), DS_ERR_SESSION_SPURIOUS, "after teardown: not ours");
 }
 
+/* Several PEBS requests: each record goes to the request of the counter its
+ * applicable-counters field (fmt 3, SDM offset 90H) names. */
+static void test_dispatch_multi(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    unsigned a, b;
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &a), DS_OK, "PEBS 1");
+    CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_PRECISE), &b), DS_OK, "PEBS 2");
+    CHECK_EQ(S.req[b].idx, 1, "second on PMC1");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    unsigned char *rec = (unsigned char *)(uintptr_t)ar->pebs_base;
+    memset(rec, 0, 3 * 0xC8);
+    put64(rec + 0x08, 0x111);
+    put64(rec + 0x90, 2);                /* PMC1 */
+    put64(rec + 0xC8 + 0x08, 0x222);
+    put64(rec + 0xC8 + 0x90, 1);         /* PMC0 */
+    put64(rec + 0x190 + 0x08, 0x333);
+    put64(rec + 0x190 + 0x90, 4);        /* PMC2: no request */
+    ar->pebs_index = ar->pebs_base + 3 * 0xC8;
+    fp_set(&F, 0x38E, 1ull << 62);
+    struct ds_pmi_result res;
+    CHECK_EQ(ds_session_pmi(&S, 0, &res), DS_OK, "PMI");
+    CHECK_EQ(got.n, 2, "two records delivered");
+    CHECK(got.req[0] == b && got.ip[0] == 0x111, "PMC1 record -> request %u", b);
+    CHECK(got.req[1] == a && got.ip[1] == 0x222, "PMC0 record -> request %u", a);
+    CHECK_EQ(res.pebs.lost_rejected, 1, "the PMC2 record is refused, counted");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
 static void test_bts(void)
 {
     skylake();
@@ -722,6 +753,7 @@ int main(void)
     test_netburst();
     test_arch_pebs();
     test_pmi();
+    test_dispatch_multi();
     test_bts();
     test_freeze_fault();
     test_restore();
