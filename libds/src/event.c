@@ -92,20 +92,21 @@
 
 static const struct ds_event_desc table[] = {
     /* NetBurst: SDM Vol. 3B ch. 19 Pentium 4 event tables and performance
-     * metrics (replay / front-end tagging); Linux p4.c p4_general_events. */
+     * metrics (replay / front-end tagging); Linux p4.c p4_general_events
+     * where it agrees (it differs for instructions and branches, see rows). */
     NB(I, "instr_retired", "NBOGUSNTAG|NBOGUSTAG", -1, P_NONE, 0, 0, "instr_retired:NBOGUSNTAG|NBOGUSTAG",
-       "SDM Pentium 4 at-retirement events; Linux p4.c p4_general_events[INSTRUCTIONS]"),
+       "SDM Pentium 4 performance metric Instructions_retired (non-bogus, tagged or not); Linux p4.c p4_general_events uses NBOGUSNTAG|BOGUSNTAG"),
     NB(B, "branch_retired", "MMNP|MMNM|MMTP|MMTM", -1, P_NONE, 0, 0, "branch_retired:MMNP|MMNM|MMTP|MMTM",
-       "SDM Pentium 4 non-retirement events; Linux p4.c p4_general_events[BRANCH_INSTRUCTIONS]"),
+       "SDM Pentium 4 performance metric Branches_retired; Linux p4.c p4_general_events uses retired_branch_type instead"),
     NB(M, "replay_event", "NBOGUS", DS_NB_METRIC_TAGGED_MISPRED_BRANCH, DS_PRECISE_NETBURST, 0, 0,
        "replay_event:NBOGUS (Tagged_mispred_branch)",
-       "SDM Pentium 4 replay-tagging metrics table, Tagged_mispred_branch; Linux p4.c p4_pebs_bind_map"),
+       "SDM Pentium 4 replay-tagging metric Tagged_mispred_branch (PEBS-capable); Linux p4.c p4_general_events counts mispred_branch_retired:NBOGUS without PEBS"),
     NB(L, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGLOADS", "front_end_event:NBOGUS (uop_type:TAGLOADS)",
        "SDM Pentium 4 front-end tagging metrics, Memory_loads"),
     NB(S, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGSTORES", "front_end_event:NBOGUS (uop_type:TAGSTORES)",
        "SDM Pentium 4 front-end tagging metrics, Memory_stores"),
     NB(C, "global_power_events", "RUNNING", -1, P_NONE, 0, 0, "global_power_events:RUNNING",
-       "SDM Pentium 4 non-retirement events; Linux p4.c p4_general_events[CPU_CYCLES]"),
+       "SDM Pentium 4 global_power_events RUNNING (non-halted clocks); Linux p4.c p4_general_events[CPU_CYCLES]"),
 
     /* Core 2: SDM Vol. 3B "Performance Monitoring Events for Intel Core
      * Microarchitecture" and "PEBS Performance Events for Intel Core"; Linux
