@@ -107,7 +107,10 @@ struct ds_event_desc {
 
 /*
  * The microarchitecture of @cpu (identified; on a hybrid part, of the core
- * type the identification ran on). DS_ERR_EVENT_UARCH when the
+ * type the identification ran on: CPUID.1AH core type 20H -> the E-core
+ * uarch, 40H -> the P-core uarch; a hybrid model without leaf 1AH and
+ * without CPUID.07H:EDX[15] is a P-core-only SKU -> the P-core uarch; a
+ * non-hybrid model ignores leaf 1AH). DS_ERR_EVENT_UARCH when the
  * family/model (or hybrid core type) is not one the table knows; @out is
  * then DS_UARCH_UNKNOWN. Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
  * DS_ERR_NOT_INTEL, DS_ERR_EVENT_UARCH. MSRs: none. NMI-safe: yes.
@@ -121,9 +124,12 @@ const char *ds_uarch_name(enum ds_uarch u);
 const char *ds_event_name(enum ds_event e);
 
 /*
- * The row for generic event @ev on @cpu's microarchitecture. Architectural
- * events the CPU disables in CPUID.0AH:EBX are refused
- * (DS_ERR_EVENT_UNAVAILABLE). Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
+ * The row for generic event @ev on @cpu's microarchitecture (a copy into
+ * @out). Architectural events the CPU disables in CPUID.0AH:EBX are refused
+ * (DS_ERR_EVENT_UNAVAILABLE): cycles bit 0, instructions bit 1, branches
+ * bit 5, branch misses bit 6, when the bit is below the vector length
+ * EAX[31:24] and set. Checks in this order: NULL, identified, @ev,
+ * uarch, availability, row. Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
  * DS_ERR_EVENT_UNKNOWN (@ev not a generic event), DS_ERR_EVENT_UARCH,
  * DS_ERR_EVENT_NONE (the microarchitecture has no such event),
  * DS_ERR_EVENT_UNAVAILABLE. MSRs: none. NMI-safe: yes.
