@@ -238,8 +238,28 @@ static const struct hybrid_row hybrids[] = {
     { 0xCC, DS_UARCH_COUGARCOVE, DS_UARCH_DARKMONT },     /* Panther Lake */
 };
 
+/* Hybrid cores by CPUID.1AH core type and native model ID (EAX[23:0]), as
+ * Intel perfmon mapfile.csv keys its hybrid event files ("Core Type",
+ * "Native Model ID"): it is what tells the low-power Crestmont E-cores of
+ * Arrow Lake H 06_C5H (native model 2) from its Skymont E-cores (3). */
+struct native_row {
+    uint8_t core_type;
+    uint32_t native;
+    uint8_t uarch;
+};
+
+static const struct native_row natives[] = {
+    { DS_CORE_TYPE_ATOM, 1, DS_UARCH_GRACEMONT },   { DS_CORE_TYPE_CORE, 1, DS_UARCH_GOLDENCOVE },
+    { DS_CORE_TYPE_ATOM, 2, DS_UARCH_CRESTMONT },   { DS_CORE_TYPE_CORE, 2, DS_UARCH_REDWOODCOVE },
+    { DS_CORE_TYPE_ATOM, 3, DS_UARCH_SKYMONT },     { DS_CORE_TYPE_CORE, 3, DS_UARCH_LIONCOVE },
+    { DS_CORE_TYPE_ATOM, 4, DS_UARCH_DARKMONT },    { DS_CORE_TYPE_CORE, 4, DS_UARCH_COUGARCOVE },
+};
+
 static enum ds_uarch uarch_hybrid(const struct ds_caps *c, const struct hybrid_row *h)
 {
+    for (size_t i = 0; c->has_leaf_1a && i < sizeof(natives) / sizeof(natives[0]); i++)
+        if (natives[i].core_type == c->core_type && natives[i].native == c->native_model_id)
+            return (enum ds_uarch)natives[i].uarch;
     if (c->has_leaf_1a && c->core_type == DS_CORE_TYPE_ATOM)
         return (enum ds_uarch)h->e;
     if (c->has_leaf_1a && c->core_type == DS_CORE_TYPE_CORE)

@@ -445,15 +445,26 @@ static void test_rows(void)
 
 /* ---- errors and boundaries ---------------------------------------------- */
 
-static int uarch_of_sig(struct fake_cpu *f, uint32_t sig, uint8_t core_type, bool hybrid, enum ds_uarch *u)
+static int uarch_of_native(struct fake_cpu *f, uint32_t sig, uint8_t core_type, uint32_t native, bool hybrid,
+                           enum ds_uarch *u)
 {
     struct profile p = profiles[0];
     struct ds_cpu cpu;
     p.sig = sig;
     p.core_type = core_type;
-    cpu_of(f, &cpu, &p);
+    fake_profile(f, &p);
+    for (int i = 0; i < f->nleaves; i++)
+        if (f->leaves[i].leaf == 0x1A)
+            f->leaves[i].r[0] |= native; /* CPUID.1AH:EAX[23:0] native model ID */
+    ds_cpu_init(&cpu, &fake_ops, f);
+    ds_cpu_identify(&cpu);
     cpu.caps.hybrid = hybrid; /* CPUID.07H:EDX[15], independent of the core type here */
     return ds_uarch_of(&cpu, u);
+}
+
+static int uarch_of_sig(struct fake_cpu *f, uint32_t sig, uint8_t core_type, bool hybrid, enum ds_uarch *u)
+{
+    return uarch_of_native(f, sig, core_type, 0, hybrid, u);
 }
 
 static void test_uarch_rules(void)
@@ -473,6 +484,14 @@ static void test_uarch_rules(void)
     CHECK(uarch_of_sig(&f, 0x00090672, 0, false, &u) == DS_OK && u == DS_UARCH_GOLDENCOVE, "ADL P-core-only SKU");
     /* Arrow Lake U 06_B5H is Meteor Lake silicon (Linux intel_pmu_init). */
     CHECK(uarch_of_sig(&f, 0x000B0650, DS_CORE_TYPE_ATOM, true, &u) == DS_OK && u == DS_UARCH_CRESTMONT, "ARL-U E-core");
+    /* Arrow Lake H 06_C5H: Skymont E-cores (native model 3) and low-power
+     * Crestmont E-cores (native model 2): perfmon mapfile.csv rows 6-C5. */
+    CHECK(uarch_of_native(&f, 0x000C0650, DS_CORE_TYPE_ATOM, 3, true, &u) == DS_OK && u == DS_UARCH_SKYMONT,
+          "ARL-H E-core");
+    CHECK(uarch_of_native(&f, 0x000C0650, DS_CORE_TYPE_ATOM, 2, true, &u) == DS_OK && u == DS_UARCH_CRESTMONT,
+          "ARL-H low-power E-core: %s", ds_uarch_name(u));
+    CHECK(uarch_of_native(&f, 0x000C0650, DS_CORE_TYPE_CORE, 3, true, &u) == DS_OK && u == DS_UARCH_LIONCOVE,
+          "ARL-H P-core");
     /* A non-hybrid model ignores leaf 1AH (Jasper Lake reports Atom; a Core type changes nothing). */
     CHECK(uarch_of_sig(&f, 0x000906C0, DS_CORE_TYPE_CORE, false, &u) == DS_OK && u == DS_UARCH_TREMONT, "JSL");
 }

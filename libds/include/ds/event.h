@@ -107,8 +107,10 @@ struct ds_event_desc {
 
 /*
  * The microarchitecture of @cpu (identified; on a hybrid part, of the core
- * type the identification ran on: CPUID.1AH core type 20H -> the E-core
- * uarch, 40H -> the P-core uarch; a hybrid model without leaf 1AH and
+ * type the identification ran on: CPUID.1AH core type and native model ID
+ * as Intel perfmon mapfile.csv pairs them (20H/1 gracemont ... 40H/4
+ * cougarcove; Arrow Lake H's low-power E-cores are 20H/2, crestmont), else
+ * core type 20H -> the model's E-core uarch, 40H -> its P-core uarch; a hybrid model without leaf 1AH and
  * without CPUID.07H:EDX[15] is a P-core-only SKU -> the P-core uarch; a
  * non-hybrid model ignores leaf 1AH). DS_ERR_EVENT_UARCH when the
  * family/model (or hybrid core type) is not one the table knows; @out is
