@@ -209,6 +209,7 @@ static const struct model_row models[] = {
     { 0x7D, DS_UARCH_ICELAKE }, { 0x7E, DS_UARCH_ICELAKE }, { 0x6A, DS_UARCH_ICELAKE }, { 0x6C, DS_UARCH_ICELAKE },
     { 0x8C, DS_UARCH_ICELAKE }, { 0x8D, DS_UARCH_ICELAKE }, { 0xA7, DS_UARCH_ICELAKE },
     { 0x8F, DS_UARCH_GOLDENCOVE }, { 0xCF, DS_UARCH_GOLDENCOVE }, { 0xBE, DS_UARCH_GRACEMONT },
+    { 0xD7, DS_UARCH_GOLDENCOVE }, /* Bartlett Lake: Raptor Cove, listed with the P-core-only parts */
     { 0xAD, DS_UARCH_REDWOODCOVE }, { 0xAE, DS_UARCH_REDWOODCOVE },
     { 0xAF, DS_UARCH_CRESTMONT }, { 0xB6, DS_UARCH_CRESTMONT }, { 0xDD, DS_UARCH_DARKMONT },
 };
@@ -228,7 +229,6 @@ static const struct hybrid_row hybrids[] = {
     { 0xB7, DS_UARCH_GOLDENCOVE, DS_UARCH_GRACEMONT },    /* Raptor Lake: Raptor Cove / Gracemont */
     { 0xBA, DS_UARCH_GOLDENCOVE, DS_UARCH_GRACEMONT },
     { 0xBF, DS_UARCH_GOLDENCOVE, DS_UARCH_GRACEMONT },
-    { 0xD7, DS_UARCH_GOLDENCOVE, DS_UARCH_GRACEMONT },    /* Bartlett Lake: Raptor Cove */
     { 0xAA, DS_UARCH_REDWOODCOVE, DS_UARCH_CRESTMONT },   /* Meteor Lake */
     { 0xAC, DS_UARCH_REDWOODCOVE, DS_UARCH_CRESTMONT },
     { 0xB5, DS_UARCH_REDWOODCOVE, DS_UARCH_CRESTMONT },   /* Arrow Lake U */

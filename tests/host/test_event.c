@@ -492,6 +492,8 @@ static void test_uarch_rules(void)
           "ARL-H low-power E-core: %s", ds_uarch_name(u));
     CHECK(uarch_of_native(&f, 0x000C0650, DS_CORE_TYPE_CORE, 3, true, &u) == DS_OK && u == DS_UARCH_LIONCOVE,
           "ARL-H P-core");
+    /* Bartlett Lake 06_D7H: Raptor Cove, with the P-core-only parts in intel-family.h. */
+    CHECK(uarch_of_sig(&f, 0x000D0670, 0, false, &u) == DS_OK && u == DS_UARCH_GOLDENCOVE, "Bartlett Lake");
     /* A non-hybrid model ignores leaf 1AH (Jasper Lake reports Atom; a Core type changes nothing). */
     CHECK(uarch_of_sig(&f, 0x000906C0, DS_CORE_TYPE_CORE, false, &u) == DS_OK && u == DS_UARCH_TREMONT, "JSL");
 }

@@ -60,8 +60,8 @@ enum ds_uarch {
     DS_UARCH_HASWELL,        /* 06_3CH/3FH/45H/46H, Broadwell 06_3DH/47H/4FH/56H */
     DS_UARCH_SKYLAKE,        /* 06_4EH/5EH/55H/8EH/9EH/A5H/A6H (incl. Kaby/Coffee/Comet, SKX/CLX) */
     DS_UARCH_ICELAKE,        /* 06_7DH/7EH/6AH/6CH/8CH/8DH/A7H (incl. Tiger/Rocket Lake), hybrid P-cores of 06_8AH */
-    DS_UARCH_GOLDENCOVE,     /* 06_8FH/CFH (SPR/EMR), hybrid P-cores of 06_97H/9AH/B7H/BAH/BFH (ADL/RPL), 06_D7H (Bartlett Lake) */
-    DS_UARCH_GRACEMONT,      /* hybrid E-cores of ADL/RPL/Bartlett Lake; 06_BEH (Alder Lake-N) */
+    DS_UARCH_GOLDENCOVE,     /* 06_8FH/CFH (SPR/EMR), hybrid P-cores of 06_97H/9AH/B7H/BAH/BFH (ADL/RPL); 06_D7H (Bartlett Lake) */
+    DS_UARCH_GRACEMONT,      /* hybrid E-cores of ADL/RPL; 06_BEH (Alder Lake-N) */
     DS_UARCH_REDWOODCOVE,    /* 06_ADH/AEH (GNR), hybrid P-cores of 06_AAH/ACH (Meteor Lake), 06_B5H (Arrow Lake U) */
     DS_UARCH_CRESTMONT,      /* 06_AFH (Sierra Forest), 06_B6H (Grand Ridge), hybrid E-cores of Meteor Lake / Arrow Lake U */
     DS_UARCH_LIONCOVE,       /* hybrid P-cores of 06_BDH (Lunar Lake), 06_C5H/C6H (Arrow Lake) */
