@@ -180,6 +180,13 @@ static const struct ds_event_desc table[] = {
     SMALLCORE(DS_UARCH_SKYMONT, "perfmon LNL/events/lunarlake_skymont_core.json, ARL/events/arrowlake_skymont_core.json"),
     BIGCORE(DS_UARCH_COUGARCOVE, "perfmon PTL/events/pantherlake_cougarcove_core.json"),
     SMALLCORE(DS_UARCH_DARKMONT, "perfmon PTL/events/pantherlake_darkmont_core.json, CWF/events/clearwaterforest_core.json"),
+    BIGCORE(DS_UARCH_COYOTECOVE, "perfmon NVL/events/novalake_coyotecove_core.json V1.00"),
+    /* Arctic Wolf: novalake_arcticwolf_core.json V1.00 publishes no retired
+     * load or store event: loads/stores are DS_ERR_EVENT_NONE until it does. */
+    R(DS_UARCH_ARCTICWOLF, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, "INST_RETIRED.ANY_P", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 INST_RETIRED.ANY (fixed 0) and _ANY_P: Precise 1"),
+    R(DS_UARCH_ARCTICWOLF, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 1"),
+    R(DS_UARCH_ARCTICWOLF, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 1"),
+    R(DS_UARCH_ARCTICWOLF, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 0"),
 };
 
 /* Family 6 parts with one core type: DisplayModel -> uarch. */
@@ -253,6 +260,15 @@ static const struct native_row natives[] = {
     { DS_CORE_TYPE_ATOM, 2, DS_UARCH_CRESTMONT },   { DS_CORE_TYPE_CORE, 2, DS_UARCH_REDWOODCOVE },
     { DS_CORE_TYPE_ATOM, 3, DS_UARCH_SKYMONT },     { DS_CORE_TYPE_CORE, 3, DS_UARCH_LIONCOVE },
     { DS_CORE_TYPE_ATOM, 4, DS_UARCH_DARKMONT },    { DS_CORE_TYPE_CORE, 4, DS_UARCH_COUGARCOVE },
+    { DS_CORE_TYPE_ATOM, 5, DS_UARCH_ARCTICWOLF },  { DS_CORE_TYPE_CORE, 5, DS_UARCH_COYOTECOVE },
+};
+
+/* DisplayFamily 18 (12H): Nova Lake 12_01H, 12_03H, "Coyote Cove / Arctic
+ * Wolf" (intel-family.h INTEL_NOVALAKE, INTEL_NOVALAKE_L; perfmon
+ * mapfile.csv GenuineIntel-18-1, -18-3). */
+static const struct hybrid_row hybrids18[] = {
+    { 0x01, DS_UARCH_COYOTECOVE, DS_UARCH_ARCTICWOLF },
+    { 0x03, DS_UARCH_COYOTECOVE, DS_UARCH_ARCTICWOLF },
 };
 
 static enum ds_uarch uarch_hybrid(const struct ds_caps *c, const struct hybrid_row *h)
@@ -268,6 +284,14 @@ static enum ds_uarch uarch_hybrid(const struct ds_caps *c, const struct hybrid_r
      * E-core-only siblings have their own models: 06_BEH, 06_AFH ...). */
     if (!c->hybrid && !c->has_leaf_1a)
         return (enum ds_uarch)h->p;
+    return DS_UARCH_UNKNOWN;
+}
+
+static enum ds_uarch uarch_family18(const struct ds_caps *c)
+{
+    for (size_t i = 0; i < sizeof(hybrids18) / sizeof(hybrids18[0]); i++)
+        if (hybrids18[i].model == c->display_model)
+            return uarch_hybrid(c, &hybrids18[i]);
     return DS_UARCH_UNKNOWN;
 }
 
@@ -292,19 +316,21 @@ int ds_uarch_of(const struct ds_cpu *cpu, enum ds_uarch *out)
     if (cpu->caps.vendor != DS_VENDOR_INTEL)
         return DS_ERR_NOT_INTEL;
     /* Family 0FH is NetBurst (caps.netburst: Intel and DisplayFamily 0FH);
-     * families 18 (Nova Lake) and 19 (Diamond Rapids) are not in the
-     * table: no public event list for 19, and none for 18 checked here. */
+     * family 19 (Diamond Rapids, Panther Cove) is not in the table: Intel
+     * perfmon publishes no event list for it. */
     if (cpu->caps.netburst)
         *out = DS_UARCH_NETBURST;
     else if (cpu->caps.display_family == 6)
         *out = uarch_family6(&cpu->caps);
+    else if (cpu->caps.display_family == 18)
+        *out = uarch_family18(&cpu->caps);
     return *out == DS_UARCH_UNKNOWN ? DS_ERR_EVENT_UARCH : DS_OK;
 }
 
 static const char *const uarch_names[DS_UARCH__COUNT] = {
     "unknown", "netburst", "core2", "bonnell", "silvermont", "knights", "goldmont", "goldmont_plus",
     "tremont", "nehalem", "sandybridge", "haswell", "skylake", "icelake", "goldencove", "gracemont",
-    "redwoodcove", "crestmont", "lioncove", "skymont", "cougarcove", "darkmont",
+    "redwoodcove", "crestmont", "lioncove", "skymont", "cougarcove", "darkmont", "coyotecove", "arcticwolf",
 };
 
 const char *ds_uarch_name(enum ds_uarch u)

@@ -68,6 +68,8 @@ enum ds_uarch {
     DS_UARCH_SKYMONT,        /* hybrid E-cores of Lunar/Arrow Lake */
     DS_UARCH_COUGARCOVE,     /* hybrid P-cores of 06_CCH (Panther Lake): architectural PEBS */
     DS_UARCH_DARKMONT,       /* hybrid E-cores of Panther Lake; 06_DDH (Clearwater Forest) */
+    DS_UARCH_COYOTECOVE,     /* hybrid P-cores of 12_01H/12_03H (Nova Lake, DisplayFamily 18) */
+    DS_UARCH_ARCTICWOLF,     /* hybrid E-cores of Nova Lake */
     DS_UARCH__COUNT
 };
 
