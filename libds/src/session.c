@@ -10,29 +10,21 @@
 #include <ds/msr.h>
 #include "internal.h"
 
-/* The generic-event table (event.h) is implemented by event.c, which lands
- * with branch "events" (issue 16). Until it is in the tree a generic event
- * is refused with DS_ERR_UNSUPPORTED and the microarchitecture is
- * "unknown"; these three wrappers then call ds_event_lookup, ds_uarch_of
- * and ds_uarch_name (the merge does that, nothing else changes). */
+/* The generic-event table (event.h, event.c). */
 static int lookup_event(const struct ds_cpu *cpu, enum ds_event ev, struct ds_event_desc *d)
 {
-    (void)cpu;
-    (void)ev;
-    (void)d;
-    return DS_ERR_UNSUPPORTED;
+    return ds_event_lookup(cpu, ev, d);
 }
 
 static void uarch_of(const struct ds_cpu *cpu, enum ds_uarch *u)
 {
-    (void)cpu;
-    *u = DS_UARCH_UNKNOWN;
+    if (ds_uarch_of(cpu, u) != DS_OK)
+        *u = DS_UARCH_UNKNOWN;
 }
 
 static const char *uarch_name(enum ds_uarch u)
 {
-    (void)u;
-    return "unknown";
+    return ds_uarch_name(u);
 }
 
 #define SES_PAGE 4096u

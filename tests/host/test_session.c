@@ -447,6 +447,109 @@ static void test_arch_pebs(void)
     CHECK_EQ(fp_get(&F, 0x3F4), 0, "PEBS_BASE back");
 }
 
+/* --- generic events (event.h rows) ------------------------------------------- */
+
+static struct ds_request gen(enum ds_event ev, uint64_t period, enum ds_sample_mode mode)
+{
+    struct ds_request r;
+    memset(&r, 0, sizeof r);
+    r.event = ev;
+    r.period = period;
+    r.mode = mode;
+    return r;
+}
+
+static void test_generic(void)
+{
+    /* Skylake: instructions = INST_RETIRED.PREC_DIST C0H/01H, PMC1 only
+     * (Linux intel_skl_pebs_event_constraints INTEL_PST_CONSTRAINT(0x1c0, 0x2)) */
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 10000, DS_SAMPLE_PRECISE), NULL), DS_OK, "Skylake instructions");
+    CHECK_EQ(S.req[0].idx, 1, "PREC_DIST on PMC1");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x187), 0x004301C0, "EVTSEL1 = C0H/01H OS USR EN");
+    CHECK_EQ(fp_get(&F, 0x3F1), 2, "PEBS_ENABLE PMC1");
+    char buf[1024];
+    ds_session_describe(&S, buf, sizeof buf);
+    CHECK(strstr(buf, "uarch skylake") && strstr(buf, "INST_RETIRED.PREC_DIST") && strstr(buf, "PMC1"),
+          "describe names the uarch and the event:\n%s", buf);
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    /* Skylake loads with a latency threshold: MEM_TRANS_RETIRED.LOAD_LATENCY
+     * CDH/01H, MSR_PEBS_LD_LAT = threshold, PEBS_ENABLE PMCn | LL_EN (32+n) */
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+    r.ldlat = 30;
+    CHECK_EQ(add(r, NULL), DS_OK, "loads, latency > 30");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    unsigned n = S.req[0].idx;
+    CHECK_EQ(fp_get(&F, 0x186 + n) & 0xFFFF, 0x01CD, "EVTSEL = CDH/01H");
+    CHECK_EQ(fp_get(&F, 0x3F6), 30, "MSR_PEBS_LD_LAT");
+    CHECK_EQ(fp_get(&F, 0x3F1), (1ull << n) | (1ull << (32 + n)), "PEBS_ENABLE PMCn | LL_EN");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(fp_get(&F, 0x3F6), 0, "LD_LAT restored");
+
+    /* Ice Lake: instructions on fixed counter 0 with adaptive PEBS (PEBS_ENABLE
+     * bit 32, FIXED_CTR_CTRL nibble 0 = OS|USR, DS reset slot 8 + 0) */
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 5000, DS_SAMPLE_PRECISE), NULL), DS_OK, "Ice Lake instructions");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "fixed counter 0");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x38D) & 0xF, 0x3, "FIXED_CTR_CTRL nibble 0 = OS|USR, no PMI");
+    CHECK_EQ(fp_get(&F, 0x3F1), 1ull << 32, "PEBS_ENABLE fixed 0");
+    CHECK_EQ(fp_get(&F, 0x309), 0x1000000000000ull - 5000, "FIXED_CTR0 = -period (48 bits)");
+    CHECK_EQ(fp_get(&F, 0x38F), 1ull << 32, "GLOBAL_CTRL fixed 0");
+    const struct ds_area64 *a = (const struct ds_area64 *)(const void *)mem;
+    CHECK_EQ(a->pebs_reset[8], 0x1000000000000ull - 5000, "fmt 4 fixed reset slot 8");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    r = raw(0xCD, 0x01, 1000, DS_SAMPLE_PRECISE); /* MEM_TRANS_RETIRED.LOAD_LATENCY */
+    r.ldlat = 50;
+    CHECK_EQ(add(r, NULL), DS_OK, "Ice Lake raw load-latency event (adaptive: the MSR, no LL_EN bit)");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3F6), 50, "MSR_PEBS_LD_LAT");
+    CHECK_EQ(fp_get(&F, 0x3F1), 1, "PEBS_ENABLE PMC0 only (Linux: LL_EN only before perfmon v5)");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    /* Sapphire Rapids-like fmt 5: fixed counter m resets at slot 32 + m */
+    sapphire();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 5000, DS_SAMPLE_PRECISE), NULL), DS_OK, "SPR instructions");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(a->pebs_reset[32], 0x1000000000000ull - 5000, "fmt 5 fixed reset slot 32");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    /* Core 2: cycles has no PEBS; AUTO samples it by overflow */
+    core2();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_CYCLES, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE, "cycles precise");
+    CHECK_EQ(add(gen(DS_EVENT_CYCLES, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "cycles auto");
+    CHECK_EQ(S.req[0].how, DS_HOW_OVERFLOW, "overflow");
+    r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_AUTO);
+    r.ldlat = 30;
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_LDLAT, "Core 2 has no load latency");
+
+    /* NetBurst: instructions not precise; mispredicted branches are
+     * (replay_event + Tagged_mispred_branch: Linux p4.c p4_pebs_bind_map
+     * PEBS_ENABLE 0x18000, MATRIX_VERT 0x10; UOP_Tag 24, ENABLE_PEBS_MY_THR 25) */
+    netburst();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE,
+             "NetBurst instructions precise");
+    CHECK_EQ(add(gen(DS_EVENT_BRANCH_MISSES, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "NetBurst mispredicts");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "instructions by overflow");
+    CHECK_EQ(S.req[1].how, DS_HOW_NB_OVERFLOW, "CCCR.OVF_PMI");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3F1), 0x18000u | (1u << 24) | (1u << 25), "MSR_PEBS_ENABLE Tagged_mispred_branch");
+    CHECK_EQ(fp_get(&F, 0x3F2), 0x10, "MSR_PEBS_MATRIX_VERT");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
 /* --- PMI dispatch ------------------------------------------------------------ */
 
 static void put64(unsigned char *p, uint64_t v)
@@ -752,6 +855,7 @@ int main(void)
     test_adaptive();
     test_netburst();
     test_arch_pebs();
+    test_generic();
     test_pmi();
     test_dispatch_multi();
     test_bts();
