@@ -547,6 +547,16 @@ static void test_generic(void)
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
     CHECK_EQ(fp_get(&F, 0x3F1), 0x18000u | (1u << 24) | (1u << 25), "MSR_PEBS_ENABLE Tagged_mispred_branch");
     CHECK_EQ(fp_get(&F, 0x3F2), 0x10, "MSR_PEBS_MATRIX_VERT");
+    /* an overflow of the instructions counter: CCCR.OVF (bit 31) set, the
+     * counter wrapped; the hook finds it (no GLOBAL_STATUS on NetBurst) */
+    uint32_t cccr = S.req[1].nbas.cccr_msr, ctr = S.req[1].nbas.counter_msr;
+    memset(&got, 0, sizeof got);
+    fp_set(&F, cccr, fp_get(&F, cccr) | (1ull << 31));
+    fp_set(&F, ctr, 3);
+    CHECK_EQ(ds_session_pmi(&S, 0x777, NULL), DS_OK, "NetBurst counter PMI handled");
+    CHECK(got.n == 1 && got.req[0] == 1 && !got.pebs[0] && got.ip[0] == 0x777, "overflow sample to request 1");
+    CHECK_EQ(fp_get(&F, cccr) >> 31 & 1, 0, "CCCR.OVF cleared");
+    CHECK_EQ(fp_get(&F, ctr), 0x10000000000ull - 1000, "counter reloaded with 2^40 - period");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
