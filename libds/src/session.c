@@ -650,6 +650,13 @@ static int save_all(struct ds_session *s)
     return e;
 }
 
+/* Records of @d bytes in @bytes, with a 32-bit division (an i386 build
+ * must not call libgcc's __udivdi3); parts above 4 GiB count as 4 GiB. */
+static uint32_t div32(uint64_t bytes, uint32_t d)
+{
+    return (bytes > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)bytes) / d;
+}
+
 /* DS area in the first page, then the PEBS part, then the BTS part. */
 static int setup_area(struct ds_session *s, unsigned char *m, uint64_t lin, uint64_t pp, uint64_t bp)
 {
@@ -664,7 +671,7 @@ static int setup_area(struct ds_session *s, unsigned char *m, uint64_t lin, uint
             return e;
         if (s->fmt == DS_PEBS_FMT_0 && pp > SES_PAGE)
             pp = SES_PAGE; /* Core 2/Atom: PEBS buffer <= 4 KiB (DS_ERR_PEBS_BUF_4K) */
-        uint64_t n = rsz ? pp / rsz : 0;
+        uint64_t n = rsz ? div32(pp, rsz) : 0;
         if (n > 0xFFFF0000u)
             n = 0xFFFF0000u;
         if (n < margin + 1u)
@@ -677,7 +684,7 @@ static int setup_area(struct ds_session *s, unsigned char *m, uint64_t lin, uint
             continue;
         uint32_t bsz = s->layout == DS_LAYOUT_64 ? DS_BTS_REC64_SIZE : DS_BTS_REC32_SIZE;
         bool intr = s->req[i].rq.mode == DS_TRACE_BTS;
-        uint64_t n = bp / bsz;
+        uint64_t n = div32(bp, bsz);
         if (n > 0xFFFF0000u)
             n = 0xFFFF0000u;
         if (n < (intr ? DS_THRESH_MARGIN + 1u : 1u))
