@@ -329,6 +329,25 @@ static void test_core2_counters(void)
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown (running: stops first)");
 }
 
+/* Merom 06_0FH: PEBS errata (AJ67-69/106, Linux intel_clovertown_quirk)
+ * refuse at start, everything restored; pebs_flags accepts them. */
+static void test_errata(void)
+{
+    fam6(0x000006F6, 0x07280202, 0, 0x00000503, 0xC2);
+    take_snap();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add (the pure check has no errata gate)");
+    CHECK_EQ(ds_session_start(&S), DS_ERR_PMC_PEBS_ERRATUM, "start: Merom PEBS erratum");
+    check_snap("erratum unwound");
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init accepting errata");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start with DS_PMC_PEBS_ALLOW_ERRATA");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
 static void test_exhaustion(void)
 {
     silvermont();
@@ -911,6 +930,7 @@ int main(void)
     test_pebs_check();
     test_skylake_program();
     test_core2_counters();
+    test_errata();
     test_exhaustion();
     test_adaptive();
     test_netburst();
