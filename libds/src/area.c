@@ -30,36 +30,6 @@ int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
     return DS_OK;
 }
 
-uint64_t ds__area_get(const struct ds_ctx *ctx, bool pebs, enum ds__fld f)
-{
-    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
-    if (ctx->layout == DS_LAYOUT_32) {
-        const volatile uint32_t *a = (const volatile uint32_t *)&ctx->area->a32;
-        return a[i];
-    }
-    const volatile uint64_t *a = (const volatile uint64_t *)&ctx->area->a64;
-    return a[i];
-}
-
-void ds__area_put(struct ds_ctx *ctx, bool pebs, enum ds__fld f, uint64_t v)
-{
-    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
-    if (ctx->layout == DS_LAYOUT_32) {
-        volatile uint32_t *a = (volatile uint32_t *)&ctx->area->a32;
-        a[i] = (uint32_t)v;
-        return;
-    }
-    volatile uint64_t *a = (volatile uint64_t *)&ctx->area->a64;
-    a[i] = v;
-}
-
-uint64_t ds__thresh_value(const struct ds_buf_state *b)
-{
-    if (b->thresh_records == 0)
-        return b->linear + b->bytes + b->rec_size; /* past the absolute maximum: never reached */
-    return b->linear + (uint64_t)b->thresh_records * b->rec_size;
-}
-
 uint64_t ds__buf_thresh_field(const struct ds_ctx *ctx, bool pebs)
 {
     const struct ds_buf_state *b = pebs ? &ctx->pebs : &ctx->bts;

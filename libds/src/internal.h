@@ -78,13 +78,48 @@ static inline int ds__period_values(unsigned width, bool full_width, uint64_t pe
     return DS_OK;
 }
 
-/* DS management fields, read/written through volatile (the CPU updates the index). */
+/*
+ * DS management fields (SDM Vol. 3B "DS Save Area": BTS base, index,
+ * maximum, threshold, then the same four for PEBS), read/written through
+ * volatile (the CPU updates the index). Inline: the PMI path reads them on
+ * every NMI (issue 10 item 21); @pebs and @f are constants at every call,
+ * so each is one load or store after the layout test.
+ */
 enum ds__fld { DS__BASE = 0, DS__INDEX = 1, DS__MAX = 2, DS__THRESH = 3 };
-uint64_t ds__area_get(const struct ds_ctx *ctx, bool pebs, enum ds__fld f);
-void ds__area_put(struct ds_ctx *ctx, bool pebs, enum ds__fld f, uint64_t v);
 
-/* The threshold field value setup programs for a buffer. */
-uint64_t ds__thresh_value(const struct ds_buf_state *b);
+static inline uint64_t ds__area_get(const struct ds_ctx *ctx, bool pebs, enum ds__fld f)
+{
+    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
+    if (ctx->layout == DS_LAYOUT_32)
+        return ((const volatile uint32_t *)&ctx->area->a32)[i];
+    return ((const volatile uint64_t *)&ctx->area->a64)[i];
+}
+
+static inline void ds__area_put(struct ds_ctx *ctx, bool pebs, enum ds__fld f, uint64_t v)
+{
+    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
+    if (ctx->layout == DS_LAYOUT_32)
+        ((volatile uint32_t *)&ctx->area->a32)[i] = (uint32_t)v;
+    else
+        ((volatile uint64_t *)&ctx->area->a64)[i] = v;
+}
+
+/* The threshold field value setup programs for a buffer: the interrupt
+ * threshold, or past the absolute maximum (never reached) without one. */
+static inline uint64_t ds__thresh_value(const struct ds_buf_state *b)
+{
+    if (b->thresh_records == 0)
+        return b->linear + b->bytes + b->rec_size;
+    return b->linear + (uint64_t)b->thresh_records * b->rec_size;
+}
+
+/* Zero drain statistics field by field (7 stores; no ds__zero byte loop). */
+static inline void ds__stats_clear(struct ds_drain_stats *d)
+{
+    d->present = d->records = 0;
+    d->lost_beyond = d->lost_corrupt = d->lost_rejected = d->lost_race = 0;
+    d->anomalies = 0;
+}
 /* The threshold field value for the context's BTS (@pebs false: beyond the
  * maximum while bts_circular) or PEBS buffer, as the drain repairs it. */
 uint64_t ds__buf_thresh_field(const struct ds_ctx *ctx, bool pebs);
@@ -99,6 +134,10 @@ uint64_t ds__buf_thresh_field(const struct ds_ctx *ctx, bool pebs);
  * ds__drain_finish(ctx, pebs, *out_idx, st).
  */
 uint32_t ds__drain_span(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st, uint64_t *out_idx);
+
+/* ds_pebs_drain's walk, no argument checks, counts added into @st (pebs.c;
+ * DS_CONFIG_PEBS only). @ctx must be set up with a PEBS buffer. */
+void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st);
 
 /* Finish a drain: race check against @seen_index, repair fields, reset index. */
 void ds__drain_finish(struct ds_ctx *ctx, bool pebs, uint64_t seen_index, struct ds_drain_stats *st);

@@ -749,23 +749,30 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
     ds__drain_finish(ctx, true, idx, st);
 }
 
+/* ds_pebs_drain's walk without its argument checks, added into @st (not
+ * cleared): ds_pmi_handle drains straight into its result (issue 10 item 21:
+ * no ds__zero, copy-out and add per PMI). @ctx set up with a PEBS buffer. */
+void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+{
+    DS_ASSERT(ctx->setup && ctx->pebs.mem);
+    DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
+    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt))
+        drain_adaptive(ctx, sink, arg, st);
+    else
+        drain_fixed(ctx, sink, arg, st);
+}
+
 int ds_pebs_drain(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *out)
 {
-    struct ds_drain_stats st;
+    struct ds_drain_stats local, *st = out ? out : &local;
     if (!ctx || !sink)
         return DS_ERR_NULL;
     if (!ctx->setup)
         return DS_ERR_NOT_SETUP;
     if (!ctx->pebs.mem)
         return DS_ERR_NO_PEBS_BUFFER;
-    ds__zero(&st, sizeof(st));
-    DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
-    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt))
-        drain_adaptive(ctx, sink, arg, &st);
-    else
-        drain_fixed(ctx, sink, arg, &st);
-    if (out)
-        *out = st;
+    ds__stats_clear(st);
+    ds__pebs_drain_add(ctx, sink, arg, st);
     return DS_OK;
 }
 

@@ -263,8 +263,9 @@ static int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
             go = idx >= ds__thresh_value(&ctx->pebs);
         }
         if (go) {
-            ds_pebs_drain(ctx, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &st);
-            add_stats(&r->pebs, &st);
+            /* ds_pebs_drain without its checks (ds_pmi_init saw ctx set
+             * up; pebs.mem tested above), counted straight into r->pebs. */
+            ds__pebs_drain_add(ctx, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &r->pebs);
             r->pebs_drained = true;
             r->handled = true;
         }
@@ -414,19 +415,12 @@ __attribute__((noinline)) static int handle_global(struct ds_pmi *pmi, uint64_t 
 /* Field by field, not ds__zero + copy: this runs on every NMI, and a
  * spurious one must stay cheap (issue 10 item 21: the byte loop and the
  * struct copy were 700 of its 800 instructions). Padding is left as is. */
-static void drain_stats_clear(struct ds_drain_stats *d)
-{
-    d->present = d->records = 0;
-    d->lost_beyond = d->lost_corrupt = d->lost_rejected = d->lost_race = 0;
-    d->anomalies = 0;
-}
-
 static void result_clear(struct ds_pmi_result *r)
 {
     r->status = r->acked = r->unacked = r->hooked = 0;
     r->pebs_drained = r->bts_drained = false;
-    drain_stats_clear(&r->pebs);
-    drain_stats_clear(&r->bts);
+    ds__stats_clear(&r->pebs);
+    ds__stats_clear(&r->bts);
     r->hook_handled = 0;
     r->msr_reads = r->msr_writes = r->passes = 0;
     r->lbr_taken = r->lbr_frozen = r->storm = r->handled = false;
