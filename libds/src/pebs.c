@@ -103,7 +103,9 @@ static uint32_t cntr_group_size(uint32_t gp, uint32_t fixed, bool metrics)
     return (uint32_t)sizeof(struct ds_pebs_cntr_hdr) + 8u * (popcnt32(gp) + popcnt32(fixed)) + (metrics ? 16u : 0u);
 }
 
-uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
+/* Record size of a fixed-size format (NetBurst, 0-3), else 0. Inline: the
+ * drain checks it on every PMI (issue 10 item 21). */
+static inline uint32_t fixed_size(enum ds_pebs_fmt fmt)
 {
     switch (fmt) {
 #if DS_CONFIG_NETBURST
@@ -114,6 +116,13 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
     case DS_PEBS_FMT_1: return sizeof(struct ds_pebs_fmt1);
     case DS_PEBS_FMT_2: return sizeof(struct ds_pebs_fmt2);
     case DS_PEBS_FMT_3: return sizeof(struct ds_pebs_fmt3);
+    default: return 0;
+    }
+}
+
+uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
+{
+    switch (fmt) {
     case DS_PEBS_FMT_4:
     case DS_PEBS_FMT_5:
         if (data_cfg & ~DS_PEBS_DATA_CFG_VALID)
@@ -130,7 +139,7 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
         return sz;
     }
     default:
-        return 0;
+        return fixed_size(fmt);
     }
 }
 
@@ -139,19 +148,17 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
  * call a freestanding build would have to provide. The drain clears its
  * one sample once per drain, not per record: each record then writes every
  * field its format can carry (the others stay zero).
+ * clear_rest: all but flags, ip and the 16 GPRs, which every 64-bit
+ * fixed-size record (NetBurst 64-bit, formats 0-3) writes (fixed_body):
+ * the fixed drain skips those 18 stores.
  */
-static void clear_sample(struct ds_pebs_sample *s)
+static inline __attribute__((always_inline)) void clear_rest(struct ds_pebs_sample *s)
 {
-    uint64_t *g = s->gpr;
     s->fmt = DS_PEBS_FMT_NONE;
     s->present = 0;
     s->size = 0;
     s->ip_is_next = false;
-    s->ip = 0;
     s->eventing_ip = 0;
-    s->flags = 0;
-    g[0] = 0, g[1] = 0, g[2] = 0, g[3] = 0, g[4] = 0, g[5] = 0, g[6] = 0, g[7] = 0;
-    g[8] = 0, g[9] = 0, g[10] = 0, g[11] = 0, g[12] = 0, g[13] = 0, g[14] = 0, g[15] = 0;
     s->counters = 0;
     s->data_addr = 0;
     s->data_source = 0;
@@ -175,6 +182,16 @@ static void clear_sample(struct ds_pebs_sample *s)
     s->lbr = NULL;
     s->ssp = 0;
     s->fragments = 0;
+}
+
+static void clear_sample(struct ds_pebs_sample *s)
+{
+    uint64_t *g = s->gpr;
+    s->ip = 0;
+    s->flags = 0;
+    g[0] = 0, g[1] = 0, g[2] = 0, g[3] = 0, g[4] = 0, g[5] = 0, g[6] = 0, g[7] = 0;
+    g[8] = 0, g[9] = 0, g[10] = 0, g[11] = 0, g[12] = 0, g[13] = 0, g[14] = 0, g[15] = 0;
+    clear_rest(s);
 }
 
 /* The present bits of a fixed-size format (NetBurst, 0-3). */
@@ -660,14 +677,16 @@ int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uin
 
 /* --- drain ------------------------------------------------------------------ */
 
+/* One out-of-line frame per PMI: the span, the sample set-up and the walk
+ * are inlined here (issue 10 item 21). */
 static void drain_fixed(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
 {
     const struct ds_buf_state *b = &ctx->pebs;
     enum ds_pebs_fmt fmt = ctx->pebs_fmt;
     uint64_t idx;
-    uint32_t n = ds__drain_span(ctx, true, st, &idx);
+    uint32_t n = ds__drain_span_inl(ctx, true, st, &idx);
     uint32_t rsz = b->rec_size;
-    uint32_t size = ds_pebs_record_size(fmt, 0);
+    uint32_t size = fixed_size(fmt);
 
     if (n && (!size || rsz < size)) {
         /* Configured size shorter than the format's record (a corrupted
@@ -676,13 +695,19 @@ static void drain_fixed(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct
     } else if (n) {
         struct ds_pebs_sample s;
         uint32_t taken;
-        clear_sample(&s);
-        fixed_meta(fmt, size, ctx->pebs_trap, &s);
-        taken = run_fixed(fmt, b->mem, n, rsz, &s, sink, arg);
+        if (fmt == DS_PEBS_FMT_NB32) {
+            clear_sample(&s); /* 32-bit record: GPRs 8-15 stay zero */
+            fixed_meta(fmt, size, ctx->pebs_trap, &s);
+            taken = walk_fixed(true, fmt, b->mem, n, rsz, &s, sink, arg);
+        } else {
+            clear_rest(&s); /* fixed_body writes flags, ip, GPRs per record */
+            fixed_meta(fmt, size, ctx->pebs_trap, &s);
+            taken = walk_fixed(false, fmt, b->mem, n, rsz, &s, sink, arg);
+        }
         st->records += taken;
         st->lost_rejected += n - taken;
     }
-    ds__drain_finish(ctx, true, idx, st);
+    ds__drain_finish_inl(ctx, true, idx, st);
 }
 
 static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
@@ -693,7 +718,7 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
     ds__drain_check_fields(ctx, true, st);
     if (idx < b->linear) {
         st->anomalies |= DS_DRAIN_INDEX_BELOW_BASE;
-        ds__drain_finish(ctx, true, idx, st);
+        ds__drain_finish_inl(ctx, true, idx, st);
         return;
     }
     uint64_t claimed = idx - b->linear;
@@ -746,7 +771,7 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
     st->records += taken;
     st->lost_rejected += walked - taken - (corrupt ? 1 : 0);
     /* The race check needs fixed sizes: use the configured record size. */
-    ds__drain_finish(ctx, true, idx, st);
+    ds__drain_finish_inl(ctx, true, idx, st);
 }
 
 /* ds_pebs_drain's walk without its argument checks, added into @st (not
