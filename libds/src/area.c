@@ -35,7 +35,7 @@ uint64_t ds__buf_thresh_field(const struct ds_ctx *ctx, bool pebs)
     const struct ds_buf_state *b = pebs ? &ctx->pebs : &ctx->bts;
     if (!pebs && ctx->bts_circular) /* SDM BTS set-up: beyond the maximum in circular mode */
         return b->linear + b->bytes + b->rec_size;
-    return ds__thresh_value(b);
+    return b->thresh_at;
 }
 
 static uint32_t popcount32(uint32_t v)
@@ -148,6 +148,7 @@ static int check_buf(const struct ds_buf_config *bc, enum ds_layout layout, uint
     st->rec_size = rec_size;
     st->nrec = (uint32_t)nrec;
     st->thresh_records = t;
+    st->thresh_at = ds__thresh_value(st);
     return DS_OK;
 }
 
@@ -315,7 +316,7 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
         ds__area_put(ctx, true, DS__BASE, pebs.linear);
         ds__area_put(ctx, true, DS__INDEX, pebs.linear);
         ds__area_put(ctx, true, DS__MAX, pebs.linear + pebs.bytes);
-        ds__area_put(ctx, true, DS__THRESH, ds__thresh_value(&pebs));
+        ds__area_put(ctx, true, DS__THRESH, pebs.thresh_at);
     }
     ctx->setup = true;
     return DS_OK;

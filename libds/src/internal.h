@@ -105,7 +105,8 @@ static inline void ds__area_put(struct ds_ctx *ctx, bool pebs, enum ds__fld f, u
 }
 
 /* The threshold field value setup programs for a buffer: the interrupt
- * threshold, or past the absolute maximum (never reached) without one. */
+ * threshold, or past the absolute maximum (never reached) without one.
+ * Computed once at setup into b->thresh_at (area.c check_buf). */
 static inline uint64_t ds__thresh_value(const struct ds_buf_state *b)
 {
     if (b->thresh_records == 0)
@@ -191,7 +192,7 @@ static inline __attribute__((always_inline)) void ds__drain_check_fields(struct 
         st->anomalies |= DS_DRAIN_MAX_CHANGED;
         ds__area_put(ctx, pebs, DS__MAX, b->linear + b->bytes);
     }
-    uint64_t t = pebs ? ds__thresh_value(b) : ds__buf_thresh_field(ctx, false);
+    uint64_t t = pebs ? b->thresh_at : ds__buf_thresh_field(ctx, false);
     if (ctx->layout == DS_LAYOUT_32)
         t &= 0xFFFFFFFFull;
     if (ds__area_get(ctx, pebs, DS__THRESH) != t) {

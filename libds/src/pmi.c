@@ -263,7 +263,7 @@ static inline __attribute__((always_inline)) int service_inl(struct ds_pmi *pmi,
         bool go = (status & DS_GSTATUS_OVF_BUF) != 0;
         if (!go && ctx->pebs.thresh_records) {
             uint64_t idx = ds__area_get(ctx, true, DS__INDEX);
-            go = idx >= ds__thresh_value(&ctx->pebs);
+            go = idx >= ctx->pebs.thresh_at;
         }
         if (go) {
             /* ds_pebs_drain without its checks (ds_pmi_init saw ctx set
@@ -451,7 +451,7 @@ static int idle_check(struct ds_pmi *pmi, struct ds_pmi_result *r)
 #endif
 #if DS_CONFIG_PEBS
     if (!due && ctx->pebs.mem && ctx->pebs.thresh_records)
-        due = ds__area_get(ctx, true, DS__INDEX) >= ds__thresh_value(&ctx->pebs);
+        due = ds__area_get(ctx, true, DS__INDEX) >= ctx->pebs.thresh_at;
 #endif
     return due ? service(pmi, 0, r) : DS_OK;
 }
