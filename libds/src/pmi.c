@@ -356,8 +356,9 @@ static uint64_t loop_bits(const struct ds_pmi *pmi, const struct ds_pmi_result *
 }
 
 /* Snapshot step (pmi.h struct ds_pmi_lbr): read the frozen LBR stack into
- * caller memory before anything is acknowledged. */
-static void lbr_snapshot(struct ds_pmi *pmi, struct ds_pmi_result *r)
+ * caller memory before anything is acknowledged. Out of line, as is
+ * stop_storm: neither is on the PEBS path inlined into ds_pmi_handle. */
+static __attribute__((noinline)) void lbr_snapshot(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
     const struct ds_pmi_lbr *l = &pmi->cfg.lbr;
     size_t n = 0;
@@ -370,7 +371,7 @@ static void lbr_snapshot(struct ds_pmi *pmi, struct ds_pmi_result *r)
  * status still has bits: stop the PMU (intel_pmu_reset stops every counter;
  * libds owns only GLOBAL_CTRL) and report it. The caller reprograms and
  * calls ds_pmi_pmu_enable(pmi, true). */
-static int stop_storm(struct ds_pmi *pmi, struct ds_pmi_result *r)
+static __attribute__((noinline, cold)) int stop_storm(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
     r->storm = true;
     pmi->pmu_enabled = false;
