@@ -299,22 +299,6 @@ static inline __attribute__((always_inline)) uint32_t walk_fixed(bool nb32, enum
     return taken;
 }
 
-static uint32_t run_fixed(enum ds_pebs_fmt fmt, const unsigned char *p, uint32_t n, uint32_t rsz,
-                          struct ds_pebs_sample *s, ds_pebs_sink sink, void *arg)
-{
-    if (fmt == DS_PEBS_FMT_NB32)
-        return walk_fixed(true, fmt, p, n, rsz, s, sink, arg);
-    return walk_fixed(false, fmt, p, n, rsz, s, sink, arg);
-}
-
-/* ds_pebs_decode()'s "sink": keeps the one decoded sample. */
-static int keep_sample(void *arg, const struct ds_pebs_sample *s)
-{
-    (void)arg;
-    (void)s;
-    return 0;
-}
-
 /*
  * How an adaptive record is decoded (the facts the record does not carry):
  * which header group bits exist (format 6 adds the counters group), whether
@@ -594,7 +578,10 @@ int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool peb
     if (avail < size)
         return DS_ERR_REC_SHORT;
     fixed_meta(fmt, size, pebs_trap, out);
-    run_fixed(fmt, p, 1, size, out, keep_sample, NULL);
+    if (fmt == DS_PEBS_FMT_NB32)
+        fixed_body(true, fmt, p, out);
+    else
+        fixed_body(false, fmt, p, out);
     return DS_OK;
 }
 
@@ -719,7 +706,7 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
     ds__drain_check_fields(ctx, true, st);
     if (idx < b->linear) {
         st->anomalies |= DS_DRAIN_INDEX_BELOW_BASE;
-        ds__drain_finish_inl(ctx, true, idx, st);
+        ds__drain_finish(ctx, true, idx, st);
         return;
     }
     uint64_t claimed = idx - b->linear;
@@ -772,7 +759,7 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
     st->records += taken;
     st->lost_rejected += walked - taken - (corrupt ? 1 : 0);
     /* The race check needs fixed sizes: use the configured record size. */
-    ds__drain_finish_inl(ctx, true, idx, st);
+    ds__drain_finish(ctx, true, idx, st);
 }
 
 /* ds_pebs_drain's walk without its argument checks, added into @st (not
