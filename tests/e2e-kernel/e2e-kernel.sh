@@ -11,8 +11,8 @@
 #     wl_loop+off -> wl_loop+off, LBR entries in wl_chase.
 # Usage: e2e-kernel.sh --build DIR --arch i386|x86_64 --mode kernel|bios|uefi
 #        [--timeout S] [--dsdump PATH] [--keep FILE] [--smp N]
-# --smp N (issue 13): N CPUs; -kernel mode also runs the smp_e2e group (the
-# flows on every AP) and every CPU must have written its own logs (HDR cpu=).
+# --smp N (issue 13): N CPUs; -kernel mode runs the smp_e2e group (the flows
+# on every CPU at once) and every CPU must have written its own logs (HDR cpu=).
 set -uo pipefail
 build= arch=x86_64 mode=kernel timeout_s=60 dsdump= keep= smp=
 while [ $# -gt 0 ]; do
