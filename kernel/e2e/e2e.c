@@ -1736,9 +1736,17 @@ static void run_model_profile(const char *name, const char *why)
     E.cpu = &E.mc;
     if (check(e == DS_OK, "model cpu identified (%s)", ds_errname(e))) {
         lbr_setup();
-        kprintf("# e2e: model profile %s: family %x model %x, perfmon v%u, PEBS fmt %u, %s DS layout, LBR %s\n",
-                name, E.mc.caps.display_family, E.mc.caps.display_model, E.mc.caps.perfmon_version,
-                E.mc.caps.pebs_format, dsm_ds64(&E.m) ? "64-bit" : "32-bit", E.lbrm ? E.lbrm->uarch : "none");
+        const struct ds_caps *c = &E.mc.caps;
+        uint8_t ct = c->has_leaf_1a ? c->core_type : DS_CORE_TYPE_NONE;
+        kprintf("# e2e: %smodel profile %s: family %x model %x, perfmon v%u, PEBS fmt %u, %s DS layout, LBR %s%s%s\n",
+                E.tag, name, c->display_family, c->display_model, c->perfmon_version, c->pebs_format,
+                dsm_ds64(&E.m) ? "64-bit" : "32-bit", E.lbrm ? E.lbrm->uarch : "none",
+                ct == DS_CORE_TYPE_CORE ? ", core type 40H (Core)" : ct == DS_CORE_TYPE_ATOM ? ", core type 20H (Atom)" : "",
+                c->has_leaf_1a && ct != DS_CORE_TYPE_CORE && ct != DS_CORE_TYPE_ATOM ? ", core type unknown" : "");
+        /* SDM CPUID leaf 1AH: a hybrid part (07H EDX[15]) names its core type, 20H Atom or 40H Core (issue 13) */
+        if (c->hybrid)
+            check(ct == DS_CORE_TYPE_ATOM || ct == DS_CORE_TYPE_CORE, "hybrid part: CPUID 1AH core type %02XH is 20H or 40H",
+                  ct);
         run_all();
     }
     log_end();
