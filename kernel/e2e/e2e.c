@@ -582,7 +582,6 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
         arch_dsrec(s, r);
 }
 
-
 static int pebs_sink(void *arg, const struct ds_pebs_sample *s)
 {
     (void)arg;
