@@ -93,7 +93,9 @@ endforeach()
 # warning), so x2APIC AP startup is not exercised here.
 foreach(arch i386 x86_64)
   foreach(n 2 4)
-    libds_boot_test(${arch}.kernel.smp${n} ${arch} kernel 120 --smp ${n})
+    # The e2e flows on all n CPUs at once (group smp_e2e): x86_64 -smp 4 took
+    # 150 s on a loaded 2-core host (load 12), so 240 s.
+    libds_boot_test(${arch}.kernel.smp${n} ${arch} kernel 240 --smp ${n})
     set_tests_properties(boot.${arch}.kernel.smp${n} PROPERTIES PASS_REGULAR_EXPRESSION
       "smp: cpu 1 \\(APIC id 1, reads 1\\): started, ds_cpu_identify: success.*# smp: ${n} of ${n} CPU\\(s\\) running.*# \\*+ e2e on cpu 1 \\(APIC id 1\\).*DSLOG 1 HDR arch=${arch} backend=model profile=[a-z0-9_]+ kernel=libds-${arch}.elf why=[^ ]+ cpu=1 ck=.*ok [0-9]+ - smp_e2e: e2e ran on cpu 1 \\(APIC id 1\\).*boot.sh: PASS")
   endforeach()
