@@ -363,22 +363,26 @@ static void test_pebs_nehalem_ll(void)
     struct dsm_cpu c;
     mk(&c, DSM_NEHALEM, LIN64);
     const uint64_t mask = 0xFFFFFFFFFFFFull;
-    pebs_setup(&c, LIN64, true, 0xB0, 16, 16, mask, 1);   /* reset -1: every occurrence */
+    pebs_setup(&c, LIN64, true, 0xB0, 16, 16, mask, 3);   /* reset -1: every occurrence */
     wr(&c, 0x3F6, 3);                                    /* threshold: latency > 3 */
-    wr(&c, 0x187, 0x0B | (0x10 << 8) | (1 << 16) | (1 << 22));   /* LATENCY_ABOVE_THRESHOLD on PMC1 */
-    wr(&c, 0xC2, 0xFFFFFFFF);
-    wr(&c, 0x3F1, (1ull << 1) | (1ull << 33));          /* PEBS_EN_PMC1 | LL_EN_PMC1 */
-    wr(&c, 0x38F, 2);
+    /* LATENCY_ABOVE_THRESHOLD counts on PMC3 only (perfmon NehalemEP_core.json
+     * "Counter": "3"); the same event on PMC1 counts nothing */
+    wr(&c, 0x187, 0x0B | (0x10 << 8) | (1 << 16) | (1 << 22));
+    wr(&c, 0x189, 0x0B | (0x10 << 8) | (1 << 16) | (1 << 22));
+    wr(&c, 0xC4, 0xFFFFFFFF);
+    wr(&c, 0x3F1, (1ull << 3) | (1ull << 35));          /* PEBS_EN_PMC3 | LL_EN_PMC3 */
+    wr(&c, 0x38F, 0xA);
     struct dsm_event fast = ev_load(0x5000, 0xABC000, 2, 0x1);
     struct dsm_event slow = ev_load(0x5010, 0xDEF000, 250, 0xC);
     dsm_retire(&c, &slow);  /* overflow (counter -1 -> 0): arms */
     dsm_retire(&c, &fast);  /* below threshold: not an occurrence */
     dsm_retire(&c, &slow);  /* record */
     CHECK_EQ(dsm_stats(&c)->pebs_written, 1, "one load-latency record");
+    CHECK_EQ(c.pmc[1], 0, "PMC1 with the load-latency event counts nothing");
     uint64_t r = LIN64 + PEBS_BUF;
     CHECK_EQ(dsm_pebs_record_size(&c), 0xB0, "fmt 1 record 176 bytes");
     CHECK_EQ(rd64(&mem, r + 0x08), 0x5014, "RIP (trap-like)");
-    CHECK(rd64(&mem, r + 0x90) & 2, "0x90 IA32_PERF_GLOBAL_STATUS snapshot shows PMC1");
+    CHECK(rd64(&mem, r + 0x90) & 8, "0x90 IA32_PERF_GLOBAL_STATUS snapshot shows PMC3");
     CHECK_EQ(rd64(&mem, r + 0x98), 0xDEF000, "0x98 data linear address");
     CHECK_EQ(rd64(&mem, r + 0xA0), 0xC, "0xA0 data source");
     CHECK_EQ(rd64(&mem, r + 0xA8), 250, "0xA8 latency");
