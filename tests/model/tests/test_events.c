@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The model alone (no libds): every profile decodes the generic events the
+ * way its microarchitecture encodes them. Per profile, this file's own
+ * transcription (independent of the model's tables and of libds/src/event.c):
+ *   Core 2 (06_0FH): SDM Vol. 3B, Intel Core microarchitecture event table;
+ *     PEBS: Linux ds.c intel_core2_pebs_event_constraints (C0H/00H, C5H/00H).
+ *   Atom (06_1CH): perfmon BNL/events/bonnell_core.json ("PEBS" field); no
+ *     retired load/store event: L1D_CACHE.LD 40H/A1H, L1D_CACHE.ST 40H/A2H.
+ *   Nehalem (06_1AH): perfmon NHM-EP/events/NehalemEP_core.json;
+ *     LATENCY_ABOVE_THRESHOLD on PMC3 only; BR_MISP_RETIRED.ALL_BRANCHES is
+ *     no PEBS event (Linux intel_nehalem_pebs_event_constraints: 0x02c5 only).
+ *   Haswell/Skylake: perfmon HSW haswell_core.json, SKL skylake_core.json:
+ *     PREC_DIST C0H/01H on PMC1, *_PEBS umask 04H for branches, D0H/81H/82H;
+ *     LOAD_LATENCY CDH/01H on PMC3 (HSW), PMC0-3 (SKL).
+ *   Ice Lake and later big cores: ICL, SPR, GNR, ADL goldencove, LNL
+ *     lioncove, PTL cougarcove JSON: C0H, C4H, C5H umask 0, D0H/81H/82H on
+ *     PMC0-3, CDH/01H on all (ICL), PMC1-7 (GLC/RWC), PMC2-9 (LNC/CGC).
+ *   Gracemont/Darkmont: ADL gracemont, PTL darkmont JSON: MEM_UOPS_RETIRED
+ *     D0H/81H/82H, load latency D0H/05H on PMC0-1 (GRT), all (DKT).
+ * Kinds: P precise PEBS record at the event's instruction, I imprecise (the
+ * record is taken at the instruction after the overflow: perfmon "PEBS" 0,
+ * Linux "Allow all events as PEBS"), N counts but no record (Core 2 and
+ * Nehalem list their PEBS events; nothing else takes an assist).
+ */
+#include <stdio.h>
+#include "check.h"
+#include "model_util.h"
+
+#define LIN64 0xFFFF800000200000ull
+#define PEBS_BUF 0x1000u
+#define IP0 0x400000ull
+static _Alignas(4096) uint8_t blk[1 << 16];
+static struct fake_mem mem;
+
+enum { G_INST, G_BR, G_MISP, G_LOAD, G_STORE, G_LL, G_CYC, G__N };
+static const char *const gname[G__N] = { "inst", "branches", "mispredicts", "loads", "stores", "load-latency",
+                                         "cycles" };
+struct enc { uint8_t ev, um, ctr; char kind; };   /* kind 0: the core has no such event */
+struct prof_exp {
+    enum dsm_profile p;
+    struct enc e[G__N];
+    struct enc bad[4];   /* encodings (or counters) that count nothing on this core */
+};
+
+#define X { 0, 0, 0, 0 }
+static const struct prof_exp exps[] = {
+    { DSM_CORE2, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'N' }, { 0xC5, 0, 0, 'P' }, { 0xC0, 1, 0, 'N' },
+                   { 0xC0, 2, 0, 'N' }, X, { 0x3C, 0, 0, 'N' } },
+      { { 0xD0, 0x82, 0, 0 }, { 0xD0, 0x81, 0, 0 }, { 0x0B, 1, 0, 0 }, { 0xCD, 1, 0, 0 } } },
+    { DSM_ATOM, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'I' }, { 0xC5, 0, 0, 'P' }, { 0x40, 0xA1, 0, 'I' },
+                  { 0x40, 0xA2, 0, 'I' }, X, { 0x3C, 0, 0, 'I' } },
+      { { 0xC0, 1, 0, 0 }, { 0xC0, 2, 0, 0 }, { 0xD0, 0x81, 0, 0 }, { 0xD0, 0x82, 0, 0 } } },
+    { DSM_NEHALEM, { { 0xC0, 1, 0, 'P' }, { 0xC4, 4, 0, 'P' }, { 0xC5, 0, 0, 'N' }, { 0x0B, 1, 0, 'P' },
+                     { 0x0B, 2, 0, 'P' }, { 0x0B, 0x10, 3, 'P' }, { 0x3C, 0, 0, 'N' } },
+      { { 0x0B, 0x10, 0, 0 }, { 0xD0, 0x81, 0, 0 }, { 0xC0, 2, 0, 0 }, { 0xCD, 1, 3, 0 } } },
+#define HSWSKL(pr, llc)                                                                                    \
+    { pr, { { 0xC0, 1, 1, 'P' }, { 0xC4, 4, 0, 'P' }, { 0xC5, 4, 0, 'P' }, { 0xD0, 0x81, 0, 'P' },          \
+            { 0xD0, 0x82, 0, 'P' }, { 0xCD, 1, llc, 'P' }, { 0x3C, 0, 0, 'I' } },                          \
+      { { 0xC0, 1, 0, 0 }, { 0xC0, 2, 0, 0 }, { 0x0B, 1, 0, 0 }, { 0x0B, 2, 0, 0 } } }
+    HSWSKL(DSM_HASWELL, 3), HSWSKL(DSM_SKYLAKE, 0), HSWSKL(DSM_KVM_SKL, 0),
+#define BIG(pr, llc, llbad)                                                                                \
+    { pr, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'P' }, { 0xC5, 0, 0, 'P' }, { 0xD0, 0x81, 0, 'P' },          \
+            { 0xD0, 0x82, 0, 'P' }, { 0xCD, 1, llc, 'P' }, { 0x3C, 0, 0, 'I' } },                          \
+      { { 0xD0, 0x81, 4, 0 }, { 0xC0, 2, 0, 0 }, { 0xD0, 0x05, 0, 0 }, { 0xCD, 1, llbad, 0 } } }
+    BIG(DSM_ICELAKE, 0, 0xFF), BIG(DSM_SAPPHIRERAPIDS, 1, 0), BIG(DSM_GRANITERAPIDS, 1, 0),
+    BIG(DSM_ALDERLAKE_P, 1, 0), BIG(DSM_KVM_SPR, 1, 0), BIG(DSM_LUNARLAKE, 2, 1), BIG(DSM_PTL_P, 2, 1),
+#define SMALL(pr, llbad)                                                                                   \
+    { pr, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'P' }, { 0xC5, 0, 0, 'P' }, { 0xD0, 0x81, 0, 'P' },          \
+            { 0xD0, 0x82, 0, 'P' }, { 0xD0, 0x05, 0, 'P' }, { 0x3C, 0, 0, 'I' } },                         \
+      { { 0xCD, 1, 0, 0 }, { 0x0B, 1, 0, 0 }, { 0xC0, 2, 0, 0 }, { 0xD0, 0x05, llbad, 0 } } }
+    SMALL(DSM_ALDERLAKE_E, 2), SMALL(DSM_PTL_E, 0xFF),
+};
+
+/* The workload: NI instructions, instruction i at IP0 + 4 i (next_ip + 4);
+ * every 3rd a branch (every 2nd of those mispredicted), every 4th a load
+ * (latency 100, or 2 for every 3rd load), every 5th a store. */
+#define NI 240u
+#define LAT_THR 50u
+static struct dsm_event wl_ev(unsigned i)
+{
+    struct dsm_event e = ev_plain(IP0 + 4ull * i);
+    if (i % 3 == 1) {
+        e = ev_branch(e.ip, e.ip + 4, (i / 3) % 2 == 0);
+    } else if (i % 4 == 2) {
+        e = ev_load(e.ip, 0x900000 + 64ull * i, (i / 4) % 3 == 0 ? 2 : 100, 1);
+    } else if (i % 5 == 3) {
+        e.flags = DSM_EV_STORE;
+    }
+    return e;
+}
+
+static bool wl_is(unsigned g, const struct dsm_event *e)
+{
+    switch (g) {
+    case G_INST: case G_CYC: return true;
+    case G_BR: return e->flags & DSM_EV_BRANCH;
+    case G_MISP: return e->flags & DSM_EV_MISPRED;
+    case G_LOAD: return e->flags & DSM_EV_LOAD;
+    case G_STORE: return e->flags & DSM_EV_STORE;
+    case G_LL: return (e->flags & DSM_EV_LOAD) && e->load_latency > LAT_THR;
+    default: return false;
+    }
+}
+
+static unsigned wl_count(unsigned g)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < NI; i++) {
+        struct dsm_event e = wl_ev(i);
+        n += wl_is(g, &e);
+    }
+    return n;
+}
+
+static void wr(struct dsm_cpu *c, uint32_t msr, uint64_t v)
+{
+    CHECK_EQ(dsm_wrmsr(c, msr, v), DSM_OK, "wrmsr 0x%X = 0x%llx", msr, (unsigned long long)v);
+}
+
+/* Program GP counter ctr with ev/um (user, enabled) at start; PEBS on it if pebs. */
+static void setup(struct dsm_cpu *c, enum dsm_profile p, const struct enc *x, uint64_t start, bool pebs)
+{
+    CHECK_EQ(fm_cpu_init(c, p, &mem, blk, sizeof blk, LIN64), DSM_OK, "init %s", dsm_profile_name(p));
+    if (pebs) {
+        ds_setup(&mem, LIN64, true, 0, 0, 0, LIN64 + PEBS_BUF, LIN64 + PEBS_BUF + 0x8000, LIN64 + PEBS_BUF + 0x8000);
+        wr64(&mem, LIN64 + 0x40 + 8 * x->ctr, start);   /* DS counter reset slot */
+        wr(c, 0x600, LIN64);
+    }
+    if (c->ll && c->pebs_fmt >= 0)
+        wr(c, 0x3F6, LAT_THR);
+    wr(c, 0x186 + x->ctr, x->ev | ((uint64_t)x->um << 8) | (1u << 16) | (1u << 22));
+    wr(c, 0xC1 + x->ctr, start & 0xFFFFFFFFu);          /* legacy write: sign-extended */
+    if (pebs)   /* PEBS_EN and, for the Nehalem..Skylake LL event, LL_EN (bit 32 + n) */
+        wr(c, 0x3F1, (1ull << x->ctr) | (c->pebs_fmt <= 3 && c->pebs_fmt >= 1 ? 1ull << (32 + x->ctr) : 0));
+    if (c->version >= 2)
+        wr(c, 0x38F, 1ull << x->ctr);
+}
+
+static void run(struct dsm_cpu *c)
+{
+    for (unsigned i = 0; i < NI; i++) {
+        struct dsm_event e = wl_ev(i);
+        dsm_retire(c, &e);
+    }
+}
+
+/* Counting: the counter counts exactly the workload's occurrences. */
+static void check_count(enum dsm_profile p, unsigned g, const struct enc *x)
+{
+    struct dsm_cpu c;
+    setup(&c, p, x, 0, false);
+    run(&c);
+    CHECK_EQ(c.pmc[x->ctr], wl_count(g), "%s %s %02X/%02X on PMC%u counts the workload's occurrences",
+             dsm_profile_name(p), gname[g], x->ev, x->um, x->ctr);
+}
+
+/* Sampling every P: precise records at occurrences P+1, 2P+1, ... (floor((n-1)/P),
+ * dsm_pebs_expected); imprecise records exist and some land on other
+ * instructions; none for 'N'. */
+static void check_pebs(enum dsm_profile p, unsigned g, const struct enc *x)
+{
+    const uint64_t P = 3;
+    struct dsm_cpu c;
+    setup(&c, p, x, (uint64_t)-P, true);
+    run(&c);
+    unsigned n = wl_count(g), recs = (unsigned)dsm_stats(&c)->pebs_written, on_ev = 0;
+    uint32_t sz = dsm_pebs_record_size(&c);
+    /* formats 0-3: RIP after the instruction with PERF_CAPABILITIES.PEBS_TRAP;
+     * adaptive basic group (format 4+): the eventing IP (Linux struct pebs_basic ip) */
+    bool trap = c.pebs_fmt <= 3 && (c.perf_caps & (1u << 6)) != 0;
+    for (unsigned k = 0; k < recs && sz; k++) {
+        uint64_t rip = rd64(&mem, LIN64 + PEBS_BUF + (uint64_t)k * sz + 8);
+        uint64_t i = (rip - IP0) / 4 - (trap ? 1 : 0);
+        struct dsm_event e = wl_ev((unsigned)i);
+        on_ev += i < NI && wl_is(g, &e);
+    }
+    const char *pn = dsm_profile_name(p);
+    if (x->kind == 'P') {
+        CHECK_EQ(recs, dsm_pebs_expected(n, P), "%s %s: floor((%u-1)/%u) precise records", pn, gname[g], n,
+                 (unsigned)P);
+        CHECK_EQ(on_ev, recs, "%s %s: every record's IP is one of the event's instructions", pn, gname[g]);
+    } else if (x->kind == 'I') {
+        CHECK(recs > 0, "%s %s: imprecise records", pn, gname[g]);
+        if (g != G_INST && g != G_CYC)
+            CHECK(on_ev < recs, "%s %s: imprecise: some record IPs are not the event's", pn, gname[g]);
+    } else {
+        CHECK_EQ(recs, 0, "%s %s: not a PEBS event here: no record", pn, gname[g]);
+        uint64_t w = c.gp_width >= 64 ? ~0ull : (1ull << c.gp_width) - 1;
+        CHECK_EQ(c.pmc[x->ctr], ((uint64_t)n - P) & w, "%s %s: the counter still counts all %u", pn, gname[g], n);
+    }
+}
+
+static void check_bad(enum dsm_profile p, const struct enc *x)
+{
+    struct dsm_cpu c;
+    if (x->ctr == 0xFF)
+        return;   /* no restriction to test on this core */
+    setup(&c, p, x, 0, false);
+    run(&c);
+    CHECK_EQ(c.pmc[x->ctr], 0, "%s: %02X/%02X on PMC%u counts nothing", dsm_profile_name(p), x->ev, x->um, x->ctr);
+}
+
+int main(void)
+{
+    for (size_t k = 0; k < sizeof exps / sizeof exps[0]; k++) {
+        const struct prof_exp *pe = &exps[k];
+        struct dsm_cpu c;
+        fm_cpu_init(&c, pe->p, &mem, blk, sizeof blk, LIN64);
+        /* PEBS through the DS area only (architectural PEBS: test_archpebs.c, e2e_arch_pebs.c) */
+        bool ds_pebs = c.pebs_fmt >= 0 && !c.ap.on;
+        for (unsigned g = 0; g < G__N; g++) {
+            const struct enc *x = &pe->e[g];
+            if (!x->kind)
+                continue;
+            if (g == G_LL && (!c.ll || c.pebs_fmt < 0))   /* no PEBS: no MSR_PEBS_LD_LAT threshold */
+                continue;
+            check_count(pe->p, g, x);
+            /* Core 2 and Atom (PEBS format 0) take PEBS on PMC0 only; formats 1-3 on PMC0-3 */
+            if (ds_pebs && (c.pebs_fmt != 0 || x->ctr == 0) && (c.pebs_fmt > 3 || x->ctr < 4))
+                check_pebs(pe->p, g, x);
+        }
+        for (unsigned b = 0; b < 4; b++)
+            check_bad(pe->p, &pe->bad[b]);
+    }
+    /* the workload has each kind (a check that cannot pass vacuously) */
+    CHECK(wl_count(G_BR) && wl_count(G_MISP) && wl_count(G_LOAD) && wl_count(G_STORE) && wl_count(G_LL) &&
+          wl_count(G_LL) < wl_count(G_LOAD), "workload mix");
+    return check_summary();
+}
