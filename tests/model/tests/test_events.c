@@ -26,51 +26,13 @@
 #include <stdio.h>
 #include "check.h"
 #include "model_util.h"
+#include "ev_expect.h"
 
 #define LIN64 0xFFFF800000200000ull
 #define PEBS_BUF 0x1000u
 #define IP0 0x400000ull
 static _Alignas(4096) uint8_t blk[1 << 16];
 static struct fake_mem mem;
-
-enum { G_INST, G_BR, G_MISP, G_LOAD, G_STORE, G_LL, G_CYC, G__N };
-static const char *const gname[G__N] = { "inst", "branches", "mispredicts", "loads", "stores", "load-latency",
-                                         "cycles" };
-struct enc { uint8_t ev, um, ctr; char kind; };   /* kind 0: the core has no such event */
-struct prof_exp {
-    enum dsm_profile p;
-    struct enc e[G__N];
-    struct enc bad[4];   /* encodings (or counters) that count nothing on this core */
-};
-
-#define X { 0, 0, 0, 0 }
-static const struct prof_exp exps[] = {
-    { DSM_CORE2, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'N' }, { 0xC5, 0, 0, 'P' }, { 0xC0, 1, 0, 'N' },
-                   { 0xC0, 2, 0, 'N' }, X, { 0x3C, 0, 0, 'N' } },
-      { { 0xD0, 0x82, 0, 0 }, { 0xD0, 0x81, 0, 0 }, { 0x0B, 1, 0, 0 }, { 0xCD, 1, 0, 0 } } },
-    { DSM_ATOM, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'I' }, { 0xC5, 0, 0, 'P' }, { 0x40, 0xA1, 0, 'I' },
-                  { 0x40, 0xA2, 0, 'I' }, X, { 0x3C, 0, 0, 'I' } },
-      { { 0xC0, 1, 0, 0 }, { 0xC0, 2, 0, 0 }, { 0xD0, 0x81, 0, 0 }, { 0xD0, 0x82, 0, 0 } } },
-    { DSM_NEHALEM, { { 0xC0, 1, 0, 'P' }, { 0xC4, 4, 0, 'P' }, { 0xC5, 0, 0, 'N' }, { 0x0B, 1, 0, 'P' },
-                     { 0x0B, 2, 0, 'P' }, { 0x0B, 0x10, 3, 'P' }, { 0x3C, 0, 0, 'N' } },
-      { { 0x0B, 0x10, 0, 0 }, { 0xD0, 0x81, 0, 0 }, { 0xC0, 2, 0, 0 }, { 0xCD, 1, 3, 0 } } },
-#define HSWSKL(pr, llc)                                                                                    \
-    { pr, { { 0xC0, 1, 1, 'P' }, { 0xC4, 4, 0, 'P' }, { 0xC5, 4, 0, 'P' }, { 0xD0, 0x81, 0, 'P' },          \
-            { 0xD0, 0x82, 0, 'P' }, { 0xCD, 1, llc, 'P' }, { 0x3C, 0, 0, 'I' } },                          \
-      { { 0xC0, 1, 0, 0 }, { 0xC0, 2, 0, 0 }, { 0x0B, 1, 0, 0 }, { 0x0B, 2, 0, 0 } } }
-    HSWSKL(DSM_HASWELL, 3), HSWSKL(DSM_SKYLAKE, 0), HSWSKL(DSM_KVM_SKL, 0),
-#define BIG(pr, llc, llbad)                                                                                \
-    { pr, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'P' }, { 0xC5, 0, 0, 'P' }, { 0xD0, 0x81, 0, 'P' },          \
-            { 0xD0, 0x82, 0, 'P' }, { 0xCD, 1, llc, 'P' }, { 0x3C, 0, 0, 'I' } },                          \
-      { { 0xD0, 0x81, 4, 0 }, { 0xC0, 2, 0, 0 }, { 0xD0, 0x05, 0, 0 }, { 0xCD, 1, llbad, 0 } } }
-    BIG(DSM_ICELAKE, 0, 0xFF), BIG(DSM_SAPPHIRERAPIDS, 1, 0), BIG(DSM_GRANITERAPIDS, 1, 0),
-    BIG(DSM_ALDERLAKE_P, 1, 0), BIG(DSM_KVM_SPR, 1, 0), BIG(DSM_LUNARLAKE, 2, 1), BIG(DSM_PTL_P, 2, 1),
-#define SMALL(pr, llbad)                                                                                   \
-    { pr, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'P' }, { 0xC5, 0, 0, 'P' }, { 0xD0, 0x81, 0, 'P' },          \
-            { 0xD0, 0x82, 0, 'P' }, { 0xD0, 0x05, 0, 'P' }, { 0x3C, 0, 0, 'I' } },                         \
-      { { 0xCD, 1, 0, 0 }, { 0x0B, 1, 0, 0 }, { 0xC0, 2, 0, 0 }, { 0xD0, 0x05, llbad, 0 } } }
-    SMALL(DSM_ALDERLAKE_E, 2), SMALL(DSM_PTL_E, 0xFF),
-};
 
 /* The workload: NI instructions, instruction i at IP0 + 4 i (next_ip + 4);
  * every 3rd a branch (every 2nd of those mispredicted), every 4th a load
