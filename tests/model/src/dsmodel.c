@@ -120,7 +120,7 @@
 #define DSM_ESCR_T0_USR   (1ull << 2)
 #define DSM_NB_PEBS_UOP_TAG (1ull << 24)
 #define DSM_NB_PEBS_MY_THR (1ull << 25)
-#define DSM_NB_PEBS_VALID 0x07001FFFull
+#define DSM_NB_PEBS_VALID 0x07019FFFull   /* metric bits 12:0, 15, 16 (Tagged_mispred_branch), 24-26 */
 #define DSM_NB_VERT_VALID 0x1Full
 #define DSM_NB_WIDTH      40
 #define DSM_NB_PEBS_CTR   16            /* MSR_IQ_COUNTER4 */

@@ -627,6 +627,21 @@ static void test_netburst(void)
     CHECK_EQ(dsm_stats(&c)->pebs_written, 1, "replay-tagged L1 miss records");
     CHECK_EQ(rd64(&mem, LIN64 + PEBS_BUF + 8), 0x6104, "64-bit NetBurst record RIP at 8");
     CHECK_EQ(rd64(&mem, LIN64 + 0x28), LIN64 + PEBS_BUF + 144, "index +144");
+    /* Tagged_mispred_branch: MSR_PEBS_ENABLE bits 15 and 16, MATRIX_VERT bit 4
+     * (reference netburst.md "Replay-tagging metrics"; Linux p4 0x18000 / 0x10) */
+    mk(&c, DSM_NETBURST_M4_64, LIN64);
+    pebs_setup(&c, LIN64, true, 144, 4, 4, 0xFFFFFFFFFFull, 0);
+    wr(&c, 0x3CC, (0x09ull << 25) | (1ull << 9) | (1 << 2));   /* replay_event NBOGUS */
+    wr(&c, 0x3F2, 0x10);
+    CHECK_EQ(dsm_wrmsr(&c, 0x3F1, (1ull << 24) | (1ull << 25) | 0x18000), DSM_OK, "PEBS_ENABLE bits 15, 16 valid");
+    wr(&c, 0x310, 0xFFFFFFFFFFull);
+    wr(&c, 0x370, 0x0003B000);
+    struct dsm_event good = ev_branch(0x7000, 0x7100, false), bad = ev_branch(0x7200, 0x7300, true);
+    dsm_retire(&c, &good);
+    CHECK_EQ(rd(&c, 0x310), 0xFFFFFFFFFFull, "predicted branch not tagged");
+    dsm_retire(&c, &bad);
+    dsm_retire(&c, &bad);
+    CHECK_EQ(dsm_stats(&c)->pebs_written, 1, "replay-tagged mispredicted branch records");
 }
 
 /* ---- BTS ---------------------------------------------------------------- */
