@@ -1922,6 +1922,10 @@ static unsigned nb_inc(const struct dsm_cpu *c, unsigned i, const struct dsm_eve
         case 0x03: inc = (mask & 1) && br && mis; break;                           /* mispred_branch_retired */
         default: break;
         }
+    } else if (msr == 0x3A2 || msr == 0x3A3) {   /* FSB_ESCR0/1 */
+        /* global_power_events (13H), RUNNING (bit 0): cycles, one per instruction
+         * (model choice); encoding: libpfm4 netburst_events.h, Linux p4 global_power_events */
+        inc = evsel == 0x13 && (mask & 1);
     } else if (msr == 0x3CC || msr == 0x3CD) {   /* CRU_ESCR2/3 */
         switch (evsel) {
         case 0x08: inc = (mask & 1) && fe_tag; *at_ret_pebs = true; break;         /* front_end_event */

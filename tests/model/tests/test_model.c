@@ -642,6 +642,18 @@ static void test_netburst(void)
     dsm_retire(&c, &bad);
     dsm_retire(&c, &bad);
     CHECK_EQ(dsm_stats(&c)->pebs_written, 1, "replay-tagged mispredicted branch records");
+    /* global_power_events (event select 13H, RUNNING bit 0) on FSB_ESCR0, counter 0
+     * (CCCR select 6): the cycles of NetBurst, one per instruction in the model */
+    mk(&c, DSM_NETBURST_M4_64, LIN64);
+    wr(&c, 0x3A2, (0x13ull << 25) | (1ull << 9) | (1 << 2));   /* T0_USR */
+    wr(&c, 0x360, (1u << 12) | (6u << 13) | (3u << 16));
+    struct dsm_event pl = ev_plain(0x8000);
+    for (int k = 0; k < 5; k++)
+        dsm_retire(&c, &pl);
+    CHECK_EQ(rd(&c, 0x300), 5, "global_power_events RUNNING counts 5 cycles");
+    wr(&c, 0x3A2, (0x13ull << 25) | (1ull << 10) | (1 << 2));  /* mask bit 1: nothing */
+    dsm_retire(&c, &pl);
+    CHECK_EQ(rd(&c, 0x300), 5, "global_power_events without RUNNING counts nothing");
 }
 
 /* ---- BTS ---------------------------------------------------------------- */
