@@ -1518,15 +1518,13 @@ static const struct ev_row ev_core2[] = {
     { 0xC5, 0x00, EW_MISP, EP_PRECISE, EVC_ALL },   /* BR_INST_RETIRED.MISPRED */
     EV_ARCH_CYC(EP_NONE), { 0, 0, 0, 0, 0 }
 };
-/* Bonnell (06_1CH): BNL/events/bonnell_core.json (v5). No retired-load or
- * retired-store event: L1D_CACHE.LD/ST (every modelled load/store accesses the
- * L1D; the model has no speculation). */
+/* Bonnell (06_1CH): BNL/events/bonnell_core.json (v5). It has no retired-load
+ * or retired-store event (L1D_CACHE.LD/ST 40H count cache accesses, not
+ * retirement): loads and stores count nothing here. */
 static const struct ev_row ev_bonnell[] = {
     { 0xC0, 0x00, EW_INST, EP_PRECISE, 0x3 },       /* INST_RETIRED.ANY_P, PEBS 2 */
     { 0xC4, 0x00, EW_BR, EP_IMPRECISE, 0x3 },       /* BR_INST_RETIRED.ANY, PEBS 0 */
     { 0xC5, 0x00, EW_MISP, EP_PRECISE, 0x3 },       /* BR_INST_RETIRED.MISPRED, PEBS 1 */
-    { 0x40, 0xA1, EW_LOAD, EP_IMPRECISE, 0x3 },     /* L1D_CACHE.LD, PEBS 0 */
-    { 0x40, 0xA2, EW_STORE, EP_IMPRECISE, 0x3 },    /* L1D_CACHE.ST, PEBS 0 */
     EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
 };
 /* Nehalem (06_1AH): NHM-EP/events/NehalemEP_core.json (v4); PEBS: Linux

@@ -6,7 +6,7 @@
  *   Core 2 (06_0FH): SDM Vol. 3B, Intel Core microarchitecture event table;
  *     PEBS: Linux ds.c intel_core2_pebs_event_constraints (C0H/00H, C5H/00H).
  *   Atom (06_1CH): perfmon BNL/events/bonnell_core.json ("PEBS" field); no
- *     retired load/store event: L1D_CACHE.LD 40H/A1H, L1D_CACHE.ST 40H/A2H.
+ *     retired load/store event (L1D_CACHE.LD 40H/A1H counts cache accesses).
  *   Nehalem (06_1AH): perfmon NHM-EP/events/NehalemEP_core.json;
  *     LATENCY_ABOVE_THRESHOLD on PMC3 only; BR_MISP_RETIRED.ALL_BRANCHES is
  *     no PEBS event (Linux intel_nehalem_pebs_event_constraints: 0x02c5 only).
