@@ -27,7 +27,7 @@
 #include <ds/event.h>
 #include <ds/session.h>
 
-#define LIN 0xFFFF800000100000ull
+#define LIN 0x10000000ull   /* below 4 GiB: the 32-bit DS layouts can point at it */
 #define IP0 0x400000ull
 #define STRIDE 16u
 #define NI 1200u
@@ -153,8 +153,69 @@ static void check_restored(enum dsm_profile p, const char *what)
              (unsigned)T.m.msr_st_used);
 }
 
-/* Set up a fresh model + libds CPU + session; returns ds_session_add's result. */
-static int prepare(enum dsm_profile p, const struct ds_request *rq, unsigned g)
+/* Known disagreements between libds and the model's sources, each found by
+ * this test and reported (issue 16): a case that fails EXACTLY as recorded
+ * (stage and error) is printed as "# KNOWN" instead of failing; any other
+ * outcome, the fixed one included, goes through the normal checks.
+ * Stages: 'a' ds_session_add refused with err, 's' ds_session_start failed
+ * with err, 'z' it ran but the model counted nothing (0 samples). */
+#define M_LDLAT 9   /* LOADS + ldlat, PRECISE */
+#define M_NOFREEZE 0x10   /* or'ed into the mode key of the cfg.freeze NONE runs (KVM pass) */
+struct known { enum dsm_profile p; int g, mode; char stage; int err; const char *why; };
+static const struct known KNOWN[] = {
+    /* libds session.c never programs the uop_type tagging ESCR (event.h nb_tag_event/_mask) */
+    { DSM_NETBURST_M2, G_LOAD, DS_SAMPLE_AUTO, 'z', 0, "front_end_event without uop_type TAGLOADS counts nothing" },
+    { DSM_NETBURST_M3, G_LOAD, DS_SAMPLE_AUTO, 'z', 0, "front_end_event without uop_type TAGLOADS counts nothing" },
+    { DSM_NETBURST_M4_64, G_LOAD, DS_SAMPLE_AUTO, 'z', 0, "front_end_event without uop_type TAGLOADS counts nothing" },
+    { DSM_NETBURST_M2, G_STORE, DS_SAMPLE_AUTO, 'z', 0, "front_end_event without uop_type TAGSTORES counts nothing" },
+    { DSM_NETBURST_M3, G_STORE, DS_SAMPLE_AUTO, 'z', 0, "front_end_event without uop_type TAGSTORES counts nothing" },
+    { DSM_NETBURST_M4_64, G_STORE, DS_SAMPLE_AUTO, 'z', 0, "front_end_event without uop_type TAGSTORES counts nothing" },
+    /* auto freeze on a perfmon v2 KVM guest sets DEBUGCTL.FREEZE_PERFMON_ON_PMI, which KVM #GPs
+     * (vmx_get_supported_debugctl); with cfg.freeze NONE the same requests sample (kvm pass below) */
+    { DSM_KVM_SPR, -1, DS_SAMPLE_PRECISE, 's', DS_ERR_MSR_FAULT, "auto freeze writes DEBUGCTL[12], #GP on KVM" },
+    { DSM_KVM_SPR, -1, DS_SAMPLE_AUTO, 's', DS_ERR_MSR_FAULT, "auto freeze writes DEBUGCTL[12], #GP on KVM" },
+    { DSM_KVM_SKL, -1, DS_SAMPLE_AUTO, 's', DS_ERR_MSR_FAULT, "auto freeze writes DEBUGCTL[12], #GP on KVM" },
+    { DSM_LUNARLAKE, G_CYC, DS_SAMPLE_AUTO, 's', DS_ERR_PMI_CTRL_MASK, "cycles overflow sampling on GP9: ds_pmi_config refuses the counter mask" },
+    { DSM_PTL_P, G_CYC, DS_SAMPLE_AUTO, 's', DS_ERR_PMI_CTRL_MASK, "cycles overflow sampling on GP9: ds_pmi_config refuses the counter mask" },
+    /* overflow sampling of instructions without PEBS: libds programs INST_RETIRED.PREC_DIST
+     * C0H/01H on PMC3; perfmon skylake_core.json: PREC_DIST counts on PMC1 only */
+    { DSM_KVM_SKL, G_INST, DS_SAMPLE_AUTO | M_NOFREEZE, 'z', 0, "PREC_DIST C0H/01H on PMC3, perfmon: PMC1 only" },
+    /* perfmon NehalemEP_core.json: MEM_INST_RETIRED.LOADS/STORES "PEBS": "1"; libds: not precise */
+    { DSM_NEHALEM, G_LOAD, DS_SAMPLE_PRECISE, 'a', DS_ERR_SESSION_NOT_PRECISE, "perfmon says 0BH/01H is PEBS" },
+    { DSM_NEHALEM, G_STORE, DS_SAMPLE_PRECISE, 'a', DS_ERR_SESSION_NOT_PRECISE, "perfmon says 0BH/02H is PEBS" },
+    { DSM_NEHALEM, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NOT_PRECISE, "0BH/10H LATENCY_ABOVE_THRESHOLD is PEBS (PMC3)" },
+    /* perfmon haswell_core.json MEM_TRANS_RETIRED.LOAD_LATENCY_* "Counter": "3"; libds uses PMC0
+     * (Linux intel_hsw_pebs_event_constraints allows 0xf: the sources disagree) */
+    { DSM_HASWELL, G_LL, M_LDLAT, 'z', 0, "CDH/01H programmed on PMC0, perfmon: PMC3 only" },
+    /* load latency with adaptive PEBS (format 4+): libds refuses */
+    { DSM_ICELAKE, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
+    { DSM_SAPPHIRERAPIDS, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
+    { DSM_GRANITERAPIDS, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
+    { DSM_LUNARLAKE, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
+    { DSM_ALDERLAKE_P, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
+    { DSM_ALDERLAKE_E, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_UOPS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
+    { DSM_KVM_SPR, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with PEBS format 5" },
+};
+static unsigned known_hits;
+
+static bool known(enum dsm_profile p, unsigned g, int mode, char stage, int err, const char *what)
+{
+    for (size_t k = 0; k < sizeof KNOWN / sizeof KNOWN[0]; k++) {
+        const struct known *x = &KNOWN[k];
+        if (x->p == p && (x->g < 0 || x->g == (int)g) && x->mode == mode &&
+            x->stage == stage && (stage == 'z' || x->err == err)) {
+            printf("# KNOWN %s %s: %s (%s)\n", dsm_profile_name(p), what, x->why, stage == 'z' ? "0 samples" : ds_errname(err));
+            known_hits++;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Set up a fresh model + libds CPU + session; returns ds_session_add's result.
+ * The model has no PEBS errata: DS_PMC_PEBS_ALLOW_ERRATA (Core 2's default
+ * refusal is checked in core2_default_flags). */
+static int prepare(enum dsm_profile p, const struct ds_request *rq, unsigned g, bool freeze_none, unsigned flags)
 {
     memset(&T, 0, sizeof T);
     T.g = g;
@@ -169,6 +230,9 @@ static int prepare(enum dsm_profile p, const struct ds_request *rq, unsigned g)
     cfg.mem_linear = LIN;
     cfg.mem_phys = LIN;   /* the fake memory answers physical (arch PEBS) and linear alike */
     cfg.on_sample = on_sample;
+    cfg.pebs_flags = flags;
+    cfg.freeze_set = freeze_none;
+    cfg.freeze = DS_FREEZE_NONE;
     int e = ds_session_init(&T.s, &T.c, &cfg);
     CHECK_EQ(e, DS_OK, "session init %s (%s)", dsm_profile_name(p), ds_errname(e));
     if (e != DS_OK)
@@ -177,13 +241,19 @@ static int prepare(enum dsm_profile p, const struct ds_request *rq, unsigned g)
 }
 
 /* Start, feed the stream, stop, teardown; then the sample checks. */
-static void run_and_check(enum dsm_profile p, const char *what, unsigned n, bool expect_pebs)
+static void run_and_check(enum dsm_profile p, const char *what, unsigned g, int mode, unsigned n, bool expect_pebs)
 {
     const char *pn = dsm_profile_name(p);
     int e = ds_session_start(&T.s);
-    CHECK_EQ(e, DS_OK, "%s %s: start (%s)", pn, what, ds_errname(e));
-    if (e != DS_OK)
+    if (e != DS_OK) {
+        if (known(p, g, mode, 's', e, what))
+            return;
+        CHECK_EQ(e, DS_OK, "%s %s: start (%s)", pn, what, ds_errname(e));
+        for (uint32_t k = 0; k < T.m.msr_st_used; k++)
+            if (T.m.msr_st[k].faults)
+                printf("#   MSR 0x%X faulted %u times\n", T.m.msr_st[k].msr, T.m.msr_st[k].faults);
         return;
+    }
     for (unsigned i = 0; i < NI; i++) {
         struct dsm_event ev = wl_ev(i);
         T.last_next = ev.next_ip;
@@ -193,18 +263,21 @@ static void run_and_check(enum dsm_profile p, const char *what, unsigned n, bool
     CHECK_EQ(e, DS_OK, "%s %s: stop (%s)", pn, what, ds_errname(e));
     e = ds_session_teardown(&T.s);
     CHECK_EQ(e, DS_OK, "%s %s: teardown (%s)", pn, what, ds_errname(e));
-    enum ds_session_how how = T.s.req[0].how;
-    bool pebs = how == DS_HOW_PEBS || how == DS_HOW_APEBS || how == DS_HOW_NB_PEBS;
+    check_restored(p, what);
+    const struct ds_session_req *r = &T.s.req[0];
+    bool pebs = r->how == DS_HOW_PEBS || r->how == DS_HOW_APEBS || r->how == DS_HOW_NB_PEBS;
     if (expect_pebs)
-        CHECK(pebs, "%s %s: served by PEBS (how %d)", pn, what, (int)how);
+        CHECK(pebs, "%s %s: served by PEBS (how %d)", pn, what, (int)r->how);
     uint64_t want = pebs ? dsm_pebs_expected(n, PERIOD) : n / PERIOD;
-    CHECK_EQ(T.samples, want, "%s %s: %s samples for %u events every %u (%s)", pn, what, pebs ? "PEBS" : "overflow",
-             n, PERIOD, T.s.req[0].name ? T.s.req[0].name : "?");
+    if (T.samples == 0 && want && known(p, g, mode, 'z', 0, what))
+        return;
+    CHECK_EQ(T.samples, want, "%s %s: %s samples for %u events every %u (%s, %s%u, evtsel 0x%llx)", pn, what,
+             pebs ? "PEBS" : "overflow", n, PERIOD, r->name ? r->name : "?", r->kind == DS_CTR_FIXED ? "FIXED" : "PMC",
+             r->idx, (unsigned long long)r->evtsel);
     CHECK_EQ(T.pebs, pebs ? T.samples : 0, "%s %s: sample kind matches how", pn, what);
     CHECK(T.bad_ip == 0, "%s %s: every sampled IP is one of the event's instructions (%llu bad, first 0x%llx)", pn,
           what, (unsigned long long)T.bad_ip, (unsigned long long)T.first_bad);
     CHECK_EQ(T.pmi_err, DS_OK, "%s %s: every PMI handled (%s)", pn, what, ds_errname(T.pmi_err));
-    check_restored(p, what);
 }
 
 static bool is_nb(enum dsm_profile p)
@@ -212,34 +285,22 @@ static bool is_nb(enum dsm_profile p)
     return p == DSM_NETBURST_M2 || p == DSM_NETBURST_M3 || p == DSM_NETBURST_M4_64;
 }
 
-static void one(enum dsm_profile p, enum ds_event ev, unsigned g, enum ds_sample_mode mode)
+/* A refusal at add: the specific error the expectation allows. */
+static void check_refusal(enum dsm_profile p, unsigned g, enum ds_sample_mode mode, int key, int e, const char *what)
 {
     const char *pn = dsm_profile_name(p);
-    const struct prof_exp *x = ev_expect_of(p);   /* NULL: NetBurst, no-DS */
-    char what[64];
-    snprintf(what, sizeof what, "%s %s", gname[g], mode == DS_SAMPLE_PRECISE ? "PRECISE" : "AUTO");
-    struct ds_request rq;
-    memset(&rq, 0, sizeof rq);
-    rq.event = ev;
-    rq.period = PERIOD;
-    rq.mode = mode;
-    int e = prepare(p, &rq, g);
+    const struct prof_exp *x = ev_expect_of(p);
     bool has_pebs = T.m.pebs_fmt >= 0 || T.m.ap.on;
     char kind = x ? x->e[g].kind : 0;
-    if (e == DS_OK) {
-        if (x && mode == DS_SAMPLE_PRECISE)
-            CHECK(kind == 'P' && has_pebs, "%s %s: libds accepts PRECISE where the model has no precise encoding",
-                  pn, what);
-        run_and_check(p, what, wl_count(g), mode == DS_SAMPLE_PRECISE);
-        return;
-    }
     printf("# %s %s: refused: %s\n", pn, what, ds_errname(e));
+    if (known(p, g, key, 'a', e, what))
+        return;
     if (p == DSM_NONE_DS) {   /* no leaf 0AH: nothing to count with */
-        CHECK(e == DS_ERR_SESSION_NO_COUNTER || e == DS_ERR_SESSION_NO_DS || e == DS_ERR_EVENT_UNAVAILABLE ||
-              e == DS_ERR_EVENT_UARCH, "%s %s: specific refusal (%s)", pn, what, ds_errname(e));
+        CHECK(e == DS_ERR_NO_PERFMON || e == DS_ERR_SESSION_NO_DS, "%s %s: NO_PERFMON / NO_DS (%s)", pn, what,
+              ds_errname(e));
         return;
     }
-    if (is_nb(p)) {   /* model: no per-core table; a refusal must still be specific */
+    if (is_nb(p)) {   /* no per-core table for NetBurst: PRECISE may be refused, AUTO not */
         CHECK(mode == DS_SAMPLE_PRECISE && (e == DS_ERR_SESSION_NOT_PRECISE || e == DS_ERR_EVENT_NONE),
               "%s %s: NetBurst refusal is NOT_PRECISE/EVENT_NONE for PRECISE only (%s)", pn, what, ds_errname(e));
         return;
@@ -258,6 +319,31 @@ static void one(enum dsm_profile p, enum ds_event ev, unsigned g, enum ds_sample
               kind, ds_errname(e));
 }
 
+static void one(enum dsm_profile p, enum ds_event ev, unsigned g, enum ds_sample_mode mode, bool freeze_none)
+{
+    const char *pn = dsm_profile_name(p);
+    const struct prof_exp *x = ev_expect_of(p);   /* NULL: NetBurst, no-DS */
+    char what[80];
+    snprintf(what, sizeof what, "%s %s%s", gname[g], mode == DS_SAMPLE_PRECISE ? "PRECISE" : "AUTO",
+             freeze_none ? " freeze none" : "");
+    struct ds_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.event = ev;
+    rq.period = PERIOD;
+    rq.mode = mode;
+    int e = prepare(p, &rq, g, freeze_none, DS_PMC_PEBS_ALLOW_ERRATA);
+    int key = (int)mode | (freeze_none ? M_NOFREEZE : 0);
+    if (e != DS_OK) {
+        check_refusal(p, g, mode, key, e, what);
+        return;
+    }
+    char kind = x ? x->e[g].kind : 0;
+    if (x && mode == DS_SAMPLE_PRECISE)
+        CHECK(kind == 'P' && (T.m.pebs_fmt >= 0 || T.m.ap.on),
+              "%s %s: libds accepts PRECISE where the model has no precise encoding", pn, what);
+    run_and_check(p, what, g, key, wl_count(g), mode == DS_SAMPLE_PRECISE);
+}
+
 /* LOADS with a latency threshold, PRECISE: load-latency PEBS or NO_LDLAT. */
 static void one_ldlat(enum dsm_profile p)
 {
@@ -269,29 +355,75 @@ static void one_ldlat(enum dsm_profile p)
     rq.period = PERIOD;
     rq.mode = DS_SAMPLE_PRECISE;
     rq.ldlat = LAT_THR;
-    int e = prepare(p, &rq, G_LL);
+    int e = prepare(p, &rq, G_LL, false, DS_PMC_PEBS_ALLOW_ERRATA);
     bool can = x && x->e[G_LL].kind == 'P' && T.m.ll && (T.m.pebs_fmt >= 0 || T.m.ap.on);
-    if (can) {
-        CHECK_EQ(e, DS_OK, "%s loads ldlat %u: accepted (%s)", pn, LAT_THR, ds_errname(e));
-        if (e == DS_OK)
-            run_and_check(p, "load-latency PRECISE", wl_count(G_LL), true);
-    } else {
-        printf("# %s loads ldlat: refused: %s\n", pn, ds_errname(e));
-        CHECK(e == DS_ERR_SESSION_NO_LDLAT || e == DS_ERR_SESSION_NO_DS || (p == DSM_NONE_DS && e != DS_OK),
-              "%s loads ldlat: NO_LDLAT / NO_DS where the model has no load latency (%s)", pn, ds_errname(e));
+    if (e == DS_OK) {
+        CHECK(can, "%s loads ldlat: accepted where the model has no load latency", pn);
+        run_and_check(p, "load-latency PRECISE", G_LL, M_LDLAT, wl_count(G_LL), true);
+        return;
     }
+    printf("# %s loads ldlat: refused: %s\n", pn, ds_errname(e));
+    if (known(p, G_LL, M_LDLAT, 'a', e, "load-latency PRECISE"))
+        return;
+    CHECK(!can, "%s loads ldlat %u: refused where the model samples load latency (%s)", pn, LAT_THR, ds_errname(e));
+    CHECK(e == DS_ERR_SESSION_NO_LDLAT || e == DS_ERR_SESSION_NO_DS || e == DS_ERR_EVENT_NONE ||
+              (p == DSM_NONE_DS && e == DS_ERR_NO_PERFMON),
+          "%s loads ldlat: NO_LDLAT / NO_DS / EVENT_NONE where the model has no load latency (%s)", pn, ds_errname(e));
+}
+
+/* Core 2 with the default flags: PEBS on PMC0 is refused for an erratum at
+ * start (pmc.h DS_ERR_PMC_PEBS_ERRATUM). PRECISE: that specific error. AUTO
+ * should fall back to overflow sampling; libds fails start instead (KNOWN). */
+static void core2_default_flags(void)
+{
+    struct ds_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.event = DS_EVENT_INSTRUCTIONS;
+    rq.period = PERIOD;
+    rq.mode = DS_SAMPLE_PRECISE;
+    int e = prepare(DSM_CORE2, &rq, G_INST, false, 0);
+    if (e == DS_OK)
+        e = ds_session_start(&T.s);
+    CHECK_EQ(e, DS_ERR_PMC_PEBS_ERRATUM, "core2 inst PRECISE, default flags: the erratum refusal (%s)", ds_errname(e));
+    if (e == DS_OK)
+        (void)ds_session_teardown(&T.s);
+    rq.mode = DS_SAMPLE_AUTO;
+    e = prepare(DSM_CORE2, &rq, G_INST, false, 0);
+    if (e == DS_OK)
+        e = ds_session_start(&T.s);
+    if (e == DS_ERR_PMC_PEBS_ERRATUM) {
+        printf("# KNOWN core2 inst AUTO, default flags: start refuses PEBS (erratum) instead of falling back\n");
+        known_hits++;
+        return;
+    }
+    CHECK_EQ(e, DS_OK, "core2 inst AUTO, default flags: starts (%s)", ds_errname(e));
+    if (e == DS_OK)
+        (void)ds_session_teardown(&T.s);
 }
 
 int main(void)
 {
+    /* libds session.c reaches event.c through weak references, which a static
+     * archive does not resolve unless something else pulls event.o in (then
+     * every generic event is DS_ERR_UNSUPPORTED): reference it here and see
+     * the report of issue 16 */
+    size_t nrows = 0;
+    CHECK(ds_event_table(&nrows) && nrows > 0, "libds generic-event table linked");
     CHECK(wl_count(G_BR) && wl_count(G_MISP) && wl_count(G_LOAD) && wl_count(G_STORE) && wl_count(G_LL) &&
           wl_count(G_LL) < wl_count(G_LOAD), "workload mix");
     for (int p = 0; p < DSM_PROFILE__COUNT; p++) {
+        bool kvm = p == DSM_KVM_SPR || p == DSM_KVM_SKL;
         for (size_t k = 0; k < sizeof GEN / sizeof GEN[0]; k++) {
-            one((enum dsm_profile)p, GEN[k].ev, GEN[k].g, DS_SAMPLE_PRECISE);
-            one((enum dsm_profile)p, GEN[k].ev, GEN[k].g, DS_SAMPLE_AUTO);
+            one((enum dsm_profile)p, GEN[k].ev, GEN[k].g, DS_SAMPLE_PRECISE, false);
+            one((enum dsm_profile)p, GEN[k].ev, GEN[k].g, DS_SAMPLE_AUTO, false);
+            if (kvm) {   /* the KVM guests once more without a freeze mode */
+                one((enum dsm_profile)p, GEN[k].ev, GEN[k].g, DS_SAMPLE_PRECISE, true);
+                one((enum dsm_profile)p, GEN[k].ev, GEN[k].g, DS_SAMPLE_AUTO, true);
+            }
         }
         one_ldlat((enum dsm_profile)p);
     }
+    core2_default_flags();
+    printf("# %u known libds disagreements (see KNOWN in this file)\n", known_hits);
     return check_summary();
 }
