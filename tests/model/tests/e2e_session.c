@@ -131,11 +131,27 @@ static void on_pmi(void *ctx, uint32_t why)
         T.pmi_err = e;
 }
 
-/* Every MSR the session wrote reads as on a fresh CPU of the profile. */
+/* The state the session finds: not the reset state where the model allows,
+ * so that teardown must restore values, not zeros: DEBUGCTL.LBR (legacy
+ * LBR parts) and the last legacy GP counter's EVTSEL programmed but not
+ * enabled (BR_INST_RETIRED, USR|OS). */
+static void preset(struct dsm_cpu *c)
+{
+    if (c->kind != 2)   /* architectural perfmon only */
+        return;
+    if (c->lbr.depth && !c->lbr.arch)
+        (void)dsm_wrmsr(c, 0x1D9, 1);
+    if (c->ngp)
+        (void)dsm_wrmsr(c, 0x186 + (c->ngp < 8 ? c->ngp : 8u) - 1, 0x0300C4);
+}
+
+/* Every MSR the session wrote reads as on a fresh CPU of the profile with
+ * the same preset. */
 static void check_restored(enum dsm_profile p, const char *what)
 {
     struct dsm_cpu f;
     dsm_init(&f, p, NULL, NULL);
+    preset(&f);
     unsigned bad = 0;
     for (uint32_t k = 0; k < T.m.msr_st_used; k++) {
         uint32_t msr = T.m.msr_st[k].msr;
@@ -220,6 +236,7 @@ static int prepare(enum dsm_profile p, const struct ds_request *rq, unsigned g, 
     memset(&T, 0, sizeof T);
     T.g = g;
     fm_cpu_init(&T.m, p, &mem, blk, sizeof blk, LIN);
+    preset(&T.m);
     dsm_set_pmi(&T.m, on_pmi, NULL);
     CHECK_EQ(ds_model_cpu_init(&T.c, &T.m), DS_OK, "libds init %s", dsm_profile_name(p));
     CHECK_EQ(ds_cpu_identify(&T.c), DS_OK, "identify %s", dsm_profile_name(p));
