@@ -28,54 +28,10 @@
 #include <ds/session.h>
 
 #define LIN 0x10000000ull   /* below 4 GiB: the 32-bit DS layouts can point at it */
-#define IP0 0x400000ull
-#define STRIDE 16u
 #define NI 1200u
 #define PERIOD 7u
-#define LAT_THR 50u
 static _Alignas(4096) uint8_t blk[1 << 20];
 static struct fake_mem mem;
-
-/* Instruction i at IP0 + 16 i, next_ip + 16: every 3rd a branch (taken to
- * the next instruction; every 2nd of those mispredicted), every 4th a load
- * (latency 100, or 2 for every 3rd load), every 5th a store. */
-static struct dsm_event wl_ev(unsigned i)
-{
-    struct dsm_event e = ev_plain(IP0 + (uint64_t)STRIDE * i);
-    e.next_ip = e.ip + STRIDE;
-    if (i % 3 == 1) {
-        e = ev_branch(e.ip, e.ip + STRIDE, (i / 3) % 2 == 0);
-    } else if (i % 4 == 2) {
-        e = ev_load(e.ip, 0x900000 + 64ull * i, (i / 4) % 3 == 0 ? 2 : 100, 1);
-        e.next_ip = e.ip + STRIDE;
-    } else if (i % 5 == 3) {
-        e.flags = DSM_EV_STORE;
-    }
-    return e;
-}
-
-static bool wl_is(unsigned g, const struct dsm_event *e)
-{
-    switch (g) {
-    case G_INST: case G_CYC: return true;
-    case G_BR: return e->flags & DSM_EV_BRANCH;
-    case G_MISP: return e->flags & DSM_EV_MISPRED;
-    case G_LOAD: return e->flags & DSM_EV_LOAD;
-    case G_STORE: return e->flags & DSM_EV_STORE;
-    case G_LL: return (e->flags & DSM_EV_LOAD) && e->load_latency > LAT_THR;
-    default: return false;
-    }
-}
-
-static unsigned wl_count(unsigned g)
-{
-    unsigned n = 0;
-    for (unsigned i = 0; i < NI; i++) {
-        struct dsm_event e = wl_ev(i);
-        n += wl_is(g, &e);
-    }
-    return n;
-}
 
 static const struct { enum ds_event ev; unsigned g; } GEN[] = {
     { DS_EVENT_INSTRUCTIONS, G_INST }, { DS_EVENT_BRANCHES, G_BR }, { DS_EVENT_BRANCH_MISSES, G_MISP },
@@ -108,13 +64,13 @@ static void on_sample(void *arg, const struct ds_session_sample *s)
         if (p->present & DS_SAMPLE_EVENTING_IP)
             ip = p->eventing_ip;
         else
-            ip = p->ip_is_next ? p->ip - STRIDE : p->ip;
+            ip = p->ip_is_next ? p->ip - WL_STRIDE : p->ip;
     } else {
-        ip = s->ip - STRIDE;
+        ip = s->ip - WL_STRIDE;
     }
-    uint64_t i = (ip - IP0) / STRIDE;
-    struct dsm_event e = wl_ev((unsigned)(i < NI ? i : 0));
-    if (ip < IP0 || (ip - IP0) % STRIDE || i >= NI || !wl_is(T.g, &e)) {
+    unsigned i = wl_index(ip, NI);
+    struct dsm_event e = wl_ev(i < NI ? i : 0);
+    if (i >= NI || !wl_is(T.g, &e)) {
         if (!T.bad_ip)
             T.first_bad = ip;
         T.bad_ip++;
@@ -358,7 +314,7 @@ static void one(enum dsm_profile p, enum ds_event ev, unsigned g, enum ds_sample
     if (x && mode == DS_SAMPLE_PRECISE)
         CHECK(kind == 'P' && (T.m.pebs_fmt >= 0 || T.m.ap.on),
               "%s %s: libds accepts PRECISE where the model has no precise encoding", pn, what);
-    run_and_check(p, what, g, key, wl_count(g), mode == DS_SAMPLE_PRECISE);
+    run_and_check(p, what, g, key, wl_count(g, NI), mode == DS_SAMPLE_PRECISE);
 }
 
 /* LOADS with a latency threshold, PRECISE: load-latency PEBS or NO_LDLAT. */
@@ -371,18 +327,18 @@ static void one_ldlat(enum dsm_profile p)
     rq.event = DS_EVENT_LOADS;
     rq.period = PERIOD;
     rq.mode = DS_SAMPLE_PRECISE;
-    rq.ldlat = LAT_THR;
+    rq.ldlat = WL_LAT_THR;
     int e = prepare(p, &rq, G_LL, false, DS_PMC_PEBS_ALLOW_ERRATA);
     bool can = x && x->e[G_LL].kind == 'P' && T.m.ll && (T.m.pebs_fmt >= 0 || T.m.ap.on);
     if (e == DS_OK) {
         CHECK(can, "%s loads ldlat: accepted where the model has no load latency", pn);
-        run_and_check(p, "load-latency PRECISE", G_LL, M_LDLAT, wl_count(G_LL), true);
+        run_and_check(p, "load-latency PRECISE", G_LL, M_LDLAT, wl_count(G_LL, NI), true);
         return;
     }
     printf("# %s loads ldlat: refused: %s\n", pn, ds_errname(e));
     if (known(p, G_LL, M_LDLAT, 'a', e, "load-latency PRECISE"))
         return;
-    CHECK(!can, "%s loads ldlat %u: refused where the model samples load latency (%s)", pn, LAT_THR, ds_errname(e));
+    CHECK(!can, "%s loads ldlat %u: refused where the model samples load latency (%s)", pn, WL_LAT_THR, ds_errname(e));
     CHECK(e == DS_ERR_SESSION_NO_LDLAT || e == DS_ERR_SESSION_NO_DS || e == DS_ERR_EVENT_NONE ||
               (p == DSM_NONE_DS && e == DS_ERR_NO_PERFMON),
           "%s loads ldlat: NO_LDLAT / NO_DS / EVENT_NONE where the model has no load latency (%s)", pn, ds_errname(e));
@@ -426,8 +382,8 @@ int main(void)
      * the report of issue 16 */
     size_t nrows = 0;
     CHECK(ds_event_table(&nrows) && nrows > 0, "libds generic-event table linked");
-    CHECK(wl_count(G_BR) && wl_count(G_MISP) && wl_count(G_LOAD) && wl_count(G_STORE) && wl_count(G_LL) &&
-          wl_count(G_LL) < wl_count(G_LOAD), "workload mix");
+    CHECK(wl_count(G_BR, NI) && wl_count(G_MISP, NI) && wl_count(G_STORE, NI) && wl_count(G_LL, NI) &&
+              wl_count(G_LL, NI) < wl_count(G_LOAD, NI), "workload mix");
     for (int p = 0; p < DSM_PROFILE__COUNT; p++) {
         bool kvm = p == DSM_KVM_SPR || p == DSM_KVM_SKL;
         for (size_t k = 0; k < sizeof GEN / sizeof GEN[0]; k++) {

@@ -30,50 +30,10 @@
 
 #define LIN64 0xFFFF800000200000ull
 #define PEBS_BUF 0x1000u
-#define IP0 0x400000ull
 static _Alignas(4096) uint8_t blk[1 << 16];
 static struct fake_mem mem;
 
-/* The workload: NI instructions, instruction i at IP0 + 4 i (next_ip + 4);
- * every 3rd a branch (every 2nd of those mispredicted), every 4th a load
- * (latency 100, or 2 for every 3rd load), every 5th a store. */
 #define NI 240u
-#define LAT_THR 50u
-static struct dsm_event wl_ev(unsigned i)
-{
-    struct dsm_event e = ev_plain(IP0 + 4ull * i);
-    if (i % 3 == 1) {
-        e = ev_branch(e.ip, e.ip + 4, (i / 3) % 2 == 0);
-    } else if (i % 4 == 2) {
-        e = ev_load(e.ip, 0x900000 + 64ull * i, (i / 4) % 3 == 0 ? 2 : 100, 1);
-    } else if (i % 5 == 3) {
-        e.flags = DSM_EV_STORE;
-    }
-    return e;
-}
-
-static bool wl_is(unsigned g, const struct dsm_event *e)
-{
-    switch (g) {
-    case G_INST: case G_CYC: return true;
-    case G_BR: return e->flags & DSM_EV_BRANCH;
-    case G_MISP: return e->flags & DSM_EV_MISPRED;
-    case G_LOAD: return e->flags & DSM_EV_LOAD;
-    case G_STORE: return e->flags & DSM_EV_STORE;
-    case G_LL: return (e->flags & DSM_EV_LOAD) && e->load_latency > LAT_THR;
-    default: return false;
-    }
-}
-
-static unsigned wl_count(unsigned g)
-{
-    unsigned n = 0;
-    for (unsigned i = 0; i < NI; i++) {
-        struct dsm_event e = wl_ev(i);
-        n += wl_is(g, &e);
-    }
-    return n;
-}
 
 static void wr(struct dsm_cpu *c, uint32_t msr, uint64_t v)
 {
@@ -90,7 +50,7 @@ static void setup(struct dsm_cpu *c, enum dsm_profile p, const struct enc *x, ui
         wr(c, 0x600, LIN64);
     }
     if (c->ll && c->pebs_fmt >= 0)
-        wr(c, 0x3F6, LAT_THR);
+        wr(c, 0x3F6, WL_LAT_THR);
     wr(c, 0x186 + x->ctr, x->ev | ((uint64_t)x->um << 8) | (1u << 16) | (1u << 22));
     wr(c, 0xC1 + x->ctr, start & 0xFFFFFFFFu);          /* legacy write: sign-extended */
     if (pebs)   /* PEBS_EN and, for the Nehalem..Skylake LL event, LL_EN (bit 32 + n) */
@@ -113,7 +73,7 @@ static void check_count(enum dsm_profile p, unsigned g, const struct enc *x)
     struct dsm_cpu c;
     setup(&c, p, x, 0, false);
     run(&c);
-    CHECK_EQ(c.pmc[x->ctr], wl_count(g), "%s %s %02X/%02X on PMC%u counts the workload's occurrences",
+    CHECK_EQ(c.pmc[x->ctr], wl_count(g, NI), "%s %s %02X/%02X on PMC%u counts the workload's occurrences",
              dsm_profile_name(p), gname[g], x->ev, x->um, x->ctr);
 }
 
@@ -126,15 +86,15 @@ static void check_pebs(enum dsm_profile p, unsigned g, const struct enc *x)
     struct dsm_cpu c;
     setup(&c, p, x, (uint64_t)-P, true);
     run(&c);
-    unsigned n = wl_count(g), recs = (unsigned)dsm_stats(&c)->pebs_written, on_ev = 0;
+    unsigned n = wl_count(g, NI), recs = (unsigned)dsm_stats(&c)->pebs_written, on_ev = 0;
     uint32_t sz = dsm_pebs_record_size(&c);
     /* formats 0-3: RIP after the instruction with PERF_CAPABILITIES.PEBS_TRAP;
      * adaptive basic group (format 4+): the eventing IP (Linux struct pebs_basic ip) */
     bool trap = c.pebs_fmt <= 3 && (c.perf_caps & (1u << 6)) != 0;
     for (unsigned k = 0; k < recs && sz; k++) {
         uint64_t rip = rd64(&mem, LIN64 + PEBS_BUF + (uint64_t)k * sz + 8);
-        uint64_t i = (rip - IP0) / 4 - (trap ? 1 : 0);
-        struct dsm_event e = wl_ev((unsigned)i);
+        unsigned i = wl_index(trap ? rip - WL_STRIDE : rip, NI);
+        struct dsm_event e = wl_ev(i < NI ? i : 0);
         on_ev += i < NI && wl_is(g, &e);
     }
     const char *pn = dsm_profile_name(p);
@@ -186,7 +146,7 @@ int main(void)
             check_bad(pe->p, &pe->bad[b]);
     }
     /* the workload has each kind (a check that cannot pass vacuously) */
-    CHECK(wl_count(G_BR) && wl_count(G_MISP) && wl_count(G_LOAD) && wl_count(G_STORE) && wl_count(G_LL) &&
-          wl_count(G_LL) < wl_count(G_LOAD), "workload mix");
+    CHECK(wl_count(G_BR, NI) && wl_count(G_MISP, NI) && wl_count(G_LOAD, NI) && wl_count(G_STORE, NI) && wl_count(G_LL, NI) &&
+          wl_count(G_LL, NI) < wl_count(G_LOAD, NI), "workload mix");
     return check_summary();
 }
