@@ -1560,7 +1560,10 @@ static const struct ev_row ev_skylake[] = { EV_HSW_SKL(0xF) };
  * ADL goldencove v1.40), Redwood Cove (GNR v1.20), Lion Cove (LNL v1.26),
  * Cougar Cove (PTL v1.07): Precise 1 / CollectPEBSRecord 2 for all but the
  * cycles (Precise 0, CollectPEBSRecord 2); loads/stores on PMC0-3; load
- * latency on all (ICL), PMC1-7 (GLC, RWC), PMC2-9 (LNC, CGC). */
+ * latency on all (ICL), PMC1-7 (GLC, RWC), PMC2-9 (LNC, CGC).
+ * NOT modelled: GLC/RWC INST_RETIRED.ANY_P "PEBScounters" 1-7 (Linux
+ * intel_glc_pebs_event_constraints 0xc0 mask 0xfe: no PEBS on PMC0); the
+ * kernel e2e and e2e_modern sample it with PEBS on PMC0 on these profiles. */
 #define EV_BIGCORE(llc)                                                                  \
     { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P */             \
     { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL },     /* BR_INST_RETIRED.ALL_BRANCHES */   \
