@@ -266,6 +266,7 @@ static void report(const struct result *rs, const size_t *mem, size_t nm, FILE *
         fprintf(o, ",\"display_family_model\":\"%02X_%02XH\",\"hybrid\":%s,\"core_type\":%u,\"native_model_id\":%u",
                 r->c.caps.display_family & 0xFFu, r->c.caps.display_model, r->c.caps.hybrid ? "true" : "false",
                 r->c.caps.core_type, r->c.caps.native_model_id);
+        fprintf(o, ",\"pmu_kind\":\"%s\"", ds_pmu_kind_name(r->c.caps.pmu_kind));
         msr_lines(r, o, true);
         choices(&r->c, o, true);
         fprintf(o, ",\"report\":");
