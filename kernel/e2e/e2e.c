@@ -1646,8 +1646,12 @@ static void run_all(void)
     if (!nb && caps->perfmon_version >= 2 && !E.lbrm) {
         const struct ds_lbr_model *m;
         E.skipped++;
+        unsigned f;
+        int le = ds_lbr_cpu_model(E.cpu, &m);
+        if (le == DS_OK)   /* a row, but its format: e.g. PERF_CAPABILITIES faulted (DS_ERR_LBR_FMT_UNKNOWN) */
+            le = ds_lbr_format(E.cpu, m, &f);
         ktest_skip("%s: LBR run: no LBR on this CPU (%s; PERF_CAPABILITIES.LBR_FMT %u, Arch LBR %d)",
-                   E.prof_name, ds_errname(ds_lbr_cpu_model(E.cpu, &m)), caps->lbr_format, caps->arch_lbr);
+                   E.prof_name, ds_errname(le), caps->lbr_format, caps->arch_lbr);
     }
     if (!nb && caps->perfmon_version >= 2 && E.lbrm)
         runs[nr++] = (struct run_cfg){.name = "lbr-calls", .kind = "lbr", .wl = WL_CALLS, .n = BTS_CALLS_N,

@@ -171,12 +171,10 @@ static void choices(const struct ds_cpu *cpu, FILE *o, bool js)
             fprintf(o, "    PEBS counters group: GP mask 0x%X, fixed mask 0x%X (MSR_PEBS_DATA_CFG bit 4), "
                        "metrics %s (bit 5, PERF_CAPABILITIES.PERF_METRICS)\n",
                     cgp, cfx, c->perf_metrics ? "yes" : "no");
-    } else if (pe == DS_ERR_NO_PDCM && c->pdcm) /* PDCM set, the MSR was not readable */
-        fprintf(o, "    PEBS: none (IA32_PERF_CAPABILITIES not read: %s)\n", ds_strerror(c->perf_caps_err));
-    else if (pe == DS_ERR_PEBS_UNAVAILABLE && c->vendor == DS_VENDOR_INTEL && !c->has_misc_enable)
-        /* say what was read: MISC_ENABLE was not (ds_pebs_format_select's code says "set") */
-        fprintf(o, "    PEBS: none (not advertised: IA32_MISC_ENABLE not read: %s)\n",
-                ds_strerror(c->misc_enable_err));
+    } else if (pe == DS_ERR_PEBS_CAPS_UNREAD) /* PDCM set, the MSR was not readable: format unknown */
+        fprintf(o, "    PEBS: unknown (IA32_PERF_CAPABILITIES not read: %s)\n", ds_strerror(c->perf_caps_err));
+    else if (pe == DS_ERR_MISC_ENABLE_UNREAD) /* availability unknown, not "unavailable" */
+        fprintf(o, "    PEBS: unknown (IA32_MISC_ENABLE not read: %s)\n", ds_strerror(c->misc_enable_err));
     else
         fprintf(o, "    PEBS: none (%s)\n", ds_strerror(pe));
     if (arch_pebs)

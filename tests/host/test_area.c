@@ -371,6 +371,8 @@ static const struct bad bads[] = {
     { "arch PEBS CPU: PEBS buffer in the DS area", DS_ERR_APEBS_DS_AREA },
     { "PEBS_FMT 0xF without CPUID.23H sub-leaves 4/5", DS_ERR_APEBS_NOT_ENUMERATED },
     { "PMI: cfg.apebs not installed", DS_ERR_APEBS_PMI },
+    { "IA32_MISC_ENABLE read faults (BTS/PEBS unknown)", DS_ERR_MISC_ENABLE_UNREAD },
+    { "PEBS: PERF_CAPABILITIES read faults (format unknown)", DS_ERR_PEBS_CAPS_UNREAD },
 };
 
 static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
@@ -502,6 +504,12 @@ static int run_bad(int i, struct env *e, int *write_attempt)
     case 67: { static struct ds_arch_pebs ap; struct ds_pmi p; struct ds_pmi_config pc;
                memset(&ap, 0, sizeof(ap)); memset(&pc, 0, sizeof(pc)); pc.apebs = &ap;
                return ds_pmi_init(&p, &e->cpu, NULL, &pc); }
+    case 68: case 69: /* issue 11: could not read is not "unavailable" / "PDCM is 0" */
+        fake_skylake_pmu(&e->f);
+        e->f.fault_on_read = i == 68 ? DS_MSR_IA32_MISC_ENABLE : DS_MSR_IA32_PERF_CAPABILITIES;
+        env_identify(e, 1); e->f.fault_on_read = 0; e->f.writes = 0;
+        c->pebs.mem = e->pebs; c->pebs.bytes = 16 * 0xC8; c->pebs.thresh_records = 1;
+        return ds_area_setup(&e->ctx, &e->cpu, c);
     }
     return r;
 }
