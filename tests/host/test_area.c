@@ -371,6 +371,11 @@ static const struct bad bads[] = {
     { "arch PEBS CPU: PEBS buffer in the DS area", DS_ERR_APEBS_DS_AREA },
     { "PEBS_FMT 0xF without CPUID.23H sub-leaves 4/5", DS_ERR_APEBS_NOT_ENUMERATED },
     { "PMI: cfg.apebs not installed", DS_ERR_APEBS_PMI },
+    { "event: generic event 0", DS_ERR_EVENT_UNKNOWN },
+    { "event: family-6 model outside the table (06_09H)", DS_ERR_EVENT_UARCH },
+    { "event: loads on Bonnell (no retired-load event)", DS_ERR_EVENT_NONE },
+    { "event: instructions disabled in CPUID.0AH:EBX", DS_ERR_EVENT_UNAVAILABLE },
+    { "event: lookup on an AMD CPU", DS_ERR_NOT_INTEL },
     { "IA32_MISC_ENABLE read faults (BTS/PEBS unknown)", DS_ERR_MISC_ENABLE_UNREAD },
     { "PEBS: PERF_CAPABILITIES read faults (format unknown)", DS_ERR_PEBS_CAPS_UNREAD },
 };
@@ -504,9 +509,21 @@ static int run_bad(int i, struct env *e, int *write_attempt)
     case 67: { static struct ds_arch_pebs ap; struct ds_pmi p; struct ds_pmi_config pc;
                memset(&ap, 0, sizeof(ap)); memset(&pc, 0, sizeof(pc)); pc.apebs = &ap;
                return ds_pmi_init(&p, &e->cpu, NULL, &pc); }
-    case 68: case 69: /* issue 11: could not read is not "unavailable" / "PDCM is 0" */
+    case 68: case 69: case 70: case 71: case 72: { /* event.h: caps edited after identify (plain data) */
+        struct ds_event_desc d;
+        enum ds_event ev = i == 68 ? DS_EVENT_NONE : i == 70 ? DS_EVENT_LOADS : DS_EVENT_INSTRUCTIONS;
+        if (i == 69)
+            e->cpu.caps.display_model = 0x09;
+        if (i == 70)
+            e->cpu.caps.display_model = 0x1C;
+        if (i == 71)
+            e->cpu.caps.events_unavailable = 1u << 1; /* EAX[31:24] = 7 on this profile */
+        if (i == 72)
+            e->cpu.caps.vendor = DS_VENDOR_AMD;
+        return ds_event_lookup(&e->cpu, ev, &d); }
+    case 73: case 74: /* issue 11: could not read is not "unavailable" / "PDCM is 0" */
         fake_skylake_pmu(&e->f);
-        e->f.fault_on_read = i == 68 ? DS_MSR_IA32_MISC_ENABLE : DS_MSR_IA32_PERF_CAPABILITIES;
+        e->f.fault_on_read = i == 73 ? DS_MSR_IA32_MISC_ENABLE : DS_MSR_IA32_PERF_CAPABILITIES;
         env_identify(e, 1); e->f.fault_on_read = 0; e->f.writes = 0;
         c->pebs.mem = e->pebs; c->pebs.bytes = 16 * 0xC8; c->pebs.thresh_records = 1;
         return ds_area_setup(&e->ctx, &e->cpu, c);
