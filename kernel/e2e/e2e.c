@@ -6,7 +6,7 @@
  * One flow, two backends:
  *  - hw: libds over the native MSRs (k_ds_msr_ops); the workloads run at
  *    full speed and the CPU raises real PMIs;
- *  - model: libds over the reference model (tests/model, through
+ *  - model: libds over the reference model (model/, through
  *    ds_model_msr_ops); the workloads run under EFLAGS.TF and the #DB handler
  *    feeds the model every retired instruction (step_feed + step_to_dsm) with
  *    the trap frame's registers, so every record describes the real
@@ -1830,7 +1830,7 @@ void k_e2e_run(void)
     } else {
         kprintf("#\n# ******** e2e: backend=model why=%s ********\n"
                 "# ******** DS is not usable on this CPU: the records below come from the\n"
-                "# ******** reference model (tests/model) driven by single-stepping the real workloads\n#\n",
+                "# ******** reference model (model/) driven by single-stepping the real workloads\n#\n",
                 why);
         char list[128];
         const char *pl = k_opt_str("profile", list, sizeof list, NULL);
