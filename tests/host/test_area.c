@@ -380,6 +380,8 @@ static const struct bad bads[] = {
     { "event: loads on Bonnell (no retired-load event)", DS_ERR_EVENT_NONE },
     { "event: instructions disabled in CPUID.0AH:EBX", DS_ERR_EVENT_UNAVAILABLE },
     { "event: lookup on an AMD CPU", DS_ERR_NOT_INTEL },
+    { "IA32_MISC_ENABLE read faults (BTS/PEBS unknown)", DS_ERR_MISC_ENABLE_UNREAD },
+    { "PEBS: PERF_CAPABILITIES read faults (format unknown)", DS_ERR_PEBS_CAPS_UNREAD },
 };
 
 static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
@@ -523,6 +525,12 @@ static int run_bad(int i, struct env *e, int *write_attempt)
         if (i == 72)
             e->cpu.caps.vendor = DS_VENDOR_AMD;
         return ds_event_lookup(&e->cpu, ev, &d); }
+    case 73: case 74: /* issue 11: could not read is not "unavailable" / "PDCM is 0" */
+        fake_skylake_pmu(&e->f);
+        e->f.fault_on_read = i == 73 ? DS_MSR_IA32_MISC_ENABLE : DS_MSR_IA32_PERF_CAPABILITIES;
+        env_identify(e, 1); e->f.fault_on_read = 0; e->f.writes = 0;
+        c->pebs.mem = e->pebs; c->pebs.bytes = 16 * 0xC8; c->pebs.thresh_records = 1;
+        return ds_area_setup(&e->ctx, &e->cpu, c);
     }
     return r;
 }

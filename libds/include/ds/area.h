@@ -263,7 +263,9 @@ int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout);
  *   installed ctx -> DS_ERR_INSTALLED; not Intel -> DS_ERR_NOT_INTEL;
  *   no DS -> DS_ERR_NO_DS; BTS buffer with BTS_UNAVAILABLE ->
  *   DS_ERR_BTS_UNAVAILABLE; PEBS buffer with PEBS not advertised ->
- *   DS_ERR_PEBS_UNAVAILABLE; no buffers -> DS_ERR_NO_BUFFERS; area pointer
+ *   DS_ERR_PEBS_UNAVAILABLE; either not advertised because IA32_MISC_ENABLE
+ *   could not be read -> DS_ERR_MISC_ENABLE_UNREAD (unknown, not
+ *   unavailable); no buffers -> DS_ERR_NO_BUFFERS; area pointer
  *   or linear misaligned -> DS_ERR_AREA_ALIGN; area linear not canonical /
  *   not below 4 GiB for the 32-bit layout -> DS_ERR_AREA_ADDR; buffer
  *   misaligned (pointer: record field alignment; linear: 4 bytes for the
