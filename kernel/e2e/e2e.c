@@ -1338,9 +1338,13 @@ static void do_run(const struct run_cfg *rc)
         if (E.model)
             check(E.branches == x.taken + x.jcc_not_taken, "%s: stepped %u branches (workloads.h: %u)", rc->name,
                   (unsigned)E.branches, (unsigned)(x.taken + x.jcc_not_taken));
-        check(E.model ? E.ctr_ovf == want : (E.ctr_ovf + 2 >= want),
-              "%s: %u PMC1 overflows = floor(%u branches / period %u) = %u, each reloaded by the hook", rc->name,
-              E.ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want);
+        /* Hardware: two-sided, as the PEBS sample count (issue 10): fewer
+         * overflows (a PMI lost) and more (the kernel's own branches counted,
+         * a reload that did not take) both fail. Not verified on hardware here. */
+        uint64_t tol = E.model ? 0 : 2 + want / 4;
+        check(E.ctr_ovf + tol >= want && E.ctr_ovf <= want + tol,
+              "%s: %u PMC1 overflows = floor(%u branches / period %u) = %u, each reloaded by the hook (tolerance +-%u)",
+              rc->name, E.ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want, (unsigned)tol);
         events = br;
         expect = want;
     }
