@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libds on every CPU at once (issue 13): each CPU (BSP and every running
- * AP) drives its own reference-model CPU (tests/model) with its own
+ * AP) drives its own reference-model CPU (model/) with its own
  * struct ds_cpu/ds_ctx/ds_pmi, DS area and PEBS buffer, concurrently. Each
  * model PMI is delivered through THAT CPU's local APIC (a self-IPI on
  * K_VEC_SMP_PMI); the handler finds its context from the APIC ID and calls
@@ -9,8 +9,9 @@
  * runs go on; the BSP checks every CPU's counts after all are done:
  * assists = floor((n-1)/P), delivered = written, every sampled IP in that
  * CPU's own IP window (a record in the wrong context fails this), nothing
- * lost, PMIs taken through the LVT path. The kernel's e2e flows run one CPU
- * at a time (group smp_e2e); this is the concurrent part.
+ * lost, PMIs taken through the LVT path. The kernel's e2e flows run on every
+ * CPU at once too (group smp_e2e); this group is libds alone, without the
+ * single-stepping and printing.
  */
 #include <k/ktest.h>
 #include <k/kernel.h>

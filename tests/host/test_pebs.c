@@ -55,6 +55,38 @@ static void test_select(void)
     CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_NONE, 0), 0, "none");
 }
 
+/* Could not read is not "unavailable" (issue 11 item 4): IA32_MISC_ENABLE
+ * advertised (CPUID.01H:EDX.MSR, family 6 model >= 0DH) but its read faults ->
+ * availability unknown; IA32_PERF_CAPABILITIES advertised (PDCM) but faulting
+ * -> format unknown, not "PDCM is 0". The same CPU with the MSR readable
+ * selects format 3 (Skylake), and without PDCM keeps DS_ERR_NO_PDCM. */
+static void test_select_unread(void)
+{
+    static struct env e;
+    enum ds_pebs_fmt f;
+    fake_skylake_pmu(&e.f);
+    e.f.fault_on_read = DS_MSR_IA32_MISC_ENABLE;
+    env_identify(&e, 1);
+    CHECK_EQ(e.cpu.caps.misc_enable_err, DS_ERR_MSR_FAULT, "MISC_ENABLE read faulted");
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_ERR_MISC_ENABLE_UNREAD, "MISC_ENABLE unread");
+    CHECK_EQ(f, DS_PEBS_FMT_NONE, "no format");
+    fake_skylake_pmu(&e.f);
+    e.f.fault_on_read = DS_MSR_IA32_PERF_CAPABILITIES;
+    env_identify(&e, 1);
+    CHECK_EQ(e.cpu.caps.perf_caps_err, DS_ERR_MSR_FAULT, "PERF_CAPABILITIES read faulted");
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_ERR_PEBS_CAPS_UNREAD, "PERF_CAPABILITIES unread");
+    CHECK_EQ(f, DS_PEBS_FMT_NONE, "no format");
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_OK, "readable: selects");
+    CHECK_EQ(f, DS_PEBS_FMT_3, "fmt 3");
+    /* ds_area_setup with a PEBS buffer says the same, not "PEBS unavailable" */
+    fake_skylake_pmu(&e.f);
+    e.f.fault_on_read = DS_MSR_IA32_MISC_ENABLE;
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_MISC_ENABLE_UNREAD, "area setup: MISC_ENABLE unread");
+}
+
 static void test_decode_fixed(void)
 {
     unsigned char r[0xC8];
@@ -1082,6 +1114,7 @@ int main(void)
     test_attribute();
     test_drain_race();
     test_select();
+    test_select_unread();
     test_decode_fixed();
     test_decode_adaptive();
     test_drain_fixed();

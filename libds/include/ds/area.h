@@ -210,6 +210,10 @@ struct ds_buf_state {
     uint32_t rec_size;       /* fixed record size; adaptive: size for pebs_data_cfg */
     uint32_t nrec;           /* bytes / rec_size */
     uint32_t thresh_records; /* 0 = no interrupt */
+    /* The threshold field value setup programs: base + thresh_records *
+     * rec_size, or past the absolute maximum without a threshold (computed
+     * once here: the PMI path compares the index with it on every NMI). */
+    uint64_t thresh_at;
 };
 
 /* Per-logical-CPU DS context. Zero-initialise it before the first
@@ -259,7 +263,9 @@ int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout);
  *   installed ctx -> DS_ERR_INSTALLED; not Intel -> DS_ERR_NOT_INTEL;
  *   no DS -> DS_ERR_NO_DS; BTS buffer with BTS_UNAVAILABLE ->
  *   DS_ERR_BTS_UNAVAILABLE; PEBS buffer with PEBS not advertised ->
- *   DS_ERR_PEBS_UNAVAILABLE; no buffers -> DS_ERR_NO_BUFFERS; area pointer
+ *   DS_ERR_PEBS_UNAVAILABLE; either not advertised because IA32_MISC_ENABLE
+ *   could not be read -> DS_ERR_MISC_ENABLE_UNREAD (unknown, not
+ *   unavailable); no buffers -> DS_ERR_NO_BUFFERS; area pointer
  *   or linear misaligned -> DS_ERR_AREA_ALIGN; area linear not canonical /
  *   not below 4 GiB for the 32-bit layout -> DS_ERR_AREA_ADDR; buffer
  *   misaligned (pointer: record field alignment; linear: 4 bytes for the
