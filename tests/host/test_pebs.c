@@ -63,7 +63,7 @@ static void test_select(void)
 static void test_select_unread(void)
 {
     static struct env e;
-    enum ds_pebs_fmt f;
+    enum ds_pebs_fmt f = DS_PEBS_FMT_NONE; /* not written on an error: was read uninitialized */
     fake_skylake_pmu(&e.f);
     e.f.fault_on_read = DS_MSR_IA32_MISC_ENABLE;
     env_identify(&e, 1);
