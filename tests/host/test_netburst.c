@@ -720,6 +720,35 @@ static void test_impossible_before_busy(void)
     CHECK_EQ(ds_nb_program(&cpu, &a, &busy, 0, &as[2]), DS_ERR_NB_NO_FREE, "counter 1: only through busy BSU_ESCR0");
 }
 
+/*
+ * Issue 10 test strength (exact boundaries, independent expectation): the raw
+ * interface accepts exactly the ESCR MSRs of ref_escr (reference netburst.md
+ * "ESCR MSRs"; SSU_ESCR1 0x3BF excluded) and the IQ_ESCRs 0x3BA/0x3BB on
+ * models 01H/02H only, for every MSR from 0x380 to 0x3FF (both ends of each
+ * range, the gaps 0x3BF, 0x3C6-0x3C7, 0x3CE-0x3DF, 0x3E2+).
+ */
+static void test_raw_escr_range(void)
+{
+    static const unsigned models[] = { 2, 3 };
+    for (size_t m = 0; m < DS_ARRAY_SIZE(models); m++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        netburst_cpu(&f, &cpu, models[m], true);
+        for (uint32_t msr = 0x380; msr < 0x400; msr++) {
+            bool want = false;
+            for (size_t r = 0; r < DS_ARRAY_SIZE(ref_escr); r++)
+                want |= ref_escr[r].msr == msr;
+            if ((msr == 0x3BA || msr == 0x3BB) && models[m] > 2)
+                want = false;
+            int rp = ds_nb_program_raw(&cpu, 0, msr, 0, 0, 0);
+            int rr = ds_nb_release_raw(&cpu, 0, msr);
+            CHECK(want ? rp == DS_OK && rr == DS_OK : rp == DS_ERR_NB_BAD_ESCR && rr == DS_ERR_NB_BAD_ESCR,
+                  "model %u raw ESCR %#x: %s (program %s, release %s)", models[m], msr, want ? "accepted" : "refused",
+                  ds_errname(rp), ds_errname(rr));
+        }
+    }
+}
+
 int main(void)
 {
     test_tables();
@@ -736,5 +765,6 @@ int main(void)
     test_nb_release_mismatch();
     test_non_retirement_rows();
     test_impossible_before_busy();
+    test_raw_escr_range();
     return check_summary();
 }
