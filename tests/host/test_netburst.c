@@ -749,6 +749,27 @@ static void test_raw_escr_range(void)
     }
 }
 
+/*
+ * Issue 10 test strength (exact boundaries): the first index past the event
+ * table is refused by every function taking an event index (one past the
+ * end, not only 9999: ASan reports the read of events[n] otherwise).
+ */
+static void test_event_index_bound(void)
+{
+    size_t n;
+    ds_nb_events(&n);
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    uint32_t mask;
+    ds_nb_alloc_init(&a, 3, true);
+    CHECK_EQ(ds_nb_mask_parse((unsigned)n, "NBOGUS", &mask), DS_ERR_NB_BAD_EVENT, "mask_parse: event n");
+    CHECK_EQ(ds_nb_mask_parse((unsigned)n - 1, "NBOGUS", &mask), DS_OK, "mask_parse: event n-1 (instr_completed)");
+    struct ds_nb_request rq = { .event = (unsigned)n, .mask = 1, .escr = -1, .counter = -1, .os = true };
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_BAD_EVENT, "assign: event n");
+    rq.event = (unsigned)n - 1;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "assign: event n-1");
+}
+
 int main(void)
 {
     test_tables();
@@ -766,5 +787,6 @@ int main(void)
     test_non_retirement_rows();
     test_impossible_before_busy();
     test_raw_escr_range();
+    test_event_index_bound();
     return check_summary();
 }

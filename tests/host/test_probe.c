@@ -326,6 +326,35 @@ static void test_pattern_equal_to_prior(void)
     CHECK(r.ds_area.restored && r.counter.restored, "prior values still there");
 }
 
+/* A CPU whose IA32_DS_AREA reads back with bit 0 set: the write did not hold as written. */
+static int read_area_bit0(void *ctx, uint32_t msr, uint64_t *out)
+{
+    int r = fake_read(ctx, msr, out);
+    if (r == DS_OK && msr == DS_MSR_IA32_DS_AREA)
+        *out |= 1;
+    return r;
+}
+
+/*
+ * Issue 10 test strength: IA32_DS_AREA is compared in all 64 bits (it is a
+ * linear address, no bit is reserved or ignored): a read-back that differs
+ * from the written pattern in bit 0 alone is not "working".
+ */
+static void test_area_readback_all_bits(void)
+{
+    static struct fake_cpu f;
+    static const struct ds_msr_ops ops = { read_area_bit0, fake_write, fake_cpuid };
+    struct ds_cpu cpu;
+    struct ds_probe_result r;
+    fake_skylake_pmu(&f);
+    CHECK_EQ(ds_cpu_init(&cpu, &ops, &f), DS_OK, "init");
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+    CHECK_EQ(ds_probe(&cpu, NULL, &r), DS_OK, "probe");
+    CHECK_EQ(r.ds_area.read_back, r.ds_area.wrote | 1, "read back = pattern | 1");
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_INERT, "bit 0 differs: not working");
+    CHECK_EQ(r.counter.verdict, DS_PROBE_WORKING, "the counter is unaffected");
+}
+
 int main(void)
 {
     test_messages_state_what_was_read();
@@ -335,5 +364,6 @@ int main(void)
     test_busy_fault_absent();
     test_netburst_counter();
     test_pattern_equal_to_prior();
+    test_area_readback_all_bits();
     return check_summary();
 }
