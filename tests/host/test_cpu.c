@@ -338,6 +338,36 @@ static void test_pmu_kind(void)
           "kind names");
 }
 
+/*
+ * Issue 10 test strength: each IA32_PERF_CAPABILITIES flag from its own bit,
+ * one bit at a time (SDM Vol. 4 MSR 345H, Linux msr-index.h PERF_CAP_*):
+ * 6 PEBS trap, 7 PEBS saves arch regs, 12 SMM freeze, 13 full-width write,
+ * 14 PEBS baseline, 15 perf metrics, 16 PEBS output to PT, 17 PEBS timing
+ * info; LBR format 5:0 and PEBS format 11:8 as fields.
+ */
+static void test_perf_caps_bits(void)
+{
+    static const unsigned bits[] = { 6, 7, 12, 13, 14, 15, 16, 17, 99 };
+    for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        unsigned b = bits[k];
+        uint64_t v = (b < 64 ? 1ull << b : 0) | 0x2A | (0x5ull << 8); /* LBR fmt 0x2A, PEBS fmt 5 */
+        fake_skylake(&f);
+        fake_set_msr(&f, DS_MSR_IA32_PERF_CAPABILITIES, v);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify, bit %u", b);
+        const struct ds_caps *c = &cpu.caps;
+        CHECK(c->has_perf_caps && c->perf_caps == v, "bit %u: raw value kept", b);
+        CHECK_EQ(c->lbr_format, 0x2A, "bit %u: LBR format 5:0", b);
+        CHECK_EQ(c->pebs_format, 5, "bit %u: PEBS format 11:8", b);
+        CHECK(c->pebs_trap == (b == 6) && c->pebs_arch_reg == (b == 7) && c->smm_freeze == (b == 12) &&
+                  c->fw_write == (b == 13) && c->pebs_baseline == (b == 14) && c->perf_metrics == (b == 15) &&
+                  c->pebs_output_pt == (b == 16) && c->pebs_timing_info == (b == 17),
+              "bit %u alone sets its flag and no other", b);
+    }
+}
+
 int main(void)
 {
     test_pmu_kind();
@@ -349,5 +379,6 @@ int main(void)
     test_identify_faults();
     test_identify_msr_gp();
     test_no_pdcm();
+    test_perf_caps_bits();
     return check_summary();
 }
