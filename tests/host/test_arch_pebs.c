@@ -1044,6 +1044,33 @@ static void test_pmi_bit54(void)
     free(mem);
 }
 
+/*
+ * Issue 10 test strength (exact boundary): with metrics (header dword 2 = 3,
+ * Linux INTEL_CNTR_METRICS) the counters group carries two more values,
+ * slots and PERF_METRICS. A group holding the counter values and only one of
+ * the two (the record ends there) is refused, not read past its end; with
+ * both it decodes.
+ */
+static void test_cntr_metrics_boundary(void)
+{
+    static unsigned char b[1024] __attribute__((aligned(16)));
+    struct spec r;
+    struct ds_pebs_sample s;
+    uint32_t used;
+    spec_init(&r, 8);
+    r.cgp = 0x1;
+    r.cfx = 0;
+    r.cmet = 3;
+    r.cvals[0] = 0xA0, r.cvals[1] = 0xA1, r.cvals[2] = 0xA2;
+    r.ncvals = 3; /* GP0, slots, metrics */
+    size_t n = frag(b, &r, E_BASIC | E_CNTR(3) | E_MODE64, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "GP0 + 2 metrics values");
+    CHECK(s.cntr_gp[0] == 0xA0 && s.topdown_slots == 0xA1 && s.perf_metrics == 0xA2, "values in place");
+    r.ncvals = 2; /* PERF_METRICS missing */
+    n = frag(b, &r, E_BASIC | E_CNTR(3) | E_MODE64, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_ERR_APEBS_REC_SIZE, "one metrics value short: refused");
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1057,5 +1084,6 @@ int main(void)
     test_decode_bounds();
     test_drain();
     test_pmi_bit54();
+    test_cntr_metrics_boundary();
     return check_summary();
 }
