@@ -768,6 +768,9 @@ static void test_event_index_bound(void)
     CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_BAD_EVENT, "assign: event n");
     rq.event = (unsigned)n - 1;
     CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "assign: event n-1");
+    /* each pointer alone NULL (not only both) */
+    CHECK_EQ(ds_nb_mask_parse(0, NULL, &mask), DS_ERR_NULL, "mask_parse: names NULL");
+    CHECK_EQ(ds_nb_mask_parse(0, "DD", NULL), DS_ERR_NULL, "mask_parse: out NULL");
 }
 
 int main(void)
