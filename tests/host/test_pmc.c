@@ -868,6 +868,18 @@ static void test_pebs_event_counters(void)
     CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0x01)), DS_OK, "NHM C0H/01H on PMC0");
 }
 
+/* Issue 10 test strength (exact boundary): AnyThread (bit 21) exists from
+ * perfmon v3 (SDM "Architectural Performance Monitoring Version 3"): v3
+ * accepts it, v2 refuses it (test above). */
+static void test_any_from_v3(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000306C3, 0x07300403, 0x00000603, 0, 0); /* Haswell 06_3CH, v3 */
+    CHECK_EQ(cpu.caps.perfmon_version, 3, "perfmon v3");
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL_ANY, 0), DS_OK, "ANY on v3");
+}
+
 int main(void)
 {
     test_period();
@@ -885,5 +897,6 @@ int main(void)
     test_perfmon_v6();
     test_nhm_pebs_events();
     test_pebs_event_counters();
+    test_any_from_v3();
     return check_summary();
 }
