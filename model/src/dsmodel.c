@@ -1650,6 +1650,9 @@ static const struct ev_row *ev_table(enum dsm_profile p)
         return ev_goldencove;
     case DSM_LUNARLAKE: case DSM_PTL_P: return ev_lioncove;
     case DSM_ALDERLAKE_E: return ev_gracemont;
+    /* Skymont (Lunar Lake E-core): Linux intel_pmu_init_skt starts from
+     * intel_pmu_init_grt, the Gracemont PEBS constraints (load latency on PMC0-1) */
+    case DSM_LUNARLAKE_E: return ev_gracemont;
     case DSM_PTL_E: return ev_darkmont;
     default: return NULL;
     }
