@@ -16,8 +16,9 @@
  *   Ice Lake and later big cores: ICL, SPR, GNR, ADL goldencove, LNL
  *     lioncove, PTL cougarcove JSON: C0H, C4H, C5H umask 0, D0H/81H/82H on
  *     PMC0-3, CDH/01H on all (ICL), PMC1-7 (GLC/RWC), PMC2-9 (LNC/CGC).
- *   Gracemont/Darkmont: ADL gracemont, PTL darkmont JSON: MEM_UOPS_RETIRED
- *     D0H/81H/82H, load latency D0H/05H on PMC0-1 (GRT), all (DKT).
+ *   Gracemont/Skymont/Darkmont: ADL gracemont, LNL skymont, PTL darkmont
+ *     JSON: MEM_UOPS_RETIRED D0H/81H/82H, load latency D0H/05H on PMC0-1
+ *     (GRT, SKT), all (DKT).
  * Kinds: P precise PEBS record at the event's instruction, I imprecise (the
  * record is taken at the instruction after the overflow: perfmon "PEBS" 0,
  * Linux "Allow all events as PEBS"), N counts but no record (Core 2 and
