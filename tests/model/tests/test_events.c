@@ -124,8 +124,22 @@ static void check_bad(enum dsm_profile p, const struct enc *x)
     CHECK_EQ(c.pmc[x->ctr], 0, "%s: %02X/%02X on PMC%u counts nothing", dsm_profile_name(p), x->ev, x->um, x->ctr);
 }
 
+/* Every architectural-perfmon profile has its core's expectations (a new
+ * profile without an ev_table row would count nothing on its GP counters). */
+static void test_every_profile(void)
+{
+    for (int p = 0; p < DSM_PROFILE__COUNT; p++) {
+        struct dsm_cpu c;
+        fm_cpu_init(&c, (enum dsm_profile)p, &mem, blk, sizeof blk, LIN64);
+        if (c.kind == 2 && c.ngp)
+            CHECK(ev_expect_of((enum dsm_profile)p) != NULL, "%s: an ev_expect.h row",
+                  dsm_profile_name((enum dsm_profile)p));
+    }
+}
+
 int main(void)
 {
+    test_every_profile();
     for (size_t k = 0; k < sizeof exps / sizeof exps[0]; k++) {
         const struct prof_exp *pe = &exps[k];
         struct dsm_cpu c;
