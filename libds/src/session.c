@@ -22,11 +22,6 @@ static void uarch_of(const struct ds_cpu *cpu, enum ds_uarch *u)
         *u = DS_UARCH_UNKNOWN;
 }
 
-static const char *uarch_name(enum ds_uarch u)
-{
-    return ds_uarch_name(u);
-}
-
 #define SES_PAGE 4096u
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
@@ -1230,7 +1225,7 @@ int ds_session_describe(const struct ds_session *s, char *buf, size_t len)
     struct ds__sb b;
     ds__sb_init(&b, buf, len);
     ds__sb_puts(&b, "uarch ");
-    ds__sb_puts(&b, uarch_name(s->uarch));
+    ds__sb_puts(&b, ds_uarch_name(s->uarch));
     ds__sb_puts(&b, " (family ");
     ds__sb_hex(&b, s->cpu ? s->cpu->caps.display_family : 0, 2);
     ds__sb_puts(&b, " model ");
