@@ -366,7 +366,7 @@ static int pick_overflow(struct ds_session *s, struct ds_session_req *r, const s
     /* INST_RETIRED.PREC_DIST (C0H/01H) counts on PMC1 only (perfmon JSON
      * Counter "1"); without PEBS the architectural INST_RETIRED.ANY_P
      * (C0H/00H, any counter: SDM architectural events) counts the same */
-    if (!r->rq.raw.set && (r->evtsel & 0xFFFF) == 0x01C0)
+    if (!r->rq.raw.set && r->rq.event == DS_EVENT_INSTRUCTIONS && (r->evtsel & 0xFFFF) == 0x01C0)
         r->evtsel &= ~DS_EVTSEL_UMASK_MASK;
     uint32_t ugp, ufx;
     used_counters(s, &ugp, &ufx);

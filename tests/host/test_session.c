@@ -571,6 +571,8 @@ static void test_generic(void)
     CHECK_EQ(add(gen(DS_EVENT_CYCLES, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE, "cycles precise");
     CHECK_EQ(add(gen(DS_EVENT_CYCLES, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "cycles auto");
     CHECK_EQ(S.req[0].how, DS_HOW_OVERFLOW, "overflow");
+    CHECK_EQ(add(gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "loads auto");
+    CHECK_EQ(S.req[1].evtsel & 0xFFFF, 0x01C0, "Core 2 INST_RETIRED.LOADS stays C0H/01H (only PREC_DIST is rewritten)");
     r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_AUTO);
     r.ldlat = 30;
     CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_LDLAT, "Core 2 has no load latency");
