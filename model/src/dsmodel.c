@@ -1604,9 +1604,10 @@ static const struct ev_row ev_skylake[] = { EV_HSW_SKL(0xF) };
 static const struct ev_row ev_icelake[] = { EV_BIGCORE(EVC_ALL) };
 static const struct ev_row ev_goldencove[] = { EV_BIGCORE(0xFE) };
 static const struct ev_row ev_lioncove[] = { EV_BIGCORE(0x3FC) };
-/* Gracemont (ADL/events/alderlake_gracemont_core.json v1.40), Darkmont
+/* Gracemont (ADL/events/alderlake_gracemont_core.json v1.40), Skymont
+ * (LNL/events/lunarlake_skymont_core.json v1.26), Darkmont
  * (PTL/events/pantherlake_darkmont_core.json v1.07): MEM_UOPS_RETIRED; load
- * latency D0H/05H on PMC0-1 (Gracemont), all (Darkmont). */
+ * latency D0H/05H on PMC0-1 (Gracemont, Skymont), all (Darkmont). */
 #define EV_ATOMCORE(llc)                                                                 \
     { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P */             \
     { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL },     /* BR_INST_RETIRED.ALL_BRANCHES */   \
@@ -1615,7 +1616,7 @@ static const struct ev_row ev_lioncove[] = { EV_BIGCORE(0x3FC) };
     { 0xD0, 0x82, EW_STORE, EP_PRECISE, EVC_ALL },  /* MEM_UOPS_RETIRED.ALL_STORES */    \
     { 0xD0, 0x05, EW_LL, EP_PRECISE, llc },         /* MEM_UOPS_RETIRED.LOAD_LATENCY_GT_* */ \
     EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
-static const struct ev_row ev_gracemont[] = { EV_ATOMCORE(0x3) };
+static const struct ev_row ev_gracemont[] = { EV_ATOMCORE(0x3) };   /* and Skymont */
 static const struct ev_row ev_darkmont[] = { EV_ATOMCORE(EVC_ALL) };
 
 static const struct ev_row *ev_table(enum dsm_profile p)
@@ -1630,7 +1631,7 @@ static const struct ev_row *ev_table(enum dsm_profile p)
     case DSM_SAPPHIRERAPIDS: case DSM_GRANITERAPIDS: case DSM_ALDERLAKE_P: case DSM_KVM_SPR:
         return ev_goldencove;
     case DSM_LUNARLAKE: case DSM_PTL_P: return ev_lioncove;
-    case DSM_ALDERLAKE_E: return ev_gracemont;
+    case DSM_ALDERLAKE_E: case DSM_LUNARLAKE_E: return ev_gracemont;
     case DSM_PTL_E: return ev_darkmont;
     default: return NULL;
     }
