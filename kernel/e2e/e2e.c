@@ -6,7 +6,7 @@
  * One flow, two backends:
  *  - hw: libds over the native MSRs (k_ds_msr_ops); the workloads run at
  *    full speed and the CPU raises real PMIs;
- *  - model: libds over the reference model (tests/model, through
+ *  - model: libds over the reference model (model/, through
  *    ds_model_msr_ops); the workloads run under EFLAGS.TF and the #DB handler
  *    feeds the model every retired instruction (step_feed + step_to_dsm) with
  *    the trap frame's registers, so every record describes the real
@@ -578,6 +578,19 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
             r->lbr[i].info = s->lbr[i].info;
         }
     }
+    if (s->present & DS_SAMPLE_CNTRS) {   /* fmt 6 counters group (DSLOG gpN / fixedN) */
+        r->cntr_gp_mask = s->cntr_gp_mask;
+        r->cntr_fixed_mask = s->cntr_fixed_mask;
+        for (unsigned i = 0; i < 16; i++)
+            r->cntr_gp[i] = s->cntr_gp[i];
+        for (unsigned i = 0; i < 8; i++)
+            r->cntr_fixed[i] = s->cntr_fixed[i];
+    }
+    if (s->present & DS_SAMPLE_METRICS) {
+        r->has_metrics = true;
+        r->slots = s->topdown_slots;
+        r->metrics = s->perf_metrics;
+    }
     if (s->fmt == DS_PEBS_FMT_ARCH)
         arch_dsrec(s, r);
 }
@@ -751,6 +764,8 @@ struct run_cfg {
     bool ctr_pmi;            /* PMC1 counts event/umask with EVTSEL.INT, reloaded by the hook */
     bool hold_first;         /* model: start with LVT PC masked; unmask HOLD_STEPS steps
                                 after the first PMI request (it must wait, then arrive) */
+    bool cntr;               /* fmt 6: counters group of PMC0, PMC1 (same event, no PMI)
+                                and fixed 0 in every record */
 };
 
 static void reset_run(void)
@@ -914,6 +929,55 @@ static int program_lbr(void)
     return e;
 }
 
+/* --- format 6 counters group (Linux setup_pebs_adaptive_sample_data) ---------
+ * PMC0 samples (PEBS), PMC1 counts the same event from 0 without a PMI and
+ * fixed counter 0 counts INST_RETIRED.ANY from 0; MSR_PEBS_DATA_CFG bit 4 with
+ * GP mask PMC0|PMC1 (bits 47:32) and fixed mask fixed 0 (55:48) puts the three
+ * values into every record. */
+#define CNTR_GP_MASK 0x3u
+#define CNTR_FIXED_MASK 0x1u
+#define CNTR_DATA_CFG (DS_PEBS_DATA_CFG_CNTRS | ((uint64_t)CNTR_GP_MASK << DS_PEBS_DATA_CFG_GP_SHIFT) | \
+                       ((uint64_t)CNTR_FIXED_MASK << DS_PEBS_DATA_CFG_FIX_SHIFT))
+#define CNTR_GCTL (2ull | (1ull << 32))
+
+static bool cntr_program(const struct run_cfg *rc)
+{
+    uint64_t sel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
+    return ds_pmc_gp_program(E.cpu, 1, sel, 0) == DS_OK &&
+           ds_pmc_fixed_program(E.cpu, 0, DS_FIXED_OS | DS_FIXED_USR, false, 0) == DS_OK;
+}
+
+/* Every record carries the group with exactly the masks asked for, its size
+ * counts the group, and PMC1 / fixed 0 grow between records: by exactly one
+ * period on the model (the event is instructions: the records are a period
+ * apart, and every instruction counts on fixed 0 too), by at least one
+ * period on hardware (skid and the PMI path count as well). */
+static void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
+{
+    uint32_t bad_mask = 0, bad_size = 0, bad_step = 0;
+    uint32_t want_size = ds_pebs_record_size(DS_PEBS_FMT_6, data_cfg);
+    for (uint32_t i = 0; i < E.npebs; i++) {
+        const struct dsrec_pebs *r = &E.pebs[i];
+        if (!(r->hdr & DSREC_ADAPTIVE_CNTRS) || r->cntr_gp_mask != CNTR_GP_MASK ||
+            r->cntr_fixed_mask != CNTR_FIXED_MASK || r->has_metrics)
+            bad_mask++;
+        if ((r->hdr >> DSREC_ADAPTIVE_SIZE_SHIFT) != want_size)
+            bad_size++;
+        if (i) {
+            uint64_t d1 = E.pebs[i].cntr_gp[1] - E.pebs[i - 1].cntr_gp[1];
+            uint64_t d2 = E.pebs[i].cntr_fixed[0] - E.pebs[i - 1].cntr_fixed[0];
+            if (E.model ? (d1 != rc->period || d2 != rc->period) : (d1 < rc->period || d2 < rc->period))
+                bad_step++;
+        }
+    }
+    check(E.npebs > 1 && bad_mask == 0, "%s: all %u records carry the counters group of PMC0, PMC1 and fixed 0 (%u without)",
+          rc->name, E.npebs, bad_mask);
+    check(bad_size == 0, "%s: record size %u = 32 + 32 + 144 + 16 + 3 * 8 (counters group counted; %u differ)",
+          rc->name, want_size, bad_size);
+    check(E.npebs > 1 && bad_step == 0, "%s: PMC1 and fixed 0 grow by %s%u events from record to record (%u steps off)",
+          rc->name, E.model ? "exactly " : "at least ", (unsigned)rc->period, bad_step);
+}
+
 /* One run: set up DS (and counters), run the workload, drain, check, print. */
 static void do_run(const struct run_cfg *rc)
 {
@@ -943,6 +1007,8 @@ static void do_run(const struct run_cfg *rc)
             data_cfg = DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS;
             if (rc->adaptive_lbr && E.lbrm)
                 data_cfg |= DS_PEBS_DATACFG_LBRS | (7ull << DS_PEBS_DATACFG_LBR_SHIFT);
+            if (rc->cntr)
+                data_cfg |= CNTR_DATA_CFG;
         }
     }
 
@@ -994,7 +1060,7 @@ static void do_run(const struct run_cfg *rc)
     e = use_ds ? ds_area_install(&E.ctx) : DS_OK;
     if (!need(e == DS_OK, "%s: ds_area_install (%s)", rc->name, ds_errname(e)))
         return;
-    uint64_t gctl = (rc->pebs && !E.nb ? 1u : 0u) | (rc->ctr_pmi ? 2u : 0u);
+    uint64_t gctl = (rc->pebs && !E.nb ? 1u : 0u) | (rc->ctr_pmi ? 2u : 0u) | (rc->cntr ? CNTR_GCTL : 0u);
 
     struct ds_pmi_config pc;
     zero(&pc, sizeof pc);
@@ -1079,6 +1145,9 @@ static void do_run(const struct run_cfg *rc)
         if (!need(e == DS_OK, "%s: PMC0 event %02x/%02x PEBS (%s)", rc->name, rc->event, rc->umask, ds_errname(e)))
             goto out_stop;
     }
+    if (rc->cntr && !need(cntr_program(rc), "%s: PMC1 %02x/%02x and fixed counter 0 from 0 for the counters group",
+                          rc->name, rc->event, rc->umask))
+        goto out_stop;
     if (rc->ctr_pmi) {
         uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_INT |
                           DS_EVTSEL_EN;
@@ -1269,13 +1338,19 @@ static void do_run(const struct run_cfg *rc)
         if (E.model)
             check(E.branches == x.taken + x.jcc_not_taken, "%s: stepped %u branches (workloads.h: %u)", rc->name,
                   (unsigned)E.branches, (unsigned)(x.taken + x.jcc_not_taken));
-        check(E.model ? E.ctr_ovf == want : (E.ctr_ovf + 2 >= want),
-              "%s: %u PMC1 overflows = floor(%u branches / period %u) = %u, each reloaded by the hook", rc->name,
-              E.ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want);
+        /* Hardware: two-sided, as the PEBS sample count (issue 10): fewer
+         * overflows (a PMI lost) and more (the kernel's own branches counted,
+         * a reload that did not take) both fail. Not verified on hardware here. */
+        uint64_t tol = E.model ? 0 : 2 + want / 4;
+        check(E.ctr_ovf + tol >= want && E.ctr_ovf <= want + tol,
+              "%s: %u PMC1 overflows = floor(%u branches / period %u) = %u, each reloaded by the hook (tolerance +-%u)",
+              rc->name, E.ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want, (unsigned)tol);
         events = br;
         expect = want;
     }
     check_lbr(rc);
+    if (rc->cntr)
+        check_cntr(rc, data_cfg);
 
     /* RUN line: PEBS runs give the sampled event count, BTS runs the taken
      * branches of the workload (what BTS records). */
@@ -1298,8 +1373,10 @@ out_uninstall:
         ds_pmc_pebs_disable(cpu, 1);
         ds_pmc_gp_program(cpu, 0, 0, 0);
     }
-    if (rc->ctr_pmi)
+    if (rc->ctr_pmi || rc->cntr)
         ds_pmc_gp_program(cpu, 1, 0, 0);
+    if (rc->cntr)
+        ds_pmc_fixed_program(cpu, 0, 0, false, 0);
     if (rc->bts && E.ctx.bts_enabled)
         ds_bts_disable(&E.ctx);
     if (rc->freeze != DS_FREEZE_NONE && E.cpu->caps.perfmon_version >= 2) {
@@ -1536,6 +1613,7 @@ static const struct {
     {"alderlake_e", DSM_ALDERLAKE_E},
     {"kvm_spr", DSM_KVM_SPR},         {"kvm_skl", DSM_KVM_SKL},
     {"panther_lake_p", DSM_PTL_P},    {"panther_lake_e", DSM_PTL_E},
+    {"lunarlake_e", DSM_LUNARLAKE_E},
 };
 
 #if defined(__x86_64__)
@@ -1580,7 +1658,7 @@ static void run_all(void)
     for (unsigned i = 0; i < CHASE_LEN; i++)
         E.chase_arr[i] = (i * 17u + 5u) % CHASE_LEN; /* 17 odd: one cycle through all 64 */
 
-    struct run_cfg runs[5];
+    struct run_cfg runs[6];
     zero(runs, sizeof runs);
     unsigned nr = 0;
     /* Issue 14: a model profile that lacks a facility (the KVM guests) skips its
@@ -1612,13 +1690,22 @@ static void run_all(void)
                 runs[nr].period = CHASE_PERIOD;
             }
             nr++;
+            /* PEBS format 6 (Lunar Lake, Arrow Lake): the counters group */
+            if (caps->pebs_format == 6 && caps->pebs_baseline)
+                runs[nr++] = (struct run_cfg){.name = "pebs-loop-cntr", .kind = "pebs", .wl = WL_LOOP, .n = LOOP_N,
+                                              .pebs = true, .event = 0xC0, .umask = 0x00, .period = LOOP_PERIOD,
+                                              .cntr = true};
         }
     }
     if (!nb && caps->perfmon_version >= 2 && !E.lbrm) {
         const struct ds_lbr_model *m;
         E.skipped++;
+        unsigned f;
+        int le = ds_lbr_cpu_model(E.cpu, &m);
+        if (le == DS_OK)   /* a row, but its format: e.g. PERF_CAPABILITIES faulted (DS_ERR_LBR_FMT_UNKNOWN) */
+            le = ds_lbr_format(E.cpu, m, &f);
         ktest_skip("%s: LBR run: no LBR on this CPU (%s; PERF_CAPABILITIES.LBR_FMT %u, Arch LBR %d)",
-                   E.prof_name, ds_errname(ds_lbr_cpu_model(E.cpu, &m)), caps->lbr_format, caps->arch_lbr);
+                   E.prof_name, ds_errname(le), caps->lbr_format, caps->arch_lbr);
     }
     if (!nb && caps->perfmon_version >= 2 && E.lbrm)
         runs[nr++] = (struct run_cfg){.name = "lbr-calls", .kind = "lbr", .wl = WL_CALLS, .n = BTS_CALLS_N,
@@ -1816,7 +1903,7 @@ static void run_here(void)
     } else {
         kprintf("#\n# ******** e2e: backend=model why=%s ********\n"
                 "# ******** DS is not usable on this CPU: the records below come from the\n"
-                "# ******** reference model (tests/model) driven by single-stepping the real workloads\n#\n",
+                "# ******** reference model (model/) driven by single-stepping the real workloads\n#\n",
                 why);
         char list[128];
         const char *pl = k_opt_str("profile", list, sizeof list, NULL);

@@ -7,7 +7,7 @@
  * or not) and the explicit memory load (address, size).
  *
  * Independent of the IDT and of the model's API: the integrator maps
- * struct step_event onto the model's event calls (tests/model/include/
+ * struct step_event onto the model's event calls (model/include/
  * dsmodel.h, being written in parallel). Freestanding, stateless, NMI-safe.
  *
  * Rules (see docs/design.md, "Single-step feed"):

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Adapter from the single-step feed (feed.h) to the reference model's event
- * (tests/model/include/dsmodel.h, struct dsm_event, fed with dsm_retire()).
+ * (model/include/dsmodel.h, struct dsm_event, fed with dsm_retire()).
  * Header-only so that it needs no build change beyond the model's include
  * directory. Freestanding; NMI-safe; no state.
  *

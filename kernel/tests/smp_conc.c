@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libds on every CPU at once (issue 13): each CPU (BSP and every running
- * AP) drives its own reference-model CPU (tests/model) with its own
+ * AP) drives its own reference-model CPU (model/) with its own
  * struct ds_cpu/ds_ctx/ds_pmi, DS area and PEBS buffer, concurrently. Each
  * model PMI is delivered through THAT CPU's local APIC (a self-IPI on
  * K_VEC_SMP_PMI); the handler finds its context from the APIC ID and calls

@@ -7,6 +7,7 @@
  */
 #include <ds/ds.h>
 #include "dsinfo_cpu.h"
+#include "dsinfo_events.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -41,6 +42,9 @@ static const char usage_text[] =
     "                          CPU, IA32_MISC_ENABLE/IA32_PERF_CAPABILITIES via\n"
     "                          /dev/cpu/N/msr when readable) or of a CPUID dump: the\n"
     "                          capability report, PEBS format, LBR source, counters\n"
+    "  events [--cpuid-dump FILE]\n"
+    "                          the microarchitecture (per core type) and its generic\n"
+    "                          events: encoding, fixed counter, PEBS or not, source\n"
     "  --help, -h              this text\n"
     "\n"
     "Exit status: 0 on success, 2 on bad arguments (usage printed on stderr),\n"
@@ -602,8 +606,8 @@ static int run(int n, char **args)
     if (n == 0)
         return usage_error("no command");
     const char *cmd = args[0];
-    if (cpuid_dump_file && strcmp(cmd, "cpu") != 0)
-        return usage_error("--cpuid-dump is an option of cpu");
+    if (cpuid_dump_file && strcmp(cmd, "cpu") != 0 && strcmp(cmd, "events") != 0)
+        return usage_error("--cpuid-dump is an option of cpu and events");
     if (strcmp(cmd, "lbr") == 0)
         return cmd_lbr(n - 1, args + 1);
     if (strcmp(cmd, "netburst") == 0)
@@ -618,6 +622,11 @@ static int run(int n, char **args)
         if (n != 1)
             return usage_error("cpu takes no argument (a dump: --cpuid-dump FILE)");
         return dsinfo_cmd_cpu(0, NULL, json, cpuid_dump_file);
+    }
+    if (strcmp(cmd, "events") == 0) {
+        if (n != 1)
+            return usage_error("events takes no argument (a dump: --cpuid-dump FILE)");
+        return dsinfo_cmd_events(json, cpuid_dump_file);
     }
     return usage_error("unknown command '%s'", cmd);
 }

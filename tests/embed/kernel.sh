@@ -6,7 +6,7 @@
 # the kernel under QEMU and check its output and exit status.
 #
 # usage: kernel.sh <libds build dir> <tests/embed dir> <work dir> <C compiler>
-#                  [<tests/model dir>]
+#                  [<model dir>]
 set -euo pipefail
 build=$1 src=$2 work=$3 cc=$4 model=${5:-}
 rm -rf "$work" && mkdir -p "$work"

@@ -3,7 +3,7 @@
  * A simple in-test MSR map and CPUID table for facility unit tests. MSRs not
  * in the map fault (#GP), like hardware; every access is logged so a test can
  * assert that nothing was written on a failure path. The full SDM-derived
- * hardware model is tests/model/; this is only a table.
+ * hardware model is model/; this is only a table.
  */
 #ifndef TEST_FAKE_CPU_H
 #define TEST_FAKE_CPU_H

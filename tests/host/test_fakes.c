@@ -4,7 +4,7 @@
  * architecturally read-only MSR #GPs (reported as DS_ERR_MSR_FAULT, the way
  * the fakes model every faulting MSR) and leaves the value alone.
  * Expectations: SDM Vol. 4 Table 2-2 access columns, transcribed in
- * fake_ro.h; the reference model (tests/model) faults on the same writes.
+ * fake_ro.h; the reference model (model/) faults on the same writes.
  */
 #include "check.h"
 #include "fake_cpu.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * step_to_dsm(): the feed's event mapped onto the reference model's event
- * (built only when tests/model/include/dsmodel.h exists). Each field is
+ * (built only when model/include/dsmodel.h exists). Each field is
  * checked, including the register reordering into PEBS order.
  */
 #include "check.h"

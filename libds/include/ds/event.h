@@ -54,20 +54,22 @@ enum ds_uarch {
     DS_UARCH_KNIGHTS,        /* 06_57H/85H (Knights Landing/Mill) */
     DS_UARCH_GOLDMONT,       /* 06_5CH/5FH */
     DS_UARCH_GOLDMONT_PLUS,  /* 06_7AH */
-    DS_UARCH_TREMONT,        /* 06_86H/96H/9CH */
+    DS_UARCH_TREMONT,        /* 06_86H/96H/9CH, hybrid E-cores of 06_8AH (Lakefield) */
     DS_UARCH_NEHALEM,        /* 06_1AH/1EH/1FH/2EH, Westmere 06_25H/2CH/2FH */
     DS_UARCH_SANDYBRIDGE,    /* 06_2AH/2DH, Ivy Bridge 06_3AH/3EH */
     DS_UARCH_HASWELL,        /* 06_3CH/3FH/45H/46H, Broadwell 06_3DH/47H/4FH/56H */
     DS_UARCH_SKYLAKE,        /* 06_4EH/5EH/55H/8EH/9EH/A5H/A6H (incl. Kaby/Coffee/Comet, SKX/CLX) */
-    DS_UARCH_ICELAKE,        /* 06_7DH/7EH/6AH/6CH/8CH/8DH/A7H (incl. Tiger/Rocket Lake) */
-    DS_UARCH_GOLDENCOVE,     /* 06_8FH/CFH (SPR/EMR), hybrid P-cores of 06_97H/9AH/B7H/BAH/BFH (ADL/RPL) */
+    DS_UARCH_ICELAKE,        /* 06_7DH/7EH/6AH/6CH/8CH/8DH/A7H (incl. Tiger/Rocket Lake), hybrid P-cores of 06_8AH */
+    DS_UARCH_GOLDENCOVE,     /* 06_8FH/CFH (SPR/EMR), hybrid P-cores of 06_97H/9AH/B7H/BAH/BFH (ADL/RPL); 06_D7H (Bartlett Lake) */
     DS_UARCH_GRACEMONT,      /* hybrid E-cores of ADL/RPL; 06_BEH (Alder Lake-N) */
-    DS_UARCH_REDWOODCOVE,    /* 06_ADH/AEH (GNR), hybrid P-cores of 06_AAH/ACH (Meteor Lake) */
-    DS_UARCH_CRESTMONT,      /* 06_AFH (Sierra Forest), hybrid E-cores of Meteor Lake */
+    DS_UARCH_REDWOODCOVE,    /* 06_ADH/AEH (GNR), hybrid P-cores of 06_AAH/ACH (Meteor Lake), 06_B5H (Arrow Lake U) */
+    DS_UARCH_CRESTMONT,      /* 06_AFH (Sierra Forest), 06_B6H (Grand Ridge), hybrid E-cores of Meteor Lake / Arrow Lake U */
     DS_UARCH_LIONCOVE,       /* hybrid P-cores of 06_BDH (Lunar Lake), 06_C5H/C6H (Arrow Lake) */
     DS_UARCH_SKYMONT,        /* hybrid E-cores of Lunar/Arrow Lake */
     DS_UARCH_COUGARCOVE,     /* hybrid P-cores of 06_CCH (Panther Lake): architectural PEBS */
     DS_UARCH_DARKMONT,       /* hybrid E-cores of Panther Lake; 06_DDH (Clearwater Forest) */
+    DS_UARCH_COYOTECOVE,     /* hybrid P-cores of 12_01H/12_03H (Nova Lake, DisplayFamily 18) */
+    DS_UARCH_ARCTICWOLF,     /* hybrid E-cores of Nova Lake */
     DS_UARCH__COUNT
 };
 
@@ -98,11 +100,21 @@ struct ds_event_desc {
     int nb_metric;
     const char *name;        /* the vendor event name ("INST_RETIRED.ANY_P") */
     const char *source;      /* where the row comes from (SDM table, Linux symbol, perfmon JSON file) */
+    /* NetBurst front-end tagging (SDM Vol. 3B "Tagging Mechanism for
+     * Front_end_event"): the event that tags the uops nb_event then counts
+     * at retirement ("uop_type", "TAGLOADS"); the caller programs both.
+     * NULL when nb_event needs no upstream tagging event. */
+    const char *nb_tag_event, *nb_tag_mask;
 };
 
 /*
  * The microarchitecture of @cpu (identified; on a hybrid part, of the core
- * type the identification ran on). DS_ERR_EVENT_UARCH when the
+ * type the identification ran on: CPUID.1AH core type and native model ID
+ * as Intel perfmon mapfile.csv pairs them (20H/1 gracemont ... 40H/4
+ * cougarcove; Arrow Lake H's low-power E-cores are 20H/2, crestmont), else
+ * core type 20H -> the model's E-core uarch, 40H -> its P-core uarch; a hybrid model without leaf 1AH and
+ * without CPUID.07H:EDX[15] is a P-core-only SKU -> the P-core uarch; a
+ * non-hybrid model ignores leaf 1AH). DS_ERR_EVENT_UARCH when the
  * family/model (or hybrid core type) is not one the table knows; @out is
  * then DS_UARCH_UNKNOWN. Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
  * DS_ERR_NOT_INTEL, DS_ERR_EVENT_UARCH. MSRs: none. NMI-safe: yes.
@@ -116,9 +128,12 @@ const char *ds_uarch_name(enum ds_uarch u);
 const char *ds_event_name(enum ds_event e);
 
 /*
- * The row for generic event @ev on @cpu's microarchitecture. Architectural
- * events the CPU disables in CPUID.0AH:EBX are refused
- * (DS_ERR_EVENT_UNAVAILABLE). Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
+ * The row for generic event @ev on @cpu's microarchitecture (a copy into
+ * @out). Architectural events the CPU disables in CPUID.0AH:EBX are refused
+ * (DS_ERR_EVENT_UNAVAILABLE): cycles bit 0, instructions bit 1, branches
+ * bit 5, branch misses bit 6, when the bit is below the vector length
+ * EAX[31:24] and set. Checks in this order: NULL, identified, @ev,
+ * uarch, availability, row. Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
  * DS_ERR_EVENT_UNKNOWN (@ev not a generic event), DS_ERR_EVENT_UARCH,
  * DS_ERR_EVENT_NONE (the microarchitecture has no such event),
  * DS_ERR_EVENT_UNAVAILABLE. MSRs: none. NMI-safe: yes.

@@ -316,7 +316,7 @@ void kmain(uint32_t start_info_phys)
     sample_run();
 #else
     skip("BTS sample recorded on the reference model",
-         "this tree has no reference model (tests/model) or the libds package has no BTS API");
+         "this tree has no reference model (model/) or the libds package has no BTS API");
 #endif
 
     kprintf("%u passed, %u failed, %u skipped\n", n_pass, n_fail, n_skip);

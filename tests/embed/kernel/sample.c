@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The embed kernel's sample step: libds records Branch Trace Store samples
- * on the reference model of the DS hardware (tests/model), with the DS save
+ * on the reference model of the DS hardware (model/), with the DS save
  * area and the BTS buffer in this kernel's higher-half .bss.
  *
  * The model plays the CPU: libds reaches it through the model's ds_msr_ops

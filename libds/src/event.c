@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Generic events per microarchitecture (event.h).
+ *
+ * Model numbers: Linux arch/x86/include/asm/intel-family.h (INTEL_* and
+ * their core-name comments); hybrid parts are split by the core type of
+ * CPUID leaf 1AH (SDM Vol. 2A). Encodings and the PEBS column: Intel
+ * perfmon JSON (github.com/intel/perfmon, <dir>/events/<name>_core.json,
+ * fields EventCode/UMask/PEBS or Precise), the SDM Vol. 3B event tables for
+ * Core 2 and NetBurst (no perfmon file exists for them), Linux
+ * arch/x86/events/intel/core.c and ds.c where they restrict PEBS further
+ * (pmc.h follows Linux, so a row is only precise where pmc.h accepts it).
+ *
+ * Deliberate choices, each stated once here:
+ *  - Sandy Bridge .. Skylake: INST_RETIRED.ANY_P C0H/00H and
+ *    BR_*_RETIRED.ALL_BRANCHES C4H/00H, C5H/00H are not PEBS events (perfmon
+ *    PEBS "0"); the rows use the precise twins that count the same thing:
+ *    INST_RETIRED.PREC_DIST C0H/01H (PMC1 only), BR_INST_RETIRED.
+ *    ALL_BRANCHES_PEBS C4H/04H, BR_MISP_RETIRED.ALL_BRANCHES_PEBS C5H/04H.
+ *  - Nehalem/Westmere: MEM_INST_RETIRED.LOADS/STORES 0BH/01H, 02H are PEBS in
+ *    perfmon but not in Linux ds.c intel_nehalem_pebs_event_constraints
+ *    (only 0BH/10H), which pmc.h enforces: not precise here. Branch misses:
+ *    Nehalem has only BR_MISP_RETIRED.NEAR_CALL C5H/02H as PEBS (Westmere
+ *    C5H/04H too); the uarch row is the architectural C5H/00H, not precise.
+ *  - cycles: no PEBS anywhere (Linux samples cycles:p through an
+ *    INST_RETIRED alias with INV/CMASK 16, not encoded here).
+ *  - Load latency (ll_evsel/ll_umask): only where pmc.h ds_pmc_pebs_ldlat
+ *    drives it (PEBS formats 1-3: Nehalem .. Skylake). Ice Lake and later
+ *    have MEM_TRANS_RETIRED.LOAD_LATENCY_GT_* CDH/01H (E-cores
+ *    MEM_UOPS_RETIRED.LOAD_LATENCY_GT_* D0H/05H) but libds does not drive
+ *    adaptive load latency (DS_ERR_PMC_NO_LDLAT), so those rows say 0/0.
+ *  - Bonnell has no retired-load or retired-store event (perfmon
+ *    BNL/events/bonnell_core.json; L1D_CACHE.LD/ST 40H/A1H, A2H count L1
+ *    cache accesses, which Linux uses for L1-dcache-loads): DS_ERR_EVENT_NONE.
+ * Nothing here was checked on hardware (no Intel PMU on the test host).
+ */
+#include <ds/event.h>
+#include <ds/netburst.h>
+#include "internal.h"
+
+#define P_NONE DS_PRECISE_NONE
+#define P_GP DS_PRECISE_GP
+#define P_FIX DS_PRECISE_FIXED
+
+/* A performance-counter row (not NetBurst). */
+#define R(u, e, ev, um, cm, iv, fx, pr, lle, llu, nm, src)                                 \
+    { .event = (e), .uarch = (u), .evsel = (ev), .umask = (um), .cmask = (cm), .inv = (iv), \
+      .fixed = (fx), .precise = (pr), .ldlat = false, .ll_evsel = (lle), .ll_umask = (llu),  \
+      .nb_event = 0, .nb_mask = 0, .nb_metric = -1, .name = (nm), .source = (src),          \
+      .nb_tag_event = 0, .nb_tag_mask = 0 }
+/* A NetBurst row. */
+#define NB(e, ev, mk, met, pr, tev, tmk, nm, src)                                          \
+    { .event = (e), .uarch = DS_UARCH_NETBURST, .fixed = -1, .precise = (pr),               \
+      .nb_event = (ev), .nb_mask = (mk), .nb_metric = (met), .name = (nm), .source = (src), \
+      .nb_tag_event = (tev), .nb_tag_mask = (tmk) }
+
+#define I DS_EVENT_INSTRUCTIONS
+#define B DS_EVENT_BRANCHES
+#define M DS_EVENT_BRANCH_MISSES
+#define L DS_EVENT_LOADS
+#define S DS_EVENT_STORES
+#define C DS_EVENT_CYCLES
+
+#define CYC(u, src) R(u, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.THREAD_P", src)
+
+/* The six rows of an Ice Lake-style P-core (PEBS format 4+ or arch PEBS). */
+#define BIGCORE(u, json)                                                                          \
+    R(u, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, "INST_RETIRED.ANY_P", json " INST_RETIRED.ANY (fixed 0) and _ANY_P: Precise 1"), \
+    R(u, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", json " Precise 1"),   \
+    R(u, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", json " Precise 1"),   \
+    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, 0, 0, "MEM_INST_RETIRED.ALL_LOADS", json " Precise 1; Linux L1D read access"), \
+    R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, "MEM_INST_RETIRED.ALL_STORES", json " Precise 1; Linux L1D write access"), \
+    CYC(u, json " CPU_CLK_UNHALTED.THREAD_P (fixed 1 CPU_CLK_UNHALTED.THREAD): Precise 0")
+
+/* The six rows of a Tremont-or-later E-core (adaptive or arch PEBS). */
+#define SMALLCORE(u, json)                                                                        \
+    R(u, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, "INST_RETIRED.ANY_P", json " INST_RETIRED.ANY (fixed 0) and _ANY_P: PEBS"), \
+    R(u, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", json " PEBS"),        \
+    R(u, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", json " PEBS"),        \
+    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, 0, 0, "MEM_UOPS_RETIRED.ALL_LOADS", json " PEBS"),          \
+    R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, "MEM_UOPS_RETIRED.ALL_STORES", json " PEBS"),         \
+    R(u, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", json " PEBS 0")
+
+/* Sandy Bridge .. Skylake (PEBS formats 1-3, load latency CDH/01H). */
+#define SNB_HSW_SKL(u, json, lname)                                                               \
+    R(u, I, 0xC0, 0x01, 0, false, 0, P_GP, 0, 0, "INST_RETIRED.PREC_DIST", json " PEBS 2, counter 1; Linux ds.c INTEL_PST_CONSTRAINT(0x01c0, 0x2)"), \
+    R(u, B, 0xC4, 0x04, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES_PEBS", json " PEBS 2"), \
+    R(u, M, 0xC5, 0x04, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES_PEBS", json " PEBS 2"), \
+    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, 0xCD, 0x01, lname ".ALL_LOADS", json " PEBS 1; ldlat MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4 CDH/01H PEBS 2"), \
+    R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, lname ".ALL_STORES", json " PEBS 1"),                 \
+    CYC(u, json " PEBS 0")
+
+static const struct ds_event_desc table[] = {
+    /* NetBurst: SDM Vol. 3B ch. 19 Pentium 4 event tables and performance
+     * metrics (replay / front-end tagging); Linux p4.c p4_general_events
+     * where it agrees (it differs for instructions and branches, see rows). */
+    NB(I, "instr_retired", "NBOGUSNTAG|NBOGUSTAG", -1, P_NONE, 0, 0, "instr_retired:NBOGUSNTAG|NBOGUSTAG",
+       "SDM Pentium 4 performance metric Instructions_retired (non-bogus, tagged or not); Linux p4.c p4_general_events uses NBOGUSNTAG|BOGUSNTAG"),
+    NB(B, "branch_retired", "MMNP|MMNM|MMTP|MMTM", -1, P_NONE, 0, 0, "branch_retired:MMNP|MMNM|MMTP|MMTM",
+       "SDM Pentium 4 performance metric Branches_retired; Linux p4.c p4_general_events uses retired_branch_type instead"),
+    NB(M, "replay_event", "NBOGUS", DS_NB_METRIC_TAGGED_MISPRED_BRANCH, DS_PRECISE_NETBURST, 0, 0,
+       "replay_event:NBOGUS (Tagged_mispred_branch)",
+       "SDM Pentium 4 replay-tagging metric Tagged_mispred_branch (PEBS-capable); Linux p4.c p4_general_events counts mispred_branch_retired:NBOGUS without PEBS"),
+    NB(L, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGLOADS", "front_end_event:NBOGUS (uop_type:TAGLOADS)",
+       "SDM Pentium 4 front-end tagging metrics, Memory_loads"),
+    NB(S, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGSTORES", "front_end_event:NBOGUS (uop_type:TAGSTORES)",
+       "SDM Pentium 4 front-end tagging metrics, Memory_stores"),
+    NB(C, "global_power_events", "RUNNING", -1, P_NONE, 0, 0, "global_power_events:RUNNING",
+       "SDM Pentium 4 global_power_events RUNNING (non-halted clocks); Linux p4.c p4_general_events[CPU_CYCLES]"),
+
+    /* Core 2: SDM Vol. 3B "Performance Monitoring Events for Intel Core
+     * Microarchitecture" and "PEBS Performance Events for Intel Core"; Linux
+     * ds.c intel_core2_pebs_event_constraints. */
+    R(DS_UARCH_CORE2, I, 0xC0, 0x00, 0, false, 0, P_GP, 0, 0, "INST_RETIRED.ANY_P", "SDM Core 2 PEBS events; Linux intel_core2_pebs_event_constraints 0x00c0"),
+    R(DS_UARCH_CORE2, B, 0xC4, 0x00, 0, false, -1, P_NONE, 0, 0, "BR_INST_RETIRED.ANY", "SDM Core 2 events (not in its PEBS table)"),
+    R(DS_UARCH_CORE2, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.MISPRED", "SDM Core 2 PEBS events; Linux intel_core2_pebs_event_constraints 0x00c5"),
+    R(DS_UARCH_CORE2, L, 0xC0, 0x01, 0, false, -1, P_NONE, 0, 0, "INST_RETIRED.LOADS", "SDM Core 2 events (not in its PEBS table)"),
+    R(DS_UARCH_CORE2, S, 0xC0, 0x02, 0, false, -1, P_NONE, 0, 0, "INST_RETIRED.STORES", "SDM Core 2 events (not in its PEBS table)"),
+    R(DS_UARCH_CORE2, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", "SDM Core 2 events; Linux intel_perfmon_event_map"),
+
+    /* Bonnell: perfmon BNL/events/bonnell_core.json; Linux intel_atom_pebs_event_constraints. */
+    R(DS_UARCH_BONNELL, I, 0xC0, 0x00, 0, false, 0, P_GP, 0, 0, "INST_RETIRED.ANY_P", "bonnell_core.json PEBS 2; Linux intel_atom_pebs_event_constraints 0x00c0"),
+    R(DS_UARCH_BONNELL, B, 0xC4, 0x00, 0, false, -1, P_NONE, 0, 0, "BR_INST_RETIRED.ANY", "bonnell_core.json PEBS 0"),
+    R(DS_UARCH_BONNELL, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.MISPRED", "bonnell_core.json PEBS 1; Linux intel_atom_pebs_event_constraints 0x00c5"),
+    R(DS_UARCH_BONNELL, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", "bonnell_core.json PEBS 0"),
+
+    /* Silvermont/Airmont: perfmon SLM/events/Silvermont_core.json. */
+    R(DS_UARCH_SILVERMONT, I, 0xC0, 0x00, 0, false, 0, P_NONE, 0, 0, "INST_RETIRED.ANY_P", "Silvermont_core.json PEBS 0"),
+    R(DS_UARCH_SILVERMONT, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", "Silvermont_core.json PEBS 1 (PMC0: Linux intel_slm_pebs_event_constraints)"),
+    R(DS_UARCH_SILVERMONT, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", "Silvermont_core.json PEBS 1"),
+    R(DS_UARCH_SILVERMONT, L, 0x04, 0x40, 0, false, -1, P_NONE, 0, 0, "MEM_UOPS_RETIRED.ALL_LOADS", "Silvermont_core.json PEBS 0"),
+    R(DS_UARCH_SILVERMONT, S, 0x04, 0x80, 0, false, -1, P_NONE, 0, 0, "MEM_UOPS_RETIRED.ALL_STORES", "Silvermont_core.json PEBS 0"),
+    R(DS_UARCH_SILVERMONT, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", "Silvermont_core.json PEBS 0"),
+
+    /* Knights Landing/Mill: perfmon KNL/events/knightslanding_core.json. */
+    R(DS_UARCH_KNIGHTS, I, 0xC0, 0x00, 0, false, 0, P_GP, 0, 0, "INST_RETIRED.ANY_PS", "knightslanding_core.json INST_RETIRED.ANY_PS PEBS 2, counter 0"),
+    R(DS_UARCH_KNIGHTS, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", "knightslanding_core.json PEBS 1"),
+    R(DS_UARCH_KNIGHTS, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", "knightslanding_core.json PEBS 1"),
+    R(DS_UARCH_KNIGHTS, L, 0x04, 0x40, 0, false, -1, P_NONE, 0, 0, "MEM_UOPS_RETIRED.ALL_LOADS", "knightslanding_core.json PEBS 0"),
+    R(DS_UARCH_KNIGHTS, S, 0x04, 0x80, 0, false, -1, P_NONE, 0, 0, "MEM_UOPS_RETIRED.ALL_STORES", "knightslanding_core.json PEBS 0"),
+    R(DS_UARCH_KNIGHTS, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.THREAD_P", "knightslanding_core.json PEBS 0"),
+
+    /* Goldmont: perfmon GLM/events/goldmont_core.json (PEBS on PMC0: Linux intel_glm_pebs_event_constraints). */
+    R(DS_UARCH_GOLDMONT, I, 0xC0, 0x00, 0, false, 0, P_GP, 0, 0, "INST_RETIRED.ANY_P", "goldmont_core.json PEBS 2"),
+    R(DS_UARCH_GOLDMONT, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", "goldmont_core.json PEBS 2"),
+    R(DS_UARCH_GOLDMONT, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", "goldmont_core.json PEBS 2"),
+    R(DS_UARCH_GOLDMONT, L, 0xD0, 0x81, 0, false, -1, P_GP, 0, 0, "MEM_UOPS_RETIRED.ALL_LOADS", "goldmont_core.json PEBS 2"),
+    R(DS_UARCH_GOLDMONT, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, "MEM_UOPS_RETIRED.ALL_STORES", "goldmont_core.json PEBS 2"),
+    R(DS_UARCH_GOLDMONT, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", "goldmont_core.json PEBS 0"),
+
+    /* Goldmont Plus: perfmon GLP/events/goldmontplus_core.json (INST_RETIRED.ANY on fixed 0 is PEBS 2). */
+    R(DS_UARCH_GOLDMONT_PLUS, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, "INST_RETIRED.ANY_P", "goldmontplus_core.json INST_RETIRED.ANY (fixed 0) PEBS 2"),
+    R(DS_UARCH_GOLDMONT_PLUS, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", "goldmontplus_core.json PEBS 2"),
+    R(DS_UARCH_GOLDMONT_PLUS, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", "goldmontplus_core.json PEBS 2"),
+    R(DS_UARCH_GOLDMONT_PLUS, L, 0xD0, 0x81, 0, false, -1, P_GP, 0, 0, "MEM_UOPS_RETIRED.ALL_LOADS", "goldmontplus_core.json PEBS 2"),
+    R(DS_UARCH_GOLDMONT_PLUS, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, "MEM_UOPS_RETIRED.ALL_STORES", "goldmontplus_core.json PEBS 2"),
+    R(DS_UARCH_GOLDMONT_PLUS, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", "goldmontplus_core.json PEBS 0"),
+
+    SMALLCORE(DS_UARCH_TREMONT, "perfmon EHL/events/elkhartlake_core.json, SNR/events/snowridgex_core.json"),
+
+    /* Nehalem/Westmere: perfmon NHM-EP/events/NehalemEP_core.json,
+     * WSM-EP-SP/events/WestmereEP-SP_core.json; Linux ds.c
+     * intel_nehalem_/intel_westmere_pebs_event_constraints. */
+    R(DS_UARCH_NEHALEM, I, 0xC0, 0x01, 0, false, 0, P_GP, 0, 0, "INST_RETIRED.ANY_P", "NehalemEP_core.json PEBS 1; Linux intel_nehalem_pebs_event_constraints 0xc0"),
+    R(DS_UARCH_NEHALEM, B, 0xC4, 0x04, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", "NehalemEP_core.json PEBS 1; Linux intel_nehalem_pebs_event_constraints 0xc4"),
+    R(DS_UARCH_NEHALEM, M, 0xC5, 0x00, 0, false, -1, P_NONE, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", "architectural event C5H/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map; Nehalem PEBS only C5H/02H"),
+    R(DS_UARCH_NEHALEM, L, 0x0B, 0x01, 0, false, -1, P_NONE, 0x0B, 0x10, "MEM_INST_RETIRED.LOADS", "NehalemEP_core.json; Linux intel_nehalem_pebs_event_constraints: only 0x100b (LATENCY_ABOVE_THRESHOLD, PEBS 2) is PEBS"),
+    R(DS_UARCH_NEHALEM, S, 0x0B, 0x02, 0, false, -1, P_NONE, 0, 0, "MEM_INST_RETIRED.STORES", "NehalemEP_core.json; not in Linux intel_nehalem_pebs_event_constraints"),
+    CYC(DS_UARCH_NEHALEM, "NehalemEP_core.json PEBS 0"),
+
+    SNB_HSW_SKL(DS_UARCH_SANDYBRIDGE, "perfmon SNB/events/sandybridge_core.json, IVB/events/ivybridge_core.json", "MEM_UOPS_RETIRED"),
+    SNB_HSW_SKL(DS_UARCH_HASWELL, "perfmon HSW/events/haswell_core.json, BDW/events/broadwell_core.json", "MEM_UOPS_RETIRED"),
+    SNB_HSW_SKL(DS_UARCH_SKYLAKE, "perfmon SKL/events/skylake_core.json, SKX/events/skylakex_core.json", "MEM_INST_RETIRED"),
+    BIGCORE(DS_UARCH_ICELAKE, "perfmon ICL/events/icelake_core.json, ICX/events/icelakex_core.json"),
+    BIGCORE(DS_UARCH_GOLDENCOVE, "perfmon SPR/events/sapphirerapids_core.json, ADL/events/alderlake_goldencove_core.json"),
+    SMALLCORE(DS_UARCH_GRACEMONT, "perfmon ADL/events/alderlake_gracemont_core.json"),
+    BIGCORE(DS_UARCH_REDWOODCOVE, "perfmon MTL/events/meteorlake_redwoodcove_core.json, GNR/events/graniterapids_core.json"),
+    SMALLCORE(DS_UARCH_CRESTMONT, "perfmon MTL/events/meteorlake_crestmont_core.json, SRF/events/sierraforest_core.json"),
+    BIGCORE(DS_UARCH_LIONCOVE, "perfmon LNL/events/lunarlake_lioncove_core.json, ARL/events/arrowlake_lioncove_core.json"),
+    SMALLCORE(DS_UARCH_SKYMONT, "perfmon LNL/events/lunarlake_skymont_core.json, ARL/events/arrowlake_skymont_core.json"),
+    BIGCORE(DS_UARCH_COUGARCOVE, "perfmon PTL/events/pantherlake_cougarcove_core.json"),
+    SMALLCORE(DS_UARCH_DARKMONT, "perfmon PTL/events/pantherlake_darkmont_core.json, CWF/events/clearwaterforest_core.json"),
+    BIGCORE(DS_UARCH_COYOTECOVE, "perfmon NVL/events/novalake_coyotecove_core.json V1.00"),
+    /* Arctic Wolf: novalake_arcticwolf_core.json V1.00 publishes no retired
+     * load or store event: loads/stores are DS_ERR_EVENT_NONE until it does. */
+    R(DS_UARCH_ARCTICWOLF, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, "INST_RETIRED.ANY_P", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 INST_RETIRED.ANY (fixed 0) and _ANY_P: Precise 1"),
+    R(DS_UARCH_ARCTICWOLF, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 1"),
+    R(DS_UARCH_ARCTICWOLF, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 1"),
+    R(DS_UARCH_ARCTICWOLF, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 0"),
+};
+
+/* Family 6 parts with one core type: DisplayModel -> uarch. */
+struct model_row {
+    uint8_t model;
+    uint8_t uarch;
+};
+
+static const struct model_row models[] = {
+    { 0x0F, DS_UARCH_CORE2 }, { 0x16, DS_UARCH_CORE2 }, { 0x17, DS_UARCH_CORE2 }, { 0x1D, DS_UARCH_CORE2 },
+    { 0x1C, DS_UARCH_BONNELL }, { 0x26, DS_UARCH_BONNELL }, { 0x27, DS_UARCH_BONNELL },
+    { 0x35, DS_UARCH_BONNELL }, { 0x36, DS_UARCH_BONNELL },
+    { 0x37, DS_UARCH_SILVERMONT }, { 0x4A, DS_UARCH_SILVERMONT }, { 0x4D, DS_UARCH_SILVERMONT },
+    { 0x5A, DS_UARCH_SILVERMONT }, { 0x5D, DS_UARCH_SILVERMONT }, { 0x4C, DS_UARCH_SILVERMONT },
+    { 0x75, DS_UARCH_SILVERMONT },
+    { 0x57, DS_UARCH_KNIGHTS }, { 0x85, DS_UARCH_KNIGHTS },
+    { 0x5C, DS_UARCH_GOLDMONT }, { 0x5F, DS_UARCH_GOLDMONT }, { 0x7A, DS_UARCH_GOLDMONT_PLUS },
+    { 0x86, DS_UARCH_TREMONT }, { 0x96, DS_UARCH_TREMONT }, { 0x9C, DS_UARCH_TREMONT },
+    { 0x1A, DS_UARCH_NEHALEM }, { 0x1E, DS_UARCH_NEHALEM }, { 0x1F, DS_UARCH_NEHALEM }, { 0x2E, DS_UARCH_NEHALEM },
+    { 0x25, DS_UARCH_NEHALEM }, { 0x2C, DS_UARCH_NEHALEM }, { 0x2F, DS_UARCH_NEHALEM },
+    { 0x2A, DS_UARCH_SANDYBRIDGE }, { 0x2D, DS_UARCH_SANDYBRIDGE }, { 0x3A, DS_UARCH_SANDYBRIDGE },
+    { 0x3E, DS_UARCH_SANDYBRIDGE },
+    { 0x3C, DS_UARCH_HASWELL }, { 0x3F, DS_UARCH_HASWELL }, { 0x45, DS_UARCH_HASWELL }, { 0x46, DS_UARCH_HASWELL },
+    { 0x3D, DS_UARCH_HASWELL }, { 0x47, DS_UARCH_HASWELL }, { 0x4F, DS_UARCH_HASWELL }, { 0x56, DS_UARCH_HASWELL },
+    { 0x4E, DS_UARCH_SKYLAKE }, { 0x5E, DS_UARCH_SKYLAKE }, { 0x55, DS_UARCH_SKYLAKE }, { 0x8E, DS_UARCH_SKYLAKE },
+    { 0x9E, DS_UARCH_SKYLAKE }, { 0xA5, DS_UARCH_SKYLAKE }, { 0xA6, DS_UARCH_SKYLAKE },
+    { 0x7D, DS_UARCH_ICELAKE }, { 0x7E, DS_UARCH_ICELAKE }, { 0x6A, DS_UARCH_ICELAKE }, { 0x6C, DS_UARCH_ICELAKE },
+    { 0x8C, DS_UARCH_ICELAKE }, { 0x8D, DS_UARCH_ICELAKE }, { 0xA7, DS_UARCH_ICELAKE },
+    { 0x8F, DS_UARCH_GOLDENCOVE }, { 0xCF, DS_UARCH_GOLDENCOVE }, { 0xBE, DS_UARCH_GRACEMONT },
+    { 0xD7, DS_UARCH_GOLDENCOVE }, /* Bartlett Lake: Raptor Cove, listed with the P-core-only parts */
+    { 0xAD, DS_UARCH_REDWOODCOVE }, { 0xAE, DS_UARCH_REDWOODCOVE },
+    { 0xAF, DS_UARCH_CRESTMONT }, { 0xB6, DS_UARCH_CRESTMONT }, { 0xDD, DS_UARCH_DARKMONT },
+};
+
+/* Hybrid family-6 parts: DisplayModel -> P-core / E-core uarch
+ * (intel-family.h comments "P-core / E-core"; Linux core.c intel_pmu_init
+ * groups 06_B5H with Meteor Lake). */
+struct hybrid_row {
+    uint8_t model;
+    uint8_t p, e;
+};
+
+static const struct hybrid_row hybrids[] = {
+    { 0x8A, DS_UARCH_ICELAKE, DS_UARCH_TREMONT },         /* Lakefield: Sunny Cove / Tremont */
+    { 0x97, DS_UARCH_GOLDENCOVE, DS_UARCH_GRACEMONT },    /* Alder Lake */
+    { 0x9A, DS_UARCH_GOLDENCOVE, DS_UARCH_GRACEMONT },
+    { 0xB7, DS_UARCH_GOLDENCOVE, DS_UARCH_GRACEMONT },    /* Raptor Lake: Raptor Cove / Gracemont */
+    { 0xBA, DS_UARCH_GOLDENCOVE, DS_UARCH_GRACEMONT },
+    { 0xBF, DS_UARCH_GOLDENCOVE, DS_UARCH_GRACEMONT },
+    { 0xAA, DS_UARCH_REDWOODCOVE, DS_UARCH_CRESTMONT },   /* Meteor Lake */
+    { 0xAC, DS_UARCH_REDWOODCOVE, DS_UARCH_CRESTMONT },
+    { 0xB5, DS_UARCH_REDWOODCOVE, DS_UARCH_CRESTMONT },   /* Arrow Lake U */
+    { 0xBD, DS_UARCH_LIONCOVE, DS_UARCH_SKYMONT },        /* Lunar Lake */
+    { 0xC5, DS_UARCH_LIONCOVE, DS_UARCH_SKYMONT },        /* Arrow Lake H */
+    { 0xC6, DS_UARCH_LIONCOVE, DS_UARCH_SKYMONT },        /* Arrow Lake */
+    { 0xCC, DS_UARCH_COUGARCOVE, DS_UARCH_DARKMONT },     /* Panther Lake */
+};
+
+/* Hybrid cores by CPUID.1AH core type and native model ID (EAX[23:0]), as
+ * Intel perfmon mapfile.csv keys its hybrid event files ("Core Type",
+ * "Native Model ID"): it is what tells the low-power Crestmont E-cores of
+ * Arrow Lake H 06_C5H (native model 2) from its Skymont E-cores (3). */
+struct native_row {
+    uint8_t core_type;
+    uint32_t native;
+    uint8_t uarch;
+};
+
+static const struct native_row natives[] = {
+    { DS_CORE_TYPE_ATOM, 1, DS_UARCH_GRACEMONT },   { DS_CORE_TYPE_CORE, 1, DS_UARCH_GOLDENCOVE },
+    { DS_CORE_TYPE_ATOM, 2, DS_UARCH_CRESTMONT },   { DS_CORE_TYPE_CORE, 2, DS_UARCH_REDWOODCOVE },
+    { DS_CORE_TYPE_ATOM, 3, DS_UARCH_SKYMONT },     { DS_CORE_TYPE_CORE, 3, DS_UARCH_LIONCOVE },
+    { DS_CORE_TYPE_ATOM, 4, DS_UARCH_DARKMONT },    { DS_CORE_TYPE_CORE, 4, DS_UARCH_COUGARCOVE },
+    { DS_CORE_TYPE_ATOM, 5, DS_UARCH_ARCTICWOLF },  { DS_CORE_TYPE_CORE, 5, DS_UARCH_COYOTECOVE },
+};
+
+/* DisplayFamily 18 (12H): Nova Lake 12_01H, 12_03H, "Coyote Cove / Arctic
+ * Wolf" (intel-family.h INTEL_NOVALAKE, INTEL_NOVALAKE_L; perfmon
+ * mapfile.csv GenuineIntel-18-1, -18-3). */
+static const struct hybrid_row hybrids18[] = {
+    { 0x01, DS_UARCH_COYOTECOVE, DS_UARCH_ARCTICWOLF },
+    { 0x03, DS_UARCH_COYOTECOVE, DS_UARCH_ARCTICWOLF },
+};
+
+static enum ds_uarch uarch_hybrid(const struct ds_caps *c, const struct hybrid_row *h)
+{
+    for (size_t i = 0; c->has_leaf_1a && i < sizeof(natives) / sizeof(natives[0]); i++)
+        if (natives[i].core_type == c->core_type && natives[i].native == c->native_model_id)
+            return (enum ds_uarch)natives[i].uarch;
+    if (c->has_leaf_1a && c->core_type == DS_CORE_TYPE_ATOM)
+        return (enum ds_uarch)h->e;
+    if (c->has_leaf_1a && c->core_type == DS_CORE_TYPE_CORE)
+        return (enum ds_uarch)h->p;
+    /* No core type: a non-hybrid SKU of the model has P-cores only (its
+     * E-core-only siblings have their own models: 06_BEH, 06_AFH ...). */
+    if (!c->hybrid && !c->has_leaf_1a)
+        return (enum ds_uarch)h->p;
+    return DS_UARCH_UNKNOWN;
+}
+
+static enum ds_uarch uarch_family18(const struct ds_caps *c)
+{
+    for (size_t i = 0; i < sizeof(hybrids18) / sizeof(hybrids18[0]); i++)
+        if (hybrids18[i].model == c->display_model)
+            return uarch_hybrid(c, &hybrids18[i]);
+    return DS_UARCH_UNKNOWN;
+}
+
+static enum ds_uarch uarch_family6(const struct ds_caps *c)
+{
+    for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+        if (models[i].model == c->display_model)
+            return (enum ds_uarch)models[i].uarch;
+    for (size_t i = 0; i < sizeof(hybrids) / sizeof(hybrids[0]); i++)
+        if (hybrids[i].model == c->display_model)
+            return uarch_hybrid(c, &hybrids[i]);
+    return DS_UARCH_UNKNOWN;
+}
+
+int ds_uarch_of(const struct ds_cpu *cpu, enum ds_uarch *out)
+{
+    if (!cpu || !out)
+        return DS_ERR_NULL;
+    *out = DS_UARCH_UNKNOWN;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (cpu->caps.vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL;
+    /* Family 0FH is NetBurst (caps.netburst: Intel and DisplayFamily 0FH);
+     * family 19 (Diamond Rapids, Panther Cove) is not in the table: Intel
+     * perfmon publishes no event list for it. */
+    if (cpu->caps.netburst)
+        *out = DS_UARCH_NETBURST;
+    else if (cpu->caps.display_family == 6)
+        *out = uarch_family6(&cpu->caps);
+    else if (cpu->caps.display_family == 18)
+        *out = uarch_family18(&cpu->caps);
+    return *out == DS_UARCH_UNKNOWN ? DS_ERR_EVENT_UARCH : DS_OK;
+}
+
+static const char *const uarch_names[DS_UARCH__COUNT] = {
+    "unknown", "netburst", "core2", "bonnell", "silvermont", "knights", "goldmont", "goldmont_plus",
+    "tremont", "nehalem", "sandybridge", "haswell", "skylake", "icelake", "goldencove", "gracemont",
+    "redwoodcove", "crestmont", "lioncove", "skymont", "cougarcove", "darkmont", "coyotecove", "arcticwolf",
+};
+
+const char *ds_uarch_name(enum ds_uarch u)
+{
+    if ((unsigned)u >= DS_UARCH__COUNT)
+        return "unknown";
+    return uarch_names[u];
+}
+
+static const char *const event_names[DS_EVENT__COUNT] = {
+    "unknown", "instructions", "branches", "branch-misses", "loads", "stores", "cycles",
+};
+
+const char *ds_event_name(enum ds_event e)
+{
+    if ((unsigned)e >= DS_EVENT__COUNT)
+        return "unknown";
+    return event_names[e];
+}
+
+/* CPUID.0AH:EBX bit of the architectural event, or -1 (SDM Vol. 3B
+ * "Pre-defined Architectural Performance Events": bit 0 core cycles, 1
+ * instructions retired, 5 branch instructions retired, 6 branch misses). */
+static int arch_bit(enum ds_event ev)
+{
+    switch (ev) {
+    case DS_EVENT_CYCLES: return 0;
+    case DS_EVENT_INSTRUCTIONS: return 1;
+    case DS_EVENT_BRANCHES: return 5;
+    case DS_EVENT_BRANCH_MISSES: return 6;
+    default: return -1;
+    }
+}
+
+/* The CPU says the architectural event is not available: the bit is inside
+ * the EBX vector length (EAX[31:24]) and set. Bits beyond the length say
+ * nothing; the row is the model's own event then. */
+static bool arch_unavailable(const struct ds_caps *c, enum ds_event ev)
+{
+    int bit = arch_bit(ev);
+    if (bit < 0 || !c->has_leaf_0a || c->perfmon_version == 0)
+        return false;
+    return bit < c->ebx_length && (c->events_unavailable & (1u << bit));
+}
+
+int ds_event_lookup(const struct ds_cpu *cpu, enum ds_event ev, struct ds_event_desc *out)
+{
+    enum ds_uarch u;
+    if (!cpu || !out)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if ((unsigned)ev <= DS_EVENT_NONE || (unsigned)ev >= DS_EVENT__COUNT)
+        return DS_ERR_EVENT_UNKNOWN;
+    int r = ds_uarch_of(cpu, &u);
+    if (r != DS_OK)
+        return r;
+    if (arch_unavailable(&cpu->caps, ev))
+        return DS_ERR_EVENT_UNAVAILABLE;
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+        if (table[i].uarch == u && table[i].event == ev) {
+            *out = table[i];
+            return DS_OK;
+        }
+    return DS_ERR_EVENT_NONE;
+}
+
+const struct ds_event_desc *ds_event_table(size_t *out_n)
+{
+    if (out_n)
+        *out_n = sizeof(table) / sizeof(table[0]);
+    return table;
+}
