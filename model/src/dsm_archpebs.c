@@ -42,6 +42,8 @@
  *  - basic.ip = the eventing IP, GPR ip = the next IP; retire latency not
  *    modelled (valid 0); aux latency fields both = load latency; counters
  *    group: GP / fixed counters enabled in GLOBAL_CTRL, metrics values 0;
+ *  - every fragment is padded with zeros to a multiple of 16 bytes, the pad
+ *    counted in its size field (INDEX counts in 16-byte units; frag_len);
  *  - counters count as the base model does (8 GP, 3 fixed per CPUID 0AH
  *    [D]); CFG_C of GP 8-9 (P) and fixed 4-6 (E) exist but never overflow.
  */
@@ -352,6 +354,21 @@ static unsigned plan(const struct dsm_cpu *c, const struct ap_rec *r, unsigned f
     return nf;
 }
 
+/* Bytes of fragment @f: header + its groups, rounded up to 16 (model
+ * choice: IA32_PEBS_INDEX counts the write offset in 16-byte units, [L]
+ * union arch_pebs_index wr:23 at bit 4, so every fragment must end on a
+ * 16-byte boundary; a counters group with an odd number of values is
+ * 8 bytes short of one. The pad is zero and counted in the size field,
+ * which is all a reader walking by header size (Linux
+ * intel_pmu_drain_arch_pebs) needs.) */
+static uint32_t frag_len(const struct ap_rec *r, const unsigned first_of[AP_NGROUP + 1], unsigned f)
+{
+    uint32_t len = 16;
+    for (unsigned g = first_of[f]; g < first_of[f + 1]; g++)
+        len += r->len[g];
+    return (len + 15u) & ~15u;
+}
+
 uint32_t dsm_apebs_record_size(const struct dsm_cpu *c, uint64_t hit)
 {
     if (!c || !c->ap.on)
@@ -360,7 +377,11 @@ uint32_t dsm_apebs_record_size(const struct dsm_cpu *c, uint64_t hit)
     struct dsm_event ev = { 0 };
     build(&r, c, &ev, hit);
     unsigned first_of[AP_NGROUP + 1];
-    return r.used + 16u * plan(c, &r, first_of);
+    unsigned nf = plan(c, &r, first_of);
+    uint32_t total = 0;
+    for (unsigned f = 0; f < nf; f++)
+        total += frag_len(&r, first_of, f);
+    return total;
 }
 
 static int ap_write(struct dsm_cpu *c, uint64_t at, const void *p, size_t n)
@@ -393,7 +414,9 @@ void dsm__apebs_assist(struct dsm_cpu *c, const struct dsm_event *ev, uint64_t h
     uint64_t bytes = 4096ull << (c->ap.base & 0xF);   /* [L] 4 KiB * 2^SIZE */
     uint64_t phys = c->ap.base & ~0xFFFull;
     uint64_t off = c->ap.index & AP_IDX_WR;
-    uint64_t total = r.used + 16ull * nf;
+    uint64_t total = 0;
+    for (unsigned f = 0; f < nf; f++)
+        total += frag_len(&r, first_of, f);
     if ((c->ap.index & AP_IDX_FULL) || off + total > bytes) {
         c->ap.index |= AP_IDX_FULL;
         c->ap.dropped_full++;
@@ -404,17 +427,19 @@ void dsm__apebs_assist(struct dsm_cpu *c, const struct dsm_event *ev, uint64_t h
     uint64_t at = off;
     for (unsigned f = 0; f < nf; f++) {
         uint64_t h = c->ia32e ? AP_H_MODE64 : 0;
-        uint32_t len = 16;
+        uint32_t len = 16, len16 = frag_len(&r, first_of, f);
         for (unsigned g = first_of[f]; g < first_of[f + 1]; g++) {
             h |= r.bits[g];
             len += r.len[g];
         }
-        h |= len | (f + 1 < nf ? AP_H_CONT : 0);
+        h |= len16 | (f + 1 < nf ? AP_H_CONT : 0);
         uint8_t hdr[16] = { 0 };
         put64(hdr, h);
         if (ap_write(c, phys + at, hdr, 16) ||
-            ap_write(c, phys + at + 16, r.b + r.off[first_of[f]], len - 16u))
+            ap_write(c, phys + at + 16, r.b + r.off[first_of[f]], len - 16u) ||
+            (len16 > len && ap_write(c, phys + at + len, hdr + 8, len16 - len))) /* zero pad */
             return;
+        len = len16;
         at += len;
         c->ap.fragments++;
     }

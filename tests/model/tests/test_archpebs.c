@@ -178,6 +178,7 @@ static void test_groups(void)
     CHECK_EQ(c.ap.records, 1, "one record");
     /* 16 + basic 48 + aux 64 + gprs 160 + xer 16 + xmm 256 + lbr 48 + 8 x 24 + cntr 16 + 1 x 8 (GP0 enabled) */
     uint32_t size = 16 + 48 + 64 + 160 + 16 + 256 + 48 + 8 * 24 + 16 + 8;
+    size += 8; /* 824 -> 832: padded to the 16-byte unit of the INDEX write offset */
     uint64_t h = rd64(&mem, PHYS);
     CHECK_EQ(h & 0xFFFF, size, "size %u", size);
     CHECK_EQ(dsm_apebs_record_size(&c, 1), size, "record_size");
@@ -201,6 +202,34 @@ static void test_groups(void)
     CHECK_EQ(rd64(&mem, a + 16 + 8 * 31), 0x99, "xmm15 high");
     a += 272 + 48 + 8 * 24;
     CHECK_EQ(rd32(&mem, a), 1, "counters header: GP0");
+}
+
+/* INDEX counts the write offset in 16-byte units (Linux union arch_pebs_index
+ * wr:23 at bit 4), so a record whose groups end 8 bytes short of a unit
+ * (counters group with one value: 16 + 48 + 16 + 8 = 88) is padded to 96,
+ * the pad counted in the size field, and the next record starts exactly
+ * where the size field says (a reader walking by header size, Linux
+ * intel_pmu_drain_arch_pebs). Failed before the pad (size 88, next record
+ * at the truncated offset 80). */
+static void test_pad16(void)
+{
+    struct dsm_cpu c;
+    mk(&c, DSM_PTL_E);
+    arm_gp0(&c, 4, (1ull << 36) | (1ull << 35), 1, 4096); /* counters group: GP0 */
+    run(&c, 13, 0x408000);
+    CHECK_EQ(c.ap.records, 3, "three records");
+    uint64_t at = 0;
+    for (unsigned k = 0; k < 3; k++) {
+        uint64_t h = rd64(&mem, PHYS + at);
+        CHECK_EQ(h & 0xFFFF, 96, "record %u: 88 bytes of groups padded to 96", k);
+        CHECK(h & (1ull << 63), "record %u at the offset the previous size gives: basic", k);
+        CHECK_EQ(rd64(&mem, PHYS + at + 16), 0x408000 + 4ull * (4 * (k + 1)), "record %u ip", k);
+        CHECK_EQ(rd32(&mem, PHYS + at + 64), 1, "record %u counters header: GP0", k);
+        CHECK_EQ(rd64(&mem, PHYS + at + 88), 0, "record %u pad is zero", k);
+        at += h & 0xFFFF;
+    }
+    CHECK_EQ(rd(&c, 0x3F5) & (0x7FFFFFull << 4), at, "write offset = sum of the size fields");
+    CHECK_EQ(dsm_apebs_record_size(&c, 1), 96, "record_size includes the pad");
 }
 
 static void test_fragments(void)
@@ -258,6 +287,7 @@ int main(void)
     test_msrs();
     test_basic_records();
     test_groups();
+    test_pad16();
     test_fragments();
     test_full_and_threshold();
     return check_summary();
