@@ -67,6 +67,12 @@ int ds_arch_pebs_detect(const struct ds_cpu *cpu, struct ds_arch_pebs_caps *out)
 
 /* --- Buffer --------------------------------------------------------------------- */
 
+/* The largest buffer is the one IA32_PEBS_INDEX's write offset can address
+ * (ds/arch_pebs.h: the BASE size-code width is not documented). */
+_Static_assert(((uint64_t)DS_APEBS_PAGE << DS_APEBS_SIZE_CODE_MAX) ==
+                   ((DS_APEBS_INDEX_WR_MASK >> DS_APEBS_INDEX_WR_SHIFT) + 1) * DS_APEBS_UNIT,
+               "size code maximum = INDEX write-offset reach");
+
 /* Buffer checks of ds_arch_pebs_setup (after detection). */
 static int check_buffer(const struct ds_arch_pebs_config *cfg, uint8_t pbits, uint64_t *out_bytes,
                         uint64_t *out_thresh)

@@ -438,6 +438,58 @@ static void test_setup_table(void)
     CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_ERR_APEBS_NOT_ENUMERATED, "fmt 5 CPU");
 }
 
+/*
+ * IA32_PEBS_BASE size-code width. No source reachable here documents the
+ * field: the Intel ISE chapter is not available, and the Linux series
+ * defines no size mask (msr-index.h has MSR_IA32_PEBS_BASE 0x3f4,
+ * ARCH_PEBS_OFFSET_MASK 0x7fffff, ARCH_PEBS_INDEX_WR_SHIFT 4 only; ds.c
+ * init_arch_pebs_on_cpu writes virt_to_phys(buf) | PEBS_BUFFER_SHIFT,
+ * "Buffer Size = 4KB * 2^SIZE"; KVM stores the MSR unchecked). The bound is
+ * derived from what IS documented: the write offset is 23 bits
+ * (ARCH_PEBS_OFFSET_MASK) of 16-byte units, so a buffer can hold at most
+ * (0x7fffff + 1) * 16 bytes = 128 MiB = 4 KiB << 15. Computed here from the
+ * transcribed constants, not from DS_APEBS_*: the largest code is accepted
+ * (and written to BASE bits 3:0 with bits 11:4 clear), the next refused.
+ */
+static void test_size_code_width(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    const uint64_t offset_mask = 0x7fffff, wr_shift = 4; /* Linux msr-index.h */
+    const uint64_t max_bytes = (offset_mask + 1) << wr_shift;
+    unsigned max_code = 0;
+    while ((4096ull << (max_code + 1)) <= max_bytes)
+        max_code++;
+    CHECK_EQ(max_bytes, 128ull << 20, "INDEX addresses 128 MiB");
+    CHECK_EQ(max_code, 15, "largest size code whose buffer INDEX can address");
+    void *pg = (void *)(uintptr_t)0x40000000u; /* never dereferenced by setup/install */
+    const uint64_t phys = 1ull << 40;
+    struct ds_arch_pebs_config c = cfg_of(pg, phys, max_code, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "size code %u (maximum)", max_code);
+    CHECK_EQ(ap.bytes, max_bytes, "4 KiB << %u bytes", max_code);
+    /* the last 16-byte unit of the buffer is still an INDEX offset */
+    CHECK_EQ(((ap.bytes - 16) >> wr_shift) & ~offset_mask, 0, "last unit addressable");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install at the maximum");
+    CHECK_EQ(fake_get_msr(&f, 0x3F4), phys | max_code, "BASE = phys | code");
+    CHECK_EQ(fake_get_msr(&f, 0x3F4) & 0xFF0, 0, "BASE bits 11:4 clear");
+    /* maximum at the top of MAXPHYADDR 46: fits exactly, one page higher not */
+    c = cfg_of(pg, (1ull << 46) - max_bytes, max_code, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "128 MiB ending at 2^46");
+    c = cfg_of(pg, (1ull << 46) - max_bytes + 4096, max_code, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_ERR_APEBS_PHYS_ADDR, "128 MiB crossing 2^46");
+    const unsigned bad[] = { max_code + 1, 0x1F, 0xFF, 63, 64, 0xFFFFFFFFu };
+    unsigned w = f.writes;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        c = cfg_of(pg, phys, bad[i], 0);
+        CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_ERR_APEBS_SIZE_CODE, "size code %u refused", bad[i]);
+        CHECK(!ap.setup, "size code %u: not set up", bad[i]);
+    }
+    CHECK_EQ(f.writes, w, "refused codes write no MSR");
+}
+
 static void test_install_enable(void)
 {
     static struct fake_cpu f;
@@ -1050,6 +1102,7 @@ int main(void)
     test_detect_errors();
     test_format_select();
     test_setup_table();
+    test_size_code_width();
     test_install_enable();
     test_cfg_c();
     test_decode_groups();

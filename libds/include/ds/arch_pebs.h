@@ -71,10 +71,15 @@ extern "C" {
 /* --- IA32_PEBS_BASE ----------------------------------------------------------
  * Physical address of a 4 KiB aligned buffer ORed with a size code: the
  * buffer is 4 KiB << code (Linux init_arch_pebs_on_cpu: "Buffer Size =
- * 4KB * 2^SIZE", virt_to_phys(buf) | PEBS_BUFFER_SHIFT). The code field is
- * taken as bits 3:0: the write offset of IA32_PEBS_INDEX is 23 bits of
- * 16-byte units = 128 MiB = 4 KiB << 15, so no larger code is usable; bits
- * 11:4 are left zero. */
+ * 4KB * 2^SIZE", virt_to_phys(buf) | PEBS_BUFFER_SHIFT). The width of the
+ * code field is documented nowhere reachable here (the ISE chapter is not;
+ * Linux defines no size mask, only ARCH_PEBS_OFFSET_MASK 0x7fffff and
+ * ARCH_PEBS_INDEX_WR_SHIFT 4; KVM stores the MSR unchecked). The maximum is
+ * derived from the documented INDEX field: the write offset is 23 bits of
+ * 16-byte units = 128 MiB = 4 KiB << 15, so no larger code is usable (a
+ * bigger buffer could not be addressed); the code is written to bits 3:0
+ * and bits 11:4 are left zero. Tests: test_arch_pebs.c:
+ * test_size_code_width (15 accepted, 16 refused). */
 #define DS_APEBS_BASE_SIZE_MASK    0xFull
 #define DS_APEBS_SIZE_CODE_MAX     15u
 #define DS_APEBS_PAGE              4096u
