@@ -175,6 +175,11 @@ static void clear_sample(struct ds_pebs_sample *s)
     s->lbr = NULL;
     s->ssp = 0;
     s->fragments = 0;
+    s->xstate = 0;
+    s->ymmh = NULL;
+    s->opmask = NULL;
+    s->zmmh = NULL;
+    s->h16zmm = NULL;
 }
 
 /* The present bits of a fixed-size format (NetBurst, 0-3). */

@@ -25,7 +25,13 @@
  *      arch_pebs_record_continued (CONT, or a null header: bits 63:16 zero),
  *      init_arch_pebs_on_cpu ("Buffer Size = 4KB * 2^SIZE", phys | shift);
  *  [K] KVM vmx/pmu_intel.c reserved bits of IA32_PEBS_INDEX (3:0, 30:27,
- *      35:33, 63:59).
+ *      35:33, 63:59);
+ *  [V] Linux "perf/x86/intel: Support arch-PEBS vector registers group
+ *      capturing" (Dapeng Mi, v3 17/22, April 2025): ARCH_PEBS_VECR_YMMH
+ *      bit 50 (OPMASK 53, ZMMH 54, H16ZMM 55: not enumerated on Panther
+ *      Lake, so never written here); the vector group is the XER header and
+ *      then XMM (16 x 2 qwords), YMMH (struct arch_pebs_ymmh, 16 x 2 qwords:
+ *      bits 255:128 of YMM0-15), ... in that order.
  *
  * Model choices (the sources do not say; documented, not hardware facts):
  *  - a record is written only when all its bytes fit below the buffer end;
@@ -58,6 +64,7 @@
 #define AP_CFG_CNTR_MET  (1ull << 38)
 #define AP_CFG_LBR_SHIFT 40
 #define AP_CFG_XMM       (1ull << 49)
+#define AP_CFG_YMMH      (1ull << 50)   /* [V] ARCH_PEBS_VECR_YMMH */
 #define AP_CFG_GPR       (1ull << 61)
 #define AP_CFG_AUX       (1ull << 62)
 #define AP_CFG_EN        (1ull << 63)
@@ -73,6 +80,7 @@
 #define AP_H_CNTR_SHIFT  35
 #define AP_H_LBR_SHIFT   40
 #define AP_H_XMM         (1ull << 49)
+#define AP_H_YMMH        (1ull << 50)   /* [V] struct arch_pebs_header ymmh */
 #define AP_H_GPR         (1ull << 61)
 #define AP_H_AUX         (1ull << 62)
 #define AP_H_BASIC       (1ull << 63)
@@ -229,7 +237,7 @@ int dsm_apebs_set_fragment(struct dsm_cpu *c, uint32_t max)
 
 #define AP_NGROUP 6
 struct ap_rec {
-    uint8_t b[1536];           /* groups back to back, no headers (largest: 1480) */
+    uint8_t b[2048];           /* groups back to back, no headers (largest: 1736) */
     uint32_t off[AP_NGROUP], len[AP_NGROUP];
     uint64_t bits[AP_NGROUP];  /* header bits that group sets */
     unsigned n;
@@ -272,6 +280,24 @@ static void grp_gpr(struct ap_rec *r, const struct dsm_event *ev)
     uint8_t *p = grp(r, 160, AP_H_GPR);
     for (int i = 0; i < 18; i++)
         put64(p + 8 * i, from[i] == 0xFF ? ev->next_ip : ev->regs[from[i]]);
+}
+
+/* Vector-register group: XER header (xstate: XSAVE components 1 SSE and,
+ * with YMMH, 2 AVX), XMM0-15 if XMM, then YMMH if YMMH ([V]). Model choice:
+ * the event carries no YMM state, so YMMH qword i = xmm qword i XOR
+ * 0x5A5A5A5A5A5A5A5A (zeros when the event has no vector state). */
+static void grp_vecr(struct ap_rec *r, const struct dsm_event *ev, uint64_t cfg)
+{
+    bool x = (cfg & AP_CFG_XMM) != 0, y = (cfg & AP_CFG_YMMH) != 0;
+    uint8_t *p = grp(r, 16 + (x ? 256u : 0u) + (y ? 256u : 0u), (x ? AP_H_XMM : 0) | (y ? AP_H_YMMH : 0));
+    put64(p, (x ? 0x2u : 0u) | (y ? 0x6u : 0u));
+    uint8_t *q = p + 16;
+    if (x)
+        for (int i = 0; i < 32; i++, q += 8)
+            put64(q, ev->xmm ? ev->xmm[i] : 0);
+    if (y)
+        for (int i = 0; i < 32; i++, q += 8)
+            put64(q, ev->xmm ? ev->xmm[i] ^ 0x5A5A5A5A5A5A5A5Aull : 0);
 }
 
 static void grp_lbr(struct ap_rec *r, const struct dsm_cpu *c, unsigned sel)
@@ -325,12 +351,8 @@ static void build(struct ap_rec *r, const struct dsm_cpu *c, const struct dsm_ev
     }
     if (cfg & AP_CFG_GPR)
         grp_gpr(r, ev);
-    if (cfg & AP_CFG_XMM) {
-        p = grp(r, 16 + 256, AP_H_XMM);
-        put64(p, 0x2); /* xstate: XSAVE component 1 (SSE) */
-        for (int i = 0; i < 32; i++)
-            put64(p + 16 + 8 * i, ev->xmm ? ev->xmm[i] : 0);
-    }
+    if (cfg & (AP_CFG_XMM | AP_CFG_YMMH)) /* [L]/[V] one group: XER header + parts */
+        grp_vecr(r, ev, cfg);
     unsigned sel = (unsigned)(cfg >> AP_CFG_LBR_SHIFT) & 3;
     if (sel)
         grp_lbr(r, c, sel);

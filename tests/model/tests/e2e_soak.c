@@ -237,6 +237,8 @@ static int asink(void *a, const struct ds_pebs_sample *s)
 {
     (void)a;
     bool ok = s->fmt == DS_PEBS_FMT_ARCH && (s->present & DS_SAMPLE_IP) && s->tsc == 2 * s->ip;
+    if ((s->present & DS_SAMPLE_YMMH) && (!s->ymmh || s->ymmh[31] != 0)) /* the stream has no vector state */
+        ok = false;
     if (s->present & DS_SAMPLE_GPRS)
         for (unsigned k = 0; k < DS_GPR__COUNT; k++)
             if (s->gpr[k] != dsm_stream_reg(s->ip, gpr_model_index[k]))
@@ -344,11 +346,11 @@ static void run_apebs(enum dsm_profile p, uint64_t seed, uint64_t nev)
     unsigned code = (unsigned)dsm_rand_range(&S.rng, 0, 3); /* 4 .. 32 KiB */
     uint64_t bytes = 4096ull << code;
     uint64_t thresh = 16 * dsm_rand_range(&S.rng, 1, bytes / 16 - 1);
-    /* GPR, AUX, XMM, counters: each enumerated on both cores (CPUID.(23H,4):EBX) */
-    static const uint64_t opt[4] = { DS_APEBS_CFG_GPR, DS_APEBS_CFG_AUX, DS_APEBS_CFG_XMM,
+    /* GPR, AUX, XMM, YMMH, counters: each enumerated on both cores (CPUID.(23H,4):EBX) */
+    static const uint64_t opt[5] = { DS_APEBS_CFG_GPR, DS_APEBS_CFG_AUX, DS_APEBS_CFG_XMM, DS_APEBS_CFG_YMMH,
                                      DS_APEBS_CFG_CNTR_ALLOW | DS_APEBS_CFG_CNTR_GP };
     uint64_t groups = 0;
-    for (unsigned k = 0; k < 4; k++)
+    for (unsigned k = 0; k < 5; k++)
         if (dsm_rand_range(&S.rng, 0, 1))
             groups |= opt[k];
     uint32_t frag = dsm_rand_range(&S.rng, 0, 1) ? 8 * (uint32_t)dsm_rand_range(&S.rng, 8, 40) : 0;

@@ -204,6 +204,50 @@ static void test_groups(void)
     CHECK_EQ(rd32(&mem, a), 1, "counters header: GP0");
 }
 
+/* Vector-register group with YMMH (23H.4 EBX bit 18 = CFG_C bit 50 on both
+ * cores; Linux vector series: XER header, XMM, then struct arch_pebs_ymmh,
+ * 16 registers x 2 qwords = bits 255:128 of YMM0-15). OPMASK/ZMMH/H16ZMM
+ * are not enumerated: CFG_C #GP. */
+static void test_ymmh(void)
+{
+    for (int e = 0; e < 2; e++) {
+        struct dsm_cpu c;
+        mk(&c, e ? DSM_PTL_E : DSM_PTL_P);
+        CHECK_EQ(dsm_wrmsr(&c, 0x1903, (1ull << 63) | (1ull << 53)), DSM_GP, "OPMASK not enumerated");
+        CHECK_EQ(dsm_wrmsr(&c, 0x1903, (1ull << 63) | (1ull << 54)), DSM_GP, "ZMMH not enumerated");
+        CHECK_EQ(dsm_wrmsr(&c, 0x1903, (1ull << 63) | (1ull << 55)), DSM_GP, "H16ZMM not enumerated");
+        arm_gp0(&c, 2, (1ull << 49) | (1ull << 50), 1, 4096);
+        static const uint64_t xmm[32] = { 0x1111, 0x2222, [30] = 0x3333, [31] = 0x4444 };
+        for (unsigned i = 0; i < 3; i++) {
+            struct dsm_event ev = ev_load(0x409000 + 4 * i, 0x8000 + i, 9, 0x1);
+            ev.xmm = xmm;
+            dsm_retire(&c, &ev);
+        }
+        CHECK_EQ(c.ap.records, 1, "one record");
+        uint64_t h = rd64(&mem, PHYS);
+        CHECK_EQ(h & 0xFFFF, 16 + 48 + 16 + 256 + 256, "header, basic, XER, XMM, YMMH");
+        CHECK(h & (1ull << 49) && h & (1ull << 50) && !(h & (0x7ull << 53)), "XMM and YMMH header bits only");
+        uint64_t x = PHYS + 16 + 48;
+        CHECK_EQ(rd64(&mem, x), 0x6, "xstate: SSE | AVX");
+        CHECK_EQ(rd64(&mem, x + 16), 0x1111, "xmm0 low");
+        CHECK_EQ(rd64(&mem, x + 16 + 8 * 31), 0x4444, "xmm15 high");
+        CHECK_EQ(rd64(&mem, x + 16 + 256), 0x1111 ^ 0x5A5A5A5A5A5A5A5Aull, "ymmh0 low (model: xmm ^ 5A..)");
+        CHECK_EQ(rd64(&mem, x + 16 + 256 + 8 * 30), 0x3333 ^ 0x5A5A5A5A5A5A5A5Aull, "ymmh15 low");
+        CHECK_EQ(dsm_apebs_record_size(&c, 1), 16 + 48 + 16 + 512, "record_size");
+        /* YMMH alone: XER header then YMMH directly */
+        mk(&c, e ? DSM_PTL_E : DSM_PTL_P);
+        arm_gp0(&c, 2, 1ull << 50, 1, 4096);
+        for (unsigned i = 0; i < 3; i++) {
+            struct dsm_event ev = ev_load(0x409000 + 4 * i, 0x8000 + i, 9, 0x1);
+            ev.xmm = xmm;
+            dsm_retire(&c, &ev);
+        }
+        h = rd64(&mem, PHYS);
+        CHECK_EQ(h & 0xFFFF, 16 + 48 + 16 + 256, "YMMH alone: header, basic, XER, YMMH");
+        CHECK_EQ(rd64(&mem, x + 16), 0x1111 ^ 0x5A5A5A5A5A5A5A5Aull, "YMMH right after the XER header");
+    }
+}
+
 /* INDEX counts the write offset in 16-byte units (Linux union arch_pebs_index
  * wr:23 at bit 4), so a record whose groups end 8 bytes short of a unit
  * (counters group with one value: 16 + 48 + 16 + 8 = 88) is padded to 96,
@@ -288,6 +332,7 @@ int main(void)
     test_basic_records();
     test_groups();
     test_pad16();
+    test_ymmh();
     test_fragments();
     test_full_and_threshold();
     return check_summary();
