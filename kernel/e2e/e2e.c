@@ -16,8 +16,9 @@
  * The only differences between the backends are the struct ds_cpu the flow
  * uses and whether run_workload() single-steps.
  *
- * Kernel scaffolding: the state lives in one static struct (the kernel is
- * single-CPU; libds and the model themselves keep no globals).
+ * Kernel scaffolding: the state lives in one struct per CPU (E, the calling
+ * CPU's: k_e2e_run_all runs the flows on every CPU at once, issue 13);
+ * libds and the model themselves keep no globals.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -105,7 +106,52 @@ struct snap {
     struct ds_lbr_entry e[LBR_CAP];
 };
 
-static struct e2e {
+/* Per-sample facts the checks need, kept beside the printed record. */
+struct pinfo {
+    uint64_t check_ip;  /* eventing IP if the format has it, else the IP field */
+    bool next;          /* check_ip is the next instruction (trap-like) */
+    bool has_mem;
+    bool mode64;        /* architectural PEBS: first fragment's header 64BIT_MODE [30] */
+    uint64_t data_addr;
+};
+
+#define APEBS_CODE 2u /* IA32_PEBS_BASE size code: 4 KiB << 2 = 16 KiB (do_apebs_run) */
+#define E2E_LOG_BYTES (128u * 1024u) /* one DSLOG log of one profile: 59 KB the longest measured */
+
+/* Everything one CPU's flow uses: one per CPU (issue 13), so that the flows
+ * run on every CPU at once; E is the calling CPU's (e2e_self). */
+struct e2e {
+    /* DS management area and buffers (identity-mapped: linear == pointer). */
+    _Alignas(4096) union ds_area area_mem;
+    _Alignas(4096) uint8_t pebs_buf[PEBS_NREC * 1024];
+    _Alignas(4096) uint8_t bts_buf[BTS_NREC * DS_BTS_REC64_SIZE];
+    _Alignas(4096) union ds_area probe_area;
+    _Alignas(4096) uint8_t probe_buf[16 * DS_BTS_REC64_SIZE];
+    _Alignas(4096) uint8_t apebs_buf[4096u << APEBS_CODE];
+    uint32_t chase_arr[CHASE_LEN];
+    struct pinfo pinfo[MAX_PEBS];
+    /* lbr-calls: PMC1's reload value and overflows (ovf_hook) */
+    uint64_t ctr_start;
+    uint32_t ctr_ovf;
+    /* Architectural PEBS flow (do_apebs_run): its buffer state and whether a run owns it. */
+    struct ds_arch_pebs apebs;
+    bool apebs_run;
+    /* ds_pmi_config.lbr.buf: the handler's snapshot step reads here before the ack. */
+    struct ds_lbr_entry lbr_step_buf[LBR_CAP];
+    /* this CPU (issue 13): its own identification, profile list, label */
+    struct ds_cpu host;      /* the CPU's own ds_cpu (the BSP's k_cpu, or the AP's) */
+    int host_err;
+    const char *override;    /* model profiles for this CPU (cpu_profile.N=), or NULL */
+    char tag[16];            /* "cpuN " in front of every check when CPUs run at once */
+    char kname[24], profbuf[32], whyt[32], vlabel[48], why[64];
+    char probe_text[1024];   /* 5 probe lines, each naming its MSR */
+    unsigned logs, tot_passed, tot_failed, tot_skipped; /* over all logs of the CPU */
+    uint64_t t0, t1;         /* TSC when the CPU's flow started and ended (k_e2e_run_all) */
+    bool log_buffered;       /* several CPUs at once: the log goes out whole at log_end */
+    unsigned log_over;       /* times the log outgrew logbuf */
+    size_t loglen;
+    char logbuf[E2E_LOG_BYTES];
+    bool ran;
     /* backend */
     bool model;
     enum dsm_profile prof;
@@ -152,15 +198,18 @@ static struct e2e {
     struct dsrec_out out;
     unsigned passed, failed, skipped;
     const char *profile;     /* of the current log, for the verdict */
-} E;
+};
 
-/* DS management area and buffers (identity-mapped: linear == pointer). */
-static _Alignas(4096) union ds_area area_mem;
-static _Alignas(4096) uint8_t pebs_buf[PEBS_NREC * 1024];
-static _Alignas(4096) uint8_t bts_buf[BTS_NREC * DS_BTS_REC64_SIZE];
-static _Alignas(4096) union ds_area probe_area;
-static _Alignas(4096) uint8_t probe_buf[16 * DS_BTS_REC64_SIZE];
-static uint32_t chase_arr[CHASE_LEN];
+static struct e2e e2e_cpus[K_SMP_MAX];
+
+/* The calling CPU's state; a function never changes CPU, hence const. */
+static struct e2e *e2e_self(void) __attribute__((const));
+static struct e2e *e2e_self(void) { return &e2e_cpus[k_smp_self()]; }
+#define E (*e2e_self())
+
+/* The verdict's tables are shared by the CPUs (k/verdict.h is not locked). */
+static struct k_spin verdict_lock;
+
 
 /* --- checks --------------------------------------------------------------- */
 
@@ -176,7 +225,7 @@ static bool check(bool cond, const char *fmt, ...)
         E.passed++;
     else
         E.failed++;
-    return ktest_check(cond, "%s/%s", E.prof_name, buf);
+    return ktest_check(cond, "%s%s/%s", E.tag, E.prof_name, buf);
 }
 
 /* A precondition of the run (setup step): prints only when it fails. */
@@ -191,17 +240,35 @@ static bool need(bool cond, const char *fmt, ...)
     k_vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     E.failed++;
-    ktest_fail("%s/%s", E.prof_name, buf);
+    ktest_fail("%s%s/%s", E.tag, E.prof_name, buf);
     return false;
 }
 
 /* --- DSLOG output --------------------------------------------------------- */
 
+/* DSLOG output. With CPUs running at once (k_e2e_run_all) a log must still
+ * be one HDR..END block (docs/records.md: the record lines carry no CPU), so
+ * each CPU collects its log in memory and writes it whole at log_end. */
+static void log_flush(void)
+{
+    k_console_write_block(E.logbuf, E.loglen);
+    E.loglen = 0;
+}
+
 static void rec_write(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
-    for (size_t i = 0; i < n; i++)
-        kputc(s[i]);
+    if (!E.log_buffered) {
+        for (size_t i = 0; i < n; i++)
+            kputc(s[i]);
+        return;
+    }
+    if (E.loglen + n > sizeof E.logbuf) { /* too long: out early, other CPUs' lines may split it */
+        E.log_over++;
+        log_flush();
+    }
+    for (size_t i = 0; i < n && E.loglen < sizeof E.logbuf; i++)
+        E.logbuf[E.loglen++] = s[i];
 }
 
 /* Turn any text into a DSLOG name token ([A-Za-z0-9_.:+-], <= 31). */
@@ -413,7 +480,7 @@ static uint32_t call_wl(enum wl_id w, uint32_t n)
     if (w == WL_LOOP)
         return wl_loop(n);
     if (w == WL_CHASE)
-        return wl_chase(chase_arr, 0, n);
+        return wl_chase(E.chase_arr, 0, n);
     return wl_calls(n);
 }
 
@@ -512,18 +579,22 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
             r->lbr[i].info = s->lbr[i].info;
         }
     }
+    if (s->present & DS_SAMPLE_CNTRS) {   /* fmt 6 counters group (DSLOG gpN / fixedN) */
+        r->cntr_gp_mask = s->cntr_gp_mask;
+        r->cntr_fixed_mask = s->cntr_fixed_mask;
+        for (unsigned i = 0; i < 16; i++)
+            r->cntr_gp[i] = s->cntr_gp[i];
+        for (unsigned i = 0; i < 8; i++)
+            r->cntr_fixed[i] = s->cntr_fixed[i];
+    }
+    if (s->present & DS_SAMPLE_METRICS) {
+        r->has_metrics = true;
+        r->slots = s->topdown_slots;
+        r->metrics = s->perf_metrics;
+    }
     if (s->fmt == DS_PEBS_FMT_ARCH)
         arch_dsrec(s, r);
 }
-
-/* Per-sample facts the checks need, kept beside the printed record. */
-static struct {
-    uint64_t check_ip;  /* eventing IP if the format has it, else the IP field */
-    bool next;          /* check_ip is the next instruction (trap-like) */
-    bool has_mem;
-    bool mode64;        /* architectural PEBS: first fragment's header 64BIT_MODE [30] */
-    uint64_t data_addr;
-} pinfo[MAX_PEBS];
 
 static int pebs_sink(void *arg, const struct ds_pebs_sample *s)
 {
@@ -535,15 +606,15 @@ static int pebs_sink(void *arg, const struct ds_pebs_sample *s)
     uint32_t i = E.npebs++;
     to_dsrec(s, &E.pebs[i]);
     bool evip = (s->present & DS_SAMPLE_EVENTING_IP) != 0;
-    pinfo[i].check_ip = evip ? s->eventing_ip : s->ip;
-    pinfo[i].next = !evip && s->ip_is_next;
+    E.pinfo[i].check_ip = evip ? s->eventing_ip : s->ip;
+    E.pinfo[i].next = !evip && s->ip_is_next;
     /* NetBurst and formats 0-2 store the IP after the instruction (the SDM's
      * "trap-like" records; libds's ip_is_next follows PEBS_TRAP only). */
     if (!evip && (s->fmt == DS_PEBS_FMT_NB32 || s->fmt == DS_PEBS_FMT_NB64 || s->fmt == DS_PEBS_FMT_0))
-        pinfo[i].next = true;
-    pinfo[i].has_mem = (s->present & DS_SAMPLE_MEM) != 0;
-    pinfo[i].mode64 = s->fmt == DS_PEBS_FMT_ARCH && (s->header & DS_APEBS_HDR_MODE64);
-    pinfo[i].data_addr = s->data_addr;
+        E.pinfo[i].next = true;
+    E.pinfo[i].has_mem = (s->present & DS_SAMPLE_MEM) != 0;
+    E.pinfo[i].mode64 = s->fmt == DS_PEBS_FMT_ARCH && (s->header & DS_APEBS_HDR_MODE64);
+    E.pinfo[i].data_addr = s->data_addr;
     return 0;
 }
 
@@ -576,25 +647,17 @@ static uint64_t lost_of(const struct ds_drain_stats *s)
 
 /* Counter-overflow hook (ds_pmi_config.ovf_hook): reload PMC1, the
  * non-PEBS sampling counter of the "lbr-calls" run. NMI-safe. */
-static uint64_t ctr_start;
-static uint32_t ctr_ovf;
 static int ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_handled)
 {
     (void)arg;
     *out_handled = 0;
     if (no_global || !(ovf & 2))
         return DS_OK;
-    ctr_ovf++;
+    E.ctr_ovf++;
     *out_handled = 1;
-    return ds_pmc_gp_write(E.cpu, 1, ctr_start);
+    return ds_pmc_gp_write(E.cpu, 1, E.ctr_start);
 }
 
-/* Architectural PEBS flow (do_apebs_run): its buffer state and whether a run owns it. */
-static struct ds_arch_pebs apebs;
-static bool apebs_run;
-
-/* ds_pmi_config.lbr.buf: the handler's snapshot step reads here before the ack. */
-static struct ds_lbr_entry lbr_step_buf[LBR_CAP];
 static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx);
 static void zero(void *v, size_t n);
 
@@ -633,7 +696,7 @@ static void take_snapshot(const struct ds_pmi_result *res)
         s->err = DS_OK;
         s->n = (uint32_t)res->lbr_n;
         for (uint32_t i = 0; i < s->n && i < LBR_CAP; i++)
-            s->e[i] = lbr_step_buf[i];
+            s->e[i] = E.lbr_step_buf[i];
     } else {
         size_t n = 0;
         s->err = ds_lbr_read(E.cpu, E.lbrm, E.lbrfmt, s->e, LBR_CAP, &n);
@@ -703,6 +766,8 @@ struct run_cfg {
     bool ctr_pmi;            /* PMC1 counts event/umask with EVTSEL.INT, reloaded by the hook */
     bool hold_first;         /* model: start with LVT PC masked; unmask HOLD_STEPS steps
                                 after the first PMI request (it must wait, then arrive) */
+    bool cntr;               /* fmt 6: counters group of PMC0, PMC1 (same event, no PMI)
+                                and fixed 0 in every record */
 };
 
 static void reset_run(void)
@@ -775,17 +840,19 @@ static void print_run(const struct run_cfg *rc, uint64_t events, uint64_t sample
     struct dsrec_run r = {rc->name, rc->kind, wl_name(rc->wl), events, rc->period, samples_expected};
     unsigned records = E.out.run_records;
     dsrec_run(&E.out, &r);
+    bool vt = k_spin_lock(&verdict_lock);
     k_verdict_run(E.profile, rc->name, records);
+    k_spin_unlock(&verdict_lock, vt);
 }
 
 /* The IP a sample names must lie in the workload; a trap-like IP may also be
  * the return address (the sampled instruction was the final RET). */
 static bool ip_ok(uint32_t i, uint64_t ret_to)
 {
-    uint64_t ip = pinfo[i].check_ip;
+    uint64_t ip = E.pinfo[i].check_ip;
     if (ip >= E.lo && ip < E.hi)
         return true;
-    return pinfo[i].next && ip == ret_to;
+    return E.pinfo[i].next && ip == ret_to;
 }
 
 static uint64_t ret_to_of_run(void)
@@ -864,6 +931,55 @@ static int program_lbr(void)
     return e;
 }
 
+/* --- format 6 counters group (Linux setup_pebs_adaptive_sample_data) ---------
+ * PMC0 samples (PEBS), PMC1 counts the same event from 0 without a PMI and
+ * fixed counter 0 counts INST_RETIRED.ANY from 0; MSR_PEBS_DATA_CFG bit 4 with
+ * GP mask PMC0|PMC1 (bits 47:32) and fixed mask fixed 0 (55:48) puts the three
+ * values into every record. */
+#define CNTR_GP_MASK 0x3u
+#define CNTR_FIXED_MASK 0x1u
+#define CNTR_DATA_CFG (DS_PEBS_DATA_CFG_CNTRS | ((uint64_t)CNTR_GP_MASK << DS_PEBS_DATA_CFG_GP_SHIFT) | \
+                       ((uint64_t)CNTR_FIXED_MASK << DS_PEBS_DATA_CFG_FIX_SHIFT))
+#define CNTR_GCTL (2ull | (1ull << 32))
+
+static bool cntr_program(const struct run_cfg *rc)
+{
+    uint64_t sel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
+    return ds_pmc_gp_program(E.cpu, 1, sel, 0) == DS_OK &&
+           ds_pmc_fixed_program(E.cpu, 0, DS_FIXED_OS | DS_FIXED_USR, false, 0) == DS_OK;
+}
+
+/* Every record carries the group with exactly the masks asked for, its size
+ * counts the group, and PMC1 / fixed 0 grow between records: by exactly one
+ * period on the model (the event is instructions: the records are a period
+ * apart, and every instruction counts on fixed 0 too), by at least one
+ * period on hardware (skid and the PMI path count as well). */
+static void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
+{
+    uint32_t bad_mask = 0, bad_size = 0, bad_step = 0;
+    uint32_t want_size = ds_pebs_record_size(DS_PEBS_FMT_6, data_cfg);
+    for (uint32_t i = 0; i < E.npebs; i++) {
+        const struct dsrec_pebs *r = &E.pebs[i];
+        if (!(r->hdr & DSREC_ADAPTIVE_CNTRS) || r->cntr_gp_mask != CNTR_GP_MASK ||
+            r->cntr_fixed_mask != CNTR_FIXED_MASK || r->has_metrics)
+            bad_mask++;
+        if ((r->hdr >> DSREC_ADAPTIVE_SIZE_SHIFT) != want_size)
+            bad_size++;
+        if (i) {
+            uint64_t d1 = E.pebs[i].cntr_gp[1] - E.pebs[i - 1].cntr_gp[1];
+            uint64_t d2 = E.pebs[i].cntr_fixed[0] - E.pebs[i - 1].cntr_fixed[0];
+            if (E.model ? (d1 != rc->period || d2 != rc->period) : (d1 < rc->period || d2 < rc->period))
+                bad_step++;
+        }
+    }
+    check(E.npebs > 1 && bad_mask == 0, "%s: all %u records carry the counters group of PMC0, PMC1 and fixed 0 (%u without)",
+          rc->name, E.npebs, bad_mask);
+    check(bad_size == 0, "%s: record size %u = 32 + 32 + 144 + 16 + 3 * 8 (counters group counted; %u differ)",
+          rc->name, want_size, bad_size);
+    check(E.npebs > 1 && bad_step == 0, "%s: PMC1 and fixed 0 grow by %s%u events from record to record (%u steps off)",
+          rc->name, E.model ? "exactly " : "at least ", (unsigned)rc->period, bad_step);
+}
+
 /* One run: set up DS (and counters), run the workload, drain, check, print. */
 static void do_run(const struct run_cfg *rc)
 {
@@ -893,32 +1009,34 @@ static void do_run(const struct run_cfg *rc)
             data_cfg = DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS;
             if (rc->adaptive_lbr && E.lbrm)
                 data_cfg |= DS_PEBS_DATACFG_LBRS | (7ull << DS_PEBS_DATACFG_LBR_SHIFT);
+            if (rc->cntr)
+                data_cfg |= CNTR_DATA_CFG;
         }
     }
 
     bool use_ds = rc->pebs || rc->bts;
-    ctr_ovf = 0;
-    zero(&area_mem, sizeof area_mem);
-    zero(pebs_buf, sizeof pebs_buf);
-    zero(bts_buf, sizeof bts_buf);
+    E.ctr_ovf = 0;
+    zero(&E.area_mem, sizeof E.area_mem);
+    zero(E.pebs_buf, sizeof E.pebs_buf);
+    zero(E.bts_buf, sizeof E.bts_buf);
     struct ds_area_config cfg;
     zero(&cfg, sizeof cfg);
-    cfg.area = &area_mem;
+    cfg.area = &E.area_mem;
     if (rc->pebs) {
         uint32_t rsz = ds_pebs_record_size(pfmt, data_cfg);
-        cfg.pebs.mem = pebs_buf;
+        cfg.pebs.mem = E.pebs_buf;
         uint32_t nrec = PEBS_NREC;
         if (pfmt == DS_PEBS_FMT_0 && rsz && nrec > 4096u / rsz)
             nrec = 4096u / rsz; /* Core 2/Atom: PEBS buffer <= 4 KiB (DS_ERR_PEBS_BUF_4K) */
         cfg.pebs.bytes = (size_t)rsz * nrec;
         cfg.pebs.thresh_records = PEBS_THR;
         cfg.pebs_data_cfg = data_cfg;
-        if (!need(rsz && cfg.pebs.bytes <= sizeof pebs_buf, "%s: PEBS record size %u", rc->name, rsz))
+        if (!need(rsz && cfg.pebs.bytes <= sizeof E.pebs_buf, "%s: PEBS record size %u", rc->name, rsz))
             return;
     }
     if (rc->bts) {
         uint32_t bsz = lay == DS_LAYOUT_64 ? DS_BTS_REC64_SIZE : DS_BTS_REC32_SIZE;
-        cfg.bts.mem = bts_buf;
+        cfg.bts.mem = E.bts_buf;
         cfg.bts.bytes = (size_t)bsz * rc->bts_nrec;
         cfg.bts.thresh_records = rc->bts_int ? BTS_THR : 0;
     }
@@ -944,7 +1062,7 @@ static void do_run(const struct run_cfg *rc)
     e = use_ds ? ds_area_install(&E.ctx) : DS_OK;
     if (!need(e == DS_OK, "%s: ds_area_install (%s)", rc->name, ds_errname(e)))
         return;
-    uint64_t gctl = (rc->pebs && !E.nb ? 1u : 0u) | (rc->ctr_pmi ? 2u : 0u);
+    uint64_t gctl = (rc->pebs && !E.nb ? 1u : 0u) | (rc->ctr_pmi ? 2u : 0u) | (rc->cntr ? CNTR_GCTL : 0u);
 
     struct ds_pmi_config pc;
     zero(&pc, sizeof pc);
@@ -962,7 +1080,7 @@ static void do_run(const struct run_cfg *rc)
     if (rc->lbr && E.lbrm) {
         pc.lbr.model = E.lbrm;
         pc.lbr.format = E.lbrfmt;
-        pc.lbr.buf = lbr_step_buf;
+        pc.lbr.buf = E.lbr_step_buf;
         pc.lbr.cap = LBR_CAP;
     }
     e = ds_pmi_init(&E.pmi, cpu, use_ds ? &E.ctx : NULL, &pc);
@@ -1029,13 +1147,16 @@ static void do_run(const struct run_cfg *rc)
         if (!need(e == DS_OK, "%s: PMC0 event %02x/%02x PEBS (%s)", rc->name, rc->event, rc->umask, ds_errname(e)))
             goto out_stop;
     }
+    if (rc->cntr && !need(cntr_program(rc), "%s: PMC1 %02x/%02x and fixed counter 0 from 0 for the counters group",
+                          rc->name, rc->event, rc->umask))
+        goto out_stop;
     if (rc->ctr_pmi) {
         uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_INT |
                           DS_EVTSEL_EN;
         uint64_t rs;
-        e = ds_pmc_gp_period(cpu, rc->period, &ctr_start, &rs);
+        e = ds_pmc_gp_period(cpu, rc->period, &E.ctr_start, &rs);
         if (e == DS_OK)
-            e = ds_pmc_gp_program(cpu, 1, evtsel, ctr_start);
+            e = ds_pmc_gp_program(cpu, 1, evtsel, E.ctr_start);
         if (!need(e == DS_OK, "%s: PMC1 event %02x/%02x with PMI (%s)", rc->name, rc->event, rc->umask,
                   ds_errname(e)))
             goto out_stop;
@@ -1132,10 +1253,10 @@ static void do_run(const struct run_cfg *rc)
         for (uint32_t i = 0; i < E.npebs; i++) {
             if (ip_ok(i, ret_to))
                 inr++;
-            if (rc->loads && pinfo[i].has_mem) {
+            if (rc->loads && E.pinfo[i].has_mem) {
                 mem_n++;
-                uint64_t a = pinfo[i].data_addr, b = (uintptr_t)chase_arr;
-                if (a >= b && a < b + sizeof chase_arr && !((a - b) & 3))
+                uint64_t a = E.pinfo[i].data_addr, b = (uintptr_t)E.chase_arr;
+                if (a >= b && a < b + sizeof E.chase_arr && !((a - b) & 3))
                     mem_ok++;
             }
         }
@@ -1219,13 +1340,19 @@ static void do_run(const struct run_cfg *rc)
         if (E.model)
             check(E.branches == x.taken + x.jcc_not_taken, "%s: stepped %u branches (workloads.h: %u)", rc->name,
                   (unsigned)E.branches, (unsigned)(x.taken + x.jcc_not_taken));
-        check(E.model ? ctr_ovf == want : (ctr_ovf + 2 >= want),
-              "%s: %u PMC1 overflows = floor(%u branches / period %u) = %u, each reloaded by the hook", rc->name,
-              ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want);
+        /* Hardware: two-sided, as the PEBS sample count (issue 10): fewer
+         * overflows (a PMI lost) and more (the kernel's own branches counted,
+         * a reload that did not take) both fail. Not verified on hardware here. */
+        uint64_t tol = E.model ? 0 : 2 + want / 4;
+        check(E.ctr_ovf + tol >= want && E.ctr_ovf <= want + tol,
+              "%s: %u PMC1 overflows = floor(%u branches / period %u) = %u, each reloaded by the hook (tolerance +-%u)",
+              rc->name, E.ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want, (unsigned)tol);
         events = br;
         expect = want;
     }
     check_lbr(rc);
+    if (rc->cntr)
+        check_cntr(rc, data_cfg);
 
     /* RUN line: PEBS runs give the sampled event count, BTS runs the taken
      * branches of the workload (what BTS records). */
@@ -1248,8 +1375,10 @@ out_uninstall:
         ds_pmc_pebs_disable(cpu, 1);
         ds_pmc_gp_program(cpu, 0, 0, 0);
     }
-    if (rc->ctr_pmi)
+    if (rc->ctr_pmi || rc->cntr)
         ds_pmc_gp_program(cpu, 1, 0, 0);
+    if (rc->cntr)
+        ds_pmc_fixed_program(cpu, 0, 0, false, 0);
     if (rc->bts && E.ctx.bts_enabled)
         ds_bts_disable(&E.ctx);
     if (rc->freeze != DS_FREEZE_NONE && E.cpu->caps.perfmon_version >= 2) {
@@ -1276,8 +1405,6 @@ out_uninstall:
  * physical address on both backends. Not verified on hardware here (no
  * architectural-PEBS CPU on this host).
  */
-#define APEBS_CODE 2u /* IA32_PEBS_BASE size code: 4 KiB << 2 = 16 KiB */
-static _Alignas(4096) uint8_t apebs_buf[4096u << APEBS_CODE];
 
 /* The CPU's PEBS is architectural (ds_pebs_format_select, the one place that decides). */
 static bool arch_pebs_cpu(void)
@@ -1298,13 +1425,13 @@ static bool apebs_program(const struct run_cfg *rc)
     uint64_t groups = (DS_APEBS_CFG_AUX | DS_APEBS_CFG_GPR) & caps.cfg_c_caps;
     uint32_t rsz = DS_APEBS_HDR_BYTES + DS_APEBS_BASIC_BYTES + ((groups & DS_APEBS_CFG_AUX) ? DS_APEBS_AUX_BYTES : 0) +
                    ((groups & DS_APEBS_CFG_GPR) ? DS_APEBS_GPR_BYTES : 0);
-    struct ds_arch_pebs_config cfg = {apebs_buf, (uint64_t)(uintptr_t)apebs_buf, APEBS_CODE,
+    struct ds_arch_pebs_config cfg = {E.apebs_buf, (uint64_t)(uintptr_t)E.apebs_buf, APEBS_CODE,
                                       ((uint64_t)PEBS_THR * rsz + 15u) & ~15ull};
-    zero(apebs_buf, sizeof apebs_buf);
-    e = ds_arch_pebs_setup(&apebs, E.cpu, &cfg);
+    zero(E.apebs_buf, sizeof E.apebs_buf);
+    e = ds_arch_pebs_setup(&E.apebs, E.cpu, &cfg);
     if (e == DS_OK)
-        e = ds_arch_pebs_install(&apebs);
-    if (!need(e == DS_OK, "%s: architectural PEBS buffer at phys %p (%s)", rc->name, (void *)apebs_buf, ds_errname(e)))
+        e = ds_arch_pebs_install(&E.apebs);
+    if (!need(e == DS_OK, "%s: architectural PEBS buffer at phys %p (%s)", rc->name, (void *)E.apebs_buf, ds_errname(e)))
         return false;
     uint64_t start = 0, reset = 0;
     e = ds_pmc_gp_period(E.cpu, rc->period, &start, &reset);
@@ -1313,9 +1440,9 @@ static bool apebs_program(const struct run_cfg *rc)
         e = ds_pmc_gp_program(E.cpu, 0, evtsel, start);
     /* CFG_C reload [31:0]: the low half of the start value (Linux writes -period & ARCH_PEBS_RELOAD) */
     if (e == DS_OK)
-        e = ds_arch_pebs_counter_enable(&apebs, DS_CTR_GP, 0, (uint32_t)reset, groups);
+        e = ds_arch_pebs_counter_enable(&E.apebs, DS_CTR_GP, 0, (uint32_t)reset, groups);
     if (e == DS_OK)
-        e = ds_arch_pebs_enable(&apebs);
+        e = ds_arch_pebs_enable(&E.apebs);
     return need(e == DS_OK, "%s: PMC0 event %02x/%02x, CFG_C groups 0x%llx, INDEX.EN (%s)", rc->name, rc->event,
                 rc->umask, (unsigned long long)groups, ds_errname(e));
 }
@@ -1328,7 +1455,7 @@ static void apebs_go(const struct run_cfg *rc)
     if (!E.hold_steps)
         k_pmi_arm();
     E.active = true;
-    apebs_run = true;
+    E.apebs_run = true;
     ds_pmc_global_ctrl(E.cpu, 1);
     (void)run_workload(rc->wl, rc->n);
     ds_pmc_global_ctrl(E.cpu, 0);
@@ -1354,14 +1481,14 @@ static void apebs_checks(const struct run_cfg *rc, uint64_t events, uint64_t exp
               "%s: %u architectural PEBS samples ~ %u events / period %u = %u (hardware tolerance)", rc->name,
               (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect);
     uint32_t inr = 0, arch = 0, mem_ok = 0, mem_n = 0, m64 = 0;
-    uint64_t ret_to = ret_to_of_run(), b = (uintptr_t)chase_arr;
+    uint64_t ret_to = ret_to_of_run(), b = (uintptr_t)E.chase_arr;
     for (uint32_t i = 0; i < E.npebs; i++) {
         inr += ip_ok(i, ret_to);
         arch += E.pebs[i].fmt == DSREC_PEBS_ARCH;
-        m64 += pinfo[i].mode64;
-        if (rc->loads && pinfo[i].has_mem) {
+        m64 += E.pinfo[i].mode64;
+        if (rc->loads && E.pinfo[i].has_mem) {
             mem_n++;
-            mem_ok += pinfo[i].data_addr >= b && pinfo[i].data_addr < b + sizeof chase_arr;
+            mem_ok += E.pinfo[i].data_addr >= b && E.pinfo[i].data_addr < b + sizeof E.chase_arr;
         }
     }
     check(arch == E.npebs, "%s: %u of %u records are architectural (fmt=arch)", rc->name, arch, E.npebs);
@@ -1398,7 +1525,7 @@ static void do_apebs_run(const struct run_cfg *rc)
         dsm_stats_reset(&E.m);
         dsm_apebs_set_fragment(&E.m, want_frags == 2 ? 128u : 0u);
     }
-    zero(&apebs, sizeof apebs);
+    zero(&E.apebs, sizeof E.apebs);
     if (!apebs_program(rc))
         goto out;
     struct ds_pmi_config pc;
@@ -1406,13 +1533,13 @@ static void do_apebs_run(const struct run_cfg *rc)
     pc.freeze = rc->freeze;
     pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY ? 1 : 0;
     /* ds_pmi_handle drains on GLOBAL_STATUS bit 54 and acknowledges it */
-    pc.apebs = &apebs;
+    pc.apebs = &E.apebs;
     pc.pebs_sink = pebs_sink;
     pc.pebs_counters = 1;
     if (rc->lbr && E.lbrm) {
         pc.lbr.model = E.lbrm;
         pc.lbr.format = E.lbrfmt;
-        pc.lbr.buf = lbr_step_buf;
+        pc.lbr.buf = E.lbr_step_buf;
         pc.lbr.cap = LBR_CAP;
     }
     int e = ds_pmi_init(&E.pmi, E.cpu, NULL, &pc);
@@ -1428,7 +1555,7 @@ static void do_apebs_run(const struct run_cfg *rc)
     apebs_go(rc);
     struct ds_drain_stats st;
     zero(&st, sizeof st);
-    e = ds_arch_pebs_drain(&apebs, pebs_sink, NULL, &st);
+    e = ds_arch_pebs_drain(&E.apebs, pebs_sink, NULL, &st);
     need(e == DS_OK, "%s: final architectural PEBS drain (%s)", rc->name, ds_errname(e));
     add_stats(&E.pst, &st);
 
@@ -1460,10 +1587,10 @@ static void do_apebs_run(const struct run_cfg *rc)
     check_lbr(rc);
     print_run(rc, events, expect);
 out:
-    apebs_run = false;
-    ds_arch_pebs_counter_disable(&apebs, DS_CTR_GP, 0);
+    E.apebs_run = false;
+    ds_arch_pebs_counter_disable(&E.apebs, DS_CTR_GP, 0);
     ds_pmc_gp_program(E.cpu, 0, 0, 0);
-    ds_arch_pebs_uninstall(&apebs);
+    ds_arch_pebs_uninstall(&E.apebs);
     if (rc->freeze != DS_FREEZE_NONE) {
         uint64_t dc = 0;
         if (ds_msr_read(E.cpu, 0x1D9, &dc) == DS_OK)
@@ -1495,6 +1622,7 @@ static const struct {
     {"alderlake_e", DSM_ALDERLAKE_E},
     {"kvm_spr", DSM_KVM_SPR},         {"kvm_skl", DSM_KVM_SKL},
     {"panther_lake_p", DSM_PTL_P},    {"panther_lake_e", DSM_PTL_E},
+    {"lunarlake_e", DSM_LUNARLAKE_E},
 };
 
 #if defined(__x86_64__)
@@ -1537,9 +1665,9 @@ static void run_all(void)
     }
 
     for (unsigned i = 0; i < CHASE_LEN; i++)
-        chase_arr[i] = (i * 17u + 5u) % CHASE_LEN; /* 17 odd: one cycle through all 64 */
+        E.chase_arr[i] = (i * 17u + 5u) % CHASE_LEN; /* 17 odd: one cycle through all 64 */
 
-    struct run_cfg runs[5];
+    struct run_cfg runs[6];
     zero(runs, sizeof runs);
     unsigned nr = 0;
     /* Issue 14: a model profile that lacks a facility (the KVM guests) skips its
@@ -1571,13 +1699,22 @@ static void run_all(void)
                 runs[nr].period = CHASE_PERIOD;
             }
             nr++;
+            /* PEBS format 6 (Lunar Lake, Arrow Lake): the counters group */
+            if (caps->pebs_format == 6 && caps->pebs_baseline)
+                runs[nr++] = (struct run_cfg){.name = "pebs-loop-cntr", .kind = "pebs", .wl = WL_LOOP, .n = LOOP_N,
+                                              .pebs = true, .event = 0xC0, .umask = 0x00, .period = LOOP_PERIOD,
+                                              .cntr = true};
         }
     }
     if (!nb && caps->perfmon_version >= 2 && !E.lbrm) {
         const struct ds_lbr_model *m;
         E.skipped++;
+        unsigned f;
+        int le = ds_lbr_cpu_model(E.cpu, &m);
+        if (le == DS_OK)   /* a row, but its format: e.g. PERF_CAPABILITIES faulted (DS_ERR_LBR_FMT_UNKNOWN) */
+            le = ds_lbr_format(E.cpu, m, &f);
         ktest_skip("%s: LBR run: no LBR on this CPU (%s; PERF_CAPABILITIES.LBR_FMT %u, Arch LBR %d)",
-                   E.prof_name, ds_errname(ds_lbr_cpu_model(E.cpu, &m)), caps->lbr_format, caps->arch_lbr);
+                   E.prof_name, ds_errname(le), caps->lbr_format, caps->arch_lbr);
     }
     if (!nb && caps->perfmon_version >= 2 && E.lbrm)
         runs[nr++] = (struct run_cfg){.name = "lbr-calls", .kind = "lbr", .wl = WL_CALLS, .n = BTS_CALLS_N,
@@ -1622,28 +1759,41 @@ static void lbr_setup(void)
 
 static void log_begin(const char *backend, const char *profile, const char *why)
 {
-    static char kname[24], prof[32], whyt[32];
-    k_snprintf(kname, sizeof kname, "libds-%s.elf", K_ARCH);
-    tokenize(prof, sizeof prof, profile);
-    tokenize(whyt, sizeof whyt, why);
+    char *kname = E.kname, *prof = E.profbuf, *whyt = E.whyt, *vlabel = E.vlabel;
+    k_snprintf(kname, sizeof E.kname, "libds-%s.elf", K_ARCH);
+    tokenize(prof, sizeof E.profbuf, profile);
+    tokenize(whyt, sizeof E.whyt, why);
     dsrec_init(&E.out, rec_write, NULL);
     struct dsrec_header h = {K_ARCH, backend, prof, kname, whyt, false, 0};
     h.has_cpu = k_lapic_mode() != K_LAPIC_NONE; /* the CPU running this log (issue 13) */
     h.cpu = k_lapic_id();
     dsrec_header(&E.out, &h);
-    static char vlabel[48]; /* the verdict's per-run line: "cpuN profile" with several CPUs */
+    /* the verdict's per-run line: "cpuN profile" with several CPUs */
     if (h.has_cpu && k_smp_count() > 1)
-        k_snprintf(vlabel, sizeof vlabel, "cpu%u %s", h.cpu, prof);
+        k_snprintf(vlabel, sizeof E.vlabel, "cpu%u %s", h.cpu, prof);
     else
-        k_snprintf(vlabel, sizeof vlabel, "%s", prof);
+        k_snprintf(vlabel, sizeof E.vlabel, "%s", prof);
     E.profile = vlabel;
+    bool vt = k_spin_lock(&verdict_lock);
     k_verdict_backend(backend, why);
+    k_spin_unlock(&verdict_lock, vt);
     E.passed = E.failed = E.skipped = 0;
 }
 
 static void log_end(void)
 {
     dsrec_end(&E.out, E.passed, E.failed, E.skipped);
+    if (E.log_buffered) {
+        log_flush();
+        if (E.log_over)
+            kprintf("# e2e: %s%s: the log outgrew its %u-byte buffer %u time(s): written in parts\n", E.tag,
+                    E.prof_name, E2E_LOG_BYTES, E.log_over);
+        E.log_over = 0;
+    }
+    E.logs++;
+    E.tot_passed += E.passed;
+    E.tot_failed += E.failed;
+    E.tot_skipped += E.skipped;
 }
 
 static void run_model_profile(const char *name, const char *why)
@@ -1681,9 +1831,17 @@ static void run_model_profile(const char *name, const char *why)
     E.cpu = &E.mc;
     if (check(e == DS_OK, "model cpu identified (%s)", ds_errname(e))) {
         lbr_setup();
-        kprintf("# e2e: model profile %s: family %x model %x, perfmon v%u, PEBS fmt %u, %s DS layout, LBR %s\n",
-                name, E.mc.caps.display_family, E.mc.caps.display_model, E.mc.caps.perfmon_version,
-                E.mc.caps.pebs_format, dsm_ds64(&E.m) ? "64-bit" : "32-bit", E.lbrm ? E.lbrm->uarch : "none");
+        const struct ds_caps *c = &E.mc.caps;
+        uint8_t ct = c->has_leaf_1a ? c->core_type : DS_CORE_TYPE_NONE;
+        kprintf("# e2e: %smodel profile %s: family %x model %x, perfmon v%u, PEBS fmt %u, %s DS layout, LBR %s%s%s\n",
+                E.tag, name, c->display_family, c->display_model, c->perfmon_version, c->pebs_format,
+                dsm_ds64(&E.m) ? "64-bit" : "32-bit", E.lbrm ? E.lbrm->uarch : "none",
+                ct == DS_CORE_TYPE_CORE ? ", core type 40H (Core)" : ct == DS_CORE_TYPE_ATOM ? ", core type 20H (Atom)" : "",
+                c->has_leaf_1a && ct != DS_CORE_TYPE_CORE && ct != DS_CORE_TYPE_ATOM ? ", core type unknown" : "");
+        /* SDM CPUID leaf 1AH: a hybrid part (07H EDX[15]) names its core type, 20H Atom or 40H Core (issue 13) */
+        if (c->hybrid)
+            check(ct == DS_CORE_TYPE_ATOM || ct == DS_CORE_TYPE_CORE, "hybrid part: CPUID 1AH core type %02XH is 20H or 40H",
+                  ct);
         run_all();
     }
     log_end();
@@ -1697,20 +1855,21 @@ static void probe_exercise(void *arg)
     (void)wl_loop(16);
 }
 
-const char *k_e2e_profile_override;
-
-void k_e2e_run(void)
+/* The flow on the calling CPU, with its own identification (E.host): the
+ * probe, the backend choice, the runs. The #DB and PMI handlers are the
+ * caller's to register (e2e_handlers): they are global, the state they use
+ * is the CPU's own (E). */
+static void run_here(void)
 {
-    static char why[64];
+    char *why = E.why, *buf = E.probe_text;
     struct ds_probe_result pr;
     int pe = DS_ERR_NOT_IDENTIFIED;
     zero(&pr, sizeof pr);
-    if (k_cpu_identify_err == DS_OK) {
-        struct ds_probe_bts_scratch sc = {&probe_area, 0, probe_buf, 0, sizeof probe_buf, probe_exercise, NULL};
-        pe = ds_probe(&k_cpu, &sc, &pr);
+    if (E.host_err == DS_OK) {
+        struct ds_probe_bts_scratch sc = {&E.probe_area, 0, E.probe_buf, 0, sizeof E.probe_buf, probe_exercise, NULL};
+        pe = ds_probe(&E.host, &sc, &pr);
     }
-    static char buf[1024]; /* 5 probe lines, each naming its MSR */
-    if (pe == DS_OK && ds_probe_format(&pr, buf, sizeof buf) == DS_OK)
+    if (pe == DS_OK && ds_probe_format(&pr, buf, sizeof E.probe_text) == DS_OK)
         kprintf("# functional probe (ds_probe):\n%s\n", buf);
     else
         kprintf("# functional probe (ds_probe): %s\n", ds_strerror(pe));
@@ -1719,35 +1878,32 @@ void k_e2e_run(void)
     const char *why_item = NULL;
     enum ds_probe_verdict why_v = DS_PROBE_NOT_ADVERTISED;
     if (pe != DS_OK) {
-        k_snprintf(why, sizeof why, "probe-%s", ds_errname(pe));
+        k_snprintf(why, sizeof E.why, "probe-%s", ds_errname(pe));
     } else if (!hw_ok) {
         why_item = pr.ds_area.verdict != DS_PROBE_WORKING ? "ds_area" : "counter";
         why_v = pr.ds_area.verdict != DS_PROBE_WORKING ? pr.ds_area.verdict : pr.counter.verdict;
-        k_snprintf(why, sizeof why, "%s:%s", why_item, ds_probe_verdict_name(why_v));
+        k_snprintf(why, sizeof E.why, "%s:%s", why_item, ds_probe_verdict_name(why_v));
     } else {
-        k_snprintf(why, sizeof why, "probe-working");
+        k_snprintf(why, sizeof E.why, "probe-working");
     }
 
     bool use_hw = hw_ok;
     if (k_opt_is("backend", "hw")) {
         use_hw = true;
-        k_snprintf(why, sizeof why, "forced");
+        k_snprintf(why, sizeof E.why, "forced");
     } else if (k_opt_is("backend", "model")) {
         use_hw = false;
-        k_snprintf(why, sizeof why, "forced");
+        k_snprintf(why, sizeof E.why, "forced");
     } else if (k_opt("backend", NULL) && !k_opt_is("backend", "auto")) {
         ktest_fail("backend= must be hw, model or auto");
     }
 
-    k_trap_register(K_VEC_DB, db_handler, NULL);
-    void *old_ctx = NULL;
-    k_pmi_fn old = k_pmi_register(pmi_handler, NULL, &old_ctx);
-    enum k_pmi_mode old_mode = k_pmi_mode();
+    enum k_pmi_mode old_mode = k_pmi_mode(); /* this CPU's */
 
     if (use_hw) {
         kprintf("# e2e: backend=hw why=%s (native MSRs, real PMIs, no single-stepping)\n", why);
         E.model = false;
-        E.cpu = &k_cpu;
+        E.cpu = &E.host;
         E.prof_name = "native";
         log_begin("hw", "native", why);
         lbr_setup();
@@ -1760,10 +1916,10 @@ void k_e2e_run(void)
                 why);
         char list[128];
         const char *pl = k_opt_str("profile", list, sizeof list, NULL);
-        if (k_e2e_profile_override) {
+        if (E.override) {
             size_t n = 0;
-            for (; n + 1 < sizeof list && k_e2e_profile_override[n]; n++)
-                list[n] = k_e2e_profile_override[n];
+            for (; n + 1 < sizeof list && E.override[n]; n++)
+                list[n] = E.override[n];
             list[n] = 0;
             pl = list;
         }
@@ -1789,8 +1945,77 @@ void k_e2e_run(void)
 
     k_pmi_disarm();
     k_pmi_set_mode(old_mode);
-    k_pmi_register(old, old_ctx, NULL);
-    k_trap_register(K_VEC_DB, NULL, NULL);
+}
+
+/* The #DB and PMI handlers of the flows (one registration for all CPUs). */
+static void e2e_handlers(bool on)
+{
+    static void *old_ctx;
+    static k_pmi_fn old;
+    if (on) {
+        k_trap_register(K_VEC_DB, db_handler, NULL);
+        old = k_pmi_register(pmi_handler, NULL, &old_ctx);
+    } else {
+        k_pmi_register(old, old_ctx, NULL);
+        k_trap_register(K_VEC_DB, NULL, NULL);
+    }
+}
+
+void k_e2e_run(void)
+{
+    E.host = k_cpu;
+    E.host_err = k_cpu_identify_err;
+    E.override = NULL;
+    E.tag[0] = 0;
+    E.log_buffered = false;
+    e2e_handlers(true);
+    run_here();
+    e2e_handlers(false);
+}
+
+static void run_posted(void)
+{
+    E.t0 = k_rdtsc();
+    run_here();
+    E.t1 = k_rdtsc();
+    __atomic_store_n(&E.ran, true, __ATOMIC_RELEASE);
+}
+
+unsigned k_e2e_run_all(const char *const profiles[K_SMP_MAX], struct k_e2e_cpu_result res[K_SMP_MAX])
+{
+    unsigned n = k_smp_count(), ran = 0;
+    bool posted[K_SMP_MAX] = {false};
+    for (unsigned i = 0; i < n; i++) {
+        struct e2e *e = &e2e_cpus[i];
+        const struct k_smp_cpu *c = k_smp_cpu(i);
+        e->ran = false;
+        e->logs = e->tot_passed = e->tot_failed = e->tot_skipped = 0;
+        e->host = i ? c->cpu : k_cpu;
+        e->host_err = i ? c->identify_err : k_cpu_identify_err;
+        e->override = profiles[i];
+        e->log_buffered = true;
+        e->loglen = 0;
+        k_snprintf(e->tag, sizeof e->tag, "cpu%u ", i);
+    }
+    e2e_handlers(true);
+    k_console_lines(true); /* from here on every CPU prints: whole lines only */
+    for (unsigned i = 1; i < n; i++)
+        posted[i] = k_smp_cpu(i)->state == K_SMP_IDENTIFIED && k_smp_post(i, run_posted) == 0;
+    run_posted(); /* the BSP's share, at the same time */
+    for (unsigned i = 1; i < n; i++)
+        if (posted[i])
+            k_smp_wait(i);
+    k_console_lines(false);
+    e2e_handlers(false);
+    for (unsigned i = 0; i < n; i++) {
+        struct e2e *e = &e2e_cpus[i];
+        res[i] = (struct k_e2e_cpu_result){__atomic_load_n(&e->ran, __ATOMIC_ACQUIRE), e->logs, e->tot_passed,
+                                           e->tot_failed, e->tot_skipped, e->t0, e->t1};
+        ran += res[i].ran;
+        e->tag[0] = 0;
+        e->log_buffered = false;
+    }
+    return ran;
 }
 
 static void e2e_group(void)
@@ -1799,6 +2024,12 @@ static void e2e_group(void)
      * of deliver_pmi on the model backend): without one, skip the group. */
     if (k_lapic_mode() == K_LAPIC_NONE) {
         ktest_skip("no usable local APIC (%s): no PMI can be delivered, no runs", k_lapic_absent_reason());
+        return;
+    }
+    /* Several CPUs and the smp_e2e group selected: that group runs the flows
+     * on every CPU at once, the boot CPU included (issue 13). */
+    if (k_smp_count() > 1 && ktest_group_selected("smp_e2e")) {
+        ktest_skip("%u CPUs: the flows run on every CPU at once in group smp_e2e", k_smp_count());
         return;
     }
     k_e2e_run();

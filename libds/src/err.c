@@ -61,6 +61,8 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PEBS_NO_COUNTERS, "PEBS buffer given but none of the PEBS-capable counters exists"),
     ROW(DS_ERR_PEBS_BUF_4K, "PEBS format 0 (Core 2/Atom) buffer larger than 4 KiB (WRMSR to GLOBAL_CTRL hangs)"),
     ROW(DS_ERR_REC_ALIGN, "adaptive PEBS record with XMM or LBR groups is not 8-byte aligned"),
+    ROW(DS_ERR_MISC_ENABLE_UNREAD, "BTS/PEBS availability unknown: IA32_MISC_ENABLE could not be read (not: unavailable)"),
+    ROW(DS_ERR_PEBS_CAPS_UNREAD, "PEBS format unknown: IA32_PERF_CAPABILITIES is advertised (PDCM) but its read faulted"),
     /* 200..249: PMI helpers */
     ROW(DS_ERR_PMI_FREEZE_MODE, "freeze mode not supported by this CPU's perfmon version"),
     ROW(DS_ERR_PMI_CTRL_MASK, "counter mask names counters this CPU does not have"),
@@ -126,6 +128,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_LBR_CALLSTACK_FREEZE, "LBR call-stack mode cannot be combined with FREEZE_LBRS_ON_PMI"),
     ROW(DS_ERR_LBR_ARCH_HIDDEN, "Arch LBR model but CPUID.(07H,0):EDX[19] is 0 (hidden, e.g. by a hypervisor)"),
     ROW(DS_ERR_LBR_FREEZE_ERRATUM, "FREEZE_LBRS_ON_PMI broken on Atom 06_1CH before stepping 10 (erratum)"),
+    ROW(DS_ERR_LBR_FMT_UNKNOWN, "LBR format unknown: IA32_PERF_CAPABILITIES read faulted and the model row does not fix the format"),
     /* 400..449: architectural PEBS */
     ROW(DS_ERR_APEBS_NOT_ENUMERATED, "architectural PEBS not enumerated (PERF_CAPABILITIES.PEBS_FMT != 0xF or CPUID.23H sub-leaves 4/5 absent)"),
     ROW(DS_ERR_APEBS_MASKS, "CPUID.(23H,5) PEBS/PDIST counter bitmap names counters that do not exist"),
@@ -151,6 +154,25 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_EVENT_UARCH, "microarchitecture not in the generic-event table"),
     ROW(DS_ERR_EVENT_NONE, "this microarchitecture has no such event"),
     ROW(DS_ERR_EVENT_UNAVAILABLE, "architectural event disabled by CPUID.0AH:EBX on this CPU"),
+    ROW(DS_ERR_SESSION_STATE, "session call out of order (add after start, start twice, stop before start)"),
+    ROW(DS_ERR_SESSION_NO_EVENT, "session request names no event (generic event or raw.set)"),
+    ROW(DS_ERR_SESSION_BAD_MODE, "unknown session sample mode"),
+    ROW(DS_ERR_SESSION_BAD_PERIOD, "sampling period 0 or beyond the counter's range"),
+    ROW(DS_ERR_SESSION_NO_COUNTER, "no PEBS-capable counter left (or no counter left) for this request"),
+    ROW(DS_ERR_SESSION_NOT_PRECISE, "event not precise on this microarchitecture (no PEBS for it)"),
+    ROW(DS_ERR_SESSION_BUF_SMALL, "buffer too small for one record"),
+    ROW(DS_ERR_SESSION_NO_LDLAT, "no load-latency facility for this CPU, PEBS format or event"),
+    ROW(DS_ERR_SESSION_GROUPS, "record groups not available with this PEBS format or sampling mode"),
+    ROW(DS_ERR_SESSION_BTS_TWICE, "one BTS request per session"),
+    ROW(DS_ERR_SESSION_TOO_MANY, "too many requests in one session (DS_SESSION_MAX_REQ)"),
+    ROW(DS_ERR_SESSION_NO_DS, "CPU lacks the DS/PEBS/BTS facility this request needs"),
+    ROW(DS_ERR_SESSION_NO_SINK, "session config has no on_sample and no on_branch callback"),
+    ROW(DS_ERR_SESSION_MEM, "session config gives bytes without a memory pointer"),
+    ROW(DS_ERR_SESSION_LBR, "LBR snapshot requested without on_lbr, or LBRs unknown for this CPU"),
+    ROW(DS_ERR_SESSION_BAD_RINGS, "request rings has unknown bits"),
+    ROW(DS_ERR_SESSION_RAW, "raw event not usable on this CPU (NetBurst needs nb_event, others evsel)"),
+    ROW(DS_ERR_SESSION_SAVE, "session would change more MSRs than it can save"),
+    ROW(DS_ERR_SESSION_SPURIOUS, "PMI not caused by this session"),
 
 };
 

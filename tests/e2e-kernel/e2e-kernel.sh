@@ -11,8 +11,8 @@
 #     wl_loop+off -> wl_loop+off, LBR entries in wl_chase.
 # Usage: e2e-kernel.sh --build DIR --arch i386|x86_64 --mode kernel|bios|uefi
 #        [--timeout S] [--dsdump PATH] [--keep FILE] [--smp N]
-# --smp N (issue 13): N CPUs; -kernel mode also runs the smp_e2e group (the
-# flows on every AP) and every CPU must have written its own logs (HDR cpu=).
+# --smp N (issue 13): N CPUs; -kernel mode runs the smp_e2e group (the flows
+# on every CPU at once) and every CPU must have written its own logs (HDR cpu=).
 set -uo pipefail
 build= arch=x86_64 mode=kernel timeout_s=60 dsdump= keep= smp=
 while [ $# -gt 0 ]; do
@@ -71,6 +71,10 @@ grep -q "DSLOG 1 PEBS .*fmt=nb" "$log" || fail "no NetBurst PEBS record (fmt=nb3
 grep -q "DSLOG 1 PEBS .*fmt=4 .*lbr0=" "$log" || fail "no adaptive PEBS record with an LBR group"
 if [ "$backend" = model ]; then
   grep -q "DSLOG 1 PEBS .*fmt=arch .*frags=" "$log" || fail "no architectural PEBS record (fmt=arch, profile panther_lake_p)"
+  if [ "$arch" = x86_64 ]; then   # lunarlake (PEBS format 6) is a default x86_64 profile
+    grep -Eq "DSLOG 1 PEBS run=pebs-loop-cntr .*fmt=6 .* gp0=0x[0-9a-f]+ gp1=0x[0-9a-f]+ fixed0=0x[0-9a-f]+ ck=" "$log" ||
+      fail "no format 6 record with the counters group (gp0, gp1, fixed0; profile lunarlake)"
+  fi
 fi
 
 if [ -n "$smp" ] && [ "$mode" = kernel ]; then
@@ -93,6 +97,9 @@ sym '^ +100\.00% +[0-9]+ +wl_chase ' "a sample table naming wl_chase"
 sym 'wl_loop\+0x[0-9a-f]+ -> wl_loop\+0x[0-9a-f]+' "BTS branches wl_loop+off -> wl_loop+off"
 sym 'wl_calls\+0x[0-9a-f]+ -> wl_calls\+0x[0-9a-f]+' "BTS branches inside wl_calls (circular run)"
 grep -q "DSLOG 1 RUN name=lbr-calls " "$log" && sym '^ +\[ *0\] wl_calls\+0x[0-9a-f]+ -> wl_calls\+0x[0-9a-f]+' "an LBR stack of wl_calls"
+if [ "$backend" = model ] && [ "$arch" = x86_64 ]; then
+  sym '^# counters group \(PEBS format 6\) in [1-9][0-9]* of [1-9][0-9]* records' "the format 6 counters group summary"
+fi
 sym '^ +\[ *0\] wl_chase\+0x[0-9a-f]+ -> wl_chase\+0x[0-9a-f]+' "an LBR stack of wl_chase"
 if grep -Eq '^ +[0-9.]+% +[0-9]+ +(\?|0x)' "$work/dump.txt"; then
   fail "samples outside any symbol"
@@ -103,6 +110,22 @@ if [ -n "$smp" ] && [ "$mode" = kernel ]; then
     grep -Eq "^ \{\"log\":[0-9]+,\"name\":\"[^\"]+\",\"cpu\":$c," "$work/dump.json" ||
       fail "dsdump --json: no run attributed to cpu $c"
   done
+fi
+if [ -n "$smp" ] && [ "$mode" = kernel ] && [ "$backend" = model ]; then
+  # The CPUs ran the same profiles on the deterministic model at the same
+  # time: each CPU's records (dsdump's per-CPU sums) must equal cpu 0's,
+  # and none lost; a record landing in another CPU's log breaks this.
+  python3 - "$work/dump.json" "$smp" <<'PY' || fail "dsdump --json: the CPUs' records differ (cross-CPU attribution or loss)"
+import json, sys
+d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+c = {x['cpu']: x for x in d['cpus']}
+key = lambda x: (len(x['logs']), x['runs'], x['pebs_records'], x['bts_records'], x['lbr_records'])
+assert sorted(c) == list(range(n)), sorted(c)
+for i in range(n):
+    assert key(c[i]) == key(c[0]), (i, key(c[i]), key(c[0]))
+    assert c[i]['lost'] == {'pebs': 0, 'bts': 0, 'lbr': 0}, (i, c[i]['lost'])
+print('e2e-kernel.sh: every CPU: %d logs, %d runs, %d PEBS, %d BTS, %d LBR records, none lost' % key(c[0]))
+PY
 fi
 grep -q '"wl_loop"' "$work/dump.json" || fail "dsdump --json does not name wl_loop"
 # perf.data of this log, read back by Linux perf (report/script/annotate).
