@@ -22,11 +22,6 @@ static void uarch_of(const struct ds_cpu *cpu, enum ds_uarch *u)
         *u = DS_UARCH_UNKNOWN;
 }
 
-static const char *uarch_name(enum ds_uarch u)
-{
-    return ds_uarch_name(u);
-}
-
 #define SES_PAGE 4096u
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
@@ -142,6 +137,19 @@ static bool has_how(const struct ds_session *s, enum ds_session_how h)
     return false;
 }
 
+/* Counters the PMI handler accepts (ds_pmi_init refuses others in
+ * global_ctrl / pebs_counters: DS_ERR_PMI_CTRL_MASK); without global MSRs
+ * every counter. Found on the model's Lunar Lake / Panther Lake profiles
+ * (GP8-9 of CPUID.23H.1 beyond the leaf 0AH count). */
+static bool pmi_takes(const struct ds_session *s, enum ds_ctr_kind k, unsigned idx)
+{
+    const struct ds_caps *c = &s->cpu->caps;
+    if (s->cpu->caps.netburst || c->perfmon_version < 2)
+        return true;
+    unsigned bit = k == DS_CTR_FIXED ? 32 + idx : idx;
+    return bit < 64 && ((ds_pmi_ack_mask(c) >> bit) & 1);
+}
+
 /* Which record groups a PEBS format can give (adaptive: MSR_PEBS_DATA_CFG;
  * formats 0-3 always record the GPRs, 1+ the memory fields; arch PEBS:
  * CPUID.(23H,4) CFG_C groups; NetBurst: GPRs only). */
@@ -228,7 +236,7 @@ static int pick_ds_pebs(struct ds_session *s, struct ds_session_req *r, const st
     used_counters(s, &ugp, &ufx);
     const struct ds_caps *c = &s->cpu->caps;
     if (d->precise == DS_PRECISE_FIXED && d->fixed >= 0 && !((ufx >> d->fixed) & 1) &&
-        ds_pmc_pebs_check_fixed(s->cpu, (unsigned)d->fixed) == DS_OK) {
+        pmi_takes(s, DS_CTR_FIXED, (unsigned)d->fixed) && ds_pmc_pebs_check_fixed(s->cpu, (unsigned)d->fixed) == DS_OK) {
         r->kind = DS_CTR_FIXED;
         r->idx = (unsigned)d->fixed;
         return DS_OK;
@@ -236,7 +244,7 @@ static int pick_ds_pebs(struct ds_session *s, struct ds_session_req *r, const st
     int ev = DS_OK, other = DS_OK;
     bool any = false;
     for (unsigned i = 0; i < 32; i++) {
-        if (!((c->gp_mask >> i) & 1))
+        if (!((c->gp_mask >> i) & 1) || !pmi_takes(s, DS_CTR_GP, i))
             continue;
         int ec = ds_pmc_pebs_check(s->cpu, i, r->evtsel);
         if (event_err(ec) && !ev)
@@ -262,7 +270,7 @@ static int pick_apebs(struct ds_session *s, struct ds_session_req *r, const stru
     used_counters(s, &ugp, &ufx);
     const struct ds_arch_pebs_caps *ac = &s->ap.caps;
     if (d->precise == DS_PRECISE_FIXED && d->fixed >= 0 && d->fixed < 32 && ((ac->fixed_mask >> d->fixed) & 1) &&
-        !((ufx >> d->fixed) & 1)) {
+        !((ufx >> d->fixed) & 1) && pmi_takes(s, DS_CTR_FIXED, (unsigned)d->fixed)) {
         r->kind = DS_CTR_FIXED;
         r->idx = (unsigned)d->fixed;
         return DS_OK;
@@ -271,7 +279,7 @@ static int pick_apebs(struct ds_session *s, struct ds_session_req *r, const stru
     if (!cand)
         return DS_ERR_SESSION_NOT_PRECISE;
     for (unsigned i = 0; i < 32; i++)
-        if (((cand >> i) & 1) && !((ugp >> i) & 1)) {
+        if (((cand >> i) & 1) && !((ugp >> i) & 1) && pmi_takes(s, DS_CTR_GP, i)) {
             r->kind = DS_CTR_GP;
             r->idx = i;
             return DS_OK;
@@ -319,6 +327,13 @@ static int try_pebs(struct ds_session *s, struct ds_session_req *r, const struct
         return e;
     if (d->precise == DS_PRECISE_NONE)
         return DS_ERR_SESSION_NOT_PRECISE;
+    /* Merom/Conroe 06_0FH: PEBS errata (pmc.h ds_pmc_pebs_enable_ex; Linux
+     * intel_clovertown_quirk), known without an MSR: refused here so that
+     * AUTO falls back to overflow (the Sandy Bridge microcode gate needs an
+     * MSR read and is applied at start) */
+    const struct ds_caps *c = &s->cpu->caps;
+    if (!(s->cfg.pebs_flags & DS_PMC_PEBS_ALLOW_ERRATA) && c->display_family == 6 && c->display_model == 0x0F)
+        return DS_ERR_PMC_PEBS_ERRATUM;
     if ((e = groups_ok(s, f, r->rq.groups)) != DS_OK || (e = ldlat_ok(s, f, &r->rq)) != DS_OK)
         return e;
     if (!fam6(s->cpu)) {
@@ -348,10 +363,16 @@ static int pick_overflow(struct ds_session *s, struct ds_session_req *r, const s
         return pick_nb(s, r, d, false);
     if (s->cpu->caps.perfmon_version < 1)
         return DS_ERR_NO_PERFMON;
+    /* INST_RETIRED.PREC_DIST (C0H/01H) counts on PMC1 only (perfmon JSON
+     * Counter "1"); without PEBS the architectural INST_RETIRED.ANY_P
+     * (C0H/00H, any counter: SDM architectural events) counts the same */
+    if (!r->rq.raw.set && r->rq.event == DS_EVENT_INSTRUCTIONS && (r->evtsel & 0xFFFF) == 0x01C0)
+        r->evtsel &= ~DS_EVTSEL_UMASK_MASK;
     uint32_t ugp, ufx;
     used_counters(s, &ugp, &ufx);
     for (unsigned i = 32; i-- > 0;)
-        if (((s->cpu->caps.gp_mask >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || s->cpu->caps.perfmon_version >= 6)) {
+        if (((s->cpu->caps.gp_mask >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || s->cpu->caps.perfmon_version >= 6) &&
+            pmi_takes(s, DS_CTR_GP, i)) {
             r->kind = DS_CTR_GP;
             r->idx = i;
             r->how = DS_HOW_OVERFLOW;
@@ -1230,7 +1251,7 @@ int ds_session_describe(const struct ds_session *s, char *buf, size_t len)
     struct ds__sb b;
     ds__sb_init(&b, buf, len);
     ds__sb_puts(&b, "uarch ");
-    ds__sb_puts(&b, uarch_name(s->uarch));
+    ds__sb_puts(&b, ds_uarch_name(s->uarch));
     ds__sb_puts(&b, " (family ");
     ds__sb_hex(&b, s->cpu ? s->cpu->caps.display_family : 0, 2);
     ds__sb_puts(&b, " model ");
