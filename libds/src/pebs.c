@@ -183,6 +183,11 @@ static inline __attribute__((always_inline)) void clear_rest(struct ds_pebs_samp
     s->lbr = NULL;
     s->ssp = 0;
     s->fragments = 0;
+    s->xstate = 0;
+    s->ymmh = NULL;
+    s->opmask = NULL;
+    s->zmmh = NULL;
+    s->h16zmm = NULL;
 }
 
 static void clear_sample(struct ds_pebs_sample *s)
