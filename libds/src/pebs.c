@@ -14,6 +14,7 @@ int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum 
 {
     if (!cpu || !out_fmt)
         return DS_ERR_NULL;
+    *out_fmt = DS_PEBS_FMT_NONE; /* on every error (contract) */
     if (layout != DS_LAYOUT_32 && layout != DS_LAYOUT_64)
         return DS_ERR_INVAL;
     if (!cpu->identified)

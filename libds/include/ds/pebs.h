@@ -358,7 +358,8 @@ struct ds_pebs_sample {
  * DS_ERR_NO_PDCM (non-NetBurst without PERF_CAPABILITIES: PDCM = 0),
  * DS_ERR_PEBS_CAPS_UNREAD (PDCM = 1 but the read faulted: format unknown),
  * DS_ERR_PEBS_FORMAT, DS_ERR_LAYOUT, DS_ERR_UNSUPPORTED (NetBurst CPU with
- * DS_CONFIG_NETBURST=0).
+ * DS_CONFIG_NETBURST=0). On every error but DS_ERR_NULL *@out_fmt is
+ * DS_PEBS_FMT_NONE.
  * MSRs: none (uses caps). NMI-safe: yes (pure).
  */
 int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum ds_pebs_fmt *out_fmt);
