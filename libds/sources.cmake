@@ -18,5 +18,6 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/pmi.c
   ${CMAKE_CURRENT_LIST_DIR}/src/probe.c
   ${CMAKE_CURRENT_LIST_DIR}/src/arch_pebs.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/session.c
   ${CMAKE_CURRENT_LIST_DIR}/src/event.c
 )

@@ -8,6 +8,8 @@
 #  4. instructions per PMI (callgrind): a spurious NMI and the fixed cost of
 #     a PEBS PMI, next to the issue 10 item 21 goals
 #  5. dsdump time on logs of 1,000 to 16,000 runs (issue 15: linear)
+#  6. session PMI path vs hand-wired building blocks (callgrind, same model
+#     profile and PMU setup; issue 16 goal: <= 5 % more instructions)
 # Builds without sanitizers in build-bench/ (callgrind and ASan do not mix).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -140,4 +142,38 @@ if ninja -C "$b" -t targets all 2>/dev/null | grep -q '^dsdump_plain:'; then
   echo "(work, counted with cachegrind for 250 vs 2000 runs, is checked by ctest dsdump.scaling)"
 else
   echo "skipped: dsdump not configured (needs libelf)"
+fi
+
+echo
+echo "== 6. session PMI path vs hand-wired building blocks (callgrind Ir, model MSR emulation excluded)"
+if [ $have_bench = 1 ] && command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+  tmp6=$(mktemp -d)
+  # <mode> <records>: the measured function inclusive (ds_pmi_handle for the
+  # hand-wired path, ds_session_pmi for the session), less the model's MSR
+  # emulation, as in section 4.
+  ir6() {
+    valgrind --tool=callgrind --toggle-collect=bench_region --callgrind-out-file="$tmp6/$1.$2" \
+      "$bench" "$1" "$2" >/dev/null 2>&1
+    callgrind_annotate --inclusive=yes --threshold=100 "$tmp6/$1.$2" 2>/dev/null | awk -v f="$3" '
+      { v = $1; gsub(",", "", v) }
+      $0 ~ (":" f " ") { h = v } /:model_read / { r = v } /:model_write / { w = v }
+      END { print h - r - w }'
+  }
+  printf '%-36s %10s %10s %8s %8s %s\n' "PMI (Skylake model, fmt 3, streamlined)" "hand-wired" "session" "ratio" "goal" "met"
+  for k in 0 1 16; do
+    h=$(ir6 pmi $k ds_pmi_handle); s6=$(ir6 spmi $k ds_session_pmi)
+    case $k in 0) what="spurious NMI" ;; 1) what="PEBS PMI, 1 record" ;; *) what="PEBS PMI, $k records" ;; esac
+    awk -v w="$what" -v h="$h" -v s="$s6" 'BEGIN {
+      r = h ? s / h : 0
+      printf "%-36s %10d %10d %8.3f %8s %s\n", w, h, s, r, "<= 1.05", (r <= 1.05 ? "yes" : "NO")
+    }'
+  done
+  rm -rf "$tmp6"
+  cat <<'TXT'
+(both paths drain the same records with the same ds_pmi_handle; the session adds
+ its wrapper and, per record, the dispatch to the request: ds_pebs_attribute and
+ the request loop in ses_pebs_sink, then the caller's on_sample.)
+TXT
+else
+  echo "skipped: needs libds core, valgrind and callgrind_annotate"
 fi

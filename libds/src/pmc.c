@@ -595,6 +595,8 @@ static int pebs_errata(struct ds_cpu *cpu, unsigned flags)
     return snb_ucode_gate(cpu);
 }
 
+static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
+
 int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
 {
     return ds_pmc_pebs_enable_ex(cpu, idx, evtsel, 0);
@@ -605,12 +607,47 @@ int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uns
     int e = check_pebs(cpu);
     if (e)
         return e;
-    const struct ds_caps *c = &cpu->caps;
     if (flags & ~DS_PMC_PEBS_ALLOW_ERRATA)
         return DS_ERR_INVAL;
+    e = pebs_gp_rules(cpu, idx, evtsel);
+    if (e)
+        return e;
+    e = pebs_errata(cpu, flags);
+    if (e)
+        return e;
+    uint64_t v;
+    if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
+        return DS_ERR_MSR_FAULT;
+    return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v | DS_PEBS_EN_PMC(idx)) ? DS_ERR_MSR_FAULT
+                                                                                : DS_OK;
+}
+
+int ds_pmc_pebs_check(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+{
+    int e = check_pebs(cpu);
+    return e ? e : pebs_gp_rules(cpu, idx, evtsel);
+}
+
+int ds_pmc_pebs_check_fixed(const struct ds_cpu *cpu, unsigned idx)
+{
+    int e = check_pebs(cpu);
+    if (e)
+        return e;
+    const struct ds_caps *c = &cpu->caps;
+    if (c->perfmon_version < 2 || idx > 7 || !fixed_present(c, idx))
+        return DS_ERR_PMC_BAD_FIXED;
+    return pebs_rule(c)->fixed ? DS_OK : DS_ERR_PMC_PEBS_NO_FIXED;
+}
+
+/* The counter table and event checks of a PEBS enable on GP counter @idx
+ * (after check_pebs; no MSR access): shared by ds_pmc_pebs_enable_ex and
+ * ds_pmc_pebs_check. */
+static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+{
+    const struct ds_caps *c = &cpu->caps;
     if (!gp_present(c, idx))
         return DS_ERR_PMC_BAD_COUNTER;
-    e = check_evtsel(cpu, evtsel);
+    int e = check_evtsel(cpu, evtsel);
     if (e)
         return e;
     if (evtsel & DS_EVTSEL_INT)
@@ -632,14 +669,7 @@ int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uns
         if (e)
             return e;
     }
-    e = pebs_errata(cpu, flags);
-    if (e)
-        return e;
-    uint64_t v;
-    if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
-        return DS_ERR_MSR_FAULT;
-    return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v | DS_PEBS_EN_PMC(idx)) ? DS_ERR_MSR_FAULT
-                                                                                : DS_OK;
+    return DS_OK;
 }
 
 /* Fixed counter @idx takes PEBS: IA32_PEBS_ENABLE bit 32+idx (adaptive PEBS,
@@ -649,14 +679,9 @@ int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uns
  * FIXED_CTR_CTRL PMI bit must be clear, like EVTSEL.INT. */
 int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx)
 {
-    int e = check_pebs(cpu);
+    int e = ds_pmc_pebs_check_fixed(cpu, idx);
     if (e)
         return e;
-    const struct ds_caps *c = &cpu->caps;
-    if (c->perfmon_version < 2 || idx > 7 || !fixed_present(c, idx))
-        return DS_ERR_PMC_BAD_FIXED;
-    if (!pebs_rule(c)->fixed)
-        return DS_ERR_PMC_PEBS_NO_FIXED;
     uint64_t ctl, v;
     if (ds_msr_read(cpu, DS_MSR_IA32_FIXED_CTR_CTRL, &ctl))
         return DS_ERR_MSR_FAULT;
@@ -852,6 +877,21 @@ int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uns
 }
 
 int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx)
+{
+    (void)cpu;
+    (void)idx;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_check(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+{
+    (void)cpu;
+    (void)idx;
+    (void)evtsel;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_check_fixed(const struct ds_cpu *cpu, unsigned idx)
 {
     (void)cpu;
     (void)idx;

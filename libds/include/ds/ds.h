@@ -52,5 +52,6 @@
 #include <ds/lbr.h>
 #include <ds/arch_pebs.h>
 #include <ds/event.h>
+#include <ds/session.h>
 
 #endif /* DS_DS_H */

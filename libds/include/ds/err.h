@@ -182,7 +182,26 @@ enum ds_err {
     /* events: next free value 454 */
 
     /* --- 480..529: sessions (session.h) ---------------------------------- */
-    /* sessions: next free value 480 */
+    DS_ERR_SESSION_STATE = 480, /* call out of order: add after start, start twice, stop before start, ... */
+    DS_ERR_SESSION_NO_EVENT = 481, /* request names neither a generic event nor a raw event */
+    DS_ERR_SESSION_BAD_MODE = 482, /* unknown enum ds_sample_mode */
+    DS_ERR_SESSION_BAD_PERIOD = 483, /* period 0, or beyond the counter (width, 2^31 arch-PEBS reload) */
+    DS_ERR_SESSION_NO_COUNTER = 484, /* no (PEBS-capable) counter left for the request */
+    DS_ERR_SESSION_NOT_PRECISE = 485, /* event not precise (no PEBS) on this microarchitecture */
+    DS_ERR_SESSION_BUF_SMALL = 486, /* region too small for one record of each buffer */
+    DS_ERR_SESSION_NO_LDLAT = 487, /* load-latency threshold where the CPU/format/event has none */
+    DS_ERR_SESSION_GROUPS = 488, /* record groups the PEBS format (or overflow sampling) cannot give */
+    DS_ERR_SESSION_BTS_TWICE = 489, /* a second BTS request (one per session) */
+    DS_ERR_SESSION_TOO_MANY = 490, /* more than DS_SESSION_MAX_REQ requests */
+    DS_ERR_SESSION_NO_DS = 491, /* precise sampling / BTS needs DS, PEBS or BTS the CPU lacks */
+    DS_ERR_SESSION_NO_SINK = 492, /* config has neither on_sample nor on_branch */
+    DS_ERR_SESSION_MEM = 493, /* config bytes given without mem */
+    DS_ERR_SESSION_LBR = 494, /* LBR snapshot asked without on_lbr, or no LBR row for the CPU */
+    DS_ERR_SESSION_BAD_RINGS = 495, /* rings has bits other than DS_RING_KERNEL|DS_RING_USER */
+    DS_ERR_SESSION_RAW = 496, /* raw event not usable on this CPU (NetBurst needs nb_event, family 6 evsel) */
+    DS_ERR_SESSION_SAVE = 497, /* more MSRs to save than DS_SESSION_MAX_SAVED */
+    DS_ERR_SESSION_SPURIOUS = 498, /* PMI was not the session's (pass it on) */
+    /* sessions: next free value 499 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

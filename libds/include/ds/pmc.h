@@ -362,6 +362,21 @@ int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold);
  */
 int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg);
 
+/*
+ * Could ds_pmc_pebs_enable_ex(@cpu, @idx, @evtsel, DS_PMC_PEBS_ALLOW_ERRATA)
+ * enable PEBS on GP counter @idx? The same CPU, counter-table and event
+ * checks, in the same order, with the same errors, without any MSR access
+ * (the errata gate is not applied: its Sandy Bridge part reads
+ * IA32_BIOS_SIGN_ID). For choosing a counter before programming (session.h).
+ * ds_pmc_pebs_check_fixed: the CPU checks of ds_pmc_pebs_enable_fixed() and
+ * whether fixed counter @idx takes PEBS (DS_ERR_PMC_BAD_FIXED,
+ * DS_ERR_PMC_PEBS_NO_FIXED); the FIXED_CTR_CTRL PMI-bit check needs an MSR
+ * and is not applied. MSRs: none (CPUID 07H only when TSX bits are asked
+ * for). NMI-safe: yes (pure).
+ */
+int ds_pmc_pebs_check(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
+int ds_pmc_pebs_check_fixed(const struct ds_cpu *cpu, unsigned idx);
+
 #ifdef __cplusplus
 }
 #endif

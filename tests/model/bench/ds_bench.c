@@ -14,6 +14,10 @@
  *                                a spurious NMI, else a PEBS PMI with n records
  *   ds_bench wcopy <fmt> <n>     same buffer, bench_region() copies the bytes
  *                                with a plain 64-bit-word loop (word_copy)
+ *   ds_bench spmi <n>            as pmi, through the session API (session.h):
+ *                                one ds_session_pmi() in bench_region() on the
+ *                                same Skylake setup (PMC0 INST_RETIRED.ANY_P,
+ *                                period 10, threshold n records, streamlined)
  *
  * <fmt>: nb32 nb64 fmt0 fmt1 fmt2 fmt3 fmt4 (fmt4: basic+meminfo+GPRs).
  */
@@ -27,6 +31,7 @@
 #include <ds/area.h>
 #include <ds/pebs.h>
 #include <ds/pmi.h>
+#include <ds/session.h>
 
 #define LIN 0xFFFF800000100000ull
 #define LIN32 0x00400000ull
@@ -244,10 +249,17 @@ __attribute__((noinline)) static void word_copy(uint64_t *restrict d, const uint
         d[i] = s[i];
 }
 
+static struct ds_session ses;
+
 /* The measured region (callgrind --toggle-collect=bench_region). */
 __attribute__((noinline)) int bench_region(int mode, size_t bytes);
 __attribute__((noinline)) int bench_region(int mode, size_t bytes)
 {
+    if (mode == 4) {
+        struct ds_pmi_result r;
+        int e = ds_session_pmi(&ses, 0, &r);
+        return e && e != DS_ERR_SESSION_SPURIOUS ? -1 : (int)r.pebs.records;
+    }
     if (mode == 3) {
         struct ds_pmi_result r;
         return ds_pmi_handle(&E.pmi, &r) ? -1 : (int)r.pebs.records;
@@ -315,8 +327,77 @@ static int bench_pmi(uint32_t nrec)
     return r < 0 || (uint32_t)r != nrec;
 }
 
+static void on_sample(void *a, const struct ds_session_sample *s)
+{
+    (void)a;
+    (void)s;
+    E.samples++;
+}
+
+static void note_pmi(void *ctx, uint32_t why)
+{
+    (void)ctx;
+    (void)why;
+    E.pending = true;
+}
+
+/*
+ * bench_pmi's scenario built by the session: the same model profile,
+ * counter, event (USR only, as setup() writes it), period, threshold and
+ * freeze mode; the region is sized so that the session's threshold
+ * (records - 4 PEBS counters) is @nrec records.
+ */
+static int bench_spmi(uint32_t nrec)
+{
+    uint32_t thr = nrec ? nrec : 16;
+    memset(&E, 0, sizeof(E));
+    memset(&ses, 0, sizeof(ses));
+    mem.base = LIN;
+    mem.buf = blk;
+    mem.size = BLK;
+    if (dsm_init(&E.m, DSM_SKYLAKE, &fm_ops, &mem) || ds_model_cpu_init(&E.c, &E.m) || ds_cpu_identify(&E.c))
+        return 1;
+    struct ds_session_config c;
+    memset(&c, 0, sizeof(c));
+    c.mem = blk;
+    c.mem_linear = LIN;
+    c.bytes = 4096 + (size_t)(thr + 4) * 0xC8;
+    c.on_sample = on_sample;
+    c.freeze_set = true;
+    c.freeze = DS_FREEZE_STREAMLINED;
+    struct ds_request rq;
+    memset(&rq, 0, sizeof(rq));
+    rq.raw.set = true;
+    rq.raw.evsel = 0xC0;
+    rq.raw.nb_metric = -1;
+    rq.period = 10;
+    rq.mode = DS_SAMPLE_PRECISE;
+    rq.rings = DS_RING_USER;
+    int e = ds_session_init(&ses, &E.c, &c);
+    if (!e)
+        e = ds_session_add(&ses, &rq, NULL);
+    if (!e)
+        e = ds_session_start(&ses);
+    if (e) {
+        fprintf(stderr, "session: %s\n", ds_errname(e));
+        return 1;
+    }
+    dsm_set_pmi(&E.m, note_pmi, NULL);
+    uint64_t guard = 0;
+    while (nrec && !E.pending && guard++ < 10000000ull)
+        feed(1);
+    uint64_t st = 0;
+    dsm_rdmsr(&E.m, 0x38E, &st);
+    int r = bench_region(4, 0);
+    printf("spmi records=%u status=0x%llx drained=%d samples=%llu\n", nrec, (unsigned long long)st, r,
+           (unsigned long long)E.samples);
+    return r < 0 || (uint32_t)r != nrec;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && !strcmp(argv[1], "spmi"))
+        return bench_spmi((uint32_t)strtoul(argv[2], NULL, 0));
     if (argc >= 3 && !strcmp(argv[1], "pmi"))
         return bench_pmi((uint32_t)strtoul(argv[2], NULL, 0));
     if (argc >= 2 && !strcmp(argv[1], "msr"))
@@ -324,6 +405,6 @@ int main(int argc, char **argv)
     if (argc >= 4 && (!strcmp(argv[1], "drain") || !strcmp(argv[1], "copy") || !strcmp(argv[1], "wcopy")))
         return bench_drain(argv[2], (uint32_t)strtoul(argv[3], NULL, 0),
                            !strcmp(argv[1], "copy") ? 1 : !strcmp(argv[1], "wcopy") ? 2 : 0);
-    fprintf(stderr, "usage: ds_bench msr | drain|copy|wcopy <fmt> <n> | pmi <records>\n");
+    fprintf(stderr, "usage: ds_bench msr | drain|copy|wcopy <fmt> <n> | pmi|spmi <records>\n");
     return 2;
 }

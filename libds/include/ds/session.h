@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Sessions: "sample instructions every 10,000" in a few calls (issue 16).
+ *
+ * A session packages the building blocks (area.h, pebs.h, pmc.h, pmi.h,
+ * netburst.h, arch_pebs.h, bts.h, lbr.h, event.h) in the order
+ * kernel/e2e/e2e.c do_run wires them by hand. It is built ONLY from their
+ * public functions; they stay available for callers that need control.
+ *
+ * One struct ds_session per logical CPU: IA32_DS_AREA, IA32_PEBS_ENABLE,
+ * IA32_PEBS_BASE and the counters are per logical processor (SDM Vol. 3B
+ * "DS Save Area", "Architectural PEBS"), so several samplers on one CPU are
+ * several REQUESTS of one session (ds_session_add, at most
+ * DS_SESSION_MAX_REQ), never two sessions at once. Nothing is global and
+ * nothing is allocated: the caller owns the struct and one memory region.
+ *
+ * libds chooses, per request: the counter (pmc.h ds_pmc_pebs_check: PMC0
+ * only on Core 2/Atom/Silvermont/Goldmont/KNL, PMC0-3 Nehalem..Skylake,
+ * INST_RETIRED.PREC_DIST on PMC1, fixed-counter PEBS on adaptive parts and
+ * Goldmont Plus; arch PEBS: CPUID.(23H,5) bitmaps; NetBurst: IQ_COUNTER4
+ * with replay tagging through the ESCR/CCCR allocator), the record format
+ * (ds_pebs_format_select), the buffer split and thresholds (from the bytes
+ * given), reset values (ds_pmc_gp_period / ds_nb_period / arch-PEBS CFG_C
+ * reload), the freeze mode and the ds_pmi_config; ds_session_describe says
+ * what it chose.
+ *
+ * Sequence: ds_session_init, ds_session_add (each request), ds_session_start,
+ * then in the PMI handler ds_session_pmi, and ds_session_stop,
+ * ds_session_teardown. ds_session_start saves the value of every MSR it (or
+ * a building block it calls) will write, before the first write;
+ * ds_session_teardown writes each back (reverse order), so the CPU is left
+ * as found. Not restorable: IA32_PERF_GLOBAL_STATUS (read-only; the PMI
+ * acknowledges its bits) and the counter values a CPU without full-width
+ * writes cannot load (IA32_PMCx takes 32 bits sign-extended).
+ *
+ * Not verified on hardware here (no Intel PMU on this host): the host tests
+ * run the fake CPUs of tests/host, the embed kernel the reference model.
+ */
+#ifndef DS_SESSION_H
+#define DS_SESSION_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <ds/err.h>
+#include <ds/cpu.h>
+#include <ds/area.h>
+#include <ds/pebs.h>
+#include <ds/pmc.h>
+#include <ds/pmi.h>
+#include <ds/bts.h>
+#include <ds/lbr.h>
+#include <ds/netburst.h>
+#include <ds/arch_pebs.h>
+#include <ds/event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DS_SESSION_MAX_REQ 8u
+#define DS_SESSION_MAX_SAVED 64u   /* MSRs saved at start for teardown */
+#define DS_SESSION_LBR_CAP 64u     /* LBR snapshot entries (Arch LBR depth <= 64) */
+
+/* How a request samples. */
+enum ds_sample_mode {
+    DS_SAMPLE_AUTO = 0,        /* PEBS where the event is precise and a PEBS counter is free, else overflow */
+    DS_SAMPLE_PRECISE = 1,     /* PEBS, or DS_ERR_SESSION_NOT_PRECISE / _NO_COUNTER / _NO_DS */
+    DS_SAMPLE_OVERFLOW = 2,    /* counter-overflow PMI; the sample is the interrupted IP */
+    DS_TRACE_BTS = 3,          /* BTS linear buffer with threshold PMIs: every taken branch delivered */
+    DS_TRACE_BTS_CIRCULAR = 4, /* BTS ring, no PMI: read at stop / ds_session_drain_now */
+};
+
+/* Record groups (adaptive PEBS MSR_PEBS_DATA_CFG, arch PEBS CFG_C). */
+#define DS_GROUP_MEM  0x1u     /* data address, data source, latency */
+#define DS_GROUP_GPRS 0x2u     /* general-purpose registers */
+#define DS_GROUP_XMM  0x4u     /* XMM registers */
+#define DS_GROUP_LBR  0x8u     /* LBR entries in the record */
+#define DS_GROUP_ALL  0xFu
+
+#define DS_RING_KERNEL 0x1u    /* CPL 0 (EVTSEL.OS) */
+#define DS_RING_USER   0x2u    /* CPL > 0 (EVTSEL.USR) */
+
+/* What a request asks for. Zero-initialise, then set event (or raw) and period. */
+struct ds_request {
+    enum ds_event event;       /* generic event (event.h), or DS_EVENT_NONE with raw.set */
+    struct {
+        bool set;              /* use the fields below instead of a generic event */
+        uint8_t evsel, umask, cmask; /* IA32_PERFEVTSELx encoding */
+        bool inv;
+        const char *nb_event;  /* NetBurst: event name (ds_nb_event_find) */
+        const char *nb_mask;   /* NetBurst: mask names (ds_nb_mask_parse) */
+        int nb_metric;         /* NetBurst PEBS: replay-tagging metric (enum ds_nb_metric), -1 = none */
+    } raw;
+    uint64_t period;           /* sample every @period events (1..counter range); BTS: ignored */
+    enum ds_sample_mode mode;
+    uint32_t ldlat;            /* load-latency threshold in cycles (3..65535), 0 = none */
+    uint32_t groups;           /* DS_GROUP_*; 0 = what the format records anyway */
+    unsigned rings;            /* DS_RING_*; 0 = both */
+};
+
+/* One sample delivered to on_sample. */
+struct ds_session_sample {
+    unsigned req;                      /* request id from ds_session_add */
+    const struct ds_pebs_sample *pebs; /* PEBS record; NULL for an overflow sample */
+    uint64_t ip;                       /* PEBS: the record's ip; overflow: the IP given to ds_session_pmi */
+};
+
+struct ds_session_config {
+    /* ONE caller-owned region: libds carves the DS area (when one is needed),
+     * the PEBS or architectural-PEBS buffer and the BTS buffer out of it, in
+     * 4 KiB aligned parts. Mapped present and writable, never paged out.
+     * May be NULL/0 for a session with overflow requests only. */
+    void *mem;
+    size_t bytes;
+    uint64_t mem_linear;       /* linear address of mem as the CPU sees it; 0 = (uintptr_t)mem */
+    uint64_t mem_phys;         /* physical address of mem (arch PEBS writes physical memory); 0 = identity */
+    bool lbr;                  /* snapshot the LBR stack at each PMI while frozen (on_lbr) */
+    bool freeze_set;           /* use @freeze; else auto: streamlined v4+, legacy v2/v3, none v1/NetBurst */
+    enum ds_freeze_mode freeze;
+    unsigned pebs_flags;       /* ds_pmc_pebs_enable_ex flags (DS_PMC_PEBS_ALLOW_ERRATA) */
+    void (*on_sample)(void *arg, const struct ds_session_sample *s);
+    void (*on_branch)(void *arg, const struct ds_bts_branch *b);
+    void (*on_lbr)(void *arg, const struct ds_lbr_entry *e, size_t n);
+    void *arg;
+};
+
+/* How libds serves a request (ds_session_describe prints it). */
+enum ds_session_how {
+    DS_HOW_NONE = 0,
+    DS_HOW_PEBS,               /* DS-area PEBS, formats 0-6 */
+    DS_HOW_APEBS,              /* architectural PEBS (CFG_C) */
+    DS_HOW_NB_PEBS,            /* NetBurst PEBS: IQ_COUNTER4 + replay tagging */
+    DS_HOW_OVERFLOW,           /* GP counter with EVTSEL.INT, reloaded in the PMI */
+    DS_HOW_NB_OVERFLOW,        /* NetBurst counter with CCCR.OVF_PMI */
+    DS_HOW_BTS,                /* BTS (linear or circular) */
+};
+
+/* Per request, what libds chose (read-only for the caller). */
+struct ds_session_req {
+    struct ds_request rq;
+    enum ds_session_how how;
+    enum ds_ctr_kind kind;     /* DS_CTR_GP or DS_CTR_FIXED */
+    unsigned idx;              /* counter index (NetBurst: the assignment's counter) */
+    uint64_t evtsel;           /* EVTSEL value written (family 6) */
+    uint64_t start, reset;     /* counter start and reload values */
+    const char *name;          /* vendor event name, or "raw" */
+    int nb_metric;             /* NetBurst PEBS: replay-tagging metric */
+    struct ds_nb_request nbq;  /* NetBurst: the request given to the allocator */
+    struct ds_nb_assignment nbas;
+};
+
+enum ds_session_state {
+    DS_SESSION_ZERO = 0,       /* not initialised */
+    DS_SESSION_READY,          /* init done; requests may be added */
+    DS_SESSION_RUNNING,        /* started */
+    DS_SESSION_STOPPED,        /* stopped; teardown (or start again) */
+};
+
+struct ds_session {
+    struct ds_cpu *cpu;
+    struct ds_session_config cfg;
+    enum ds_session_state state;
+    unsigned nreq;
+    struct ds_session_req req[DS_SESSION_MAX_REQ];
+    enum ds_layout layout;
+    enum ds_pebs_fmt fmt;      /* format of the PEBS requests (NONE without) */
+    enum ds_uarch uarch;
+    uint64_t data_cfg;         /* adaptive MSR_PEBS_DATA_CFG */
+    uint64_t gctl;             /* IA32_PERF_GLOBAL_CTRL enables of the session's counters */
+    uint64_t pebs_bits;        /* status bits of PEBS counters */
+    uint64_t ovf_bits;         /* status bits of overflow-sampled GP counters */
+    uint32_t nb_armed;         /* NetBurst overflow counters (bit i = counter i) */
+    enum ds_freeze_mode freeze;
+    bool use_area, use_apebs, lbr_on, nb_live, started;
+    unsigned one_pebs;         /* the only PEBS request (fast dispatch), or DS_SESSION_MAX_REQ */
+    uint64_t pmi_ip;           /* interrupted IP of the PMI being handled */
+    struct ds_session_sample ev; /* the sample being delivered (PMI path: no stack copy) */
+    struct ds_pmi_result res;  /* ds_session_pmi's result when the caller passes none */
+    struct ds_ctx ctx;
+    struct ds_arch_pebs ap;
+    struct ds_pmi pmi;
+    struct ds_nb_alloc nba;
+    const struct ds_lbr_model *lbrm;
+    unsigned lbrfmt;
+    struct ds_lbr_entry lbr_buf[DS_SESSION_LBR_CAP];
+    unsigned nsaved;
+    struct { uint32_t msr, wmsr; uint64_t val; } saved[DS_SESSION_MAX_SAVED]; /* read msr, restore through wmsr */
+};
+
+/*
+ * Prepare @s for @cpu (identified) with @c (copied). Memory only.
+ * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_NOT_INTEL,
+ * DS_ERR_SESSION_STATE (@s running), DS_ERR_SESSION_NO_SINK (no on_sample
+ * and no on_branch), DS_ERR_SESSION_MEM (bytes without mem),
+ * DS_ERR_SESSION_LBR (cfg.lbr without on_lbr, or no LBR row for the CPU).
+ * MSRs: none. NMI-safe: no (configuration time).
+ */
+int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_session_config *c);
+
+/*
+ * Add request @rq; *@out_id (may be NULL) = its index, given back in
+ * ds_session_sample.req. Chooses counter and mode without touching an MSR.
+ * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (not READY), _TOO_MANY,
+ * _NO_EVENT (neither event nor raw), _BAD_MODE, _BAD_PERIOD (0 or beyond
+ * the counter), _BAD_RINGS, _NO_COUNTER, _NOT_PRECISE, _NO_DS, _NO_LDLAT,
+ * _GROUPS, _BTS_TWICE, _RAW (raw request not usable on this CPU: NetBurst
+ * without nb_event / family 6 with only nb_event), the ds_event_lookup
+ * errors (DS_ERR_EVENT_*), DS_ERR_UNSUPPORTED (generic events not linked).
+ * On error nothing is added. MSRs: none. NMI-safe: no.
+ */
+int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *out_id);
+
+/*
+ * Save every MSR the session will write, carve the region, set up the DS
+ * area / arch-PEBS buffer, install it, program every counter, initialise
+ * the PMI handler (freeze mode), enable LBR, BTS and IA32_PERF_GLOBAL_CTRL.
+ * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (not READY/STOPPED or no
+ * request), DS_ERR_SESSION_BUF_SMALL (the region cannot hold one record of
+ * each buffer), DS_ERR_SESSION_SAVE (more MSRs than DS_SESSION_MAX_SAVED),
+ * and the building blocks' errors (then everything already written is
+ * restored and the session is READY again).
+ * MSRs: reads then writes those of the requests (see ds_session_describe).
+ * NMI-safe: no (configuration time; PMIs may arrive once it returns).
+ */
+int ds_session_start(struct ds_session *s);
+
+/*
+ * Stop: GLOBAL_CTRL = 0 (or each counter disabled), BTS and LBR off, then
+ * the final drain of every buffer to the callbacks. The DS area stays
+ * installed until teardown. Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE
+ * (not running), building-block errors (first wins; every step is tried).
+ */
+int ds_session_stop(struct ds_session *s);
+
+/*
+ * The PMI handler body: ds_pmi_handle (drains PEBS/BTS into the callbacks,
+ * reloads overflow counters and reports them as samples with IP
+ * @interrupted_ip, takes the LBR snapshot while frozen), then on_lbr.
+ * @out (may be NULL) gets ds_pmi_handle's result.
+ * Returns DS_OK when the PMI was the session's, DS_ERR_SESSION_SPURIOUS
+ * when nothing was (an NMI handler passes it on), else the ds_pmi_handle
+ * error. NMI-safe: yes if the callbacks are.
+ */
+int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, struct ds_pmi_result *out);
+
+/* Drain the PEBS and BTS buffers now (circular BTS: read the ring).
+ * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (never started), drain errors.
+ * NMI-safe: not concurrently with ds_session_pmi on this CPU. */
+int ds_session_drain_now(struct ds_session *s);
+
+/*
+ * Stop if running, uninstall, release the NetBurst counters, and write back
+ * every MSR saved at start (reverse order). The session returns to READY
+ * with its requests (start may be called again). Errors: DS_ERR_NULL,
+ * DS_ERR_SESSION_STATE (never started), DS_ERR_MSR_FAULT (every write is
+ * still tried). NMI-safe: no.
+ */
+int ds_session_teardown(struct ds_session *s);
+
+/*
+ * What the session chose, one line per item: microarchitecture, PEBS
+ * format, per request event name + encoding, counter (PMCn, FIXEDn,
+ * NetBurst counter + ESCR), PEBS / arch PEBS / overflow / BTS, period and
+ * reset, buffers (records, threshold), freeze mode. Valid after add (the
+ * buffers after start). DS_ERR_BUFSZ when truncated (NUL-terminated).
+ * Errors: DS_ERR_NULL, DS_ERR_BUFSZ, DS_ERR_UNSUPPORTED (DS_CONFIG_FORMAT=0).
+ * MSRs: none. NMI-safe: yes.
+ */
+int ds_session_describe(const struct ds_session *s, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DS_SESSION_H */

@@ -1,0 +1,877 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Sessions (session.h, issue 16) on fake CPUs: what start programs (expected
+ * MSR values typed here from the SDM register layouts, not taken from
+ * libds), that teardown leaves every MSR as found (also from non-zero
+ * contents), counter constraints and exhaustion, PMI dispatch, describe,
+ * and one row per session error code.
+ */
+#include "check.h"
+#include "fake_pmu.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct fake_pmu F;
+static struct ds_cpu cpu;
+static struct ds_session S;
+static _Alignas(4096) unsigned char mem[64 * 1024];
+
+/* fp_write plus two hardware behaviours the PMI path relies on: writing
+ * GLOBAL_OVF_CTRL clears those GLOBAL_STATUS bits (SDM "IA32_PERF_GLOBAL_
+ * OVF_CTRL"), and IA32_A_PMCn writes land in IA32_PMCn (full-width alias). */
+static bool freeze_gp; /* DEBUGCTL[12] #GPs (a KVM guest, issue 14) */
+static int t_write(void *ctx, uint32_t msr, uint64_t v)
+{
+    if (freeze_gp && msr == 0x1D9 && (v & (1u << 12))) {
+        fp_log(&F, 'w', msr, v);
+        return DS_ERR_MSR_FAULT;
+    }
+    /* IA32_PMCx hold gp_width bits (SDM: writes sign-extend bit 31 to the width) */
+    if (msr >= 0xC1 && msr < 0xC9 && cpu.caps.gp_width && cpu.caps.gp_width < 64) {
+        if (!cpu.caps.fw_write)
+            v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+        v &= (1ull << cpu.caps.gp_width) - 1;
+    }
+    int e = fp_write(ctx, msr, v);
+    int i;
+    if (!e && msr == 0x390 && (i = fp_find(&F, 0x38E)) >= 0)
+        F.msrs[i].val &= ~v;
+    if (!e && msr >= 0x4C1 && msr < 0x4C9 && (i = fp_find(&F, msr - 0x400)) >= 0)
+        F.msrs[i].val = v;
+    return e;
+}
+static const struct ds_msr_ops t_ops = { fp_read, t_write, fp_cpuid };
+
+static void identify(bool ia32e)
+{
+    CHECK_EQ(ds_cpu_init(&cpu, &t_ops, &F), DS_OK, "cpu init");
+    ds_cpu_set_ia32e(&cpu, ia32e);
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+    fp_clear_log(&F);
+}
+
+/* Family 6: signature, leaf 0AH EAX/ECX/EDX, PERF_CAPABILITIES; the PMU MSRs
+ * of the SDM for that perfmon version, all zero. */
+static void fam6(uint32_t sig, uint32_t a0a, uint32_t c0a, uint32_t d0a, uint64_t caps)
+{
+    fp_reset(&F);
+    fp_intel(&F, 0xA, sig, (1u << 2) | (1u << 4) | (1u << 15), 1u << 21);
+    fp_cpuid_set(&F, 0xA, 0, a0a, 0, c0a, d0a);
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fp_set(&F, DS_MSR_IA32_PERF_CAPABILITIES, caps);
+    for (unsigned i = 0; i < ((a0a >> 8) & 0xFF); i++) {
+        fp_set(&F, 0xC1 + i, 0);
+        fp_set(&F, 0x186 + i, 0);
+        if (caps & (1u << 13))
+            fp_set(&F, 0x4C1 + i, 0);
+    }
+    for (unsigned i = 0; i < 4; i++)
+        fp_set(&F, 0x309 + i, 0);
+    const uint32_t m[] = { 0x38D, 0x38E, 0x38F, 0x390, 0x3F1, 0x3F2, 0x3F6, 0x600, 0x1D9 };
+    for (unsigned i = 0; i < N(m); i++)
+        fp_set(&F, m[i], 0);
+    identify(true);
+}
+
+static void core2(void) { fam6(0x00010676, 0x07280202, 0, 0x00000503, 0xC2); }            /* 06_17H fmt 0 */
+static void nehalem(void) { fam6(0x000106A5, 0x07300403, 0, 0x00000603, 0x1C3); }         /* 06_1AH fmt 1 */
+static void silvermont(void) { fam6(0x00030678, 0x07280203, 0, 0x00000503, 0x2C4); }      /* 06_37H fmt 2 */
+static void skylake(void) { fam6(0x000506E3, 0x07300404, 0, 0x00000603, 0x33C5); }        /* 06_5EH fmt 3 */
+static void icelake(void) { fam6(0x000706E5, 0x08300805, 0xF, 0x00000604, 0x64BF); }     /* 06_7EH fmt 4 */
+static void sapphire(void) { fam6(0x000806F8, 0x08300805, 0xFF, 0x00000604, 0x65BF); }   /* 06_8FH fmt 5 */
+
+/* NetBurst 0F_02H (SDM ESCR/CCCR MSR tables), DS, 32-bit layout. */
+static void netburst(void)
+{
+    fp_reset(&F);
+    fp_intel(&F, 2, 0x00000F29, 0, 1u << 21);
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    for (unsigned i = 0; i < 18; i++) {
+        fp_set(&F, 0x300 + i, 0);
+        fp_set(&F, 0x360 + i, 0);
+    }
+    for (uint32_t m = 0x3A0; m <= 0x3CD; m++)
+        fp_set(&F, m, 0);
+    fp_set(&F, 0x3E0, 0);
+    fp_set(&F, 0x3E1, 0);
+    const uint32_t m[] = { 0x3F1, 0x3F2, 0x600, 0x1D9 };
+    for (unsigned i = 0; i < N(m); i++)
+        fp_set(&F, m[i], 0);
+    identify(false);
+}
+
+/* Panther Lake P-core: CPUID words of ../shared/cpuid
+ * GenuineIntel00C06C3_PantherLakeL_01_CPUID.txt (as test_arch_pebs.c);
+ * PERF_CAPABILITIES PEBS_FMT 0xF; perfmon v6 counter MSRs (1900H + 4n). */
+static void panther(void)
+{
+    fp_reset(&F);
+    fp_cpuid_set(&F, 0, 0, 0x28, 0x756E6547, 0x6C65746E, 0x49656E69);
+    fp_cpuid_set(&F, 1, 0, 0x000C06C3, 0x00800800, 0x7FFAFBFF, 0xBFEBFBFF);
+    fp_cpuid_set(&F, 0xA, 0, 0x0D300806, 0x280, 0x7, 0x8603);
+    fp_cpuid_set(&F, 0x1A, 0, 0x40000004, 0, 0, 0);
+    fp_cpuid_set(&F, 0x23, 0, 0x3B, 3, 0, 0);
+    fp_cpuid_set(&F, 0x23, 1, 0x3FF, 0xF, 0, 0);
+    fp_cpuid_set(&F, 0x23, 4, 0, 0x60060378, 0, 0);
+    fp_cpuid_set(&F, 0x23, 5, 0x3FF, 3, 0xF, 1);
+    fp_cpuid_set(&F, 0x80000000u, 0, 0x80000008u, 0, 0, 0);
+    fp_cpuid_set(&F, 0x80000008u, 0, 0x0000302E, 0x200, 0, 0);
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fp_set(&F, DS_MSR_IA32_PERF_CAPABILITIES, 0xF00 | 0x3F);
+    for (unsigned i = 0; i < 10; i++)
+        for (unsigned k = 0; k < 4; k++)
+            fp_set(&F, 0x1900 + 4 * i + k, 0);
+    for (unsigned i = 0; i < 4; i++) {
+        fp_set(&F, 0x1980 + 4 * i, 0);
+        fp_set(&F, 0x1983 + 4 * i, 0);
+    }
+    const uint32_t m[] = { 0x38D, 0x38E, 0x38F, 0x390, 0x3F4, 0x3F5, 0x1D9, 0x600 };
+    for (unsigned i = 0; i < N(m); i++)
+        fp_set(&F, m[i], 0);
+    identify(true);
+}
+
+/* --- callbacks ---------------------------------------------------------------- */
+
+static struct { unsigned n, req[16]; uint64_t ip[16]; bool pebs[16]; unsigned br; uint64_t br_from; } got;
+
+static void on_sample(void *arg, const struct ds_session_sample *s)
+{
+    (void)arg;
+    if (got.n < 16) {
+        got.req[got.n] = s->req;
+        got.ip[got.n] = s->ip;
+        got.pebs[got.n] = s->pebs != NULL;
+    }
+    got.n++;
+}
+
+static void on_branch(void *arg, const struct ds_bts_branch *b)
+{
+    (void)arg;
+    got.br++;
+    got.br_from = b->from;
+}
+
+static struct ds_session_config cfg_mem(void)
+{
+    struct ds_session_config c;
+    memset(&c, 0, sizeof c);
+    c.mem = mem;
+    c.bytes = sizeof mem;
+    c.on_sample = on_sample;
+    c.on_branch = on_branch;
+    return c;
+}
+
+static int init_default(void)
+{
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    return ds_session_init(&S, &cpu, &c);
+}
+
+static struct ds_request raw(uint8_t ev, uint8_t um, uint64_t period, enum ds_sample_mode mode)
+{
+    struct ds_request r;
+    memset(&r, 0, sizeof r);
+    r.raw.set = true;
+    r.raw.evsel = ev;
+    r.raw.umask = um;
+    r.raw.nb_metric = -1;
+    r.period = period;
+    r.mode = mode;
+    return r;
+}
+
+static int add(struct ds_request r, unsigned *id)
+{
+    return ds_session_add(&S, &r, id);
+}
+
+/* Snapshot of every fake MSR, and the comparison after teardown. */
+static struct { uint32_t msr; uint64_t val; } snap[FP_MAX_MSRS];
+static int nsnap;
+static void take_snap(void)
+{
+    nsnap = F.nmsrs;
+    for (int i = 0; i < F.nmsrs; i++) {
+        snap[i].msr = F.msrs[i].msr;
+        snap[i].val = F.msrs[i].val;
+    }
+}
+static void check_snap(const char *what)
+{
+    int diff = 0;
+    for (int i = 0; i < nsnap; i++)
+        if (F.msrs[i].val != snap[i].val) {
+            diff++;
+            printf("    %s: MSR 0x%x = 0x%llx, was 0x%llx\n", what, snap[i].msr, (unsigned long long)F.msrs[i].val,
+                   (unsigned long long)snap[i].val);
+        }
+    CHECK(diff == 0 && F.nmsrs == nsnap, "%s: every MSR as found after teardown (%d differ)", what, diff);
+}
+
+/* Give every writable MSR of the fake a non-zero value (the clearing path). */
+static void dirty_all(uint64_t seed)
+{
+    for (int i = 0; i < F.nmsrs; i++) {
+        uint32_t m = F.msrs[i].msr;
+        if (m == DS_MSR_IA32_MISC_ENABLE || m == DS_MSR_IA32_PERF_CAPABILITIES || m == 0x38E || m == 0x390)
+            continue;
+        F.msrs[i].val = (seed ^ (m * 0x9E3779B97F4A7C15ull)) & 0x0000000000F0F0F0ull;
+    }
+    /* keep the full-width alias consistent with its counter */
+    for (uint32_t n = 0; n < 8; n++) {
+        int a = fp_find(&F, 0x4C1 + n), p = fp_find(&F, 0xC1 + n);
+        if (a >= 0 && p >= 0)
+            F.msrs[a].val = F.msrs[p].val;
+    }
+}
+
+/* --- ds_pmc_pebs_check = the checks of ds_pmc_pebs_enable_ex --------------- */
+
+static void test_pebs_check(void)
+{
+    void (*cpus[])(void) = { core2, nehalem, silvermont, skylake, icelake, sapphire };
+    const uint64_t ev[] = { 0x4300C0, 0x4301C0, 0x4301CD, 0x43003C, 0x5300C0, 0x4300C5 };
+    unsigned same = 0, total = 0;
+    for (unsigned c = 0; c < N(cpus); c++)
+        for (unsigned i = 0; i < 8; i++)
+            for (unsigned k = 0; k < N(ev); k++) {
+                cpus[c]();
+                int chk = ds_pmc_pebs_check(&cpu, i, ev[k]);
+                CHECK_EQ(F.nlog, 0, "check touches no MSR");
+                int en = ds_pmc_pebs_enable_ex(&cpu, i, ev[k], DS_PMC_PEBS_ALLOW_ERRATA);
+                same += chk == en;
+                total++;
+            }
+    CHECK_EQ(same, total, "ds_pmc_pebs_check agrees with ds_pmc_pebs_enable_ex on every counter/event");
+    /* SDM 18.6.1.1 / Linux constraints, typed here */
+    silvermont();
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 1, 0x4300C0), DS_ERR_PMC_PEBS_PMC0_ONLY, "Silvermont PMC1");
+    skylake();
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 0, 0x4301C0), DS_ERR_PMC_PEBS_EVENT_COUNTER, "PREC_DIST on PMC0");
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 1, 0x4301C0), DS_OK, "PREC_DIST on PMC1");
+    icelake();
+    CHECK_EQ(ds_pmc_pebs_check_fixed(&cpu, 0), DS_OK, "Ice Lake fixed 0 takes PEBS (adaptive)");
+    skylake();
+    CHECK_EQ(ds_pmc_pebs_check_fixed(&cpu, 0), DS_ERR_PMC_PEBS_NO_FIXED, "Skylake fixed PEBS");
+}
+
+/* --- what start programs ---------------------------------------------------- */
+
+static uint64_t area_lin(void) { return (uint64_t)(uintptr_t)mem; }
+
+static void test_skylake_program(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    unsigned id = 9;
+    CHECK_EQ(add(raw(0xC0, 0x00, 10000, DS_SAMPLE_PRECISE), &id), DS_OK, "INST_RETIRED.ANY_P precise");
+    CHECK_EQ(id, 0, "first id");
+    CHECK_EQ(F.nlog, 0, "add touches no MSR");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* SDM IA32_PERFEVTSELx: event C0H, umask 0, USR 16, OS 17, EN 22 */
+    CHECK_EQ(fp_get(&F, 0x186), 0x004300C0, "EVTSEL0");
+    /* 48-bit counter, full-width write: 2^48 - 10000 */
+    CHECK_EQ(fp_get(&F, 0xC1), 0xFFFFFFFFD8F0ull, "PMC0 = -period");
+    CHECK_EQ(fp_get(&F, 0x3F1), 1, "PEBS_ENABLE = PMC0");
+    CHECK_EQ(fp_get(&F, 0x600), area_lin(), "DS_AREA = first page of the region");
+    CHECK_EQ(fp_get(&F, 0x38F), 1, "GLOBAL_CTRL = PMC0");
+    CHECK_EQ(fp_get(&F, 0x1D9) & (1u << 12), 1u << 12, "DEBUGCTL.FREEZE_PERFMON_ON_PMI (v4: streamlined)");
+    const struct ds_area64 *a = (const struct ds_area64 *)(const void *)mem;
+    CHECK_EQ(a->pebs_base, area_lin() + 4096, "PEBS buffer in the second page");
+    CHECK_EQ(a->pebs_reset[0], 0xFFFFFFFFD8F0ull, "DS reset slot 0 = -period");
+    /* 60 KiB / 0xC8 = 307 records; threshold 4 records (PMC0-3) short */
+    CHECK_EQ((a->pebs_max - a->pebs_base) / 0xC8, 307, "PEBS records from the bytes given");
+    CHECK_EQ((a->pebs_thresh - a->pebs_base) / 0xC8, 303, "threshold = max - 4 PEBS counters");
+    char buf[1024];
+    CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    CHECK(strstr(buf, "PMC0") && strstr(buf, "PEBS format 3") && strstr(buf, "freeze streamlined") &&
+              strstr(buf, "307 records") && strstr(buf, "0x4300c0"),
+          "describe names counter, format, freeze, buffer, encoding:\n%s", buf);
+    CHECK_EQ(ds_session_describe(&S, buf, 20), DS_ERR_BUFSZ, "describe truncated");
+    CHECK_EQ(strlen(buf), 19, "truncated text NUL-terminated");
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
+    CHECK_EQ(fp_get(&F, 0x38F), 0, "stop: GLOBAL_CTRL 0");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(fp_get(&F, 0x600), 0, "teardown: DS_AREA back");
+}
+
+static void test_core2_counters(void)
+{
+    core2();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    unsigned id;
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), &id), DS_OK, "PEBS on PMC0");
+    CHECK_EQ(S.req[0].idx, 0, "PMC0");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), &id), DS_ERR_SESSION_NO_COUNTER,
+             "Core 2: second PEBS request, PMC0 only");
+    CHECK_EQ(add(raw(0x3C, 0x00, 1000, DS_SAMPLE_PRECISE), &id), DS_ERR_SESSION_NOT_PRECISE,
+             "Core 2: cycles not a PEBS event (SDM Core PEBS list)");
+    CHECK_EQ(add(raw(0xC4, 0x00, 500, DS_SAMPLE_AUTO), &id), DS_OK, "AUTO falls back to overflow");
+    CHECK_EQ(S.req[1].how, DS_HOW_OVERFLOW, "overflow");
+    CHECK_EQ(S.req[1].idx, 1, "on PMC1");
+    CHECK_EQ(add(raw(0xC4, 0x00, 500, DS_SAMPLE_OVERFLOW), &id), DS_ERR_SESSION_NO_COUNTER, "2 GP counters used");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x186), 0x004300C0, "EVTSEL0");
+    CHECK_EQ(fp_get(&F, 0xC1) & 0xFFFFFFFFull, 0xFFFFFC18ull, "PMC0 low 32 bits = -1000");
+    CHECK_EQ(fp_get(&F, 0x187), 0x005300C4, "EVTSEL1 with INT (bit 20)");
+    CHECK_EQ(fp_get(&F, 0x3F1), 1, "PEBS_ENABLE PMC0");
+    CHECK_EQ(fp_get(&F, 0x38F), 3, "GLOBAL_CTRL PMC0|PMC1");
+    CHECK_EQ(fp_get(&F, 0x1D9) & (1u << 12), 1u << 12, "legacy freeze on v2");
+    const struct ds_area64 *a = (const struct ds_area64 *)(const void *)mem;
+    CHECK(a->pebs_max - a->pebs_base <= 4096, "format 0 PEBS buffer <= 4 KiB");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown (running: stops first)");
+}
+
+static void test_exhaustion(void)
+{
+    silvermont();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "Silvermont PEBS");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NO_COUNTER,
+             "Silvermont: PMC0 only (SDM 18.6.1.1)");
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    for (unsigned i = 0; i < 4; i++) {
+        CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS %u", i);
+        CHECK_EQ(S.req[i].idx, i, "PMC%u", i);
+    }
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NO_COUNTER, "5th on PMC0-3");
+    /* PREC_DIST only on PMC1 (Linux intel_skl_pebs_event_constraints) */
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x01, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PREC_DIST");
+    CHECK_EQ(S.req[0].idx, 1, "PREC_DIST on PMC1");
+    CHECK_EQ(add(raw(0xC0, 0x01, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NO_COUNTER, "second PREC_DIST");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "other event");
+    CHECK_EQ(S.req[1].idx, 0, "takes PMC0");
+    nehalem();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0x3C, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE,
+             "Nehalem: cycles not in the PEBS list");
+    CHECK_EQ(add(raw(0x0B, 0x10, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "Nehalem load latency event");
+    CHECK_EQ(S.req[0].idx, 0, "PMC0");
+}
+
+static void test_adaptive(void)
+{
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request r = raw(0xD0, 0x81, 5000, DS_SAMPLE_PRECISE); /* MEM_INST_RETIRED.ALL_LOADS */
+    r.groups = DS_GROUP_MEM | DS_GROUP_GPRS;
+    CHECK_EQ(add(r, NULL), DS_OK, "Ice Lake loads with memory + GPR groups");
+    r.groups = DS_GROUP_LBR;
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_GROUPS, "LBR group without cfg.lbr (LBRs not enabled)");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* SDM MSR_PEBS_DATA_CFG: MemInfo bit 0, GPRs bit 1 */
+    CHECK_EQ(fp_get(&F, 0x3F2), 0x3, "DATA_CFG");
+    CHECK_EQ(fp_get(&F, 0x186), 0x4004381D0ull, "EVTSEL0 with Adaptive_Record (bit 34)");
+    const struct ds_area64 *a = (const struct ds_area64 *)(const void *)mem;
+    /* basic 32 + meminfo 32 + GPRs 144 = 208 bytes per record */
+    CHECK_EQ((a->pebs_max - a->pebs_base) % 208, 0, "record size from DATA_CFG");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(fp_get(&F, 0x3F2), 0, "DATA_CFG restored");
+
+    sapphire();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    for (unsigned i = 0; i < 8; i++)
+        CHECK_EQ(add(raw(0xC0, 0x00, 1000 + i, DS_SAMPLE_PRECISE), NULL), DS_OK, "fmt 5: PEBS on GP %u", i);
+    CHECK_EQ(S.req[7].idx, 7, "PMC7 takes PEBS on format 5 (GP 0-31 rule)");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_TOO_MANY, "ninth request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3F1), 0xFF, "PEBS_ENABLE PMC0-7");
+    CHECK_EQ(fp_get(&F, 0x38F), 0xFF, "GLOBAL_CTRL");
+    CHECK_EQ(a->pebs_reset[7], 0x1000000000000ull - 1007, "reset slot 7 = -period");
+    CHECK_EQ(fp_get(&F, 0x3F2), 0, "no groups: DATA_CFG untouched (basic records)");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+static void test_netburst(void)
+{
+    netburst();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000; /* the 32-bit DS layout needs addresses below 4 GiB */
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request r = raw(0, 0, 4000, DS_SAMPLE_PRECISE);
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_RAW, "NetBurst raw request without nb_event");
+    r.raw.nb_event = "replay_event";
+    r.raw.nb_mask = "NBOGUS";
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NOT_PRECISE, "NetBurst PEBS without a replay metric");
+    r.raw.nb_metric = DS_NB_METRIC_1STL_CACHE_LOAD_MISS;
+    CHECK_EQ(add(r, NULL), DS_OK, "replay_event PEBS");
+    CHECK_EQ(S.req[0].idx, 16, "IQ_COUNTER4 (counter 16: BPU 0-3, MS 4-7, FLAME 8-11, IQ 12-17)");
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_COUNTER, "one PEBS counter per logical CPU");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* SDM: CRU_ESCR2 (0x3CC) event select 09H [30:25], NBOGUS bit 9, T0_OS 3, T0_USR 2 */
+    CHECK_EQ(fp_get(&F, 0x3CC), 0x1200020Cu, "CRU_ESCR2 = replay_event NBOGUS");
+    CHECK_EQ(fp_get(&F, 0x370) & 0xF000u, 0xB000u, "MSR_IQ_CCCR4 (370H): enable, ESCR select 5");
+    CHECK_EQ(fp_get(&F, 0x310), 0x10000000000ull - 4000, "MSR_IQ_COUNTER4 (310H) = 2^40 - period");
+    /* SDM replay tagging table: 1stL_cache_load_miss = PEBS_ENABLE bit 0,
+     * MATRIX_VERT bit 0; UOP_Tag 24, ENABLE_PEBS_MY_THR 25 */
+    CHECK_EQ(fp_get(&F, 0x3F1), 0x3000001u, "MSR_PEBS_ENABLE");
+    CHECK_EQ(fp_get(&F, 0x3F2), 1, "MSR_PEBS_MATRIX_VERT");
+    CHECK_EQ(fp_get(&F, 0x600), 0x200000, "DS_AREA = mem_linear");
+    const struct ds_area32 *a = (const struct ds_area32 *)(const void *)mem;
+    CHECK_EQ(a->pebs_reset_lo, (uint32_t)(0x10000000000ull - 4000), "32-bit area reset low");
+    CHECK_EQ(a->pebs_reset_hi, 0xFF, "reset bits 39:32");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(fp_get(&F, 0x370), 0, "CCCR restored");
+}
+
+static void test_arch_pebs(void)
+{
+    panther();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000; /* below MAXPHYADDR 46 (host addresses may not be) */
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request r = raw(0xC0, 0x00, 20000, DS_SAMPLE_PRECISE);
+    r.groups = DS_GROUP_MEM | DS_GROUP_GPRS;
+    CHECK_EQ(add(r, NULL), DS_OK, "arch PEBS request");
+    CHECK_EQ(S.req[0].how, DS_HOW_APEBS, "architectural PEBS");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* perfmon v6: IA32_PMC_GP0_CFG_A 1901H = EVTSEL; CFG_C 1903H: EN 63, AUX 62,
+     * GPR 61, reload [31:0] = low half of -period */
+    CHECK_EQ(fp_get(&F, 0x1901), 0x004300C0, "GP0 CFG_A");
+    CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (1ull << 62) | (1ull << 61) | (uint32_t)(0 - 20000u), "GP0 CFG_C");
+    /* IA32_PEBS_BASE = phys | size code: the 64 KiB region = 4 KiB << 4 */
+    CHECK_EQ(fp_get(&F, 0x3F4), 0x100000 | 4, "PEBS_BASE");
+    CHECK_EQ(fp_get(&F, 0x3F5) & (1ull << 32), 1ull << 32, "PEBS_INDEX.EN");
+    CHECK_EQ(fp_get(&F, 0x600), 0, "no DS area on an arch-PEBS CPU");
+    CHECK_EQ(fp_get(&F, 0x38F), 1, "GLOBAL_CTRL");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(fp_get(&F, 0x3F4), 0, "PEBS_BASE back");
+}
+
+/* --- generic events (event.h rows) ------------------------------------------- */
+
+static struct ds_request gen(enum ds_event ev, uint64_t period, enum ds_sample_mode mode)
+{
+    struct ds_request r;
+    memset(&r, 0, sizeof r);
+    r.event = ev;
+    r.period = period;
+    r.mode = mode;
+    return r;
+}
+
+static void test_generic(void)
+{
+    /* Skylake: instructions = INST_RETIRED.PREC_DIST C0H/01H, PMC1 only
+     * (Linux intel_skl_pebs_event_constraints INTEL_PST_CONSTRAINT(0x1c0, 0x2)) */
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 10000, DS_SAMPLE_PRECISE), NULL), DS_OK, "Skylake instructions");
+    CHECK_EQ(S.req[0].idx, 1, "PREC_DIST on PMC1");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x187), 0x004301C0, "EVTSEL1 = C0H/01H OS USR EN");
+    CHECK_EQ(fp_get(&F, 0x3F1), 2, "PEBS_ENABLE PMC1");
+    char buf[1024];
+    ds_session_describe(&S, buf, sizeof buf);
+    CHECK(strstr(buf, "uarch skylake") && strstr(buf, "INST_RETIRED.PREC_DIST") && strstr(buf, "PMC1"),
+          "describe names the uarch and the event:\n%s", buf);
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    /* Skylake loads with a latency threshold: MEM_TRANS_RETIRED.LOAD_LATENCY
+     * CDH/01H, MSR_PEBS_LD_LAT = threshold, PEBS_ENABLE PMCn | LL_EN (32+n) */
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+    r.ldlat = 30;
+    CHECK_EQ(add(r, NULL), DS_OK, "loads, latency > 30");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    unsigned n = S.req[0].idx;
+    CHECK_EQ(fp_get(&F, 0x186 + n) & 0xFFFF, 0x01CD, "EVTSEL = CDH/01H");
+    CHECK_EQ(fp_get(&F, 0x3F6), 30, "MSR_PEBS_LD_LAT");
+    CHECK_EQ(fp_get(&F, 0x3F1), (1ull << n) | (1ull << (32 + n)), "PEBS_ENABLE PMCn | LL_EN");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(fp_get(&F, 0x3F6), 0, "LD_LAT restored");
+
+    /* Ice Lake: instructions on fixed counter 0 with adaptive PEBS (PEBS_ENABLE
+     * bit 32, FIXED_CTR_CTRL nibble 0 = OS|USR, DS reset slot 8 + 0) */
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 5000, DS_SAMPLE_PRECISE), NULL), DS_OK, "Ice Lake instructions");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "fixed counter 0");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x38D) & 0xF, 0x3, "FIXED_CTR_CTRL nibble 0 = OS|USR, no PMI");
+    CHECK_EQ(fp_get(&F, 0x3F1), 1ull << 32, "PEBS_ENABLE fixed 0");
+    CHECK_EQ(fp_get(&F, 0x309), 0x1000000000000ull - 5000, "FIXED_CTR0 = -period (48 bits)");
+    CHECK_EQ(fp_get(&F, 0x38F), 1ull << 32, "GLOBAL_CTRL fixed 0");
+    const struct ds_area64 *a = (const struct ds_area64 *)(const void *)mem;
+    CHECK_EQ(a->pebs_reset[8], 0x1000000000000ull - 5000, "fmt 4 fixed reset slot 8");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    r = raw(0xCD, 0x01, 1000, DS_SAMPLE_PRECISE); /* MEM_TRANS_RETIRED.LOAD_LATENCY */
+    r.ldlat = 50;
+    CHECK_EQ(add(r, NULL), DS_OK, "Ice Lake raw load-latency event (adaptive: the MSR, no LL_EN bit)");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3F6), 50, "MSR_PEBS_LD_LAT");
+    CHECK_EQ(fp_get(&F, 0x3F1), 1, "PEBS_ENABLE PMC0 only (Linux: LL_EN only before perfmon v5)");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    /* Sapphire Rapids-like fmt 5: fixed counter m resets at slot 32 + m */
+    sapphire();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 5000, DS_SAMPLE_PRECISE), NULL), DS_OK, "SPR instructions");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(a->pebs_reset[32], 0x1000000000000ull - 5000, "fmt 5 fixed reset slot 32");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    /* Core 2: cycles has no PEBS; AUTO samples it by overflow */
+    core2();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_CYCLES, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE, "cycles precise");
+    CHECK_EQ(add(gen(DS_EVENT_CYCLES, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "cycles auto");
+    CHECK_EQ(S.req[0].how, DS_HOW_OVERFLOW, "overflow");
+    r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_AUTO);
+    r.ldlat = 30;
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_LDLAT, "Core 2 has no load latency");
+
+    /* NetBurst: instructions not precise; mispredicted branches are
+     * (replay_event + Tagged_mispred_branch: Linux p4.c p4_pebs_bind_map
+     * PEBS_ENABLE 0x18000, MATRIX_VERT 0x10; UOP_Tag 24, ENABLE_PEBS_MY_THR 25) */
+    netburst();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE,
+             "NetBurst instructions precise");
+    CHECK_EQ(add(gen(DS_EVENT_BRANCH_MISSES, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "NetBurst mispredicts");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "instructions by overflow");
+    CHECK_EQ(S.req[1].how, DS_HOW_NB_OVERFLOW, "CCCR.OVF_PMI");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3F1), 0x18000u | (1u << 24) | (1u << 25), "MSR_PEBS_ENABLE Tagged_mispred_branch");
+    CHECK_EQ(fp_get(&F, 0x3F2), 0x10, "MSR_PEBS_MATRIX_VERT");
+    /* an overflow of the instructions counter: CCCR.OVF (bit 31) set, the
+     * counter wrapped; the hook finds it (no GLOBAL_STATUS on NetBurst) */
+    uint32_t cccr = S.req[1].nbas.cccr_msr, ctr = S.req[1].nbas.counter_msr;
+    memset(&got, 0, sizeof got);
+    fp_set(&F, cccr, fp_get(&F, cccr) | (1ull << 31));
+    fp_set(&F, ctr, 3);
+    CHECK_EQ(ds_session_pmi(&S, 0x777, NULL), DS_OK, "NetBurst counter PMI handled");
+    CHECK(got.n == 1 && got.req[0] == 1 && !got.pebs[0] && got.ip[0] == 0x777, "overflow sample to request 1");
+    CHECK_EQ(fp_get(&F, cccr) >> 31 & 1, 0, "CCCR.OVF cleared");
+    CHECK_EQ(fp_get(&F, ctr), 0x10000000000ull - 1000, "counter reloaded with 2^40 - period");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/* --- PMI dispatch ------------------------------------------------------------ */
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void test_pmi(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    unsigned a, b;
+    CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_OVERFLOW), &a), DS_OK, "overflow request");
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &b), DS_OK, "PEBS request");
+    CHECK_EQ(S.req[a].idx, 3, "overflow takes the highest GP counter");
+    CHECK_EQ(S.req[b].idx, 0, "PEBS PMC0");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    struct ds_pmi_result res;
+    CHECK_EQ(ds_session_pmi(&S, 0x1234, &res), DS_ERR_SESSION_SPURIOUS, "status 0: not ours");
+    CHECK_EQ(got.n, 0, "nothing delivered");
+    /* one format-3 record (SDM: RIP at 08H, applicable counters at 90H) and
+     * GLOBAL_STATUS.OvfBuf (62) + PMC3 overflow (3) */
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    unsigned char *rec = (unsigned char *)(uintptr_t)ar->pebs_base;
+    memset(rec, 0, 0xC8);
+    put64(rec + 0x08, 0xFFFF800000001000ull);
+    put64(rec + 0x90, 1);
+    ar->pebs_index = ar->pebs_base + 0xC8;
+    fp_set(&F, 0x38E, (1ull << 62) | (1ull << 3));
+    fp_set(&F, 0xC4, 5); /* PMC3 wrapped */
+    CHECK_EQ(ds_session_pmi(&S, 0xABCD, &res), DS_OK, "PMI handled");
+    CHECK_EQ(got.n, 2, "two samples");
+    bool pebs_ok = false, ovf_ok = false;
+    for (unsigned i = 0; i < 2; i++) {
+        pebs_ok |= got.req[i] == b && got.pebs[i] && got.ip[i] == 0xFFFF800000001000ull;
+        ovf_ok |= got.req[i] == a && !got.pebs[i] && got.ip[i] == 0xABCD;
+    }
+    CHECK(pebs_ok, "PEBS sample to request %u with the record's IP", b);
+    CHECK(ovf_ok, "overflow sample to request %u with the interrupted IP", a);
+    CHECK_EQ(fp_get(&F, 0xC4), 0x1000000000000ull - 100, "PMC3 reloaded with -period");
+    CHECK_EQ(fp_get(&F, 0x38E), 0, "status acknowledged");
+    CHECK_EQ(ar->pebs_index, ar->pebs_base, "PEBS index reset by the drain");
+    /* the final drain at stop delivers what is below the threshold */
+    put64(rec + 0x08, 0x2000);
+    ar->pebs_index = ar->pebs_base + 0xC8;
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
+    CHECK_EQ(got.n, 3, "stop drained the last record");
+    CHECK_EQ(got.ip[2], 0x2000, "its IP");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(ds_session_pmi(&S, 0, NULL), DS_ERR_SESSION_SPURIOUS, "after teardown: not ours");
+}
+
+/* Several PEBS requests: each record goes to the request of the counter its
+ * applicable-counters field (fmt 3, SDM offset 90H) names. */
+static void test_dispatch_multi(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    unsigned a, b;
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &a), DS_OK, "PEBS 1");
+    CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_PRECISE), &b), DS_OK, "PEBS 2");
+    CHECK_EQ(S.req[b].idx, 1, "second on PMC1");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    unsigned char *rec = (unsigned char *)(uintptr_t)ar->pebs_base;
+    memset(rec, 0, 3 * 0xC8);
+    put64(rec + 0x08, 0x111);
+    put64(rec + 0x90, 2);                /* PMC1 */
+    put64(rec + 0xC8 + 0x08, 0x222);
+    put64(rec + 0xC8 + 0x90, 1);         /* PMC0 */
+    put64(rec + 0x190 + 0x08, 0x333);
+    put64(rec + 0x190 + 0x90, 4);        /* PMC2: no request */
+    ar->pebs_index = ar->pebs_base + 3 * 0xC8;
+    fp_set(&F, 0x38E, 1ull << 62);
+    struct ds_pmi_result res;
+    CHECK_EQ(ds_session_pmi(&S, 0, &res), DS_OK, "PMI");
+    CHECK_EQ(got.n, 2, "two records delivered");
+    CHECK(got.req[0] == b && got.ip[0] == 0x111, "PMC1 record -> request %u", b);
+    CHECK(got.req[1] == a && got.ip[1] == 0x222, "PMC0 record -> request %u", a);
+    CHECK_EQ(res.pebs.lost_rejected, 1, "the PMC2 record is refused, counted");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+static void test_bts(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request r;
+    memset(&r, 0, sizeof r);
+    r.mode = DS_TRACE_BTS_CIRCULAR;
+    CHECK_EQ(add(r, NULL), DS_OK, "circular BTS");
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_BTS_TWICE, "second BTS request");
+    CHECK_EQ(add(raw(0xC0, 0, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "and PEBS");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* SDM IA32_DEBUGCTL: TR 6, BTS 7 (BTINT 8 clear: circular) */
+    CHECK_EQ(fp_get(&F, 0x1D9) & 0x1C0, 0xC0, "DEBUGCTL TR|BTS");
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    CHECK(ar->bts_base >= ar->pebs_max, "BTS part after the PEBS part");
+    CHECK(ar->bts_thresh > ar->bts_max, "circular: threshold beyond the maximum");
+    unsigned char *b = (unsigned char *)(uintptr_t)ar->bts_base;
+    put64(b, 0x4000);
+    put64(b + 8, 0x5000);
+    ar->bts_index = ar->bts_base + 24;
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
+    CHECK_EQ(fp_get(&F, 0x1D9) & 0x1C0, 0, "BTS off");
+    CHECK_EQ(got.br, 1, "one branch at stop");
+    CHECK_EQ(got.br_from, 0x4000, "its source");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/* --- teardown restores every MSR ---------------------------------------------- */
+
+static void run_restore(void (*prof)(void), const char *name, bool dirty, uint64_t seed)
+{
+    prof();
+    if (dirty)
+        dirty_all(seed);
+    take_snap();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    if (cpu.caps.netburst)
+        c.mem_linear = 0x200000;
+    c.mem_phys = 0x100000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "%s init", name);
+    struct ds_request r = raw(0xC0, 0x00, 3000, DS_SAMPLE_AUTO);
+    if (cpu.caps.netburst) {
+        r.raw.nb_event = "replay_event";
+        r.raw.nb_mask = "NBOGUS";
+        r.raw.nb_metric = 0;
+    }
+    CHECK_EQ(add(r, NULL), DS_OK, "%s sampling request", name);
+    if (cpu.caps.netburst) {
+        r.raw.nb_event = "instr_retired";
+        r.raw.nb_mask = "NBOGUSNTAG";
+    }
+    CHECK_EQ(add(r, NULL), DS_OK, "%s second request (overflow or PEBS)", name);
+    struct ds_request t;
+    memset(&t, 0, sizeof t);
+    t.mode = DS_TRACE_BTS;
+    CHECK_EQ(add(t, NULL), cpu.caps.bts_advertised ? DS_OK : DS_ERR_SESSION_NO_DS, "%s BTS", name);
+    CHECK_EQ(ds_session_start(&S), DS_OK, "%s start", name);
+    CHECK(F.writes > 0, "%s start wrote MSRs", name);
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "%s stop", name);
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "%s teardown", name);
+    check_snap(name);
+    /* a second cycle from the same session */
+    CHECK_EQ(ds_session_start(&S), DS_OK, "%s start again", name);
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "%s teardown again", name);
+    check_snap(name);
+}
+
+static void test_restore(void)
+{
+    struct { void (*p)(void); const char *n; } prof[] = {
+        { core2, "core2" }, { nehalem, "nehalem" }, { silvermont, "silvermont" }, { skylake, "skylake" },
+        { icelake, "icelake" }, { sapphire, "sapphire" }, { netburst, "netburst" }, { panther, "panther" },
+    };
+    for (unsigned i = 0; i < N(prof); i++) {
+        run_restore(prof[i].p, prof[i].n, false, 0);
+        run_restore(prof[i].p, prof[i].n, true, 0x5A5A5A5A5A5A5A5Aull + i);
+    }
+}
+
+/* Auto freeze falls back to none where DEBUGCTL[12] faults; an explicit
+ * freeze mode fails and start restores everything. */
+static void test_freeze_fault(void)
+{
+    core2();
+    freeze_gp = true;
+    take_snap();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "auto freeze: start without freezing");
+    CHECK_EQ(S.freeze, DS_FREEZE_NONE, "freeze none");
+    CHECK_EQ(fp_get(&F, 0x1D9) & (1u << 12), 0, "DEBUGCTL[12] clear");
+    CHECK_EQ(fp_get(&F, 0x3F1), 1, "PEBS still enabled");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    check_snap("freeze fallback");
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.freeze_set = true;
+    c.freeze = DS_FREEZE_LEGACY;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init explicit legacy");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add");
+    CHECK_EQ(ds_session_start(&S), DS_ERR_MSR_FAULT, "explicit legacy freeze: the fault is returned");
+    CHECK_EQ(S.state, DS_SESSION_READY, "session READY again");
+    check_snap("failed start unwound");
+    freeze_gp = false;
+}
+
+/* --- bad input: one row per session error ----------------------------------- */
+
+static const struct { const char *what; int err; } bad[] = {
+    { "add after start", DS_ERR_SESSION_STATE },
+    { "request without event", DS_ERR_SESSION_NO_EVENT },
+    { "mode 99", DS_ERR_SESSION_BAD_MODE },
+    { "period 0", DS_ERR_SESSION_BAD_PERIOD },
+    { "period 2^47 + 1 on a 48-bit counter", DS_ERR_SESSION_BAD_PERIOD },
+    { "Core 2: second PEBS request", DS_ERR_SESSION_NO_COUNTER },
+    { "Core 2: cycles precise", DS_ERR_SESSION_NOT_PRECISE },
+    { "4 KiB + 100 bytes: no room for a PEBS buffer", DS_ERR_SESSION_BUF_SMALL },
+    { "Core 2: load latency", DS_ERR_SESSION_NO_LDLAT },
+    { "Skylake: XMM group", DS_ERR_SESSION_GROUPS },
+    { "second BTS request", DS_ERR_SESSION_BTS_TWICE },
+    { "ninth request", DS_ERR_SESSION_TOO_MANY },
+    { "PEBS_UNAVAILABLE, precise", DS_ERR_SESSION_NO_DS },
+    { "no callbacks", DS_ERR_SESSION_NO_SINK },
+    { "bytes without mem", DS_ERR_SESSION_MEM },
+    { "lbr without on_lbr", DS_ERR_SESSION_LBR },
+    { "rings 4", DS_ERR_SESSION_BAD_RINGS },
+    { "family 6 raw without evsel", DS_ERR_SESSION_RAW },
+    { "PMI with status 0", DS_ERR_SESSION_SPURIOUS },
+    { "start twice", DS_ERR_SESSION_STATE },
+    { "stop before start", DS_ERR_SESSION_STATE },
+    { "teardown never started", DS_ERR_SESSION_STATE },
+    { "overflow request with groups", DS_ERR_SESSION_GROUPS },
+    /* DS_ERR_SESSION_SAVE: not reachable (DS_SESSION_MAX_SAVED covers
+     * DS_SESSION_MAX_REQ requests of 3 MSRs plus the shared ones) */
+};
+
+static int run_bad(unsigned i)
+{
+    struct ds_request r = raw(0xC0, 0, 1000, DS_SAMPLE_PRECISE), z;
+    memset(&z, 0, sizeof z);
+    struct ds_session_config c = cfg_mem();
+    skylake();
+    init_default();
+    switch (i) {
+    case 0: add(r, NULL); ds_session_start(&S); return add(r, NULL);
+    case 1: return add(z, NULL);
+    case 2: r.mode = (enum ds_sample_mode)99; return add(r, NULL);
+    case 3: r.period = 0; return add(r, NULL);
+    case 4: r.period = (1ull << 47) + 1; return add(r, NULL);
+    case 5: core2(); init_default(); add(r, NULL); return add(r, NULL);
+    case 6: core2(); init_default(); return add(raw(0x3C, 0, 1000, DS_SAMPLE_PRECISE), NULL);
+    case 7: c.bytes = 4096 + 100; memset(&S, 0, sizeof S); ds_session_init(&S, &cpu, &c); add(r, NULL);
+            return ds_session_start(&S);
+    case 8: core2(); init_default(); r.ldlat = 30; return add(r, NULL);
+    case 9: r.groups = DS_GROUP_XMM; return add(r, NULL);
+    case 10: z.mode = DS_TRACE_BTS; add(z, NULL); return add(z, NULL);
+    case 11: sapphire(); init_default(); for (int k = 0; k < 8; k++) add(raw(0xC0, 0, 1000, DS_SAMPLE_AUTO), NULL); return add(r, NULL);
+    case 12: fp_set(&F, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12)); identify(true); init_default();
+             return add(r, NULL);
+    case 13: c.on_sample = NULL; c.on_branch = NULL; return ds_session_init(&S, &cpu, &c);
+    case 14: c.mem = NULL; return ds_session_init(&S, &cpu, &c);
+    case 15: c.lbr = true; return ds_session_init(&S, &cpu, &c);
+    case 16: r.rings = 4; return add(r, NULL);
+    case 17: r.raw.evsel = 0; return add(r, NULL);
+    case 18: add(r, NULL); ds_session_start(&S); return ds_session_pmi(&S, 0, NULL);
+    case 19: add(r, NULL); ds_session_start(&S); return ds_session_start(&S);
+    case 20: add(r, NULL); return ds_session_stop(&S);
+    case 21: add(r, NULL); return ds_session_teardown(&S);
+    case 22: r.mode = DS_SAMPLE_OVERFLOW; r.groups = DS_GROUP_MEM; return add(r, NULL);
+    default: return -1;
+    }
+}
+
+static void test_bad_table(void)
+{
+    for (unsigned i = 0; i < N(bad); i++) {
+        int e = run_bad(i);
+        CHECK_EQ(e, bad[i].err, "bad input '%s' -> %s (got %s)", bad[i].what, ds_errname(bad[i].err), ds_errname(e));
+        if (S.started)
+            ds_session_teardown(&S);
+    }
+    /* every session code in err.h has a row (SAVE excepted, see above) */
+    for (int v = DS_ERR_SESSION_STATE; v <= DS_ERR_SESSION_SPURIOUS; v++) {
+        bool row = v == DS_ERR_SESSION_SAVE;
+        for (unsigned i = 0; i < N(bad); i++)
+            row |= bad[i].err == v;
+        CHECK(row, "error %s has a bad-input row", ds_errname(v));
+    }
+    CHECK(strcmp(ds_strerror(DS_ERR_SESSION_BUF_SMALL), "buffer too small for one record") == 0, "message");
+}
+
+static void test_nulls(void)
+{
+    struct ds_session_config c = cfg_mem();
+    struct ds_request r = raw(0xC0, 0, 1000, DS_SAMPLE_AUTO);
+    char b[8];
+    skylake();
+    CHECK_EQ(ds_session_init(NULL, &cpu, &c), DS_ERR_NULL, "init NULL");
+    CHECK_EQ(ds_session_add(NULL, &r, NULL), DS_ERR_NULL, "add NULL");
+    CHECK_EQ(ds_session_start(NULL), DS_ERR_NULL, "start NULL");
+    CHECK_EQ(ds_session_stop(NULL), DS_ERR_NULL, "stop NULL");
+    CHECK_EQ(ds_session_pmi(NULL, 0, NULL), DS_ERR_NULL, "pmi NULL");
+    CHECK_EQ(ds_session_drain_now(NULL), DS_ERR_NULL, "drain NULL");
+    CHECK_EQ(ds_session_teardown(NULL), DS_ERR_NULL, "teardown NULL");
+    CHECK_EQ(ds_session_describe(NULL, b, sizeof b), DS_ERR_NULL, "describe NULL");
+    struct ds_cpu raw_cpu;
+    ds_cpu_init(&raw_cpu, &t_ops, &F);
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &raw_cpu, &c), DS_ERR_NOT_IDENTIFIED, "not identified");
+}
+
+int main(void)
+{
+    test_pebs_check();
+    test_skylake_program();
+    test_core2_counters();
+    test_exhaustion();
+    test_adaptive();
+    test_netburst();
+    test_arch_pebs();
+    test_generic();
+    test_pmi();
+    test_dispatch_multi();
+    test_bts();
+    test_freeze_fault();
+    test_restore();
+    test_bad_table();
+    test_nulls();
+    return check_summary();
+}
