@@ -189,7 +189,8 @@ struct ds_session {
 };
 
 /*
- * Prepare @s for @cpu (identified) with @c (copied). Memory only.
+ * Prepare @s for @cpu (identified) with @c (copied). Memory only. @s must
+ * be zero-initialised (static storage or = {0}) or torn down before.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_NOT_INTEL,
  * DS_ERR_SESSION_STATE (@s running), DS_ERR_SESSION_NO_SINK (no on_sample
  * and no on_branch), DS_ERR_SESSION_MEM (bytes without mem),
@@ -219,7 +220,10 @@ int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *
  * request), DS_ERR_SESSION_BUF_SMALL (the region cannot hold one record of
  * each buffer), DS_ERR_SESSION_SAVE (more MSRs than DS_SESSION_MAX_SAVED),
  * and the building blocks' errors (then everything already written is
- * restored and the session is READY again).
+ * restored and the session is READY again), among them the PEBS errata
+ * gates that ds_pmc_pebs_check leaves out (DS_ERR_PMC_PEBS_ERRATUM on
+ * Merom 06_0FH, DS_ERR_PMC_PEBS_UCODE on old Sandy Bridge microcode;
+ * cfg.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA accepts them).
  * MSRs: reads then writes those of the requests (see ds_session_describe).
  * NMI-safe: no (configuration time; PMIs may arrive once it returns).
  */
