@@ -76,11 +76,9 @@
 #define BTS_CALLS_N 12u    /* wl_calls(12): 108 taken branches */
 #define CHASE_LEN 64u
 
-#define HOLD_STEPS 20u     /* < (PEBS_NREC - PEBS_THR) * period: nothing overflows */
-#define PEBS_NREC 64u
-#define PEBS_THR 8u
+#define HOLD_STEPS 20u     /* < PEBS_THR * period: the buffer cannot fill meanwhile */
+#define PEBS_THR 8u        /* session runs: records up to the threshold (ses_bytes) */
 #define BTS_NREC 32u
-#define BTS_THR 24u
 #define BTS_CIRC_NREC 16u
 
 #define MAX_PEBS 64u
@@ -156,9 +154,6 @@ static struct e2e {
 } E;
 
 /* DS management area and buffers (identity-mapped: linear == pointer). */
-static _Alignas(4096) union ds_area area_mem;
-static _Alignas(4096) uint8_t pebs_buf[PEBS_NREC * 1024];
-static _Alignas(4096) uint8_t bts_buf[BTS_NREC * DS_BTS_REC64_SIZE];
 static _Alignas(4096) union ds_area probe_area;
 static _Alignas(4096) uint8_t probe_buf[16 * DS_BTS_REC64_SIZE];
 static uint32_t chase_arr[CHASE_LEN];
@@ -598,10 +593,6 @@ static int ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_handl
     return ds_pmc_gp_write(E.cpu, 1, ctr_start);
 }
 
-/* Architectural PEBS flow (do_apebs_run): its buffer state and whether a run owns it. */
-static struct ds_arch_pebs apebs;
-static bool apebs_run;
-
 /* ds_pmi_config.lbr.buf: the handler's snapshot step reads here before the ack. */
 static struct ds_lbr_entry lbr_step_buf[LBR_CAP];
 static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx);
@@ -1027,99 +1018,33 @@ static void run_checks(const struct run_cfg *rc, uint64_t *out_events, uint64_t 
     *out_expect = rc->pebs || rc->ctr_pmi ? expect : (rc->bts ? E.nbts : 0);
 }
 
-/* One run: set up DS (and counters), run the workload, drain, check, print. */
+/*
+ * The one run left on the building blocks (session_fits says which): the
+ * counter-overflow run lbr-calls on a CPU with more than 8 GP counters,
+ * which the session cannot serve yet. PMC1 counts the run's event with
+ * EVTSEL.INT, ovf_hook reloads it, the PMI handler takes the LBR snapshot;
+ * no DS area. Every other run goes through do_session_run.
+ */
 static void do_run(const struct run_cfg *rc)
 {
     struct ds_cpu *cpu = E.cpu;
     const struct ds_caps *caps = &cpu->caps;
-    int e;
-
     reset_run();
     wl_range(rc->wl, &E.lo, &E.hi);
-    E.nb = rc->pebs && caps->netburst;
+    E.nb = false;
+    if (!need(rc->ctr_pmi && !rc->pebs && !rc->bts, "%s: building-block path: counter-overflow runs only", rc->name))
+        return;
     if (E.model)
         dsm_stats_reset(&E.m);
-
-    enum ds_layout lay;
-    enum ds_pebs_fmt pfmt = DS_PEBS_FMT_NONE;
-    uint64_t data_cfg = 0;
-    e = ds_area_layout(cpu, &lay);
-    if (!need(e == DS_OK, "%s: DS layout (%s)", rc->name, ds_errname(e)))
-        return;
-    if (rc->pebs) {
-        e = ds_pebs_format_select(cpu, lay, &pfmt);
-        if (!need(e == DS_OK, "%s: PEBS format (%s)", rc->name, ds_errname(e)))
-            return;
-        /* PEBS_DATA_CFG exists only with PERF_CAPABILITIES.PEBS_BASELINE (KVM guest
-         * on Sapphire Rapids, issue 14: format 5, basic-only records) */
-        if (ds_pebs_fmt_adaptive(pfmt) && cpu->caps.pebs_baseline) {
-            data_cfg = DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS;
-            if (rc->adaptive_lbr && E.lbrm)
-                data_cfg |= DS_PEBS_DATACFG_LBRS | (7ull << DS_PEBS_DATACFG_LBR_SHIFT);
-        }
-    }
-
-    bool use_ds = rc->pebs || rc->bts;
     ctr_ovf = 0;
-    zero(&area_mem, sizeof area_mem);
-    zero(pebs_buf, sizeof pebs_buf);
-    zero(bts_buf, sizeof bts_buf);
-    struct ds_area_config cfg;
-    zero(&cfg, sizeof cfg);
-    cfg.area = &area_mem;
-    if (rc->pebs) {
-        uint32_t rsz = ds_pebs_record_size(pfmt, data_cfg);
-        cfg.pebs.mem = pebs_buf;
-        uint32_t nrec = PEBS_NREC;
-        if (pfmt == DS_PEBS_FMT_0 && rsz && nrec > 4096u / rsz)
-            nrec = 4096u / rsz; /* Core 2/Atom: PEBS buffer <= 4 KiB (DS_ERR_PEBS_BUF_4K) */
-        cfg.pebs.bytes = (size_t)rsz * nrec;
-        cfg.pebs.thresh_records = PEBS_THR;
-        cfg.pebs_data_cfg = data_cfg;
-        if (!need(rsz && cfg.pebs.bytes <= sizeof pebs_buf, "%s: PEBS record size %u", rc->name, rsz))
-            return;
-    }
-    if (rc->bts) {
-        uint32_t bsz = lay == DS_LAYOUT_64 ? DS_BTS_REC64_SIZE : DS_BTS_REC32_SIZE;
-        cfg.bts.mem = bts_buf;
-        cfg.bts.bytes = (size_t)bsz * rc->bts_nrec;
-        cfg.bts.thresh_records = rc->bts_int ? BTS_THR : 0;
-    }
-    e = use_ds ? ds_area_setup(&E.ctx, cpu, &cfg) : DS_OK;
-    if (!need(e == DS_OK, "%s: ds_area_setup (%s)", rc->name, ds_errname(e)))
-        return;
-
-    /* Counter programming values. */
-    uint64_t start = 0, reset = 0;
-    struct ds_nb_alloc nba;
-    struct ds_nb_assignment nbas;
-    bool nb_prog = false;
-    if (rc->pebs) {
-        e = E.nb ? ds_nb_period(rc->period, &start) : ds_pmc_gp_period(cpu, rc->period, &start, &reset);
-        if (E.nb)
-            reset = start;
-        if (!need(e == DS_OK, "%s: period values (%s)", rc->name, ds_errname(e)))
-            return;
-        e = ds_area_set_reset(&E.ctx, DS_CTR_GP, 0, reset);
-        if (!need(e == DS_OK, "%s: DS counter reset (%s)", rc->name, ds_errname(e)))
-            return;
-    }
-    e = use_ds ? ds_area_install(&E.ctx) : DS_OK;
-    if (!need(e == DS_OK, "%s: ds_area_install (%s)", rc->name, ds_errname(e)))
-        return;
-    uint64_t gctl = (rc->pebs && !E.nb ? 1u : 0u) | (rc->ctr_pmi ? 2u : 0u);
-
+    uint64_t gctl = 2; /* PMC1 */
     struct ds_pmi_config pc;
     zero(&pc, sizeof pc);
     pc.freeze = rc->freeze;
     /* DS_FREEZE_LEGACY: the CPU clears GLOBAL_CTRL on the PMI; the handler
-     * writes back PMC0's enable. Nothing to restore otherwise (and no global
-     * MSRs at all on NetBurst). */
+     * writes back PMC1's enable. */
     pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY ? gctl : 0;
-    pc.pebs_counters = rc->pebs && !E.nb ? 1 : 0;
-    pc.pebs_sink = pebs_sink;
-    pc.bts_sink = bts_sink;
-    pc.ovf_hook = rc->ctr_pmi ? ovf_hook : NULL;
+    pc.ovf_hook = ovf_hook;
     /* LBR snapshot step: read in the handler while frozen, before the ack
      * (issue 10 item 1); LBR_Frz is acked only after it. */
     if (rc->lbr && E.lbrm) {
@@ -1128,243 +1053,76 @@ static void do_run(const struct run_cfg *rc)
         pc.lbr.buf = lbr_step_buf;
         pc.lbr.cap = LBR_CAP;
     }
-    e = ds_pmi_init(&E.pmi, cpu, use_ds ? &E.ctx : NULL, &pc);
-    if (!need(e == DS_OK, "%s: ds_pmi_init (%s)", rc->name, ds_errname(e)))
-        goto out_uninstall;
-    if (rc->freeze != DS_FREEZE_NONE) {
+    int e = ds_pmi_init(&E.pmi, cpu, NULL, &pc);
+    if (e == DS_OK && rc->freeze != DS_FREEZE_NONE)
         e = ds_pmi_set_freeze(&E.pmi);
-        need(e == DS_OK, "%s: freeze mode %s set (%s)", rc->name,
-              rc->freeze == DS_FREEZE_LEGACY ? "legacy" : "streamlined", ds_errname(e));
-    }
+    if (!need(e == DS_OK, "%s: ds_pmi_init / freeze (%s)", rc->name, ds_errname(e)))
+        return;
     /* Model: freeze LBRs with the run's freeze mode (both ways are checked
-     * exactly). Hardware: always freeze where the CPU can (perfmon v2+,
-     * not NetBurst), or the snapshot shows the PMI path's own branches. */
-    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE ||
-                   (!E.model && !caps->netburst && caps->perfmon_version >= 2);
-    /* Model: the handler's own branches are fed where no counted event
-     * sees them (see hb_feed). */
-    E.feed_hb = E.model && rc->lbr && E.lbr_freeze && rc->loads && !rc->bts && !rc->ctr_pmi;
-    E.hb_pmi = 0;
-    E.hb_fed = E.hb_mark = 0;
+     * exactly). Hardware: always freeze where the CPU can (perfmon v2+), or
+     * the snapshot shows the PMI path's own branches. */
+    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE || (!E.model && caps->perfmon_version >= 2);
+    E.feed_hb = false; /* PMC1 counts branches: the handler's own would count (hb_feed) */
     E.lbr_on = false;
-    if (rc->lbr || (data_cfg & DS_PEBS_DATACFG_LBRS)) {
+    if (rc->lbr) {
         e = program_lbr();
         need(e == DS_OK, "%s: LBR enabled (%s)", rc->name, ds_errname(e));
     }
-
-    if (rc->pebs && E.nb) {
-        unsigned ev = 0;
-        uint32_t mask = 0;
-        struct ds_nb_request rq;
-        zero(&rq, sizeof rq);
-        e = ds_nb_event_find("replay_event", &ev);
-        if (e == DS_OK)
-            e = ds_nb_mask_parse(ev, "NBOGUS", &mask);
-        if (e == DS_OK)
-            e = ds_nb_alloc_init(&nba, caps->display_model, false);
-        rq.event = ev;
-        rq.mask = mask;
-        rq.escr = -1;
-        rq.counter = -1;
-        rq.os = rq.usr = true;
-        rq.pebs = true;
-        if (e == DS_OK)
-            e = ds_nb_program(cpu, &nba, &rq, start, &nbas);
-        nb_prog = e == DS_OK;
-        if (e == DS_OK)
-            e = ds_nb_replay_tag(cpu, DS_NB_METRIC_1STL_CACHE_LOAD_MISS, true);
-        if (!need(e == DS_OK, "%s: NetBurst replay_event on IQ_COUNTER4 + 1stL_cache_load_miss tagging (%s)",
-                   rc->name, ds_errname(e)))
-            goto out_stop;
-    } else if (rc->pebs) {
-        uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
-        if (data_cfg)
-            evtsel |= DS_EVTSEL_ADAPTIVE;
-        e = DS_OK;
-        if (data_cfg)
-            e = ds_pmc_pebs_data_cfg(cpu, data_cfg);
-        if (e == DS_OK)
-            e = ds_pmc_gp_program(cpu, 0, evtsel, start);
-        if (e == DS_OK)
-            e = ds_pmc_pebs_enable(cpu, 0, evtsel);
-        if (e == DS_ERR_PMC_PEBS_ERRATUM) /* 06_0FH (AJ67-69/106): refused by default; the model has no errata */
-            e = ds_pmc_pebs_enable_ex(cpu, 0, evtsel, DS_PMC_PEBS_ALLOW_ERRATA);
-        if (!need(e == DS_OK, "%s: PMC0 event %02x/%02x PEBS (%s)", rc->name, rc->event, rc->umask, ds_errname(e)))
-            goto out_stop;
-    }
-    if (rc->ctr_pmi) {
-        uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_INT |
-                          DS_EVTSEL_EN;
-        uint64_t rs;
-        e = ds_pmc_gp_period(cpu, rc->period, &ctr_start, &rs);
-        if (e == DS_OK)
-            e = ds_pmc_gp_program(cpu, 1, evtsel, ctr_start);
-        if (!need(e == DS_OK, "%s: PMC1 event %02x/%02x with PMI (%s)", rc->name, rc->event, rc->umask,
-                  ds_errname(e)))
-            goto out_stop;
-    }
-    if (rc->bts) {
-        e = ds_bts_enable(&E.ctx, rc->bts_int ? DS_BTS_INT : 0);
-        if (!need(e == DS_OK, "%s: BTS enabled, %s (%s)", rc->name, rc->bts_int ? "threshold interrupt" : "circular",
-                   ds_errname(e)))
-            goto out_stop;
-    }
-
-    /* Go. */
-    k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
-    E.hold_steps = 0;
-    if (E.model && rc->hold_first)
-        E.hold_steps = HOLD_STEPS; /* LVT PC stays masked (k_pmi_disarm) */
-    else
-        k_pmi_arm();
-    E.active = true;
-    if (gctl && caps->perfmon_version >= 2)
+    uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_INT | DS_EVTSEL_EN;
+    uint64_t rs;
+    e = ds_pmc_gp_period(cpu, rc->period, &ctr_start, &rs);
+    if (e == DS_OK)
+        e = ds_pmc_gp_program(cpu, 1, evtsel, ctr_start);
+    if (need(e == DS_OK, "%s: PMC1 event %02x/%02x with PMI (%s)", rc->name, rc->event, rc->umask, ds_errname(e))) {
+        k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
+        E.hold_steps = E.model && rc->hold_first ? HOLD_STEPS : 0; /* LVT PC stays masked */
+        if (!E.hold_steps)
+            k_pmi_arm();
+        E.active = true;
         ds_pmc_global_ctrl(cpu, gctl);
-    uint32_t r = run_workload(rc->wl, rc->n);
-    if (gctl && caps->perfmon_version >= 2)
+        (void)run_workload(rc->wl, rc->n);
         ds_pmc_global_ctrl(cpu, 0);
-    if (rc->bts)
-        ds_bts_disable(&E.ctx);
-    if (E.lbr_on)
-        ds_lbr_disable(cpu, E.lbrm);
-    /* A model PMI still pending (LVT masked) is delivered now; then stop. */
-    if (E.model && E.pmi_pending) {
-        k_pmi_arm();
-        deliver_pmi(); /* waits until the handler has run */
+        if (E.lbr_on)
+            ds_lbr_disable(cpu, E.lbrm);
+        /* A model PMI still pending (LVT masked) is delivered now; then stop. */
+        if (E.model && E.pmi_pending) {
+            k_pmi_arm();
+            deliver_pmi(); /* waits until the handler has run */
+        }
+        E.active = false;
+        k_pmi_disarm();
+        uint64_t events, expect;
+        run_checks(rc, &events, &expect);
+        print_run(rc, events, expect);
     }
-    E.active = false;
-    k_pmi_disarm();
-    (void)r;
-
-    /* Final drains: records below the threshold. */
-    struct ds_drain_stats st;
-    if (rc->pebs) {
-        zero(&st, sizeof st);
-        e = ds_pebs_drain(&E.ctx, pebs_sink, NULL, &st);
-        need(e == DS_OK, "%s: final PEBS drain (%s)", rc->name, ds_errname(e));
-        add_stats(&E.pst, &st);
-    }
-    if (rc->bts) {
-        zero(&st, sizeof st);
-        e = ds_bts_drain(&E.ctx, bts_sink, NULL, &st);
-        need(e == DS_OK, "%s: final BTS drain (%s)", rc->name, ds_errname(e));
-        add_stats(&E.bst, &st);
-    }
-
-    uint64_t events, expect;
-    run_checks(rc, &events, &expect);
-    print_run(rc, events, expect);
-    goto out_uninstall;
-
-out_stop:
     E.active = false;
     k_pmi_disarm();
     if (E.lbr_on)
         ds_lbr_disable(cpu, E.lbrm);
-out_uninstall:
-    if (rc->pebs && E.nb) {
-        ds_nb_replay_untag(cpu);
-        if (nb_prog)
-            ds_nb_release(cpu, &nba, &nbas);
-    } else if (rc->pebs) {
-        ds_pmc_pebs_disable(cpu, 1);
-        ds_pmc_gp_program(cpu, 0, 0, 0);
-    }
-    if (rc->ctr_pmi)
-        ds_pmc_gp_program(cpu, 1, 0, 0);
-    if (rc->bts && E.ctx.bts_enabled)
-        ds_bts_disable(&E.ctx);
-    if (rc->freeze != DS_FREEZE_NONE && E.cpu->caps.perfmon_version >= 2) {
+    ds_pmc_gp_program(cpu, 1, 0, 0);
+    if (rc->freeze != DS_FREEZE_NONE) {
         /* Leave DEBUGCTL's freeze bits clear for the next run. */
         uint64_t dc = 0;
         if (ds_msr_read(cpu, 0x1D9, &dc) == DS_OK)
             ds_msr_write(cpu, 0x1D9, dc & ~(DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI | DS_DEBUGCTL_FREEZE_LBRS_ON_PMI));
     }
-    if (use_ds)
-        ds_area_uninstall(&E.ctx);
 }
 
 /* --- architectural PEBS flow (Panther Lake and later) ---------------------------
  *
  * Architectural PEBS has no DS area: its buffer is IA32_PEBS_BASE/INDEX
  * (arch_pebs.h), the counter's PEBS enable and record groups are its CFG_C,
- * and the threshold PMI is IA32_PERF_GLOBAL_STATUS bit 54. The run is the
- * same as do_run's PEBS part (single-stepped into the model, or native), with
- * the same checks: sample count from events/period, IPs inside the workload,
- * data addresses inside the chased array, nothing lost silently.
+ * and the threshold PMI is IA32_PERF_GLOBAL_STATUS bit 54. The session
+ * serves it (do_session_run); the checks are those of the DS-area PEBS
+ * runs: sample count from events/period, IPs inside the workload, data
+ * addresses inside the chased array, nothing lost silently.
  *
  * IA32_PEBS_BASE takes a PHYSICAL address: this kernel's memory is
- * identity-mapped (linear == physical), so the buffer's pointer is its
- * physical address on both backends. Not verified on hardware here (no
+ * identity-mapped (linear == physical), so ses_mem's pointer is its
+ * physical address on both backends (cfg.mem_phys 0 = identity). Not verified on hardware here (no
  * architectural-PEBS CPU on this host).
  */
-#define APEBS_CODE 2u /* IA32_PEBS_BASE size code: 4 KiB << 2 = 16 KiB */
-static _Alignas(4096) uint8_t apebs_buf[4096u << APEBS_CODE];
-
-/* The CPU's PEBS is architectural (ds_pebs_format_select, the one place that decides). */
-static bool arch_pebs_cpu(void)
-{
-    enum ds_layout lay;
-    enum ds_pebs_fmt f = DS_PEBS_FMT_NONE;
-    return ds_area_layout(E.cpu, &lay) == DS_OK && ds_pebs_format_select(E.cpu, lay, &f) == DS_OK &&
-           f == DS_PEBS_FMT_ARCH;
-}
-
-/* Buffer, counter and CFG_C for run @rc; false (after need()) on failure. */
-static bool apebs_program(const struct run_cfg *rc)
-{
-    struct ds_arch_pebs_caps caps;
-    int e = ds_arch_pebs_detect(E.cpu, &caps);
-    if (!need(e == DS_OK, "%s: architectural PEBS detected (%s)", rc->name, ds_errname(e)))
-        return false;
-    uint64_t groups = (DS_APEBS_CFG_AUX | DS_APEBS_CFG_GPR) & caps.cfg_c_caps;
-    uint32_t rsz = DS_APEBS_HDR_BYTES + DS_APEBS_BASIC_BYTES + ((groups & DS_APEBS_CFG_AUX) ? DS_APEBS_AUX_BYTES : 0) +
-                   ((groups & DS_APEBS_CFG_GPR) ? DS_APEBS_GPR_BYTES : 0);
-    struct ds_arch_pebs_config cfg = {apebs_buf, (uint64_t)(uintptr_t)apebs_buf, APEBS_CODE,
-                                      ((uint64_t)PEBS_THR * rsz + 15u) & ~15ull};
-    zero(apebs_buf, sizeof apebs_buf);
-    e = ds_arch_pebs_setup(&apebs, E.cpu, &cfg);
-    if (e == DS_OK)
-        e = ds_arch_pebs_install(&apebs);
-    if (!need(e == DS_OK, "%s: architectural PEBS buffer at phys %p (%s)", rc->name, (void *)apebs_buf, ds_errname(e)))
-        return false;
-    uint64_t start = 0, reset = 0;
-    e = ds_pmc_gp_period(E.cpu, rc->period, &start, &reset);
-    uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
-    if (e == DS_OK)
-        e = ds_pmc_gp_program(E.cpu, 0, evtsel, start);
-    /* CFG_C reload [31:0]: the low half of the start value (Linux writes -period & ARCH_PEBS_RELOAD) */
-    if (e == DS_OK)
-        e = ds_arch_pebs_counter_enable(&apebs, DS_CTR_GP, 0, (uint32_t)reset, groups);
-    if (e == DS_OK)
-        e = ds_arch_pebs_enable(&apebs);
-    return need(e == DS_OK, "%s: PMC0 event %02x/%02x, CFG_C groups 0x%llx, INDEX.EN (%s)", rc->name, rc->event,
-                rc->umask, (unsigned long long)groups, ds_errname(e));
-}
-
-/* Go: PMI armed, PMC0 enabled, the workload, PMC0 disabled, a pending PMI delivered. */
-static void apebs_go(const struct run_cfg *rc)
-{
-    k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
-    E.hold_steps = E.model && rc->hold_first ? HOLD_STEPS : 0;
-    if (!E.hold_steps)
-        k_pmi_arm();
-    E.active = true;
-    apebs_run = true;
-    ds_pmc_global_ctrl(E.cpu, 1);
-    (void)run_workload(rc->wl, rc->n);
-    ds_pmc_global_ctrl(E.cpu, 0);
-    if (E.lbr_on)
-        ds_lbr_disable(E.cpu, E.lbrm);
-    if (E.model && E.pmi_pending) {
-        k_pmi_arm();
-        deliver_pmi();
-    }
-    E.active = false;
-    k_pmi_disarm();
-}
-
-/* The checks of do_run's PEBS part, for the architectural records. */
+/* The PEBS checks of run_checks, for the architectural records. */
 static void apebs_checks(const struct run_cfg *rc, uint64_t events, uint64_t expect)
 {
     uint64_t got = E.npebs + E.pebs_over;
@@ -1400,8 +1158,8 @@ static void apebs_checks(const struct run_cfg *rc, uint64_t events, uint64_t exp
               (unsigned)dsm_stats(&E.m)->pebs_written, (unsigned)E.m.ap.thresh_pmis);
 }
 
-/* do_apebs_run's checks after the final drain, then the RUN line (shared
- * with do_session_run); @want_frags: fragments per record (model E-core 2). */
+/* The architectural-PEBS checks after the final drain, then the RUN line
+ * (do_session_run); @want_frags: fragments per record (model E-core 2). */
 static void apebs_run_checks(const struct run_cfg *rc, uint32_t want_frags)
 {
     struct wl_expect x;
@@ -1433,66 +1191,6 @@ static void apebs_run_checks(const struct run_cfg *rc, uint32_t want_frags)
     print_run(rc, events, expect);
 }
 
-/* One PEBS run on an architectural-PEBS CPU (run_all dispatches here). */
-static void do_apebs_run(const struct run_cfg *rc)
-{
-    reset_run();
-    wl_range(rc->wl, &E.lo, &E.hi);
-    E.nb = false;
-    /* Model E-core: every record in two fragments (basic + aux, then GPRs;
-     * dsm_apebs_set_fragment), so the kernel path reassembles them too. */
-    uint32_t want_frags = E.model && E.prof == DSM_PTL_E ? 2u : 1u;
-    if (E.model) {
-        dsm_stats_reset(&E.m);
-        dsm_apebs_set_fragment(&E.m, want_frags == 2 ? 128u : 0u);
-    }
-    zero(&apebs, sizeof apebs);
-    if (!apebs_program(rc))
-        goto out;
-    struct ds_pmi_config pc;
-    zero(&pc, sizeof pc);
-    pc.freeze = rc->freeze;
-    pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY ? 1 : 0;
-    /* ds_pmi_handle drains on GLOBAL_STATUS bit 54 and acknowledges it */
-    pc.apebs = &apebs;
-    pc.pebs_sink = pebs_sink;
-    pc.pebs_counters = 1;
-    if (rc->lbr && E.lbrm) {
-        pc.lbr.model = E.lbrm;
-        pc.lbr.format = E.lbrfmt;
-        pc.lbr.buf = lbr_step_buf;
-        pc.lbr.cap = LBR_CAP;
-    }
-    int e = ds_pmi_init(&E.pmi, E.cpu, NULL, &pc);
-    if (e == DS_OK && rc->freeze != DS_FREEZE_NONE)
-        e = ds_pmi_set_freeze(&E.pmi);
-    if (!need(e == DS_OK, "%s: ds_pmi_init / freeze (%s)", rc->name, ds_errname(e)))
-        goto out;
-    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE || (!E.model && E.cpu->caps.perfmon_version >= 2);
-    E.feed_hb = false;
-    E.lbr_on = false;
-    if (rc->lbr && E.lbrm)
-        need(program_lbr() == DS_OK, "%s: LBR enabled", rc->name);
-    apebs_go(rc);
-    struct ds_drain_stats st;
-    zero(&st, sizeof st);
-    e = ds_arch_pebs_drain(&apebs, pebs_sink, NULL, &st);
-    need(e == DS_OK, "%s: final architectural PEBS drain (%s)", rc->name, ds_errname(e));
-    add_stats(&E.pst, &st);
-
-    apebs_run_checks(rc, want_frags);
-out:
-    apebs_run = false;
-    ds_arch_pebs_counter_disable(&apebs, DS_CTR_GP, 0);
-    ds_pmc_gp_program(E.cpu, 0, 0, 0);
-    ds_arch_pebs_uninstall(&apebs);
-    if (rc->freeze != DS_FREEZE_NONE) {
-        uint64_t dc = 0;
-        if (ds_msr_read(E.cpu, 0x1D9, &dc) == DS_OK)
-            ds_msr_write(E.cpu, 0x1D9, dc & ~(DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI | DS_DEBUGCTL_FREEZE_LBRS_ON_PMI));
-    }
-}
-
 /* --- session runs (issue 16) ------------------------------------------------
  *
  * Which runs the session API expresses (decided per run kind of run_all's
@@ -1510,9 +1208,8 @@ out:
  *    they stay as they are; the explicit legacy/streamlined freeze checks
  *    use the session's freeze override (cfg.freeze_set) on the model, auto
  *    on hardware (the old path froze wherever the CPU can, too).
- * do_run and do_apebs_run stay for e2e_session=0 (the building-block
- * flow, same checks, same DSLOG) and as the reference the session path is
- * compared with.
+ * do_run keeps only the overflow run the session cannot serve yet
+ * (session_fits); the building blocks themselves stay tested by tests/host.
  */
 
 /* Whether run @rc goes through the session. Not where the session cannot
@@ -1520,11 +1217,9 @@ out:
  * request on a CPU with more than 8 GP counters (perfmon v6: Lunar Lake,
  * Panther Lake) gets the highest one, PMC8+, which ds_pmi_init refuses
  * (DS_ERR_PMI_CTRL_MASK) or whose IA32_PERFEVTSEL0+n address faults; that
- * run keeps the building-block path. e2e_session=0: every run does. */
+ * run keeps the building-block path (do_run). */
 static bool session_fits(const struct run_cfg *rc)
 {
-    if (k_opt_is("e2e_session", "0"))
-        return false;
     return !(rc->ctr_pmi && (E.cpu->caps.gp_mask >> 8));
 }
 
@@ -1684,7 +1379,7 @@ static void ses_final_drain(const struct run_cfg *rc)
 }
 
 /* One run through the session API: request from the run table, init / add /
- * start, the workload, stop, the same checks as do_run / do_apebs_run,
+ * start, the workload, stop, the same checks as the building-block flows had,
  * teardown, and (model) every MSR of ses_msrs as before the run. */
 static void do_session_run(const struct run_cfg *rc)
 {
@@ -1922,8 +1617,6 @@ static void run_all(void)
             kprintf("# e2e: %s %s\n", E.prof_name, runs[i].name);
         if (session_fits(&runs[i]))
             do_session_run(&runs[i]);
-        else if (runs[i].pebs && arch_pebs_cpu())
-            do_apebs_run(&runs[i]);
         else
             do_run(&runs[i]);
     }
