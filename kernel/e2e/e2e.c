@@ -1408,7 +1408,10 @@ static void do_session_run(const struct run_cfg *rc)
     c.lbr = rc->lbr && E.lbrm;
     c.freeze_set = E.model; /* model: the run's freeze mode, checked exactly */
     c.freeze = rc->freeze;
-    c.pebs_flags = E.model ? DS_PMC_PEBS_ALLOW_ERRATA : 0; /* 06_0FH (AJ67-69/106): the model has no errata */
+    /* 06_0FH (AJ67-69/106): the session refuses PEBS there by default; the
+     * model has no errata. Hardware keeps the refusal (the building-block
+     * flow used to retry with the override on hardware too). */
+    c.pebs_flags = E.model ? DS_PMC_PEBS_ALLOW_ERRATA : 0;
     c.on_sample = ses_on_sample;
     c.on_branch = ses_on_branch;
     c.on_lbr = c.lbr ? ses_on_lbr : NULL;
@@ -1440,7 +1443,6 @@ static void do_session_run(const struct run_cfg *rc)
         rec_counter = 0;
         return;
     }
-    ses_describe(rc);
     E.lbr_on = ses.lbr_on;
     E.lbr_freeze = ses.freeze != DS_FREEZE_NONE;
     /* Model: the handler's own branches where no counted event sees them (hb_feed). */
@@ -1458,6 +1460,7 @@ static void do_session_run(const struct run_cfg *rc)
     need(e == DS_OK, "%s: ds_session_stop (%s)", rc->name, ds_errname(e));
     E.active = ses_run = false;
     k_pmi_disarm();
+    ses_describe(rc); /* after stop: on hardware the counters would count the printing */
 
     if (fmt == DS_PEBS_FMT_ARCH) {
         apebs_run_checks(rc, want_frags);
