@@ -119,8 +119,9 @@ if [ $have_bench = 1 ] && command -v valgrind >/dev/null && command -v callgrind
   cat <<'TXT'
 (issue 10 item 21; host x86_64 build of libds, so GCC may clear the result with SSE
  stores, which the -mgeneral-regs-only kernel build cannot. The fixed cost is
- the handler (pmi.c: result, status read, ack, re-read) plus ds_pebs_drain's
- own per-call work (pebs.c/drain.c: area fields, bounds checks, stats).)
+ the handler (pmi.c: result, status read, ack, re-read), the MSR calls through
+ cpu->ops (msr.c) and the PEBS drain's per-call work (pebs.c drain_fixed: area
+ fields, span, sample set-up, index reset); docs/design.md "PMI" has the split.)
 TXT
 else
   echo "skipped: needs libds core, valgrind and callgrind_annotate"

@@ -14,12 +14,27 @@
 #ifndef K_E2E_H
 #define K_E2E_H
 
-/* Run the whole flow (the ktest group body). Not NMI-safe; call once. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <k/smp.h>
+
+/* Run the whole flow on the calling CPU (the ktest group body). Not
+ * NMI-safe. */
 void k_e2e_run(void);
 
-/* When non-NULL, the model profile list k_e2e_run uses instead of
- * profile= (same syntax, at most 127 characters): set by the smp_e2e group
- * for an AP given its own profiles (cpu_profile.N=, issue 13). */
-extern const char *k_e2e_profile_override;
+/* Issue 13: the flow on every running CPU at once, the BSP included. Each
+ * CPU has its own state (DS area, buffers, model CPU, log; kernel/e2e keeps
+ * one struct per CPU, found by k_smp_self), its own ds_cpu (what it
+ * identified on itself) and, where profiles[i] is not NULL, those model
+ * profiles instead of profile= (same syntax, at most 127 characters;
+ * cpu_profile.N=). Its checks are prefixed "cpuN "; console output goes
+ * out a whole line at a time (k_console_lines). Returns how many CPUs ran;
+ * res[i] is CPU i's: its logs and checks over all of them. */
+struct k_e2e_cpu_result {
+    bool ran;
+    unsigned logs, passed, failed, skipped;
+    uint64_t t0, t1; /* TSC at the start and the end of the CPU's flows */
+};
+unsigned k_e2e_run_all(const char *const profiles[K_SMP_MAX], struct k_e2e_cpu_result res[K_SMP_MAX]);
 
 #endif

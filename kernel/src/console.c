@@ -3,6 +3,7 @@
 #include <k/console.h>
 #include <k/fbcon.h>
 #include <k/io.h>
+#include <k/smp.h>
 #include <stdint.h>
 
 #define COM1 0x3F8
@@ -81,7 +82,7 @@ static void vga_putc(char c)
     }
 }
 
-void kputc(char c)
+static void raw_putc(char c)
 {
     if (have_serial) {
         if (c == '\n')
@@ -94,6 +95,61 @@ void kputc(char c)
         k_fbcon_putc(c); /* no-op unless a framebuffer was taken */
     if (use_e9)
         outb(0xE9, (uint8_t)c);
+}
+
+/* Line mode (issue 13: e2e on every CPU at once): each CPU's output collects
+ * in its own line buffer and goes out a whole line at a time under the
+ * console lock, so lines of different CPUs never interleave mid-line. A
+ * character printed while this CPU holds the lock (an NMI during its own
+ * flush) goes out at once. */
+#define LINE_MAX_CHARS 4095 /* > the longest DSLOG line (docs/records.md: about 2.6 KB) */
+static struct k_spin out_lock;
+static volatile bool line_mode;
+static struct {
+    char b[LINE_MAX_CHARS + 1];
+    unsigned n;
+} lines[K_SMP_MAX];
+
+static void line_flush(unsigned cpu)
+{
+    bool taken = k_spin_lock(&out_lock);
+    for (unsigned i = 0; i < lines[cpu].n; i++)
+        raw_putc(lines[cpu].b[i]);
+    lines[cpu].n = 0;
+    k_spin_unlock(&out_lock, taken);
+}
+
+void k_console_lines(bool on)
+{
+    if (!on) /* the caller is the only CPU printing again: flush what is left */
+        for (unsigned i = 0; i < K_SMP_MAX; i++)
+            if (lines[i].n)
+                line_flush(i);
+    line_mode = on;
+}
+
+void k_console_write_block(const char *s, size_t n)
+{
+    bool taken = line_mode && k_spin_lock(&out_lock);
+    for (size_t i = 0; i < n; i++)
+        raw_putc(s[i]);
+    k_spin_unlock(&out_lock, taken);
+}
+
+void kputc(char c)
+{
+    if (!line_mode) {
+        raw_putc(c);
+        return;
+    }
+    unsigned me = k_smp_self();
+    if (__atomic_load_n(&out_lock.owner, __ATOMIC_ACQUIRE) == (int)me + 1) {
+        raw_putc(c);
+        return;
+    }
+    lines[me].b[lines[me].n++] = c;
+    if (c == '\n' || lines[me].n == LINE_MAX_CHARS)
+        line_flush(me);
 }
 
 void kputs(const char *s)

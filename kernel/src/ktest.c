@@ -5,6 +5,8 @@
 #include <k/cmdline.h>
 #include <k/exit.h>
 #include <k/safe.h>
+#include <k/smp.h>
+#include <k/string.h>
 #include <k/verdict.h>
 #include <stdarg.h>
 
@@ -13,19 +15,27 @@ extern const struct ktest __ktests_start[], __ktests_end[];
 static unsigned n_pass, n_fail, n_skip, n_line;
 static const char *cur_group = "boot";
 
+/* Several CPUs may report at once (issue 13, e2e on every CPU): the line
+ * number, the verdict's count and the line itself under one lock. */
+static struct k_spin lock;
+
 static void line(const char *status, const char *marker, const char *fmt, va_list ap)
 {
+    bool taken = k_spin_lock(&lock);
     k_verdict_count(cur_group, status[0] == 'n' ? 1 : *marker ? 2 : 0);
     kprintf("%s %u - %s: %s", status, ++n_line, cur_group, marker);
     kvprintf(fmt, ap);
     kputc('\n');
+    k_spin_unlock(&lock, taken);
 }
+
+static void count(unsigned *n) { __atomic_fetch_add(n, 1u, __ATOMIC_RELAXED); }
 
 void ktest_ok(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    n_pass++;
+    count(&n_pass);
     line("ok", "", fmt, ap);
     va_end(ap);
 }
@@ -34,7 +44,7 @@ void ktest_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    n_fail++;
+    count(&n_fail);
     line("not ok", "", fmt, ap);
     va_end(ap);
 }
@@ -43,7 +53,7 @@ void ktest_skip(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    n_skip++;
+    count(&n_skip);
     line("ok", "# SKIP ", fmt, ap);
     va_end(ap);
 }
@@ -67,10 +77,7 @@ bool ktest_check(bool cond, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    if (cond)
-        n_pass++;
-    else
-        n_fail++;
+    count(cond ? &n_pass : &n_fail);
     line(cond ? "ok" : "not ok", "", fmt, ap);
     va_end(ap);
     return cond;
@@ -86,6 +93,14 @@ static bool selected(const struct ktest *t)
     if (t->flags & KTEST_F_EXPLICIT)
         return false;
     return !k_opt("tests", &len) || k_opt_list_has("tests", "all");
+}
+
+bool ktest_group_selected(const char *group)
+{
+    for (const struct ktest *t = __ktests_start; t < __ktests_end; t++)
+        if (!k_strcmp(t->group, group))
+            return selected(t);
+    return false;
 }
 
 unsigned ktest_run_selected(void)

@@ -3,9 +3,13 @@
 #include <k/pmi.h>
 #include <k/lapic.h>
 #include <k/console.h>
+#include <k/smp.h>
 #include <stddef.h>
 
-static volatile enum k_pmi_mode cur_mode;
+/* Per CPU (issue 13): CPUs running the e2e flows at once each pick fixed or
+ * NMI delivery for their own LVT PC. */
+static volatile enum k_pmi_mode modes[K_SMP_MAX];
+#define cur_mode (modes[k_smp_self()])
 static k_pmi_fn pmi_fn;
 static void *pmi_ctx;
 static volatile unsigned n_fixed, n_nmi, n_unclaimed;
@@ -25,7 +29,7 @@ void k_pmi_disarm(void) { k_lapic_lvt_pc_write(k_pmi_lvt_value() | K_LVT_MASKED)
 static void pmi_vector(struct k_trap_frame *f, void *ctx)
 {
     (void)ctx;
-    n_fixed++;
+    __atomic_fetch_add(&n_fixed, 1u, __ATOMIC_RELAXED);
     if (pmi_fn)
         pmi_fn(f, false, pmi_ctx);
     k_lapic_eoi();
@@ -40,14 +44,14 @@ static void nmi_vector(struct k_trap_frame *f, void *ctx)
     if (cur_mode == K_PMI_NMI) {
         if (pmi_fn && pmi_fn(f, true, pmi_ctx)) {
             claimed = true;
-            n_nmi++;
+            __atomic_fetch_add(&n_nmi, 1u, __ATOMIC_RELAXED);
         }
     }
     for (size_t i = 0; i < sizeof(nmi_handlers) / sizeof(nmi_handlers[0]); i++)
         if (nmi_handlers[i].fn && nmi_handlers[i].fn(f, nmi_handlers[i].ctx))
             claimed = true;
     if (!claimed) {
-        n_unclaimed++;
+        __atomic_fetch_add(&n_unclaimed, 1u, __ATOMIC_RELAXED);
         kprintf("# NMI not claimed by any handler (%u so far)\n", n_unclaimed);
     }
     if (cur_mode == K_PMI_NMI)
@@ -56,7 +60,8 @@ static void nmi_vector(struct k_trap_frame *f, void *ctx)
 
 void k_pmi_init(enum k_pmi_mode m)
 {
-    cur_mode = m;
+    for (unsigned i = 0; i < K_SMP_MAX; i++)
+        modes[i] = m;
     k_trap_register(K_VEC_PMI, pmi_vector, NULL);
     k_trap_register(K_VEC_NMI, nmi_vector, NULL);
     k_pmi_disarm();

@@ -384,3 +384,30 @@ void k_smp_start(void)
     }
     kprintf("# smp: %u of %u CPU(s) running (%s)\n", up, ncpus, k_lapic_mode_name());
 }
+
+unsigned k_smp_self(void)
+{
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), base = (uintptr_t)&areas[0];
+    if (sp < base || sp >= (uintptr_t)&areas[ncpus > 1 ? ncpus : 1])
+        return 0;
+    return (unsigned)((sp - base) / sizeof(struct ap_area));
+}
+
+bool k_spin_lock(struct k_spin *l)
+{
+    int me = (int)k_smp_self() + 1;
+    if (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) == me)
+        return false; /* this CPU holds it: an NMI on top of the holder */
+    int free = 0;
+    while (!__atomic_compare_exchange_n(&l->owner, &free, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        free = 0;
+        __asm__ volatile("pause" ::: "memory");
+    }
+    return true;
+}
+
+void k_spin_unlock(struct k_spin *l, bool taken)
+{
+    if (taken)
+        __atomic_store_n(&l->owner, 0, __ATOMIC_RELEASE);
+}

@@ -9,8 +9,9 @@
  * runs go on; the BSP checks every CPU's counts after all are done:
  * assists = floor((n-1)/P), delivered = written, every sampled IP in that
  * CPU's own IP window (a record in the wrong context fails this), nothing
- * lost, PMIs taken through the LVT path. The kernel's e2e flows run one CPU
- * at a time (group smp_e2e); this is the concurrent part.
+ * lost, PMIs taken through the LVT path. The kernel's e2e flows run on every
+ * CPU at once too (group smp_e2e); this group is libds alone, without the
+ * single-stepping and printing.
  */
 #include <k/ktest.h>
 #include <k/kernel.h>

@@ -30,42 +30,12 @@ int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
     return DS_OK;
 }
 
-uint64_t ds__area_get(const struct ds_ctx *ctx, bool pebs, enum ds__fld f)
-{
-    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
-    if (ctx->layout == DS_LAYOUT_32) {
-        const volatile uint32_t *a = (const volatile uint32_t *)&ctx->area->a32;
-        return a[i];
-    }
-    const volatile uint64_t *a = (const volatile uint64_t *)&ctx->area->a64;
-    return a[i];
-}
-
-void ds__area_put(struct ds_ctx *ctx, bool pebs, enum ds__fld f, uint64_t v)
-{
-    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
-    if (ctx->layout == DS_LAYOUT_32) {
-        volatile uint32_t *a = (volatile uint32_t *)&ctx->area->a32;
-        a[i] = (uint32_t)v;
-        return;
-    }
-    volatile uint64_t *a = (volatile uint64_t *)&ctx->area->a64;
-    a[i] = v;
-}
-
-uint64_t ds__thresh_value(const struct ds_buf_state *b)
-{
-    if (b->thresh_records == 0)
-        return b->linear + b->bytes + b->rec_size; /* past the absolute maximum: never reached */
-    return b->linear + (uint64_t)b->thresh_records * b->rec_size;
-}
-
 uint64_t ds__buf_thresh_field(const struct ds_ctx *ctx, bool pebs)
 {
     const struct ds_buf_state *b = pebs ? &ctx->pebs : &ctx->bts;
     if (!pebs && ctx->bts_circular) /* SDM BTS set-up: beyond the maximum in circular mode */
         return b->linear + b->bytes + b->rec_size;
-    return ds__thresh_value(b);
+    return b->thresh_at;
 }
 
 static uint32_t popcount32(uint32_t v)
@@ -178,6 +148,7 @@ static int check_buf(const struct ds_buf_config *bc, enum ds_layout layout, uint
     st->rec_size = rec_size;
     st->nrec = (uint32_t)nrec;
     st->thresh_records = t;
+    st->thresh_at = ds__thresh_value(st);
     return DS_OK;
 }
 
@@ -345,7 +316,7 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
         ds__area_put(ctx, true, DS__BASE, pebs.linear);
         ds__area_put(ctx, true, DS__INDEX, pebs.linear);
         ds__area_put(ctx, true, DS__MAX, pebs.linear + pebs.bytes);
-        ds__area_put(ctx, true, DS__THRESH, ds__thresh_value(&pebs));
+        ds__area_put(ctx, true, DS__THRESH, pebs.thresh_at);
     }
     ctx->setup = true;
     return DS_OK;

@@ -103,7 +103,9 @@ static uint32_t cntr_group_size(uint32_t gp, uint32_t fixed, bool metrics)
     return (uint32_t)sizeof(struct ds_pebs_cntr_hdr) + 8u * (popcnt32(gp) + popcnt32(fixed)) + (metrics ? 16u : 0u);
 }
 
-uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
+/* Record size of a fixed-size format (NetBurst, 0-3), else 0. Inline: the
+ * drain checks it on every PMI (issue 10 item 21). */
+static inline uint32_t fixed_size(enum ds_pebs_fmt fmt)
 {
     switch (fmt) {
 #if DS_CONFIG_NETBURST
@@ -114,6 +116,13 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
     case DS_PEBS_FMT_1: return sizeof(struct ds_pebs_fmt1);
     case DS_PEBS_FMT_2: return sizeof(struct ds_pebs_fmt2);
     case DS_PEBS_FMT_3: return sizeof(struct ds_pebs_fmt3);
+    default: return 0;
+    }
+}
+
+uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
+{
+    switch (fmt) {
     case DS_PEBS_FMT_4:
     case DS_PEBS_FMT_5:
         if (data_cfg & ~DS_PEBS_DATA_CFG_VALID)
@@ -130,7 +139,7 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
         return sz;
     }
     default:
-        return 0;
+        return fixed_size(fmt);
     }
 }
 
@@ -139,19 +148,17 @@ uint32_t ds_pebs_record_size(enum ds_pebs_fmt fmt, uint64_t data_cfg)
  * call a freestanding build would have to provide. The drain clears its
  * one sample once per drain, not per record: each record then writes every
  * field its format can carry (the others stay zero).
+ * clear_rest: all but flags, ip and the 16 GPRs, which every 64-bit
+ * fixed-size record (NetBurst 64-bit, formats 0-3) writes (fixed_body):
+ * the fixed drain skips those 18 stores.
  */
-static void clear_sample(struct ds_pebs_sample *s)
+static inline __attribute__((always_inline)) void clear_rest(struct ds_pebs_sample *s)
 {
-    uint64_t *g = s->gpr;
     s->fmt = DS_PEBS_FMT_NONE;
     s->present = 0;
     s->size = 0;
     s->ip_is_next = false;
-    s->ip = 0;
     s->eventing_ip = 0;
-    s->flags = 0;
-    g[0] = 0, g[1] = 0, g[2] = 0, g[3] = 0, g[4] = 0, g[5] = 0, g[6] = 0, g[7] = 0;
-    g[8] = 0, g[9] = 0, g[10] = 0, g[11] = 0, g[12] = 0, g[13] = 0, g[14] = 0, g[15] = 0;
     s->counters = 0;
     s->data_addr = 0;
     s->data_source = 0;
@@ -165,16 +172,27 @@ static void clear_sample(struct ds_pebs_sample *s)
     s->cache_latency = 0;
     s->cntr_gp_mask = 0;
     s->cntr_fixed_mask = 0;
-    for (unsigned i = 0; i < 16; i++)
-        s->cntr_gp[i] = 0;
-    for (unsigned i = 0; i < 8; i++)
-        s->cntr_fixed[i] = 0;
+    /* Unrolled: a loop here became "rep stosq", one instruction per word. */
+    uint64_t *c = s->cntr_gp, *x = s->cntr_fixed;
+    c[0] = 0, c[1] = 0, c[2] = 0, c[3] = 0, c[4] = 0, c[5] = 0, c[6] = 0, c[7] = 0;
+    c[8] = 0, c[9] = 0, c[10] = 0, c[11] = 0, c[12] = 0, c[13] = 0, c[14] = 0, c[15] = 0;
+    x[0] = 0, x[1] = 0, x[2] = 0, x[3] = 0, x[4] = 0, x[5] = 0, x[6] = 0, x[7] = 0;
     s->topdown_slots = 0;
     s->perf_metrics = 0;
     s->xmm = NULL;
     s->lbr = NULL;
     s->ssp = 0;
     s->fragments = 0;
+}
+
+static void clear_sample(struct ds_pebs_sample *s)
+{
+    uint64_t *g = s->gpr;
+    s->ip = 0;
+    s->flags = 0;
+    g[0] = 0, g[1] = 0, g[2] = 0, g[3] = 0, g[4] = 0, g[5] = 0, g[6] = 0, g[7] = 0;
+    g[8] = 0, g[9] = 0, g[10] = 0, g[11] = 0, g[12] = 0, g[13] = 0, g[14] = 0, g[15] = 0;
+    clear_rest(s);
 }
 
 /* The present bits of a fixed-size format (NetBurst, 0-3). */
@@ -279,22 +297,6 @@ static inline __attribute__((always_inline)) uint32_t walk_fixed(bool nb32, enum
         taken += sink(arg, s) == 0;
     }
     return taken;
-}
-
-static uint32_t run_fixed(enum ds_pebs_fmt fmt, const unsigned char *p, uint32_t n, uint32_t rsz,
-                          struct ds_pebs_sample *s, ds_pebs_sink sink, void *arg)
-{
-    if (fmt == DS_PEBS_FMT_NB32)
-        return walk_fixed(true, fmt, p, n, rsz, s, sink, arg);
-    return walk_fixed(false, fmt, p, n, rsz, s, sink, arg);
-}
-
-/* ds_pebs_decode()'s "sink": keeps the one decoded sample. */
-static int keep_sample(void *arg, const struct ds_pebs_sample *s)
-{
-    (void)arg;
-    (void)s;
-    return 0;
 }
 
 /*
@@ -576,7 +578,10 @@ int ds_pebs_decode(enum ds_pebs_fmt fmt, const void *rec, size_t avail, bool peb
     if (avail < size)
         return DS_ERR_REC_SHORT;
     fixed_meta(fmt, size, pebs_trap, out);
-    run_fixed(fmt, p, 1, size, out, keep_sample, NULL);
+    if (fmt == DS_PEBS_FMT_NB32)
+        fixed_body(true, fmt, p, out);
+    else
+        fixed_body(false, fmt, p, out);
     return DS_OK;
 }
 
@@ -660,14 +665,16 @@ int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uin
 
 /* --- drain ------------------------------------------------------------------ */
 
+/* One out-of-line frame per PMI: the span, the sample set-up and the walk
+ * are inlined here (issue 10 item 21). */
 static void drain_fixed(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
 {
     const struct ds_buf_state *b = &ctx->pebs;
     enum ds_pebs_fmt fmt = ctx->pebs_fmt;
     uint64_t idx;
-    uint32_t n = ds__drain_span(ctx, true, st, &idx);
+    uint32_t n = ds__drain_span_inl(ctx, true, st, &idx);
     uint32_t rsz = b->rec_size;
-    uint32_t size = ds_pebs_record_size(fmt, 0);
+    uint32_t size = fixed_size(fmt);
 
     if (n && (!size || rsz < size)) {
         /* Configured size shorter than the format's record (a corrupted
@@ -676,13 +683,19 @@ static void drain_fixed(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct
     } else if (n) {
         struct ds_pebs_sample s;
         uint32_t taken;
-        clear_sample(&s);
-        fixed_meta(fmt, size, ctx->pebs_trap, &s);
-        taken = run_fixed(fmt, b->mem, n, rsz, &s, sink, arg);
+        if (fmt == DS_PEBS_FMT_NB32) {
+            clear_sample(&s); /* 32-bit record: GPRs 8-15 stay zero */
+            fixed_meta(fmt, size, ctx->pebs_trap, &s);
+            taken = walk_fixed(true, fmt, b->mem, n, rsz, &s, sink, arg);
+        } else {
+            clear_rest(&s); /* fixed_body writes flags, ip, GPRs per record */
+            fixed_meta(fmt, size, ctx->pebs_trap, &s);
+            taken = walk_fixed(false, fmt, b->mem, n, rsz, &s, sink, arg);
+        }
         st->records += taken;
         st->lost_rejected += n - taken;
     }
-    ds__drain_finish(ctx, true, idx, st);
+    ds__drain_finish_inl(ctx, true, idx, st);
 }
 
 static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
@@ -749,23 +762,30 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
     ds__drain_finish(ctx, true, idx, st);
 }
 
+/* ds_pebs_drain's walk without its argument checks, added into @st (not
+ * cleared): ds_pmi_handle drains straight into its result (issue 10 item 21:
+ * no ds__zero, copy-out and add per PMI). @ctx set up with a PEBS buffer. */
+void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+{
+    DS_ASSERT(ctx->setup && ctx->pebs.mem);
+    DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
+    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt))
+        drain_adaptive(ctx, sink, arg, st);
+    else
+        drain_fixed(ctx, sink, arg, st);
+}
+
 int ds_pebs_drain(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *out)
 {
-    struct ds_drain_stats st;
+    struct ds_drain_stats local, *st = out ? out : &local;
     if (!ctx || !sink)
         return DS_ERR_NULL;
     if (!ctx->setup)
         return DS_ERR_NOT_SETUP;
     if (!ctx->pebs.mem)
         return DS_ERR_NO_PEBS_BUFFER;
-    ds__zero(&st, sizeof(st));
-    DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
-    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt))
-        drain_adaptive(ctx, sink, arg, &st);
-    else
-        drain_fixed(ctx, sink, arg, &st);
-    if (out)
-        *out = st;
+    ds__stats_clear(st);
+    ds__pebs_drain_add(ctx, sink, arg, st);
     return DS_OK;
 }
 

@@ -244,8 +244,11 @@ static void add_stats(struct ds_drain_stats *a, const struct ds_drain_stats *b)
 }
 #endif
 
-/* Service one status snapshot (steps 2-4). Returns hook error or DS_OK. */
-static int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
+/* Service one status snapshot (steps 2-4). Returns hook error or DS_OK.
+ * Inlined into handle_global's loop (one frame less per PMI, issue 10
+ * item 21); service() is the out-of-line copy for the other two callers. */
+static inline __attribute__((always_inline)) int service_inl(struct ds_pmi *pmi, uint64_t status,
+                                                              struct ds_pmi_result *r)
 {
     int ret = DS_OK;
 #if DS_CONFIG_BTS || DS_CONFIG_PEBS
@@ -260,11 +263,12 @@ static int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
         bool go = (status & DS_GSTATUS_OVF_BUF) != 0;
         if (!go && ctx->pebs.thresh_records) {
             uint64_t idx = ds__area_get(ctx, true, DS__INDEX);
-            go = idx >= ds__thresh_value(&ctx->pebs);
+            go = idx >= ctx->pebs.thresh_at;
         }
         if (go) {
-            ds_pebs_drain(ctx, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &st);
-            add_stats(&r->pebs, &st);
+            /* ds_pebs_drain without its checks (ds_pmi_init saw ctx set
+             * up; pebs.mem tested above), counted straight into r->pebs. */
+            ds__pebs_drain_add(ctx, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &r->pebs);
             r->pebs_drained = true;
             r->handled = true;
         }
@@ -317,6 +321,11 @@ static int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
     return ret;
 }
 
+static __attribute__((noinline)) int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
+{
+    return service_inl(pmi, status, r);
+}
+
 /* One RDMSR IA32_PERF_GLOBAL_STATUS, counted. */
 static int read_status(struct ds_pmi *pmi, uint64_t *status, struct ds_pmi_result *r)
 {
@@ -347,8 +356,9 @@ static uint64_t loop_bits(const struct ds_pmi *pmi, const struct ds_pmi_result *
 }
 
 /* Snapshot step (pmi.h struct ds_pmi_lbr): read the frozen LBR stack into
- * caller memory before anything is acknowledged. */
-static void lbr_snapshot(struct ds_pmi *pmi, struct ds_pmi_result *r)
+ * caller memory before anything is acknowledged. Out of line, as is
+ * stop_storm: neither is on the PEBS path inlined into ds_pmi_handle. */
+static __attribute__((noinline)) void lbr_snapshot(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
     const struct ds_pmi_lbr *l = &pmi->cfg.lbr;
     size_t n = 0;
@@ -361,7 +371,7 @@ static void lbr_snapshot(struct ds_pmi *pmi, struct ds_pmi_result *r)
  * status still has bits: stop the PMU (intel_pmu_reset stops every counter;
  * libds owns only GLOBAL_CTRL) and report it. The caller reprograms and
  * calls ds_pmi_pmu_enable(pmi, true). */
-static int stop_storm(struct ds_pmi *pmi, struct ds_pmi_result *r)
+static __attribute__((noinline, cold)) int stop_storm(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
     r->storm = true;
     pmi->pmu_enabled = false;
@@ -372,8 +382,10 @@ static int stop_storm(struct ds_pmi *pmi, struct ds_pmi_result *r)
 
 /* Perfmon v2+: service and acknowledge until GLOBAL_STATUS has no ackable
  * bit left, at most DS_PMI_MAX_PASSES passes (an overflow landing during the
- * handler raised its PMI under the masked LVT: only this loop sees it). */
-__attribute__((noinline)) static int handle_global(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
+ * handler raised its PMI under the masked LVT: only this loop sees it).
+ * Inlined into ds_pmi_handle (one frame per PMI): the spurious path pays
+ * the larger prologue, 4 instructions, and stays within its budget. */
+static inline __attribute__((always_inline)) int handle_global(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
 {
     uint64_t want;
     int ret, e;
@@ -386,7 +398,7 @@ __attribute__((noinline)) static int handle_global(struct ds_pmi *pmi, uint64_t 
         r->passes = pass;
         r->unacked |= status & ~pmi->ack_mask;
         r->lbr_frozen |= (status & DS_GSTATUS_LBR_FRZ & ~want) != 0;
-        e = service(pmi, status, r);
+        e = service_inl(pmi, status, r);
         if (!ret)
             ret = e;
         uint64_t ack = status & want;
@@ -414,19 +426,12 @@ __attribute__((noinline)) static int handle_global(struct ds_pmi *pmi, uint64_t 
 /* Field by field, not ds__zero + copy: this runs on every NMI, and a
  * spurious one must stay cheap (issue 10 item 21: the byte loop and the
  * struct copy were 700 of its 800 instructions). Padding is left as is. */
-static void drain_stats_clear(struct ds_drain_stats *d)
-{
-    d->present = d->records = 0;
-    d->lost_beyond = d->lost_corrupt = d->lost_rejected = d->lost_race = 0;
-    d->anomalies = 0;
-}
-
 static void result_clear(struct ds_pmi_result *r)
 {
     r->status = r->acked = r->unacked = r->hooked = 0;
     r->pebs_drained = r->bts_drained = false;
-    drain_stats_clear(&r->pebs);
-    drain_stats_clear(&r->bts);
+    ds__stats_clear(&r->pebs);
+    ds__stats_clear(&r->bts);
     r->hook_handled = 0;
     r->msr_reads = r->msr_writes = r->passes = 0;
     r->lbr_taken = r->lbr_frozen = r->storm = r->handled = false;
@@ -447,7 +452,7 @@ static int idle_check(struct ds_pmi *pmi, struct ds_pmi_result *r)
 #endif
 #if DS_CONFIG_PEBS
     if (!due && ctx->pebs.mem && ctx->pebs.thresh_records)
-        due = ds__area_get(ctx, true, DS__INDEX) >= ds__thresh_value(&ctx->pebs);
+        due = ds__area_get(ctx, true, DS__INDEX) >= ctx->pebs.thresh_at;
 #endif
     return due ? service(pmi, 0, r) : DS_OK;
 }

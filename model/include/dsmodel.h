@@ -21,6 +21,10 @@
  *    count one per retired instruction;
  *  - EVTSEL edge/inv/cmask/any and CCCR edge/cascade are accepted but not
  *    modelled (every event increments by 0 or 1 per instruction);
+ *  - GP counters decode event/umask per profile's core (dsmodel.c ev_table:
+ *    perfmon JSON / SDM, counters per the perfmon "Counter" field): an
+ *    encoding the core lacks counts nothing; non-PEBS events take no assist
+ *    (Core 2, Nehalem) or an imprecise one at the next instruction;
  *  - a PEBS assist happens at the first occurrence of the event after the
  *    overflow; the counter is then reloaded from the DS reset slot and that
  *    occurrence is counted into the reloaded value. With counter and reset

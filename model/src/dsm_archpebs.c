@@ -99,6 +99,16 @@ void dsm__apebs_init(struct dsm_cpu *c, bool ecore)
     c->cpuid_7[0] = 0x00000002; c->cpuid_7[1] = 0x239CA7EB; c->cpuid_7[2] = 0x994007BC; c->cpuid_7[3] = 0xFC18C430;
     c->cpuid_1c[0] = ecore ? 0xC000000Bu : 0x4000000Bu; c->cpuid_1c[1] = 0x7; c->cpuid_1c[2] = 0x000F0007;
     c->lbrsel_valid = 0;
+    /* [D] 23H.1 EAX/EBX: the counters that exist, beyond leaf 0AH's 8 GP / 3 fixed
+     * (P-core: 10 GP, 4 fixed). The model keeps fixed counters 0..3 (struct
+     * dsm_cpu fixed[4]): the contiguous low bits of EBX (E-core 77H: 0-2). */
+    unsigned gp = 0, fx = 0;
+    for (uint32_t m = ap_23(c)[1][0]; m; m >>= 1)
+        gp++;
+    while (fx < 4 && (ap_23(c)[1][1] >> fx) & 1)
+        fx++;
+    c->ngp = (uint8_t)gp;
+    c->nfixed = (uint8_t)fx;
 }
 
 bool dsm__apebs_cpuid(const struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4])
@@ -179,10 +189,11 @@ bool dsm__apebs_msr(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v, int *
  * _GP0_CFG_A 0x1901, _FX0_CTR 0x1980, step 4): GP n's counter (full width,
  * as IA32_A_PMCn 4C1H + n) and event select (IA32_PERFEVTSELn 186H + n),
  * fixed m's counter (IA32_FIXED_CTRm 309H + m); only for the counters the
- * model counts (8 GP, 3 fixed). Any other MSR is returned unchanged. */
+ * model counts (GP 0-7, fixed 0-3). Any other MSR is returned unchanged. */
 uint32_t dsm__apebs_alias(const struct dsm_cpu *c, uint32_t msr)
 {
-    if (msr >= 0x1900u && msr < 0x1900u + AP_STEP * c->ngp) {
+    /* legacy MSRs reach counters 0-7; GP8/9 (P-core) stay with the v6 MSRs (msr_v6) */
+    if (msr >= 0x1900u && msr < 0x1900u + AP_STEP * (c->ngp < 8 ? c->ngp : 8u)) {
         unsigned n = (msr - 0x1900u) / AP_STEP, k = (msr - 0x1900u) % AP_STEP;
         if (k == 0)
             return 0x4C1u + n;

@@ -120,7 +120,7 @@
 #define DSM_ESCR_T0_USR   (1ull << 2)
 #define DSM_NB_PEBS_UOP_TAG (1ull << 24)
 #define DSM_NB_PEBS_MY_THR (1ull << 25)
-#define DSM_NB_PEBS_VALID 0x07001FFFull
+#define DSM_NB_PEBS_VALID 0x07019FFFull   /* metric bits 12:0, 15, 16 (Tagged_mispred_branch), 24-26 */
 #define DSM_NB_VERT_VALID 0x1Full
 #define DSM_NB_WIDTH      40
 #define DSM_NB_PEBS_CTR   16            /* MSR_IQ_COUNTER4 */
@@ -1482,38 +1482,167 @@ static int ds_append(struct dsm_cpu *c, unsigned first, const void *rec, uint32_
 }
 
 /* ---- event path ---------------------------------------------------------- */
-static inline unsigned arch_inc(const struct dsm_cpu *c, uint64_t sel, const struct dsm_event *ev)
+/* Per-microarchitecture event decoding. One row: what an EVTSEL event/umask
+ * counts on the profile's core, whether a PEBS-enabled counter programmed
+ * with it takes an assist, and on which GP counters it counts (bit n = PMCn).
+ * An encoding missing from the core's table, or on a counter its row does not
+ * list, counts nothing (a wrong umask gets no samples). Encodings and
+ * counters: Intel perfmon JSON (github.com/intel/perfmon <dir>/events/
+ * <core>_core.json, "EventCode", "UMask", "Counter"); Core 2 (no perfmon
+ * file): SDM Vol. 3B "Performance Monitoring Events" (Intel Core
+ * microarchitecture table). C0H/00H, C4H/00H, C5H/00H, 3CH/00H and 3CH/01H are
+ * the SDM "Pre-defined Architectural Performance Events": they count on every
+ * core even where perfmon lists another umask.
+ * Assist (EP_*): the perfmon "PEBS" field (up to SKL: 0 "cannot collect a PEBS
+ * record with a Precise IP", 1 precise, 2 PEBS only) or "Precise" with
+ * "CollectPEBSRecord" (ICL and later, perfmon README); perfmon says nothing
+ * for the PEBS-0 events, Linux decides: intel_core2_ and intel_nehalem_
+ * pebs_event_constraints list the PEBS events and nothing else (EP_NONE: the
+ * counter counts, no record, as the SDM's PEBS event lists say); intel_atom_,
+ * intel_hsw_, intel_skl_pebs_event_constraints end with "Allow all events as
+ * PEBS with no flags" (EP_IMPRECISE: the record is taken at the next retired
+ * instruction after the overflow, not at an occurrence of the event). */
+enum { EW_INST = 1, EW_CYC, EW_BR, EW_MISP, EW_LOAD, EW_STORE, EW_LL };
+enum { EP_NONE = 0, EP_PRECISE, EP_IMPRECISE };
+struct ev_row { uint8_t ev, um, what, pebs; uint16_t ctrs; };
+#define EVC_ALL 0xFFFFu
+#define EV_ARCH_CYC(p) { 0x3C, 0x00, EW_CYC, p, EVC_ALL }, { 0x3C, 0x01, EW_CYC, p, EVC_ALL }
+
+/* Core 2 (06_0FH): SDM Core-microarchitecture table; PEBS: Linux
+ * intel_core2_pebs_event_constraints (0x00c0, 0x00c5; PEBS on PMC0 only). */
+static const struct ev_row ev_core2[] = {
+    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P */
+    { 0xC0, 0x01, EW_LOAD, EP_NONE, EVC_ALL },      /* INST_RETIRED.LOADS */
+    { 0xC0, 0x02, EW_STORE, EP_NONE, EVC_ALL },     /* INST_RETIRED.STORES */
+    { 0xC4, 0x00, EW_BR, EP_NONE, EVC_ALL },        /* BR_INST_RETIRED.ANY */
+    { 0xC5, 0x00, EW_MISP, EP_PRECISE, EVC_ALL },   /* BR_INST_RETIRED.MISPRED */
+    EV_ARCH_CYC(EP_NONE), { 0, 0, 0, 0, 0 }
+};
+/* Bonnell (06_1CH): BNL/events/bonnell_core.json (v5). It has no retired-load
+ * or retired-store event (L1D_CACHE.LD/ST 40H count cache accesses, not
+ * retirement): loads and stores count nothing here. */
+static const struct ev_row ev_bonnell[] = {
+    { 0xC0, 0x00, EW_INST, EP_PRECISE, 0x3 },       /* INST_RETIRED.ANY_P, PEBS 2 */
+    { 0xC4, 0x00, EW_BR, EP_IMPRECISE, 0x3 },       /* BR_INST_RETIRED.ANY, PEBS 0 */
+    { 0xC5, 0x00, EW_MISP, EP_PRECISE, 0x3 },       /* BR_INST_RETIRED.MISPRED, PEBS 1 */
+    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
+};
+/* Nehalem (06_1AH): NHM-EP/events/NehalemEP_core.json (v4); PEBS: Linux
+ * intel_nehalem_pebs_event_constraints (0xc0, 0xc4, 0x0b any umask; of 0xc5
+ * only 0x02c5 NEAR_CALL). */
+static const struct ev_row ev_nehalem[] = {
+    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* architectural */
+    { 0xC0, 0x01, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P, PEBS 1 */
+    { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL },     /* architectural */
+    { 0xC4, 0x04, EW_BR, EP_PRECISE, EVC_ALL },     /* BR_INST_RETIRED.ALL_BRANCHES, PEBS 1 */
+    { 0xC5, 0x00, EW_MISP, EP_NONE, EVC_ALL },      /* architectural; not a PEBS event */
+    { 0x0B, 0x01, EW_LOAD, EP_PRECISE, EVC_ALL },   /* MEM_INST_RETIRED.LOADS, PEBS 1 */
+    { 0x0B, 0x02, EW_STORE, EP_PRECISE, EVC_ALL },  /* MEM_INST_RETIRED.STORES, PEBS 1 */
+    { 0x0B, 0x10, EW_LL, EP_PRECISE, 0x8 },         /* ...LATENCY_ABOVE_THRESHOLD, PMC3 */
+    EV_ARCH_CYC(EP_NONE), { 0, 0, 0, 0, 0 }
+};
+/* Haswell (06_3CH): HSW/events/haswell_core.json (v36). Skylake (06_5EH):
+ * SKL/events/skylake_core.json (v59): the same rows, load latency on PMC0-3. */
+#define EV_HSW_SKL(llc)                                                                  \
+    { 0xC0, 0x00, EW_INST, EP_IMPRECISE, EVC_ALL },  /* INST_RETIRED.ANY_P, PEBS 0 */    \
+    { 0xC0, 0x01, EW_INST, EP_PRECISE, 0x2 },        /* INST_RETIRED.PREC_DIST, PMC1 */  \
+    { 0xC4, 0x00, EW_BR, EP_IMPRECISE, EVC_ALL },    /* BR_INST_RETIRED.ALL_BRANCHES */  \
+    { 0xC4, 0x04, EW_BR, EP_PRECISE, EVC_ALL },      /* ...ALL_BRANCHES_PEBS, PEBS 2 */   \
+    { 0xC5, 0x00, EW_MISP, EP_IMPRECISE, EVC_ALL },  /* BR_MISP_RETIRED.ALL_BRANCHES */  \
+    { 0xC5, 0x04, EW_MISP, EP_PRECISE, EVC_ALL },    /* ...ALL_BRANCHES_PEBS, PEBS 2 */   \
+    { 0xD0, 0x81, EW_LOAD, EP_PRECISE, EVC_ALL },    /* MEM_{UOPS,INST}_RETIRED.ALL_LOADS */ \
+    { 0xD0, 0x82, EW_STORE, EP_PRECISE, EVC_ALL },   /* ...ALL_STORES, PEBS 1 */         \
+    { 0xCD, 0x01, EW_LL, EP_PRECISE, llc },          /* MEM_TRANS_RETIRED.LOAD_LATENCY */ \
+    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
+static const struct ev_row ev_haswell[] = { EV_HSW_SKL(0x8) };
+static const struct ev_row ev_skylake[] = { EV_HSW_SKL(0xF) };
+/* Ice Lake (ICL/events/icelake_core.json v1.24), Golden Cove (SPR v1.39,
+ * ADL goldencove v1.40), Redwood Cove (GNR v1.20), Lion Cove (LNL v1.26),
+ * Cougar Cove (PTL v1.07): Precise 1 / CollectPEBSRecord 2 for all but the
+ * cycles (Precise 0, CollectPEBSRecord 2); loads/stores on PMC0-3; load
+ * latency on all (ICL), PMC1-7 (GLC, RWC), PMC2-9 (LNC, CGC).
+ * NOT modelled: GLC/RWC INST_RETIRED.ANY_P "PEBScounters" 1-7 (Linux
+ * intel_glc_pebs_event_constraints 0xc0 mask 0xfe: no PEBS on PMC0); the
+ * kernel e2e and e2e_modern sample it with PEBS on PMC0 on these profiles. */
+#define EV_BIGCORE(llc)                                                                  \
+    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P */             \
+    { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL },     /* BR_INST_RETIRED.ALL_BRANCHES */   \
+    { 0xC5, 0x00, EW_MISP, EP_PRECISE, EVC_ALL },   /* BR_MISP_RETIRED.ALL_BRANCHES */   \
+    { 0xD0, 0x81, EW_LOAD, EP_PRECISE, 0xF },       /* MEM_INST_RETIRED.ALL_LOADS */     \
+    { 0xD0, 0x82, EW_STORE, EP_PRECISE, 0xF },      /* MEM_INST_RETIRED.ALL_STORES */    \
+    { 0xCD, 0x01, EW_LL, EP_PRECISE, llc },         /* MEM_TRANS_RETIRED.LOAD_LATENCY_GT_* */ \
+    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
+static const struct ev_row ev_icelake[] = { EV_BIGCORE(EVC_ALL) };
+static const struct ev_row ev_goldencove[] = { EV_BIGCORE(0xFE) };
+static const struct ev_row ev_lioncove[] = { EV_BIGCORE(0x3FC) };
+/* Gracemont (ADL/events/alderlake_gracemont_core.json v1.40), Darkmont
+ * (PTL/events/pantherlake_darkmont_core.json v1.07): MEM_UOPS_RETIRED; load
+ * latency D0H/05H on PMC0-1 (Gracemont), all (Darkmont). */
+#define EV_ATOMCORE(llc)                                                                 \
+    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P */             \
+    { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL },     /* BR_INST_RETIRED.ALL_BRANCHES */   \
+    { 0xC5, 0x00, EW_MISP, EP_PRECISE, EVC_ALL },   /* BR_MISP_RETIRED.ALL_BRANCHES */   \
+    { 0xD0, 0x81, EW_LOAD, EP_PRECISE, EVC_ALL },   /* MEM_UOPS_RETIRED.ALL_LOADS */     \
+    { 0xD0, 0x82, EW_STORE, EP_PRECISE, EVC_ALL },  /* MEM_UOPS_RETIRED.ALL_STORES */    \
+    { 0xD0, 0x05, EW_LL, EP_PRECISE, llc },         /* MEM_UOPS_RETIRED.LOAD_LATENCY_GT_* */ \
+    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
+static const struct ev_row ev_gracemont[] = { EV_ATOMCORE(0x3) };
+static const struct ev_row ev_darkmont[] = { EV_ATOMCORE(EVC_ALL) };
+
+static const struct ev_row *ev_table(enum dsm_profile p)
 {
-    unsigned e = (unsigned)(sel & 0xFF), um = (unsigned)((sel >> 8) & 0xFF);
-    switch (e) {
-    case 0xC0: return um == 0;                                  /* INST_RETIRED.ANY_P */
-    case 0x3C: return um <= 1;                                  /* CPU_CLK_UNHALTED core/ref: 1/instr */
-    case 0xC4: return um == 0 && (ev->flags & DSM_EV_BRANCH);   /* BR_INST_RETIRED.ALL_BRANCHES */
-    case 0xC5: return um == 0 && (ev->flags & DSM_EV_BRANCH) && (ev->flags & DSM_EV_MISPRED);
-    case 0xD0: return um == 0x81 && (ev->flags & DSM_EV_LOAD);  /* MEM_INST_RETIRED.ALL_LOADS */
-    case 0x0B:
-        if (um == 0x01)                                         /* MEM_INST_RETIRED.LOADS (NHM) */
-            return (ev->flags & DSM_EV_LOAD) != 0;
-        if (um == 0x10)                                         /* ...LATENCY_ABOVE_THRESHOLD (NHM) */
-            return c->ll && (ev->flags & DSM_EV_LOAD) && ev->load_latency > (c->ld_lat & 0xFFFF);
-        return 0;
-    case 0xCD:                                                  /* MEM_TRANS_RETIRED.LOAD_LATENCY */
-        return um == 0x01 && c->ll && (ev->flags & DSM_EV_LOAD) && ev->load_latency > (c->ld_lat & 0xFFFF);
-    default:
-        return 0;
+    switch (p) {
+    case DSM_CORE2: return ev_core2;
+    case DSM_ATOM: return ev_bonnell;
+    case DSM_NEHALEM: return ev_nehalem;
+    case DSM_HASWELL: return ev_haswell;
+    case DSM_SKYLAKE: case DSM_KVM_SKL: return ev_skylake;
+    case DSM_ICELAKE: return ev_icelake;
+    case DSM_SAPPHIRERAPIDS: case DSM_GRANITERAPIDS: case DSM_ALDERLAKE_P: case DSM_KVM_SPR:
+        return ev_goldencove;
+    case DSM_LUNARLAKE: case DSM_PTL_P: return ev_lioncove;
+    case DSM_ALDERLAKE_E: return ev_gracemont;
+    case DSM_PTL_E: return ev_darkmont;
+    default: return NULL;
     }
 }
 
-static bool is_ll_event(uint64_t sel)
+/* The row GP counter n's EVTSEL selects, or NULL (counts nothing). */
+static const struct ev_row *ev_row_of(const struct dsm_cpu *c, unsigned n)
 {
+    uint64_t sel = c->evtsel[n];
     unsigned e = (unsigned)(sel & 0xFF), um = (unsigned)((sel >> 8) & 0xFF);
-    return (e == 0xCD && um == 1) || (e == 0x0B && um == 0x10);
+    for (const struct ev_row *r = ev_table(c->profile); r && r->what; r++)
+        if (r->ev == e && r->um == um)
+            return (r->ctrs & (1u << n)) ? r : NULL;
+    return NULL;
 }
 
-static bool is_load_event(uint64_t sel)
+/* Whether the retired instruction is an occurrence of row r's event. */
+static inline bool ev_occurs(const struct dsm_cpu *c, const struct ev_row *r, const struct dsm_event *ev)
 {
-    unsigned e = (unsigned)(sel & 0xFF), um = (unsigned)((sel >> 8) & 0xFF);
-    return is_ll_event(sel) || (e == 0xD0 && um == 0x81) || (e == 0x0B && um == 1);
+    uint32_t f = ev->flags;
+    switch (r->what) {
+    case EW_INST: case EW_CYC: return true;   /* cycles: one per instruction (model choice) */
+    case EW_BR: return (f & DSM_EV_BRANCH) != 0;
+    case EW_MISP: return (f & DSM_EV_BRANCH) && (f & DSM_EV_MISPRED);
+    case EW_LOAD: return (f & DSM_EV_LOAD) != 0;
+    case EW_STORE: return (f & DSM_EV_STORE) != 0;
+    case EW_LL: return c->ll && (f & DSM_EV_LOAD) && ev->load_latency > (c->ld_lat & 0xFFFF);
+    default: return false;
+    }
+}
+
+static bool is_ll_event(const struct dsm_cpu *c, unsigned n)
+{
+    const struct ev_row *r = ev_row_of(c, n);
+    return r && r->what == EW_LL;
+}
+
+static bool is_load_event(const struct dsm_cpu *c, unsigned n)
+{
+    const struct ev_row *r = ev_row_of(c, n);
+    return r && (r->what == EW_LOAD || r->what == EW_LL);
 }
 
 static bool pebs_on(const struct dsm_cpu *c, unsigned bit)
@@ -1548,7 +1677,9 @@ static inline void arch_count(struct dsm_cpu *c, unsigned bit)
     *ctr = (*ctr + 1) & mask;
     if (*ctr == 0) {   /* overflow: SDM "Performance Monitoring Overflow" */
         c->gstatus |= 1ull << bit;
-        if ((has_pebs(c) || c->ap.on) && pebs_on(c, bit))
+        /* a GP counter arms only with an event that takes an assist (ev_row EP_*) */
+        const struct ev_row *r = bit < 32 ? ev_row_of(c, bit) : NULL;
+        if ((has_pebs(c) || c->ap.on) && pebs_on(c, bit) && (bit >= 32 || (r && r->pebs != EP_NONE)))
             c->armed |= 1ull << bit;
         if (pmi)
             c->pmi_pending |= DSM_PMI_COUNTER;
@@ -1579,9 +1710,9 @@ static void pebs_record_arch(struct dsm_cpu *c, const struct dsm_event *ev, uint
     bool ll = false, load = false, adaptive = false;
     for (unsigned n = 0; n < c->ngp; n++)
         if (hit & (1ull << n)) {
-            if (is_ll_event(c->evtsel[n]) && (c->pebs_fmt >= 4 || (c->pebs_enable & (1ull << (32 + n)))))
+            if (is_ll_event(c, n) && (c->pebs_fmt >= 4 || (c->pebs_enable & (1ull << (32 + n)))))
                 ll = true;
-            if (is_load_event(c->evtsel[n]))
+            if (is_load_event(c, n))
                 load = true;
             if (c->evtsel[n] & DSM_EVT_ADAPTIVE)
                 adaptive = true;
@@ -1792,6 +1923,10 @@ static unsigned nb_inc(const struct dsm_cpu *c, unsigned i, const struct dsm_eve
         case 0x03: inc = (mask & 1) && br && mis; break;                           /* mispred_branch_retired */
         default: break;
         }
+    } else if (msr == 0x3A2 || msr == 0x3A3) {   /* FSB_ESCR0/1 */
+        /* global_power_events (13H), RUNNING (bit 0): cycles, one per instruction
+         * (model choice); encoding: libpfm4 netburst_events.h, Linux p4 global_power_events */
+        inc = evsel == 0x13 && (mask & 1);
     } else if (msr == 0x3CC || msr == 0x3CD) {   /* CRU_ESCR2/3 */
         switch (evsel) {
         case 0x08: inc = (mask & 1) && fe_tag; *at_ret_pebs = true; break;         /* front_end_event */
@@ -1911,7 +2046,7 @@ static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
 {
     if (c->gstatus & DSM_GS_CTR_FRZ)   /* v4 streamlined freeze: counters stopped */
         return;
-    uint64_t hit = 0;
+    uint64_t hit = 0, occ = ~0ull;   /* occ: hit counters whose event occurred */
     uint64_t en = c->version >= 2 ? c->gctrl : ~0ull;
     for (unsigned n = 0; n < c->ngp; n++) {
         uint64_t sel = c->evtsel[n];
@@ -1919,12 +2054,18 @@ static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
             continue;
         if (!(sel & (ev->cpl == 0 ? DSM_EVT_OS : DSM_EVT_USR)))
             continue;
-        if (!arch_inc(c, sel, ev))
-            continue;
-        if ((c->armed & (1ull << n)) && pebs_on(c, n))
+        const struct ev_row *r = ev_row_of(c, n);
+        bool o = r && ev_occurs(c, r, ev);
+        bool armed = (c->armed & (1ull << n)) && pebs_on(c, n);
+        /* precise: the assist waits for the next occurrence; imprecise: it is
+         * taken at the next retired instruction (see ev_row) */
+        if (armed && (o || (r && r->pebs == EP_IMPRECISE))) {
             hit |= 1ull << n;
-        else
+            if (!o)
+                occ &= ~(1ull << n);
+        } else if (o) {
             arch_count(c, n);
+        }
     }
     for (unsigned m = 0; m < c->nfixed; m++) {
         unsigned nib = (unsigned)(c->fixed_ctrl >> (4 * m)) & 0xF;
@@ -1964,7 +2105,8 @@ static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
                 c->pmc[bit] = rv & wmask(c->gp_width);
             else
                 c->fixed[bit - 32] = rv & wmask(c->fixed_width);
-            arch_count(c, bit);
+            if (occ & (1ull << bit))
+                arch_count(c, bit);
         }
     }
 }

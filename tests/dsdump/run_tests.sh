@@ -12,7 +12,7 @@ bad() { fail=$((fail+1)); echo "not ok - $*"; }
 check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
 
 # Good logs: exit 0, every record reported.
-for f in good_fmt3 good_nb32 good_adaptive good_unknown_key good_multi_crlf; do
+for f in good_fmt3 good_nb32 good_adaptive good_unknown_key good_multi_crlf good_smp2; do
   "$dsdump" "$dir/logs/$f.log" >"$work/$f.out" 2>"$work/$f.err"; rc=$?
   check "$f exit 0 (rc=$rc)" [ $rc -eq 0 ]
   check "$f END reported" grep -q '^# END' "$work/$f.out"
@@ -26,6 +26,56 @@ check "nb32 samples" grep -q 'PEBS run hot: 4 samples' "$work/good_nb32.out"
 check "multi: two logs named by profile" grep -q 'PEBS run 1:test-5/hot: 4 samples' "$work/good_multi_crlf.out"
 check "multi: lost per log" grep -q 'run 0:test-nb32/trace' "$work/good_multi_crlf.out"
 check "adaptive samples" grep -q 'PEBS run hot: 4 samples' "$work/good_adaptive.out"
+
+# Logs of two CPUs (issue 13): good_smp2.log is hand-written from docs/records.md
+# (log 0 cpu=0 alderlake_p, log 1 cpu=1 alderlake_e, log 2 cpu=0 skylake); the
+# expectations below are counted from its lines. One block per CPU, a summary row
+# per CPU, the cpu column in CSV and JSON.
+s2=$work/good_smp2
+check "smp2: summary row cpu 0 (2 logs, 3 runs, 4 pebs, 1 bts, 0 lbr, lost 0/2/0)" \
+  grep -Eq '^ +0 +2 +3 +4 +1 +0 +0 +2 +0$' "$s2.out"
+check "smp2: summary row cpu 1 (1 log, 2 runs, 2 pebs, 0 bts, 1 lbr, lost 1/0/0)" \
+  grep -Eq '^ +1 +1 +2 +2 +0 +1 +1 +0 +0$' "$s2.out"
+check "smp2: one block per CPU, each with its own runs only" python3 - "$s2.out" <<'PY2'
+import sys
+t = open(sys.argv[1]).read()
+assert t.count('\n## CPU ') == 2, 'two CPU blocks'
+c0 = t[t.index('\n## CPU 0: logs 0:alderlake_p 2:skylake\n'):t.index('\n## CPU 1: logs 1:alderlake_e\n')]
+c1 = t[t.index('\n## CPU 1: logs 1:alderlake_e\n'):t.index('\n# Lost: pebs=1 bts=2 lbr=0\n')]
+for want in ('# PEBS run 0:alderlake_p/hot: 3 samples', '# PEBS run 2:skylake/hot: 1 samples',
+             '# BTS run 0:alderlake_p/trace: 1 branches', 'run 0:alderlake_p/trace  kind=bts  reason=wrap',
+             '# Lost on cpu 0: pebs=0 bts=2 lbr=0'):
+    assert want in c0, want
+for want in ('# PEBS run 1:alderlake_e/hot: 2 samples', '# LBR run 1:alderlake_e/trace snapshot 0',
+             'run 1:alderlake_e/hot    kind=pebs reason=drain', '# Lost on cpu 1: pebs=1 bts=0 lbr=0'):
+    assert want in c1, want
+assert 'alderlake_e' not in c0 and 'alderlake_p' not in c1 and 'skylake' not in c1
+PY2
+"$dsdump" --csv "$dir/logs/good_smp2.log" >"$s2.csv"
+check "smp2: CSV cpu column = the log's HDR cpu=" python3 -c "
+import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))
+want={('0','0x401000'):'0',('0','0x401010'):'0',('1','0x402000'):'1',('2','0x401000'):'0'}
+sys.exit(0 if {(x['log'],x['symbol']):x['cpu'] for x in r}==want else 1)" "$s2.csv"
+check "smp2: JSON records and runs carry cpu, cpus summary" python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); hcpu={0:0,1:1,2:0}
+assert all(r['cpu']==hcpu[r['log']] for r in d['records']), 'record cpu'
+assert [(r['log'],r['cpu']) for r in d['runs']]==[(0,0),(0,0),(1,1),(1,1),(2,0)], d['runs']
+c={x['cpu']:x for x in d['cpus']}
+assert sorted(c)==[0,1] and c[0]['logs']==[0,2] and c[1]['logs']==[1]
+assert (c[0]['runs'],c[0]['pebs_records'],c[0]['bts_records'],c[0]['lbr_records'])==(3,4,1,0)
+assert (c[1]['runs'],c[1]['pebs_records'],c[1]['bts_records'],c[1]['lbr_records'])==(2,2,0,1)
+assert c[0]['lost']=={'pebs':0,'bts':2,'lbr':0} and c[1]['lost']=={'pebs':1,'bts':0,'lbr':0}" "$s2.json"
+# Single-CPU input prints as before: no per-CPU block, with or without cpu=.
+python3 -c "
+import sys; out=[]; skip=False
+for l in open(sys.argv[1]):
+    skip = skip or 'HDR' in l and 'cpu=1 ' in l
+    if not skip: out.append(l)
+    skip = skip and not ' END ' in l
+open(sys.argv[2],'w').write(''.join(out))" "$dir/logs/good_smp2.log" "$work/smp_cpu0.log"
+"$dsdump" "$work/smp_cpu0.log" >"$work/smp_cpu0.out" 2>&1
+check "cpu 0 only: exit 0, no per-CPU block" bash -c "grep -q 'PEBS run 1:skylake/hot: 1 samples' '$work/smp_cpu0.out' && ! grep -Eq '^## CPU|^# Per CPU' '$work/smp_cpu0.out'"
+check "no cpu= (fmt3, multi): no per-CPU block" bash -c "! grep -Eq '^## CPU|^# Per CPU' '$work/good_fmt3.out' '$work/good_multi_crlf.out'"
 
 # Malformed logs: exit 1, the error names the line, earlier records still reported.
 expect_bad() { # name line message-part samples-before

@@ -11,8 +11,8 @@
 #     wl_loop+off -> wl_loop+off, LBR entries in wl_chase.
 # Usage: e2e-kernel.sh --build DIR --arch i386|x86_64 --mode kernel|bios|uefi
 #        [--timeout S] [--dsdump PATH] [--keep FILE] [--smp N]
-# --smp N (issue 13): N CPUs; -kernel mode also runs the smp_e2e group (the
-# flows on every AP) and every CPU must have written its own logs (HDR cpu=).
+# --smp N (issue 13): N CPUs; -kernel mode runs the smp_e2e group (the flows
+# on every CPU at once) and every CPU must have written its own logs (HDR cpu=).
 set -uo pipefail
 build= arch=x86_64 mode=kernel timeout_s=60 dsdump= keep= smp=
 while [ $# -gt 0 ]; do
@@ -103,6 +103,22 @@ if [ -n "$smp" ] && [ "$mode" = kernel ]; then
     grep -Eq "^ \{\"log\":[0-9]+,\"name\":\"[^\"]+\",\"cpu\":$c," "$work/dump.json" ||
       fail "dsdump --json: no run attributed to cpu $c"
   done
+fi
+if [ -n "$smp" ] && [ "$mode" = kernel ] && [ "$backend" = model ]; then
+  # The CPUs ran the same profiles on the deterministic model at the same
+  # time: each CPU's records (dsdump's per-CPU sums) must equal cpu 0's,
+  # and none lost; a record landing in another CPU's log breaks this.
+  python3 - "$work/dump.json" "$smp" <<'PY' || fail "dsdump --json: the CPUs' records differ (cross-CPU attribution or loss)"
+import json, sys
+d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+c = {x['cpu']: x for x in d['cpus']}
+key = lambda x: (len(x['logs']), x['runs'], x['pebs_records'], x['bts_records'], x['lbr_records'])
+assert sorted(c) == list(range(n)), sorted(c)
+for i in range(n):
+    assert key(c[i]) == key(c[0]), (i, key(c[i]), key(c[0]))
+    assert c[i]['lost'] == {'pebs': 0, 'bts': 0, 'lbr': 0}, (i, c[i]['lost'])
+print('e2e-kernel.sh: every CPU: %d logs, %d runs, %d PEBS, %d BTS, %d LBR records, none lost' % key(c[0]))
+PY
 fi
 grep -q '"wl_loop"' "$work/dump.json" || fail "dsdump --json does not name wl_loop"
 # perf.data of this log, read back by Linux perf (report/script/annotate).

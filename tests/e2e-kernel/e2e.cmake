@@ -21,8 +21,8 @@ foreach(arch i386 x86_64)
   endforeach()
 endforeach()
 
-# Every CPU (issue 13): the e2e flows on the BSP and then on each AP (group
-# smp_e2e), each log tagged cpu=; dsdump reads all of them.
+# Every CPU (issue 13): the e2e flows on every CPU at once (group smp_e2e),
+# each log tagged cpu=; dsdump reads all of them.
 foreach(arch i386 x86_64)
   math(EXPR _t "180 * ${LIBDS_BOOT_TIMEOUT_SCALE}")
   math(EXPR _ct "${_t} + 60")

@@ -75,6 +75,8 @@ static void test_setup64(void)
     CHECK_EQ(rd64(&e.area, 0x28), p, "pebs index @0x28");
     CHECK_EQ(rd64(&e.area, 0x30), p + 16 * 0xC8, "pebs max @0x30");
     CHECK_EQ(rd64(&e.area, 0x38), p + 0xC8, "pebs thresh @0x38");
+    CHECK_EQ(e.ctx.pebs.thresh_at, p + 0xC8, "ctx pebs.thresh_at = the threshold field");
+    CHECK_EQ(e.ctx.bts.thresh_at, b + 32 * 24, "ctx bts.thresh_at = the threshold field");
     CHECK_EQ(e.bts[0], 0, "bts buffer zeroed");
     CHECK_EQ(e.bts[64 * 24 - 1], 0, "bts buffer zeroed to the end");
     CHECK_EQ(e.bts[64 * 24], 0xAB, "nothing written past the buffer");
@@ -192,6 +194,8 @@ static void test_pebs_margin(void)
     CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt3: 5 records hold 1 + 4");
     e.cfg.pebs.bytes = 4 * 0xC8; e.cfg.pebs.thresh_records = 0;
     CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "no threshold: no margin needed");
+    CHECK_EQ(e.ctx.pebs.thresh_at, (uint64_t)(uintptr_t)e.pebs + 5 * 0xC8,
+             "no threshold: thresh_at one record past the maximum (never reached)");
     e.cfg.pebs.bytes = 16 * 0xC8;
     e.cfg.bts.thresh_records = 62;
     CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "BTS: 64 - 2 = 62");

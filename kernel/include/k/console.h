@@ -13,7 +13,8 @@
  * kprintf formats: %s %c %d %i %u %x %X %p %% with the l, ll, z length
  * modifiers, a field width and the 0 and - flags (e.g. %08x, %-10s,
  * %016llx). Output of one kprintf call is not interleaved with another
- * unless an NMI prints in the middle of it. Serial writes poll the UART, so
+ * unless an NMI prints in the middle of it; with several CPUs printing,
+ * k_console_lines(true) keeps their lines whole. Serial writes poll the UART, so
  * kprintf is usable from any context, NMI included.
  */
 #ifndef K_CONSOLE_H
@@ -30,6 +31,14 @@ void k_console_set_debugcon(bool on);
 void k_console_set_vga(bool on);
 bool k_console_has_serial(void);
 
+/* Line mode on/off (issue 13): while on, every CPU's output goes out a whole
+ * line at a time (per-CPU line buffers, flushed at '\n' or 4095 characters
+ * under a spin lock), so several CPUs may print at once. Off (the default):
+ * characters go out as printed; turning it off flushes partial lines. */
+void k_console_lines(bool on);
+/* Write n bytes as one block: in line mode under the same lock, so no other
+ * CPU's line lands inside it (a CPU's whole DSLOG log, kernel/e2e). */
+void k_console_write_block(const char *s, size_t n);
 void kputs(const char *s);        /* no newline added */
 void kputc(char c);
 int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

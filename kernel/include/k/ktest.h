@@ -56,6 +56,8 @@ bool ktest_check(bool cond, const char *fmt, ...) __attribute__((format(printf, 
 
 /* Run the groups selected by `tests=`; returns the number of groups run. */
 unsigned ktest_run_selected(void);
+/* Whether group @group runs in this boot (tests=, KTEST_F_EXPLICIT). */
+bool ktest_group_selected(const char *group);
 /* Print the summary line and exit (k/exit.h) with the verdict. */
 void ktest_finish(void) __attribute__((noreturn));
 unsigned ktest_failed_count(void);

@@ -30,7 +30,7 @@ typedef bool (*k_pmi_fn)(struct k_trap_frame *f, bool in_nmi, void *ctx);
  * Requires k_lapic_init() first. */
 void k_pmi_init(enum k_pmi_mode mode);
 /* Switch delivery mode; LVT PC keeps its mask bit. */
-void k_pmi_set_mode(enum k_pmi_mode mode);
+void k_pmi_set_mode(enum k_pmi_mode mode); /* per CPU: the calling CPU's mode (issue 13) */
 enum k_pmi_mode k_pmi_mode(void);
 const char *k_pmi_mode_name(enum k_pmi_mode mode);
 /* The LVT PC value (unmasked) for the current mode. */

@@ -65,20 +65,39 @@ const struct k_smp_cpu *k_smp_cpu(unsigned i);
 bool k_smp_enumerated(void);
 
 /* Run @fn on AP @i (interrupts enabled there) and wait until it returns.
- * The BSP spins meanwhile, so @fn may use the kernel's unlocked state
- * (console, trap table, test counters) as the BSP would. Returns 0, or -1
+ * The BSP spins meanwhile, so @fn may use the kernel's state (console,
+ * trap table, test counters) as the BSP would. Returns 0, or -1
  * if CPU @i is not a running AP. The AP is woken by a fixed IPI with
  * K_VEC_SMP_WAKE (between the kernel's test range and its fixed vectors). */
 #define K_VEC_SMP_WAKE 0xEE
 int k_smp_run_on(unsigned i, void (*fn)(void));
 /* The two halves: post @fn to AP @i without waiting (0, or -1 as above or
  * if a call is still running there), then wait for it. Between them the
- * caller runs concurrently with the AP and must not use unlocked kernel
- * state (console, test counters) that @fn also uses. */
+ * caller runs concurrently with the AP: the console's lines and the ktest
+ * counters are locked (k_console_lines, ktest.c), other kernel state that
+ * @fn also uses is the caller's to serialise. */
 int k_smp_post(unsigned i, void (*fn)(void));
 void k_smp_wait(unsigned i);
 /* Vector of the smp_conc group's per-CPU PMI self-IPI. */
 #define K_VEC_SMP_PMI 0xED
+
+/* The caller's CPU index (0 = BSP), from its stack pointer: an AP runs on
+ * its own stack and #DF stack (both in that AP's area); anything else is the
+ * BSP. Every trap but #DF runs on the interrupted stack, so it holds in the
+ * PMI, #DB and NMI handlers too. Cheap (no APIC read): per-CPU state is
+ * looked up with it on every single step of the e2e flows. */
+unsigned k_smp_self(void);
+
+/* Spin lock for kernel state shared by CPUs running at the same time (the
+ * console's line output, test counters, the verdict; issue 13). Re-entrant
+ * on one CPU: k_spin_lock returns false when this CPU already holds it (an
+ * NMI handler that prints while its CPU holds the console), and then
+ * k_spin_unlock does nothing, so an NMI never deadlocks its own CPU. */
+struct k_spin {
+    volatile int owner; /* CPU index + 1; 0: free */
+};
+bool k_spin_lock(struct k_spin *l);
+void k_spin_unlock(struct k_spin *l, bool taken);
 
 /* Trampoline image and its parameter block (kernel/arch/<arch>/trampoline.S). */
 struct k_ap_tramp_params {

@@ -210,6 +210,10 @@ struct ds_buf_state {
     uint32_t rec_size;       /* fixed record size; adaptive: size for pebs_data_cfg */
     uint32_t nrec;           /* bytes / rec_size */
     uint32_t thresh_records; /* 0 = no interrupt */
+    /* The threshold field value setup programs: base + thresh_records *
+     * rec_size, or past the absolute maximum without a threshold (computed
+     * once here: the PMI path compares the index with it on every NMI). */
+    uint64_t thresh_at;
 };
 
 /* Per-logical-CPU DS context. Zero-initialise it before the first

@@ -443,18 +443,93 @@ static void run_label(const struct runs *R, unsigned log, const char *name, char
         snprintf(b, n, "%s", name);
 }
 
+/* ---------- CPUs (issue 13) ---------- */
+
+/* Every record of a log belongs to the CPU of its HDR cpu= (docs/records.md,
+ * version rule); a log without cpu= is grouped as CPU_NONE. */
+#define CPU_NONE (-1LL)
+#define CPU_ALL (-2LL) /* no grouping: every log */
+
+static long long log_cpu(const struct runs *R, unsigned log)
+{
+    const struct dslog_rec *h = log < R->nlogs ? R->hdr[log] : NULL;
+    return h && dslog_has(h, K_CPU) ? (long long)h->v[K_CPU] : CPU_NONE;
+}
+
+static int in_cpu(const struct runs *R, unsigned log, long long cpu)
+{
+    return cpu == CPU_ALL || log_cpu(R, log) == cpu;
+}
+
+static int ll_cmp(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distinct CPUs of the input's logs, ascending (CPU_NONE first); *out is freed by the caller. */
+static size_t cpu_list(const struct runs *R, long long **out)
+{
+    long long *v = xrealloc(NULL, (R->nlogs + 1) * sizeof *v);
+    size_t n = 0;
+    for (unsigned l = 0; l < R->nlogs; l++) {
+        long long c = log_cpu(R, l);
+        size_t k = 0;
+        while (k < n && v[k] != c)
+            k++;
+        if (k == n)
+            v[n++] = c;
+    }
+    qsort(v, n, sizeof *v, ll_cmp);
+    *out = v;
+    return n;
+}
+
+static int lost_kind(const char *kind)
+{
+    return !strcmp(kind, "pebs") ? 0 : !strcmp(kind, "bts") ? 1 : 2;
+}
+
+struct cpustat {
+    unsigned logs;
+    uint64_t runs, pebs, bts, lbr, lost[3]; /* lost: pebs, bts, lbr */
+};
+
+static struct cpustat cpu_stat(const struct state *S, const struct runs *R, long long cpu)
+{
+    struct cpustat st = {0};
+    for (unsigned l = 0; l < R->nlogs; l++)
+        st.logs += in_cpu(R, l, cpu);
+    for (size_t i = 0; i < R->n; i++) {
+        const struct run *ru = &R->v[i];
+        if (!in_cpu(R, ru->log, cpu))
+            continue;
+        st.runs++;
+        st.pebs += ru->pebs;
+        st.bts += ru->bts;
+        st.lbr += ru->lbr;
+    }
+    for (size_t j = 0; j < S->items.n; j++) {
+        const struct dslog_rec *r = &S->items.v[j].r;
+        if (r->type == DSLOG_LOST && in_cpu(R, S->items.v[j].log, cpu))
+            st.lost[lost_kind(r->s[K_KIND])] += r->v[K_COUNT];
+    }
+    return st;
+}
+
 /* ---------- text ---------- */
 
-/* LBR snapshots of every run: at most lbr_limit snapshots per log and
- * lbr_entries entries per snapshot (negative: all). */
-static void print_lbr(const struct state *S, const struct runs *R, long lbr_limit, long lbr_entries)
+/* LBR snapshots of the runs of CPU cpu: at most lbr_limit snapshots per log
+ * and lbr_entries entries per snapshot (negative: all). */
+static void print_lbr(const struct state *S, const struct runs *R, long long cpu, long lbr_limit,
+                      long lbr_entries)
 {
     long *snaps = calloc(R->nlogs + 1, sizeof *snaps);
     if (!snaps)
         oom();
     for (size_t i = 0; i < R->n; i++) {
         const struct run *ru = &R->v[i];
-        if (!ru->lbr)
+        if (!ru->lbr || !in_cpu(R, ru->log, cpu))
             continue;
         char lb[80];
         run_label(R, ru->log, ru->name, lb, sizeof lb);
@@ -496,23 +571,11 @@ static void print_lbr(const struct state *S, const struct runs *R, long lbr_limi
     free(snaps);
 }
 
-static void print_text(const struct state *S, const struct runs *R, long bts_limit, long lbr_limit,
-                       long lbr_entries)
+static void print_pebs_tables(const struct runs *R, long long cpu)
 {
-    for (size_t i = 0; i < S->items.n; i++) {
-        const struct dslog_rec *r = &S->items.v[i].r;
-        if (r->type != DSLOG_HDR)
-            continue;
-        printf("DSLOG v1 log %u (line %lu): arch=%s backend=%s profile=%s kernel=%s%s%s", S->items.v[i].log,
-               S->items.v[i].line, r->s[K_ARCH], r->s[K_BACKEND], r->s[K_PROFILE], r->s[K_KERNEL],
-               dslog_has(r, K_WHY) ? " why=" : "", dslog_has(r, K_WHY) ? r->s[K_WHY] : "");
-        if (dslog_has(r, K_CPU))
-            printf(" cpu=%llu", (unsigned long long)r->v[K_CPU]);
-        printf("\n");
-    }
     for (size_t i = 0; i < R->n; i++) {
         const struct run *ru = &R->v[i];
-        if (!ru->pebs)
+        if (!ru->pebs || !in_cpu(R, ru->log, cpu))
             continue;
         char lb[80];
         run_label(R, ru->log, ru->name, lb, sizeof lb);
@@ -531,9 +594,13 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
             printf("  %8.2f%% %9" PRIu64 "  %-32s %s\n", pct, ru->syms[k].n, ru->syms[k].name, bars);
         }
     }
+}
+
+static void print_bts(const struct state *S, const struct runs *R, long long cpu, long bts_limit)
+{
     for (size_t i = 0; i < R->n; i++) {
         const struct run *ru = &R->v[i];
-        if (!ru->bts)
+        if (!ru->bts || !in_cpu(R, ru->log, cpu))
             continue;
         char lb[80];
         run_label(R, ru->log, ru->name, lb, sizeof lb);
@@ -554,12 +621,15 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
             shown++;
         }
     }
-    print_lbr(S, R, lbr_limit, lbr_entries);
-    uint64_t lost[3] = {0, 0, 0};
+}
+
+/* The LOST lines of CPU cpu's logs. */
+static void print_lost(const struct state *S, const struct runs *R, long long cpu)
+{
     int any = 0;
     for (size_t j = 0; j < S->items.n; j++) {
         const struct dslog_rec *r = &S->items.v[j].r;
-        if (r->type != DSLOG_LOST)
+        if (r->type != DSLOG_LOST || !in_cpu(R, S->items.v[j].log, cpu))
             continue;
         if (!any++)
             printf("\n# Lost records\n");
@@ -567,9 +637,79 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
         run_label(R, S->items.v[j].log, r->s[K_RUN], lb, sizeof lb);
         printf("  run %-20s kind=%-4s reason=%-12s count=%" PRIu64 "\n", lb, r->s[K_KIND], r->s[K_REASON],
                r->v[K_COUNT]);
-        lost[strcmp(r->s[K_KIND], "pebs") ? strcmp(r->s[K_KIND], "bts") ? 2 : 1 : 0] += r->v[K_COUNT];
     }
-    printf("\n# Lost: pebs=%" PRIu64 " bts=%" PRIu64 " lbr=%" PRIu64 "\n", lost[0], lost[1], lost[2]);
+}
+
+static void print_sections(const struct state *S, const struct runs *R, long long cpu, long bts_limit,
+                           long lbr_limit, long lbr_entries)
+{
+    print_pebs_tables(R, cpu);
+    print_bts(S, R, cpu, bts_limit);
+    print_lbr(S, R, cpu, lbr_limit, lbr_entries);
+    print_lost(S, R, cpu);
+}
+
+static void cpu_name(long long cpu, char *b, size_t n)
+{
+    if (cpu == CPU_NONE)
+        snprintf(b, n, "?");
+    else
+        snprintf(b, n, "%lld", cpu);
+}
+
+/* With logs of several CPUs: a summary row per CPU, then one block per CPU
+ * (issue 13: dsdump groups the records per CPU). */
+static void print_per_cpu(const struct state *S, const struct runs *R, const long long *cpus, size_t ncpu,
+                          long bts_limit, long lbr_limit, long lbr_entries)
+{
+    printf("\n# Per CPU (HDR cpu=; ? = a log without cpu=): %zu CPUs\n", ncpu);
+    printf("# %5s %5s %5s %9s %9s %9s %9s %9s %9s\n", "cpu", "logs", "runs", "pebs", "bts", "lbr", "lost.pebs",
+           "lost.bts", "lost.lbr");
+    for (size_t c = 0; c < ncpu; c++) {
+        struct cpustat st = cpu_stat(S, R, cpus[c]);
+        char nm[24];
+        cpu_name(cpus[c], nm, sizeof nm);
+        printf("  %5s %5u %5" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+               "\n", nm, st.logs, st.runs, st.pebs, st.bts, st.lbr, st.lost[0], st.lost[1], st.lost[2]);
+    }
+    for (size_t c = 0; c < ncpu; c++) {
+        char nm[24];
+        cpu_name(cpus[c], nm, sizeof nm);
+        printf("\n## CPU %s: logs", nm);
+        for (unsigned l = 0; l < R->nlogs; l++)
+            if (in_cpu(R, l, cpus[c]))
+                printf(" %u:%s", l, R->hdr[l] ? R->hdr[l]->s[K_PROFILE] : "?");
+        printf("\n");
+        print_sections(S, R, cpus[c], bts_limit, lbr_limit, lbr_entries);
+        struct cpustat st = cpu_stat(S, R, cpus[c]);
+        printf("\n# Lost on cpu %s: pebs=%" PRIu64 " bts=%" PRIu64 " lbr=%" PRIu64 "\n", nm, st.lost[0], st.lost[1],
+               st.lost[2]);
+    }
+}
+
+static void print_text(const struct state *S, const struct runs *R, long bts_limit, long lbr_limit,
+                       long lbr_entries)
+{
+    for (size_t i = 0; i < S->items.n; i++) {
+        const struct dslog_rec *r = &S->items.v[i].r;
+        if (r->type != DSLOG_HDR)
+            continue;
+        printf("DSLOG v1 log %u (line %lu): arch=%s backend=%s profile=%s kernel=%s%s%s", S->items.v[i].log,
+               S->items.v[i].line, r->s[K_ARCH], r->s[K_BACKEND], r->s[K_PROFILE], r->s[K_KERNEL],
+               dslog_has(r, K_WHY) ? " why=" : "", dslog_has(r, K_WHY) ? r->s[K_WHY] : "");
+        if (dslog_has(r, K_CPU))
+            printf(" cpu=%llu", (unsigned long long)r->v[K_CPU]);
+        printf("\n");
+    }
+    long long *cpus;
+    size_t ncpu = cpu_list(R, &cpus);
+    if (ncpu > 1)
+        print_per_cpu(S, R, cpus, ncpu, bts_limit, lbr_limit, lbr_entries);
+    else
+        print_sections(S, R, CPU_ALL, bts_limit, lbr_limit, lbr_entries);
+    free(cpus);
+    struct cpustat all = cpu_stat(S, R, CPU_ALL);
+    printf("\n# Lost: pebs=%" PRIu64 " bts=%" PRIu64 " lbr=%" PRIu64 "\n", all.lost[0], all.lost[1], all.lost[2]);
     for (size_t j = 0; j < S->items.n; j++) {
         const struct dslog_rec *r = &S->items.v[j].r;
         if (r->type == DSLOG_END)
@@ -633,10 +773,13 @@ static void jstr(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_record(FILE *f, const struct state *S, const struct item *it)
+static void json_record(FILE *f, const struct state *S, const struct runs *R, const struct item *it)
 {
     const struct dslog_rec *r = &it->r;
-    fprintf(f, "{\"line\":%lu,\"log\":%u,\"type\":", it->line, it->log);
+    fprintf(f, "{\"line\":%lu,\"log\":%u,", it->line, it->log);
+    if (log_cpu(R, it->log) != CPU_NONE) /* the CPU of the record's log (issue 13) */
+        fprintf(f, "\"cpu\":%lld,", log_cpu(R, it->log));
+    fprintf(f, "\"type\":");
     jstr(f, dslog_type_name(r->type));
     for (int k = 0; k < K__COUNT; k++) {
         if (!dslog_has(r, (enum dslog_key)k))
@@ -679,6 +822,28 @@ static void json_record(FILE *f, const struct state *S, const struct item *it)
     fprintf(f, "}");
 }
 
+/* "cpus": one entry per CPU of the input (HDR cpu=; null for logs without it). */
+static void json_cpus(FILE *f, const struct state *S, const struct runs *R)
+{
+    long long *cpus;
+    size_t ncpu = cpu_list(R, &cpus);
+    fprintf(f, "],\n\"cpus\":[");
+    for (size_t c = 0; c < ncpu; c++) {
+        struct cpustat st = cpu_stat(S, R, cpus[c]);
+        fprintf(f, "%s\n {\"cpu\":", c ? "," : "");
+        cpus[c] == CPU_NONE ? fprintf(f, "null") : fprintf(f, "%lld", cpus[c]);
+        fprintf(f, ",\"logs\":[");
+        for (unsigned l = 0, k = 0; l < R->nlogs; l++)
+            if (in_cpu(R, l, cpus[c]))
+                fprintf(f, "%s%u", k++ ? "," : "", l);
+        fprintf(f, "],\"runs\":%" PRIu64 ",\"pebs_records\":%" PRIu64 ",\"bts_records\":%" PRIu64
+                   ",\"lbr_records\":%" PRIu64 ",\"lost\":{\"pebs\":%" PRIu64 ",\"bts\":%" PRIu64
+                   ",\"lbr\":%" PRIu64 "}}",
+                st.runs, st.pebs, st.bts, st.lbr, st.lost[0], st.lost[1], st.lost[2]);
+    }
+    free(cpus);
+}
+
 static void print_json(const struct state *S, const struct runs *R)
 {
     FILE *f = stdout;
@@ -712,8 +877,9 @@ static void print_json(const struct state *S, const struct runs *R)
     fprintf(f, "],\n\"records\":[");
     for (size_t i = 0; i < S->items.n; i++) {
         fprintf(f, "%s\n ", i ? "," : "");
-        json_record(f, S, &S->items.v[i]);
+        json_record(f, S, R, &S->items.v[i]);
     }
+    json_cpus(f, S, R);
     fprintf(f, "],\n\"errors\":[");
     for (size_t i = 0; i < S->nerr; i++) {
         fprintf(f, "%s\n {\"line\":%lu,\"message\":", i ? "," : "", S->errs[i].line);
@@ -742,7 +908,7 @@ static void csv_field(const char *s)
 
 static void print_csv(const struct state *S, const struct runs *R)
 {
-    printf("log,run,symbol,samples,percent\n");
+    printf("log,run,symbol,samples,percent,cpu\n"); /* cpu: HDR cpu= of the log, empty without it */
     for (size_t i = 0; i < R->n; i++) {
         const struct run *ru = &R->v[i];
         for (size_t k = 0; k < ru->nsyms; k++) {
@@ -750,7 +916,10 @@ static void print_csv(const struct state *S, const struct runs *R)
             csv_field(ru->name);
             putchar(',');
             csv_field(ru->syms[k].name);
-            printf(",%" PRIu64 ",%.2f\n", ru->syms[k].n, 100.0 * (double)ru->syms[k].n / (double)ru->pebs);
+            printf(",%" PRIu64 ",%.2f,", ru->syms[k].n, 100.0 * (double)ru->syms[k].n / (double)ru->pebs);
+            if (log_cpu(R, ru->log) != CPU_NONE)
+                printf("%lld", log_cpu(R, ru->log));
+            putchar('\n');
         }
     }
     (void)S;
@@ -865,7 +1034,7 @@ static void usage(FILE *f)
             "\n"
             "  -e, --elf FILE   symbolize IPs with FILE's symbol table (ELF32 or ELF64)\n"
             "      --json       print everything as one JSON document\n"
-            "      --csv        print the sample table as CSV (log,run,symbol,samples,percent)\n"
+            "      --csv        print the sample table as CSV (log,run,symbol,samples,percent,cpu)\n"
             "      --svg FILE   also write an SVG hot-spot chart of the sample table to FILE\n"
             "      --limit N    show at most N BTS branches per run in the text report\n"
             "      --lbr-limit N  show at most N LBR snapshots per log in the text report\n"
@@ -874,6 +1043,7 @@ static void usage(FILE *f)
             "                   perf script and perf annotate (with -e: symbols and build-id)\n"
             "  -h, --help       this text\n"
             "\n"
+            "With logs of several CPUs (HDR cpu=) the report has one block per CPU.\n"
             "Lines without 'DSLOG ' are other serial output and are skipped. Errors name\n"
             "the line; every well-formed record is still reported.\n"
             "Exit status: 0 log complete and well-formed, 1 errors in the log, 2 usage or I/O error.\n",

@@ -252,10 +252,36 @@ static void test_full_and_threshold(void)
     CHECK_EQ(c.ap.dropped_off, 5, "counted as dropped");
 }
 
+/* The counters CPUID 23H.1 advertises exist (real dumps: P-core EAX 3FFH = 10 GP,
+ * EBX FH = 4 fixed; E-core 8 GP): GP8/9 through the v6 MSRs 1900H + 4n, and
+ * they count. */
+static void test_counter_count(void)
+{
+    struct dsm_cpu c;
+    uint64_t v;
+    uint32_t o[4];
+    mk(&c, DSM_PTL_P);
+    dsm_cpuid(&c, 0x23, 1, o);
+    CHECK_EQ(o[0], 0x3FF, "P-core 23H.1 EAX: GP 0-9");
+    wr(&c, 0x1900 + 4 * 9 + 1, 0xC0 | (1u << 16) | (1u << 22));   /* GP9 CFG_A: INST_RETIRED.ANY_P, USR, EN */
+    wr(&c, 0x1900 + 4 * 9, 0);
+    wr(&c, 0x38F, 1ull << 9);
+    struct dsm_event e = ev_plain(0x1000);
+    dsm_retire(&c, &e);
+    dsm_retire(&c, &e);
+    CHECK_EQ(rd(&c, 0x1900 + 4 * 9), 2, "GP9 counts");
+    CHECK_EQ(dsm_rdmsr(&c, 0x1900 + 4 * 10, &v), DSM_GP, "no GP10");
+    CHECK_EQ(dsm_rdmsr(&c, 0x1980 + 4 * 3, &v), DSM_OK, "FX3 (23H.1 EBX bit 3)");
+    mk(&c, DSM_PTL_E);
+    CHECK_EQ(dsm_rdmsr(&c, 0x1900 + 4 * 7, &v), DSM_OK, "E-core GP7");
+    CHECK_EQ(dsm_rdmsr(&c, 0x1900 + 4 * 8, &v), DSM_GP, "E-core has no GP8 (23H.1 EAX FFH)");
+}
+
 int main(void)
 {
     test_cpuid();
     test_msrs();
+    test_counter_count();
     test_basic_records();
     test_groups();
     test_fragments();

@@ -363,22 +363,26 @@ static void test_pebs_nehalem_ll(void)
     struct dsm_cpu c;
     mk(&c, DSM_NEHALEM, LIN64);
     const uint64_t mask = 0xFFFFFFFFFFFFull;
-    pebs_setup(&c, LIN64, true, 0xB0, 16, 16, mask, 1);   /* reset -1: every occurrence */
+    pebs_setup(&c, LIN64, true, 0xB0, 16, 16, mask, 3);   /* reset -1: every occurrence */
     wr(&c, 0x3F6, 3);                                    /* threshold: latency > 3 */
-    wr(&c, 0x187, 0x0B | (0x10 << 8) | (1 << 16) | (1 << 22));   /* LATENCY_ABOVE_THRESHOLD on PMC1 */
-    wr(&c, 0xC2, 0xFFFFFFFF);
-    wr(&c, 0x3F1, (1ull << 1) | (1ull << 33));          /* PEBS_EN_PMC1 | LL_EN_PMC1 */
-    wr(&c, 0x38F, 2);
+    /* LATENCY_ABOVE_THRESHOLD counts on PMC3 only (perfmon NehalemEP_core.json
+     * "Counter": "3"); the same event on PMC1 counts nothing */
+    wr(&c, 0x187, 0x0B | (0x10 << 8) | (1 << 16) | (1 << 22));
+    wr(&c, 0x189, 0x0B | (0x10 << 8) | (1 << 16) | (1 << 22));
+    wr(&c, 0xC4, 0xFFFFFFFF);
+    wr(&c, 0x3F1, (1ull << 3) | (1ull << 35));          /* PEBS_EN_PMC3 | LL_EN_PMC3 */
+    wr(&c, 0x38F, 0xA);
     struct dsm_event fast = ev_load(0x5000, 0xABC000, 2, 0x1);
     struct dsm_event slow = ev_load(0x5010, 0xDEF000, 250, 0xC);
     dsm_retire(&c, &slow);  /* overflow (counter -1 -> 0): arms */
     dsm_retire(&c, &fast);  /* below threshold: not an occurrence */
     dsm_retire(&c, &slow);  /* record */
     CHECK_EQ(dsm_stats(&c)->pebs_written, 1, "one load-latency record");
+    CHECK_EQ(c.pmc[1], 0, "PMC1 with the load-latency event counts nothing");
     uint64_t r = LIN64 + PEBS_BUF;
     CHECK_EQ(dsm_pebs_record_size(&c), 0xB0, "fmt 1 record 176 bytes");
     CHECK_EQ(rd64(&mem, r + 0x08), 0x5014, "RIP (trap-like)");
-    CHECK(rd64(&mem, r + 0x90) & 2, "0x90 IA32_PERF_GLOBAL_STATUS snapshot shows PMC1");
+    CHECK(rd64(&mem, r + 0x90) & 8, "0x90 IA32_PERF_GLOBAL_STATUS snapshot shows PMC3");
     CHECK_EQ(rd64(&mem, r + 0x98), 0xDEF000, "0x98 data linear address");
     CHECK_EQ(rd64(&mem, r + 0xA0), 0xC, "0xA0 data source");
     CHECK_EQ(rd64(&mem, r + 0xA8), 250, "0xA8 latency");
@@ -623,6 +627,33 @@ static void test_netburst(void)
     CHECK_EQ(dsm_stats(&c)->pebs_written, 1, "replay-tagged L1 miss records");
     CHECK_EQ(rd64(&mem, LIN64 + PEBS_BUF + 8), 0x6104, "64-bit NetBurst record RIP at 8");
     CHECK_EQ(rd64(&mem, LIN64 + 0x28), LIN64 + PEBS_BUF + 144, "index +144");
+    /* Tagged_mispred_branch: MSR_PEBS_ENABLE bits 15 and 16, MATRIX_VERT bit 4
+     * (reference netburst.md "Replay-tagging metrics"; Linux p4 0x18000 / 0x10) */
+    mk(&c, DSM_NETBURST_M4_64, LIN64);
+    pebs_setup(&c, LIN64, true, 144, 4, 4, 0xFFFFFFFFFFull, 0);
+    wr(&c, 0x3CC, (0x09ull << 25) | (1ull << 9) | (1 << 2));   /* replay_event NBOGUS */
+    wr(&c, 0x3F2, 0x10);
+    CHECK_EQ(dsm_wrmsr(&c, 0x3F1, (1ull << 24) | (1ull << 25) | 0x18000), DSM_OK, "PEBS_ENABLE bits 15, 16 valid");
+    wr(&c, 0x310, 0xFFFFFFFFFFull);
+    wr(&c, 0x370, 0x0003B000);
+    struct dsm_event good = ev_branch(0x7000, 0x7100, false), bad = ev_branch(0x7200, 0x7300, true);
+    dsm_retire(&c, &good);
+    CHECK_EQ(rd(&c, 0x310), 0xFFFFFFFFFFull, "predicted branch not tagged");
+    dsm_retire(&c, &bad);
+    dsm_retire(&c, &bad);
+    CHECK_EQ(dsm_stats(&c)->pebs_written, 1, "replay-tagged mispredicted branch records");
+    /* global_power_events (event select 13H, RUNNING bit 0) on FSB_ESCR0, counter 0
+     * (CCCR select 6): the cycles of NetBurst, one per instruction in the model */
+    mk(&c, DSM_NETBURST_M4_64, LIN64);
+    wr(&c, 0x3A2, (0x13ull << 25) | (1ull << 9) | (1 << 2));   /* T0_USR */
+    wr(&c, 0x360, (1u << 12) | (6u << 13) | (3u << 16));
+    struct dsm_event pl = ev_plain(0x8000);
+    for (int k = 0; k < 5; k++)
+        dsm_retire(&c, &pl);
+    CHECK_EQ(rd(&c, 0x300), 5, "global_power_events RUNNING counts 5 cycles");
+    wr(&c, 0x3A2, (0x13ull << 25) | (1ull << 10) | (1 << 2));  /* mask bit 1: nothing */
+    dsm_retire(&c, &pl);
+    CHECK_EQ(rd(&c, 0x300), 5, "global_power_events without RUNNING counts nothing");
 }
 
 /* ---- BTS ---------------------------------------------------------------- */
