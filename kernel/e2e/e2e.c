@@ -754,6 +754,7 @@ struct run_cfg {
     bool ctr_pmi;            /* PMC1 counts event/umask with EVTSEL.INT, reloaded by the hook */
     bool hold_first;         /* model: start with LVT PC masked; unmask HOLD_STEPS steps
                                 after the first PMI request (it must wait, then arrive) */
+    enum ds_event generic;   /* session runs: the generic event the run means (event.h), else raw event/umask */
 };
 
 static void reset_run(void)
@@ -1315,8 +1316,14 @@ static void ses_request(const struct run_cfg *rc, enum ds_pebs_fmt fmt, struct d
         rq->raw.nb_metric = DS_NB_METRIC_1STL_CACHE_LOAD_MISS;
         return;
     }
-    rq->raw.evsel = rc->event;
-    rq->raw.umask = rc->umask;
+    if (rc->generic != DS_EVENT_NONE) {
+        /* the generic event: libds picks encoding and counter per uarch (event.c) */
+        rq->raw.set = false;
+        rq->event = rc->generic;
+    } else {
+        rq->raw.evsel = rc->event;
+        rq->raw.umask = rc->umask;
+    }
     /* Record groups where the format has them (adaptive with PEBS_BASELINE,
      * architectural: what CPUID.(23H,4) offers); older formats record a fixed layout. */
     if (rc->pebs && ds_pebs_fmt_adaptive(fmt) && E.cpu->caps.pebs_baseline)
@@ -1625,7 +1632,7 @@ static void run_all(void)
             runs[nr++] = (struct run_cfg){.name = "pebs-loop-fixed", .lbr = true, .kind = "pebs", .wl = WL_LOOP, .n = LOOP_N,
                                           .hold_first = true,
                                           .pebs = true, .event = 0xC0, .umask = 0x00, .period = LOOP_PERIOD,
-                                          .adaptive_lbr = true};
+                                          .adaptive_lbr = true, .generic = DS_EVENT_INSTRUCTIONS};
             runs[nr] = (struct run_cfg){.name = "pebs-chase-nmi-freeze", .lbr = true, .kind = "pebs", .wl = WL_CHASE,
                                         .n = CHASE_N, .pebs = true, .period = CHASE_IPERIOD, .nmi = true,
                                         .freeze = fz, .event = 0xC0, .umask = 0x00};
@@ -1634,6 +1641,7 @@ static void run_all(void)
                 runs[nr].umask = 0x81;
                 runs[nr].loads = true;
                 runs[nr].period = CHASE_PERIOD;
+                runs[nr].generic = DS_EVENT_LOADS;
             }
             nr++;
         }
@@ -1647,7 +1655,7 @@ static void run_all(void)
     if (!nb && caps->perfmon_version >= 2 && E.lbrm)
         runs[nr++] = (struct run_cfg){.name = "lbr-calls", .kind = "lbr", .wl = WL_CALLS, .n = BTS_CALLS_N,
                                       .ctr_pmi = true, .event = 0xC4, .umask = 0x00, .period = LBR_PERIOD,
-                                      .lbr = true};
+                                      .lbr = true, .generic = DS_EVENT_BRANCHES};
     if (!caps->bts_advertised && E.model) {
         E.skipped++;
         ktest_skip("%s: BTS runs: BTS not advertised (CPUID.01H:EDX.DS %d, MISC_ENABLE.BTS_UNAVAILABLE %d)",
