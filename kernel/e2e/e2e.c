@@ -1249,11 +1249,14 @@ static void apebs_run_checks(const struct run_cfg *rc, uint32_t want_frags)
  *  - plain PEBS sampling (pebs-loop-fixed: INST_RETIRED C0H; pebs-chase-*:
  *    MEM_INST_RETIRED.ALL_LOADS D0H/81H or C0H, data-address checks),
  *    DS-area, NetBurst (replay_event NBOGUS + 1stL_cache_load_miss tagging
- *    as a raw NetBurst request) and architectural PEBS: session, raw event;
+ *    as a raw NetBurst request) and architectural PEBS: session, with the
+ *    generic event the run means (run_cfg.generic: instructions, loads;
+ *    libds picks encoding and counter: PREC_DIST on PMC1, FIXED0, ...),
+ *    else the raw event/umask (C0H where the format has no load event);
  *  - BTS linear with threshold PMIs (bts-int) and circular (bts-circular):
  *    session, DS_TRACE_BTS / DS_TRACE_BTS_CIRCULAR;
- *  - counter overflow with an LBR snapshot at each PMI (lbr-calls: BR_INST_
- *    RETIRED C4H): session, DS_SAMPLE_OVERFLOW with cfg.lbr;
+ *  - counter overflow with an LBR snapshot at each PMI (lbr-calls:
+ *    DS_EVENT_BRANCHES): session, DS_SAMPLE_OVERFLOW with cfg.lbr;
  *  - what the session hides is driven from outside it: hold_first (LVT PC
  *    masking) and NMI vs fixed vector are the kernel's LVT, not libds, so
  *    they stay as they are; the explicit legacy/streamlined freeze checks
