@@ -44,11 +44,20 @@ rm -rf "$src"
 mkdir -p "$src"
 # the working tree as it is (tracked + untracked, not ignored)
 (cd "$here" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - 2>/dev/null) | tar -xf - -C "$src"
+# tar keeps the checkout's mtimes: a run interrupted mid-mutant left objects
+# newer than the sources, built from a mutant; rebuild libds from this copy
+find "$src/libds/src" -type f -exec touch {} +
+# the real-CPU CPUID dumps (tests/cpuid, model test_dumps) are looked up at
+# ../shared/cpuid or ../../shared/cpuid of the tree: give the copy the
+# checkout's, or those two tests SKIP and every mutant they would kill survives
+for d in "$here/../shared" "$here/../../shared"; do
+  if [ -d "$d/cpuid" ]; then ln -sfn "$(cd "$d" && pwd)" "$work/shared"; break; fi
+done
 
 gen() { # prints: id<TAB>file<TAB>line<TAB>kind<TAB>new line (python-escaped)
-python3 - "$src" "$seed" "$n" "$only" <<'EOF'
+python3 - "$src" "$seed" "$n" "$only" "$labels" <<'EOF'
 import os, random, re, sys
-src, seed, n, only = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+src, seed, n, only, labels = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 d = os.path.join(src, "libds", "src")
 files = sorted(f for f in os.listdir(d) if f.endswith(".c") and (not only or f == only))
 tok = re.compile(r'//.*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|'
@@ -59,9 +68,51 @@ swap = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==", "&&"
 kind = {"<": "relop", "<=": "relop", ">": "relop", ">=": "relop", "==": "eqop", "!=": "eqop",
         "&&": "logop", "||": "logop"}
 muts = []
+# Code that the host/model build compiles out (a ds/config.h option at a
+# non-default value, the freestanding !DS_HOSTED side) cannot change what
+# those tests see: its mutants are equivalent there and are not drawn unless
+# -L includes "config" (tests/config builds each option set; the freestanding
+# side is only built by the kernel, which this script does not run).
+skip_dead = "config" not in labels
+defaults = {"DS_HOSTED": 1, "__x86_64__": 1, "DS_CONFIG_ASSERT": 0}
+def cond(k, c):
+    """True/False for a condition on DS_CONFIG_* / DS_HOSTED / __x86_64__ alone, else None."""
+    c = re.sub(r'/\*.*?\*/|//.*', '', c).strip()
+    if k in ("ifdef", "ifndef"):
+        c = ("!" if k == "ifndef" else "") + "defined(" + c + ")"
+    names = set(re.findall(r'[A-Za-z_]\w*', c)) - {"defined"}
+    if not names or any(not (n.startswith("DS_CONFIG_") or n in defaults) for n in names):
+        return None
+    e = re.sub(r'defined\s*\(\s*(\w+)\s*\)', lambda m: "1", c)
+    e = re.sub(r'[A-Za-z_]\w*', lambda m: str(defaults.get(m.group(0), 1)), e)
+    e = e.replace("&&", " and ").replace("||", " or ").replace("!", " not ")
+    try:
+        return bool(eval(e, {}))
+    except Exception:
+        return None
 for f in files:
     incomment = False
+    stack = []  # per open #if: (this branch compiled, some branch taken, parent compiled)
     for ln, line in enumerate(open(os.path.join(d, f)), 1):
+        pp = re.match(r'\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)', line)
+        if pp and not incomment:
+            k, c = pp.group(1), pp.group(2)
+            live = all(b[0] for b in stack)
+            if k in ("if", "ifdef", "ifndef"):
+                v = cond(k, c) if live else False
+                stack.append([v is not False, v is not False, live])
+            elif k == "elif" and stack:
+                v = cond("if", c) if stack[-1][2] and not stack[-1][1] else False
+                stack[-1][0] = v is not False
+                stack[-1][1] |= stack[-1][0]
+            elif k == "else" and stack:
+                stack[-1][0] = stack[-1][2] and not stack[-1][1]
+                stack[-1][1] = True
+            elif k == "endif" and stack:
+                stack.pop()
+            continue
+        if skip_dead and not all(b[0] for b in stack):
+            continue  # compiled out in the tested build
         s = line.rstrip("\n")
         if incomment:
             if "*/" not in s:
@@ -112,9 +163,18 @@ b="$work/build"
 cmake -S "$src" -B "$b" -G Ninja -DLIBDS_BUILD_KERNEL=OFF >"$work/cmake.log" 2>&1 || {
   echo "mutate.sh: cmake failed, see $work/cmake.log" >&2; exit 1; }
 # the executables behind the host and model tests: the only targets rebuilt per mutant
-# (tests/host: host.X runs X; tests/model: model.X runs model_X)
+# (tests/host: host.X runs X; tests/model: model.X runs model_X; tests/cpuid:
+# host.cpuid_replay* run test_cpuid_replay): each test name maps to the first
+# of X, test_X, test_<X up to its last _> (host) or model_X (model) that ninja knows
+known=$(ninja -C "$b" -t targets all | sed -n 's/^\([A-Za-z0-9_]*\): .*/\1/p' | sort -u)
 targets=$(cd "$b" && ctest -N -L "$labels" | sed -n 's/^ *Test *#[0-9]*: //p' |
-          sed -n -e 's/^host[.]//p' -e 's/^model[.]/model_/p' | sort -u)
+          sort -u | while read -r name; do
+            t=${name#*.}
+            case $name in model.*) cands="model_$t" ;; *) cands="$t test_$t test_${t%_*}" ;; esac
+            for c in $cands; do
+              if grep -qx "$c" <<<"$known"; then echo "$c"; break; fi
+            done
+          done | sort -u)
 # other labels' tests (fuzz.drain, i386.host) build through their own targets
 case $labels in *fuzz*) targets="$targets fuzz_drain_target" ;; esac
 [ -n "$targets" ] || { echo "mutate.sh: no tests labelled $labels found" >&2; exit 1; }
@@ -123,6 +183,8 @@ ninja -C "$b" -j"$jobs" $targets >"$work/build0.log" 2>&1 || {
   echo "mutate.sh: the unmutated tree does not build, see $work/build0.log" >&2; exit 1; }
 (cd "$b" && ctest -L "$labels" -j"$jobs" >"$work/ctest0.log" 2>&1) || {
   echo "mutate.sh: the suite fails without mutants, see $work/ctest0.log" >&2; exit 1; }
+skipped=$(sed -n '/did not run:/,/^$/p' "$work/ctest0.log" | grep -oE '[a-z0-9_]+[.][a-z0-9_.]+' | tr '\n' ' ' || true)
+[ -z "$skipped" ] || echo "mutate.sh: skipped without mutants (they kill nothing): $skipped" >&2
 
 killed=0 total=0 still=0
 survivors=()
@@ -150,7 +212,8 @@ EOF
       echo "SURVIVED  $desc"
     else
       killed=$((killed + 1))
-      failing=$(grep -oE '[0-9]+ - [a-z0-9_.]+ \(' "$work/ctest.log" | awk '{print $3}' | sort -u | tr '\n' ' ')
+      failing=$(sed -n '/tests FAILED:/,$p' "$work/ctest.log" | grep -oE '[0-9]+ - [a-z0-9_.]+ \(' |
+                awk '{print $3}' | sort -u | tr '\n' ' ' || true)
       echo "killed    $desc (failing: $failing)"
     fi
   fi

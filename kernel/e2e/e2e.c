@@ -77,9 +77,11 @@
 #define BTS_CALLS_N 12u    /* wl_calls(12): 108 taken branches */
 #define CHASE_LEN 64u
 
-#define HOLD_STEPS 20u     /* < PEBS_THR * period: the buffer cannot fill meanwhile */
-#define PEBS_THR 8u        /* session runs: records up to the threshold (ses_bytes) */
+#define HOLD_STEPS 20u     /* < (PEBS_NREC - PEBS_THR) * period: nothing overflows */
+#define PEBS_NREC 64u
+#define PEBS_THR 8u
 #define BTS_NREC 32u
+#define BTS_THR 24u
 #define BTS_CIRC_NREC 16u
 
 #define MAX_PEBS 64u
@@ -120,11 +122,14 @@ struct pinfo {
  * run on every CPU at once; E is the calling CPU's (e2e_self). */
 struct e2e {
     /* DS management area and buffers (identity-mapped: linear == pointer). */
+    _Alignas(4096) union ds_area area_mem;
+    _Alignas(4096) uint8_t pebs_buf[PEBS_NREC * 1024];
+    _Alignas(4096) uint8_t bts_buf[BTS_NREC * DS_BTS_REC64_SIZE];
+    _Alignas(4096) union ds_area probe_area;
+    _Alignas(4096) uint8_t probe_buf[16 * DS_BTS_REC64_SIZE];
     /* Session runs (issue 16, do_session_run): the session's one region (DS
      * area page + PEBS or BTS part; arch PEBS: one 4 KiB buffer) */
     _Alignas(4096) uint8_t ses_mem[SES_BYTES];
-    _Alignas(4096) union ds_area probe_area;
-    _Alignas(4096) uint8_t probe_buf[16 * DS_BTS_REC64_SIZE];
     uint32_t chase_arr[CHASE_LEN];
     struct pinfo pinfo[MAX_PEBS];
     /* lbr-calls: PMC1's reload value and overflows (ovf_hook) */
@@ -542,7 +547,7 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
     case DS_PEBS_FMT_ARCH: r->fmt = DSREC_PEBS_ARCH; break;
     default: r->fmt = (uint32_t)s->fmt - (uint32_t)DS_PEBS_FMT_0; break;
     }
-    r->counter = E.nb ? -1 : E.rec_counter; /* the session's counter; NetBurst: IQ_COUNTER4 */
+    r->counter = E.nb ? -1 : E.rec_counter; /* PMC0 on the building-block path, else the session's counter; NetBurst: IQ_COUNTER4 */
     r->flags = s->flags;
     r->ip = s->ip;
     r->ax = s->gpr[DS_GPR_RAX];
@@ -577,6 +582,19 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
             r->lbr[i].to = s->lbr[i].to;
             r->lbr[i].info = s->lbr[i].info;
         }
+    }
+    if (s->present & DS_SAMPLE_CNTRS) {   /* fmt 6 counters group (DSLOG gpN / fixedN) */
+        r->cntr_gp_mask = s->cntr_gp_mask;
+        r->cntr_fixed_mask = s->cntr_fixed_mask;
+        for (unsigned i = 0; i < 16; i++)
+            r->cntr_gp[i] = s->cntr_gp[i];
+        for (unsigned i = 0; i < 8; i++)
+            r->cntr_fixed[i] = s->cntr_fixed[i];
+    }
+    if (s->present & DS_SAMPLE_METRICS) {
+        r->has_metrics = true;
+        r->slots = s->topdown_slots;
+        r->metrics = s->perf_metrics;
     }
     if (s->fmt == DS_PEBS_FMT_ARCH)
         arch_dsrec(s, r);
@@ -754,6 +772,8 @@ struct run_cfg {
     bool ctr_pmi;            /* PMC1 counts event/umask with EVTSEL.INT, reloaded by the hook */
     bool hold_first;         /* model: start with LVT PC masked; unmask HOLD_STEPS steps
                                 after the first PMI request (it must wait, then arrive) */
+    bool cntr;               /* fmt 6: counters group of PMC0, PMC1 (same event, no PMI)
+                                and fixed 0 in every record */
     enum ds_event generic;   /* session runs: the generic event the run means (event.h), else raw event/umask */
 };
 
@@ -918,6 +938,55 @@ static int program_lbr(void)
     return e;
 }
 
+/* --- format 6 counters group (Linux setup_pebs_adaptive_sample_data) ---------
+ * PMC0 samples (PEBS), PMC1 counts the same event from 0 without a PMI and
+ * fixed counter 0 counts INST_RETIRED.ANY from 0; MSR_PEBS_DATA_CFG bit 4 with
+ * GP mask PMC0|PMC1 (bits 47:32) and fixed mask fixed 0 (55:48) puts the three
+ * values into every record. */
+#define CNTR_GP_MASK 0x3u
+#define CNTR_FIXED_MASK 0x1u
+#define CNTR_DATA_CFG (DS_PEBS_DATA_CFG_CNTRS | ((uint64_t)CNTR_GP_MASK << DS_PEBS_DATA_CFG_GP_SHIFT) | \
+                       ((uint64_t)CNTR_FIXED_MASK << DS_PEBS_DATA_CFG_FIX_SHIFT))
+#define CNTR_GCTL (2ull | (1ull << 32))
+
+static bool cntr_program(const struct run_cfg *rc)
+{
+    uint64_t sel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
+    return ds_pmc_gp_program(E.cpu, 1, sel, 0) == DS_OK &&
+           ds_pmc_fixed_program(E.cpu, 0, DS_FIXED_OS | DS_FIXED_USR, false, 0) == DS_OK;
+}
+
+/* Every record carries the group with exactly the masks asked for, its size
+ * counts the group, and PMC1 / fixed 0 grow between records: by exactly one
+ * period on the model (the event is instructions: the records are a period
+ * apart, and every instruction counts on fixed 0 too), by at least one
+ * period on hardware (skid and the PMI path count as well). */
+static void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
+{
+    uint32_t bad_mask = 0, bad_size = 0, bad_step = 0;
+    uint32_t want_size = ds_pebs_record_size(DS_PEBS_FMT_6, data_cfg);
+    for (uint32_t i = 0; i < E.npebs; i++) {
+        const struct dsrec_pebs *r = &E.pebs[i];
+        if (!(r->hdr & DSREC_ADAPTIVE_CNTRS) || r->cntr_gp_mask != CNTR_GP_MASK ||
+            r->cntr_fixed_mask != CNTR_FIXED_MASK || r->has_metrics)
+            bad_mask++;
+        if ((r->hdr >> DSREC_ADAPTIVE_SIZE_SHIFT) != want_size)
+            bad_size++;
+        if (i) {
+            uint64_t d1 = E.pebs[i].cntr_gp[1] - E.pebs[i - 1].cntr_gp[1];
+            uint64_t d2 = E.pebs[i].cntr_fixed[0] - E.pebs[i - 1].cntr_fixed[0];
+            if (E.model ? (d1 != rc->period || d2 != rc->period) : (d1 < rc->period || d2 < rc->period))
+                bad_step++;
+        }
+    }
+    check(E.npebs > 1 && bad_mask == 0, "%s: all %u records carry the counters group of PMC0, PMC1 and fixed 0 (%u without)",
+          rc->name, E.npebs, bad_mask);
+    check(bad_size == 0, "%s: record size %u = 32 + 32 + 144 + 16 + 3 * 8 (counters group counted; %u differ)",
+          rc->name, want_size, bad_size);
+    check(E.npebs > 1 && bad_step == 0, "%s: PMC1 and fixed 0 grow by %s%u events from record to record (%u steps off)",
+          rc->name, E.model ? "exactly " : "at least ", (unsigned)rc->period, bad_step);
+}
+
 /* The checks of a DS-area run (PEBS, BTS, counter overflow, LBR) after the
  * final drain, shared by do_run and do_session_run; the RUN line's event and
  * expected-sample counts come back for print_run. */
@@ -1053,9 +1122,13 @@ static void run_checks(const struct run_cfg *rc, uint64_t *out_events, uint64_t 
         if (E.model)
             check(E.branches == x.taken + x.jcc_not_taken, "%s: stepped %u branches (workloads.h: %u)", rc->name,
                   (unsigned)E.branches, (unsigned)(x.taken + x.jcc_not_taken));
-        check(E.model ? E.ctr_ovf == want : (E.ctr_ovf + 2 >= want),
-              "%s: %u counter overflows = floor(%u branches / period %u) = %u, each reloaded in the PMI", rc->name,
-              E.ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want);
+        /* Hardware: two-sided, as the PEBS sample count (issue 10): fewer
+         * overflows (a PMI lost) and more (the kernel's own branches counted,
+         * a reload that did not take) both fail. Not verified on hardware here. */
+        uint64_t tol = E.model ? 0 : 2 + want / 4;
+        check(E.ctr_ovf + tol >= want && E.ctr_ovf <= want + tol,
+              "%s: %u counter overflows = floor(%u branches / period %u) = %u, each reloaded in the PMI (tolerance +-%u)",
+              rc->name, E.ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want, (unsigned)tol);
         events = br;
         expect = want;
     }
@@ -1069,33 +1142,103 @@ static void run_checks(const struct run_cfg *rc, uint64_t *out_events, uint64_t 
     *out_expect = rc->pebs || rc->ctr_pmi ? expect : (rc->bts ? E.nbts : 0);
 }
 
-/*
- * The one run left on the building blocks (session_fits says which): the
- * counter-overflow run lbr-calls on a CPU with more than 8 GP counters,
- * which the session cannot serve yet. PMC1 counts the run's event with
- * EVTSEL.INT, ovf_hook reloads it, the PMI handler takes the LBR snapshot;
- * no DS area. Every other run goes through do_session_run.
- */
+/* One run on the building blocks: set up DS (and counters), run the workload,
+ * drain, check, print. Only for what the session cannot express
+ * (session_fits): the format 6 counters group run pebs-loop-cntr. */
 static void do_run(const struct run_cfg *rc)
 {
     struct ds_cpu *cpu = E.cpu;
     const struct ds_caps *caps = &cpu->caps;
+    int e;
+
     reset_run();
     wl_range(rc->wl, &E.lo, &E.hi);
-    E.nb = false;
-    if (!need(rc->ctr_pmi && !rc->pebs && !rc->bts, "%s: building-block path: counter-overflow runs only", rc->name))
-        return;
+    E.nb = rc->pebs && caps->netburst;
     if (E.model)
         dsm_stats_reset(&E.m);
+
+    enum ds_layout lay;
+    enum ds_pebs_fmt pfmt = DS_PEBS_FMT_NONE;
+    uint64_t data_cfg = 0;
+    e = ds_area_layout(cpu, &lay);
+    if (!need(e == DS_OK, "%s: DS layout (%s)", rc->name, ds_errname(e)))
+        return;
+    if (rc->pebs) {
+        e = ds_pebs_format_select(cpu, lay, &pfmt);
+        if (!need(e == DS_OK, "%s: PEBS format (%s)", rc->name, ds_errname(e)))
+            return;
+        /* PEBS_DATA_CFG exists only with PERF_CAPABILITIES.PEBS_BASELINE (KVM guest
+         * on Sapphire Rapids, issue 14: format 5, basic-only records) */
+        if (ds_pebs_fmt_adaptive(pfmt) && cpu->caps.pebs_baseline) {
+            data_cfg = DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS;
+            if (rc->adaptive_lbr && E.lbrm)
+                data_cfg |= DS_PEBS_DATACFG_LBRS | (7ull << DS_PEBS_DATACFG_LBR_SHIFT);
+            if (rc->cntr)
+                data_cfg |= CNTR_DATA_CFG;
+        }
+    }
+
+    bool use_ds = rc->pebs || rc->bts;
     E.ctr_ovf = 0;
-    uint64_t gctl = 2; /* PMC1 */
+    zero(&E.area_mem, sizeof E.area_mem);
+    zero(E.pebs_buf, sizeof E.pebs_buf);
+    zero(E.bts_buf, sizeof E.bts_buf);
+    struct ds_area_config cfg;
+    zero(&cfg, sizeof cfg);
+    cfg.area = &E.area_mem;
+    if (rc->pebs) {
+        uint32_t rsz = ds_pebs_record_size(pfmt, data_cfg);
+        cfg.pebs.mem = E.pebs_buf;
+        uint32_t nrec = PEBS_NREC;
+        if (pfmt == DS_PEBS_FMT_0 && rsz && nrec > 4096u / rsz)
+            nrec = 4096u / rsz; /* Core 2/Atom: PEBS buffer <= 4 KiB (DS_ERR_PEBS_BUF_4K) */
+        cfg.pebs.bytes = (size_t)rsz * nrec;
+        cfg.pebs.thresh_records = PEBS_THR;
+        cfg.pebs_data_cfg = data_cfg;
+        if (!need(rsz && cfg.pebs.bytes <= sizeof E.pebs_buf, "%s: PEBS record size %u", rc->name, rsz))
+            return;
+    }
+    if (rc->bts) {
+        uint32_t bsz = lay == DS_LAYOUT_64 ? DS_BTS_REC64_SIZE : DS_BTS_REC32_SIZE;
+        cfg.bts.mem = E.bts_buf;
+        cfg.bts.bytes = (size_t)bsz * rc->bts_nrec;
+        cfg.bts.thresh_records = rc->bts_int ? BTS_THR : 0;
+    }
+    e = use_ds ? ds_area_setup(&E.ctx, cpu, &cfg) : DS_OK;
+    if (!need(e == DS_OK, "%s: ds_area_setup (%s)", rc->name, ds_errname(e)))
+        return;
+
+    /* Counter programming values. */
+    uint64_t start = 0, reset = 0;
+    struct ds_nb_alloc nba;
+    struct ds_nb_assignment nbas;
+    bool nb_prog = false;
+    if (rc->pebs) {
+        e = E.nb ? ds_nb_period(rc->period, &start) : ds_pmc_gp_period(cpu, rc->period, &start, &reset);
+        if (E.nb)
+            reset = start;
+        if (!need(e == DS_OK, "%s: period values (%s)", rc->name, ds_errname(e)))
+            return;
+        e = ds_area_set_reset(&E.ctx, DS_CTR_GP, 0, reset);
+        if (!need(e == DS_OK, "%s: DS counter reset (%s)", rc->name, ds_errname(e)))
+            return;
+    }
+    e = use_ds ? ds_area_install(&E.ctx) : DS_OK;
+    if (!need(e == DS_OK, "%s: ds_area_install (%s)", rc->name, ds_errname(e)))
+        return;
+    uint64_t gctl = (rc->pebs && !E.nb ? 1u : 0u) | (rc->ctr_pmi ? 2u : 0u) | (rc->cntr ? CNTR_GCTL : 0u);
+
     struct ds_pmi_config pc;
     zero(&pc, sizeof pc);
     pc.freeze = rc->freeze;
     /* DS_FREEZE_LEGACY: the CPU clears GLOBAL_CTRL on the PMI; the handler
-     * writes back PMC1's enable. */
+     * writes back PMC0's enable. Nothing to restore otherwise (and no global
+     * MSRs at all on NetBurst). */
     pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY ? gctl : 0;
-    pc.ovf_hook = ovf_hook;
+    pc.pebs_counters = rc->pebs && !E.nb ? 1 : 0;
+    pc.pebs_sink = pebs_sink;
+    pc.bts_sink = bts_sink;
+    pc.ovf_hook = rc->ctr_pmi ? ovf_hook : NULL;
     /* LBR snapshot step: read in the handler while frozen, before the ack
      * (issue 10 item 1); LBR_Frz is acked only after it. */
     if (rc->lbr && E.lbrm) {
@@ -1104,59 +1247,167 @@ static void do_run(const struct run_cfg *rc)
         pc.lbr.buf = E.lbr_step_buf;
         pc.lbr.cap = LBR_CAP;
     }
-    int e = ds_pmi_init(&E.pmi, cpu, NULL, &pc);
-    if (e == DS_OK && rc->freeze != DS_FREEZE_NONE)
+    e = ds_pmi_init(&E.pmi, cpu, use_ds ? &E.ctx : NULL, &pc);
+    if (!need(e == DS_OK, "%s: ds_pmi_init (%s)", rc->name, ds_errname(e)))
+        goto out_uninstall;
+    if (rc->freeze != DS_FREEZE_NONE) {
         e = ds_pmi_set_freeze(&E.pmi);
-    if (!need(e == DS_OK, "%s: ds_pmi_init / freeze (%s)", rc->name, ds_errname(e)))
-        return;
+        need(e == DS_OK, "%s: freeze mode %s set (%s)", rc->name,
+              rc->freeze == DS_FREEZE_LEGACY ? "legacy" : "streamlined", ds_errname(e));
+    }
     /* Model: freeze LBRs with the run's freeze mode (both ways are checked
-     * exactly). Hardware: always freeze where the CPU can (perfmon v2+), or
-     * the snapshot shows the PMI path's own branches. */
-    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE || (!E.model && caps->perfmon_version >= 2);
-    E.feed_hb = false; /* PMC1 counts branches: the handler's own would count (hb_feed) */
+     * exactly). Hardware: always freeze where the CPU can (perfmon v2+,
+     * not NetBurst), or the snapshot shows the PMI path's own branches. */
+    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE ||
+                   (!E.model && !caps->netburst && caps->perfmon_version >= 2);
+    /* Model: the handler's own branches are fed where no counted event
+     * sees them (see hb_feed). */
+    E.feed_hb = E.model && rc->lbr && E.lbr_freeze && rc->loads && !rc->bts && !rc->ctr_pmi;
+    E.hb_pmi = 0;
+    E.hb_fed = E.hb_mark = 0;
     E.lbr_on = false;
-    if (rc->lbr) {
+    if (rc->lbr || (data_cfg & DS_PEBS_DATACFG_LBRS)) {
         e = program_lbr();
         need(e == DS_OK, "%s: LBR enabled (%s)", rc->name, ds_errname(e));
     }
-    uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_INT | DS_EVTSEL_EN;
-    uint64_t rs;
-    e = ds_pmc_gp_period(cpu, rc->period, &E.ctr_start, &rs);
-    if (e == DS_OK)
-        e = ds_pmc_gp_program(cpu, 1, evtsel, E.ctr_start);
-    if (need(e == DS_OK, "%s: PMC1 event %02x/%02x with PMI (%s)", rc->name, rc->event, rc->umask, ds_errname(e))) {
-        k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
-        E.hold_steps = E.model && rc->hold_first ? HOLD_STEPS : 0; /* LVT PC stays masked */
-        if (!E.hold_steps)
-            k_pmi_arm();
-        E.active = true;
-        ds_pmc_global_ctrl(cpu, gctl);
-        (void)run_workload(rc->wl, rc->n);
-        ds_pmc_global_ctrl(cpu, 0);
-        if (E.lbr_on)
-            ds_lbr_disable(cpu, E.lbrm);
-        /* A model PMI still pending (LVT masked) is delivered now; then stop. */
-        if (E.model && E.pmi_pending) {
-            k_pmi_arm();
-            deliver_pmi(); /* waits until the handler has run */
-        }
-        E.active = false;
-        k_pmi_disarm();
-        uint64_t events, expect;
-        run_checks(rc, &events, &expect);
-        print_run(rc, events, expect);
+
+    if (rc->pebs && E.nb) {
+        unsigned ev = 0;
+        uint32_t mask = 0;
+        struct ds_nb_request rq;
+        zero(&rq, sizeof rq);
+        e = ds_nb_event_find("replay_event", &ev);
+        if (e == DS_OK)
+            e = ds_nb_mask_parse(ev, "NBOGUS", &mask);
+        if (e == DS_OK)
+            e = ds_nb_alloc_init(&nba, caps->display_model, false);
+        rq.event = ev;
+        rq.mask = mask;
+        rq.escr = -1;
+        rq.counter = -1;
+        rq.os = rq.usr = true;
+        rq.pebs = true;
+        if (e == DS_OK)
+            e = ds_nb_program(cpu, &nba, &rq, start, &nbas);
+        nb_prog = e == DS_OK;
+        if (e == DS_OK)
+            e = ds_nb_replay_tag(cpu, DS_NB_METRIC_1STL_CACHE_LOAD_MISS, true);
+        if (!need(e == DS_OK, "%s: NetBurst replay_event on IQ_COUNTER4 + 1stL_cache_load_miss tagging (%s)",
+                   rc->name, ds_errname(e)))
+            goto out_stop;
+    } else if (rc->pebs) {
+        uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
+        if (data_cfg)
+            evtsel |= DS_EVTSEL_ADAPTIVE;
+        e = DS_OK;
+        if (data_cfg)
+            e = ds_pmc_pebs_data_cfg(cpu, data_cfg);
+        if (e == DS_OK)
+            e = ds_pmc_gp_program(cpu, 0, evtsel, start);
+        if (e == DS_OK)
+            e = ds_pmc_pebs_enable(cpu, 0, evtsel);
+        if (e == DS_ERR_PMC_PEBS_ERRATUM) /* 06_0FH (AJ67-69/106): refused by default; the model has no errata */
+            e = ds_pmc_pebs_enable_ex(cpu, 0, evtsel, DS_PMC_PEBS_ALLOW_ERRATA);
+        if (!need(e == DS_OK, "%s: PMC0 event %02x/%02x PEBS (%s)", rc->name, rc->event, rc->umask, ds_errname(e)))
+            goto out_stop;
     }
+    if (rc->cntr && !need(cntr_program(rc), "%s: PMC1 %02x/%02x and fixed counter 0 from 0 for the counters group",
+                          rc->name, rc->event, rc->umask))
+        goto out_stop;
+    if (rc->ctr_pmi) {
+        uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_INT |
+                          DS_EVTSEL_EN;
+        uint64_t rs;
+        e = ds_pmc_gp_period(cpu, rc->period, &E.ctr_start, &rs);
+        if (e == DS_OK)
+            e = ds_pmc_gp_program(cpu, 1, evtsel, E.ctr_start);
+        if (!need(e == DS_OK, "%s: PMC1 event %02x/%02x with PMI (%s)", rc->name, rc->event, rc->umask,
+                  ds_errname(e)))
+            goto out_stop;
+    }
+    if (rc->bts) {
+        e = ds_bts_enable(&E.ctx, rc->bts_int ? DS_BTS_INT : 0);
+        if (!need(e == DS_OK, "%s: BTS enabled, %s (%s)", rc->name, rc->bts_int ? "threshold interrupt" : "circular",
+                   ds_errname(e)))
+            goto out_stop;
+    }
+
+    /* Go. */
+    k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
+    E.hold_steps = 0;
+    if (E.model && rc->hold_first)
+        E.hold_steps = HOLD_STEPS; /* LVT PC stays masked (k_pmi_disarm) */
+    else
+        k_pmi_arm();
+    E.active = true;
+    if (gctl && caps->perfmon_version >= 2)
+        ds_pmc_global_ctrl(cpu, gctl);
+    uint32_t r = run_workload(rc->wl, rc->n);
+    if (gctl && caps->perfmon_version >= 2)
+        ds_pmc_global_ctrl(cpu, 0);
+    if (rc->bts)
+        ds_bts_disable(&E.ctx);
+    if (E.lbr_on)
+        ds_lbr_disable(cpu, E.lbrm);
+    /* A model PMI still pending (LVT masked) is delivered now; then stop. */
+    if (E.model && E.pmi_pending) {
+        k_pmi_arm();
+        deliver_pmi(); /* waits until the handler has run */
+    }
+    E.active = false;
+    k_pmi_disarm();
+    (void)r;
+
+    /* Final drains: records below the threshold. */
+    struct ds_drain_stats st;
+    if (rc->pebs) {
+        zero(&st, sizeof st);
+        e = ds_pebs_drain(&E.ctx, pebs_sink, NULL, &st);
+        need(e == DS_OK, "%s: final PEBS drain (%s)", rc->name, ds_errname(e));
+        add_stats(&E.pst, &st);
+    }
+    if (rc->bts) {
+        zero(&st, sizeof st);
+        e = ds_bts_drain(&E.ctx, bts_sink, NULL, &st);
+        need(e == DS_OK, "%s: final BTS drain (%s)", rc->name, ds_errname(e));
+        add_stats(&E.bst, &st);
+    }
+
+    uint64_t events, expect;
+    run_checks(rc, &events, &expect);
+    if (rc->cntr)
+        check_cntr(rc, data_cfg);
+    print_run(rc, events, expect);
+    goto out_uninstall;
+
+out_stop:
     E.active = false;
     k_pmi_disarm();
     if (E.lbr_on)
         ds_lbr_disable(cpu, E.lbrm);
-    ds_pmc_gp_program(cpu, 1, 0, 0);
-    if (rc->freeze != DS_FREEZE_NONE) {
+out_uninstall:
+    if (rc->pebs && E.nb) {
+        ds_nb_replay_untag(cpu);
+        if (nb_prog)
+            ds_nb_release(cpu, &nba, &nbas);
+    } else if (rc->pebs) {
+        ds_pmc_pebs_disable(cpu, 1);
+        ds_pmc_gp_program(cpu, 0, 0, 0);
+    }
+    if (rc->ctr_pmi || rc->cntr)
+        ds_pmc_gp_program(cpu, 1, 0, 0);
+    if (rc->cntr)
+        ds_pmc_fixed_program(cpu, 0, 0, false, 0);
+    if (rc->bts && E.ctx.bts_enabled)
+        ds_bts_disable(&E.ctx);
+    if (rc->freeze != DS_FREEZE_NONE && E.cpu->caps.perfmon_version >= 2) {
         /* Leave DEBUGCTL's freeze bits clear for the next run. */
         uint64_t dc = 0;
         if (ds_msr_read(cpu, 0x1D9, &dc) == DS_OK)
             ds_msr_write(cpu, 0x1D9, dc & ~(DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI | DS_DEBUGCTL_FREEZE_LBRS_ON_PMI));
     }
+    if (use_ds)
+        ds_area_uninstall(&E.ctx);
 }
 
 /* --- architectural PEBS flow (Panther Lake and later) ---------------------------
@@ -1262,19 +1513,19 @@ static void apebs_run_checks(const struct run_cfg *rc, uint32_t want_frags)
  *    they stay as they are; the explicit legacy/streamlined freeze checks
  *    use the session's freeze override (cfg.freeze_set) on the model, auto
  *    on hardware (the old path froze wherever the CPU can, too).
- * do_run keeps only the overflow run the session cannot serve yet
- * (session_fits); the building blocks themselves stay tested by tests/host.
+ *  - the format 6 counters group (pebs-loop-cntr): not expressible (no
+ *    counters group in ds_request), stays on the building blocks (do_run).
+ * The building blocks themselves stay tested by tests/host.
  */
 
-/* Whether run @rc goes through the session. Not where the session cannot
- * serve it yet (reported to the session's owner, issue 16): an overflow
- * request on a CPU with more than 8 GP counters (perfmon v6: Lunar Lake,
- * Panther Lake) gets the highest one, PMC8+, which ds_pmi_init refuses
- * (DS_ERR_PMI_CTRL_MASK) or whose IA32_PERFEVTSEL0+n address faults; that
- * run keeps the building-block path (do_run). */
+/* Whether run @rc goes through the session: every run but the one it
+ * cannot express, pebs-loop-cntr (format 6 counters group: MSR_PEBS_DATA_CFG
+ * bit 4 with GP/fixed masks, PMC1 and fixed 0 counting from 0 without a
+ * PMI; ds_request has no counters group, reported for issue 16), which
+ * keeps the building-block path (do_run). */
 static bool session_fits(const struct run_cfg *rc)
 {
-    return !(rc->ctr_pmi && (E.cpu->caps.gp_mask >> 8));
+    return !rc->cntr;
 }
 
 /* The session's sinks: PEBS records and overflow samples, BTS branches, LBR. */
@@ -1570,6 +1821,7 @@ static const struct {
     {"alderlake_e", DSM_ALDERLAKE_E},
     {"kvm_spr", DSM_KVM_SPR},         {"kvm_skl", DSM_KVM_SKL},
     {"panther_lake_p", DSM_PTL_P},    {"panther_lake_e", DSM_PTL_E},
+    {"lunarlake_e", DSM_LUNARLAKE_E},
 };
 
 #if defined(__x86_64__)
@@ -1614,7 +1866,7 @@ static void run_all(void)
     for (unsigned i = 0; i < CHASE_LEN; i++)
         E.chase_arr[i] = (i * 17u + 5u) % CHASE_LEN; /* 17 odd: one cycle through all 64 */
 
-    struct run_cfg runs[5];
+    struct run_cfg runs[6];
     zero(runs, sizeof runs);
     unsigned nr = 0;
     /* Issue 14: a model profile that lacks a facility (the KVM guests) skips its
@@ -1647,13 +1899,22 @@ static void run_all(void)
                 runs[nr].generic = DS_EVENT_LOADS;
             }
             nr++;
+            /* PEBS format 6 (Lunar Lake, Arrow Lake): the counters group */
+            if (caps->pebs_format == 6 && caps->pebs_baseline)
+                runs[nr++] = (struct run_cfg){.name = "pebs-loop-cntr", .kind = "pebs", .wl = WL_LOOP, .n = LOOP_N,
+                                              .pebs = true, .event = 0xC0, .umask = 0x00, .period = LOOP_PERIOD,
+                                              .cntr = true};
         }
     }
     if (!nb && caps->perfmon_version >= 2 && !E.lbrm) {
         const struct ds_lbr_model *m;
         E.skipped++;
+        unsigned f;
+        int le = ds_lbr_cpu_model(E.cpu, &m);
+        if (le == DS_OK)   /* a row, but its format: e.g. PERF_CAPABILITIES faulted (DS_ERR_LBR_FMT_UNKNOWN) */
+            le = ds_lbr_format(E.cpu, m, &f);
         ktest_skip("%s: LBR run: no LBR on this CPU (%s; PERF_CAPABILITIES.LBR_FMT %u, Arch LBR %d)",
-                   E.prof_name, ds_errname(ds_lbr_cpu_model(E.cpu, &m)), caps->lbr_format, caps->arch_lbr);
+                   E.prof_name, ds_errname(le), caps->lbr_format, caps->arch_lbr);
     }
     if (!nb && caps->perfmon_version >= 2 && E.lbrm)
         runs[nr++] = (struct run_cfg){.name = "lbr-calls", .kind = "lbr", .wl = WL_CALLS, .n = BTS_CALLS_N,

@@ -221,6 +221,59 @@ static uint64_t adaptive_size(uint64_t hdr, uint32_t lbr_count)
     return n;
 }
 
+static unsigned popc32(uint32_t v)
+{
+    unsigned n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* Format 6 counters group bytes (Linux pebs_update_adaptive_cfg): a 16-byte
+ * header, one qword per GP and fixed counter, 2 with metrics; 0 without it. */
+static uint64_t cntr_size(const struct dsrec_pebs *r)
+{
+    if (!(r->hdr & (DSREC_ADAPTIVE_CNTRS | DSREC_ADAPTIVE_METRICS)))
+        return 0;
+    return 16 + 8ull * (popc32(r->cntr_gp_mask) + popc32(r->cntr_fixed_mask)) + (r->has_metrics ? 16 : 0);
+}
+
+/* Adaptive header checks: LBR entries, counters group only on fmt 6 with
+ * masks that fit DATA_CFG (GP 15:0, fixed 7:0), size = groups. */
+static enum dsrec_err adaptive_check(const struct dsrec_pebs *r)
+{
+    bool lbr = (r->hdr & DSREC_ADAPTIVE_LBR) != 0;
+    bool cntr = (r->hdr & (DSREC_ADAPTIVE_CNTRS | DSREC_ADAPTIVE_METRICS)) != 0;
+    if (lbr ? (r->lbr_count < 1 || r->lbr_count > DSREC_PEBS_LBR_MAX) : r->lbr_count != 0)
+        return DSREC_ERR_HDR;
+    if (cntr && r->fmt != DSREC_PEBS_FMT6)
+        return DSREC_ERR_HDR;   /* bits 4/5 are reserved on formats 4 and 5 */
+    if (cntr && ((r->cntr_gp_mask >> 16) || (r->cntr_fixed_mask >> 8)))
+        return DSREC_ERR_RANGE;
+    if ((r->hdr >> DSREC_ADAPTIVE_SIZE_SHIFT) != adaptive_size(r->hdr, r->lbr_count) + cntr_size(r))
+        return DSREC_ERR_HDR;
+    return DSREC_OK;
+}
+
+/* gpN= / fixedN= per set mask bit (ascending), then slots= metrics=. */
+static void cntr_fields(struct dsrec_out *o, const struct dsrec_pebs *r)
+{
+    for (uint32_t n = 0; n < 24; n++) {
+        bool gp = n < 16;
+        uint32_t i = gp ? n : n - 16;
+        if (!((gp ? r->cntr_gp_mask : r->cntr_fixed_mask) >> i & 1))
+            continue;
+        put(o, gp ? " gp" : " fixed", gp ? 3 : 6);
+        put_dec(o, i);
+        put(o, "=", 1);
+        put_hex(o, gp ? r->cntr_gp[i] : r->cntr_fixed[i]);
+    }
+    if (r->has_metrics) {
+        kv_hex(o, "slots", r->slots);
+        kv_hex(o, "metrics", r->metrics);
+    }
+}
+
 /* xmm0..xmm15 = high:low as 32 hex digits. */
 static void xmm_fields(struct dsrec_out *o, const struct dsrec_pebs *r)
 {
@@ -343,13 +396,8 @@ enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, co
     if (r->counter < -1 || r->counter > 63)
         return DSREC_ERR_RANGE;
     if (adaptive) {
-        bool lbr = (r->hdr & DSREC_ADAPTIVE_LBR) != 0;
-        if (lbr ? (r->lbr_count < 1 || r->lbr_count > DSREC_PEBS_LBR_MAX) : r->lbr_count != 0)
-            return DSREC_ERR_HDR;
-        if (r->hdr & (DSREC_ADAPTIVE_CNTRS | DSREC_ADAPTIVE_METRICS))
-            return DSREC_ERR_HDR;   /* fmt 6 counters group: no DSLOG 1 keys (reserved bits on 4/5) */
-        if ((r->hdr >> DSREC_ADAPTIVE_SIZE_SHIFT) != adaptive_size(r->hdr, r->lbr_count))
-            return DSREC_ERR_HDR;
+        if ((e = adaptive_check(r)) != DSREC_OK)
+            return e;
     } else if (r->fmt == DSREC_PEBS_NB32) {
         /* 32-bit record: every field is 32 bits wide. */
         uint64_t all = r->flags | r->ip | r->ax | r->bx | r->cx | r->dx | r->si | r->di | r->bp | r->sp;
@@ -413,6 +461,8 @@ enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, co
             xmm_fields(o, r);
         if (r->hdr & DSREC_ADAPTIVE_LBR)
             lbr_fields(o, r);
+        if (r->hdr & (DSREC_ADAPTIVE_CNTRS | DSREC_ADAPTIVE_METRICS))
+            cntr_fields(o, r);
         break;
     }
     line_end(o);

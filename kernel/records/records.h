@@ -74,7 +74,7 @@ struct dsrec_header {
 enum dsrec_pebs_fmt {
     DSREC_PEBS_FMT0 = 0, DSREC_PEBS_FMT1 = 1, DSREC_PEBS_FMT2 = 2,
     DSREC_PEBS_FMT3 = 3, DSREC_PEBS_FMT4 = 4, DSREC_PEBS_FMT5 = 5,
-    DSREC_PEBS_FMT6 = 6,      /* Lunar Lake / Arrow Lake: adaptive, as 4/5 (counters group not printable) */
+    DSREC_PEBS_FMT6 = 6,      /* Lunar Lake / Arrow Lake: adaptive, as 4/5 + the counters group */
     DSREC_PEBS_NB32 = 0x100,  /* NetBurst, 32-bit DS format (40 bytes) */
     DSREC_PEBS_NB64 = 0x101,  /* NetBurst, 64-bit DS format (144 bytes, same fields as fmt 0) */
     DSREC_PEBS_ARCH = 0x102,  /* architectural PEBS (PERF_CAPABILITIES.PEBS_FMT 0xF): "fmt=arch" */
@@ -96,8 +96,10 @@ enum dsrec_pebs_fmt {
 #define DSREC_ADAPTIVE_GPRS     (1ull << 1)
 #define DSREC_ADAPTIVE_XMM      (1ull << 2)
 #define DSREC_ADAPTIVE_LBR      (1ull << 3)
-/* Format 6 counters group / metrics (Linux PEBS_DATACFG_CNTR / _METRICS): DSLOG 1
- * has no keys for them; the printer refuses a header with either bit. */
+/* Format 6 counters group / metrics (Linux PEBS_DATACFG_CNTR / _METRICS): either
+ * bit announces the group (Linux setup_pebs_adaptive_sample_data); reserved on
+ * formats 4 and 5 (the printer refuses them there). Keys gpN / fixedN / slots /
+ * metrics (docs/records.md, added to version 1 by issue 11). */
 #define DSREC_ADAPTIVE_CNTRS    (1ull << 4)
 #define DSREC_ADAPTIVE_METRICS  (1ull << 5)
 #define DSREC_ADAPTIVE_SIZE_SHIFT 48
@@ -133,6 +135,15 @@ struct dsrec_pebs {
     /* fmt=arch only: fragments the record was written in (>= 1), GPR group SSP */
     uint32_t frags;
     uint64_t ssp;
+    /* fmt 6 counters group (hdr bit 4 or 5; Linux struct pebs_cntr_header): the
+     * group's GP mask (15:0) and fixed mask (7:0), counter n's value at
+     * cntr_gp[n] / cntr_fixed[n] for each set bit; has_metrics: the group's
+     * metrics field was INTEL_CNTR_METRICS (3), slots = TOPDOWN.SLOTS and
+     * metrics = PERF_METRICS follow. All ignored unless fmt 6 with bit 4 or 5. */
+    uint32_t cntr_gp_mask, cntr_fixed_mask;
+    uint64_t cntr_gp[16], cntr_fixed[8];
+    bool has_metrics;
+    uint64_t slots, metrics;
 };
 
 /* One BTS record (ds-area.md "BTS record"): flags bit 4 = predicted. */

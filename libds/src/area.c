@@ -186,6 +186,10 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
     if (cfg->pebs.mem)
         return DS_ERR_UNSUPPORTED; /* PEBS compiled out (ds/config.h) */
 #endif
+    /* Not advertised because IA32_MISC_ENABLE could not be read is "unknown",
+     * not "unavailable" (issue 11) */
+    if (((cfg->bts.mem && !c->bts_advertised) || (cfg->pebs.mem && !c->pebs_advertised)) && !c->has_misc_enable)
+        return DS_ERR_MISC_ENABLE_UNREAD;
     if (cfg->bts.mem && !c->bts_advertised)
         return DS_ERR_BTS_UNAVAILABLE;
     if (cfg->pebs.mem && !c->pebs_advertised)

@@ -99,6 +99,36 @@ static void put32(char *dst, uint32_t v)
  * only: other vendors define these leaves differently or not at all. Leaf 23H
  * sub-leaf 1 replaces the leaf 0AH counter counts with bitmaps.
  */
+/*
+ * The PMU kind of a hybrid CPU (Linux find_hybrid_pmu_for_cpu): Core -> big;
+ * Atom -> small on two-kind parts; on the three-kind part (Arrow Lake-H,
+ * Linux intel_pmu_init INTEL_ARROWLAKE_H: hybrid_big_small_tiny) the native
+ * model ID picks Skymont (small) or Crestmont (tiny, the low-power E-cores).
+ */
+static uint8_t pmu_kind(const struct ds_caps *c)
+{
+    if (!c->hybrid || !c->has_leaf_1a)
+        return DS_PMU_KIND_NONE;
+    if (c->core_type == DS_CORE_TYPE_CORE)
+        return DS_PMU_KIND_CORE;
+    if (c->core_type != DS_CORE_TYPE_ATOM)
+        return DS_PMU_KIND_UNKNOWN;
+    bool three = c->display_family == 0x6 && c->display_model == 0xC5;   /* INTEL_ARROWLAKE_H */
+    if (!three)
+        return DS_PMU_KIND_ATOM;
+    if (c->native_model_id == DS_ATOM_NATIVE_SKYMONT)
+        return DS_PMU_KIND_ATOM;
+    if (c->native_model_id == DS_ATOM_NATIVE_CRESTMONT)
+        return DS_PMU_KIND_LOWPOWER;
+    return DS_PMU_KIND_UNKNOWN;
+}
+
+const char *ds_pmu_kind_name(unsigned kind)
+{
+    static const char *const n[] = {"none", "core", "atom", "lowpower", "unknown"};
+    return kind < sizeof n / sizeof n[0] ? n[kind] : "?";
+}
+
 static void identify_ext_leaves(struct ds_cpu *cpu, struct ds_caps *c)
 {
     uint32_t r[4];
@@ -117,6 +147,7 @@ static void identify_ext_leaves(struct ds_cpu *cpu, struct ds_caps *c)
         c->core_type = (uint8_t)(r[0] >> 24);
         c->native_model_id = r[0] & 0xFFFFFFu;
     }
+    c->pmu_kind = pmu_kind(c);
     if (c->arch_lbr && c->max_leaf >= 0x1C) {
         ds_cpuid(cpu, 0x1C, 0, r);
         c->has_leaf_1c = true;
@@ -377,6 +408,16 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
         ds__sb_hex(&sb, c->core_type, 2);
         ds__sb_puts(&sb, "), native_model_id ");
         ds__sb_hex(&sb, c->native_model_id, 6);
+        ds__sb_putc(&sb, '\n');
+    }
+    if (c->pmu_kind != DS_PMU_KIND_NONE) {   /* Linux's hybrid PMU names */
+        ds__sb_puts(&sb, "pmu_kind: ");
+        ds__sb_puts(&sb, ds_pmu_kind_name(c->pmu_kind));
+        ds__sb_puts(&sb, c->pmu_kind == DS_PMU_KIND_UNKNOWN ? "" : " (Linux cpu_");
+        if (c->pmu_kind != DS_PMU_KIND_UNKNOWN) {
+            ds__sb_puts(&sb, ds_pmu_kind_name(c->pmu_kind));
+            ds__sb_putc(&sb, ')');
+        }
         ds__sb_putc(&sb, '\n');
     }
     if (c->has_leaf_1c)

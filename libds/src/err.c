@@ -61,6 +61,8 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PEBS_NO_COUNTERS, "PEBS buffer given but none of the PEBS-capable counters exists"),
     ROW(DS_ERR_PEBS_BUF_4K, "PEBS format 0 (Core 2/Atom) buffer larger than 4 KiB (WRMSR to GLOBAL_CTRL hangs)"),
     ROW(DS_ERR_REC_ALIGN, "adaptive PEBS record with XMM or LBR groups is not 8-byte aligned"),
+    ROW(DS_ERR_MISC_ENABLE_UNREAD, "BTS/PEBS availability unknown: IA32_MISC_ENABLE could not be read (not: unavailable)"),
+    ROW(DS_ERR_PEBS_CAPS_UNREAD, "PEBS format unknown: IA32_PERF_CAPABILITIES is advertised (PDCM) but its read faulted"),
     /* 200..249: PMI helpers */
     ROW(DS_ERR_PMI_FREEZE_MODE, "freeze mode not supported by this CPU's perfmon version"),
     ROW(DS_ERR_PMI_CTRL_MASK, "counter mask names counters this CPU does not have"),
@@ -126,6 +128,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_LBR_CALLSTACK_FREEZE, "LBR call-stack mode cannot be combined with FREEZE_LBRS_ON_PMI"),
     ROW(DS_ERR_LBR_ARCH_HIDDEN, "Arch LBR model but CPUID.(07H,0):EDX[19] is 0 (hidden, e.g. by a hypervisor)"),
     ROW(DS_ERR_LBR_FREEZE_ERRATUM, "FREEZE_LBRS_ON_PMI broken on Atom 06_1CH before stepping 10 (erratum)"),
+    ROW(DS_ERR_LBR_FMT_UNKNOWN, "LBR format unknown: IA32_PERF_CAPABILITIES read faulted and the model row does not fix the format"),
     /* 400..449: architectural PEBS */
     ROW(DS_ERR_APEBS_NOT_ENUMERATED, "architectural PEBS not enumerated (PERF_CAPABILITIES.PEBS_FMT != 0xF or CPUID.23H sub-leaves 4/5 absent)"),
     ROW(DS_ERR_APEBS_MASKS, "CPUID.(23H,5) PEBS/PDIST counter bitmap names counters that do not exist"),

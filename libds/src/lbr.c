@@ -301,6 +301,13 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
         *out_format = row_format(m, cpu->caps.lbr_format);
         return DS_OK;
     }
+    /* NetBurst rows fix the format (LIP); without PDCM the MSR does not exist
+     * and the format is 32 (Linux intel_pmu_lbr_init_core: intel_cap stays 0 ->
+     * LBR_FORMAT_32). PDCM set but the read faulted (a hypervisor): unknown. */
+    if (!(m->flags & DS_LBR_F_NETBURST) && cpu->caps.pdcm) {
+        *out_format = 0;
+        return DS_ERR_LBR_FMT_UNKNOWN;
+    }
     *out_format = (m->flags & DS_LBR_F_NETBURST) ? DS_LBR_FMT_LIP : DS_LBR_FMT_32;
     return DS_OK;
 }

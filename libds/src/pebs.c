@@ -37,8 +37,8 @@ int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum 
     }
     if (!c->ds)
         return DS_ERR_NO_DS;
-    if (!c->pebs_advertised)
-        return DS_ERR_PEBS_UNAVAILABLE;
+    if (!c->pebs_advertised) /* IA32_MISC_ENABLE not read: unknown, not "unavailable" */
+        return c->has_misc_enable ? DS_ERR_PEBS_UNAVAILABLE : DS_ERR_MISC_ENABLE_UNREAD;
     /* NetBurst has no PERF_CAPABILITIES: the record follows the DS layout
      * (SDM "DS Save Area": 40-byte records in the 32-bit format, 144 bytes
      * in the 64-bit one). */
@@ -51,8 +51,8 @@ int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum 
         return DS_ERR_UNSUPPORTED; /* NetBurst records compiled out (ds/config.h) */
 #endif
     }
-    if (!c->has_perf_caps)
-        return DS_ERR_NO_PDCM;
+    if (!c->has_perf_caps) /* PDCM = 0: no such MSR; PDCM = 1: the read faulted */
+        return c->pdcm ? DS_ERR_PEBS_CAPS_UNREAD : DS_ERR_NO_PDCM;
     enum ds_pebs_fmt f;
     switch (c->pebs_format) {
     case 0: f = DS_PEBS_FMT_0; break;

@@ -144,23 +144,37 @@ static void choices(const struct ds_cpu *cpu, FILE *o, bool js)
     else
         snprintf(lbr, sizeof lbr, "none (%s)", ds_strerror(lbe));
     bool arch_pebs = c->has_leaf_23 && (c->leaf23_subleaves & DS_LEAF23_SUB_PEBS_CAPS);
+    /* Format 6 counters group (MSR_PEBS_DATA_CFG bit 4, GP mask [47:32], fixed
+     * mask [55:48]; metrics bit 5 with PERF_CAPABILITIES.PERF_METRICS: Linux
+     * intel_pmu_init / pebs_update_adaptive_cfg): the counters it can snapshot. */
+    bool cntr = false;
+#ifdef DSINFO_CPU_PEBS
+    cntr = pe == DS_OK && f == DS_PEBS_FMT_6 && c->pebs_baseline;
+#endif
+    uint32_t cgp = c->gp_mask & 0xFFFFu, cfx = c->fixed_mask & 0xFFu;
     if (js) {
         fprintf(o, ",\"choice\":{\"ds_layout\":%s,\"pebs\":\"%s\",\"pebs_error\":\"%s\",\"arch_pebs_enumerated\":%s,"
-                   "\"lbr\":\"%s\",\"gp_mask\":\"0x%X\",\"gp_width\":%u,\"fixed_mask\":\"0x%X\",\"fixed_width\":%u}",
+                   "\"lbr\":\"%s\",\"gp_mask\":\"0x%X\",\"gp_width\":%u,\"fixed_mask\":\"0x%X\",\"fixed_width\":%u",
                 le ? "null" : lay == DS_LAYOUT_64 ? "64" : "32", pebs, pe ? ds_errname(pe) : "",
                 arch_pebs ? "true" : "false", lbr, c->gp_mask, c->gp_width, c->fixed_mask, c->fixed_width);
+        if (cntr)
+            fprintf(o, ",\"pebs_counters_group\":{\"gp_mask\":\"0x%X\",\"fixed_mask\":\"0x%X\",\"metrics\":%s}",
+                    cgp, cfx, c->perf_metrics ? "true" : "false");
+        fprintf(o, "}");
         return;
     }
     fprintf(o, "  libds chooses:\n");
     fprintf(o, "    DS layout: %s\n", le ? ds_strerror(le) : lay == DS_LAYOUT_64 ? "64-bit" : "32-bit");
-    if (pe == DS_OK)
+    if (pe == DS_OK) {
         fprintf(o, "    PEBS: %s\n", pebs);
-    else if (pe == DS_ERR_NO_PDCM && c->pdcm) /* PDCM set, the MSR was not readable */
-        fprintf(o, "    PEBS: none (IA32_PERF_CAPABILITIES not read: %s)\n", ds_strerror(c->perf_caps_err));
-    else if (pe == DS_ERR_PEBS_UNAVAILABLE && c->vendor == DS_VENDOR_INTEL && !c->has_misc_enable)
-        /* say what was read: MISC_ENABLE was not (ds_pebs_format_select's code says "set") */
-        fprintf(o, "    PEBS: none (not advertised: IA32_MISC_ENABLE not read: %s)\n",
-                ds_strerror(c->misc_enable_err));
+        if (cntr)
+            fprintf(o, "    PEBS counters group: GP mask 0x%X, fixed mask 0x%X (MSR_PEBS_DATA_CFG bit 4), "
+                       "metrics %s (bit 5, PERF_CAPABILITIES.PERF_METRICS)\n",
+                    cgp, cfx, c->perf_metrics ? "yes" : "no");
+    } else if (pe == DS_ERR_PEBS_CAPS_UNREAD) /* PDCM set, the MSR was not readable: format unknown */
+        fprintf(o, "    PEBS: unknown (IA32_PERF_CAPABILITIES not read: %s)\n", ds_strerror(c->perf_caps_err));
+    else if (pe == DS_ERR_MISC_ENABLE_UNREAD) /* availability unknown, not "unavailable" */
+        fprintf(o, "    PEBS: unknown (IA32_MISC_ENABLE not read: %s)\n", ds_strerror(c->misc_enable_err));
     else
         fprintf(o, "    PEBS: none (%s)\n", ds_strerror(pe));
     if (arch_pebs)
@@ -250,6 +264,7 @@ static void report(const struct result *rs, const size_t *mem, size_t nm, FILE *
         fprintf(o, ",\"display_family_model\":\"%02X_%02XH\",\"hybrid\":%s,\"core_type\":%u,\"native_model_id\":%u",
                 r->c.caps.display_family & 0xFFu, r->c.caps.display_model, r->c.caps.hybrid ? "true" : "false",
                 r->c.caps.core_type, r->c.caps.native_model_id);
+        fprintf(o, ",\"pmu_kind\":\"%s\"", ds_pmu_kind_name(r->c.caps.pmu_kind));
         msr_lines(r, o, true);
         choices(&r->c, o, true);
         fprintf(o, ",\"report\":");

@@ -90,6 +90,7 @@ enum dsm_profile {
     DSM_KVM_SKL,            /* on a Skylake host: no DS/PEBS, legacy LBR fmt 5 (32 entries) */
     DSM_PTL_P,              /* 06_CCH Panther Lake Cougar Cove P-core: architectural PEBS (dsm_archpebs.c) */
     DSM_PTL_E,              /* 06_CCH Panther Lake Darkmont E-core: architectural PEBS (dsm_archpebs.c) */
+    DSM_LUNARLAKE_E,        /* 06_BDH Skymont E-core (1AH 20000003H): v6, 23H.1 8 GP / fixed 77H, PEBS fmt 6 */
     DSM_PROFILE__COUNT
 };
 
@@ -220,7 +221,7 @@ struct dsm_cpu {
     void *pmi_ctx;
     /* architectural MSR state */
     uint64_t debugctl, ds_area, pebs_enable, pebs_cfg, ld_lat, frontend;
-    uint64_t pmc[DSM_GP_MAX], evtsel[DSM_GP_MAX], fixed[4], fixed_ctrl, gstatus, gctrl;
+    uint64_t pmc[DSM_GP_MAX], evtsel[DSM_GP_MAX], fixed[8], fixed_ctrl, gstatus, gctrl;
     uint64_t ler_from, ler_to, lbr_select, lbr_ctl;
     uint32_t lbr_tos, lbr_depth, lbr_cycles;
     uint64_t lbr_from[DSM_LBR_MAX], lbr_to[DSM_LBR_MAX], lbr_info[DSM_LBR_MAX];
@@ -249,6 +250,9 @@ struct dsm_cpu {
     bool timed_pebs;              /* PERF_CAPABILITIES[17]: retire latency in the basic group */
     /* architectural PEBS (profiles DSM_PTL_*) */
     struct dsm_apebs ap;
+    /* CPUID 23H.1 EBX: the fixed counters that exist where the bitmap has holes
+     * (Skymont 77H: no fixed 3); 0 = fixed 0..nfixed-1 (leaf 0AH count) */
+    uint32_t fixed_avail;
 };
 
 /* Create a CPU of @profile. @mem may be NULL only if no DS facility is used

@@ -340,6 +340,18 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
                     0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0x2F3F, -1, false, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97 },
     [DSM_PTL_E] = { "ptl-e (06_CCH E-core, arch PEBS)", K_ARCH, true, 0x28, 0x000C06C3, 0x7FFAFBFF, EDX_STD,
                     0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0x2F3F, -1, false, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97 },
+    /* GenuineIntel00B06D1_LunarLake_04_CPUID.txt, an E-core (logical CPU #4, 1AH
+     * 20000003H, Skymont): 00H/01H/0AH/07H words as the P-core's; 1CH C000000BH/7/
+     * 000F0007H; 23H.0 EAX FH EBX 3 (sub-leaves 1, 2, 3), 23H.1 FFH/77H (8 GP; fixed
+     * 0-2 and 4-6, no fixed 3), 23H.2 FCH/3, 23H.3 1F7FH (23H.0 ECX 8 and 23H.2
+     * ECX/EDX are not modelled: the profile carries EAX/EBX). PERF_CAPABILITIES: the
+     * P-core's minus PERF_METRICS (15), which Linux clears for the atom PMU
+     * (intel_pmu_init hybrid: pmu->intel_cap.perf_metrics = 0). */
+    [DSM_LUNARLAKE_E] = { "lunarlake-e (06_BDH E-core)", K_ARCH, true, 0x23, 0x000B06D1, 0x7FFAFBFF, EDX_STD,
+                          0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0x76FF, 6, true, 0xFFC3,
+                          0xFF17FFFFFFFFull, 0, 0xBD,
+                          0xFC1CC430, 0x20000003, { 0xC000000B, 7, 0x000F0007 },
+                          { { 0x0F, 3 }, { 0xFF, 0x77 }, { 0xFC, 3 }, { 0x1F7F, 0 } } },
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -425,6 +437,8 @@ static void init_ext_leaves(struct dsm_cpu *c, const struct dsm_prof *pr)
             f++;
         c->ngp = n;
         c->nfixed = f;
+        if (pr->l23[1][1] != (uint32_t)wmask(f))   /* holes: say which exist */
+            c->fixed_avail = pr->l23[1][1];
     }
     c->timed_pebs = (pr->caps & DSM_CAP_TIMED_PEBS) != 0;
 }
@@ -739,9 +753,20 @@ void dsm_stats_reset(struct dsm_cpu *c)
 }
 
 /* ---- MSR semantics ------------------------------------------------------ */
+/* The fixed counters that exist: CPUID 23H.1 EBX where it has holes, else 0..nfixed-1. */
+static uint64_t fxmask(const struct dsm_cpu *c)
+{
+    return c->fixed_avail ? c->fixed_avail : wmask(c->nfixed);
+}
+
+static bool fx_exists(const struct dsm_cpu *c, unsigned m)
+{
+    return m < c->nfixed && ((fxmask(c) >> m) & 1);
+}
+
 static uint64_t gstatus_valid(const struct dsm_cpu *c)
 {
-    uint64_t v = wmask(c->ngp) | (wmask(c->nfixed) << 32) | DSM_GS_OVFBUF | DSM_GS_CONDCHGD;
+    uint64_t v = wmask(c->ngp) | (fxmask(c) << 32) | DSM_GS_OVFBUF | DSM_GS_CONDCHGD;
     if (c->version >= 3)
         v |= DSM_GS_UNCORE;
     if (c->version >= 4)
@@ -755,7 +780,7 @@ static uint64_t gstatus_valid(const struct dsm_cpu *c)
 
 static uint64_t gctrl_valid(const struct dsm_cpu *c)
 {
-    uint64_t v = wmask(c->ngp) | (wmask(c->nfixed) << 32);
+    uint64_t v = wmask(c->ngp) | (fxmask(c) << 32);
     if (c->perf_caps & DSM_CAP_PERF_METRICS)
         v |= 1ull << 48;
     return v;
@@ -765,6 +790,8 @@ static uint64_t fixed_ctrl_valid(const struct dsm_cpu *c)
 {
     uint64_t v = 0;
     for (unsigned m = 0; m < c->nfixed; m++) {
+        if (!fx_exists(c, m))
+            continue;
         v |= 0xBull << (4 * m);              /* OS, USR, PMI */
         if (c->version >= 3)
             v |= 0x4ull << (4 * m);          /* AnyThread */
@@ -786,8 +813,8 @@ static uint64_t pebs_enable_valid(const struct dsm_cpu *c)
         /* KVM intel_pmu_refresh: GP counters only without PEBS_BASELINE */
         if (!adaptive_ok(c))
             return wmask(c->ngp);
-        return wmask(c->ngp) | (wmask(c->nfixed) << 32);
-    case 6: return wmask(c->ngp) | (wmask(c->nfixed) << 32);
+        return wmask(c->ngp) | (fxmask(c) << 32);
+    case 6: return wmask(c->ngp) | (fxmask(c) << 32);
     default: return 0;
     }
 }
@@ -1057,7 +1084,7 @@ static int msr_v6(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v, int *rc
     }
     if (msr >= DSM_MSR_V6_FX0_CTR && msr < DSM_MSR_V6_FX0_CTR + DSM_MSR_V6_STEP * c->nfixed) {
         unsigned m = (msr - DSM_MSR_V6_FX0_CTR) / DSM_MSR_V6_STEP;
-        if ((msr - DSM_MSR_V6_FX0_CTR) % DSM_MSR_V6_STEP)
+        if ((msr - DSM_MSR_V6_FX0_CTR) % DSM_MSR_V6_STEP || !fx_exists(c, m))
             *rc = DSM_GP;
         else if (!wr)
             *v = c->fixed[m];
@@ -1111,6 +1138,8 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
     }
     if (c->version >= 2 && msr >= DSM_MSR_FIXED_CTR0 && msr < DSM_MSR_FIXED_CTR0 + c->nfixed) {
         unsigned m = msr - DSM_MSR_FIXED_CTR0;
+        if (!fx_exists(c, m))
+            return DSM_GP;
         if (wr) {
             if (*v & ~wmask(c->fixed_width))
                 return DSM_GP;
@@ -1226,7 +1255,7 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
             /* groups 3:0, LBR entries-1 in 31:24 (model: at most the LBR depth) */
             uint64_t ok = 0xFF00000Full;
             if (c->pebs_fmt >= 6)   /* counters group, GP mask 47:32, fixed mask 55:48 (metrics bit 5 not modelled) */
-                ok |= DSM_CFG_CNTR | (wmask(c->ngp) << DSM_CFG_GP_SHIFT) | (wmask(c->nfixed) << DSM_CFG_FIX_SHIFT);
+                ok |= DSM_CFG_CNTR | (wmask(c->ngp) << DSM_CFG_GP_SHIFT) | (fxmask(c) << DSM_CFG_FIX_SHIFT);
             if ((*v & ~ok) || ((*v >> 24) & 0xFF) >= c->lbr_depth)
                 return DSM_GP;
             c->pebs_cfg = *v;
@@ -1575,9 +1604,10 @@ static const struct ev_row ev_skylake[] = { EV_HSW_SKL(0xF) };
 static const struct ev_row ev_icelake[] = { EV_BIGCORE(EVC_ALL) };
 static const struct ev_row ev_goldencove[] = { EV_BIGCORE(0xFE) };
 static const struct ev_row ev_lioncove[] = { EV_BIGCORE(0x3FC) };
-/* Gracemont (ADL/events/alderlake_gracemont_core.json v1.40), Darkmont
+/* Gracemont (ADL/events/alderlake_gracemont_core.json v1.40), Skymont
+ * (LNL/events/lunarlake_skymont_core.json v1.26), Darkmont
  * (PTL/events/pantherlake_darkmont_core.json v1.07): MEM_UOPS_RETIRED; load
- * latency D0H/05H on PMC0-1 (Gracemont), all (Darkmont). */
+ * latency D0H/05H on PMC0-1 (Gracemont, Skymont), all (Darkmont). */
 #define EV_ATOMCORE(llc)                                                                 \
     { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P */             \
     { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL },     /* BR_INST_RETIRED.ALL_BRANCHES */   \
@@ -1586,7 +1616,7 @@ static const struct ev_row ev_lioncove[] = { EV_BIGCORE(0x3FC) };
     { 0xD0, 0x82, EW_STORE, EP_PRECISE, EVC_ALL },  /* MEM_UOPS_RETIRED.ALL_STORES */    \
     { 0xD0, 0x05, EW_LL, EP_PRECISE, llc },         /* MEM_UOPS_RETIRED.LOAD_LATENCY_GT_* */ \
     EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
-static const struct ev_row ev_gracemont[] = { EV_ATOMCORE(0x3) };
+static const struct ev_row ev_gracemont[] = { EV_ATOMCORE(0x3) };   /* and Skymont */
 static const struct ev_row ev_darkmont[] = { EV_ATOMCORE(EVC_ALL) };
 
 static const struct ev_row *ev_table(enum dsm_profile p)
@@ -1601,7 +1631,7 @@ static const struct ev_row *ev_table(enum dsm_profile p)
     case DSM_SAPPHIRERAPIDS: case DSM_GRANITERAPIDS: case DSM_ALDERLAKE_P: case DSM_KVM_SPR:
         return ev_goldencove;
     case DSM_LUNARLAKE: case DSM_PTL_P: return ev_lioncove;
-    case DSM_ALDERLAKE_E: return ev_gracemont;
+    case DSM_ALDERLAKE_E: case DSM_LUNARLAKE_E: return ev_gracemont;
     case DSM_PTL_E: return ev_darkmont;
     default: return NULL;
     }

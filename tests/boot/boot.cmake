@@ -174,3 +174,9 @@ foreach(arch x86_64 i386)
   set_tests_properties(boot.${arch}.kvm_skl PROPERTIES PASS_REGULAR_EXPRESSION
     "model profile kvm_skl: family 6 model 5e, perfmon v2, .*# SKIP kvm_skl: freeze on PMI: DEBUGCTL.FREEZE_PERFMON_ON_PMI faults.*# SKIP kvm_skl: PEBS runs: PEBS not advertised.*# SKIP kvm_skl: BTS runs: BTS not advertised.*RUN name=lbr-calls kind=lbr .* 0 failed, 3 skipped: PASS.*boot.sh: PASS")
 endforeach()
+# Lunar Lake E-core (issue 11, model profile lunarlake_e: Skymont, CPUID 23H.1 fixed
+# bitmap 77H with no fixed 3, PEBS format 6): every e2e run, including the counters
+# group run on fixed 0 and PMC1.
+libds_boot_test(x86_64.lunarlake_e x86_64 kernel 90 --append "tests=caps,e2e profile=lunarlake_e")
+set_tests_properties(boot.x86_64.lunarlake_e PROPERTIES PASS_REGULAR_EXPRESSION
+  "model profile lunarlake_e: family 6 model bd, perfmon v6, PEBS fmt 6, 64-bit DS layout, LBR Lunar Lake-M \\(Arch LBR\\).*DSLOG 1 PEBS run=pebs-loop-cntr seq=0 fmt=6 .* gp0=0x[0-9a-f]+ gp1=0x[0-9a-f]+ fixed0=0x[0-9a-f]+ ck=.*RUN name=pebs-loop-cntr kind=pebs .* records=19 .* 0 failed, 0 skipped: PASS.*boot.sh: PASS")

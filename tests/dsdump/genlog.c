@@ -2,7 +2,8 @@
 /*
  * Test helper: print a complete DSLOG log through the kernel's printer.
  *   dsrec_genlog FMT N@IP [N@IP ...]
- * FMT is a PEBS format (nb32, nb64, 0..5). For each N@IP it prints N PEBS
+ * FMT is a PEBS format (nb32, nb64, 0..6; 6 with the counters group: GP 0-1 =
+ * 100 + seq, 200 + seq, fixed 0 = 300 + seq). For each N@IP it prints N PEBS
  * records at IP in run "hot"; then a BTS run "trace" with branches between
  * consecutive IPs, an LBR snapshot of the same branches (newest first), a
  * LOST line and the END line.
@@ -52,6 +53,14 @@ int main(int argc, char **argv)
             p.flags = 0x202;
             if (fmt == DSREC_PEBS_FMT4 || fmt == DSREC_PEBS_FMT5)
                 p.hdr = (32ull + 144) << 48 | DSREC_ADAPTIVE_GPRS;
+            if (fmt == DSREC_PEBS_FMT6) {   /* counters group: 16-byte header + 3 qwords */
+                p.hdr = (32ull + 144 + 16 + 24) << 48 | DSREC_ADAPTIVE_GPRS | DSREC_ADAPTIVE_CNTRS;
+                p.cntr_gp_mask = 3;
+                p.cntr_fixed_mask = 1;
+                p.cntr_gp[0] = 100 + seq;
+                p.cntr_gp[1] = 200 + seq;
+                p.cntr_fixed[0] = 300 + seq;
+            }
             if (dsrec_pebs(&o, "hot", seq++, &p))
                 return 1;
             total++;

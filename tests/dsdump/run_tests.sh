@@ -12,7 +12,7 @@ bad() { fail=$((fail+1)); echo "not ok - $*"; }
 check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
 
 # Good logs: exit 0, every record reported.
-for f in good_fmt3 good_nb32 good_adaptive good_unknown_key good_multi_crlf good_smp2; do
+for f in good_fmt3 good_nb32 good_adaptive good_unknown_key good_multi_crlf good_smp2 good_fmt6_cntr; do
   "$dsdump" "$dir/logs/$f.log" >"$work/$f.out" 2>"$work/$f.err"; rc=$?
   check "$f exit 0 (rc=$rc)" [ $rc -eq 0 ]
   check "$f END reported" grep -q '^# END' "$work/$f.out"
@@ -26,6 +26,11 @@ check "nb32 samples" grep -q 'PEBS run hot: 4 samples' "$work/good_nb32.out"
 check "multi: two logs named by profile" grep -q 'PEBS run 1:test-5/hot: 4 samples' "$work/good_multi_crlf.out"
 check "multi: lost per log" grep -q 'run 0:test-nb32/trace' "$work/good_multi_crlf.out"
 check "adaptive samples" grep -q 'PEBS run hot: 4 samples' "$work/good_adaptive.out"
+# fmt 6 counters group (genlog 6 3@401000 1@402000: GP0 = 100 + seq, GP1 = 200 + seq, fixed0 = 300 + seq)
+check "fmt6 counters group summary" grep -q 'counters group (PEBS format 6) in 4 of 4 records' "$work/good_fmt6_cntr.out"
+check "fmt6 first snapshot" grep -q 'first seq 0: gp0=0x64 gp1=0xc8 fixed0=0x12c$' "$work/good_fmt6_cntr.out"
+check "fmt6 last snapshot" grep -q 'last  seq 3: gp0=0x67 gp1=0xcb fixed0=0x12f$' "$work/good_fmt6_cntr.out"
+check "fmt6 JSON counters" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=[x for x in d['records'] if x['type']=='PEBS'][3]; sys.exit(0 if r['cntr_gp']=={'0':'0x67','1':'0xcb'} and r['cntr_fixed']=={'0':'0x12f'} else 1)" "$work/good_fmt6_cntr.json"
 
 # Logs of two CPUs (issue 13): good_smp2.log is hand-written from docs/records.md
 # (log 0 cpu=0 alderlake_p, log 1 cpu=1 alderlake_e, log 2 cpu=0 skylake); the

@@ -71,6 +71,10 @@ grep -q "DSLOG 1 PEBS .*fmt=nb" "$log" || fail "no NetBurst PEBS record (fmt=nb3
 grep -q "DSLOG 1 PEBS .*fmt=4 .*lbr0=" "$log" || fail "no adaptive PEBS record with an LBR group"
 if [ "$backend" = model ]; then
   grep -q "DSLOG 1 PEBS .*fmt=arch .*frags=" "$log" || fail "no architectural PEBS record (fmt=arch, profile panther_lake_p)"
+  if [ "$arch" = x86_64 ]; then   # lunarlake (PEBS format 6) is a default x86_64 profile
+    grep -Eq "DSLOG 1 PEBS run=pebs-loop-cntr .*fmt=6 .* gp0=0x[0-9a-f]+ gp1=0x[0-9a-f]+ fixed0=0x[0-9a-f]+ ck=" "$log" ||
+      fail "no format 6 record with the counters group (gp0, gp1, fixed0; profile lunarlake)"
+  fi
 fi
 
 if [ -n "$smp" ] && [ "$mode" = kernel ]; then
@@ -93,6 +97,9 @@ sym '^ +100\.00% +[0-9]+ +wl_chase ' "a sample table naming wl_chase"
 sym 'wl_loop\+0x[0-9a-f]+ -> wl_loop\+0x[0-9a-f]+' "BTS branches wl_loop+off -> wl_loop+off"
 sym 'wl_calls\+0x[0-9a-f]+ -> wl_calls\+0x[0-9a-f]+' "BTS branches inside wl_calls (circular run)"
 grep -q "DSLOG 1 RUN name=lbr-calls " "$log" && sym '^ +\[ *0\] wl_calls\+0x[0-9a-f]+ -> wl_calls\+0x[0-9a-f]+' "an LBR stack of wl_calls"
+if [ "$backend" = model ] && [ "$arch" = x86_64 ]; then
+  sym '^# counters group \(PEBS format 6\) in [1-9][0-9]* of [1-9][0-9]* records' "the format 6 counters group summary"
+fi
 sym '^ +\[ *0\] wl_chase\+0x[0-9a-f]+ -> wl_chase\+0x[0-9a-f]+' "an LBR stack of wl_chase"
 if grep -Eq '^ +[0-9.]+% +[0-9]+ +(\?|0x)' "$work/dump.txt"; then
   fail "samples outside any symbol"

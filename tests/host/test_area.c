@@ -380,6 +380,9 @@ static const struct bad bads[] = {
     { "event: loads on Bonnell (no retired-load event)", DS_ERR_EVENT_NONE },
     { "event: instructions disabled in CPUID.0AH:EBX", DS_ERR_EVENT_UNAVAILABLE },
     { "event: lookup on an AMD CPU", DS_ERR_NOT_INTEL },
+    { "IA32_MISC_ENABLE read faults (BTS/PEBS unknown)", DS_ERR_MISC_ENABLE_UNREAD },
+    { "PEBS: PERF_CAPABILITIES read faults (format unknown)", DS_ERR_PEBS_CAPS_UNREAD },
+    { "BTS buffer of 2^32 records (record count is 32-bit)", DS_ERR_BUF_SIZE },
 };
 
 static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
@@ -523,6 +526,14 @@ static int run_bad(int i, struct env *e, int *write_attempt)
         if (i == 72)
             e->cpu.caps.vendor = DS_VENDOR_AMD;
         return ds_event_lookup(&e->cpu, ev, &d); }
+    case 73: case 74: /* issue 11: could not read is not "unavailable" / "PDCM is 0" */
+        fake_skylake_pmu(&e->f);
+        e->f.fault_on_read = i == 73 ? DS_MSR_IA32_MISC_ENABLE : DS_MSR_IA32_PERF_CAPABILITIES;
+        env_identify(e, 1); e->f.fault_on_read = 0; e->f.writes = 0;
+        c->pebs.mem = e->pebs; c->pebs.bytes = 16 * 0xC8; c->pebs.thresh_records = 1;
+        return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 75: c->pebs.mem = NULL; c->bts.thresh_records = 0; c->bts.linear = 0x0000100000000000ull;
+             c->bts.bytes = (size_t)24 << 32; return ds_area_setup(&e->ctx, &e->cpu, c);
     }
     return r;
 }
@@ -543,6 +554,35 @@ static void test_bad_inputs(void)
     }
 }
 
+/*
+ * Issue 10 test strength (exact boundaries): the record count is stored in
+ * 32 bits (ds_buf_state.nrec), so exactly 0xFFFFFFFF records is the largest
+ * buffer accepted (bad-input row 75: 2^32 records is DS_ERR_BUF_SIZE). A
+ * buffer that passes makes setup zero it (96 GiB here), so "accepted" is
+ * observed through the checks that follow the size check and fail before
+ * any memory is written: the threshold margin, then the overlap check.
+ */
+static void test_max_record_count(void)
+{
+    static struct env e;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs.mem = NULL;
+    e.cfg.bts.linear = 0x0000100000000000ull;
+    e.cfg.bts.bytes = (size_t)24 * 0xFFFFFFFFull;
+    e.cfg.bts.thresh_records = 0xFFFFFFFFu;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_THRESH_MARGIN,
+             "0xFFFFFFFF records pass the size check (threshold at the maximum is what fails)");
+    e.cfg.bts.thresh_records = 0;
+    e.cfg.area_linear = e.cfg.bts.linear + 24 * 0x80000000ull; /* inside the BTS range */
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_OVERLAP, "0xFFFFFFFF records: every buffer check passed");
+    e.cfg.bts.bytes += 24;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_BUF_SIZE, "0x100000000 records");
+    e.cfg.bts.thresh_records = 0xFFFFFFFFu;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_BUF_SIZE, "0x100000000 records, threshold set");
+    CHECK_EQ(e.f.writes, 0, "no MSR written");
+}
+
 int main(void)
 {
     test_layout_rule();
@@ -554,5 +594,6 @@ int main(void)
     test_fixed_reset_slots();
     test_reset_slots_bitmap();
     test_bad_inputs();
+    test_max_record_count();
     return check_summary();
 }

@@ -280,8 +280,67 @@ static void test_identify_ext_leaves(void)
     CHECK(!cpu.caps.has_leaf_23 && !cpu.caps.arch_lbr && !cpu.caps.has_leaf_1c, "no new leaves");
 }
 
+/*
+ * Which hybrid PMU (Linux find_hybrid_pmu_for_cpu; Arrow Lake-H three kinds).
+ * Words: 07H EDX FC18C430H (hybrid) and 0AH of ../shared/cpuid/GenuineIntel00C0662_
+ * ArrowLake_07_CPUID.txt (Arrow Lake-S, 06_C6H); 1AH of its P-cores 40000003H and
+ * E-cores 20000003H (Skymont), and of the Meteor Lake dump's E-cores 20000002H
+ * (GenuineIntel00A06A4_MeteorLake_07, Crestmont, the uarch of Arrow Lake-H's
+ * low-power E-cores). No Arrow Lake-H dump here: its signature is composed from
+ * Linux intel-family.h INTEL_ARROWLAKE_H = 06_C5H (stepping 4 arbitrary). Expected
+ * kinds from Linux: INTEL_ARROWLAKE_H -> hybrid_big_small_tiny; native ID 3 small,
+ * 2 tiny; every other hybrid part two kinds.
+ */
+static void pmu_cpu(struct fake_cpu *f, uint32_t sig, uint32_t c7_edx, uint32_t l1a)
+{
+    memset(f, 0, sizeof(*f));
+    fake_set_cpuid(f, 0, 0, 0x23, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(f, 1, 0, sig, 0, 0, (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_cpuid(f, 7, 0, 0x00000002, 0x239CA7EB, 0x994027AC, c7_edx);
+    fake_set_cpuid(f, 0xA, 0, 0x0D300806, 0x280, 0x7, 0x00008603);
+    fake_set_cpuid(f, 0x1A, 0, l1a, 0, 0, 0);
+}
+
+static void test_pmu_kind(void)
+{
+    static const struct {
+        uint32_t sig, c7_edx, l1a;
+        unsigned want;
+        const char *report;
+    } T[] = {
+        { 0x000C0654, 0xFC18C430, 0x40000003, DS_PMU_KIND_CORE, "pmu_kind: core (Linux cpu_core)" },
+        { 0x000C0654, 0xFC18C430, 0x20000003, DS_PMU_KIND_ATOM, "pmu_kind: atom (Linux cpu_atom)" },
+        { 0x000C0654, 0xFC18C430, 0x20000002, DS_PMU_KIND_LOWPOWER, "pmu_kind: lowpower (Linux cpu_lowpower)" },
+        { 0x000C0654, 0xFC18C430, 0x20000004, DS_PMU_KIND_UNKNOWN, "pmu_kind: unknown\n" },  /* no such atom on ARL-H */
+        { 0x000C0654, 0xFC18C430, 0x20000001, DS_PMU_KIND_UNKNOWN, "pmu_kind: unknown\n" },
+        { 0x000C0662, 0xFC18C430, 0x20000002, DS_PMU_KIND_ATOM, "pmu_kind: atom" },   /* ARL-S: two kinds */
+        { 0x000C0662, 0xFC18C430, 0x20000003, DS_PMU_KIND_ATOM, "pmu_kind: atom" },
+        { 0x000A06A4, 0xFC18C430, 0x20000002, DS_PMU_KIND_ATOM, "pmu_kind: atom" },   /* Meteor Lake LPE: small */
+        { 0x000C0654, 0xFC18C430, 0x10000002, DS_PMU_KIND_UNKNOWN, "pmu_kind: unknown" }, /* core type 10H */
+        { 0x000C0654, 0xFC184430, 0x20000002, DS_PMU_KIND_NONE, NULL },  /* EDX[15] clear: not hybrid */
+        { 0x000C0654, 0xFC18C430, 0, DS_PMU_KIND_NONE, NULL },           /* no leaf 1AH */
+    };
+    char buf[4096];
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        pmu_cpu(&f, T[i].sig, T[i].c7_edx, T[i].l1a);
+        CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, &f), DS_OK, "init");
+        ds_cpu_identify(&cpu);
+        CHECK_EQ(cpu.caps.pmu_kind, T[i].want, "row %zu: sig %08X 1AH %08X", i, T[i].sig, T[i].l1a);
+        CHECK_EQ(ds_caps_format(&cpu.caps, buf, sizeof(buf)), DS_OK, "format");
+        if (T[i].report)
+            CHECK(strstr(buf, T[i].report) != NULL, "row %zu report has '%s'", i, T[i].report);
+        else
+            CHECK(strstr(buf, "pmu_kind") == NULL, "row %zu: no pmu_kind line for one PMU kind", i);
+    }
+    CHECK(!strcmp(ds_pmu_kind_name(DS_PMU_KIND_LOWPOWER), "lowpower") && !strcmp(ds_pmu_kind_name(99), "?"),
+          "kind names");
+}
+
 int main(void)
 {
+    test_pmu_kind();
     test_p6_no_misc_enable();
     test_display_fms();
     test_identify_skylake();

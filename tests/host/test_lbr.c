@@ -858,9 +858,43 @@ static void test_enable(void)
     CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_ERR_NOT_IDENTIFIED, "not identified");
 }
 
+/* IA32_PERF_CAPABILITIES advertised (PDCM) but its read faults (a hypervisor):
+ * the LBR format is unknown (issue 11 item 4), not format 32, for a row whose
+ * format comes from that MSR (Skylake 06_5EH: PERF_CAPABILITIES[5:0]); rows
+ * that fix the format keep it: packed Core rows (32, Linux intel_pmu_lbr_init_
+ * core reads no MSR for 06_0EH), NetBurst (LIP), Arch LBR. Without PDCM the
+ * format stays 32 (Linux: intel_cap 0 -> LBR_FORMAT_32). */
+static void test_format_caps_fault(void)
+{
+    static struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    unsigned fmt = 77;
+    CHECK_EQ(ds_lbr_lookup(6, 0x5E, &m), DS_OK, "skylake row");
+    lbr_cpu(&f, &cpu, m, 4, true, 5);
+    CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_OK, "readable");
+    CHECK_EQ(fmt, 5, "format 5 from PERF_CAPABILITIES");
+    f.fault_msr = DS_MSR_IA32_PERF_CAPABILITIES;
+    ds_cpu_identify(&cpu);
+    CHECK_EQ(cpu.caps.perf_caps_err, DS_ERR_MSR_FAULT, "read faulted");
+    CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_ERR_LBR_FMT_UNKNOWN, "faulted: unknown, not format 32");
+    CHECK_EQ(fmt, 0, "out cleared");
+    lbr_cpu(&f, &cpu, m, 4, false, 0);
+    CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_OK, "no PDCM");
+    CHECK_EQ(fmt, DS_LBR_FMT_32, "no PDCM: format 32");
+    const struct ds_lbr_model *nb;
+    CHECK_EQ(ds_lbr_lookup(0xF, 0x03, &nb), DS_OK, "netburst row");
+    lbr_cpu(&f, &cpu, nb, 0, true, 0);
+    f.fault_msr = DS_MSR_IA32_PERF_CAPABILITIES;
+    ds_cpu_identify(&cpu);
+    CHECK_EQ(ds_lbr_format(&cpu, nb, &fmt), DS_OK, "NetBurst row fixes the format");
+    CHECK_EQ(fmt, DS_LBR_FMT_LIP, "NetBurst: LIP");
+}
+
 int main(void)
 {
     test_table();
+    test_format_caps_fault();
     test_decode();
     test_reader_every_row();
     test_knl_mispred();

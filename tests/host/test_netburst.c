@@ -684,6 +684,42 @@ static void test_non_retirement_rows(void)
     }
 }
 
+/*
+ * Issue 10 test strength: a counter the event's ESCRs cannot drive is an
+ * impossible pairing (DS_ERR_NB_ESCR_COUNTER) even while that counter is
+ * busy, for every counter index, 0 included (ref_escr: branch_retired's
+ * CRU_ESCR2/3 drive 12-17 only; BSU_ESCR0 drives 0 and 1).
+ */
+static void test_impossible_before_busy(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as[20];
+    netburst_cpu(&f, &cpu, 4, true);
+    ds_nb_alloc_init(&a, 4, false);
+    unsigned br, bsq, fsb;
+    ds_nb_event_find("branch_retired", &br);
+    ds_nb_event_find("bsq_cache_reference", &bsq);
+    ds_nb_event_find("fsb_data_activity", &fsb);
+    struct ds_nb_request busy = { .event = bsq, .mask = 1, .escr = -1, .counter = 0, .os = true };
+    CHECK_EQ(ds_nb_program(&cpu, &a, &busy, 0, &as[0]), DS_OK, "bsq_cache_reference on counter 0");
+    busy.event = fsb; /* FSB_ESCR1 drives 2, 3 */
+    busy.counter = 2;
+    CHECK_EQ(ds_nb_program(&cpu, &a, &busy, 0, &as[1]), DS_OK, "fsb_data_activity on counter 2");
+    struct ds_nb_request rq = { .event = br, .mask = 1, .escr = -1, .os = true };
+    for (int c = 0; c < 12; c++) {
+        rq.counter = c;
+        CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as[2]), DS_ERR_NB_ESCR_COUNTER,
+                 "branch_retired on counter %d (busy or not): impossible pairing", c);
+    }
+    busy.event = bsq;
+    busy.counter = 0;
+    CHECK_EQ(ds_nb_program(&cpu, &a, &busy, 0, &as[2]), DS_ERR_NB_COUNTER_BUSY, "possible pairing, counter busy");
+    busy.counter = 1; /* BSU_ESCR0 is busy, BSU_ESCR1 drives 2, 3 only */
+    CHECK_EQ(ds_nb_program(&cpu, &a, &busy, 0, &as[2]), DS_ERR_NB_NO_FREE, "counter 1: only through busy BSU_ESCR0");
+}
+
 int main(void)
 {
     test_tables();
@@ -699,5 +735,6 @@ int main(void)
     test_nb_cpu_facts();
     test_nb_release_mismatch();
     test_non_retirement_rows();
+    test_impossible_before_busy();
     return check_summary();
 }

@@ -55,6 +55,38 @@ static void test_select(void)
     CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_NONE, 0), 0, "none");
 }
 
+/* Could not read is not "unavailable" (issue 11 item 4): IA32_MISC_ENABLE
+ * advertised (CPUID.01H:EDX.MSR, family 6 model >= 0DH) but its read faults ->
+ * availability unknown; IA32_PERF_CAPABILITIES advertised (PDCM) but faulting
+ * -> format unknown, not "PDCM is 0". The same CPU with the MSR readable
+ * selects format 3 (Skylake), and without PDCM keeps DS_ERR_NO_PDCM. */
+static void test_select_unread(void)
+{
+    static struct env e;
+    enum ds_pebs_fmt f;
+    fake_skylake_pmu(&e.f);
+    e.f.fault_on_read = DS_MSR_IA32_MISC_ENABLE;
+    env_identify(&e, 1);
+    CHECK_EQ(e.cpu.caps.misc_enable_err, DS_ERR_MSR_FAULT, "MISC_ENABLE read faulted");
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_ERR_MISC_ENABLE_UNREAD, "MISC_ENABLE unread");
+    CHECK_EQ(f, DS_PEBS_FMT_NONE, "no format");
+    fake_skylake_pmu(&e.f);
+    e.f.fault_on_read = DS_MSR_IA32_PERF_CAPABILITIES;
+    env_identify(&e, 1);
+    CHECK_EQ(e.cpu.caps.perf_caps_err, DS_ERR_MSR_FAULT, "PERF_CAPABILITIES read faulted");
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_ERR_PEBS_CAPS_UNREAD, "PERF_CAPABILITIES unread");
+    CHECK_EQ(f, DS_PEBS_FMT_NONE, "no format");
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_OK, "readable: selects");
+    CHECK_EQ(f, DS_PEBS_FMT_3, "fmt 3");
+    /* ds_area_setup with a PEBS buffer says the same, not "PEBS unavailable" */
+    fake_skylake_pmu(&e.f);
+    e.f.fault_on_read = DS_MSR_IA32_MISC_ENABLE;
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_MISC_ENABLE_UNREAD, "area setup: MISC_ENABLE unread");
+}
+
 static void test_decode_fixed(void)
 {
     unsigned char r[0xC8];
@@ -982,11 +1014,107 @@ static void test_adaptive_runs(void)
     CHECK(ref_matches(&big[39], grp[39], tag[39], e.pebs + off[39]), "record 39 intact");
 }
 
+/*
+ * Issue 10 test strength (clearing paths). A sample field the record does not
+ * carry reads 0 whatever the caller's struct held (pebs.h: "On any error *out
+ * is cleared"; header "else 0"; xmm/lbr "NULL when absent"; ssp "0 for the
+ * other formats"; cntr_* "0 elsewhere"). Counts the fields other than fmt,
+ * present, size, ip_is_next and the adaptive header (@hdr) that are not 0.
+ */
+static int stale_fields(const struct ds_pebs_sample *s, uint64_t hdr)
+{
+    int n = (s->ip != 0) + (s->eventing_ip != 0) + (s->flags != 0) + (s->counters != 0) + (s->data_addr != 0) +
+            (s->data_source != 0) + (s->latency != 0) + (s->tsx != 0) + (s->tsc != 0) + (s->header != hdr) +
+            (s->retire_latency != 0) + (s->lbr_count != 0) + (s->instr_latency != 0) + (s->cache_latency != 0) +
+            (s->cntr_gp_mask != 0) + (s->cntr_fixed_mask != 0) + (s->topdown_slots != 0) +
+            (s->perf_metrics != 0) + (s->xmm != NULL) + (s->lbr != NULL) + (s->ssp != 0) + (s->fragments != 0);
+    for (int i = 0; i < DS_GPR__COUNT; i++)
+        n += s->gpr[i] != 0;
+    for (int i = 0; i < 16; i++)
+        n += s->cntr_gp[i] != 0;
+    for (int i = 0; i < 8; i++)
+        n += s->cntr_fixed[i] != 0;
+    return n;
+}
+
+/* An all-zero record decoded over a poisoned sample: nothing stale survives;
+ * a failed decode clears everything, fmt/present/size included. */
+static void test_decode_clears_poison(void)
+{
+    static const struct { enum ds_pebs_fmt f; uint32_t size; } fx[] = {
+        { DS_PEBS_FMT_NB32, 40 }, { DS_PEBS_FMT_NB64, 144 }, { DS_PEBS_FMT_0, 0x90 },
+        { DS_PEBS_FMT_1, 0xB0 },  { DS_PEBS_FMT_2, 0xC0 },   { DS_PEBS_FMT_3, 0xC8 },
+        { DS_PEBS_FMT_4, 32 },    { DS_PEBS_FMT_5, 32 },     { DS_PEBS_FMT_6, 32 },
+    };
+    _Alignas(8) unsigned char r[0xC8];
+    struct ds_pebs_sample s;
+    for (size_t k = 0; k < sizeof(fx) / sizeof(fx[0]); k++) {
+        bool adaptive = fx[k].f == DS_PEBS_FMT_4 || fx[k].f == DS_PEBS_FMT_5 || fx[k].f == DS_PEBS_FMT_6;
+        uint64_t hdr = adaptive ? 32ull << 48 : 0; /* basic group only */
+        memset(r, 0, sizeof(r));
+        put64(r, 0, hdr);
+        memset(&s, 0xA5, sizeof(s));
+        CHECK_EQ(ds_pebs_decode(fx[k].f, r, fx[k].size, false, &s), DS_OK, "fmt %d zero record", (int)fx[k].f);
+        CHECK_EQ(s.fmt, fx[k].f, "fmt %d", (int)fx[k].f);
+        CHECK_EQ(s.size, fx[k].size, "fmt %d size", (int)fx[k].f);
+        CHECK_EQ(stale_fields(&s, hdr), 0, "fmt %d: no field of the poisoned sample survives", (int)fx[k].f);
+        memset(&s, 0xA5, sizeof(s));
+        CHECK_EQ(ds_pebs_decode(fx[k].f, r, fx[k].size - 1, false, &s), DS_ERR_REC_SHORT, "fmt %d short", (int)fx[k].f);
+        CHECK(s.fmt == DS_PEBS_FMT_NONE && s.present == 0 && s.size == 0 && !s.ip_is_next && stale_fields(&s, 0) == 0,
+              "fmt %d: a failed decode clears the sample", (int)fx[k].f);
+    }
+}
+
+/*
+ * The drain reuses one sample: a basic-only record after one that carried
+ * every group (meminfo, GPRs, XMM, 1 LBR, format 6 counters + metrics) must
+ * come out with nothing of the first one (record layout: SDM "Adaptive PEBS"
+ * groups in this order, the counters group last with its 16-byte header:
+ * GP bitmap, fixed bitmap, metrics = 3 (Linux INTEL_CNTR_METRICS)).
+ */
+static void test_drain_clears_previous_groups(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x8000 | 0x4000 | 0x2000 | 0x600 | 0x80 | 0x3F); /* fmt6, metrics */
+    env_identify(&e, 1);
+    const uint64_t groups = 0x3F; /* mem, gprs, xmm, lbr (1 entry), counters, metrics */
+    e.cfg.pebs_data_cfg = groups | (0x5ull << 32) | (0x3ull << 48);
+    const uint32_t big = 32 + 32 + 144 + 256 + 24 + 16 + 4 * 8 + 16;
+    CHECK_EQ(ds_pebs_record_size(DS_PEBS_FMT_6, e.cfg.pebs_data_cfg), big, "every group: %u bytes", big);
+    e.cfg.pebs.bytes = 4 * big;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt6 setup, every group");
+    unsigned char *r = e.pebs;
+    memset(r, 0, 2 * big);
+    put64(r, 0, groups | ((uint64_t)big << 48));
+    for (uint32_t off = 8; off < big - 64; off += 8)
+        put64(r, off, 0x5500000000000000ull + off);
+    uint32_t ch = big - 64; /* counters group header */
+    put32(r, ch, 0x5); put32(r, ch + 4, 0x3); put32(r, ch + 8, 3);
+    for (uint32_t off = ch + 16; off < big; off += 8)
+        put64(r, off, 0x6600000000000000ull + off);
+    put64(r, big, 32ull << 48); /* basic only, zero body */
+    e.area.a64.pebs_index = e.ctx.pebs.linear + big + 32;
+    memset(&c, 0, sizeof(c));
+    c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "drain");
+    CHECK_EQ(c.n, 2, "2 records");
+    CHECK(c.s[0].present & DS_SAMPLE_MEM && c.s[0].present & DS_SAMPLE_GPRS && c.s[0].xmm && c.s[0].lbr_count == 1 &&
+          c.s[0].present & DS_SAMPLE_CNTRS && c.s[0].present & DS_SAMPLE_METRICS && c.s[0].perf_metrics,
+          "record 0 carries every group");
+    CHECK_EQ(c.s[1].size, 32, "record 1: basic only");
+    CHECK_EQ(stale_fields(&c.s[1], 32ull << 48), 0, "record 1: nothing of record 0 left");
+}
+
 int main(void)
 {
     test_attribute();
     test_drain_race();
     test_select();
+    test_select_unread();
     test_decode_fixed();
     test_decode_adaptive();
     test_drain_fixed();
@@ -998,5 +1126,7 @@ int main(void)
     test_retire_latency_gate();
     test_latency_split();
     test_adaptive_runs();
+    test_decode_clears_poison();
+    test_drain_clears_previous_groups();
     return check_summary();
 }

@@ -288,6 +288,44 @@ static void test_capability_msr_fault(void)
     CHECK(strstr(txt, "ds_area: fault (IA32_DEBUGCTL (0x1D9): MSR access faulted (#GP))\n") != NULL, "text: %s", txt);
 }
 
+/*
+ * Issue 10 test strength: an MSR that ignores writes but already holds the
+ * very value the probe would write is still inert. The probe must write a
+ * value different from the prior one, else it cannot tell "held" from
+ * "dropped" (what TCG does). The pattern is learned from a first probe on a
+ * writable MSR; the second probe sees it as the prior value of a read-only
+ * MSR. Also the documented pattern ranges: the counter pattern fits 31 bits
+ * (probe.h), the DS_AREA one is canonical and below 4 GiB (the 32-bit layout).
+ */
+static void test_pattern_equal_to_prior(void)
+{
+    static struct env e;
+    struct ds_probe_result r;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "probe");
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_WORKING, "DS_AREA holds");
+    CHECK_EQ(r.counter.verdict, DS_PROBE_WORKING, "PMC0 holds");
+    uint64_t area_pat = r.ds_area.wrote, ctr_pat = r.counter.wrote;
+    CHECK(area_pat != 0 && area_pat < (1ull << 32), "DS_AREA pattern %#llx below 4 GiB", (unsigned long long)area_pat);
+    CHECK(ctr_pat != 0 && ctr_pat < (1ull << 31), "counter pattern %#llx fits 31 bits", (unsigned long long)ctr_pat);
+    fake_skylake_pmu(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_DS_AREA, area_pat);
+    fake_set_msr(&e.f, DS_MSR_IA32_PMC0, ctr_pat);
+    fake_set_ro(&e.f, DS_MSR_IA32_DS_AREA);
+    fake_set_ro(&e.f, DS_MSR_IA32_PMC0);
+    fake_set_ro(&e.f, DS_MSR_IA32_A_PMC0);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "probe over read-only MSRs holding the patterns");
+    CHECK(r.ds_area.wrote != area_pat, "DS_AREA: another value written (%#llx)", (unsigned long long)r.ds_area.wrote);
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_INERT, "DS_AREA holding the pattern but ignoring writes: inert");
+    CHECK(r.ds_area.wrote != 0 && r.ds_area.wrote < (1ull << 32), "second DS_AREA pattern below 4 GiB");
+    CHECK(r.counter.wrote != ctr_pat, "PMC0: another value written (%#llx)", (unsigned long long)r.counter.wrote);
+    CHECK_EQ(r.counter.verdict, DS_PROBE_INERT, "PMC0 holding the pattern but ignoring writes: inert");
+    CHECK(r.counter.wrote != 0 && r.counter.wrote < (1ull << 31), "second counter pattern fits 31 bits");
+    CHECK(r.ds_area.restored && r.counter.restored, "prior values still there");
+}
+
 int main(void)
 {
     test_messages_state_what_was_read();
@@ -296,5 +334,6 @@ int main(void)
     test_inert_tcg();
     test_busy_fault_absent();
     test_netburst_counter();
+    test_pattern_equal_to_prior();
     return check_summary();
 }

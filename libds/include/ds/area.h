@@ -263,13 +263,16 @@ int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout);
  *   installed ctx -> DS_ERR_INSTALLED; not Intel -> DS_ERR_NOT_INTEL;
  *   no DS -> DS_ERR_NO_DS; BTS buffer with BTS_UNAVAILABLE ->
  *   DS_ERR_BTS_UNAVAILABLE; PEBS buffer with PEBS not advertised ->
- *   DS_ERR_PEBS_UNAVAILABLE; no buffers -> DS_ERR_NO_BUFFERS; area pointer
+ *   DS_ERR_PEBS_UNAVAILABLE; either not advertised because IA32_MISC_ENABLE
+ *   could not be read -> DS_ERR_MISC_ENABLE_UNREAD (unknown, not
+ *   unavailable); no buffers -> DS_ERR_NO_BUFFERS; area pointer
  *   or linear misaligned -> DS_ERR_AREA_ALIGN; area linear not canonical /
  *   not below 4 GiB for the 32-bit layout -> DS_ERR_AREA_ADDR; buffer
  *   misaligned (pointer: record field alignment; linear: 4 bytes for the
  *   32-bit layout, 8 for 64-bit) -> DS_ERR_BUF_ALIGN; buffer range
  *   non-canonical, wrapping, or beyond 4 GiB for 32-bit -> DS_ERR_BUF_ADDR;
- *   size 0 or not a multiple of the record size -> DS_ERR_BUF_SIZE; too few
+ *   size 0, not a multiple of the record size, or more than 0xFFFFFFFF
+ *   records (ds_buf_state.nrec is 32-bit) -> DS_ERR_BUF_SIZE; too few
  *   records for threshold + margin -> DS_ERR_BUF_SMALL; threshold beyond
  *   the buffer -> DS_ERR_THRESH_RANGE; threshold closer than the margin
  *   (BTS: DS_THRESH_MARGIN; PEBS: ds_pebs_thresh_margin()) to the maximum

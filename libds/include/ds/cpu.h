@@ -42,6 +42,23 @@ extern "C" {
 #define DS_CORE_TYPE_ATOM  0x20
 #define DS_CORE_TYPE_CORE  0x40
 
+/* Which PMU of a hybrid part the CPU has (ds_caps.pmu_kind), named after Linux's
+ * hybrid PMUs (arch/x86/events/intel/core.c find_hybrid_pmu_for_cpu,
+ * intel_hybrid_pmu_type_map): a Core core type is the big PMU "cpu_core"; an Atom
+ * core type is the small PMU "cpu_atom", except on parts with three PMU kinds
+ * (Arrow Lake-H 06_C5H: intel_pmu_init hybrid_big_small_tiny), where the native
+ * model ID CPUID.1AH:EAX[23:0] tells them apart: 3 (Skymont) small, 2 (Crestmont,
+ * the low-power E-cores) tiny "cpu_lowpower", anything else no PMU Linux knows. */
+enum ds_pmu_kind {
+    DS_PMU_KIND_NONE = 0,       /* not hybrid, or no leaf 1AH: one PMU kind */
+    DS_PMU_KIND_CORE = 1,       /* P-core (hybrid_big, cpu_core) */
+    DS_PMU_KIND_ATOM = 2,       /* E-core (hybrid_small, cpu_atom) */
+    DS_PMU_KIND_LOWPOWER = 3,   /* low-power E-core (hybrid_tiny, cpu_lowpower) */
+    DS_PMU_KIND_UNKNOWN = 4,    /* hybrid, but core type / native model ID match none */
+};
+#define DS_ATOM_NATIVE_CRESTMONT 0x2u   /* Linux INTEL_ATOM_CMT_NATIVE_ID */
+#define DS_ATOM_NATIVE_SKYMONT   0x3u   /* Linux INTEL_ATOM_SKT_NATIVE_ID */
+
 /* CPUID leaf 23H (architectural performance monitoring extended leaf; SDM Vol. 2A
  * CPUID 23H; Linux arch/x86/include/asm/perf_event.h ARCH_PERFMON_EXT_LEAF).
  * Sub-leaf 0 EAX: bit n set = sub-leaf n is valid. Sub-leaf 0 EBX: features. */
@@ -180,6 +197,10 @@ struct ds_caps {
      * (SDM Vol. 2A leaf 1CH: bit n set = depth 8 * (n + 1) supported; Linux
      * intel_pmu_arch_lbr_init). 0 without leaf 1CH. */
     uint8_t arch_lbr_depth;
+
+    /* enum ds_pmu_kind of the CPU the identification ran on (issue 11): from
+     * hybrid, core_type, native_model_id and DisplayFamily_DisplayModel. */
+    uint8_t pmu_kind;
 };
 
 /*
@@ -230,6 +251,10 @@ int ds_cpu_set_ia32e(struct ds_cpu *cpu, bool ia32e);
  * calls read (call once at boot, before enabling anything).
  */
 int ds_cpu_identify(struct ds_cpu *cpu);
+
+/* "core", "atom", "lowpower", "unknown" or "none" for an enum ds_pmu_kind
+ * value (Linux's PMU names: cpu_core, cpu_atom, cpu_lowpower); "?" otherwise. */
+const char *ds_pmu_kind_name(unsigned kind);
 
 /*
  * DisplayFamily/DisplayModel from a CPUID.01H:EAX signature (SDM Vol. 2A

@@ -79,7 +79,9 @@ enum ds_err {
     DS_ERR_PEBS_NO_COUNTERS = 127, /* PEBS buffer but none of the format's PEBS counters exists (CPUID) */
     DS_ERR_PEBS_BUF_4K = 128, /* PEBS format 0 (Core 2/Atom) buffer above 4 KiB: WRMSR GLOBAL_CTRL hangs */
     DS_ERR_REC_ALIGN = 129, /* adaptive record with XMM/LBR groups not 8-byte aligned */
-    /* DS/BTS/PEBS: next free value 130 */
+    DS_ERR_MISC_ENABLE_UNREAD = 130, /* BTS/PEBS availability unknown: IA32_MISC_ENABLE not read (caps.misc_enable_err) */
+    DS_ERR_PEBS_CAPS_UNREAD = 131, /* PEBS format unknown: PDCM set, IA32_PERF_CAPABILITIES read faulted */
+    /* DS/BTS/PEBS: next free value 132 */
 
     /* --- 200..249: PMI helpers ------------------------------------------ */
     DS_ERR_PMI_FREEZE_MODE = 200, /* freeze mode not supported by this perfmon version */
@@ -149,7 +151,8 @@ enum ds_err {
     DS_ERR_LBR_CALLSTACK_FREEZE = 358, /* call-stack mode with FREEZE_LBRS_ON_PMI (TOS corruption; Linux clears the freeze) */
     DS_ERR_LBR_ARCH_HIDDEN = 359,    /* Arch LBR row but CPUID.(07H,0):EDX[19] = 0 (e.g. a VM hides it): MSRs not touched */
     DS_ERR_LBR_FREEZE_ERRATUM = 360, /* FREEZE_LBRS_ON_PMI on Atom 06_1CH stepping < 10 (erratum; Linux disables LBR there) */
-    /* LBR: next free value 361 */
+    DS_ERR_LBR_FMT_UNKNOWN = 361,    /* LBR format unknown: IA32_PERF_CAPABILITIES faulted, the model row does not fix it */
+    /* LBR: next free value 362 */
 
     /* --- 400..449: architectural PEBS (arch_pebs.h) ---------------------- */
     DS_ERR_APEBS_NOT_ENUMERATED = 400, /* PERF_CAPABILITIES.PEBS_FMT != 0xF or CPUID.23H.0:EAX[4]/[5] clear */

@@ -191,8 +191,10 @@ int ds_lbr_decode_arch(uint32_t cpuid_1c_ecx, uint64_t from_raw, uint64_t to_raw
 
 /*
  * The format to decode @m's records with: caps.lbr_format when
- * IA32_PERF_CAPABILITIES was read; otherwise DS_LBR_FMT_32 (what Linux
- * assumes without PDCM), DS_LBR_FMT_LIP for the 16-entry NetBurst layout
+ * IA32_PERF_CAPABILITIES was read; DS_ERR_LBR_FMT_UNKNOWN (*out 0) when
+ * PDCM is set but the read faulted (a hypervisor) and the row does not fix
+ * the format; otherwise DS_LBR_FMT_32 (what Linux assumes without PDCM:
+ * intel_pmu_lbr_init_core) and for packed rows, DS_LBR_FMT_LIP for the 16-entry NetBurst layout
  * (SDM: linear addresses; unverified here), DS_LBR_FMT_ARCH for Arch rows.
  * Rows with DS_LBR_F_LIP_MISPRED (Knights Landing/Mill) that report format
  * 1 (LIP) get DS_LBR_FMT_EIP_FLAGS: they keep MISPRED in FROM bit 63

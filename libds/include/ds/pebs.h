@@ -334,7 +334,11 @@ struct ds_pebs_sample {
  * DS_ERR_PEBS_FORMAT.
  * Errors: DS_ERR_NULL, DS_ERR_INVAL (layout), DS_ERR_NOT_IDENTIFIED,
  * DS_ERR_NOT_INTEL, DS_ERR_NO_DS, DS_ERR_PEBS_UNAVAILABLE (PEBS not
- * advertised), DS_ERR_NO_PDCM (non-NetBurst without PERF_CAPABILITIES),
+ * advertised: IA32_MISC_ENABLE read and says so, or no perfmon),
+ * DS_ERR_MISC_ENABLE_UNREAD (IA32_MISC_ENABLE could not be read: whether
+ * PEBS is available is unknown; caps.misc_enable_err says why),
+ * DS_ERR_NO_PDCM (non-NetBurst without PERF_CAPABILITIES: PDCM = 0),
+ * DS_ERR_PEBS_CAPS_UNREAD (PDCM = 1 but the read faulted: format unknown),
  * DS_ERR_PEBS_FORMAT, DS_ERR_LAYOUT, DS_ERR_UNSUPPORTED (NetBurst CPU with
  * DS_CONFIG_NETBURST=0).
  * MSRs: none (uses caps). NMI-safe: yes (pure).

@@ -226,6 +226,8 @@ struct run {
     struct symcount *syms;
     size_t nsyms, capsyms;
     size_t first, last; /* BTS/LBR items of this run, chained through runs.next; NONE if none */
+    uint64_t cntr;      /* PEBS records with the fmt 6 counters group */
+    const struct dslog_rec *cntr_first, *cntr_last;
 };
 
 #define NONE ((size_t)-1)
@@ -392,6 +394,11 @@ static void aggregate(struct state *S, struct runs *R)
         R->run_of[i] = (size_t)(ru - R->v);
         if (r->type == DSLOG_PEBS) {
             ru->pebs++;
+            if (r->v[K_FMT] == 6 && (r->v[K_HDR] & DSLOG_ADAPTIVE_CNTR_GROUP)) {
+                ru->cntr++;
+                ru->cntr_first = ru->cntr_first ? ru->cntr_first : r;
+                ru->cntr_last = r;
+            }
             char full[300], name[256];
             symbolize(S->syms, sample_ip(r), full, sizeof full, name, sizeof name);
             count_symbol(R, ru, name);
@@ -519,6 +526,21 @@ static struct cpustat cpu_stat(const struct state *S, const struct runs *R, long
 
 /* ---------- text ---------- */
 
+/* One counters-group snapshot: "seq N: gp0=0x.. fixed1=0x.. slots=0x.. metrics=0x..". */
+static void print_cntr(FILE *f, const char *what, const struct dslog_rec *r)
+{
+    fprintf(f, "#   %s seq %" PRIu64 ":", what, r->v[K_SEQ]);
+    for (unsigned n = 0; n < 16; n++)
+        if (r->cntr_gp_mask >> n & 1)
+            fprintf(f, " gp%u=0x%" PRIx64, n, r->cntr_gp[n]);
+    for (unsigned n = 0; n < 8; n++)
+        if (r->cntr_fixed_mask >> n & 1)
+            fprintf(f, " fixed%u=0x%" PRIx64, n, r->cntr_fixed[n]);
+    if (dslog_has(r, K_SLOTS))
+        fprintf(f, " slots=0x%" PRIx64 " metrics=0x%" PRIx64, r->v[K_SLOTS], r->v[K_METRICS]);
+    fprintf(f, "\n");
+}
+
 /* LBR snapshots of the runs of CPU cpu: at most lbr_limit snapshots per log
  * and lbr_entries entries per snapshot (negative: all). */
 static void print_lbr(const struct state *S, const struct runs *R, long long cpu, long lbr_limit,
@@ -592,6 +614,12 @@ static void print_pebs_tables(const struct runs *R, long long cpu)
             memset(bars, '#', (size_t)bar);
             bars[bar] = 0;
             printf("  %8.2f%% %9" PRIu64 "  %-32s %s\n", pct, ru->syms[k].n, ru->syms[k].name, bars);
+        }
+        if (ru->cntr) {
+            printf("# counters group (PEBS format 6) in %" PRIu64 " of %" PRIu64 " records\n", ru->cntr, ru->pebs);
+            print_cntr(stdout, "first", ru->cntr_first);
+            if (ru->cntr > 1)
+                print_cntr(stdout, "last ", ru->cntr_last);
         }
     }
 }
@@ -805,6 +833,18 @@ static void json_record(FILE *f, const struct state *S, const struct runs *R, co
             fprintf(f, "%s{\"from\":\"0x%" PRIx64 "\",\"to\":\"0x%" PRIx64 "\",\"info\":\"0x%" PRIx64 "\"}",
                     i ? "," : "", r->lbr[i][0], r->lbr[i][1], r->lbr[i][2]);
         fprintf(f, "]");
+    }
+    if (r->cntr_gp_mask || r->cntr_fixed_mask) {   /* fmt 6 counters group: {"N":"0x.."} */
+        for (int g = 0; g < 2; g++) {
+            uint32_t m = g ? r->cntr_fixed_mask : r->cntr_gp_mask;
+            fprintf(f, ",\"%s\":{", g ? "cntr_fixed" : "cntr_gp");
+            for (unsigned n = 0, first = 1; n < (g ? 8u : 16u); n++)
+                if (m >> n & 1) {
+                    fprintf(f, "%s\"%u\":\"0x%" PRIx64 "\"", first ? "" : ",", n, g ? r->cntr_fixed[n] : r->cntr_gp[n]);
+                    first = 0;
+                }
+            fprintf(f, "}");
+        }
     }
     char a[300];
     if (r->type == DSLOG_PEBS) {

@@ -75,7 +75,10 @@ static const struct {
     [K_CPU] = {"cpu", V_DEC, T(HDR)},  /* optional: APIC ID of the CPU that ran the log (issue 13) */
     [K_FRAGS] = {"frags", V_DEC, T(PEBS)},
     [K_SSP] = {"ssp", V_HEX, T(PEBS)},
+    [K_SLOTS] = {"slots", V_HEX, T(PEBS)},
+    [K_METRICS] = {"metrics", V_HEX, T(PEBS)},
 };
+_Static_assert(K__COUNT <= 64, "dslog_rec.have is a 64-bit mask");
 
 static const char *const type_names[DSLOG_TYPE__COUNT] = {"HDR", "RUN", "PEBS", "BTS", "LBR", "LOST", "END"};
 
@@ -203,6 +206,39 @@ static uint64_t adaptive_size(uint64_t hdr, uint32_t lbrs)
     return n;
 }
 
+/* fmt 6 counters group bytes (Linux pebs_update_adaptive_cfg): 16-byte header,
+ * a qword per counter read, 2 with slots/metrics; 0 when hdr has no group. */
+static uint64_t cntr_size(const struct dslog_rec *r)
+{
+    if (!(r->v[K_HDR] & DSLOG_ADAPTIVE_CNTR_GROUP))
+        return 0;
+    return 16 + 8ull * (unsigned)(__builtin_popcount(r->cntr_gp_mask) + __builtin_popcount(r->cntr_fixed_mask)) +
+           (dslog_has(r, K_SLOTS) ? 16 : 0);
+}
+
+/* fmt 4-6: the counters group keys agree with the header (docs/records.md). */
+static bool check_cntr(const struct dslog_rec *r, uint64_t fmt, char *err, size_t errsz)
+{
+    uint64_t hdr = r->v[K_HDR];
+    bool group = (hdr & DSLOG_ADAPTIVE_CNTR_GROUP) != 0;
+    bool keys_in = r->cntr_gp_mask || r->cntr_fixed_mask || dslog_has(r, K_SLOTS) || dslog_has(r, K_METRICS);
+    if (group && fmt != 6) {
+        seterr(err, errsz, "hdr=0x%llx has bit 4/5 (counters group), reserved on fmt=%u",
+               (unsigned long long)hdr, (unsigned)fmt);
+        return false;
+    }
+    if (keys_in && !group) {
+        seterr(err, errsz, "gpN/fixedN/slots/metrics given but hdr=0x%llx has no counters group (bits 4/5)",
+               (unsigned long long)hdr);
+        return false;
+    }
+    if (dslog_has(r, K_SLOTS) != dslog_has(r, K_METRICS)) {
+        seterr(err, errsz, "counters group: slots= and metrics= go together");
+        return false;
+    }
+    return true;
+}
+
 /* Per-format key set of a PEBS record (exact: required and the only ones allowed). */
 static uint64_t pebs_keys(uint64_t fmt, uint64_t hdr)
 {
@@ -280,6 +316,8 @@ static bool check_record(struct dslog_rec *r, char *err, size_t errsz)
         uint64_t set = pebs_keys(fmt, r->v[K_HDR]);
         need |= set;
         allowed = B(K_RUN) | B(K_SEQ) | B(K_FMT) | B(K_COUNTER) | set;
+        if (fmt == 6 && (r->v[K_HDR] & DSLOG_ADAPTIVE_CNTR_GROUP))
+            allowed |= B(K_SLOTS) | B(K_METRICS);   /* optional: the group's metrics */
         char fb[16];
         bool adaptive = fmt >= 4 && fmt <= 6;
         if ((adaptive || fmt == DSLOG_FMT_ARCH) && !dslog_has(r, K_HDR)) {
@@ -308,16 +346,17 @@ static bool check_record(struct dslog_rec *r, char *err, size_t errsz)
                    fmt_str(fmt, fb));
             return false;
         }
-        if (adaptive && (hdr & 0x30)) {
-            /* fmt 6 counters group (bit 4) / metrics (bit 5): no DSLOG 1 keys; reserved on 4/5 */
-            seterr(err, errsz, "hdr=0x%llx has the counters/metrics group (bits 4/5), which DSLOG 1 cannot carry",
-                   (unsigned long long)hdr);
+        if (adaptive ? !check_cntr(r, fmt, err, errsz) : (r->cntr_gp_mask || r->cntr_fixed_mask)) {
+            if (!adaptive)
+                seterr(err, errsz, "gpN/fixedN keys are not fields of PEBS fmt=%s", fmt_str(fmt, fb));
             return false;
         }
-        if (adaptive && (hdr >> 48) != adaptive_size(hdr, r->lbr_count)) {
-            seterr(err, errsz, "hdr=0x%llx says record size %llu but its groups and %u LBR entries make %llu",
-                   (unsigned long long)hdr, (unsigned long long)(hdr >> 48), r->lbr_count,
-                   (unsigned long long)adaptive_size(hdr, r->lbr_count));
+        if (adaptive && (hdr >> 48) != adaptive_size(hdr, r->lbr_count) + cntr_size(r)) {
+            seterr(err, errsz, "hdr=0x%llx says record size %llu but its groups, %u LBR entries and %u counters "
+                               "group values make %llu", (unsigned long long)hdr, (unsigned long long)(hdr >> 48),
+                   r->lbr_count, (unsigned)(__builtin_popcount(r->cntr_gp_mask) +
+                                            __builtin_popcount(r->cntr_fixed_mask)),
+                   (unsigned long long)(adaptive_size(hdr, r->lbr_count) + cntr_size(r)));
             return false;
         }
         if (arch && !check_arch(r, err, errsz))
@@ -386,6 +425,30 @@ static bool parse_lbr(struct dslog_rec *r, const char *k, size_t kn, const char 
     return true;
 }
 
+/* Parse "gpN=0x.." (N 0..15) or "fixedN=0x.." (N 0..7): counters group values. */
+static bool parse_cntr(struct dslog_rec *r, const char *k, size_t kn, const char *v, size_t vn, char *err, size_t errsz)
+{
+    bool gp = k[0] == 'g';
+    size_t pre = gp ? 2 : 5;
+    uint64_t i;
+    if (!parse_dec(k + pre, kn - pre, &i) || i >= (gp ? 16u : 8u)) {
+        seterr(err, errsz, "bad key '%.*s' (gp0..gp15, fixed0..fixed7)", (int)kn, k);
+        return false;
+    }
+    uint32_t *mask = gp ? &r->cntr_gp_mask : &r->cntr_fixed_mask;
+    if (*mask & (1u << i)) {
+        seterr(err, errsz, "duplicate key '%.*s'", (int)kn, k);
+        return false;
+    }
+    if (!parse_hex(v, vn, 16, NULL, gp ? &r->cntr_gp[i] : &r->cntr_fixed[i])) {
+        seterr(err, errsz, "bad value '%.*s' for %.*s (want 0x + 1..16 hex digits)", (int)(vn > 40 ? 40 : vn), v,
+               (int)kn, k);
+        return false;
+    }
+    *mask |= 1u << i;
+    return true;
+}
+
 static bool parse_xmm(struct dslog_rec *r, const char *k, size_t kn, const char *v, size_t vn, uint64_t *seen,
                       char *err, size_t errsz)
 {
@@ -433,6 +496,12 @@ static bool parse_fields(struct dslog_rec *r, const char *p, const char *end, ch
         }
         if (r->type == DSLOG_PEBS && kn > 3 && !memcmp(tok, "xmm", 3) && tok[3] >= '0' && tok[3] <= '9') {
             if (!parse_xmm(r, tok, kn, v, vn, &xmm_seen, err, errsz))
+                return false;
+            continue;
+        }
+        if (r->type == DSLOG_PEBS && ((kn > 2 && !memcmp(tok, "gp", 2) && tok[2] >= '0' && tok[2] <= '9') ||
+                                      (kn > 5 && !memcmp(tok, "fixed", 5) && tok[5] >= '0' && tok[5] <= '9'))) {
+            if (!parse_cntr(r, tok, kn, v, vn, err, errsz))
                 return false;
             continue;
         }

@@ -13,7 +13,8 @@
 
 enum dslog_type { DSLOG_HDR, DSLOG_RUN, DSLOG_PEBS, DSLOG_BTS, DSLOG_LBR, DSLOG_LOST, DSLOG_END, DSLOG_TYPE__COUNT };
 
-/* Every key of version 1 (xmm0..15 and lbr0..31 are handled apart). */
+/* Every key of version 1 (xmm0..15, lbr0..31, gp0..15 and fixed0..7 are handled
+ * apart). At most 64: `have` is a bit mask. */
 enum dslog_key {
     K_RUN, K_SEQ, K_FMT, K_COUNTER,
     K_FLAGS, K_IP, K_AX, K_BX, K_CX, K_DX, K_SI, K_DI, K_BP, K_SP,
@@ -26,6 +27,7 @@ enum dslog_key {
     K_RUNS, K_PASSED, K_FAILED, K_SKIPPED,
     K_CPU,
     K_FRAGS, K_SSP,                  /* PEBS fmt=arch */
+    K_SLOTS, K_METRICS,              /* PEBS fmt 6 counters group metrics (issue 11) */
     K__COUNT
 };
 
@@ -49,6 +51,8 @@ enum dslog_vkind { V_HEX, V_DEC, V_STR, V_BOOL, V_FMT };
 #define DSLOG_ADAPTIVE_GPRS (1ull << 1)
 #define DSLOG_ADAPTIVE_XMM (1ull << 2)
 #define DSLOG_ADAPTIVE_LBR (1ull << 3)
+/* fmt 6 counters group (bit 4) / metrics (bit 5): either bit announces the group. */
+#define DSLOG_ADAPTIVE_CNTR_GROUP (3ull << 4)
 
 struct dslog_rec {
     enum dslog_type type;
@@ -59,6 +63,9 @@ struct dslog_rec {
     uint64_t xmm[16][2];             /* {low, high} */
     uint32_t lbr_count;
     uint64_t lbr[DSLOG_LBR_MAX][3];  /* from, to, info */
+    /* fmt 6 counters group: gpN= / fixedN= keys read (bit n), their values */
+    uint32_t cntr_gp_mask, cntr_fixed_mask;
+    uint64_t cntr_gp[16], cntr_fixed[8];
     unsigned unknown_keys;           /* keys this reader does not know (ignored) */
     char first_unknown[32];
 };

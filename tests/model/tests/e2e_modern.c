@@ -46,6 +46,8 @@ static const struct expect T[] = {
     /* Alder Lake hybrid: P 8 GP / 4 fixed, E 6 GP / 3 fixed (Linux intel_pmu_init) */
     { DSM_ALDERLAKE_P, 0x97, 5, 0xFF, 0xF, 4, false, true, false, 0x40, 1 },
     { DSM_ALDERLAKE_E, 0x97, 5, 0x3F, 0x7, 4, false, true, false, 0x20, 1 },
+    /* 00B06D1 dump E-core (CPU #4): 23H.1 EAX FFH / EBX 77H (no fixed 3), 1AH 20000003H (Skymont) */
+    { DSM_LUNARLAKE_E, 0xBD, 6, 0xFF, 0x77, 6, false, true, true, 0x20, 3 },
 };
 #define NT (sizeof(T) / sizeof(T[0]))
 

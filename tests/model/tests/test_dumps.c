@@ -37,6 +37,12 @@ static const struct word w_adlp[] = {
     { 0x0A, 0, 0, ALL }, { 0x0A, 0, 1, ALL }, { 0x0A, 0, 2, ALL }, { 0x0A, 0, 3, ALL },
     { 0x1C, 0, 0, ALL }, { 0x1C, 0, 1, ALL }, { 0x1C, 0, 2, ALL }, { 0x07, 0, 3, ~(1u << 15) },
 };
+/* Lunar Lake E-core (Skymont): 1AH, 23H sub-leaves 0-3 EAX/EBX (23H.0 ECX and
+ * 23H.2 ECX/EDX are not modelled) */
+static const struct word w_lnle[] = {
+    { 0x1A, 0, 0, ALL }, { 0x23, 0, 0, ALL }, { 0x23, 0, 1, ALL }, { 0x23, 1, 0, ALL }, { 0x23, 1, 1, ALL },
+    { 0x23, 2, 0, ALL }, { 0x23, 2, 1, ALL }, { 0x23, 3, 0, ALL },
+};
 /* Alder Lake E-core: only leaf 1CH is taken from a dump (Meteor Lake E-core) */
 static const struct word w_adle[] = { { 0x1C, 0, 0, ALL }, { 0x1C, 0, 1, ALL }, { 0x1C, 0, 2, ALL } };
 
@@ -55,6 +61,8 @@ static const struct pcase C[] = {
     { DSM_LUNARLAKE, "GenuineIntel00B06D1_LunarLake_04_CPUID.txt", 0x40000003, w_lnl, N(w_lnl) },
     { DSM_ALDERLAKE_P, "GenuineIntel0090672_AlderLake_02_CPUID.txt", 0, w_adlp, N(w_adlp) },
     { DSM_ALDERLAKE_E, "GenuineIntel00A06A4_MeteorLake_07_CPUID.txt", 0x20000002, w_adle, N(w_adle) },
+    { DSM_LUNARLAKE_E, "GenuineIntel00B06D1_LunarLake_04_CPUID.txt", 0x20000003, w_common, N(w_common) },
+    { DSM_LUNARLAKE_E, "GenuineIntel00B06D1_LunarLake_04_CPUID.txt", 0x20000003, w_lnle, N(w_lnle) },
 };
 
 #define MAXL 256

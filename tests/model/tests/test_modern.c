@@ -160,7 +160,7 @@ static void test_timed_pebs(void)
 
 static void test_arch_lbr_depth(void)
 {
-    static const enum dsm_profile ps[] = { DSM_SAPPHIRERAPIDS, DSM_ALDERLAKE_E, DSM_LUNARLAKE };
+    static const enum dsm_profile ps[] = { DSM_SAPPHIRERAPIDS, DSM_ALDERLAKE_E, DSM_LUNARLAKE, DSM_LUNARLAKE_E };
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
         struct dsm_cpu c;
         uint64_t v;
@@ -177,8 +177,34 @@ static void test_arch_lbr_depth(void)
     }
 }
 
+/* Lunar Lake E-core (Skymont): CPUID 23H.1 EBX 77H in the real dump, fixed
+ * counters 0-2 and 4-6, no fixed 3: every way to reach fixed 3 faults, fixed 4
+ * works (the counters below 7 are not a contiguous count any more). */
+static void test_fixed_holes(void)
+{
+    struct dsm_cpu c;
+    uint64_t v;
+    mk(&c, DSM_LUNARLAKE_E);
+    CHECK_EQ(dsm_rdmsr(&c, 0x309 + 3, &v), DSM_GP, "IA32_FIXED_CTR3 (30CH) absent");
+    CHECK_EQ(dsm_rdmsr(&c, 0x1980 + 4 * 3, &v), DSM_GP, "IA32_PMC_FX3_CTR (198CH) absent");
+    CHECK_EQ(dsm_wrmsr(&c, 0x38F, 1ull << 35), DSM_GP, "GLOBAL_CTRL bit 35 (fixed 3) reserved");
+    CHECK_EQ(dsm_wrmsr(&c, 0x38D, 0x3ull << 12), DSM_GP, "FIXED_CTR_CTRL nibble 3 reserved");
+    CHECK_EQ(dsm_wrmsr(&c, 0x3F1, 1ull << 35), DSM_GP, "PEBS_ENABLE bit 35 (fixed 3) reserved");
+    CHECK_EQ(dsm_wrmsr(&c, 0x3F2, 0x10ull | (0x8ull << 48)), DSM_GP, "DATA_CFG fixed mask bit 3 reserved");
+    wr(&c, 0x309 + 4, 5);
+    CHECK_EQ(dsm_rdmsr(&c, 0x1980 + 4 * 4, &v), DSM_OK, "IA32_PMC_FX4_CTR present");
+    CHECK_EQ(v, 5, "fixed 4 aliased at 1990H");
+    wr(&c, 0x38F, 0xFFull | (0x77ull << 32));
+    wr(&c, 0x38D, 0x3ull << 16);
+    wr(&c, 0x3F2, 0x10ull | (0xFFull << 32) | (0x77ull << 48));
+    mk(&c, DSM_LUNARLAKE);   /* P-core: 23H.1 EBX FH, fixed 0-3 */
+    CHECK_EQ(dsm_rdmsr(&c, 0x309 + 3, &v), DSM_OK, "P-core fixed 3 present");
+    CHECK_EQ(dsm_rdmsr(&c, 0x309 + 4, &v), DSM_GP, "P-core fixed 4 absent");
+}
+
 int main(void)
 {
+    test_fixed_holes();
     test_v6_msrs();
     test_data_cfg();
     test_counters_group();
