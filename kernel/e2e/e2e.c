@@ -81,7 +81,6 @@
 #define PEBS_NREC 64u
 #define PEBS_THR 8u
 #define BTS_NREC 32u
-#define BTS_THR 24u
 #define BTS_CIRC_NREC 16u
 
 #define MAX_PEBS 64u
@@ -124,7 +123,6 @@ struct e2e {
     /* DS management area and buffers (identity-mapped: linear == pointer). */
     _Alignas(4096) union ds_area area_mem;
     _Alignas(4096) uint8_t pebs_buf[PEBS_NREC * 1024];
-    _Alignas(4096) uint8_t bts_buf[BTS_NREC * DS_BTS_REC64_SIZE];
     _Alignas(4096) union ds_area probe_area;
     _Alignas(4096) uint8_t probe_buf[16 * DS_BTS_REC64_SIZE];
     /* Session runs (issue 16, do_session_run): the session's one region (DS
@@ -132,8 +130,7 @@ struct e2e {
     _Alignas(4096) uint8_t ses_mem[SES_BYTES];
     uint32_t chase_arr[CHASE_LEN];
     struct pinfo pinfo[MAX_PEBS];
-    /* lbr-calls: PMC1's reload value and overflows (ovf_hook) */
-    uint64_t ctr_start;
+    /* lbr-calls: overflow samples the session delivered */
     uint32_t ctr_ovf;
     /* the session, whether the PMI is the session's, and the DSLOG counter= of
      * the records (GP n, fixed 32+m: the counter the session chose) */
@@ -648,19 +645,6 @@ static uint64_t lost_of(const struct ds_drain_stats *s)
     return s->lost_beyond + s->lost_corrupt + s->lost_rejected + s->lost_race;
 }
 
-/* Counter-overflow hook (ds_pmi_config.ovf_hook): reload PMC1, the
- * non-PEBS sampling counter of the "lbr-calls" run. NMI-safe. */
-static int ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_handled)
-{
-    (void)arg;
-    *out_handled = 0;
-    if (no_global || !(ovf & 2))
-        return DS_OK;
-    E.ctr_ovf++;
-    *out_handled = 1;
-    return ds_pmc_gp_write(E.cpu, 1, E.ctr_start);
-}
-
 static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx);
 static void zero(void *v, size_t n);
 
@@ -1153,7 +1137,10 @@ static void do_run(const struct run_cfg *rc)
 
     reset_run();
     wl_range(rc->wl, &E.lo, &E.hi);
-    E.nb = rc->pebs && caps->netburst;
+    E.nb = false;
+    if (!need(rc->pebs && !rc->bts && !rc->ctr_pmi && !caps->netburst,
+              "%s: building-block path: family-6 DS-area PEBS runs only", rc->name))
+        return;
     if (E.model)
         dsm_stats_reset(&E.m);
 
@@ -1178,11 +1165,8 @@ static void do_run(const struct run_cfg *rc)
         }
     }
 
-    bool use_ds = rc->pebs || rc->bts;
-    E.ctr_ovf = 0;
     zero(&E.area_mem, sizeof E.area_mem);
     zero(E.pebs_buf, sizeof E.pebs_buf);
-    zero(E.bts_buf, sizeof E.bts_buf);
     struct ds_area_config cfg;
     zero(&cfg, sizeof cfg);
     cfg.area = &E.area_mem;
@@ -1198,47 +1182,31 @@ static void do_run(const struct run_cfg *rc)
         if (!need(rsz && cfg.pebs.bytes <= sizeof E.pebs_buf, "%s: PEBS record size %u", rc->name, rsz))
             return;
     }
-    if (rc->bts) {
-        uint32_t bsz = lay == DS_LAYOUT_64 ? DS_BTS_REC64_SIZE : DS_BTS_REC32_SIZE;
-        cfg.bts.mem = E.bts_buf;
-        cfg.bts.bytes = (size_t)bsz * rc->bts_nrec;
-        cfg.bts.thresh_records = rc->bts_int ? BTS_THR : 0;
-    }
-    e = use_ds ? ds_area_setup(&E.ctx, cpu, &cfg) : DS_OK;
+    e = ds_area_setup(&E.ctx, cpu, &cfg);
     if (!need(e == DS_OK, "%s: ds_area_setup (%s)", rc->name, ds_errname(e)))
         return;
 
     /* Counter programming values. */
     uint64_t start = 0, reset = 0;
-    struct ds_nb_alloc nba;
-    struct ds_nb_assignment nbas;
-    bool nb_prog = false;
-    if (rc->pebs) {
-        e = E.nb ? ds_nb_period(rc->period, &start) : ds_pmc_gp_period(cpu, rc->period, &start, &reset);
-        if (E.nb)
-            reset = start;
-        if (!need(e == DS_OK, "%s: period values (%s)", rc->name, ds_errname(e)))
-            return;
-        e = ds_area_set_reset(&E.ctx, DS_CTR_GP, 0, reset);
-        if (!need(e == DS_OK, "%s: DS counter reset (%s)", rc->name, ds_errname(e)))
-            return;
-    }
-    e = use_ds ? ds_area_install(&E.ctx) : DS_OK;
+    e = ds_pmc_gp_period(cpu, rc->period, &start, &reset);
+    if (!need(e == DS_OK, "%s: period values (%s)", rc->name, ds_errname(e)))
+        return;
+    e = ds_area_set_reset(&E.ctx, DS_CTR_GP, 0, reset);
+    if (!need(e == DS_OK, "%s: DS counter reset (%s)", rc->name, ds_errname(e)))
+        return;
+    e = ds_area_install(&E.ctx);
     if (!need(e == DS_OK, "%s: ds_area_install (%s)", rc->name, ds_errname(e)))
         return;
-    uint64_t gctl = (rc->pebs && !E.nb ? 1u : 0u) | (rc->ctr_pmi ? 2u : 0u) | (rc->cntr ? CNTR_GCTL : 0u);
+    uint64_t gctl = 1u | (rc->cntr ? CNTR_GCTL : 0u);
 
     struct ds_pmi_config pc;
     zero(&pc, sizeof pc);
     pc.freeze = rc->freeze;
     /* DS_FREEZE_LEGACY: the CPU clears GLOBAL_CTRL on the PMI; the handler
-     * writes back PMC0's enable. Nothing to restore otherwise (and no global
-     * MSRs at all on NetBurst). */
+     * writes back PMC0's enable. Nothing to restore otherwise. */
     pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY ? gctl : 0;
-    pc.pebs_counters = rc->pebs && !E.nb ? 1 : 0;
+    pc.pebs_counters = 1;
     pc.pebs_sink = pebs_sink;
-    pc.bts_sink = bts_sink;
-    pc.ovf_hook = rc->ctr_pmi ? ovf_hook : NULL;
     /* LBR snapshot step: read in the handler while frozen, before the ack
      * (issue 10 item 1); LBR_Frz is acked only after it. */
     if (rc->lbr && E.lbrm) {
@@ -1247,7 +1215,7 @@ static void do_run(const struct run_cfg *rc)
         pc.lbr.buf = E.lbr_step_buf;
         pc.lbr.cap = LBR_CAP;
     }
-    e = ds_pmi_init(&E.pmi, cpu, use_ds ? &E.ctx : NULL, &pc);
+    e = ds_pmi_init(&E.pmi, cpu, &E.ctx, &pc);
     if (!need(e == DS_OK, "%s: ds_pmi_init (%s)", rc->name, ds_errname(e)))
         goto out_uninstall;
     if (rc->freeze != DS_FREEZE_NONE) {
@@ -1258,11 +1226,10 @@ static void do_run(const struct run_cfg *rc)
     /* Model: freeze LBRs with the run's freeze mode (both ways are checked
      * exactly). Hardware: always freeze where the CPU can (perfmon v2+,
      * not NetBurst), or the snapshot shows the PMI path's own branches. */
-    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE ||
-                   (!E.model && !caps->netburst && caps->perfmon_version >= 2);
+    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE || (!E.model && caps->perfmon_version >= 2);
     /* Model: the handler's own branches are fed where no counted event
      * sees them (see hb_feed). */
-    E.feed_hb = E.model && rc->lbr && E.lbr_freeze && rc->loads && !rc->bts && !rc->ctr_pmi;
+    E.feed_hb = E.model && rc->lbr && E.lbr_freeze && rc->loads;
     E.hb_pmi = 0;
     E.hb_fed = E.hb_mark = 0;
     E.lbr_on = false;
@@ -1271,31 +1238,7 @@ static void do_run(const struct run_cfg *rc)
         need(e == DS_OK, "%s: LBR enabled (%s)", rc->name, ds_errname(e));
     }
 
-    if (rc->pebs && E.nb) {
-        unsigned ev = 0;
-        uint32_t mask = 0;
-        struct ds_nb_request rq;
-        zero(&rq, sizeof rq);
-        e = ds_nb_event_find("replay_event", &ev);
-        if (e == DS_OK)
-            e = ds_nb_mask_parse(ev, "NBOGUS", &mask);
-        if (e == DS_OK)
-            e = ds_nb_alloc_init(&nba, caps->display_model, false);
-        rq.event = ev;
-        rq.mask = mask;
-        rq.escr = -1;
-        rq.counter = -1;
-        rq.os = rq.usr = true;
-        rq.pebs = true;
-        if (e == DS_OK)
-            e = ds_nb_program(cpu, &nba, &rq, start, &nbas);
-        nb_prog = e == DS_OK;
-        if (e == DS_OK)
-            e = ds_nb_replay_tag(cpu, DS_NB_METRIC_1STL_CACHE_LOAD_MISS, true);
-        if (!need(e == DS_OK, "%s: NetBurst replay_event on IQ_COUNTER4 + 1stL_cache_load_miss tagging (%s)",
-                   rc->name, ds_errname(e)))
-            goto out_stop;
-    } else if (rc->pebs) {
+    {
         uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
         if (data_cfg)
             evtsel |= DS_EVTSEL_ADAPTIVE;
@@ -1314,24 +1257,6 @@ static void do_run(const struct run_cfg *rc)
     if (rc->cntr && !need(cntr_program(rc), "%s: PMC1 %02x/%02x and fixed counter 0 from 0 for the counters group",
                           rc->name, rc->event, rc->umask))
         goto out_stop;
-    if (rc->ctr_pmi) {
-        uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_INT |
-                          DS_EVTSEL_EN;
-        uint64_t rs;
-        e = ds_pmc_gp_period(cpu, rc->period, &E.ctr_start, &rs);
-        if (e == DS_OK)
-            e = ds_pmc_gp_program(cpu, 1, evtsel, E.ctr_start);
-        if (!need(e == DS_OK, "%s: PMC1 event %02x/%02x with PMI (%s)", rc->name, rc->event, rc->umask,
-                  ds_errname(e)))
-            goto out_stop;
-    }
-    if (rc->bts) {
-        e = ds_bts_enable(&E.ctx, rc->bts_int ? DS_BTS_INT : 0);
-        if (!need(e == DS_OK, "%s: BTS enabled, %s (%s)", rc->name, rc->bts_int ? "threshold interrupt" : "circular",
-                   ds_errname(e)))
-            goto out_stop;
-    }
-
     /* Go. */
     k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
     E.hold_steps = 0;
@@ -1345,8 +1270,6 @@ static void do_run(const struct run_cfg *rc)
     uint32_t r = run_workload(rc->wl, rc->n);
     if (gctl && caps->perfmon_version >= 2)
         ds_pmc_global_ctrl(cpu, 0);
-    if (rc->bts)
-        ds_bts_disable(&E.ctx);
     if (E.lbr_on)
         ds_lbr_disable(cpu, E.lbrm);
     /* A model PMI still pending (LVT masked) is delivered now; then stop. */
@@ -1360,18 +1283,10 @@ static void do_run(const struct run_cfg *rc)
 
     /* Final drains: records below the threshold. */
     struct ds_drain_stats st;
-    if (rc->pebs) {
-        zero(&st, sizeof st);
-        e = ds_pebs_drain(&E.ctx, pebs_sink, NULL, &st);
-        need(e == DS_OK, "%s: final PEBS drain (%s)", rc->name, ds_errname(e));
-        add_stats(&E.pst, &st);
-    }
-    if (rc->bts) {
-        zero(&st, sizeof st);
-        e = ds_bts_drain(&E.ctx, bts_sink, NULL, &st);
-        need(e == DS_OK, "%s: final BTS drain (%s)", rc->name, ds_errname(e));
-        add_stats(&E.bst, &st);
-    }
+    zero(&st, sizeof st);
+    e = ds_pebs_drain(&E.ctx, pebs_sink, NULL, &st);
+    need(e == DS_OK, "%s: final PEBS drain (%s)", rc->name, ds_errname(e));
+    add_stats(&E.pst, &st);
 
     uint64_t events, expect;
     run_checks(rc, &events, &expect);
@@ -1386,28 +1301,19 @@ out_stop:
     if (E.lbr_on)
         ds_lbr_disable(cpu, E.lbrm);
 out_uninstall:
-    if (rc->pebs && E.nb) {
-        ds_nb_replay_untag(cpu);
-        if (nb_prog)
-            ds_nb_release(cpu, &nba, &nbas);
-    } else if (rc->pebs) {
-        ds_pmc_pebs_disable(cpu, 1);
-        ds_pmc_gp_program(cpu, 0, 0, 0);
-    }
-    if (rc->ctr_pmi || rc->cntr)
+    ds_pmc_pebs_disable(cpu, 1);
+    ds_pmc_gp_program(cpu, 0, 0, 0);
+    if (rc->cntr) {
         ds_pmc_gp_program(cpu, 1, 0, 0);
-    if (rc->cntr)
         ds_pmc_fixed_program(cpu, 0, 0, false, 0);
-    if (rc->bts && E.ctx.bts_enabled)
-        ds_bts_disable(&E.ctx);
+    }
     if (rc->freeze != DS_FREEZE_NONE && E.cpu->caps.perfmon_version >= 2) {
         /* Leave DEBUGCTL's freeze bits clear for the next run. */
         uint64_t dc = 0;
         if (ds_msr_read(cpu, 0x1D9, &dc) == DS_OK)
             ds_msr_write(cpu, 0x1D9, dc & ~(DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI | DS_DEBUGCTL_FREEZE_LBRS_ON_PMI));
     }
-    if (use_ds)
-        ds_area_uninstall(&E.ctx);
+    ds_area_uninstall(&E.ctx);
 }
 
 /* --- architectural PEBS flow (Panther Lake and later) ---------------------------
