@@ -739,14 +739,14 @@ static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel
         e = nhm_pebs_event(c, evtsel);
         if (e)
             return e;
-    } else if (adaptive_pebs(c)) {
-        if (!((apebs_event_mask(apebs_class(cpu), evtsel) >> idx) & 1))
-            return DS_ERR_PMC_PEBS_EVENT_COUNTER;
     } else if (r == &pebs_ctr_rules[sizeof(pebs_ctr_rules) / sizeof(pebs_ctr_rules[0]) - 1]) {
         e = pebs_event_counter(c, idx, evtsel); /* the generic PMC0-3 row */
         if (e)
             return e;
     }
+    /* formats 4+ (adaptive, or a guest without PEBS_BASELINE on such a core) */
+    if (c->pebs_format >= 4 && !((apebs_event_mask(apebs_class(cpu), evtsel) >> idx) & 1))
+        return DS_ERR_PMC_PEBS_EVENT_COUNTER;
     return DS_OK;
 }
 
@@ -782,13 +782,15 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask)
     return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v & ~mask) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
-/* Load latency with adaptive PEBS (SDM "Load Latency Performance
+/* Load latency with PEBS formats 4-6 (SDM "Load Latency Performance
  * Monitoring Facility", Ice Lake and later): threshold in MSR_PEBS_LD_LAT
  * 3F6H, PEBS on counter @idx through IA32_PEBS_ENABLE bit idx only: bits
- * 32+ enable fixed-counter PEBS on these parts (Linux intel_pmu_pebs_enable
- * sets LL_EN bit idx+32 only for x86_pmu.version < 5). The counter must be
- * one the uarch's load-latency event may use (apebs_rows). */
-static int ldlat_adaptive(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
+ * 32+ enable fixed-counter PEBS with adaptive PEBS (Linux
+ * intel_pmu_pebs_enable sets LL_EN bit idx+32 only for x86_pmu.version <
+ * 5), and a KVM guest without PEBS_BASELINE has no bit 32+ at all (KVM
+ * intel_pmu_refresh pebs_enable_mask: GP counters only). The counter must
+ * be one the uarch's load-latency event may use (apebs_rows). */
+static int ldlat_fmt4(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
 {
     unsigned cls = apebs_class(cpu);
     uint64_t ll = apebs_ll_event(cls), v;
@@ -815,8 +817,8 @@ int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
     if (e)
         return e;
     const struct ds_caps *c = &cpu->caps;
-    if (adaptive_pebs(c))
-        return ldlat_adaptive(cpu, idx, threshold);
+    if (c->pebs_format >= 4)
+        return ldlat_fmt4(cpu, idx, threshold);
     if (c->pebs_format < 1 || c->pebs_format > 3)
         return DS_ERR_PMC_NO_LDLAT;
     if (threshold < DS_PEBS_LDLAT_MIN || threshold > DS_PEBS_LDLAT_MAX)
