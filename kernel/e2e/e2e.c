@@ -933,7 +933,10 @@ static int program_lbr(void)
  * PMC0 samples (PEBS), PMC1 counts the same event from 0 without a PMI and
  * fixed counter 0 counts INST_RETIRED.ANY from 0; MSR_PEBS_DATA_CFG bit 4 with
  * GP mask PMC0|PMC1 (bits 47:32) and fixed mask fixed 0 (55:48) puts the three
- * values into every record. */
+ * values into every record. With PERF_CAPABILITIES.PERF_METRICS also bit 5:
+ * TOPDOWN.SLOTS (fixed 3, from 0) and IA32_PERF_METRICS (329H, set to
+ * CNTR_METRICS_SEED before the run) follow the counters. */
+#define CNTR_METRICS_SEED 0x0807060504030201ull
 #define CNTR_GP_MASK 0x3u
 #define CNTR_FIXED_MASK 0x1u
 #define CNTR_DATA_CFG (DS_PEBS_DATA_CFG_CNTRS | ((uint64_t)CNTR_GP_MASK << DS_PEBS_DATA_CFG_GP_SHIFT) | \
@@ -943,8 +946,11 @@ static int program_lbr(void)
 static bool cntr_program(const struct run_cfg *rc)
 {
     uint64_t sel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
+    bool met = E.cpu->caps.perf_metrics;
     return ds_pmc_gp_program(E.cpu, 1, sel, 0) == DS_OK &&
-           ds_pmc_fixed_program(E.cpu, 0, DS_FIXED_OS | DS_FIXED_USR, false, 0) == DS_OK;
+           ds_pmc_fixed_program(E.cpu, 0, DS_FIXED_OS | DS_FIXED_USR, false, 0) == DS_OK &&
+           (!met || (ds_pmc_fixed_program(E.cpu, 3, DS_FIXED_OS | DS_FIXED_USR, false, 0) == DS_OK &&
+                     ds_msr_write(E.cpu, 0x329, CNTR_METRICS_SEED) == DS_OK));
 }
 
 /* Every record carries the group with exactly the masks asked for, its size
@@ -954,13 +960,18 @@ static bool cntr_program(const struct run_cfg *rc)
  * period on hardware (skid and the PMI path count as well). */
 static void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
 {
-    uint32_t bad_mask = 0, bad_size = 0, bad_step = 0;
+    uint32_t bad_mask = 0, bad_size = 0, bad_step = 0, bad_met = 0;
     uint32_t want_size = ds_pebs_record_size(DS_PEBS_FMT_6, data_cfg);
+    bool met = (data_cfg & DS_PEBS_DATA_CFG_METRICS) != 0;
     for (uint32_t i = 0; i < E.npebs; i++) {
         const struct dsrec_pebs *r = &E.pebs[i];
         if (!(r->hdr & DSREC_ADAPTIVE_CNTRS) || r->cntr_gp_mask != CNTR_GP_MASK ||
-            r->cntr_fixed_mask != CNTR_FIXED_MASK || r->has_metrics)
+            r->cntr_fixed_mask != CNTR_FIXED_MASK || r->has_metrics != met)
             bad_mask++;
+        /* model: IA32_PERF_METRICS as written (it computes none), slots a period apart */
+        if (met && i && (E.model ? (r->metrics != CNTR_METRICS_SEED || r->slots - E.pebs[i - 1].slots != rc->period)
+                                 : r->slots - E.pebs[i - 1].slots < rc->period))
+            bad_met++;
         if ((r->hdr >> DSREC_ADAPTIVE_SIZE_SHIFT) != want_size)
             bad_size++;
         if (i) {
@@ -972,8 +983,12 @@ static void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
     }
     check(E.npebs > 1 && bad_mask == 0, "%s: all %u records carry the counters group of PMC0, PMC1 and fixed 0 (%u without)",
           rc->name, E.npebs, bad_mask);
-    check(bad_size == 0, "%s: record size %u = 32 + 32 + 144 + 16 + 3 * 8 (counters group counted; %u differ)",
-          rc->name, want_size, bad_size);
+    check(bad_size == 0, "%s: record size %u = 32 + 32 + 144 + 16 + 3 * 8%s (counters group counted; %u differ)",
+          rc->name, want_size, met ? " + 16 (slots, metrics)" : "", bad_size);
+    if (met)
+        check(E.npebs > 1 && bad_met == 0,
+              "%s: metrics in every record: slots (fixed 3) grow by %s%u, PERF_METRICS %s (%u off)", rc->name,
+              E.model ? "exactly " : "at least ", (unsigned)rc->period, E.model ? "as written" : "read", bad_met);
     check(E.npebs > 1 && bad_step == 0, "%s: PMC1 and fixed 0 grow by %s%u events from record to record (%u steps off)",
           rc->name, E.model ? "exactly " : "at least ", (unsigned)rc->period, bad_step);
 }
@@ -1008,7 +1023,7 @@ static void do_run(const struct run_cfg *rc)
             if (rc->adaptive_lbr && E.lbrm)
                 data_cfg |= DS_PEBS_DATACFG_LBRS | (7ull << DS_PEBS_DATACFG_LBR_SHIFT);
             if (rc->cntr)
-                data_cfg |= CNTR_DATA_CFG;
+                data_cfg |= CNTR_DATA_CFG | (caps->perf_metrics ? DS_PEBS_DATA_CFG_METRICS : 0);
         }
     }
 
@@ -1060,7 +1075,8 @@ static void do_run(const struct run_cfg *rc)
     e = use_ds ? ds_area_install(&E.ctx) : DS_OK;
     if (!need(e == DS_OK, "%s: ds_area_install (%s)", rc->name, ds_errname(e)))
         return;
-    uint64_t gctl = (rc->pebs && !E.nb ? 1u : 0u) | (rc->ctr_pmi ? 2u : 0u) | (rc->cntr ? CNTR_GCTL : 0u);
+    uint64_t gctl = (rc->pebs && !E.nb ? 1u : 0u) | (rc->ctr_pmi ? 2u : 0u) | (rc->cntr ? CNTR_GCTL : 0u) |
+                    ((data_cfg & DS_PEBS_DATA_CFG_METRICS) ? 1ull << 35 : 0u);   /* fixed 3: slots */
 
     struct ds_pmi_config pc;
     zero(&pc, sizeof pc);
@@ -1377,6 +1393,8 @@ out_uninstall:
         ds_pmc_gp_program(cpu, 1, 0, 0);
     if (rc->cntr)
         ds_pmc_fixed_program(cpu, 0, 0, false, 0);
+    if (rc->cntr && caps->perf_metrics)
+        ds_pmc_fixed_program(cpu, 3, 0, false, 0);
     if (rc->bts && E.ctx.bts_enabled)
         ds_bts_disable(&E.ctx);
     if (rc->freeze != DS_FREEZE_NONE && E.cpu->caps.perfmon_version >= 2) {

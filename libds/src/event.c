@@ -197,7 +197,7 @@ struct model_row {
     uint8_t uarch;
 };
 
-static const struct model_row models[] = {
+static const struct model_row uarch_models[] = {
     { 0x0F, DS_UARCH_CORE2 }, { 0x16, DS_UARCH_CORE2 }, { 0x17, DS_UARCH_CORE2 }, { 0x1D, DS_UARCH_CORE2 },
     { 0x1C, DS_UARCH_BONNELL }, { 0x26, DS_UARCH_BONNELL }, { 0x27, DS_UARCH_BONNELL },
     { 0x35, DS_UARCH_BONNELL }, { 0x36, DS_UARCH_BONNELL },
@@ -299,9 +299,9 @@ static enum ds_uarch uarch_family18(const struct ds_caps *c)
 
 static enum ds_uarch uarch_family6(const struct ds_caps *c)
 {
-    for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-        if (models[i].model == c->display_model)
-            return (enum ds_uarch)models[i].uarch;
+    for (size_t i = 0; i < sizeof(uarch_models) / sizeof(uarch_models[0]); i++)
+        if (uarch_models[i].model == c->display_model)
+            return (enum ds_uarch)uarch_models[i].uarch;
     for (size_t i = 0; i < sizeof(hybrids) / sizeof(hybrids[0]); i++)
         if (hybrids[i].model == c->display_model)
             return uarch_hybrid(c, &hybrids[i]);
