@@ -254,8 +254,9 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * CDH/02H only on PMC3 (Linux intel_snb_/ivb_/hsw_/skl_pebs_event_constraints).
  * Adaptive PEBS (formats 4-6), per core uarch (Linux intel_icl_/glc_/lnc_/
  * grt_pebs_event_constraints, flags clear): D0H..D4H on PMC0-3 (P-cores);
- * Ice Lake C0H/01H on no GP counter (fixed 0 only); Golden/Redwood Cove C0H
- * not on PMC0, CDH/01H PMC1-7, CDH/02H PMC0; Lion Cove CDH/01H PMC2-9,
+ * Ice Lake C0H/01H on no GP counter (fixed 0 only); Golden/Redwood Cove
+ * CDH/01H PMC1-7, CDH/02H PMC0 (Linux's C0H 0xfe row is not enforced yet,
+ * see pmc.c); Lion Cove CDH/01H PMC2-9,
  * CDH/02H PMC0-1; Gracemont/Crestmont/Skymont D0H/05H PMC0-1, D0H/06H
  * PMC0-3: else DS_ERR_PMC_PEBS_EVENT_COUNTER.
  * EVTSEL.INT must be clear (SDM: "Do NOT set INT").
