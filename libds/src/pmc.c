@@ -550,6 +550,8 @@ static int pebs_event_counter(const struct ds_caps *c, unsigned idx, uint64_t ev
  *  - intel_grt_pebs_event_constraints (Gracemont; Crestmont and Skymont
  *    through intel_pmu_init_grt / _skt): MEM_UOPS_RETIRED.LOAD_LATENCY
  *    05D0H 0x3, .STORE_LATENCY 06D0H 0xf.
+ *  - all three P-core lists: 0100H (INST_RETIRED.PREC_DIST pseudo-encoding)
+ *    on fixed counter 0 and 0400H (SLOTS) on fixed counter 3 only.
  * Rows match with EDGE/INV/CMASK/ANY clear (Linux puts X86_ALL_EVENT_FLAGS
  * in the constraint mask); anything else falls to PMU_FL_PEBS_ALL (the
  * counter table). Tremont and the architectural-PEBS cores have no row.
@@ -573,6 +575,8 @@ static unsigned apebs_class(const struct ds_cpu *cpu)
 struct apebs_row { uint8_t cls, ev_lo, ev_hi; int16_t umask; uint32_t gp; };
 static const struct apebs_row apebs_rows[] = {
     { AP_ICL, 0xC0, 0xC0, 0x01, 0x0 },   /* PREC_DIST: fixed counter 0 only */
+    { AP_BIG, 0x00, 0x00, 0x01, 0x0 },   /* 0100H INST_RETIRED.PREC_DIST: fixed 0 only */
+    { AP_BIG, 0x00, 0x00, 0x04, 0x0 },   /* 0400H SLOTS: fixed 3 only */
     { AP_ICL, 0xCD, 0xCD, 0x01, 0xFF },
     { AP_GLC, 0xCD, 0xCD, 0x01, 0xFE },
     { AP_GLC, 0xCD, 0xCD, 0x02, 0x1 },

@@ -254,6 +254,7 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * CDH/02H only on PMC3 (Linux intel_snb_/ivb_/hsw_/skl_pebs_event_constraints).
  * Adaptive PEBS (formats 4-6), per core uarch (Linux intel_icl_/glc_/lnc_/
  * grt_pebs_event_constraints, flags clear): D0H..D4H on PMC0-3 (P-cores);
+ * 00H/01H and 00H/04H (fixed-counter pseudo-encodings) on no GP counter;
  * Ice Lake C0H/01H on no GP counter (fixed 0 only); Golden/Redwood Cove
  * CDH/01H PMC1-7, CDH/02H PMC0 (Linux's C0H 0xfe row is not enforced yet,
  * see pmc.c); Lion Cove CDH/01H PMC2-9,
