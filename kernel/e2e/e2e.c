@@ -111,6 +111,7 @@ struct pinfo {
     uint64_t check_ip;  /* eventing IP if the format has it, else the IP field */
     bool next;          /* check_ip is the next instruction (trap-like) */
     bool has_mem;
+    bool mode64;        /* architectural PEBS: first fragment's header 64BIT_MODE [30] */
     uint64_t data_addr;
 };
 
@@ -612,6 +613,7 @@ static int pebs_sink(void *arg, const struct ds_pebs_sample *s)
     if (!evip && (s->fmt == DS_PEBS_FMT_NB32 || s->fmt == DS_PEBS_FMT_NB64 || s->fmt == DS_PEBS_FMT_0))
         E.pinfo[i].next = true;
     E.pinfo[i].has_mem = (s->present & DS_SAMPLE_MEM) != 0;
+    E.pinfo[i].mode64 = s->fmt == DS_PEBS_FMT_ARCH && (s->header & DS_APEBS_HDR_MODE64);
     E.pinfo[i].data_addr = s->data_addr;
     return 0;
 }
@@ -1496,17 +1498,24 @@ static void apebs_checks(const struct run_cfg *rc, uint64_t events, uint64_t exp
         check(got + 2 + expect / 4 >= expect && got <= expect + 2 + expect / 4,
               "%s: %u architectural PEBS samples ~ %u events / period %u = %u (hardware tolerance)", rc->name,
               (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect);
-    uint32_t inr = 0, arch = 0, mem_ok = 0, mem_n = 0;
+    uint32_t inr = 0, arch = 0, mem_ok = 0, mem_n = 0, m64 = 0;
     uint64_t ret_to = ret_to_of_run(), b = (uintptr_t)E.chase_arr;
     for (uint32_t i = 0; i < E.npebs; i++) {
         inr += ip_ok(i, ret_to);
         arch += E.pebs[i].fmt == DSREC_PEBS_ARCH;
+        m64 += E.pinfo[i].mode64;
         if (rc->loads && E.pinfo[i].has_mem) {
             mem_n++;
             mem_ok += E.pinfo[i].data_addr >= b && E.pinfo[i].data_addr < b + sizeof E.chase_arr;
         }
     }
     check(arch == E.npebs, "%s: %u of %u records are architectural (fmt=arch)", rc->name, arch, E.npebs);
+    /* The header's 64BIT_MODE says the record was taken in 64-bit mode (Linux
+     * struct arch_pebs_header mode:1 at 30): every record on the x86_64
+     * kernel, none on the i386 kernel (protected mode, the 32-bit path). */
+    uint32_t m64_want = sizeof(void *) == 8 ? E.npebs : 0;
+    check(m64 == m64_want, "%s: %u of %u records with header 64BIT_MODE set (%u expected on this %s kernel)",
+          rc->name, m64, E.npebs, m64_want, sizeof(void *) == 8 ? "x86_64" : "i386");
     check(E.npebs > 0 && (E.model ? inr == E.npebs : inr * 4 >= E.npebs * 3), "%s: %u of %u sampled IPs inside %s",
           rc->name, inr, E.npebs, wl_name(rc->wl));
     if (mem_n)

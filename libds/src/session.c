@@ -287,6 +287,31 @@ static int pick_apebs(struct ds_session *s, struct ds_session_req *r, const stru
     return DS_ERR_SESSION_NO_COUNTER;
 }
 
+/* Front-end tagging (SDM "Tagging Mechanism for Front_end_event"): the
+ * upstream event (uop_type TAGLOADS / TAGSTORES) tags the uops the counted
+ * front_end_event then sees. Only its ESCR is written, with Tag Enable: it
+ * drives no counter (ds_nb_assign picks one to check the pairing; it is
+ * not programmed). The ESCR is marked allocated. */
+static int pick_nb_tag(struct ds_session *s, struct ds_session_req *r, const struct ds_event_desc *d)
+{
+    struct ds_nb_request q = r->nbq;
+    q.mask = 0;
+    int e = ds_nb_event_find(d->nb_tag_event, &q.event);
+    if (!e)
+        e = ds_nb_mask_parse(q.event, d->nb_tag_mask ? d->nb_tag_mask : "", &q.mask);
+    if (e)
+        return e;
+    q.escr = q.counter = -1;
+    q.pebs = q.pmi = false;
+    q.tag_enable = true;
+    struct ds_nb_alloc a = s->nba;
+    a.escr_used |= 1ull << r->nbas.escr; /* the counted event's own ESCR */
+    a.counter_used |= 1u << r->nbas.counter;
+    e = ds_nb_assign(&a, &q, &r->nbtag);
+    r->nb_tagged = e == DS_OK;
+    return e;
+}
+
 /* NetBurst request: event and mask by name through the tables, counter
  * through the allocator (pure ds_nb_assign; marked allocated in s->nba). */
 static int pick_nb(struct ds_session *s, struct ds_session_req *r, const struct ds_event_desc *d, bool pebs)
@@ -307,6 +332,8 @@ static int pick_nb(struct ds_session *s, struct ds_session_req *r, const struct 
     q.pmi = !pebs;
     e = ds_nb_assign(&s->nba, &q, &r->nbas);
     r->nbq = q;
+    if (!e && d->nb_tag_event)
+        e = pick_nb_tag(s, r, d);
     if (e == DS_ERR_NB_NO_FREE || e == DS_ERR_NB_COUNTER_BUSY || e == DS_ERR_NB_ESCR_BUSY)
         return DS_ERR_SESSION_NO_COUNTER;
     if (e == DS_ERR_NB_PEBS_EVENT)
@@ -488,6 +515,8 @@ int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *
     if (r.how == DS_HOW_NB_PEBS || r.how == DS_HOW_NB_OVERFLOW) {
         s->nba.escr_used |= 1ull << r.nbas.escr;
         s->nba.counter_used |= 1u << r.nbas.counter;
+        if (r.nb_tagged)
+            s->nba.escr_used |= 1ull << r.nbtag.escr;
     }
     s->req[s->nreq] = r;
     if (out_id)
@@ -625,6 +654,8 @@ static int save_req(struct ds_session *s, const struct ds_session_req *r)
             e = save1(s, r->nbas.escr_msr, r->nbas.escr_msr);
         if (!e)
             e = save1(s, r->nbas.counter_msr, r->nbas.counter_msr);
+        if (!e && r->nb_tagged)
+            e = save1(s, r->nbtag.escr_msr, r->nbtag.escr_msr);
         return e;
     case DS_HOW_APEBS: {
         uint32_t m = ds_arch_pebs_cfg_c_msr(r->kind, r->idx);
@@ -806,6 +837,8 @@ static int program_req(struct ds_session *s, struct ds_session_req *r)
         if (e)
             return e;
         s->nb_live = true;
+        if (r->nb_tagged && ds_msr_write(cpu, r->nbtag.escr_msr, r->nbtag.escr_val))
+            return DS_ERR_MSR_FAULT;
         if (r->how == DS_HOW_NB_OVERFLOW)
             return DS_OK;
         /* NetBurst: the DS reset slot of the PEBS counter is its start (e2e do_run) */
@@ -1022,6 +1055,8 @@ static int unwind(struct ds_session *s)
             if (s->req[i].how == DS_HOW_NB_PEBS || s->req[i].how == DS_HOW_NB_OVERFLOW) {
                 s->nba.escr_used |= 1ull << s->req[i].nbas.escr;
                 s->nba.counter_used |= 1u << s->req[i].nbas.counter;
+                if (s->req[i].nb_tagged)
+                    s->nba.escr_used |= 1ull << s->req[i].nbtag.escr;
             }
     }
     s->state = DS_SESSION_READY;
@@ -1116,6 +1151,8 @@ int ds_session_stop(struct ds_session *s)
             KEEP(ds_pmc_gp_program(s->cpu, r->idx, 0, r->start)); /* v1: EVTSEL.EN off */
         if (r->how == DS_HOW_NB_PEBS || r->how == DS_HOW_NB_OVERFLOW)
             KEEP(ds_nb_release(s->cpu, &s->nba, &r->nbas));
+        if (r->nb_tagged)
+            KEEP(ds_msr_write(s->cpu, r->nbtag.escr_msr, 0) ? DS_ERR_MSR_FAULT : DS_OK);
         if (r->how == DS_HOW_NB_PEBS)
             KEEP(ds_nb_replay_untag(s->cpu));
     }

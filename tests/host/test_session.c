@@ -604,6 +604,19 @@ static void test_generic(void)
     CHECK_EQ(fp_get(&F, cccr) >> 31 & 1, 0, "CCCR.OVF cleared");
     CHECK_EQ(fp_get(&F, ctr), 0x10000000000ull - 1000, "counter reloaded with 2^40 - period");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    /* loads: front_end_event NBOGUS counts uops the upstream uop_type
+     * TAGLOADS tagged (SDM front-end tagging): RAT_ESCR0 (3BCH) = event 02H
+     * [30:25], TAGLOADS mask bit 1 (ESCR bit 10), Tag Enable 4, T0_OS 3,
+     * T0_USR 2; no counter for it */
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "NetBurst loads (overflow)");
+    CHECK(S.req[0].nb_tagged && S.req[0].nbtag.escr_msr == 0x3BC, "upstream tagging on RAT_ESCR0");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3BC), 0x0400041Cu, "RAT_ESCR0 = uop_type TAGLOADS, Tag Enable");
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
+    CHECK_EQ(fp_get(&F, 0x3BC), 0, "tagging off at stop");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
 /* --- PMI dispatch ------------------------------------------------------------ */
