@@ -155,15 +155,6 @@ static const struct known KNOWN[] = {
     /* perfmon haswell_core.json MEM_TRANS_RETIRED.LOAD_LATENCY_* "Counter": "3"; libds uses PMC0
      * (Linux intel_hsw_pebs_event_constraints allows 0xf: the sources disagree) */
     { DSM_HASWELL, G_LL, M_LDLAT, 'z', 0, "CDH/01H programmed on PMC0, perfmon: PMC3 only" },
-    /* load latency with adaptive PEBS (format 4+): libds refuses */
-    { DSM_ICELAKE, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
-    { DSM_SAPPHIRERAPIDS, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
-    { DSM_GRANITERAPIDS, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
-    { DSM_LUNARLAKE, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
-    { DSM_ALDERLAKE_P, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
-    { DSM_ALDERLAKE_E, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_UOPS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
-    { DSM_LUNARLAKE_E, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_UOPS_RETIRED.LOAD_LATENCY with adaptive PEBS" },
-    { DSM_KVM_SPR, G_LL, M_LDLAT, 'a', DS_ERR_SESSION_NO_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY with PEBS format 5" },
 };
 static unsigned known_hits;
 
