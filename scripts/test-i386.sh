@@ -33,8 +33,14 @@ for s in "$here"/libds/src/*.c; do
   "$cc" "${flags[@]}" -c -o "$o" "$s"
   objs+=("$o")
 done
+# test_event reads the real CPUID dumps through libds/tools/cpuid_dump.c
+# (SKIP inside the test when ../shared/cpuid is absent).
+dumps=$here/../shared/cpuid
+[ -d "$dumps" ] || dumps=$here/../../shared/cpuid
+"$cc" "${flags[@]}" -I"$here/libds/tools" -c -o "$b/cpuid_dump.o" "$here/libds/tools/cpuid_dump.c"
 for t in "$here"/tests/host/test_*.c; do
-  "$cc" "${flags[@]}" -o "$b/$(basename "$t" .c)" "$t" "${objs[@]}"
+  "$cc" "${flags[@]}" -I"$here/libds/tools" -DDS_CPUID_DUMP_DIR="\"$dumps\"" -o "$b/$(basename "$t" .c)" "$t" \
+    "${objs[@]}" "$b/cpuid_dump.o"
 done
 "$cc" "${flags[@]}" -o "$b/fuzz_drain" "$here"/tests/fuzz/fuzz_{main,drain,targets}.c "$here/tests/i386/fuzz_rand_main.c" "${objs[@]}"
 fail=0

@@ -101,7 +101,8 @@ static void raw_putc(char c)
  * in its own line buffer and goes out a whole line at a time under the
  * console lock, so lines of different CPUs never interleave mid-line. A
  * character printed while this CPU holds the lock (an NMI during its own
- * flush) goes out at once. */
+ * flush) goes out at once; an NMI that prints while its CPU is building a
+ * line lands in that line (the e2e PMI handler prints nothing). */
 #define LINE_MAX_CHARS 4095 /* > the longest DSLOG line (docs/records.md: about 2.6 KB) */
 static struct k_spin out_lock;
 static volatile bool line_mode;

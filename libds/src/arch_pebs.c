@@ -67,6 +67,12 @@ int ds_arch_pebs_detect(const struct ds_cpu *cpu, struct ds_arch_pebs_caps *out)
 
 /* --- Buffer --------------------------------------------------------------------- */
 
+/* The largest buffer is the one IA32_PEBS_INDEX's write offset can address
+ * (ds/arch_pebs.h: the BASE size-code width is not documented). */
+_Static_assert(((uint64_t)DS_APEBS_PAGE << DS_APEBS_SIZE_CODE_MAX) ==
+                   ((DS_APEBS_INDEX_WR_MASK >> DS_APEBS_INDEX_WR_SHIFT) + 1) * DS_APEBS_UNIT,
+               "size code maximum = INDEX write-offset reach");
+
 /* Buffer checks of ds_arch_pebs_setup (after detection). */
 static int check_buffer(const struct ds_arch_pebs_config *cfg, uint8_t pbits, uint64_t *out_bytes,
                         uint64_t *out_thresh)
@@ -330,20 +336,65 @@ static uint32_t lbr_group(const unsigned char *q, uint32_t room, uint64_t hdr, s
     return DS_APEBS_LBR_HDR_BYTES + (uint32_t)n * DS_APEBS_LBR_ENTRY_BYTES;
 }
 
+/* Vector-register group (XER header + the parts the header names, in the
+ * order XMM, YMMH, OPMASK, ZMMH, H16ZMM: Linux setup_arch_pebs_sample_data
+ * with the vector series, struct arch_pebs_xer_header / arch_pebs_xmm /
+ * _ymmh / _opmask / _zmmh / _h16zmm). @room: bytes from q to the fragment
+ * end. Returns the group size; 0 if it does not fit (*e REC_SIZE) or is not
+ * 8-byte aligned (*e REC_ALIGN). */
+static uint32_t vecr_group(const unsigned char *q, uint32_t room, uint64_t h, struct ds_pebs_sample *s, int *e)
+{
+    static const uint64_t bit[5] = { DS_APEBS_HDR_XMM, DS_APEBS_HDR_YMMH, DS_APEBS_HDR_OPMASK, DS_APEBS_HDR_ZMMH,
+                                     DS_APEBS_HDR_H16ZMM };
+    static const uint32_t len[5] = { DS_APEBS_XMM_BYTES, DS_APEBS_YMMH_BYTES, DS_APEBS_OPMASK_BYTES,
+                                     DS_APEBS_ZMMH_BYTES, DS_APEBS_H16ZMM_BYTES };
+    static const uint32_t flag[5] = { DS_SAMPLE_XMM, DS_SAMPLE_YMMH, DS_SAMPLE_OPMASK, DS_SAMPLE_ZMMH,
+                                      DS_SAMPLE_H16ZMM };
+    uint32_t total = DS_APEBS_XER_BYTES;
+    for (unsigned i = 0; i < 5; i++)
+        total += (h & bit[i]) ? len[i] : 0;
+    *e = DS_ERR_APEBS_REC_SIZE;
+    if (total > room)
+        return 0;
+    *e = DS_ERR_APEBS_REC_ALIGN;
+    if ((uintptr_t)q & 7u)
+        return 0;
+    s->xstate = ds__ld64(q);
+    const unsigned char *v = q + DS_APEBS_XER_BYTES;
+    for (unsigned i = 0; i < 5; i++) {
+        if (!(h & bit[i]))
+            continue;
+        const void *at = v;
+        if (i == 0)
+            s->xmm = at;
+        else if (i == 1)
+            s->ymmh = at;
+        else if (i == 2)
+            s->opmask = at;
+        else if (i == 3)
+            s->zmmh = at;
+        else
+            s->h16zmm = at;
+        s->present |= flag[i];
+        v += len[i];
+    }
+    return total;
+}
+
 /*
  * The groups of one fragment p[0, sz) (sz >= 16, inside the bytes), in
- * the order of setup_arch_pebs_sample_data: basic, aux, GPR, XER+XMM, LBR,
- * counters. Every group is checked to lie inside the fragment before it is
- * read. Returns DS_OK, DS_ERR_APEBS_REC_SIZE or DS_ERR_APEBS_REC_ALIGN.
+ * the order of setup_arch_pebs_sample_data: basic, aux, GPR, vector
+ * registers, LBR, counters. Every group is checked to lie inside the
+ * fragment before it is read. Returns DS_OK, DS_ERR_APEBS_REC_SIZE or
+ * DS_ERR_APEBS_REC_ALIGN.
  */
-static int frag_groups(const unsigned char *p, uint32_t sz, struct ds_pebs_sample *s, bool *skipped)
+static int frag_groups(const unsigned char *p, uint32_t sz, struct ds_pebs_sample *s)
 {
     uint64_t h = ds__ld64(p);
     uint32_t at = DS_APEBS_HDR_BYTES;
-    const uint64_t fixed[4] = { DS_APEBS_HDR_BASIC, DS_APEBS_HDR_AUX, DS_APEBS_HDR_GPR, DS_APEBS_HDR_XMM };
-    const uint32_t len[4] = { DS_APEBS_BASIC_BYTES, DS_APEBS_AUX_BYTES, DS_APEBS_GPR_BYTES,
-                              DS_APEBS_XER_BYTES + DS_APEBS_XMM_BYTES };
-    for (unsigned g = 0; g < 4; g++) {
+    const uint64_t fixed[3] = { DS_APEBS_HDR_BASIC, DS_APEBS_HDR_AUX, DS_APEBS_HDR_GPR };
+    const uint32_t len[3] = { DS_APEBS_BASIC_BYTES, DS_APEBS_AUX_BYTES, DS_APEBS_GPR_BYTES };
+    for (unsigned g = 0; g < 3; g++) {
         if (!(h & fixed[g]))
             continue;
         if (len[g] > sz - at)
@@ -353,19 +404,16 @@ static int frag_groups(const unsigned char *p, uint32_t sz, struct ds_pebs_sampl
             basic_group(q, s);
         else if (g == 1)
             aux_group(q, s);
-        else if (g == 2)
+        else
             gpr_group(q, s);
-        else {
-            if ((uintptr_t)(q + DS_APEBS_XER_BYTES) & 7u)
-                return DS_ERR_APEBS_REC_ALIGN;
-            s->xmm = (const struct ds_pebs_xmms *)(const void *)(q + DS_APEBS_XER_BYTES);
-            s->present |= DS_SAMPLE_XMM;
-        }
         at += len[g];
     }
-    if (h & DS_APEBS_HDR_VEC_UNKNOWN) { /* layout not known: stop here */
-        *skipped = true;
-        return DS_OK;
+    if (h & DS_APEBS_HDR_VECR) {
+        int e;
+        uint32_t n = vecr_group(p + at, sz - at, h, s, &e);
+        if (!n)
+            return e;
+        at += n;
     }
     if (h & DS_APEBS_HDR_LBR) {
         if ((uintptr_t)(p + at) & 7u)
@@ -399,7 +447,7 @@ static void clear_sample(struct ds_pebs_sample *s)
         b[i] = 0;
 }
 
-static int record(const unsigned char *p, uint32_t avail, struct ds_pebs_sample *s, uint32_t *used, bool *skipped)
+static int record(const unsigned char *p, uint32_t avail, struct ds_pebs_sample *s, uint32_t *used)
 {
     clear_sample(s);
     s->fmt = DS_PEBS_FMT_ARCH;
@@ -420,7 +468,7 @@ static int record(const unsigned char *p, uint32_t avail, struct ds_pebs_sample 
                 orphan = DS_ERR_APEBS_NO_BASIC; /* Linux: "1st fragment or single record must have basic group" */
         }
         if (!orphan) {
-            int e = frag_groups(p + at, sz, s, skipped);
+            int e = frag_groups(p + at, sz, s);
             if (e)
                 return e;
         }
@@ -442,9 +490,8 @@ int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *ou
     if (!rec || !out)
         return DS_ERR_NULL;
     uint32_t used = 0;
-    bool skipped = false;
     /* Bytes past 4 GiB are never looked at (a buffer holds at most 128 MiB). */
-    int e = record(rec, avail > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)avail, out, &used, &skipped);
+    int e = record(rec, avail > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)avail, out, &used);
     if (out_consumed && (e == DS_OK || e == DS_ERR_APEBS_NO_BASIC))
         *out_consumed = used;
     return e;
@@ -462,14 +509,11 @@ static void walk(const unsigned char *mem, uint32_t at, uint32_t top, struct ds_
 {
     while (at < top) {
         uint32_t used = 0;
-        bool skipped = false;
-        int e = record(mem + at, top - at, s, &used, &skipped);
+        int e = record(mem + at, top - at, s, &used);
         st->present++;
         if (!sink)
             st->lost_race++;
         else if (e == DS_OK) {
-            if (skipped)
-                st->anomalies |= DS_DRAIN_APEBS_SKIPPED;
             if (sink(arg, s) == 0)
                 st->records++;
             else

@@ -82,7 +82,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMC_PEBS_COUNTER, "PEBS not supported on this counter"),
     ROW(DS_ERR_PMC_PEBS_EVENT, "event is not PEBS-capable on this processor"),
     ROW(DS_ERR_PMC_PEBS_INT, "EVTSEL.INT must be clear on a PEBS counter"),
-    ROW(DS_ERR_PMC_NO_LDLAT, "load-latency PEBS not supported by this PEBS format"),
+    ROW(DS_ERR_PMC_NO_LDLAT, "load-latency PEBS not supported by this PEBS format or core"),
     ROW(DS_ERR_PMC_LDLAT_RANGE, "load-latency threshold outside 3..65535"),
     ROW(DS_ERR_PMC_NO_ADAPTIVE, "adaptive PEBS not supported (needs PEBS format 4+ and PEBS_BASELINE)"),
     ROW(DS_ERR_PMC_NO_PEBS_FMT, "PEBS not advertised or PEBS format unknown"),

@@ -25,10 +25,12 @@
  *  - cycles: no PEBS anywhere (Linux samples cycles:p through an
  *    INST_RETIRED alias with INV/CMASK 16, not encoded here).
  *  - Load latency (ll_evsel/ll_umask): only where pmc.h ds_pmc_pebs_ldlat
- *    drives it (PEBS formats 1-3: Nehalem .. Skylake). Ice Lake and later
- *    have MEM_TRANS_RETIRED.LOAD_LATENCY_GT_* CDH/01H (E-cores
- *    MEM_UOPS_RETIRED.LOAD_LATENCY_GT_* D0H/05H) but libds does not drive
- *    adaptive load latency (DS_ERR_PMC_NO_LDLAT), so those rows say 0/0.
+ *    drives it: PEBS formats 1-3 (Nehalem .. Skylake) and the adaptive
+ *    cores pmc.c knows the load-latency event of: Ice Lake, Golden/Redwood/
+ *    Lion Cove MEM_TRANS_RETIRED.LOAD_LATENCY CDH/01H, Gracemont/Crestmont/
+ *    Skymont MEM_UOPS_RETIRED.LOAD_LATENCY D0H/05H (Linux core.c mem-loads
+ *    "event=0xcd,umask=0x1,ldlat=3" / "event=0xd0,umask=0x5,ldlat=3").
+ *    Tremont and the architectural-PEBS cores say 0/0.
  *  - Bonnell has no retired-load or retired-store event (perfmon
  *    BNL/events/bonnell_core.json; L1D_CACHE.LD/ST 40H/A1H, A2H count L1
  *    cache accesses, which Linux uses for L1-dcache-loads): DS_ERR_EVENT_NONE.
@@ -64,20 +66,20 @@
 #define CYC(u, src) R(u, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.THREAD_P", src)
 
 /* The six rows of an Ice Lake-style P-core (PEBS format 4+ or arch PEBS). */
-#define BIGCORE(u, json)                                                                          \
+#define BIGCORE(u, lle, llu, json)                                                                        \
     R(u, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, "INST_RETIRED.ANY_P", json " INST_RETIRED.ANY (fixed 0) and _ANY_P: Precise 1"), \
     R(u, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", json " Precise 1"),   \
     R(u, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", json " Precise 1"),   \
-    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, 0, 0, "MEM_INST_RETIRED.ALL_LOADS", json " Precise 1; Linux L1D read access"), \
+    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, lle, llu, "MEM_INST_RETIRED.ALL_LOADS", json " Precise 1; Linux L1D read access"), \
     R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, "MEM_INST_RETIRED.ALL_STORES", json " Precise 1; Linux L1D write access"), \
     CYC(u, json " CPU_CLK_UNHALTED.THREAD_P (fixed 1 CPU_CLK_UNHALTED.THREAD): Precise 0")
 
 /* The six rows of a Tremont-or-later E-core (adaptive or arch PEBS). */
-#define SMALLCORE(u, json)                                                                        \
+#define SMALLCORE(u, lle, llu, json)                                                                      \
     R(u, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, "INST_RETIRED.ANY_P", json " INST_RETIRED.ANY (fixed 0) and _ANY_P: PEBS"), \
     R(u, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", json " PEBS"),        \
     R(u, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", json " PEBS"),        \
-    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, 0, 0, "MEM_UOPS_RETIRED.ALL_LOADS", json " PEBS"),          \
+    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, lle, llu, "MEM_UOPS_RETIRED.ALL_LOADS", json " PEBS"),      \
     R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, "MEM_UOPS_RETIRED.ALL_STORES", json " PEBS"),         \
     R(u, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", json " PEBS 0")
 
@@ -156,7 +158,7 @@ static const struct ds_event_desc table[] = {
     R(DS_UARCH_GOLDMONT_PLUS, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, "MEM_UOPS_RETIRED.ALL_STORES", "goldmontplus_core.json PEBS 2"),
     R(DS_UARCH_GOLDMONT_PLUS, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", "goldmontplus_core.json PEBS 0"),
 
-    SMALLCORE(DS_UARCH_TREMONT, "perfmon EHL/events/elkhartlake_core.json, SNR/events/snowridgex_core.json"),
+    SMALLCORE(DS_UARCH_TREMONT, 0, 0, "perfmon EHL/events/elkhartlake_core.json, SNR/events/snowridgex_core.json"),
 
     /* Nehalem/Westmere: perfmon NHM-EP/events/NehalemEP_core.json,
      * WSM-EP-SP/events/WestmereEP-SP_core.json; Linux ds.c
@@ -171,16 +173,16 @@ static const struct ds_event_desc table[] = {
     SNB_HSW_SKL(DS_UARCH_SANDYBRIDGE, "perfmon SNB/events/sandybridge_core.json, IVB/events/ivybridge_core.json", "MEM_UOPS_RETIRED"),
     SNB_HSW_SKL(DS_UARCH_HASWELL, "perfmon HSW/events/haswell_core.json, BDW/events/broadwell_core.json", "MEM_UOPS_RETIRED"),
     SNB_HSW_SKL(DS_UARCH_SKYLAKE, "perfmon SKL/events/skylake_core.json, SKX/events/skylakex_core.json", "MEM_INST_RETIRED"),
-    BIGCORE(DS_UARCH_ICELAKE, "perfmon ICL/events/icelake_core.json, ICX/events/icelakex_core.json"),
-    BIGCORE(DS_UARCH_GOLDENCOVE, "perfmon SPR/events/sapphirerapids_core.json, ADL/events/alderlake_goldencove_core.json"),
-    SMALLCORE(DS_UARCH_GRACEMONT, "perfmon ADL/events/alderlake_gracemont_core.json"),
-    BIGCORE(DS_UARCH_REDWOODCOVE, "perfmon MTL/events/meteorlake_redwoodcove_core.json, GNR/events/graniterapids_core.json"),
-    SMALLCORE(DS_UARCH_CRESTMONT, "perfmon MTL/events/meteorlake_crestmont_core.json, SRF/events/sierraforest_core.json"),
-    BIGCORE(DS_UARCH_LIONCOVE, "perfmon LNL/events/lunarlake_lioncove_core.json, ARL/events/arrowlake_lioncove_core.json"),
-    SMALLCORE(DS_UARCH_SKYMONT, "perfmon LNL/events/lunarlake_skymont_core.json, ARL/events/arrowlake_skymont_core.json"),
-    BIGCORE(DS_UARCH_COUGARCOVE, "perfmon PTL/events/pantherlake_cougarcove_core.json"),
-    SMALLCORE(DS_UARCH_DARKMONT, "perfmon PTL/events/pantherlake_darkmont_core.json, CWF/events/clearwaterforest_core.json"),
-    BIGCORE(DS_UARCH_COYOTECOVE, "perfmon NVL/events/novalake_coyotecove_core.json V1.00"),
+    BIGCORE(DS_UARCH_ICELAKE, 0xCD, 0x01, "perfmon ICL/events/icelake_core.json, ICX/events/icelakex_core.json"),
+    BIGCORE(DS_UARCH_GOLDENCOVE, 0xCD, 0x01, "perfmon SPR/events/sapphirerapids_core.json, ADL/events/alderlake_goldencove_core.json"),
+    SMALLCORE(DS_UARCH_GRACEMONT, 0xD0, 0x05, "perfmon ADL/events/alderlake_gracemont_core.json"),
+    BIGCORE(DS_UARCH_REDWOODCOVE, 0xCD, 0x01, "perfmon MTL/events/meteorlake_redwoodcove_core.json, GNR/events/graniterapids_core.json"),
+    SMALLCORE(DS_UARCH_CRESTMONT, 0xD0, 0x05, "perfmon MTL/events/meteorlake_crestmont_core.json, SRF/events/sierraforest_core.json"),
+    BIGCORE(DS_UARCH_LIONCOVE, 0xCD, 0x01, "perfmon LNL/events/lunarlake_lioncove_core.json, ARL/events/arrowlake_lioncove_core.json"),
+    SMALLCORE(DS_UARCH_SKYMONT, 0xD0, 0x05, "perfmon LNL/events/lunarlake_skymont_core.json, ARL/events/arrowlake_skymont_core.json"),
+    BIGCORE(DS_UARCH_COUGARCOVE, 0, 0, "perfmon PTL/events/pantherlake_cougarcove_core.json"),
+    SMALLCORE(DS_UARCH_DARKMONT, 0, 0, "perfmon PTL/events/pantherlake_darkmont_core.json, CWF/events/clearwaterforest_core.json"),
+    BIGCORE(DS_UARCH_COYOTECOVE, 0, 0, "perfmon NVL/events/novalake_coyotecove_core.json V1.00"),
     /* Arctic Wolf: novalake_arcticwolf_core.json V1.00 publishes no retired
      * load or store event: loads/stores are DS_ERR_EVENT_NONE until it does. */
     R(DS_UARCH_ARCTICWOLF, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, "INST_RETIRED.ANY_P", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 INST_RETIRED.ANY (fixed 0) and _ANY_P: Precise 1"),
@@ -195,7 +197,7 @@ struct model_row {
     uint8_t uarch;
 };
 
-static const struct model_row models[] = {
+static const struct model_row uarch_models[] = {
     { 0x0F, DS_UARCH_CORE2 }, { 0x16, DS_UARCH_CORE2 }, { 0x17, DS_UARCH_CORE2 }, { 0x1D, DS_UARCH_CORE2 },
     { 0x1C, DS_UARCH_BONNELL }, { 0x26, DS_UARCH_BONNELL }, { 0x27, DS_UARCH_BONNELL },
     { 0x35, DS_UARCH_BONNELL }, { 0x36, DS_UARCH_BONNELL },
@@ -297,9 +299,9 @@ static enum ds_uarch uarch_family18(const struct ds_caps *c)
 
 static enum ds_uarch uarch_family6(const struct ds_caps *c)
 {
-    for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-        if (models[i].model == c->display_model)
-            return (enum ds_uarch)models[i].uarch;
+    for (size_t i = 0; i < sizeof(uarch_models) / sizeof(uarch_models[0]); i++)
+        if (uarch_models[i].model == c->display_model)
+            return (enum ds_uarch)uarch_models[i].uarch;
     for (size_t i = 0; i < sizeof(hybrids) / sizeof(hybrids[0]); i++)
         if (hybrids[i].model == c->display_model)
             return uarch_hybrid(c, &hybrids[i]);

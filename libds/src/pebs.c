@@ -14,6 +14,7 @@ int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum 
 {
     if (!cpu || !out_fmt)
         return DS_ERR_NULL;
+    *out_fmt = DS_PEBS_FMT_NONE; /* on every error (contract) */
     if (layout != DS_LAYOUT_32 && layout != DS_LAYOUT_64)
         return DS_ERR_INVAL;
     if (!cpu->identified)
@@ -183,6 +184,11 @@ static inline __attribute__((always_inline)) void clear_rest(struct ds_pebs_samp
     s->lbr = NULL;
     s->ssp = 0;
     s->fragments = 0;
+    s->xstate = 0;
+    s->ymmh = NULL;
+    s->opmask = NULL;
+    s->zmmh = NULL;
+    s->h16zmm = NULL;
 }
 
 static void clear_sample(struct ds_pebs_sample *s)

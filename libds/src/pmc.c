@@ -6,6 +6,7 @@
  */
 #include <ds/pmc.h>
 #include <ds/pebs.h>
+#include <ds/event.h>
 #include "internal.h"
 
 #if DS_CONFIG_PMC
@@ -421,8 +422,8 @@ static int check_pebs(const struct ds_cpu *cpu)
  *    (Nehalem..Skylake): PMC0-3; adaptive (4-6 + baseline, Linux
  *    PMU_FL_PEBS_ALL): GP 0-7 (fmt 4) or 0-31 (fmts 5, 6) and the fixed
  *    counters (counter-reset slots; Linux MAX_PEBS_EVENTS_FMT4).
- * Per-event constraints beyond format 0 (e.g. Skylake PREC_DIST on PMC1)
- * are not modelled: the hardware then counts without precise distribution.
+ * Per-event constraints: Nehalem/Westmere (nhm_pebs_event), Sandy Bridge
+ * .. Skylake (pebs_event_counter), adaptive formats (apebs_rows).
  */
 struct pebs_ctr_rule {
     uint8_t model;          /* family-6 DisplayModel; 0 = any model */
@@ -528,6 +529,86 @@ static int pebs_event_counter(const struct ds_caps *c, unsigned idx, uint64_t ev
     if (snb_ivb && ev == 0xCD && (um == 0x01 || um == 0x02) && !fl)
         return idx == 3 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
     return DS_OK;
+}
+
+/*
+ * Per-event counter constraints of adaptive PEBS (formats 4-6 with
+ * PEBS_BASELINE), per core microarchitecture (ds_uarch_of: DisplayModel,
+ * hybrid core type). Linux ds.c:
+ *  - intel_icl_pebs_event_constraints (Ice Lake/Tiger/Rocket Lake):
+ *    INST_RETIRED.PREC_DIST 01C0H only on fixed counter 0 (no GP counter);
+ *    MEM_TRANS_RETIRED.LOAD_LATENCY 01CDH (INTEL_PLD_CONSTRAINT) 0xff;
+ *    MEM_INST_RETIRED D0H and MEM_LOAD_*_RETIRED D1H..D4H (DATALA) 0xf.
+ *  - intel_glc_pebs_event_constraints (Golden/Raptor Cove, Redwood Cove):
+ *    01CDH PLD 0xfe, 02CDH MEM_TRANS_RETIRED.STORE_SAMPLE
+ *    (INTEL_PSD_CONSTRAINT) 0x1, D0H..D4H 0xf. Its INST_RETIRED C0H (any
+ *    unit mask) 0xfe row is NOT enforced yet: the test kernel
+ *    (kernel/e2e/e2e.c do_run) samples C0H/00H with PEBS on PMC0 on the
+ *    alderlake_p profile; enforcing it needs that flow to pick a counter.
+ *  - intel_lnc_pebs_event_constraints (Lion Cove): 01CDH 0x3fc, 02CDH 0x3,
+ *    D0H..D4H 0xf.
+ *  - intel_grt_pebs_event_constraints (Gracemont; Crestmont and Skymont
+ *    through intel_pmu_init_grt / _skt): MEM_UOPS_RETIRED.LOAD_LATENCY
+ *    05D0H 0x3, .STORE_LATENCY 06D0H 0xf.
+ *  - all three P-core lists: 0100H (INST_RETIRED.PREC_DIST pseudo-encoding)
+ *    on fixed counter 0 and 0400H (SLOTS) on fixed counter 3 only.
+ * Rows match with EDGE/INV/CMASK/ANY clear (Linux puts X86_ALL_EVENT_FLAGS
+ * in the constraint mask); anything else falls to PMU_FL_PEBS_ALL (the
+ * counter table). Tremont and the architectural-PEBS cores have no row.
+ * Not checked on hardware (no Intel PMU on the test host).
+ */
+enum { AP_ICL = 1, AP_GLC = 2, AP_LNC = 4, AP_GRT = 8, AP_BIG = AP_ICL | AP_GLC | AP_LNC };
+static unsigned apebs_class(const struct ds_cpu *cpu)
+{
+    enum ds_uarch u;
+    if (ds_uarch_of(cpu, &u) != DS_OK)
+        return 0;
+    switch (u) {
+    case DS_UARCH_ICELAKE: return AP_ICL;
+    case DS_UARCH_GOLDENCOVE: case DS_UARCH_REDWOODCOVE: return AP_GLC;
+    case DS_UARCH_LIONCOVE: return AP_LNC;
+    case DS_UARCH_GRACEMONT: case DS_UARCH_CRESTMONT: case DS_UARCH_SKYMONT: return AP_GRT;
+    default: return 0;
+    }
+}
+
+struct apebs_row { uint8_t cls, ev_lo, ev_hi; int16_t umask; uint32_t gp; };
+static const struct apebs_row apebs_rows[] = {
+    { AP_ICL, 0xC0, 0xC0, 0x01, 0x0 },   /* PREC_DIST: fixed counter 0 only */
+    { AP_BIG, 0x00, 0x00, 0x01, 0x0 },   /* 0100H INST_RETIRED.PREC_DIST: fixed 0 only */
+    { AP_BIG, 0x00, 0x00, 0x04, 0x0 },   /* 0400H SLOTS: fixed 3 only */
+    { AP_ICL, 0xCD, 0xCD, 0x01, 0xFF },
+    { AP_GLC, 0xCD, 0xCD, 0x01, 0xFE },
+    { AP_GLC, 0xCD, 0xCD, 0x02, 0x1 },
+    { AP_LNC, 0xCD, 0xCD, 0x01, 0x3FC },
+    { AP_LNC, 0xCD, 0xCD, 0x02, 0x3 },
+    { AP_BIG, 0xD0, 0xD4, -1, 0xF },
+    { AP_GRT, 0xD0, 0xD0, 0x05, 0x3 },
+    { AP_GRT, 0xD0, 0xD0, 0x06, 0xF },
+};
+
+/* GP counters event @evtsel may take PEBS on (all ones: no constraint). */
+static uint32_t apebs_event_mask(unsigned cls, uint64_t evtsel)
+{
+    uint8_t ev = (uint8_t)(evtsel & 0xFF), um = (uint8_t)((evtsel >> 8) & 0xFF);
+    if (evtsel & DS_PMC_EVTSEL_FLAGS)
+        return 0xFFFFFFFFu;
+    for (size_t i = 0; i < sizeof(apebs_rows) / sizeof(apebs_rows[0]); i++) {
+        const struct apebs_row *r = &apebs_rows[i];
+        if ((r->cls & cls) && ev >= r->ev_lo && ev <= r->ev_hi && (r->umask < 0 || r->umask == um))
+            return r->gp;
+    }
+    return 0xFFFFFFFFu;
+}
+
+/* The load-latency event of the class (0 where libds drives none). */
+static uint64_t apebs_ll_event(unsigned cls)
+{
+    if (cls & AP_BIG)
+        return DS_EVTSEL(0xCD, 0x01);   /* MEM_TRANS_RETIRED.LOAD_LATENCY */
+    if (cls & AP_GRT)
+        return DS_EVTSEL(0xD0, 0x05);   /* MEM_UOPS_RETIRED.LOAD_LATENCY */
+    return 0;
 }
 
 /*
@@ -669,6 +750,9 @@ static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel
         if (e)
             return e;
     }
+    /* formats 4+ (adaptive, or a guest without PEBS_BASELINE on such a core) */
+    if (c->pebs_format >= 4 && !((apebs_event_mask(apebs_class(cpu), evtsel) >> idx) & 1))
+        return DS_ERR_PMC_PEBS_EVENT_COUNTER;
     return DS_OK;
 }
 
@@ -704,12 +788,43 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask)
     return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v & ~mask) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
+/* Load latency with PEBS formats 4-6 (SDM "Load Latency Performance
+ * Monitoring Facility", Ice Lake and later): threshold in MSR_PEBS_LD_LAT
+ * 3F6H, PEBS on counter @idx through IA32_PEBS_ENABLE bit idx only: bits
+ * 32+ enable fixed-counter PEBS with adaptive PEBS (Linux
+ * intel_pmu_pebs_enable sets LL_EN bit idx+32 only for x86_pmu.version <
+ * 5), and a KVM guest without PEBS_BASELINE has no bit 32+ at all (KVM
+ * intel_pmu_refresh pebs_enable_mask: GP counters only). The counter must
+ * be one the uarch's load-latency event may use (apebs_rows). */
+static int ldlat_fmt4(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
+{
+    unsigned cls = apebs_class(cpu);
+    uint64_t ll = apebs_ll_event(cls), v;
+    if (!ll)
+        return DS_ERR_PMC_NO_LDLAT;
+    if (threshold < DS_PEBS_LDLAT_MIN || threshold > DS_PEBS_LDLAT_MAX)
+        return DS_ERR_PMC_LDLAT_RANGE;
+    if (!gp_present(&cpu->caps, idx))
+        return DS_ERR_PMC_BAD_COUNTER;
+    if (!((pebs_rule(&cpu->caps)->gp >> idx) & 1))
+        return pebs_rule(&cpu->caps)->err;
+    if (!((apebs_event_mask(cls, ll) >> idx) & 1))
+        return DS_ERR_PMC_PEBS_EVENT_COUNTER;
+    if (ds_msr_write(cpu, DS_MSR_PEBS_LD_LAT, threshold))
+        return DS_ERR_MSR_FAULT;
+    if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
+        return DS_ERR_MSR_FAULT;
+    return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v | DS_PEBS_EN_PMC(idx)) ? DS_ERR_MSR_FAULT : DS_OK;
+}
+
 int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
 {
     int e = check_pebs(cpu);
     if (e)
         return e;
     const struct ds_caps *c = &cpu->caps;
+    if (c->pebs_format >= 4)
+        return ldlat_fmt4(cpu, idx, threshold);
     if (c->pebs_format < 1 || c->pebs_format > 3)
         return DS_ERR_PMC_NO_LDLAT;
     if (threshold < DS_PEBS_LDLAT_MIN || threshold > DS_PEBS_LDLAT_MAX)

@@ -22,11 +22,6 @@ static void uarch_of(const struct ds_cpu *cpu, enum ds_uarch *u)
         *u = DS_UARCH_UNKNOWN;
 }
 
-static const char *uarch_name(enum ds_uarch u)
-{
-    return ds_uarch_name(u);
-}
-
 #define SES_PAGE 4096u
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
@@ -142,6 +137,19 @@ static bool has_how(const struct ds_session *s, enum ds_session_how h)
     return false;
 }
 
+/* Counters the PMI handler accepts (ds_pmi_init refuses others in
+ * global_ctrl / pebs_counters: DS_ERR_PMI_CTRL_MASK); without global MSRs
+ * every counter. Found on the model's Lunar Lake / Panther Lake profiles
+ * (GP8-9 of CPUID.23H.1 beyond the leaf 0AH count). */
+static bool pmi_takes(const struct ds_session *s, enum ds_ctr_kind k, unsigned idx)
+{
+    const struct ds_caps *c = &s->cpu->caps;
+    if (s->cpu->caps.netburst || c->perfmon_version < 2)
+        return true;
+    unsigned bit = k == DS_CTR_FIXED ? 32 + idx : idx;
+    return bit < 64 && ((ds_pmi_ack_mask(c) >> bit) & 1);
+}
+
 /* Which record groups a PEBS format can give (adaptive: MSR_PEBS_DATA_CFG;
  * formats 0-3 always record the GPRs, 1+ the memory fields; arch PEBS:
  * CPUID.(23H,4) CFG_C groups; NetBurst: GPRs only). */
@@ -228,7 +236,7 @@ static int pick_ds_pebs(struct ds_session *s, struct ds_session_req *r, const st
     used_counters(s, &ugp, &ufx);
     const struct ds_caps *c = &s->cpu->caps;
     if (d->precise == DS_PRECISE_FIXED && d->fixed >= 0 && !((ufx >> d->fixed) & 1) &&
-        ds_pmc_pebs_check_fixed(s->cpu, (unsigned)d->fixed) == DS_OK) {
+        pmi_takes(s, DS_CTR_FIXED, (unsigned)d->fixed) && ds_pmc_pebs_check_fixed(s->cpu, (unsigned)d->fixed) == DS_OK) {
         r->kind = DS_CTR_FIXED;
         r->idx = (unsigned)d->fixed;
         return DS_OK;
@@ -236,7 +244,7 @@ static int pick_ds_pebs(struct ds_session *s, struct ds_session_req *r, const st
     int ev = DS_OK, other = DS_OK;
     bool any = false;
     for (unsigned i = 0; i < 32; i++) {
-        if (!((c->gp_mask >> i) & 1))
+        if (!((c->gp_mask >> i) & 1) || !pmi_takes(s, DS_CTR_GP, i))
             continue;
         int ec = ds_pmc_pebs_check(s->cpu, i, r->evtsel);
         if (event_err(ec) && !ev)
@@ -262,7 +270,7 @@ static int pick_apebs(struct ds_session *s, struct ds_session_req *r, const stru
     used_counters(s, &ugp, &ufx);
     const struct ds_arch_pebs_caps *ac = &s->ap.caps;
     if (d->precise == DS_PRECISE_FIXED && d->fixed >= 0 && d->fixed < 32 && ((ac->fixed_mask >> d->fixed) & 1) &&
-        !((ufx >> d->fixed) & 1)) {
+        !((ufx >> d->fixed) & 1) && pmi_takes(s, DS_CTR_FIXED, (unsigned)d->fixed)) {
         r->kind = DS_CTR_FIXED;
         r->idx = (unsigned)d->fixed;
         return DS_OK;
@@ -271,12 +279,37 @@ static int pick_apebs(struct ds_session *s, struct ds_session_req *r, const stru
     if (!cand)
         return DS_ERR_SESSION_NOT_PRECISE;
     for (unsigned i = 0; i < 32; i++)
-        if (((cand >> i) & 1) && !((ugp >> i) & 1)) {
+        if (((cand >> i) & 1) && !((ugp >> i) & 1) && pmi_takes(s, DS_CTR_GP, i)) {
             r->kind = DS_CTR_GP;
             r->idx = i;
             return DS_OK;
         }
     return DS_ERR_SESSION_NO_COUNTER;
+}
+
+/* Front-end tagging (SDM "Tagging Mechanism for Front_end_event"): the
+ * upstream event (uop_type TAGLOADS / TAGSTORES) tags the uops the counted
+ * front_end_event then sees. Only its ESCR is written, with Tag Enable: it
+ * drives no counter (ds_nb_assign picks one to check the pairing; it is
+ * not programmed). The ESCR is marked allocated. */
+static int pick_nb_tag(struct ds_session *s, struct ds_session_req *r, const struct ds_event_desc *d)
+{
+    struct ds_nb_request q = r->nbq;
+    q.mask = 0;
+    int e = ds_nb_event_find(d->nb_tag_event, &q.event);
+    if (!e)
+        e = ds_nb_mask_parse(q.event, d->nb_tag_mask ? d->nb_tag_mask : "", &q.mask);
+    if (e)
+        return e;
+    q.escr = q.counter = -1;
+    q.pebs = q.pmi = false;
+    q.tag_enable = true;
+    struct ds_nb_alloc a = s->nba;
+    a.escr_used |= 1ull << r->nbas.escr; /* the counted event's own ESCR */
+    a.counter_used |= 1u << r->nbas.counter;
+    e = ds_nb_assign(&a, &q, &r->nbtag);
+    r->nb_tagged = e == DS_OK;
+    return e;
 }
 
 /* NetBurst request: event and mask by name through the tables, counter
@@ -299,6 +332,8 @@ static int pick_nb(struct ds_session *s, struct ds_session_req *r, const struct 
     q.pmi = !pebs;
     e = ds_nb_assign(&s->nba, &q, &r->nbas);
     r->nbq = q;
+    if (!e && d->nb_tag_event)
+        e = pick_nb_tag(s, r, d);
     if (e == DS_ERR_NB_NO_FREE || e == DS_ERR_NB_COUNTER_BUSY || e == DS_ERR_NB_ESCR_BUSY)
         return DS_ERR_SESSION_NO_COUNTER;
     if (e == DS_ERR_NB_PEBS_EVENT)
@@ -319,6 +354,13 @@ static int try_pebs(struct ds_session *s, struct ds_session_req *r, const struct
         return e;
     if (d->precise == DS_PRECISE_NONE)
         return DS_ERR_SESSION_NOT_PRECISE;
+    /* Merom/Conroe 06_0FH: PEBS errata (pmc.h ds_pmc_pebs_enable_ex; Linux
+     * intel_clovertown_quirk), known without an MSR: refused here so that
+     * AUTO falls back to overflow (the Sandy Bridge microcode gate needs an
+     * MSR read and is applied at start) */
+    const struct ds_caps *c = &s->cpu->caps;
+    if (!(s->cfg.pebs_flags & DS_PMC_PEBS_ALLOW_ERRATA) && c->display_family == 6 && c->display_model == 0x0F)
+        return DS_ERR_PMC_PEBS_ERRATUM;
     if ((e = groups_ok(s, f, r->rq.groups)) != DS_OK || (e = ldlat_ok(s, f, &r->rq)) != DS_OK)
         return e;
     if (!fam6(s->cpu)) {
@@ -348,10 +390,16 @@ static int pick_overflow(struct ds_session *s, struct ds_session_req *r, const s
         return pick_nb(s, r, d, false);
     if (s->cpu->caps.perfmon_version < 1)
         return DS_ERR_NO_PERFMON;
+    /* INST_RETIRED.PREC_DIST (C0H/01H) counts on PMC1 only (perfmon JSON
+     * Counter "1"); without PEBS the architectural INST_RETIRED.ANY_P
+     * (C0H/00H, any counter: SDM architectural events) counts the same */
+    if (!r->rq.raw.set && r->rq.event == DS_EVENT_INSTRUCTIONS && (r->evtsel & 0xFFFF) == 0x01C0)
+        r->evtsel &= ~DS_EVTSEL_UMASK_MASK;
     uint32_t ugp, ufx;
     used_counters(s, &ugp, &ufx);
     for (unsigned i = 32; i-- > 0;)
-        if (((s->cpu->caps.gp_mask >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || s->cpu->caps.perfmon_version >= 6)) {
+        if (((s->cpu->caps.gp_mask >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || s->cpu->caps.perfmon_version >= 6) &&
+            pmi_takes(s, DS_CTR_GP, i)) {
             r->kind = DS_CTR_GP;
             r->idx = i;
             r->how = DS_HOW_OVERFLOW;
@@ -467,6 +515,8 @@ int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *
     if (r.how == DS_HOW_NB_PEBS || r.how == DS_HOW_NB_OVERFLOW) {
         s->nba.escr_used |= 1ull << r.nbas.escr;
         s->nba.counter_used |= 1u << r.nbas.counter;
+        if (r.nb_tagged)
+            s->nba.escr_used |= 1ull << r.nbtag.escr;
     }
     s->req[s->nreq] = r;
     if (out_id)
@@ -604,6 +654,8 @@ static int save_req(struct ds_session *s, const struct ds_session_req *r)
             e = save1(s, r->nbas.escr_msr, r->nbas.escr_msr);
         if (!e)
             e = save1(s, r->nbas.counter_msr, r->nbas.counter_msr);
+        if (!e && r->nb_tagged)
+            e = save1(s, r->nbtag.escr_msr, r->nbtag.escr_msr);
         return e;
     case DS_HOW_APEBS: {
         uint32_t m = ds_arch_pebs_cfg_c_msr(r->kind, r->idx);
@@ -785,6 +837,8 @@ static int program_req(struct ds_session *s, struct ds_session_req *r)
         if (e)
             return e;
         s->nb_live = true;
+        if (r->nb_tagged && ds_msr_write(cpu, r->nbtag.escr_msr, r->nbtag.escr_val))
+            return DS_ERR_MSR_FAULT;
         if (r->how == DS_HOW_NB_OVERFLOW)
             return DS_OK;
         /* NetBurst: the DS reset slot of the PEBS counter is its start (e2e do_run) */
@@ -1001,6 +1055,8 @@ static int unwind(struct ds_session *s)
             if (s->req[i].how == DS_HOW_NB_PEBS || s->req[i].how == DS_HOW_NB_OVERFLOW) {
                 s->nba.escr_used |= 1ull << s->req[i].nbas.escr;
                 s->nba.counter_used |= 1u << s->req[i].nbas.counter;
+                if (s->req[i].nb_tagged)
+                    s->nba.escr_used |= 1ull << s->req[i].nbtag.escr;
             }
     }
     s->state = DS_SESSION_READY;
@@ -1095,6 +1151,8 @@ int ds_session_stop(struct ds_session *s)
             KEEP(ds_pmc_gp_program(s->cpu, r->idx, 0, r->start)); /* v1: EVTSEL.EN off */
         if (r->how == DS_HOW_NB_PEBS || r->how == DS_HOW_NB_OVERFLOW)
             KEEP(ds_nb_release(s->cpu, &s->nba, &r->nbas));
+        if (r->nb_tagged)
+            KEEP(ds_msr_write(s->cpu, r->nbtag.escr_msr, 0) ? DS_ERR_MSR_FAULT : DS_OK);
         if (r->how == DS_HOW_NB_PEBS)
             KEEP(ds_nb_replay_untag(s->cpu));
     }
@@ -1230,7 +1288,7 @@ int ds_session_describe(const struct ds_session *s, char *buf, size_t len)
     struct ds__sb b;
     ds__sb_init(&b, buf, len);
     ds__sb_puts(&b, "uarch ");
-    ds__sb_puts(&b, uarch_name(s->uarch));
+    ds__sb_puts(&b, ds_uarch_name(s->uarch));
     ds__sb_puts(&b, " (family ");
     ds__sb_hex(&b, s->cpu ? s->cpu->caps.display_family : 0, 2);
     ds__sb_puts(&b, " model ");

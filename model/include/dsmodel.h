@@ -253,6 +253,10 @@ struct dsm_cpu {
     /* CPUID 23H.1 EBX: the fixed counters that exist where the bitmap has holes
      * (Skymont 77H: no fixed 3); 0 = fixed 0..nfixed-1 (leaf 0AH count) */
     uint32_t fixed_avail;
+    /* IA32_PERF_METRICS (329H) with PERF_CAPABILITIES.PERF_METRICS: stored as
+     * written (the model computes no topdown metrics), copied into the format
+     * 6 counters group when MSR_PEBS_DATA_CFG bit 5 is set */
+    uint64_t perf_metrics;
 };
 
 /* Create a CPU of @profile. @mem may be NULL only if no DS facility is used

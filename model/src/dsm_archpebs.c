@@ -25,7 +25,13 @@
  *      arch_pebs_record_continued (CONT, or a null header: bits 63:16 zero),
  *      init_arch_pebs_on_cpu ("Buffer Size = 4KB * 2^SIZE", phys | shift);
  *  [K] KVM vmx/pmu_intel.c reserved bits of IA32_PEBS_INDEX (3:0, 30:27,
- *      35:33, 63:59).
+ *      35:33, 63:59);
+ *  [V] Linux "perf/x86/intel: Support arch-PEBS vector registers group
+ *      capturing" (Dapeng Mi, v3 17/22, April 2025): ARCH_PEBS_VECR_YMMH
+ *      bit 50 (OPMASK 53, ZMMH 54, H16ZMM 55: not enumerated on Panther
+ *      Lake, so never written here); the vector group is the XER header and
+ *      then XMM (16 x 2 qwords), YMMH (struct arch_pebs_ymmh, 16 x 2 qwords:
+ *      bits 255:128 of YMM0-15), ... in that order.
  *
  * Model choices (the sources do not say; documented, not hardware facts):
  *  - a record is written only when all its bytes fit below the buffer end;
@@ -42,6 +48,8 @@
  *  - basic.ip = the eventing IP, GPR ip = the next IP; retire latency not
  *    modelled (valid 0); aux latency fields both = load latency; counters
  *    group: GP / fixed counters enabled in GLOBAL_CTRL, metrics values 0;
+ *  - every fragment is padded with zeros to a multiple of 16 bytes, the pad
+ *    counted in its size field (INDEX counts in 16-byte units; frag_len);
  *  - counters count as the base model does (8 GP, 3 fixed per CPUID 0AH
  *    [D]); CFG_C of GP 8-9 (P) and fixed 4-6 (E) exist but never overflow.
  */
@@ -56,6 +64,7 @@
 #define AP_CFG_CNTR_MET  (1ull << 38)
 #define AP_CFG_LBR_SHIFT 40
 #define AP_CFG_XMM       (1ull << 49)
+#define AP_CFG_YMMH      (1ull << 50)   /* [V] ARCH_PEBS_VECR_YMMH */
 #define AP_CFG_GPR       (1ull << 61)
 #define AP_CFG_AUX       (1ull << 62)
 #define AP_CFG_EN        (1ull << 63)
@@ -71,6 +80,7 @@
 #define AP_H_CNTR_SHIFT  35
 #define AP_H_LBR_SHIFT   40
 #define AP_H_XMM         (1ull << 49)
+#define AP_H_YMMH        (1ull << 50)   /* [V] struct arch_pebs_header ymmh */
 #define AP_H_GPR         (1ull << 61)
 #define AP_H_AUX         (1ull << 62)
 #define AP_H_BASIC       (1ull << 63)
@@ -238,7 +248,7 @@ int dsm_apebs_set_fragment(struct dsm_cpu *c, uint32_t max)
 
 #define AP_NGROUP 6
 struct ap_rec {
-    uint8_t b[1536];           /* groups back to back, no headers (largest: 1480) */
+    uint8_t b[2048];           /* groups back to back, no headers (largest: 1736) */
     uint32_t off[AP_NGROUP], len[AP_NGROUP];
     uint64_t bits[AP_NGROUP];  /* header bits that group sets */
     unsigned n;
@@ -281,6 +291,24 @@ static void grp_gpr(struct ap_rec *r, const struct dsm_event *ev)
     uint8_t *p = grp(r, 160, AP_H_GPR);
     for (int i = 0; i < 18; i++)
         put64(p + 8 * i, from[i] == 0xFF ? ev->next_ip : ev->regs[from[i]]);
+}
+
+/* Vector-register group: XER header (xstate: XSAVE components 1 SSE and,
+ * with YMMH, 2 AVX), XMM0-15 if XMM, then YMMH if YMMH ([V]). Model choice:
+ * the event carries no YMM state, so YMMH qword i = xmm qword i XOR
+ * 0x5A5A5A5A5A5A5A5A (zeros when the event has no vector state). */
+static void grp_vecr(struct ap_rec *r, const struct dsm_event *ev, uint64_t cfg)
+{
+    bool x = (cfg & AP_CFG_XMM) != 0, y = (cfg & AP_CFG_YMMH) != 0;
+    uint8_t *p = grp(r, 16 + (x ? 256u : 0u) + (y ? 256u : 0u), (x ? AP_H_XMM : 0) | (y ? AP_H_YMMH : 0));
+    put64(p, (x ? 0x2u : 0u) | (y ? 0x6u : 0u));
+    uint8_t *q = p + 16;
+    if (x)
+        for (int i = 0; i < 32; i++, q += 8)
+            put64(q, ev->xmm ? ev->xmm[i] : 0);
+    if (y)
+        for (int i = 0; i < 32; i++, q += 8)
+            put64(q, ev->xmm ? ev->xmm[i] ^ 0x5A5A5A5A5A5A5A5Aull : 0);
 }
 
 static void grp_lbr(struct ap_rec *r, const struct dsm_cpu *c, unsigned sel)
@@ -334,12 +362,8 @@ static void build(struct ap_rec *r, const struct dsm_cpu *c, const struct dsm_ev
     }
     if (cfg & AP_CFG_GPR)
         grp_gpr(r, ev);
-    if (cfg & AP_CFG_XMM) {
-        p = grp(r, 16 + 256, AP_H_XMM);
-        put64(p, 0x2); /* xstate: XSAVE component 1 (SSE) */
-        for (int i = 0; i < 32; i++)
-            put64(p + 16 + 8 * i, ev->xmm ? ev->xmm[i] : 0);
-    }
+    if (cfg & (AP_CFG_XMM | AP_CFG_YMMH)) /* [L]/[V] one group: XER header + parts */
+        grp_vecr(r, ev, cfg);
     unsigned sel = (unsigned)(cfg >> AP_CFG_LBR_SHIFT) & 3;
     if (sel)
         grp_lbr(r, c, sel);
@@ -363,6 +387,21 @@ static unsigned plan(const struct dsm_cpu *c, const struct ap_rec *r, unsigned f
     return nf;
 }
 
+/* Bytes of fragment @f: header + its groups, rounded up to 16 (model
+ * choice: IA32_PEBS_INDEX counts the write offset in 16-byte units, [L]
+ * union arch_pebs_index wr:23 at bit 4, so every fragment must end on a
+ * 16-byte boundary; a counters group with an odd number of values is
+ * 8 bytes short of one. The pad is zero and counted in the size field,
+ * which is all a reader walking by header size (Linux
+ * intel_pmu_drain_arch_pebs) needs.) */
+static uint32_t frag_len(const struct ap_rec *r, const unsigned first_of[AP_NGROUP + 1], unsigned f)
+{
+    uint32_t len = 16;
+    for (unsigned g = first_of[f]; g < first_of[f + 1]; g++)
+        len += r->len[g];
+    return (len + 15u) & ~15u;
+}
+
 uint32_t dsm_apebs_record_size(const struct dsm_cpu *c, uint64_t hit)
 {
     if (!c || !c->ap.on)
@@ -371,7 +410,11 @@ uint32_t dsm_apebs_record_size(const struct dsm_cpu *c, uint64_t hit)
     struct dsm_event ev = { 0 };
     build(&r, c, &ev, hit);
     unsigned first_of[AP_NGROUP + 1];
-    return r.used + 16u * plan(c, &r, first_of);
+    unsigned nf = plan(c, &r, first_of);
+    uint32_t total = 0;
+    for (unsigned f = 0; f < nf; f++)
+        total += frag_len(&r, first_of, f);
+    return total;
 }
 
 static int ap_write(struct dsm_cpu *c, uint64_t at, const void *p, size_t n)
@@ -404,7 +447,9 @@ void dsm__apebs_assist(struct dsm_cpu *c, const struct dsm_event *ev, uint64_t h
     uint64_t bytes = 4096ull << (c->ap.base & 0xF);   /* [L] 4 KiB * 2^SIZE */
     uint64_t phys = c->ap.base & ~0xFFFull;
     uint64_t off = c->ap.index & AP_IDX_WR;
-    uint64_t total = r.used + 16ull * nf;
+    uint64_t total = 0;
+    for (unsigned f = 0; f < nf; f++)
+        total += frag_len(&r, first_of, f);
     if ((c->ap.index & AP_IDX_FULL) || off + total > bytes) {
         c->ap.index |= AP_IDX_FULL;
         c->ap.dropped_full++;
@@ -415,17 +460,19 @@ void dsm__apebs_assist(struct dsm_cpu *c, const struct dsm_event *ev, uint64_t h
     uint64_t at = off;
     for (unsigned f = 0; f < nf; f++) {
         uint64_t h = c->ia32e ? AP_H_MODE64 : 0;
-        uint32_t len = 16;
+        uint32_t len = 16, len16 = frag_len(&r, first_of, f);
         for (unsigned g = first_of[f]; g < first_of[f + 1]; g++) {
             h |= r.bits[g];
             len += r.len[g];
         }
-        h |= len | (f + 1 < nf ? AP_H_CONT : 0);
+        h |= len16 | (f + 1 < nf ? AP_H_CONT : 0);
         uint8_t hdr[16] = { 0 };
         put64(hdr, h);
         if (ap_write(c, phys + at, hdr, 16) ||
-            ap_write(c, phys + at + 16, r.b + r.off[first_of[f]], len - 16u))
+            ap_write(c, phys + at + 16, r.b + r.off[first_of[f]], len - 16u) ||
+            (len16 > len && ap_write(c, phys + at + len, hdr + 8, len16 - len))) /* zero pad */
             return;
+        len = len16;
         at += len;
         c->ap.fragments++;
     }

@@ -95,6 +95,9 @@
  * 48 / mask 0xff); counters group layout: Linux ds.c struct pebs_cntr_header
  * {u32 cntr, fixed, metrics, reserved} then one u64 per GP bit, per fixed bit. */
 #define DSM_CFG_CNTR         (1ull << 4)
+#define DSM_CFG_METRICS      (1ull << 5)   /* + TOPDOWN.SLOTS (fixed 3) and IA32_PERF_METRICS */
+#define DSM_CNTR_METRICS     3u            /* Linux INTEL_CNTR_METRICS: the header's metrics field */
+#define DSM_MSR_PERF_METRICS 0x329u        /* SDM Vol. 4: IA32_PERF_METRICS (with PERF_CAPABILITIES[15]) */
 #define DSM_CFG_GP_SHIFT     32
 #define DSM_CFG_FIX_SHIFT    48
 #define DSM_C1_EDX_DS    (1u << 21)
@@ -685,9 +688,15 @@ static uint32_t adaptive_size(uint64_t cfg)
         s += 256;
     if (cfg & 8)
         s += 24 * (uint32_t)(((cfg >> 24) & 0xFF) + 1);
-    if (cfg & DSM_CFG_CNTR)   /* format 6 counters group: 16-byte header + one qword per counter */
-        s += 16 + 8 * (popc((uint32_t)((cfg >> DSM_CFG_GP_SHIFT) & 0xFFFF)) +
-                       popc((uint32_t)((cfg >> DSM_CFG_FIX_SHIFT) & 0xFF)));
+    /* format 6 counters group (Linux pebs_update_adaptive_cfg): bit 4 or 5 ->
+     * 16-byte header; bit 4: one qword per counter; bit 5: slots + metrics */
+    if (cfg & (DSM_CFG_CNTR | DSM_CFG_METRICS))
+        s += 16;
+    if (cfg & DSM_CFG_CNTR)
+        s += 8 * (popc((uint32_t)((cfg >> DSM_CFG_GP_SHIFT) & 0xFFFF)) +
+                  popc((uint32_t)((cfg >> DSM_CFG_FIX_SHIFT) & 0xFF)));
+    if (cfg & DSM_CFG_METRICS)
+        s += 16;
     return s;
 }
 
@@ -1156,6 +1165,14 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
             return DSM_GP;
         *v = c->perf_caps;
         return DSM_OK;
+    case DSM_MSR_PERF_METRICS:   /* a plain register here: the model computes no topdown metrics */
+        if (!(c->perf_caps & DSM_CAP_PERF_METRICS))
+            return DSM_GP;
+        if (wr)
+            c->perf_metrics = *v;
+        else
+            *v = c->perf_metrics;
+        return DSM_OK;
     case DSM_MSR_DEBUGCTL:
         if (wr) {
             if (*v & ~(c->debugctl_valid | c->debugctl_drop))
@@ -1254,8 +1271,10 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
         if (wr) {
             /* groups 3:0, LBR entries-1 in 31:24 (model: at most the LBR depth) */
             uint64_t ok = 0xFF00000Full;
-            if (c->pebs_fmt >= 6)   /* counters group, GP mask 47:32, fixed mask 55:48 (metrics bit 5 not modelled) */
+            if (c->pebs_fmt >= 6)   /* counters group, GP mask 47:32, fixed mask 55:48 */
                 ok |= DSM_CFG_CNTR | (wmask(c->ngp) << DSM_CFG_GP_SHIFT) | (fxmask(c) << DSM_CFG_FIX_SHIFT);
+            if (c->pebs_fmt >= 6 && (c->perf_caps & DSM_CAP_PERF_METRICS))   /* metrics, bit 5 */
+                ok |= DSM_CFG_METRICS;
             if ((*v & ~ok) || ((*v >> 24) & 0xFF) >= c->lbr_depth)
                 return DSM_GP;
             c->pebs_cfg = *v;
@@ -1604,9 +1623,10 @@ static const struct ev_row ev_skylake[] = { EV_HSW_SKL(0xF) };
 static const struct ev_row ev_icelake[] = { EV_BIGCORE(EVC_ALL) };
 static const struct ev_row ev_goldencove[] = { EV_BIGCORE(0xFE) };
 static const struct ev_row ev_lioncove[] = { EV_BIGCORE(0x3FC) };
-/* Gracemont (ADL/events/alderlake_gracemont_core.json v1.40), Darkmont
+/* Gracemont (ADL/events/alderlake_gracemont_core.json v1.40), Skymont
+ * (LNL/events/lunarlake_skymont_core.json v1.26), Darkmont
  * (PTL/events/pantherlake_darkmont_core.json v1.07): MEM_UOPS_RETIRED; load
- * latency D0H/05H on PMC0-1 (Gracemont), all (Darkmont). */
+ * latency D0H/05H on PMC0-1 (Gracemont, Skymont), all (Darkmont). */
 #define EV_ATOMCORE(llc)                                                                 \
     { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P */             \
     { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL },     /* BR_INST_RETIRED.ALL_BRANCHES */   \
@@ -1615,7 +1635,7 @@ static const struct ev_row ev_lioncove[] = { EV_BIGCORE(0x3FC) };
     { 0xD0, 0x82, EW_STORE, EP_PRECISE, EVC_ALL },  /* MEM_UOPS_RETIRED.ALL_STORES */    \
     { 0xD0, 0x05, EW_LL, EP_PRECISE, llc },         /* MEM_UOPS_RETIRED.LOAD_LATENCY_GT_* */ \
     EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
-static const struct ev_row ev_gracemont[] = { EV_ATOMCORE(0x3) };
+static const struct ev_row ev_gracemont[] = { EV_ATOMCORE(0x3) };   /* and Skymont */
 static const struct ev_row ev_darkmont[] = { EV_ATOMCORE(EVC_ALL) };
 
 static const struct ev_row *ev_table(enum dsm_profile p)
@@ -1630,7 +1650,9 @@ static const struct ev_row *ev_table(enum dsm_profile p)
     case DSM_SAPPHIRERAPIDS: case DSM_GRANITERAPIDS: case DSM_ALDERLAKE_P: case DSM_KVM_SPR:
         return ev_goldencove;
     case DSM_LUNARLAKE: case DSM_PTL_P: return ev_lioncove;
-    case DSM_ALDERLAKE_E: return ev_gracemont;
+    /* Skymont (Lunar Lake E-core): Linux intel_pmu_init_skt starts from
+     * intel_pmu_init_grt, the Gracemont PEBS constraints (load latency on PMC0-1) */
+    case DSM_ALDERLAKE_E: case DSM_LUNARLAKE_E: return ev_gracemont;
     case DSM_PTL_E: return ev_darkmont;
     default: return NULL;
     }
@@ -1733,7 +1755,7 @@ static void lbr_entry(const struct dsm_cpu *c, uint32_t k, uint64_t out[3])
 /* Write the PEBS record for applicable counters `hit` (formats 0-4). */
 static void pebs_record_arch(struct dsm_cpu *c, const struct dsm_event *ev, uint64_t hit)
 {
-    uint8_t rec[1440];   /* largest: 1232 + counters group 16 + 8 * (16 + 8) */
+    uint8_t rec[1456];   /* largest: 1232 + counters group 16 + 8 * (16 + 8) + metrics 16 */
     uint32_t size = 0;
     uint64_t rip = (c->perf_caps & DSM_CAP_PEBS_TRAP) ? ev->next_ip : ev->ip;
     bool ll = false, load = false, adaptive = false;
@@ -1813,12 +1835,13 @@ static void pebs_record_arch(struct dsm_cpu *c, const struct dsm_event *ev, uint
                 o += 24;
             }
         }
-        if (cfg & DSM_CFG_CNTR) {
+        if (cfg & (DSM_CFG_CNTR | DSM_CFG_METRICS)) {
             /* counters snapshot at the assist, before the reload (format 6) */
-            uint32_t gp = (uint32_t)((cfg >> DSM_CFG_GP_SHIFT) & 0xFFFF);
-            uint32_t fx = (uint32_t)((cfg >> DSM_CFG_FIX_SHIFT) & 0xFF);
+            bool cn = (cfg & DSM_CFG_CNTR) != 0, met = (cfg & DSM_CFG_METRICS) != 0;
+            uint32_t gp = cn ? (uint32_t)((cfg >> DSM_CFG_GP_SHIFT) & 0xFFFF) : 0;
+            uint32_t fx = cn ? (uint32_t)((cfg >> DSM_CFG_FIX_SHIFT) & 0xFF) : 0;
             put64(rec + o, gp | ((uint64_t)fx << 32));
-            put64(rec + o + 8, 0);   /* metrics 0: no metrics qwords */
+            put64(rec + o + 8, met ? DSM_CNTR_METRICS : 0);   /* metrics field; reserved 0 */
             o += 16;
             for (unsigned n = 0; n < 16; n++)
                 if (gp & (1u << n)) {
@@ -1830,6 +1853,11 @@ static void pebs_record_arch(struct dsm_cpu *c, const struct dsm_event *ev, uint
                     put64(rec + o, c->fixed[m]);
                     o += 8;
                 }
+            if (met) {   /* TOPDOWN.SLOTS = fixed counter 3, then IA32_PERF_METRICS */
+                put64(rec + o, c->fixed[3]);
+                put64(rec + o + 8, c->perf_metrics);
+                o += 16;
+            }
         }
     }
     bool crossed;

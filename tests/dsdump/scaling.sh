@@ -9,12 +9,13 @@ set -euo pipefail
 dsdump=$1 gen=$2 work=$3
 mkdir -p "$work"
 fail=0
-ir() { # <runs> : instructions dsdump executes on a log of that many runs
-  python3 "$gen" "$1" >"$work/runs$1.log"
-  valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$work/cg.$1" \
-    "$dsdump" "$work/runs$1.log" >"$work/runs$1.out" 2>"$work/runs$1.err" || {
-    echo "not ok - dsdump on $1 runs failed: $(grep -m3 'error' "$work/runs$1.err")"; exit 1; }
-  awk '/^summary:/ {print $2}' "$work/cg.$1"
+ir() { # <runs> [--cpus] : instructions dsdump executes on a log of that many runs
+  local t=runs$1${2:-}
+  python3 "$gen" "$1" ${2:-} >"$work/$t.log"
+  valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$work/cg.$t" \
+    "$dsdump" "$work/$t.log" >"$work/$t.out" 2>"$work/$t.err" || {
+    echo "not ok - dsdump on $1 runs ${2:-} failed: $(grep -m3 'error' "$work/$t.err")"; exit 1; }
+  awk '/^summary:/ {print $2}' "$work/cg.$t"
 }
 small=$(ir 250) big=$(ir 2000)
 ratio=$(awk -v a="$small" -v b="$big" 'BEGIN {printf "%.2f", b / a}')
@@ -28,4 +29,13 @@ done
 grep -q '^  \[ 0\] 0x4013f0 -> 0x402000  predicted  cycles=1$' "$work/runs2000.out" &&
   grep -q '^# BTS run r1999: 1 branches$' "$work/runs2000.out" ||
   { echo "not ok - per-run BTS/LBR listing content"; fail=1; }
+# One log per CPU (issue 13, per-CPU blocks): linear in the number of CPUs
+# too (filtering every run once per CPU was quadratic: 8000 CPUs took 84 s).
+small=$(ir 250 --cpus) big=$(ir 2000 --cpus)
+ratio=$(awk -v a="$small" -v b="$big" 'BEGIN {printf "%.2f", b / a}')
+echo "instructions: 250 CPUs $small, 2000 CPUs $big, ratio $ratio (linear ~8, quadratic ~64; bound 12)"
+if awk -v r="$ratio" 'BEGIN {exit !(r < 12)}'; then echo "ok - linear in CPUs"; else
+  echo "not ok - work grows faster than linearly in CPUs"; fail=1; fi
+n=$(grep -c '^## CPU ' "$work/runs2000--cpus.out" || true)
+if [ "$n" = 2000 ]; then echo "ok - 2000 CPU blocks"; else echo "not ok - $n CPU blocks, want 2000"; fail=1; fi
 exit $fail

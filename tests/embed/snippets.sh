@@ -8,7 +8,8 @@
 set -euo pipefail
 root=$1
 tests=("$root/tests/embed/kernel.sh" "$root/tests/embed/kernel/CMakeLists.txt"
-       "$root/tests/embed/subdir/CMakeLists.txt" "$root/tests/embed/make/Makefile")
+       "$root/tests/embed/subdir/CMakeLists.txt" "$root/tests/embed/make/Makefile"
+       "$root/tests/embed/kernel/sample.c")
 extract() { # <file> <start heading regex> : code lines of that section
   awk -v start="$2" '
     $0 ~ start { insec = 1; next }

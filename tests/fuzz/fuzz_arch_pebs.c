@@ -7,8 +7,9 @@
  * (so the write offset, FULL, EN, threshold, reserved bits and a race are
  * arbitrary), which samples the sink refuses, and the buffer bytes (every
  * header field arbitrary). The buffer is allocated at its exact size, so
- * ASan reports any read outside it; the sink touches the last LBR entry and
- * XMM15 so pointers handed out must lie inside it. Checked after each drain:
+ * ASan reports any read outside it; the sink touches the last LBR entry,
+ * XMM15 and the last quadword of every vector part (YMMH, OPMASK, ZMMH,
+ * H16ZMM) so pointers handed out must lie inside it. Checked after each drain:
  *   present == records + lost_beyond + lost_corrupt + lost_rejected + lost_race,
  *   records == samples the sink accepted,
  *   the INDEX written back has offset 0, FULL 0, reserved bits 0, and the
@@ -52,6 +53,15 @@ static int sink(void *a, const struct ds_pebs_sample *s)
         touch ^= s->lbr[s->lbr_count - 1].info;
     if (s->xmm)
         touch ^= s->xmm->xmm[31];
+    /* the last quadword of each vector part (Linux arch_pebs_ymmh/_opmask/_zmmh/_h16zmm sizes) */
+    if (s->ymmh)
+        touch ^= s->ymmh[31];
+    if (s->opmask)
+        touch ^= s->opmask[7];
+    if (s->zmmh)
+        touch ^= s->zmmh[63];
+    if (s->h16zmm)
+        touch ^= s->h16zmm[127];
     (void)touch;
     st->calls++;
     if (st->refuse_mask & (1u << (st->calls & 7)))
@@ -115,6 +125,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         die("decode consumed past the bytes");
     if (e == DS_OK && (used < 16 || s.fmt != DS_PEBS_FMT_ARCH || s.size != used))
         die("decode outputs");
+    if (e == DS_OK && (!!s.ymmh != !!(s.present & DS_SAMPLE_YMMH) || !!s.opmask != !!(s.present & DS_SAMPLE_OPMASK) ||
+                       !!s.zmmh != !!(s.present & DS_SAMPLE_ZMMH) || !!s.h16zmm != !!(s.present & DS_SAMPLE_H16ZMM)))
+        die("vector part pointers vs present bits");
+    if (e == DS_OK) { /* every vector part inside the bytes decoded */
+        const unsigned char *lo = raw, *hi = raw + used;
+        const unsigned char *pp[4] = { (const void *)s.ymmh, (const void *)s.opmask, (const void *)s.zmmh,
+                                       (const void *)s.h16zmm };
+        const size_t len[4] = { 256, 64, 512, 1024 };
+        for (int i = 0; i < 4; i++)
+            if (pp[i] && (pp[i] < lo || pp[i] + len[i] > hi))
+                die("vector part outside the record");
+    }
     if (e != DS_OK && e != DS_ERR_APEBS_NO_BASIC && used != 0)
         die("decode consumed on error");
     free(raw);

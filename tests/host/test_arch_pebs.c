@@ -28,6 +28,10 @@
 #define E_LBR(x)  ((uint64_t)(x) << 40) /* lbr:2 at bit 40 */
 #define E_XMM     (1ull << 49)
 #define E_YMMH    (1ull << 50)
+#define E_OPMASK  (1ull << 53)
+#define E_ZMMH    (1ull << 54)
+#define E_H16ZMM  (1ull << 55)
+#define E_VEC     (E_XMM | E_YMMH | E_OPMASK | E_ZMMH | E_H16ZMM)
 #define E_GPR     (1ull << 61)
 #define E_AUX     (1ull << 62)
 #define E_BASIC   (1ull << 63)
@@ -60,6 +64,8 @@ struct spec {
     uint64_t addr, aux, lat, tsx;
     uint64_t flags, regs[16], ssp;
     uint64_t xmm[32];
+    uint64_t ymmh[32], opmask[8], zmmh[64], h16zmm[128]; /* Linux struct arch_pebs_ymmh/_opmask/_zmmh/_h16zmm */
+    uint64_t xstate;
     unsigned lbr_sel;        /* header lbr field */
     uint64_t lbr_depth;      /* lbr header depth (used with sel 3) */
     unsigned nlbr;           /* entries actually emitted */
@@ -86,6 +92,15 @@ static void spec_init(struct spec *s, uint64_t seed)
     s->ssp = 0xFFFF880000F00000ull + seed;
     for (int i = 0; i < 32; i++)
         s->xmm[i] = 0xAB00000000000000ull | (seed << 8) | (uint64_t)i;
+    for (int i = 0; i < 32; i++)
+        s->ymmh[i] = 0xBC00000000000000ull | (seed << 8) | (uint64_t)i;
+    for (int i = 0; i < 8; i++)
+        s->opmask[i] = 0xCD00000000000000ull | (seed << 8) | (uint64_t)i;
+    for (int i = 0; i < 64; i++)
+        s->zmmh[i] = 0xDE00000000000000ull | (seed << 8) | (uint64_t)i;
+    for (int i = 0; i < 128; i++)
+        s->h16zmm[i] = 0xEF00000000000000ull | (seed << 8) | (uint64_t)i;
+    s->xstate = 0x2;
 }
 
 /* Emit one fragment at p with the groups in @hdr_bits (plus @pad extra bytes
@@ -121,13 +136,25 @@ static size_t frag(unsigned char *p, const struct spec *s, uint64_t hdr_bits, si
         put64(p + at + 152, 0xCCCCCCCCull);
         at += 160;
     }
-    if (hdr_bits & E_XMM) {
-        put64(p + at, 0x2); /* xstate: XMM */
+    if (hdr_bits & E_VEC) { /* XER header, then XMM, YMMH, OPMASK, ZMMH, H16ZMM as present */
+        put64(p + at, s->xstate);
         put64(p + at + 8, 0);
         at += 16;
-        for (int i = 0; i < 32; i++)
-            put64(p + at + 8 * i, s->xmm[i]);
-        at += 256;
+        if (hdr_bits & E_XMM)
+            for (int i = 0; i < 32; i++, at += 8)
+                put64(p + at, s->xmm[i]);
+        if (hdr_bits & E_YMMH)
+            for (int i = 0; i < 32; i++, at += 8)
+                put64(p + at, s->ymmh[i]);
+        if (hdr_bits & E_OPMASK)
+            for (int i = 0; i < 8; i++, at += 8)
+                put64(p + at, s->opmask[i]);
+        if (hdr_bits & E_ZMMH)
+            for (int i = 0; i < 64; i++, at += 8)
+                put64(p + at, s->zmmh[i]);
+        if (hdr_bits & E_H16ZMM)
+            for (int i = 0; i < 128; i++, at += 8)
+                put64(p + at, s->h16zmm[i]);
     }
     if (hdr_bits & E_LBR(3)) {
         put64(p + at, 0);
@@ -438,6 +465,58 @@ static void test_setup_table(void)
     CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_ERR_APEBS_NOT_ENUMERATED, "fmt 5 CPU");
 }
 
+/*
+ * IA32_PEBS_BASE size-code width. No source reachable here documents the
+ * field: the Intel ISE chapter is not available, and the Linux series
+ * defines no size mask (msr-index.h has MSR_IA32_PEBS_BASE 0x3f4,
+ * ARCH_PEBS_OFFSET_MASK 0x7fffff, ARCH_PEBS_INDEX_WR_SHIFT 4 only; ds.c
+ * init_arch_pebs_on_cpu writes virt_to_phys(buf) | PEBS_BUFFER_SHIFT,
+ * "Buffer Size = 4KB * 2^SIZE"; KVM stores the MSR unchecked). The bound is
+ * derived from what IS documented: the write offset is 23 bits
+ * (ARCH_PEBS_OFFSET_MASK) of 16-byte units, so a buffer can hold at most
+ * (0x7fffff + 1) * 16 bytes = 128 MiB = 4 KiB << 15. Computed here from the
+ * transcribed constants, not from DS_APEBS_*: the largest code is accepted
+ * (and written to BASE bits 3:0 with bits 11:4 clear), the next refused.
+ */
+static void test_size_code_width(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    const uint64_t offset_mask = 0x7fffff, wr_shift = 4; /* Linux msr-index.h */
+    const uint64_t max_bytes = (offset_mask + 1) << wr_shift;
+    unsigned max_code = 0;
+    while ((4096ull << (max_code + 1)) <= max_bytes)
+        max_code++;
+    CHECK_EQ(max_bytes, 128ull << 20, "INDEX addresses 128 MiB");
+    CHECK_EQ(max_code, 15, "largest size code whose buffer INDEX can address");
+    void *pg = (void *)(uintptr_t)0x40000000u; /* never dereferenced by setup/install */
+    const uint64_t phys = 1ull << 40;
+    struct ds_arch_pebs_config c = cfg_of(pg, phys, max_code, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "size code %u (maximum)", max_code);
+    CHECK_EQ(ap.bytes, max_bytes, "4 KiB << %u bytes", max_code);
+    /* the last 16-byte unit of the buffer is still an INDEX offset */
+    CHECK_EQ(((ap.bytes - 16) >> wr_shift) & ~offset_mask, 0, "last unit addressable");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install at the maximum");
+    CHECK_EQ(fake_get_msr(&f, 0x3F4), phys | max_code, "BASE = phys | code");
+    CHECK_EQ(fake_get_msr(&f, 0x3F4) & 0xFF0, 0, "BASE bits 11:4 clear");
+    /* maximum at the top of MAXPHYADDR 46: fits exactly, one page higher not */
+    c = cfg_of(pg, (1ull << 46) - max_bytes, max_code, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "128 MiB ending at 2^46");
+    c = cfg_of(pg, (1ull << 46) - max_bytes + 4096, max_code, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_ERR_APEBS_PHYS_ADDR, "128 MiB crossing 2^46");
+    const unsigned bad[] = { max_code + 1, 0x1F, 0xFF, 63, 64, 0xFFFFFFFFu };
+    unsigned w = f.writes;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        c = cfg_of(pg, phys, bad[i], 0);
+        CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_ERR_APEBS_SIZE_CODE, "size code %u refused", bad[i]);
+        CHECK(!ap.setup, "size code %u: not set up", bad[i]);
+    }
+    CHECK_EQ(f.writes, w, "refused codes write no MSR");
+}
+
 static void test_install_enable(void)
 {
     static struct fake_cpu f;
@@ -522,8 +601,19 @@ static void test_cfg_c(void)
         CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 1, 0, (1ull << 38)), e ? DS_ERR_APEBS_GROUP : DS_OK,
                  "METRICS: P-core only (23H.4 EBX bit 6)");
         unsigned w1 = f.writes;
-        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 50), DS_ERR_APEBS_CFG_RESERVED,
-                 "YMMH: enumerated but not a group libds lays out");
+        w1 = f.writes;
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, (1ull << 49) | (1ull << 50)), DS_OK,
+                 "XMM + YMMH: enumerated (23H.4 EBX bits 17, 18)");
+        CHECK_EQ(fake_get_msr(&f, 0x1903), (1ull << 63) | (1ull << 50) | (1ull << 49), "CFG_C XMM | YMMH | EN");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 53), DS_ERR_APEBS_GROUP,
+                 "OPMASK: not enumerated on PTL");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 54), DS_ERR_APEBS_GROUP,
+                 "ZMMH: not enumerated on PTL");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 55), DS_ERR_APEBS_GROUP,
+                 "H16ZMM: not enumerated on PTL");
+        CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 51), DS_ERR_APEBS_CFG_RESERVED,
+                 "bit 51 (ARCH_PEBS_VECR_EXT range, no group)");
+        CHECK_EQ(f.writes, w1 + 1, "only XMM + YMMH written");
         CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 63), DS_ERR_APEBS_CFG_RESERVED, "EN");
         CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 32), DS_ERR_APEBS_CFG_RESERVED, "bit 32");
         CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 1ull << 39), DS_ERR_APEBS_CFG_RESERVED, "bit 39");
@@ -649,14 +739,90 @@ static void test_decode_groups(void)
     CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "padded");
     CHECK_EQ(used, 96, "consumed = size field");
 
-    /* unknown vector part (YMMH): decoded up to it, later groups skipped */
-    spec_init(&r, 5);
-    r.lbr_sel = 1;
-    r.nlbr = 8;
-    n = frag(b, &r, E_BASIC | E_XMM | E_LBR(1), 0);
-    put64(b, ((E_BASIC | E_XMM | E_LBR(1) | E_YMMH) | (uint64_t)n));
-    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "YMMH");
-    CHECK(s.xmm != NULL && !(s.present & DS_SAMPLE_LBR), "XMM decoded, LBR after YMMH not");
+}
+
+/* Vector-register group: the XER header and the parts the header names,
+ * in the order XMM, YMMH, OPMASK, ZMMH, H16ZMM (Linux vector series
+ * setup_arch_pebs_sample_data), LBR and counters after them. */
+static void test_decode_vecr(void)
+{
+    static unsigned char b[8192] __attribute__((aligned(16)));
+    struct spec r;
+    struct ds_pebs_sample s;
+    uint32_t used;
+    const uint32_t sizes[5] = { 256, 256, 64, 512, 1024 }; /* Linux struct arch_pebs_xmm .. _h16zmm */
+    const uint64_t bits[5] = { E_XMM, E_YMMH, E_OPMASK, E_ZMMH, E_H16ZMM };
+    /* every subset of the five parts, with LBR(8) and a counters group after */
+    for (unsigned m = 1; m < 32; m++) {
+        spec_init(&r, 10 + m);
+        r.xstate = 0xE6 + m;
+        r.lbr_sel = 1;
+        r.nlbr = 8;
+        r.cgp = 0x1;
+        r.ncvals = 1;
+        r.cvals[0] = 0x77 + m;
+        uint64_t h = E_BASIC | E_LBR(1) | E_CNTR(3);
+        size_t want = 16 + 48 + 16 + 48 + 8 * 24 + 16 + 8;
+        for (unsigned i = 0; i < 5; i++)
+            if (m & (1u << i)) {
+                h |= bits[i];
+                want += sizes[i];
+            }
+        size_t n = frag(b, &r, h, 0);
+        CHECK_EQ(n, want, "parts 0x%x: layout size", m);
+        CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "parts 0x%x", m);
+        CHECK_EQ(s.xstate, r.xstate, "parts 0x%x: xstate", m);
+        CHECK_EQ(!!(s.present & DS_SAMPLE_XMM), !!(m & 1), "parts 0x%x: XMM present", m);
+        CHECK_EQ(!!(s.present & DS_SAMPLE_YMMH), !!(m & 2), "parts 0x%x: YMMH present", m);
+        CHECK_EQ(!!(s.present & DS_SAMPLE_OPMASK), !!(m & 4), "parts 0x%x: OPMASK present", m);
+        CHECK_EQ(!!(s.present & DS_SAMPLE_ZMMH), !!(m & 8), "parts 0x%x: ZMMH present", m);
+        CHECK_EQ(!!(s.present & DS_SAMPLE_H16ZMM), !!(m & 16), "parts 0x%x: H16ZMM present", m);
+        CHECK((m & 1) ? s.xmm && s.xmm->xmm[0] == r.xmm[0] && s.xmm->xmm[31] == r.xmm[31] : !s.xmm,
+              "parts 0x%x: xmm", m);
+        CHECK((m & 2) ? s.ymmh && s.ymmh[0] == r.ymmh[0] && s.ymmh[31] == r.ymmh[31] : !s.ymmh, "parts 0x%x: ymmh", m);
+        CHECK((m & 4) ? s.opmask && s.opmask[0] == r.opmask[0] && s.opmask[7] == r.opmask[7] : !s.opmask,
+              "parts 0x%x: opmask", m);
+        CHECK((m & 8) ? s.zmmh && s.zmmh[0] == r.zmmh[0] && s.zmmh[63] == r.zmmh[63] : !s.zmmh, "parts 0x%x: zmmh", m);
+        CHECK((m & 16) ? s.h16zmm && s.h16zmm[0] == r.h16zmm[0] && s.h16zmm[127] == r.h16zmm[127] : !s.h16zmm,
+              "parts 0x%x: h16zmm", m);
+        CHECK(s.lbr_count == 8 && s.lbr && s.lbr[7].info == 0x600007, "parts 0x%x: LBR after the vector parts", m);
+        CHECK(s.cntr_gp_mask == 1 && s.cntr_gp[0] == 0x77 + m, "parts 0x%x: counters after LBR", m);
+        /* one byte short of the vector group: refused, nothing read outside */
+        uint64_t v = get64(b);
+        size_t vend = 16 + 48 + 16 + (want - (16 + 48 + 16 + 48 + 8 * 24 + 16 + 8));
+        put64(b, (v & ~0xFFFFull) | (uint64_t)(vend - 8));
+        CHECK_EQ(ds_arch_pebs_decode(b, vend - 8, &s, &used), DS_ERR_APEBS_REC_SIZE, "parts 0x%x: short", m);
+        put64(b, (v & ~0xFFFFull) | (uint64_t)vend);
+        CHECK_EQ(ds_arch_pebs_decode(b, vend, &s, &used), DS_ERR_APEBS_REC_SIZE, "parts 0x%x: LBR missing", m);
+    }
+    /* XER header alone does not fit: the size ends inside it */
+    spec_init(&r, 40);
+    size_t n = frag(b, &r, E_BASIC | E_YMMH, 0);
+    put64(b, E_BASIC | E_YMMH | (16 + 48 + 8));
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_ERR_APEBS_REC_SIZE, "XER cut");
+    /* the parts clear: a later record without them leaves no stale pointer */
+    n = frag(b, &r, E_BASIC | E_YMMH | E_H16ZMM, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "YMMH + H16ZMM");
+    n = frag(b, &r, E_BASIC, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "basic after");
+    CHECK(!s.ymmh && !s.h16zmm && !s.xstate && !(s.present & (DS_SAMPLE_YMMH | DS_SAMPLE_H16ZMM)), "cleared");
+    /* vector parts in the second fragment (its own XER header) */
+    spec_init(&r, 41);
+    size_t n0 = frag(b, &r, E_BASIC | E_CONT, 0);
+    size_t n1 = frag(b + n0, &r, E_YMMH | E_OPMASK, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n0 + n1, &s, &used), DS_OK, "fragmented");
+    CHECK(s.fragments == 2 && s.ymmh && s.ymmh[5] == r.ymmh[5] && s.opmask && s.opmask[3] == r.opmask[3],
+          "YMMH/OPMASK from the second fragment");
+    /* a misaligned record start is refused, not read unaligned */
+    n = frag(b + 8, &r, E_BASIC | E_ZMMH, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b + 8, n, &s, &used), DS_OK, "8-byte aligned start");
+    memmove(b + 4, b + 8, n);
+    CHECK_EQ(ds_arch_pebs_decode(b + 4, n, &s, &used), DS_ERR_APEBS_REC_ALIGN, "4-byte aligned start");
+    /* the DS-area decoders clear the new fields too (no stale pointer from a poisoned sample) */
+    memset(b, 0, 0x90);
+    memset(&s, 0xA5, sizeof(s));
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_0, b, 0x90, true, &s), DS_OK, "format 0 record");
+    CHECK(!s.ymmh && !s.opmask && !s.zmmh && !s.h16zmm && !s.xstate, "format 0: vector views NULL, xstate 0");
 }
 
 static void test_decode_fragments(void)
@@ -1077,9 +1243,11 @@ int main(void)
     test_detect_errors();
     test_format_select();
     test_setup_table();
+    test_size_code_width();
     test_install_enable();
     test_cfg_c();
     test_decode_groups();
+    test_decode_vecr();
     test_decode_fragments();
     test_decode_bounds();
     test_drain();

@@ -241,7 +241,7 @@ static void test_nehalem_icl_pebs(void)
     CHECK_EQ(fp_get(&f, 0x3F2), 0xF | (31ull << 24), "MSR_PEBS_DATA_CFG");
     CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1u << 4), DS_ERR_PMC_RESERVED, "bit 4");
     CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 3ull << 24), DS_ERR_PMC_RESERVED, "LBR count without LBR group");
-    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 10), DS_ERR_PMC_NO_LDLAT, "fmt 4 ldlat not modelled");
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 2), DS_ERR_PMC_LDLAT_RANGE, "fmt 4 ldlat threshold 2");
     CHECK_EQ(ds_pmc_pebs_enable(&cpu, 8, 0), DS_ERR_PMC_BAD_COUNTER, "PMC8 absent");
     /* Skylake fmt 3: PEBS on PMC0-3 only even with more counters (synthetic 8 GP) */
     arch_cpu(&f, &cpu, 0x000506E3, 0x07300804, 0x00000603, 0, 0x3305);
@@ -868,6 +868,150 @@ static void test_pebs_event_counters(void)
     CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, DS_EVTSEL(0xC0, 0x01)), DS_OK, "NHM C0H/01H on PMC0");
 }
 
+/*
+ * Issue 16/10: per-event PEBS counter constraints of adaptive PEBS. Expected
+ * masks transcribed from Linux arch/x86/events/intel/ds.c:
+ *  intel_icl_pebs_event_constraints: 0x01c0 (old INST_RETIRED.PREC_DIST) on
+ *    fixed counter 0 only (mask 0x100000000: no GP counter); 0x1cd
+ *    INTEL_PLD_CONSTRAINT 0xff; MEM_INST_RETIRED D0H (all unit masks) and
+ *    D1H..D4H DATALA 0xf.
+ *  intel_glc_pebs_event_constraints (SPR, ADL/RPL P-cores, MTL/GNR): 0x1cd
+ *    PLD 0xfe; 0x2cd PSD 0x1; D0H..D4H 0xf. (Its C0H 0xfe row is not
+ *    enforced yet, see pmc.c: not tested here.)
+ *  intel_lnc_pebs_event_constraints (LNL/ARL P-cores): 0x1cd 0x3fc (the
+ *    "0x3ff -> 0x3fc" fix), 0x2cd 0x3; D0H..D4H 0xf.
+ *  intel_grt_pebs_event_constraints (Gracemont, Skymont via
+ *    intel_pmu_init_skt): 0x5d0 0x3 (the "0xf -> 0x3" fix), 0x6d0 0xf.
+ *  All three P-core lists: 0x0100 (INST_RETIRED.PREC_DIST pseudo-encoding) on
+ *    fixed counter 0 and 0x0400 (SLOTS) on fixed counter 3 only (masks
+ *    0x100000000 / 0x800000000: no GP counter).
+ * Constraint rows match with EDGE/INV/CMASK/ANY clear only (Linux
+ * X86_ALL_EVENT_FLAGS in the constraint mask); other events take the
+ * PMU_FL_PEBS_ALL path (any PEBS counter).
+ */
+struct ev_mask { uint8_t ev, um; uint32_t gp; };
+static void check_masks(struct fake_pmu *f, struct ds_cpu *cpu, const char *nm, unsigned ngp,
+                        const struct ev_mask *t, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        for (unsigned i = 0; i < ngp; i++) {
+            uint64_t sel = DS_EVTSEL(t[k].ev, t[k].um) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+            int want = ((t[k].gp >> i) & 1) ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
+            CHECK_EQ(ds_pmc_pebs_check(cpu, i, sel), want, "%s %02XH/%02XH PMC%u check", nm, t[k].ev, t[k].um, i);
+            fp_set(f, 0x3F1, 0);
+            fp_clear_log(f);
+            CHECK_EQ(ds_pmc_pebs_enable(cpu, i, sel), want, "%s %02XH/%02XH PMC%u enable", nm, t[k].ev, t[k].um, i);
+            CHECK_EQ(fp_get(f, 0x3F1), want ? 0 : 1ull << i, "%s %02XH/%02XH PMC%u PEBS_ENABLE", nm, t[k].ev,
+                     t[k].um, i);
+            if (want)
+                CHECK_EQ(fp_nwrites(f, 0x3F1), 0, "%s refused: PEBS_ENABLE not written", nm);
+        }
+}
+
+static void spr_cpu(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    /* Sapphire Rapids 06_8FH: leaf 0AH of ../shared/cpuid/GenuineIntel00806F8_SapphireRapids_05
+     * (08300805 / 8604, ECX 0F); PERF_CAPABILITIES fmt 4 + baseline + FW_WRITE (SDM layout) */
+    arch_cpu(f, cpu, 0x000806F8, 0x08300805, 0x00008604, 0xF, (4u << 8) | 5 | (1u << 13) | (1u << 14));
+}
+
+static void test_adaptive_event_counters(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    static const struct ev_mask icl[] = {
+        { 0xD0, 0x81, 0xF }, { 0xD0, 0x82, 0xF }, { 0xD0, 0x11, 0xF }, { 0xD0, 0x01, 0xF },
+        { 0xD1, 0x01, 0xF }, { 0xD4, 0x04, 0xF }, { 0xCF, 0x01, 0xFF }, { 0xD5, 0x01, 0xFF },
+        { 0xC0, 0x01, 0x0 }, { 0xC0, 0x00, 0xFF }, { 0xCD, 0x01, 0xFF }, { 0xCD, 0x02, 0xFF },
+        { 0x00, 0x01, 0x0 }, { 0x00, 0x04, 0x0 }, { 0x00, 0x03, 0xFF },
+    };
+    static const struct ev_mask glc[] = {
+        { 0xD0, 0x81, 0xF }, { 0xD0, 0x82, 0xF }, { 0xD3, 0x01, 0xF }, { 0xD5, 0x01, 0xFF },
+        { 0xCD, 0x01, 0xFE }, { 0xCD, 0x02, 0x1 },
+        { 0xC4, 0x00, 0xFF }, { 0x00, 0x01, 0x0 }, { 0x00, 0x04, 0x0 },
+    };
+    static const struct ev_mask lnc[] = {
+        { 0xD0, 0x81, 0xF }, { 0xD2, 0x01, 0xF }, { 0xCD, 0x01, 0x3FC }, { 0xCD, 0x02, 0x3 },
+        { 0xC0, 0x00, 0x3FF }, { 0xC4, 0x00, 0x3FF }, { 0x00, 0x01, 0x0 }, { 0x00, 0x04, 0x0 },
+    };
+    static const struct ev_mask skt[] = {
+        { 0xD0, 0x05, 0x3 }, { 0xD0, 0x06, 0xF }, { 0xD0, 0x81, 0xFF }, { 0xD0, 0x82, 0xFF },
+        { 0xCD, 0x01, 0xFF }, { 0x00, 0x01, 0xFF },
+    };
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0x00000604, 0xF, (4u << 8) | 5 | (1u << 13) | (1u << 14));
+    check_masks(&f, &cpu, "ICL", 8, icl, N(icl));
+    /* a flagged encoding matches no constraint row (Linux: PMU_FL_PEBS_ALL) */
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 5, DS_EVTSEL(0xD0, 0x81) | (1ull << DS_EVTSEL_CMASK_SHIFT)), DS_OK,
+             "ICL D0H/81H CMASK 1 on PMC5");
+    spr_cpu(&f, &cpu);
+    check_masks(&f, &cpu, "SPR", 8, glc, N(glc));
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(6));
+    check_masks(&f, &cpu, "LNL P", 10, lnc, N(lnc));
+    lnl_cpu(&f, &cpu, true, LNL_CAPS(6));
+    check_masks(&f, &cpu, "LNL E", 8, skt, N(skt));
+}
+
+/*
+ * Load latency with adaptive PEBS (formats 4-6). SDM "Load Latency
+ * Performance Monitoring Facility" (Ice Lake and later): MSR_PEBS_LD_LAT
+ * 3F6H holds the threshold and IA32_PEBS_ENABLE bit n enables PEBS on the
+ * counter counting MEM_TRANS_RETIRED.LOAD_LATENCY; bits 32+ are the fixed
+ * counters' PEBS enables there, so no LL_EN bit (Linux intel_pmu_pebs_enable
+ * sets bit idx+32 only when x86_pmu.version < 5). Counters: the Linux LL
+ * masks of test_adaptive_event_counters (ICL 0x1cd 0xff, GLC 0xfe, LNC
+ * 0x3fc, Gracemont/Skymont 0x5d0 0x3).
+ */
+static void ldlat_counters(struct fake_pmu *f, struct ds_cpu *cpu, const char *nm, unsigned ngp, uint32_t ll)
+{
+    for (unsigned i = 0; i < ngp; i++) {
+        int want = ((ll >> i) & 1) ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
+        fp_set(f, 0x3F1, 1ull << 32);   /* fixed counter 0 PEBS already on */
+        fp_set(f, 0x3F6, 0);
+        fp_clear_log(f);
+        CHECK_EQ(ds_pmc_pebs_ldlat(cpu, i, 50), want, "%s ldlat PMC%u", nm, i);
+        CHECK_EQ(fp_get(f, 0x3F1), (1ull << 32) | (want ? 0 : 1ull << i), "%s PMC%u: PEBS bit only, no LL_EN", nm, i);
+        CHECK_EQ(fp_get(f, 0x3F6), want ? 0 : 50, "%s PMC%u MSR_PEBS_LD_LAT", nm, i);
+        if (want)
+            CHECK_EQ(f->nlog, 0, "%s PMC%u refused before any MSR access", nm, i);
+    }
+    CHECK_EQ(ds_pmc_pebs_ldlat(cpu, ngp, 50), DS_ERR_PMC_BAD_COUNTER, "%s ldlat PMC%u absent", nm, ngp);
+    CHECK_EQ(ds_pmc_pebs_ldlat(cpu, __builtin_ctz(ll), 2), DS_ERR_PMC_LDLAT_RANGE, "%s threshold 2", nm);
+    CHECK_EQ(ds_pmc_pebs_ldlat(cpu, __builtin_ctz(ll), 0x10000), DS_ERR_PMC_LDLAT_RANGE, "%s threshold 65536", nm);
+    fp_set(f, 0x3F1, 0);
+    CHECK_EQ(ds_pmc_pebs_ldlat(cpu, __builtin_ctz(ll), 3), DS_OK, "%s threshold 3", nm);
+    CHECK_EQ(fp_get(f, 0x3F6), 3, "%s MSR_PEBS_LD_LAT 3", nm);
+    CHECK_EQ(ds_pmc_pebs_ldlat(cpu, __builtin_ctz(ll), 0xFFFF), DS_OK, "%s threshold 65535", nm);
+    CHECK_EQ(fp_get(f, 0x3F6), 0xFFFF, "%s MSR_PEBS_LD_LAT 65535", nm);
+}
+
+static void test_adaptive_ldlat(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0x00000604, 0xF, (4u << 8) | 5 | (1u << 13) | (1u << 14));
+    ldlat_counters(&f, &cpu, "ICL", 8, 0xFF);
+    spr_cpu(&f, &cpu);
+    ldlat_counters(&f, &cpu, "SPR", 8, 0xFE);
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(6));
+    fp_set(&f, 0x3F6, 0);
+    ldlat_counters(&f, &cpu, "LNL P", 10, 0x3FC);
+    lnl_cpu(&f, &cpu, true, LNL_CAPS(6));
+    fp_set(&f, 0x3F6, 0);
+    ldlat_counters(&f, &cpu, "LNL E", 8, 0x3);
+    /* KVM guest on Sapphire Rapids (the model's kvm-spr profile): perfmon v2,
+     * 8 GP, PEBS format 5 without PEBS_BASELINE (KVM vmx_get_perf_capabilities
+     * "Disallow adaptive PEBS"): PEBS on PMC0-3 (non-adaptive row), 01CDH not
+     * on PMC0 (glc 0xfe), and PEBS_ENABLE has no bits 32+ (KVM
+     * intel_pmu_refresh): bit n only. */
+    arch_cpu(&f, &cpu, 0x000806F8, 0x08300802, 0x00000603, 0, (5u << 8) | 0xC0 | (1u << 13));
+    for (unsigned i = 0; i < 8; i++) {
+        int want = i == 0 ? DS_ERR_PMC_PEBS_EVENT_COUNTER : i < 4 ? DS_OK : DS_ERR_PMC_PEBS_COUNTER;
+        fp_set(&f, 0x3F1, 0);
+        fp_set(&f, 0x3F6, 0);
+        CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, i, 50), want, "KVM SPR ldlat PMC%u", i);
+        CHECK_EQ(fp_get(&f, 0x3F1), want ? 0 : 1ull << i, "KVM SPR PMC%u: PEBS bit only", i);
+        CHECK_EQ(ds_pmc_pebs_check(&cpu, i, DS_EVTSEL(0xCD, 0x01)), want, "KVM SPR 01CDH PEBS PMC%u", i);
+    }
 /* Issue 10 test strength (exact boundary): AnyThread (bit 21) exists from
  * perfmon v3 (SDM "Architectural Performance Monitoring Version 3"): v3
  * accepts it, v2 refuses it (test above). */
@@ -897,6 +1041,8 @@ int main(void)
     test_perfmon_v6();
     test_nhm_pebs_events();
     test_pebs_event_counters();
+    test_adaptive_event_counters();
+    test_adaptive_ldlat();
     test_any_from_v3();
     return check_summary();
 }

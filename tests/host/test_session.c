@@ -336,9 +336,13 @@ static void test_errata(void)
     fam6(0x000006F6, 0x07280202, 0, 0x00000503, 0xC2);
     take_snap();
     CHECK_EQ(init_default(), DS_OK, "init");
-    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add (the pure check has no errata gate)");
-    CHECK_EQ(ds_session_start(&S), DS_ERR_PMC_PEBS_ERRATUM, "start: Merom PEBS erratum");
-    check_snap("erratum unwound");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_PMC_PEBS_ERRATUM, "precise: Merom PEBS erratum");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "auto falls back");
+    CHECK_EQ(S.req[0].how, DS_HOW_OVERFLOW, "to overflow sampling");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3F1), 0, "no PEBS enabled");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    check_snap("erratum fallback");
     memset(&S, 0, sizeof S);
     struct ds_session_config c = cfg_mem();
     c.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA;
@@ -542,12 +546,33 @@ static void test_generic(void)
     CHECK_EQ(a->pebs_reset[32], 0x1000000000000ull - 5000, "fmt 5 fixed reset slot 32");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 
+    /* No PEBS (PEBS_UNAVAILABLE): instructions by overflow use the
+     * architectural INST_RETIRED.ANY_P C0H/00H, not PREC_DIST (PMC1 only) */
+    skylake();
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12));
+    identify(true);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "instructions auto, no PEBS");
+    CHECK_EQ(S.req[0].evtsel, 0x005300C0, "C0H/00H with INT");
+    CHECK_EQ(S.req[0].idx, 3, "on the highest GP counter");
+
+    /* Panther Lake P-core: CPUID.23H.1 lists GP0-9 but the PMI handler's
+     * status bits follow leaf 0AH (8 counters): overflow on GP7, not GP9 */
+    panther();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_CYCLES, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "cycles auto");
+    CHECK_EQ(S.req[0].idx, 7, "GP7: a counter ds_pmi_init accepts");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
     /* Core 2: cycles has no PEBS; AUTO samples it by overflow */
     core2();
     CHECK_EQ(init_default(), DS_OK, "init");
     CHECK_EQ(add(gen(DS_EVENT_CYCLES, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE, "cycles precise");
     CHECK_EQ(add(gen(DS_EVENT_CYCLES, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "cycles auto");
     CHECK_EQ(S.req[0].how, DS_HOW_OVERFLOW, "overflow");
+    CHECK_EQ(add(gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "loads auto");
+    CHECK_EQ(S.req[1].evtsel & 0xFFFF, 0x01C0, "Core 2 INST_RETIRED.LOADS stays C0H/01H (only PREC_DIST is rewritten)");
     r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_AUTO);
     r.ldlat = 30;
     CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_LDLAT, "Core 2 has no load latency");
@@ -578,6 +603,19 @@ static void test_generic(void)
     CHECK(got.n == 1 && got.req[0] == 1 && !got.pebs[0] && got.ip[0] == 0x777, "overflow sample to request 1");
     CHECK_EQ(fp_get(&F, cccr) >> 31 & 1, 0, "CCCR.OVF cleared");
     CHECK_EQ(fp_get(&F, ctr), 0x10000000000ull - 1000, "counter reloaded with 2^40 - period");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    /* loads: front_end_event NBOGUS counts uops the upstream uop_type
+     * TAGLOADS tagged (SDM front-end tagging): RAT_ESCR0 (3BCH) = event 02H
+     * [30:25], TAGLOADS mask bit 1 (ESCR bit 10), Tag Enable 4, T0_OS 3,
+     * T0_USR 2; no counter for it */
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "NetBurst loads (overflow)");
+    CHECK(S.req[0].nb_tagged && S.req[0].nbtag.escr_msr == 0x3BC, "upstream tagging on RAT_ESCR0");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3BC), 0x0400041Cu, "RAT_ESCR0 = uop_type TAGLOADS, Tag Enable");
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
+    CHECK_EQ(fp_get(&F, 0x3BC), 0, "tagging off at stop");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 

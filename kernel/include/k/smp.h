@@ -9,7 +9,8 @@
  * BSP's IDT, enables its local APIC in the BSP's mode (xAPIC/x2APIC), and
  * has it run ds_cpu_init + ds_cpu_identify ON THAT CPU into its own
  * struct ds_cpu. APs are started one at a time; the BSP prints what each
- * reported (APs never print, so the console needs no lock), then the AP
+ * reported (APs do not print while starting; where several CPUs print at
+ * once, k_console_lines keeps their lines whole), then the AP
  * parks (CLI; HLT) with its LVT PC masked. A CPU that does not answer within
  * K_SMP_START_TIMEOUT_MS is reported, sent INIT again (so that a late start
  * cannot run on the next AP's stack), and the run continues.

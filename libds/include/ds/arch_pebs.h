@@ -71,10 +71,15 @@ extern "C" {
 /* --- IA32_PEBS_BASE ----------------------------------------------------------
  * Physical address of a 4 KiB aligned buffer ORed with a size code: the
  * buffer is 4 KiB << code (Linux init_arch_pebs_on_cpu: "Buffer Size =
- * 4KB * 2^SIZE", virt_to_phys(buf) | PEBS_BUFFER_SHIFT). The code field is
- * taken as bits 3:0: the write offset of IA32_PEBS_INDEX is 23 bits of
- * 16-byte units = 128 MiB = 4 KiB << 15, so no larger code is usable; bits
- * 11:4 are left zero. */
+ * 4KB * 2^SIZE", virt_to_phys(buf) | PEBS_BUFFER_SHIFT). The width of the
+ * code field is documented nowhere reachable here (the ISE chapter is not;
+ * Linux defines no size mask, only ARCH_PEBS_OFFSET_MASK 0x7fffff and
+ * ARCH_PEBS_INDEX_WR_SHIFT 4; KVM stores the MSR unchecked). The maximum is
+ * derived from the documented INDEX field: the write offset is 23 bits of
+ * 16-byte units = 128 MiB = 4 KiB << 15, so no larger code is usable (a
+ * bigger buffer could not be addressed); the code is written to bits 3:0
+ * and bits 11:4 are left zero. Tests: test_arch_pebs.c:
+ * test_size_code_width (15 accepted, 16 refused). */
 #define DS_APEBS_BASE_SIZE_MASK    0xFull
 #define DS_APEBS_SIZE_CODE_MAX     15u
 #define DS_APEBS_PAGE              4096u
@@ -107,13 +112,18 @@ extern "C" {
 #define DS_APEBS_CFG_LBR_SHIFT     40
 #define DS_APEBS_CFG_LBR           (0x3ull << 40)           /* [41:40] LBR group (DS_APEBS_LBR_*) */
 #define DS_APEBS_CFG_XMM           (1ull << 49)             /* ARCH_PEBS_VECR_XMM */
+#define DS_APEBS_CFG_YMMH          (1ull << 50)             /* ARCH_PEBS_VECR_YMMH */
+#define DS_APEBS_CFG_OPMASK        (1ull << 53)             /* ARCH_PEBS_VECR_OPMASK */
+#define DS_APEBS_CFG_ZMMH          (1ull << 54)             /* ARCH_PEBS_VECR_ZMMH */
+#define DS_APEBS_CFG_H16ZMM        (1ull << 55)             /* ARCH_PEBS_VECR_H16ZMM */
 #define DS_APEBS_CFG_GPR           (1ull << 61)
 #define DS_APEBS_CFG_AUX           (1ull << 62)
 #define DS_APEBS_CFG_EN            (1ull << 63)
 /* The group-selection bits ds_arch_pebs_counter_enable accepts. */
 #define DS_APEBS_CFG_GROUPS        (DS_APEBS_CFG_CNTR_ALLOW | DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED | \
                                     DS_APEBS_CFG_CNTR_METRICS | DS_APEBS_CFG_LBR | DS_APEBS_CFG_XMM | \
-                                    DS_APEBS_CFG_GPR | DS_APEBS_CFG_AUX)
+                                    DS_APEBS_CFG_YMMH | DS_APEBS_CFG_OPMASK | DS_APEBS_CFG_ZMMH | \
+                                    DS_APEBS_CFG_H16ZMM | DS_APEBS_CFG_GPR | DS_APEBS_CFG_AUX)
 
 /* --- Record / fragment header (Linux struct arch_pebs_header, 16 bytes) ------- */
 #define DS_APEBS_HDR_BYTES         16u
@@ -132,10 +142,13 @@ extern "C" {
 #define DS_APEBS_HDR_GPR           (1ull << 61)
 #define DS_APEBS_HDR_AUX           (1ull << 62)
 #define DS_APEBS_HDR_BASIC         (1ull << 63)
-/* Vector parts Linux does not lay out yet (YMMH/OPMASK/ZMMH/H16ZMM): a
- * fragment carrying one is decoded up to them and its LBR and counters
- * groups are not decoded (DS_DRAIN_APEBS_SKIPPED). */
-#define DS_APEBS_HDR_VEC_UNKNOWN   (DS_APEBS_HDR_YMMH | DS_APEBS_HDR_OPMASK | DS_APEBS_HDR_ZMMH | DS_APEBS_HDR_H16ZMM)
+/* The vector-register group: an XER header (16 bytes) when any of these is
+ * set, then the parts present in this order: XMM, YMMH, OPMASK, ZMMH,
+ * H16ZMM (Linux "perf/x86/intel: Support arch-PEBS vector registers group
+ * capturing", Dapeng Mi, v3 17/22 April 2025: setup_arch_pebs_sample_data,
+ * struct arch_pebs_ymmh/_opmask/_zmmh/_h16zmm). */
+#define DS_APEBS_HDR_VECR          (DS_APEBS_HDR_XMM | DS_APEBS_HDR_YMMH | DS_APEBS_HDR_OPMASK | DS_APEBS_HDR_ZMMH | \
+                                    DS_APEBS_HDR_H16ZMM)
 
 /* LBR group entry count (ARCH_PEBS_LBR_NUM_*): 1 = 8, 2 = 16, 3 = the
  * depth field of the LBR group header. */
@@ -149,13 +162,16 @@ extern "C" {
 #define DS_APEBS_GPR_BYTES         160u  /* flags, ip, 16 GPRs, ssp, reserved */
 #define DS_APEBS_XER_BYTES         16u   /* xstate, reserved */
 #define DS_APEBS_XMM_BYTES         256u  /* XMM0..15, two quadwords each */
+#define DS_APEBS_YMMH_BYTES        256u  /* YMM0..15 bits 255:128, two quadwords each */
+#define DS_APEBS_OPMASK_BYTES      64u   /* k0..k7 */
+#define DS_APEBS_ZMMH_BYTES        512u  /* ZMM0..15 bits 511:256, four quadwords each */
+#define DS_APEBS_H16ZMM_BYTES      1024u /* ZMM16..31, eight quadwords each */
 #define DS_APEBS_LBR_HDR_BYTES     48u   /* reserved, ctl, depth, ler_from, ler_to, ler_info */
 #define DS_APEBS_LBR_ENTRY_BYTES   24u   /* from, to, info */
 #define DS_APEBS_CNTR_HDR_BYTES    16u   /* gp, fixed, metrics, reserved (u32 each) */
 
 /* Drain anomaly bits beyond those of pebs.h (struct ds_drain_stats.anomalies). */
 #define DS_DRAIN_APEBS_ORPHAN      (1u << 16) /* fragment(s) without a basic group outside a record: lost_corrupt */
-#define DS_DRAIN_APEBS_SKIPPED     (1u << 17) /* a fragment carried vector parts libds cannot place: later groups not decoded */
 
 /* --- Detection ---------------------------------------------------------------- */
 
@@ -287,8 +303,10 @@ int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind,
  * null fragment with header bits 63:16 all zero: Linux
  * arch_pebs_record_continued), never reading outside [rec, rec + avail).
  * Fills @out, meaningful on DS_OK only (fmt DS_PEBS_FMT_ARCH, header = first fragment's header,
- * size = bytes of all fragments, fragments = their count); xmm / lbr point
- * into @rec. *@out_consumed = bytes of the record's fragments (also on
+ * size = bytes of all fragments, fragments = their count); xmm, ymmh,
+ * opmask, zmmh, h16zmm and lbr point into @rec (each part must lie inside
+ * its fragment, 8-byte aligned: DS_ERR_APEBS_REC_ALIGN otherwise); xstate
+ * is the XER header's first quadword. *@out_consumed = bytes of the record's fragments (also on
  * DS_ERR_APEBS_NO_BASIC, where it covers the orphan chain; 0 on the other
  * errors). @out_consumed may be NULL.
  * Errors: DS_ERR_NULL, DS_ERR_APEBS_REC_SHORT (a header or fragment, or a

@@ -103,7 +103,7 @@ enum ds_err {
     DS_ERR_PMC_PEBS_COUNTER = 257,   /* PEBS not possible on this counter (Core 2/Atom: PMC0 only; NHM..: PMC0-3) */
     DS_ERR_PMC_PEBS_EVENT = 258,     /* event is not a PEBS-capable at-retirement event of this model */
     DS_ERR_PMC_PEBS_INT = 259,       /* EVTSEL.INT set on a PEBS counter (SDM: do not set INT) */
-    DS_ERR_PMC_NO_LDLAT = 260,       /* load-latency PEBS needs PEBS format 1..3 (Nehalem+) */
+    DS_ERR_PMC_NO_LDLAT = 260,       /* no load-latency PEBS: format 0, or an adaptive core without a known LL event */
     DS_ERR_PMC_LDLAT_RANGE = 261,    /* load-latency threshold outside 3..0xFFFF */
     DS_ERR_PMC_NO_ADAPTIVE = 262,    /* adaptive PEBS needs PEBS format >= 4 and PERF_CAPABILITIES.PEBS_BASELINE */
     DS_ERR_PMC_NO_PEBS_FMT = 263,    /* PEBS format unknown to libds or PEBS not advertised */

@@ -280,6 +280,11 @@ enum ds_gpr {
 #define DS_SAMPLE_METRICS     (1u << 14) /* topdown_slots, perf_metrics (fmt 6 counters group) */
 #define DS_SAMPLE_LAT_SPLIT   (1u << 15) /* instr_latency, cache_latency (with DS_SAMPLE_MEM) */
 #define DS_SAMPLE_SSP         (1u << 16) /* ssp (architectural PEBS GPR group) */
+/* Architectural PEBS vector-register group parts beyond XMM (arch_pebs.h). */
+#define DS_SAMPLE_YMMH        (1u << 17) /* ymmh: YMM0-15 bits 255:128 */
+#define DS_SAMPLE_OPMASK      (1u << 18) /* opmask: k0-k7 */
+#define DS_SAMPLE_ZMMH        (1u << 19) /* zmmh: ZMM0-15 bits 511:256 */
+#define DS_SAMPLE_H16ZMM      (1u << 20) /* h16zmm: ZMM16-31, all 512 bits */
 
 struct ds_pebs_sample {
     enum ds_pebs_fmt fmt;
@@ -319,6 +324,19 @@ struct ds_pebs_sample {
     /* Architectural PEBS (DS_PEBS_FMT_ARCH, arch_pebs.h); 0 for the other formats. */
     uint64_t ssp;               /* GPR group shadow-stack pointer (DS_SAMPLE_SSP) */
     uint32_t fragments;         /* fragments the record was written in (1: not split) */
+    /* Architectural PEBS vector-register group (Linux struct
+     * arch_pebs_xer_header + arch_pebs_xmm/_ymmh/_opmask/_zmmh/_h16zmm):
+     * views into the record, like xmm and lbr (valid during the drain
+     * callback; NULL when the part is absent). Pointers, not copies: the
+     * parts total 1856 bytes, which would triple the sample every drain
+     * clears and copies per record. Lengths are fixed by the part:
+     * ymmh 32 qwords (2 per register, low first), opmask 8, zmmh 64 (4 per
+     * register), h16zmm 128 (8 per register). */
+    uint64_t xstate;            /* XER header xstate (any vector part present), else 0 */
+    const uint64_t *ymmh;       /* DS_SAMPLE_YMMH */
+    const uint64_t *opmask;     /* DS_SAMPLE_OPMASK */
+    const uint64_t *zmmh;       /* DS_SAMPLE_ZMMH */
+    const uint64_t *h16zmm;     /* DS_SAMPLE_H16ZMM */
 };
 
 /*
@@ -340,7 +358,8 @@ struct ds_pebs_sample {
  * DS_ERR_NO_PDCM (non-NetBurst without PERF_CAPABILITIES: PDCM = 0),
  * DS_ERR_PEBS_CAPS_UNREAD (PDCM = 1 but the read faulted: format unknown),
  * DS_ERR_PEBS_FORMAT, DS_ERR_LAYOUT, DS_ERR_UNSUPPORTED (NetBurst CPU with
- * DS_CONFIG_NETBURST=0).
+ * DS_CONFIG_NETBURST=0). On every error but DS_ERR_NULL *@out_fmt is
+ * DS_PEBS_FMT_NONE.
  * MSRs: none (uses caps). NMI-safe: yes (pure).
  */
 int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum ds_pebs_fmt *out_fmt);

@@ -252,6 +252,14 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * the per-counter ones (DS_ERR_PMC_PEBS_EVENT_COUNTER): INST_RETIRED.PREC_DIST
  * C0H/01H only on PMC1, and on Sandy/Ivy Bridge MEM_TRANS_RETIRED CDH/01H,
  * CDH/02H only on PMC3 (Linux intel_snb_/ivb_/hsw_/skl_pebs_event_constraints).
+ * Adaptive PEBS (formats 4-6), per core uarch (Linux intel_icl_/glc_/lnc_/
+ * grt_pebs_event_constraints, flags clear): D0H..D4H on PMC0-3 (P-cores);
+ * 00H/01H and 00H/04H (fixed-counter pseudo-encodings) on no GP counter;
+ * Ice Lake C0H/01H on no GP counter (fixed 0 only); Golden/Redwood Cove
+ * CDH/01H PMC1-7, CDH/02H PMC0 (Linux's C0H 0xfe row is not enforced yet,
+ * see pmc.c); Lion Cove CDH/01H PMC2-9,
+ * CDH/02H PMC0-1; Gracemont/Crestmont/Skymont D0H/05H PMC0-1, D0H/06H
+ * PMC0-3: else DS_ERR_PMC_PEBS_EVENT_COUNTER.
  * EVTSEL.INT must be clear (SDM: "Do NOT set INT").
  * Read-modify-write of IA32_PEBS_ENABLE (0x3F1).
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
@@ -333,9 +341,16 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
  * Load-latency PEBS (Nehalem+, PEBS formats 1-3): MSR_PEBS_LD_LAT =
  * @threshold, then IA32_PEBS_ENABLE |= PMCn | LL_EN_PMCn (bit 32+n). idx 0..3.
  * The counter must count MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD (caller).
- * Errors: the pebs_enable CPU checks, DS_ERR_PMC_NO_LDLAT (format 0 or 4+:
- * adaptive parts enable load latency per counter through PEBS_ENABLE bit n
- * only and libds does not model it), DS_ERR_PMC_LDLAT_RANGE,
+ * Adaptive PEBS (formats 4-6, Ice Lake+): MSR_PEBS_LD_LAT = @threshold, then
+ * IA32_PEBS_ENABLE |= PMCn only (bits 32+ are fixed-counter PEBS there); the
+ * counter counts MEM_TRANS_RETIRED.LOAD_LATENCY CDH/01H (P-cores: Ice Lake
+ * PMC0-7, Golden/Redwood Cove PMC1-7, Lion Cove PMC2-9) or
+ * MEM_UOPS_RETIRED.LOAD_LATENCY D0H/05H (Gracemont/Crestmont/Skymont PMC0-1).
+ * Errors: the pebs_enable CPU checks, DS_ERR_PMC_NO_LDLAT (format 0, or an
+ * adaptive core libds has no load-latency event for: Tremont, unknown
+ * models), DS_ERR_PMC_LDLAT_RANGE, DS_ERR_PMC_BAD_COUNTER (adaptive: no such
+ * counter), DS_ERR_PMC_PEBS_EVENT_COUNTER (adaptive: not a counter of the
+ * load-latency event),
  * DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_PMC0_ONLY (the counter table),
  * DS_ERR_PMC_PEBS_UCODE (Sandy Bridge microcode gate of
  * ds_pmc_pebs_enable_ex(); no override for load latency; reads

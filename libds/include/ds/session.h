@@ -148,6 +148,8 @@ struct ds_session_req {
     int nb_metric;             /* NetBurst PEBS: replay-tagging metric */
     struct ds_nb_request nbq;  /* NetBurst: the request given to the allocator */
     struct ds_nb_assignment nbas;
+    bool nb_tagged;            /* NetBurst front-end tagging: the upstream ESCR below */
+    struct ds_nb_assignment nbtag; /* its ESCR and value (no counter: SDM front-end tagging) */
 };
 
 enum ds_session_state {

@@ -455,7 +455,6 @@ static void run_label(const struct runs *R, unsigned log, const char *name, char
 /* Every record of a log belongs to the CPU of its HDR cpu= (docs/records.md,
  * version rule); a log without cpu= is grouped as CPU_NONE. */
 #define CPU_NONE (-1LL)
-#define CPU_ALL (-2LL) /* no grouping: every log */
 
 static long long log_cpu(const struct runs *R, unsigned log)
 {
@@ -463,33 +462,10 @@ static long long log_cpu(const struct runs *R, unsigned log)
     return h && dslog_has(h, K_CPU) ? (long long)h->v[K_CPU] : CPU_NONE;
 }
 
-static int in_cpu(const struct runs *R, unsigned log, long long cpu)
-{
-    return cpu == CPU_ALL || log_cpu(R, log) == cpu;
-}
-
 static int ll_cmp(const void *a, const void *b)
 {
     long long x = *(const long long *)a, y = *(const long long *)b;
     return (x > y) - (x < y);
-}
-
-/* The distinct CPUs of the input's logs, ascending (CPU_NONE first); *out is freed by the caller. */
-static size_t cpu_list(const struct runs *R, long long **out)
-{
-    long long *v = xrealloc(NULL, (R->nlogs + 1) * sizeof *v);
-    size_t n = 0;
-    for (unsigned l = 0; l < R->nlogs; l++) {
-        long long c = log_cpu(R, l);
-        size_t k = 0;
-        while (k < n && v[k] != c)
-            k++;
-        if (k == n)
-            v[n++] = c;
-    }
-    qsort(v, n, sizeof *v, ll_cmp);
-    *out = v;
-    return n;
 }
 
 static int lost_kind(const char *kind)
@@ -502,26 +478,116 @@ struct cpustat {
     uint64_t runs, pebs, bts, lbr, lost[3]; /* lost: pebs, bts, lbr */
 };
 
-static struct cpustat cpu_stat(const struct state *S, const struct runs *R, long long cpu)
+/* A list of indexes (runs, LOST items or logs) in input order. */
+struct idxs {
+    size_t *v, n;
+};
+
+/* The input's logs grouped by CPU: n distinct CPUs (ascending, CPU_NONE
+ * first); for group g its runs, LOST items and logs in input order, and
+ * its sums. Built in one pass (counting sort), so the report stays linear
+ * in the records whatever the number of CPUs. */
+struct cpugroups {
+    long long *cpu;
+    size_t n;
+    struct idxs *runs, *lost, *logs;
+    struct cpustat *st;
+    size_t *store; /* the index arrays of all groups */
+    size_t *rank;  /* per log: its group */
+    long *snaps;   /* per log (+1): LBR snapshots shown (print_lbr) */
+};
+
+static size_t cpu_rank(const struct cpugroups *G, long long c)
 {
-    struct cpustat st = {0};
+    const long long *p = bsearch(&c, G->cpu, G->n, sizeof *G->cpu, ll_cmp);
+    return p ? (size_t)(p - G->cpu) : 0;
+}
+
+/* Put index i (of rank rk) at the end of group rk's list, sized by a first counting pass. */
+static void group_put(struct idxs *l, size_t rk, size_t i, int counting)
+{
+    if (counting)
+        l[rk].n++;
+    else
+        l[rk].v[l[rk].n++] = i;
+}
+
+static size_t log_rank(const struct runs *R, const struct cpugroups *G, unsigned log)
+{
+    return log < R->nlogs ? G->rank[log] : 0;
+}
+
+static void groups_fill(const struct state *S, const struct runs *R, struct cpugroups *G, int counting)
+{
     for (unsigned l = 0; l < R->nlogs; l++)
-        st.logs += in_cpu(R, l, cpu);
-    for (size_t i = 0; i < R->n; i++) {
-        const struct run *ru = &R->v[i];
-        if (!in_cpu(R, ru->log, cpu))
-            continue;
-        st.runs++;
-        st.pebs += ru->pebs;
-        st.bts += ru->bts;
-        st.lbr += ru->lbr;
+        group_put(G->logs, G->rank[l], l, counting);
+    for (size_t i = 0; i < R->n; i++)
+        group_put(G->runs, log_rank(R, G, R->v[i].log), i, counting);
+    for (size_t j = 0; j < S->items.n; j++)
+        if (S->items.v[j].r.type == DSLOG_LOST)
+            group_put(G->lost, log_rank(R, G, S->items.v[j].log), j, counting);
+}
+
+static void groups_build(const struct state *S, const struct runs *R, struct cpugroups *G)
+{
+    memset(G, 0, sizeof *G);
+    G->cpu = xrealloc(NULL, (R->nlogs + 1) * sizeof *G->cpu);
+    for (unsigned l = 0; l < R->nlogs; l++)
+        G->cpu[l] = log_cpu(R, l);
+    qsort(G->cpu, R->nlogs, sizeof *G->cpu, ll_cmp);
+    for (unsigned l = 0; l < R->nlogs; l++)
+        if (!G->n || G->cpu[G->n - 1] != G->cpu[l])
+            G->cpu[G->n++] = G->cpu[l];
+    if (!G->n) /* no HDR: one group of everything */
+        G->cpu[G->n++] = CPU_NONE;
+    G->rank = xrealloc(NULL, (R->nlogs + 1) * sizeof *G->rank);
+    G->snaps = xrealloc(NULL, (R->nlogs + 1) * sizeof *G->snaps);
+    memset(G->snaps, 0, (R->nlogs + 1) * sizeof *G->snaps);
+    for (unsigned l = 0; l < R->nlogs; l++)
+        G->rank[l] = cpu_rank(G, log_cpu(R, l));
+    size_t k = G->n + 1;
+    G->runs = xrealloc(NULL, 3 * k * sizeof *G->runs);
+    memset(G->runs, 0, 3 * k * sizeof *G->runs);
+    G->lost = G->runs + k;
+    G->logs = G->lost + k;
+    groups_fill(S, R, G, 1);
+    size_t total = 0;
+    for (size_t g = 0; g < 3 * k; g++)
+        total += G->runs[g].n;
+    G->store = xrealloc(NULL, (total + 1) * sizeof *G->store);
+    for (size_t g = 0, at = 0; g < 3 * k; g++) {
+        G->runs[g].v = G->store + at;
+        at += G->runs[g].n;
+        G->runs[g].n = 0;
     }
-    for (size_t j = 0; j < S->items.n; j++) {
-        const struct dslog_rec *r = &S->items.v[j].r;
-        if (r->type == DSLOG_LOST && in_cpu(R, S->items.v[j].log, cpu))
-            st.lost[lost_kind(r->s[K_KIND])] += r->v[K_COUNT];
+    groups_fill(S, R, G, 0);
+    G->st = xrealloc(NULL, k * sizeof *G->st);
+    memset(G->st, 0, k * sizeof *G->st);
+    for (size_t g = 0; g < G->n; g++) {
+        struct cpustat *st = &G->st[g];
+        st->logs = (unsigned)G->logs[g].n;
+        st->runs = G->runs[g].n;
+        for (size_t i = 0; i < G->runs[g].n; i++) {
+            const struct run *ru = &R->v[G->runs[g].v[i]];
+            st->pebs += ru->pebs;
+            st->bts += ru->bts;
+            st->lbr += ru->lbr;
+        }
+        for (size_t i = 0; i < G->lost[g].n; i++) {
+            const struct dslog_rec *r = &S->items.v[G->lost[g].v[i]].r;
+            st->lost[lost_kind(r->s[K_KIND])] += r->v[K_COUNT];
+        }
     }
-    return st;
+}
+
+static void groups_free(struct cpugroups *G)
+{
+    free(G->cpu);
+    free(G->runs);
+    free(G->store);
+    free(G->st);
+    free(G->rank);
+    free(G->snaps);
 }
 
 /* ---------- text ---------- */
@@ -541,17 +607,15 @@ static void print_cntr(FILE *f, const char *what, const struct dslog_rec *r)
     fprintf(f, "\n");
 }
 
-/* LBR snapshots of the runs of CPU cpu: at most lbr_limit snapshots per log
- * and lbr_entries entries per snapshot (negative: all). */
-static void print_lbr(const struct state *S, const struct runs *R, long long cpu, long lbr_limit,
-                      long lbr_entries)
+/* LBR snapshots of the runs in rl (of the logs in ll): at most lbr_limit
+ * snapshots per log and lbr_entries entries per snapshot (negative: all);
+ * snaps counts per log (R->nlogs + 1 slots, zero at first). */
+static void print_lbr(const struct state *S, const struct runs *R, const struct idxs *rl, const struct idxs *ll,
+                      long *snaps, long lbr_limit, long lbr_entries)
 {
-    long *snaps = calloc(R->nlogs + 1, sizeof *snaps);
-    if (!snaps)
-        oom();
-    for (size_t i = 0; i < R->n; i++) {
-        const struct run *ru = &R->v[i];
-        if (!ru->lbr || !in_cpu(R, ru->log, cpu))
+    for (size_t x = 0; x < rl->n; x++) {
+        const struct run *ru = &R->v[rl->v[x]];
+        if (!ru->lbr)
             continue;
         char lb[80];
         run_label(R, ru->log, ru->name, lb, sizeof lb);
@@ -586,18 +650,19 @@ static void print_lbr(const struct state *S, const struct runs *R, long long cpu
         }
     }
     long total = 0;
-    for (unsigned l = 0; l <= R->nlogs; l++)
-        total += lbr_limit >= 0 && snaps[l] > lbr_limit;
+    for (size_t x = 0; x < ll->n; x++)
+        total += lbr_limit >= 0 && snaps[ll->v[x]] > lbr_limit;
+    if (!R->nlogs) /* no HDR: the records count under slot nlogs */
+        total += lbr_limit >= 0 && snaps[R->nlogs] > lbr_limit;
     if (total)
         printf("  ... (more LBR snapshots in %ld log(s); --lbr-limit)\n", total);
-    free(snaps);
 }
 
-static void print_pebs_tables(const struct runs *R, long long cpu)
+static void print_pebs_tables(const struct runs *R, const struct idxs *rl)
 {
-    for (size_t i = 0; i < R->n; i++) {
-        const struct run *ru = &R->v[i];
-        if (!ru->pebs || !in_cpu(R, ru->log, cpu))
+    for (size_t x = 0; x < rl->n; x++) {
+        const struct run *ru = &R->v[rl->v[x]];
+        if (!ru->pebs)
             continue;
         char lb[80];
         run_label(R, ru->log, ru->name, lb, sizeof lb);
@@ -624,11 +689,11 @@ static void print_pebs_tables(const struct runs *R, long long cpu)
     }
 }
 
-static void print_bts(const struct state *S, const struct runs *R, long long cpu, long bts_limit)
+static void print_bts(const struct state *S, const struct runs *R, const struct idxs *rl, long bts_limit)
 {
-    for (size_t i = 0; i < R->n; i++) {
-        const struct run *ru = &R->v[i];
-        if (!ru->bts || !in_cpu(R, ru->log, cpu))
+    for (size_t x = 0; x < rl->n; x++) {
+        const struct run *ru = &R->v[rl->v[x]];
+        if (!ru->bts)
             continue;
         char lb[80];
         run_label(R, ru->log, ru->name, lb, sizeof lb);
@@ -651,15 +716,13 @@ static void print_bts(const struct state *S, const struct runs *R, long long cpu
     }
 }
 
-/* The LOST lines of CPU cpu's logs. */
-static void print_lost(const struct state *S, const struct runs *R, long long cpu)
+/* The LOST lines in ll. */
+static void print_lost(const struct state *S, const struct runs *R, const struct idxs *ll)
 {
-    int any = 0;
-    for (size_t j = 0; j < S->items.n; j++) {
+    for (size_t x = 0; x < ll->n; x++) {
+        size_t j = ll->v[x];
         const struct dslog_rec *r = &S->items.v[j].r;
-        if (r->type != DSLOG_LOST || !in_cpu(R, S->items.v[j].log, cpu))
-            continue;
-        if (!any++)
+        if (!x)
             printf("\n# Lost records\n");
         char lb[80];
         run_label(R, S->items.v[j].log, r->s[K_RUN], lb, sizeof lb);
@@ -668,13 +731,13 @@ static void print_lost(const struct state *S, const struct runs *R, long long cp
     }
 }
 
-static void print_sections(const struct state *S, const struct runs *R, long long cpu, long bts_limit,
-                           long lbr_limit, long lbr_entries)
+static void print_sections(const struct state *S, const struct runs *R, const struct cpugroups *G, size_t g,
+                           long bts_limit, long lbr_limit, long lbr_entries)
 {
-    print_pebs_tables(R, cpu);
-    print_bts(S, R, cpu, bts_limit);
-    print_lbr(S, R, cpu, lbr_limit, lbr_entries);
-    print_lost(S, R, cpu);
+    print_pebs_tables(R, &G->runs[g]);
+    print_bts(S, R, &G->runs[g], bts_limit);
+    print_lbr(S, R, &G->runs[g], &G->logs[g], G->snaps, lbr_limit, lbr_entries);
+    print_lost(S, R, &G->lost[g]);
 }
 
 static void cpu_name(long long cpu, char *b, size_t n)
@@ -687,36 +750,37 @@ static void cpu_name(long long cpu, char *b, size_t n)
 
 /* With logs of several CPUs: a summary row per CPU, then one block per CPU
  * (issue 13: dsdump groups the records per CPU). */
-static void print_per_cpu(const struct state *S, const struct runs *R, const long long *cpus, size_t ncpu,
-                          long bts_limit, long lbr_limit, long lbr_entries)
+static void print_per_cpu(const struct state *S, const struct runs *R, const struct cpugroups *G, long bts_limit,
+                          long lbr_limit, long lbr_entries)
 {
-    printf("\n# Per CPU (HDR cpu=; ? = a log without cpu=): %zu CPUs\n", ncpu);
+    printf("\n# Per CPU (HDR cpu=; ? = a log without cpu=): %zu CPUs\n", G->n);
     printf("# %5s %5s %5s %9s %9s %9s %9s %9s %9s\n", "cpu", "logs", "runs", "pebs", "bts", "lbr", "lost.pebs",
            "lost.bts", "lost.lbr");
-    for (size_t c = 0; c < ncpu; c++) {
-        struct cpustat st = cpu_stat(S, R, cpus[c]);
+    for (size_t g = 0; g < G->n; g++) {
+        const struct cpustat *st = &G->st[g];
         char nm[24];
-        cpu_name(cpus[c], nm, sizeof nm);
+        cpu_name(G->cpu[g], nm, sizeof nm);
         printf("  %5s %5u %5" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
-               "\n", nm, st.logs, st.runs, st.pebs, st.bts, st.lbr, st.lost[0], st.lost[1], st.lost[2]);
+               "\n", nm, st->logs, st->runs, st->pebs, st->bts, st->lbr, st->lost[0], st->lost[1], st->lost[2]);
     }
-    for (size_t c = 0; c < ncpu; c++) {
+    for (size_t g = 0; g < G->n; g++) {
         char nm[24];
-        cpu_name(cpus[c], nm, sizeof nm);
+        cpu_name(G->cpu[g], nm, sizeof nm);
         printf("\n## CPU %s: logs", nm);
-        for (unsigned l = 0; l < R->nlogs; l++)
-            if (in_cpu(R, l, cpus[c]))
-                printf(" %u:%s", l, R->hdr[l] ? R->hdr[l]->s[K_PROFILE] : "?");
+        for (size_t x = 0; x < G->logs[g].n; x++) {
+            size_t l = G->logs[g].v[x];
+            printf(" %zu:%s", l, R->hdr[l] ? R->hdr[l]->s[K_PROFILE] : "?");
+        }
         printf("\n");
-        print_sections(S, R, cpus[c], bts_limit, lbr_limit, lbr_entries);
-        struct cpustat st = cpu_stat(S, R, cpus[c]);
-        printf("\n# Lost on cpu %s: pebs=%" PRIu64 " bts=%" PRIu64 " lbr=%" PRIu64 "\n", nm, st.lost[0], st.lost[1],
-               st.lost[2]);
+        print_sections(S, R, G, g, bts_limit, lbr_limit, lbr_entries);
+        const struct cpustat *st = &G->st[g];
+        printf("\n# Lost on cpu %s: pebs=%" PRIu64 " bts=%" PRIu64 " lbr=%" PRIu64 "\n", nm, st->lost[0], st->lost[1],
+               st->lost[2]);
     }
 }
 
-static void print_text(const struct state *S, const struct runs *R, long bts_limit, long lbr_limit,
-                       long lbr_entries)
+static void print_text(const struct state *S, const struct runs *R, const struct cpugroups *G, long bts_limit,
+                       long lbr_limit, long lbr_entries)
 {
     for (size_t i = 0; i < S->items.n; i++) {
         const struct dslog_rec *r = &S->items.v[i].r;
@@ -729,15 +793,15 @@ static void print_text(const struct state *S, const struct runs *R, long bts_lim
             printf(" cpu=%llu", (unsigned long long)r->v[K_CPU]);
         printf("\n");
     }
-    long long *cpus;
-    size_t ncpu = cpu_list(R, &cpus);
-    if (ncpu > 1)
-        print_per_cpu(S, R, cpus, ncpu, bts_limit, lbr_limit, lbr_entries);
+    uint64_t lost[3] = {0, 0, 0};
+    for (size_t g = 0; g < G->n; g++)
+        for (int k = 0; k < 3; k++)
+            lost[k] += G->st[g].lost[k];
+    if (G->n > 1)
+        print_per_cpu(S, R, G, bts_limit, lbr_limit, lbr_entries);
     else
-        print_sections(S, R, CPU_ALL, bts_limit, lbr_limit, lbr_entries);
-    free(cpus);
-    struct cpustat all = cpu_stat(S, R, CPU_ALL);
-    printf("\n# Lost: pebs=%" PRIu64 " bts=%" PRIu64 " lbr=%" PRIu64 "\n", all.lost[0], all.lost[1], all.lost[2]);
+        print_sections(S, R, G, 0, bts_limit, lbr_limit, lbr_entries);
+    printf("\n# Lost: pebs=%" PRIu64 " bts=%" PRIu64 " lbr=%" PRIu64 "\n", lost[0], lost[1], lost[2]);
     for (size_t j = 0; j < S->items.n; j++) {
         const struct dslog_rec *r = &S->items.v[j].r;
         if (r->type == DSLOG_END)
@@ -863,28 +927,26 @@ static void json_record(FILE *f, const struct state *S, const struct runs *R, co
 }
 
 /* "cpus": one entry per CPU of the input (HDR cpu=; null for logs without it). */
-static void json_cpus(FILE *f, const struct state *S, const struct runs *R)
+static void json_cpus(FILE *f, const struct cpugroups *G)
 {
-    long long *cpus;
-    size_t ncpu = cpu_list(R, &cpus);
     fprintf(f, "],\n\"cpus\":[");
-    for (size_t c = 0; c < ncpu; c++) {
-        struct cpustat st = cpu_stat(S, R, cpus[c]);
-        fprintf(f, "%s\n {\"cpu\":", c ? "," : "");
-        cpus[c] == CPU_NONE ? fprintf(f, "null") : fprintf(f, "%lld", cpus[c]);
+    for (size_t g = 0; g < G->n; g++) {
+        const struct cpustat *st = &G->st[g];
+        if (!st->logs) /* no HDR in the input: no CPU to name */
+            continue;
+        fprintf(f, "%s\n {\"cpu\":", g ? "," : "");
+        G->cpu[g] == CPU_NONE ? fprintf(f, "null") : fprintf(f, "%lld", G->cpu[g]);
         fprintf(f, ",\"logs\":[");
-        for (unsigned l = 0, k = 0; l < R->nlogs; l++)
-            if (in_cpu(R, l, cpus[c]))
-                fprintf(f, "%s%u", k++ ? "," : "", l);
+        for (size_t x = 0; x < G->logs[g].n; x++)
+            fprintf(f, "%s%zu", x ? "," : "", G->logs[g].v[x]);
         fprintf(f, "],\"runs\":%" PRIu64 ",\"pebs_records\":%" PRIu64 ",\"bts_records\":%" PRIu64
                    ",\"lbr_records\":%" PRIu64 ",\"lost\":{\"pebs\":%" PRIu64 ",\"bts\":%" PRIu64
                    ",\"lbr\":%" PRIu64 "}}",
-                st.runs, st.pebs, st.bts, st.lbr, st.lost[0], st.lost[1], st.lost[2]);
+                st->runs, st->pebs, st->bts, st->lbr, st->lost[0], st->lost[1], st->lost[2]);
     }
-    free(cpus);
 }
 
-static void print_json(const struct state *S, const struct runs *R)
+static void print_json(const struct state *S, const struct runs *R, const struct cpugroups *G)
 {
     FILE *f = stdout;
     fprintf(f, "{\"format_version\":%u,\"input\":", DSLOG_VERSION);
@@ -919,7 +981,7 @@ static void print_json(const struct state *S, const struct runs *R)
         fprintf(f, "%s\n ", i ? "," : "");
         json_record(f, S, R, &S->items.v[i]);
     }
-    json_cpus(f, S, R);
+    json_cpus(f, G);
     fprintf(f, "],\n\"errors\":[");
     for (size_t i = 0; i < S->nerr; i++) {
         fprintf(f, "%s\n {\"line\":%lu,\"message\":", i ? "," : "", S->errs[i].line);
@@ -1198,12 +1260,15 @@ int main(int argc, char **argv)
 
     struct runs R = {0};
     aggregate(&S, &R);
+    struct cpugroups G;
+    groups_build(&S, &R, &G);
     if (json)
-        print_json(&S, &R);
+        print_json(&S, &R, &G);
     else if (csv)
         print_csv(&S, &R);
     else
-        print_text(&S, &R, limit, lbr_limit, lbr_entries);
+        print_text(&S, &R, &G, limit, lbr_limit, lbr_entries);
+    groups_free(&G);
     int rc = S.nerr ? 1 : 0;
     if (svg && write_svg(svg, &S, &R)) {
         fprintf(stderr, "dsdump: %s: %s\n", svg, strerror(errno));

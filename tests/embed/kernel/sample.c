@@ -12,12 +12,18 @@
  * fed to the model are real addresses of this kernel's functions, so the
  * records carry top-2-GiB addresses end to end.
  *
+ * The second step (session_step) samples instructions with PEBS through
+ * the session API (session.h, issue 16) on EVERY model profile: the lines
+ * the README's "Sampling in ten lines" shows are copied from it, and
+ * embed.snippets checks they still match.
+ *
  * Built only when the model sources and the libds BTS API are present
  * (CMakeLists.txt: EMBED_SAMPLE).
  */
 #include <ds/ds.h>
 #include <ds/area.h>
 #include <ds/bts.h>
+#include <ds/session.h>
 #include "dsmodel.h"
 #include "ds_model_ops.h"
 #include "embed.h"
@@ -70,6 +76,8 @@ static void on_pmi(void *ctx, uint32_t reasons)
 /* Branch i: from inside one of this kernel's functions to another. */
 static uint64_t br_from(unsigned i) { return (uintptr_t)&kmain + 16 * i; }
 static uint64_t br_to(unsigned i) { return (uintptr_t)&sample_run + 4 * i; }
+
+static void session_all(void);
 
 void sample_run(void)
 {
@@ -139,4 +147,154 @@ void sample_run(void)
     err = ds_area_uninstall(&ctx);
     dsm_rdmsr(&mcpu, DS_MSR_IA32_DS_AREA, &ds_area_msr);
     check(err == DS_OK && ds_area_msr == 0, "ds_area_uninstall restores IA32_DS_AREA");
+    session_all();
+}
+
+/* --- the session step: instructions sampled with PEBS on every profile ---- */
+
+#define PERIOD 100u    /* sample every 100 instructions */
+#define NINSN 1000u    /* instructions retired per profile */
+#define SES_PHYS 0x100000ull /* the region's "physical" address (arch PEBS writes physical memory) */
+
+static struct dsm_cpu model;
+static struct ds_cpu kcpu;
+static struct ds_session ses;
+static unsigned char buf[32 * 1024] __attribute__((aligned(4096)));
+static uint64_t cur_ip;
+static unsigned n_samples, n_bad;
+
+/* The region at its linear address (DS-area PEBS) and at its physical
+ * address (architectural PEBS): this higher-half kernel's .bss is not
+ * identity-mapped, so the model's physical window is translated here. */
+static unsigned char *ses_at(uint64_t a, size_t len)
+{
+    uint64_t l = (uintptr_t)buf;
+    if (a >= l && a + len <= l + sizeof(buf))
+        return buf + (a - l);
+    if (a >= SES_PHYS && a + len <= SES_PHYS + sizeof(buf))
+        return buf + (a - SES_PHYS);
+    return NULL;
+}
+
+static int ses_read(void *ctx, uint64_t a, void *p, size_t len)
+{
+    (void)ctx;
+    unsigned char *q = ses_at(a, len);
+    if (!q)
+        return 1;
+    memcpy(p, q, len);
+    return 0;
+}
+
+static int ses_write(void *ctx, uint64_t a, const void *p, size_t len)
+{
+    (void)ctx;
+    unsigned char *q = ses_at(a, len);
+    if (!q)
+        return 1;
+    memcpy(q, p, len);
+    return 0;
+}
+
+static const struct dsm_mem_ops ses_mem = {ses_read, ses_write};
+
+static uint64_t insn_ip(unsigned i) { return (uintptr_t)&kmain + 4 * (i % 64); }
+
+static void on_sample(void *arg, const struct ds_session_sample *s)
+{
+    (void)arg;
+    n_samples++;
+    bool in = s->ip >= insn_ip(0) && s->ip <= insn_ip(63) + 4;
+    if (s->req != 0 || !s->pebs || !in)
+        n_bad++;
+}
+
+/* The model's PMI is this kernel's PMI handler. */
+static void on_pmi_session(void *ctx, uint32_t reasons)
+{
+    (void)ctx;
+    (void)reasons;
+    ds_session_pmi(&ses, cur_ip, NULL);
+}
+
+/* What each profile must answer (the model's profiles, dsmodel.h): no DS ->
+ * DS_ERR_SESSION_NO_DS; NetBurst has PEBS only for replay-tagged events, not
+ * for instructions -> DS_ERR_SESSION_NOT_PRECISE; every other profile samples. */
+static int expected(enum dsm_profile p)
+{
+    switch (p) {
+    case DSM_NONE_DS:
+    case DSM_KVM_SKL:
+        return DS_ERR_SESSION_NO_DS;
+    case DSM_NETBURST_M2:
+    case DSM_NETBURST_M3:
+    case DSM_NETBURST_M4_64:
+        return DS_ERR_SESSION_NOT_PRECISE;
+    default:
+        return DS_OK;
+    }
+}
+
+/* The ten libds calls of the README, on one model profile. */
+static int session_step(void)
+{
+    int e = ds_cpu_init(&kcpu, &ds_model_msr_ops, &model);
+    ds_cpu_set_ia32e(&kcpu, model.ia32e); /* the model's mode, as ds_model_cpu_init does */
+    if (e == DS_OK)
+        e = ds_cpu_identify(&kcpu);
+    struct ds_session_config cfg = {.mem = buf, .bytes = sizeof(buf), .on_sample = on_sample};
+    cfg.mem_phys = SES_PHYS;                  /* not identity-mapped (see ses_at) */
+    cfg.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA; /* the model has no Merom errata */
+    if (e == DS_OK)
+        e = ds_session_init(&ses, &kcpu, &cfg);
+    struct ds_request rq = {.event = DS_EVENT_INSTRUCTIONS, .period = PERIOD, .mode = DS_SAMPLE_PRECISE};
+    if (e == DS_OK)
+        e = ds_session_add(&ses, &rq, NULL);
+    if (e == DS_OK)
+        e = ds_session_start(&ses);
+    return e;
+}
+
+static void session_profile(enum dsm_profile p)
+{
+    memset(&ses, 0, sizeof(ses));
+    memset(buf, 0, sizeof(buf));
+    n_samples = n_bad = 0;
+    if (dsm_init(&model, p, &ses_mem, NULL) != DSM_OK) {
+        check(0, "model profile");
+        return;
+    }
+    dsm_set_pmi(&model, on_pmi_session, NULL);
+    int e = session_step();
+    if (e != DS_OK) {
+        kprintf("# session %s: %s (%s)\n", dsm_profile_name(p), ds_errname(e), ds_strerror(e));
+        check(e == expected(p), "session: the specific error on a profile without PEBS for instructions");
+        if (ses.started)
+            ds_session_teardown(&ses);
+        return;
+    }
+    for (unsigned i = 0; i < NINSN; i++) {
+        struct dsm_event ev;
+        memset(&ev, 0, sizeof(ev));
+        ev.ip = cur_ip = insn_ip(i);
+        ev.next_ip = ev.ip + 4;
+        dsm_retire(&model, &ev);
+    }
+    e = ds_session_stop(&ses);
+    if (e == DS_OK)
+        e = ds_session_teardown(&ses);
+    char d[512];
+    ds_session_describe(&ses, d, sizeof(d));
+    kprintf("# session %s: %u samples (model wrote %u PEBS records), %s\n%s", dsm_profile_name(p), n_samples,
+            (unsigned)dsm_stats(&model)->pebs_written, ds_errname(e), d);
+    check(expected(p) == DS_OK && e == DS_OK && n_bad == 0 && n_samples == dsm_pebs_expected(NINSN, PERIOD) &&
+              n_samples == dsm_stats(&model)->pebs_written,
+          "session: instructions sampled with PEBS (floor((1000 - 1) / 100) = 9, the model's rule), "
+          "every record delivered to request 0");
+}
+
+static void session_all(void)
+{
+    for (unsigned p = 0; p < DSM_PROFILE__COUNT; p++)
+        session_profile((enum dsm_profile)p);
 }

@@ -31,6 +31,7 @@ struct run {
     struct dsm_cpu m; struct ds_cpu c; struct ds_arch_pebs ap; struct ds_pmi pmi;
     uint64_t samples, bad, frag_bad, present, records, lost, pmis; int herr;
     uint32_t want_frags;
+    bool want_ymmh;
 };
 static struct run R;
 
@@ -53,6 +54,16 @@ static int sink(void *a, const struct ds_pebs_sample *s)
                 ok = false;
         if (s->flags != 0x202)
             ok = false;
+    }
+    if (R.want_ymmh) { /* XER header (SSE | AVX) + XMM + YMMH; the stream has no vector state: zeros */
+        bool v = (s->present & DS_SAMPLE_XMM) && (s->present & DS_SAMPLE_YMMH) && s->xstate == 0x6 && s->ymmh &&
+                 s->xmm && !(s->present & (DS_SAMPLE_OPMASK | DS_SAMPLE_ZMMH | DS_SAMPLE_H16ZMM));
+        for (unsigned k = 0; v && k < 32; k++)
+            v = s->ymmh[k] == 0 && s->xmm->xmm[k] == 0;
+        if (!v)
+            ok = false;
+    } else if (s->present & (DS_SAMPLE_YMMH | DS_SAMPLE_XMM)) {
+        ok = false;
     }
     if (s->fragments != R.want_frags)
         R.frag_bad++;
@@ -98,6 +109,7 @@ static void one(enum dsm_profile p, uint64_t P, uint64_t groups, uint32_t frag, 
     if (frag)
         CHECK_EQ(dsm_apebs_set_fragment(&R.m, frag), DSM_OK, "fragments");
     R.want_frags = frag ? 2 : 1;
+    R.want_ymmh = (groups & DS_APEBS_CFG_YMMH) != 0;
     CHECK_EQ(ds_model_cpu_init(&R.c, &R.m), DS_OK, "dcpu");
     CHECK_EQ(ds_cpu_identify(&R.c), DS_OK, "identify");
     enum ds_pebs_fmt f = DS_PEBS_FMT_NONE;
@@ -169,5 +181,8 @@ int main(void)
     one(DSM_PTL_P, 50, gpr | aux, 0, 2, true);
     one(DSM_PTL_E, 50, gpr | aux, 128, 2, true);   /* each record in two fragments */
     one(DSM_PTL_P, 100, 0, 0, 0, false);           /* no PMI: FULL */
+    const uint64_t vec = DS_APEBS_CFG_XMM | DS_APEBS_CFG_YMMH;
+    one(DSM_PTL_P, 60, vec | gpr, 0, 2, true);     /* vector group: XER + XMM + YMMH (23H.4 EBX bit 18) */
+    one(DSM_PTL_E, 60, vec, 384, 2, true);         /* ... in its own fragment */
     return check_summary();
 }

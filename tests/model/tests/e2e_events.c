@@ -45,13 +45,6 @@ static const struct known KNOWN[] = {
     { DSM_NEHALEM, G_STORE, "not precise", "perfmon NehalemEP_core.json MEM_INST_RETIRED.STORES PEBS 1; libds follows Linux" },
     { DSM_HASWELL, G_LL, "ldlat counter", "perfmon haswell_core.json LOAD_LATENCY Counter 3; libds accepts PMC0-3 (Linux 0xf)" },
     { DSM_NEHALEM, G_LL, "ldlat counter", "perfmon NehalemEP LATENCY_ABOVE_THRESHOLD Counter 3; libds accepts PMC0-3 (Linux 0xf)" },
-    /* perfmon (ICL, SPR, GNR, ADL goldencove, LNL lioncove JSON) MEM_INST_RETIRED.ALL_LOADS/STORES
-     * "Counter": "0,1,2,3", as Linux intel_icl_/spr_pebs_event_constraints (0xf); libds's
-     * adaptive rule takes PEBS on every GP counter (pmc.c pebs_ctr_rules) */
-#define K_MEM(pr) { pr, G_LOAD, "pebs counter", "MEM_INST_RETIRED.ALL_LOADS counts on PMC0-3 only; libds takes PMC4-7" }, \
-                  { pr, G_STORE, "pebs counter", "MEM_INST_RETIRED.ALL_STORES counts on PMC0-3 only; libds takes PMC4-7" }
-    K_MEM(DSM_ICELAKE), K_MEM(DSM_SAPPHIRERAPIDS), K_MEM(DSM_GRANITERAPIDS), K_MEM(DSM_ALDERLAKE_P),
-    K_MEM(DSM_LUNARLAKE),
 };
 static unsigned known_hits;
 

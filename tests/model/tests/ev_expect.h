@@ -47,7 +47,7 @@ static const struct prof_exp exps[] = {
     { pr, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'P' }, { 0xC5, 0, 0, 'P' }, { 0xD0, 0x81, 0, 'P' },          \
             { 0xD0, 0x82, 0, 'P' }, { 0xD0, 0x05, 0, 'P' }, { 0x3C, 0, 0, 'I' } },                         \
       { { 0xCD, 1, 0, 0 }, { 0x0B, 1, 0, 0 }, { 0xC0, 2, 0, 0 }, { 0xD0, 0x05, llbad, 0 } } }
-    SMALL(DSM_ALDERLAKE_E, 2), SMALL(DSM_PTL_E, 0xFF),
+    SMALL(DSM_ALDERLAKE_E, 2), SMALL(DSM_LUNARLAKE_E, 2), SMALL(DSM_PTL_E, 0xFF),
 };
 
 

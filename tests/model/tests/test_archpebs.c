@@ -178,6 +178,7 @@ static void test_groups(void)
     CHECK_EQ(c.ap.records, 1, "one record");
     /* 16 + basic 48 + aux 64 + gprs 160 + xer 16 + xmm 256 + lbr 48 + 8 x 24 + cntr 16 + 1 x 8 (GP0 enabled) */
     uint32_t size = 16 + 48 + 64 + 160 + 16 + 256 + 48 + 8 * 24 + 16 + 8;
+    size += 8; /* 824 -> 832: padded to the 16-byte unit of the INDEX write offset */
     uint64_t h = rd64(&mem, PHYS);
     CHECK_EQ(h & 0xFFFF, size, "size %u", size);
     CHECK_EQ(dsm_apebs_record_size(&c, 1), size, "record_size");
@@ -201,6 +202,78 @@ static void test_groups(void)
     CHECK_EQ(rd64(&mem, a + 16 + 8 * 31), 0x99, "xmm15 high");
     a += 272 + 48 + 8 * 24;
     CHECK_EQ(rd32(&mem, a), 1, "counters header: GP0");
+}
+
+/* Vector-register group with YMMH (23H.4 EBX bit 18 = CFG_C bit 50 on both
+ * cores; Linux vector series: XER header, XMM, then struct arch_pebs_ymmh,
+ * 16 registers x 2 qwords = bits 255:128 of YMM0-15). OPMASK/ZMMH/H16ZMM
+ * are not enumerated: CFG_C #GP. */
+static void test_ymmh(void)
+{
+    for (int e = 0; e < 2; e++) {
+        struct dsm_cpu c;
+        mk(&c, e ? DSM_PTL_E : DSM_PTL_P);
+        CHECK_EQ(dsm_wrmsr(&c, 0x1903, (1ull << 63) | (1ull << 53)), DSM_GP, "OPMASK not enumerated");
+        CHECK_EQ(dsm_wrmsr(&c, 0x1903, (1ull << 63) | (1ull << 54)), DSM_GP, "ZMMH not enumerated");
+        CHECK_EQ(dsm_wrmsr(&c, 0x1903, (1ull << 63) | (1ull << 55)), DSM_GP, "H16ZMM not enumerated");
+        arm_gp0(&c, 2, (1ull << 49) | (1ull << 50), 1, 4096);
+        static const uint64_t xmm[32] = { 0x1111, 0x2222, [30] = 0x3333, [31] = 0x4444 };
+        for (unsigned i = 0; i < 3; i++) {
+            struct dsm_event ev = ev_load(0x409000 + 4 * i, 0x8000 + i, 9, 0x1);
+            ev.xmm = xmm;
+            dsm_retire(&c, &ev);
+        }
+        CHECK_EQ(c.ap.records, 1, "one record");
+        uint64_t h = rd64(&mem, PHYS);
+        CHECK_EQ(h & 0xFFFF, 16 + 48 + 16 + 256 + 256, "header, basic, XER, XMM, YMMH");
+        CHECK(h & (1ull << 49) && h & (1ull << 50) && !(h & (0x7ull << 53)), "XMM and YMMH header bits only");
+        uint64_t x = PHYS + 16 + 48;
+        CHECK_EQ(rd64(&mem, x), 0x6, "xstate: SSE | AVX");
+        CHECK_EQ(rd64(&mem, x + 16), 0x1111, "xmm0 low");
+        CHECK_EQ(rd64(&mem, x + 16 + 8 * 31), 0x4444, "xmm15 high");
+        CHECK_EQ(rd64(&mem, x + 16 + 256), 0x1111 ^ 0x5A5A5A5A5A5A5A5Aull, "ymmh0 low (model: xmm ^ 5A..)");
+        CHECK_EQ(rd64(&mem, x + 16 + 256 + 8 * 30), 0x3333 ^ 0x5A5A5A5A5A5A5A5Aull, "ymmh15 low");
+        CHECK_EQ(dsm_apebs_record_size(&c, 1), 16 + 48 + 16 + 512, "record_size");
+        /* YMMH alone: XER header then YMMH directly */
+        mk(&c, e ? DSM_PTL_E : DSM_PTL_P);
+        arm_gp0(&c, 2, 1ull << 50, 1, 4096);
+        for (unsigned i = 0; i < 3; i++) {
+            struct dsm_event ev = ev_load(0x409000 + 4 * i, 0x8000 + i, 9, 0x1);
+            ev.xmm = xmm;
+            dsm_retire(&c, &ev);
+        }
+        h = rd64(&mem, PHYS);
+        CHECK_EQ(h & 0xFFFF, 16 + 48 + 16 + 256, "YMMH alone: header, basic, XER, YMMH");
+        CHECK_EQ(rd64(&mem, x + 16), 0x1111 ^ 0x5A5A5A5A5A5A5A5Aull, "YMMH right after the XER header");
+    }
+}
+
+/* INDEX counts the write offset in 16-byte units (Linux union arch_pebs_index
+ * wr:23 at bit 4), so a record whose groups end 8 bytes short of a unit
+ * (counters group with one value: 16 + 48 + 16 + 8 = 88) is padded to 96,
+ * the pad counted in the size field, and the next record starts exactly
+ * where the size field says (a reader walking by header size, Linux
+ * intel_pmu_drain_arch_pebs). Failed before the pad (size 88, next record
+ * at the truncated offset 80). */
+static void test_pad16(void)
+{
+    struct dsm_cpu c;
+    mk(&c, DSM_PTL_E);
+    arm_gp0(&c, 4, (1ull << 36) | (1ull << 35), 1, 4096); /* counters group: GP0 */
+    run(&c, 13, 0x408000);
+    CHECK_EQ(c.ap.records, 3, "three records");
+    uint64_t at = 0;
+    for (unsigned k = 0; k < 3; k++) {
+        uint64_t h = rd64(&mem, PHYS + at);
+        CHECK_EQ(h & 0xFFFF, 96, "record %u: 88 bytes of groups padded to 96", k);
+        CHECK(h & (1ull << 63), "record %u at the offset the previous size gives: basic", k);
+        CHECK_EQ(rd64(&mem, PHYS + at + 16), 0x408000 + 4ull * (4 * (k + 1)), "record %u ip", k);
+        CHECK_EQ(rd32(&mem, PHYS + at + 64), 1, "record %u counters header: GP0", k);
+        CHECK_EQ(rd64(&mem, PHYS + at + 88), 0, "record %u pad is zero", k);
+        at += h & 0xFFFF;
+    }
+    CHECK_EQ(rd(&c, 0x3F5) & (0x7FFFFFull << 4), at, "write offset = sum of the size fields");
+    CHECK_EQ(dsm_apebs_record_size(&c, 1), 96, "record_size includes the pad");
 }
 
 static void test_fragments(void)
@@ -284,6 +357,8 @@ int main(void)
     test_counter_count();
     test_basic_records();
     test_groups();
+    test_pad16();
+    test_ymmh();
     test_fragments();
     test_full_and_threshold();
     return check_summary();

@@ -16,8 +16,9 @@
  *   Ice Lake and later big cores: ICL, SPR, GNR, ADL goldencove, LNL
  *     lioncove, PTL cougarcove JSON: C0H, C4H, C5H umask 0, D0H/81H/82H on
  *     PMC0-3, CDH/01H on all (ICL), PMC1-7 (GLC/RWC), PMC2-9 (LNC/CGC).
- *   Gracemont/Darkmont: ADL gracemont, PTL darkmont JSON: MEM_UOPS_RETIRED
- *     D0H/81H/82H, load latency D0H/05H on PMC0-1 (GRT), all (DKT).
+ *   Gracemont/Skymont/Darkmont: ADL gracemont, LNL skymont, PTL darkmont
+ *     JSON: MEM_UOPS_RETIRED D0H/81H/82H, load latency D0H/05H on PMC0-1
+ *     (GRT, SKT), all (DKT).
  * Kinds: P precise PEBS record at the event's instruction, I imprecise (the
  * record is taken at the instruction after the overflow: perfmon "PEBS" 0,
  * Linux "Allow all events as PEBS"), N counts but no record (Core 2 and
@@ -123,8 +124,22 @@ static void check_bad(enum dsm_profile p, const struct enc *x)
     CHECK_EQ(c.pmc[x->ctr], 0, "%s: %02X/%02X on PMC%u counts nothing", dsm_profile_name(p), x->ev, x->um, x->ctr);
 }
 
+/* Every architectural-perfmon profile has its core's expectations (a new
+ * profile without an ev_table row would count nothing on its GP counters). */
+static void test_every_profile(void)
+{
+    for (int p = 0; p < DSM_PROFILE__COUNT; p++) {
+        struct dsm_cpu c;
+        fm_cpu_init(&c, (enum dsm_profile)p, &mem, blk, sizeof blk, LIN64);
+        if (c.kind == 2 && c.ngp)
+            CHECK(ev_expect_of((enum dsm_profile)p) != NULL, "%s: an ev_expect.h row",
+                  dsm_profile_name((enum dsm_profile)p));
+    }
+}
+
 int main(void)
 {
+    test_every_profile();
     for (size_t k = 0; k < sizeof exps / sizeof exps[0]; k++) {
         const struct prof_exp *pe = &exps[k];
         struct dsm_cpu c;

@@ -70,7 +70,7 @@ static void test_data_cfg(void)
     struct dsm_cpu c;
     mk(&c, DSM_LUNARLAKE);
     wr(&c, 0x3F2, 0x10 | (0x3FFull << 32) | (0xFull << 48));
-    CHECK_EQ(dsm_wrmsr(&c, 0x3F2, 0x20), DSM_GP, "metrics bit 5 not modelled");
+    wr(&c, 0x3F2, 0x20);   /* metrics, bit 5: PERF_CAPABILITIES.PERF_METRICS set on the P-core */
     CHECK_EQ(dsm_wrmsr(&c, 0x3F2, 0x10 | (1ull << 42)), DSM_GP, "GP mask bit of absent GP10");
     CHECK_EQ(dsm_wrmsr(&c, 0x3F2, 0x10 | (1ull << 52)), DSM_GP, "fixed mask bit of absent fixed 4");
     CHECK_EQ(dsm_wrmsr(&c, 0x3F2, 1ull << 56), DSM_GP, "bits 63:56 reserved");
@@ -112,6 +112,47 @@ static void test_counters_group(void)
     CHECK_EQ(rd64(&mem, r + 48), 0, "GP0: the PEBS counter, between overflow and reload");
     CHECK_EQ(rd64(&mem, r + 56), 1002, "GP9: 1000 + 2 instructions");
     CHECK_EQ(rd64(&mem, r + 64), 52, "fixed 3: 50 + 2 instructions");
+}
+
+/* Metrics (DATA_CFG bit 5; Linux pebs_update_adaptive_cfg, __setup_pebs_counter_group):
+ * the group header's metrics field is INTEL_CNTR_METRICS (3) and two qwords follow
+ * the counters: TOPDOWN.SLOTS (fixed counter 3) and IA32_PERF_METRICS (329H).
+ * Bit 5 alone still brings the 16-byte header (no counters). The E-core has no
+ * PERF_METRICS: bit 5 and 329H #GP. */
+static void test_metrics(void)
+{
+    struct dsm_cpu c;
+    uint64_t v;
+    mk(&c, DSM_LUNARLAKE);
+    wr(&c, 0x329, 0x1122334455667788ull);
+    CHECK_EQ(dsm_rdmsr(&c, 0x329, &v), DSM_OK, "IA32_PERF_METRICS readable");
+    CHECK_EQ(v, 0x1122334455667788ull, "as written");
+    wr(&c, 0x3F2, 0x30 | (0x2ull << 32));                          /* counters GP1 + metrics */
+    CHECK_EQ(dsm_pebs_record_size(&c), 32 + 16 + 8 + 16, "size: header, GP1, slots + metrics");
+    wr(&c, 0x3F2, 0x20);
+    CHECK_EQ(dsm_pebs_record_size(&c), 32 + 16 + 16, "size: bit 5 alone");
+    wr(&c, 0x1980 + 4 * 3, 100);
+    wr(&c, 0x38D, 0x3ull << 12);                                   /* fixed 3 (slots): OS+USR */
+    wr(&c, 0x1900, 0xFFFFFFFFFFFFull);
+    wr(&c, 0x1901, 0xC0 | (1ull << 16) | (1ull << 17) | (1ull << 22) | (1ull << 34));
+    wr(&c, 0x3F1, 1);
+    wr(&c, 0x38F, 1 | (1ull << 35));
+    struct dsm_event e = ev_plain(0x5000);
+    dsm_retire(&c, &e);
+    e = ev_plain(0x5010);
+    dsm_retire(&c, &e);
+    CHECK_EQ(dsm_stats(&c)->pebs_written, 1, "one record");
+    uint64_t r = LIN64 + PEBS_BUF;
+    CHECK_EQ(rd64(&mem, r) >> 48, 64, "size in the header");
+    CHECK_EQ(rd64(&mem, r) & 0xFFFFFFFFull, 0x20, "groups: bit 5");
+    CHECK_EQ(rd32(&mem, r + 32), 0, "no GP mask");
+    CHECK_EQ(rd32(&mem, r + 36), 0, "no fixed mask");
+    CHECK_EQ(rd32(&mem, r + 40), 3, "metrics field INTEL_CNTR_METRICS");
+    CHECK_EQ(rd64(&mem, r + 48), 102, "slots: fixed 3 = 100 + 2 events");
+    CHECK_EQ(rd64(&mem, r + 56), 0x1122334455667788ull, "IA32_PERF_METRICS");
+    mk(&c, DSM_LUNARLAKE_E);
+    CHECK_EQ(dsm_wrmsr(&c, 0x3F2, 0x20), DSM_GP, "E-core: no PERF_METRICS, bit 5 reserved");
+    CHECK_EQ(dsm_rdmsr(&c, 0x329, &v), DSM_GP, "E-core: no IA32_PERF_METRICS");
 }
 
 /* From format 5 the fixed counters' reset values are at DS slot 32 + m
@@ -208,6 +249,7 @@ int main(void)
     test_v6_msrs();
     test_data_cfg();
     test_counters_group();
+    test_metrics();
     test_fixed_reset_slot();
     test_timed_pebs();
     test_arch_lbr_depth();
