@@ -1012,6 +1012,8 @@ static void test_adaptive_ldlat(void)
         CHECK_EQ(fp_get(&f, 0x3F1), want ? 0 : 1ull << i, "KVM SPR PMC%u: PEBS bit only", i);
         CHECK_EQ(ds_pmc_pebs_check(&cpu, i, DS_EVTSEL(0xCD, 0x01)), want, "KVM SPR 01CDH PEBS PMC%u", i);
     }
+}
+
 /* Issue 10 test strength (exact boundary): AnyThread (bit 21) exists from
  * perfmon v3 (SDM "Architectural Performance Monitoring Version 3"): v3
  * accepts it, v2 refuses it (test above). */
