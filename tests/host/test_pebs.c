@@ -63,7 +63,7 @@ static void test_select(void)
 static void test_select_unread(void)
 {
     static struct env e;
-    enum ds_pebs_fmt f = DS_PEBS_FMT_NONE; /* not written on an error: was read uninitialized */
+    enum ds_pebs_fmt f = DS_PEBS_FMT_3; /* not NONE: the errors below must write NONE (pebs.h contract) */
     fake_skylake_pmu(&e.f);
     e.f.fault_on_read = DS_MSR_IA32_MISC_ENABLE;
     env_identify(&e, 1);
@@ -74,6 +74,7 @@ static void test_select_unread(void)
     e.f.fault_on_read = DS_MSR_IA32_PERF_CAPABILITIES;
     env_identify(&e, 1);
     CHECK_EQ(e.cpu.caps.perf_caps_err, DS_ERR_MSR_FAULT, "PERF_CAPABILITIES read faulted");
+    f = DS_PEBS_FMT_3;
     CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_ERR_PEBS_CAPS_UNREAD, "PERF_CAPABILITIES unread");
     CHECK_EQ(f, DS_PEBS_FMT_NONE, "no format");
     fake_skylake_pmu(&e.f);
