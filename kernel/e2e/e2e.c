@@ -714,7 +714,7 @@ static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx)
         e = DS_OK;
     if (e && !E.pmi_err)
         E.pmi_err = e;
-    if (!e) {
+    if (!e && !E.ses_run) { /* session runs: the session sums them (pebs_stats) */
         add_stats(&E.pst, &res.pebs);
         add_stats(&E.bst, &res.bts);
     }
@@ -1596,32 +1596,6 @@ static void ses_describe(const struct run_cfg *rc)
     }
 }
 
-/* Model: the final drain with accounting. ds_session_stop drains too, but
- * reports no ds_drain_stats (missing in the session API, reported); on
- * the model nothing retires after the workload, so this drain of the
- * session's buffers (public, read-only fields of struct ds_session) is the
- * final one and ds_session_stop finds them empty. */
-static void ses_final_drain(const struct run_cfg *rc)
-{
-    struct ds_drain_stats st;
-    int e = DS_OK;
-    if (rc->pebs && E.ses.use_apebs) {
-        zero(&st, sizeof st);
-        e = ds_arch_pebs_drain(&E.ses.ap, pebs_sink, NULL, &st);
-        add_stats(&E.pst, &st);
-    } else if (rc->pebs) {
-        zero(&st, sizeof st);
-        e = ds_pebs_drain(&E.ses.ctx, pebs_sink, NULL, &st);
-        add_stats(&E.pst, &st);
-    }
-    if (rc->bts) {
-        zero(&st, sizeof st);
-        e = ds_bts_drain(&E.ses.ctx, bts_sink, NULL, &st);
-        add_stats(&E.bst, &st);
-    }
-    need(e == DS_OK, "%s: final drain (%s)", rc->name, ds_errname(e));
-}
-
 /* One run through the session API: request from the run table, init / add /
  * start, the workload, stop, the same checks as the building-block flows had,
  * teardown, and (model) every MSR of ses_msrs as before the run. */
@@ -1698,10 +1672,12 @@ static void do_session_run(const struct run_cfg *rc)
         k_pmi_arm();
         deliver_pmi();
     }
-    if (E.model)
-        ses_final_drain(rc);
     e = ds_session_stop(&E.ses);
     need(e == DS_OK, "%s: ds_session_stop (%s)", rc->name, ds_errname(e));
+    /* The drain accounting is the session's own (session.h pebs_stats /
+     * bts_stats: every PMI drain plus stop's final drain), model and hardware. */
+    E.pst = E.ses.pebs_stats;
+    E.bst = E.ses.bts_stats;
     E.active = E.ses_run = false;
     k_pmi_disarm();
     ses_describe(rc); /* after stop: on hardware the counters would count the printing */

@@ -1071,6 +1071,8 @@ int ds_session_start(struct ds_session *s)
         return DS_ERR_SESSION_STATE;
     plan(s);
     s->nsaved = 0;
+    ds__zero(&s->pebs_stats, sizeof(s->pebs_stats)); /* session.h: cleared at start */
+    ds__zero(&s->bts_stats, sizeof(s->bts_stats));
     int e = save_all(s);
     if (e) {
         s->nsaved = 0; /* reads only: nothing to undo */
@@ -1089,6 +1091,18 @@ int ds_session_start(struct ds_session *s)
 }
 
 /* --- PMI, stop, drain, teardown ----------------------------------------------- */
+
+/* Sum one drain's ds_drain_stats (pebs.h) into the session's totals. */
+static void stats_add(struct ds_drain_stats *acc, const struct ds_drain_stats *d)
+{
+    acc->present += d->present;
+    acc->records += d->records;
+    acc->lost_beyond += d->lost_beyond;
+    acc->lost_corrupt += d->lost_corrupt;
+    acc->lost_rejected += d->lost_rejected;
+    acc->lost_race += d->lost_race;
+    acc->anomalies |= d->anomalies;
+}
 
 /* After ds_pmi_handle with LBR on: hand over the snapshot; pmi.h: before
  * v4 the CPU cleared DEBUGCTL.LBR, and LBR_Frz stays set when the snapshot
@@ -1112,6 +1126,10 @@ int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, struct ds_pmi_
     }
     s->pmi_ip = interrupted_ip;
     int e = ds_pmi_handle(&s->pmi, res);
+    if (res->pebs_drained)
+        stats_add(&s->pebs_stats, &res->pebs);
+    if (res->bts_drained)
+        stats_add(&s->bts_stats, &res->bts);
     if (s->lbr_on)
         lbr_after(s, res);
     if (e)
@@ -1126,12 +1144,24 @@ int ds_session_drain_now(struct ds_session *s)
     if (!s->started)
         return DS_ERR_SESSION_STATE;
     int first = DS_OK, e;
-    if (s->ctx.setup && s->ctx.pebs.mem)
-        first = ds_pebs_drain(&s->ctx, ses_pebs_sink, s, NULL);
-    if (s->ap.installed && (e = ds_arch_pebs_drain(&s->ap, ses_pebs_sink, s, NULL)) != DS_OK && !first)
-        first = e;
-    if (s->ctx.setup && s->ctx.bts.mem && (e = ds_bts_drain(&s->ctx, ses_bts_sink, s, NULL)) != DS_OK && !first)
-        first = e;
+    struct ds_drain_stats st;
+    if (s->ctx.setup && s->ctx.pebs.mem) {
+        ds__zero(&st, sizeof(st));
+        first = ds_pebs_drain(&s->ctx, ses_pebs_sink, s, &st);
+        stats_add(&s->pebs_stats, &st);
+    }
+    if (s->ap.installed) {
+        ds__zero(&st, sizeof(st));
+        if ((e = ds_arch_pebs_drain(&s->ap, ses_pebs_sink, s, &st)) != DS_OK && !first)
+            first = e;
+        stats_add(&s->pebs_stats, &st);
+    }
+    if (s->ctx.setup && s->ctx.bts.mem) {
+        ds__zero(&st, sizeof(st));
+        if ((e = ds_bts_drain(&s->ctx, ses_bts_sink, s, &st)) != DS_OK && !first)
+            first = e;
+        stats_add(&s->bts_stats, &st);
+    }
     return first;
 }
 

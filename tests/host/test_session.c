@@ -703,6 +703,83 @@ static void test_dispatch_multi(void)
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
+/* Write @n format-3 records (SDM: 0xC8 bytes, RIP at 08H, applicable
+ * counters at 90H) from the PEBS base and set the index past them. */
+static void put_fmt3(unsigned n, uint64_t ip0, uint64_t ctrs)
+{
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    unsigned char *rec = (unsigned char *)(uintptr_t)ar->pebs_base;
+    memset(rec, 0, (size_t)n * 0xC8);
+    for (unsigned i = 0; i < n; i++) {
+        put64(rec + i * 0xC8 + 0x08, ip0 + i);
+        put64(rec + i * 0xC8 + 0x90, ctrs);
+    }
+    ar->pebs_index = ar->pebs_base + (uint64_t)n * 0xC8;
+}
+
+static uint64_t lost_sum(const struct ds_drain_stats *d)
+{
+    return d->lost_beyond + d->lost_corrupt + d->lost_rejected + d->lost_race;
+}
+
+/* Session drain accounting (issue 16): pebs_stats sums every PMI drain,
+ * ds_session_drain_now and the final drain of stop; cleared at start.
+ * Expected counts: the records this test writes (2 + 1 + 1 + 1). */
+static void test_stats(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    unsigned a;
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &a), DS_OK, "PEBS request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    struct ds_pmi_result res;
+    CHECK_EQ(ds_session_pmi(&S, 0, &res), DS_ERR_SESSION_SPURIOUS, "spurious PMI");
+    CHECK_EQ(S.pebs_stats.present, 0, "spurious PMI adds nothing");
+    put_fmt3(2, 0x1000, 1);
+    fp_set(&F, 0x38E, 1ull << 62);
+    CHECK_EQ(ds_session_pmi(&S, 0, &res), DS_OK, "PMI 1");
+    CHECK_EQ(S.pebs_stats.records, 2, "PMI 1: 2 records");
+    put_fmt3(1, 0x2000, 1);
+    fp_set(&F, 0x38E, 1ull << 62);
+    CHECK_EQ(ds_session_pmi(&S, 0, &res), DS_OK, "PMI 2");
+    CHECK_EQ(S.pebs_stats.records, 3, "PMI 2: 3 records in all");
+    put_fmt3(1, 0x3000, 1);
+    CHECK_EQ(ds_session_drain_now(&S), DS_OK, "drain_now");
+    CHECK_EQ(S.pebs_stats.records, 4, "drain_now counted");
+    put_fmt3(1, 0x4000, 1);
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
+    CHECK_EQ(got.n, 5, "5 samples delivered");
+    CHECK_EQ(S.pebs_stats.records, 5, "stop's final drain counted: records == 5");
+    CHECK_EQ(S.pebs_stats.present, 5, "present == 5");
+    CHECK_EQ(S.pebs_stats.present, S.pebs_stats.records + lost_sum(&S.pebs_stats), "present == records + lost");
+    CHECK_EQ(S.bts_stats.present, 0, "no BTS");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(S.pebs_stats.records, 5, "kept through teardown");
+
+    /* Two PEBS requests (PMC0, PMC1): a PMC2 record is claimed by none. */
+    unsigned b;
+    CHECK_EQ(init_default(), DS_OK, "init 2");
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &a), DS_OK, "PEBS 1");
+    CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_PRECISE), &b), DS_OK, "PEBS 2");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start 2");
+    put_fmt3(1, 0x5000, 4);              /* PMC2: no request */
+    CHECK_EQ(ds_session_drain_now(&S), DS_OK, "drain_now 2");
+    put_fmt3(2, 0x6000, 2);              /* PMC1 */
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop 2");
+    CHECK_EQ(S.pebs_stats.lost_rejected, 1, "the refused record: lost_rejected 1");
+    CHECK_EQ(S.pebs_stats.records, 2, "2 accepted");
+    CHECK_EQ(S.pebs_stats.present, 3, "3 present = 2 records + 1 lost");
+    /* the next start clears them (same session, after teardown: READY) */
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown 2");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start 3");
+    CHECK_EQ(S.pebs_stats.present, 0, "start clears present");
+    CHECK_EQ(S.pebs_stats.records, 0, "start clears records");
+    CHECK_EQ(S.pebs_stats.lost_rejected, 0, "start clears lost_rejected");
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop 3");
+    CHECK_EQ(S.pebs_stats.present, 0, "empty buffer: nothing present");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown 3");
+}
+
 static unsigned lbr_calls;
 static size_t lbr_n;
 static uint64_t lbr_from0;
@@ -976,6 +1053,7 @@ int main(void)
     test_generic();
     test_pmi();
     test_dispatch_multi();
+    test_stats();
     test_lbr();
     test_bts();
     test_freeze_fault();

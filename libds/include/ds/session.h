@@ -188,6 +188,16 @@ struct ds_session {
     struct ds_lbr_entry lbr_buf[DS_SESSION_LBR_CAP];
     unsigned nsaved;
     struct { uint32_t msr, wmsr; uint64_t val; } saved[DS_SESSION_MAX_SAVED]; /* read msr, restore through wmsr */
+    /* Drain accounting (read-only for the caller): the ds_drain_stats
+     * (pebs.h) of every drain since ds_session_start, summed: each PMI's
+     * (ds_pmi_result.pebs / .bts), each ds_session_drain_now and the final
+     * drain of ds_session_stop (counts added, anomalies OR-ed). Cleared by
+     * ds_session_start; kept through stop and teardown. After stop:
+     * present == records + lost_beyond + lost_corrupt + lost_rejected +
+     * lost_race for each; lost_rejected counts the PEBS records no request
+     * claims (several PEBS requests, ds_pebs_attribute). */
+    struct ds_drain_stats pebs_stats;  /* PEBS, NetBurst PEBS and arch PEBS */
+    struct ds_drain_stats bts_stats;   /* BTS */
 };
 
 /*
@@ -233,7 +243,8 @@ int ds_session_start(struct ds_session *s);
 
 /*
  * Stop: GLOBAL_CTRL = 0 (or each counter disabled), BTS and LBR off, then
- * the final drain of every buffer to the callbacks. The DS area stays
+ * the final drain of every buffer to the callbacks (counted in
+ * pebs_stats / bts_stats). The DS area stays
  * installed until teardown. Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE
  * (not running), building-block errors (first wins; every step is tried).
  */
@@ -243,14 +254,16 @@ int ds_session_stop(struct ds_session *s);
  * The PMI handler body: ds_pmi_handle (drains PEBS/BTS into the callbacks,
  * reloads overflow counters and reports them as samples with IP
  * @interrupted_ip, takes the LBR snapshot while frozen), then on_lbr.
- * @out (may be NULL) gets ds_pmi_handle's result.
+ * @out (may be NULL) gets ds_pmi_handle's result; its pebs / bts drain
+ * stats are also added to s->pebs_stats / s->bts_stats.
  * Returns DS_OK when the PMI was the session's, DS_ERR_SESSION_SPURIOUS
  * when nothing was (an NMI handler passes it on), else the ds_pmi_handle
  * error. NMI-safe: yes if the callbacks are.
  */
 int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, struct ds_pmi_result *out);
 
-/* Drain the PEBS and BTS buffers now (circular BTS: read the ring).
+/* Drain the PEBS and BTS buffers now (circular BTS: read the ring); the
+ * drains' ds_drain_stats are added to pebs_stats / bts_stats.
  * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (never started), drain errors.
  * NMI-safe: not concurrently with ds_session_pmi on this CPU. */
 int ds_session_drain_now(struct ds_session *s);
