@@ -601,6 +601,9 @@ static void plan(struct ds_session *s)
         }
     if (npebs != 1)
         s->one_pebs = DS_SESSION_MAX_REQ;
+    s->pev.req = s->one_pebs; /* ses_one_sink's sample: req fixed, pebs/ip per record */
+    s->pev.pebs = NULL;
+    s->pev.ip = 0;
     s->use_area = has_how(s, DS_HOW_PEBS) || has_how(s, DS_HOW_NB_PEBS) || has_how(s, DS_HOW_BTS);
     s->use_apebs = has_how(s, DS_HOW_APEBS);
 }
@@ -883,9 +886,20 @@ __attribute__((noinline)) static int pebs_dispatch(struct ds_session *s, const s
     return any ? 0 : 1;
 }
 
-/* The drain's sink. With one PEBS request (one PEBS counter enabled: start
- * cleared every other) every record is its own: the short path the
- * bench.sh section 6 budget is about. */
+/* The drain's sink with one PEBS request and an on_sample (one PEBS
+ * counter enabled: start cleared every other): every record is its own.
+ * The bench.sh section 6 path: s->pev.req was set at start, the record is
+ * not copied, one indirect call. */
+static int ses_one_sink(void *arg, const struct ds_pebs_sample *p)
+{
+    struct ds_session *s = arg;
+    s->pev.pebs = p;
+    s->pev.ip = p->ip;
+    s->cfg.on_sample(s->cfg.arg, &s->pev);
+    return 0;
+}
+
+/* The drain's sink otherwise: route each record (pebs_dispatch). */
 static int ses_pebs_sink(void *arg, const struct ds_pebs_sample *p)
 {
     struct ds_session *s = arg;
@@ -893,6 +907,11 @@ static int ses_pebs_sink(void *arg, const struct ds_pebs_sample *p)
         return pebs_dispatch(s, p);
     deliver(s, s->one_pebs, p, p->ip);
     return 0;
+}
+
+static ds_pebs_sink pebs_sink_of(const struct ds_session *s)
+{
+    return s->one_pebs < DS_SESSION_MAX_REQ && s->cfg.on_sample ? ses_one_sink : ses_pebs_sink;
 }
 
 static int ses_bts_sink(void *arg, const struct ds_bts_branch *b)
@@ -950,7 +969,7 @@ static int pmi_setup(struct ds_session *s)
     pc.freeze = s->freeze;
     pc.global_ctrl = s->gctl;
     pc.pebs_counters = fam6(s->cpu) ? s->pebs_bits : 0;
-    pc.pebs_sink = ses_pebs_sink;
+    pc.pebs_sink = pebs_sink_of(s);
     pc.pebs_arg = s;
     pc.bts_sink = ses_bts_sink;
     pc.bts_arg = s;
@@ -1092,8 +1111,9 @@ int ds_session_start(struct ds_session *s)
 
 /* --- PMI, stop, drain, teardown ----------------------------------------------- */
 
-/* Sum one drain's ds_drain_stats (pebs.h) into the session's totals. */
-static void stats_add(struct ds_drain_stats *acc, const struct ds_drain_stats *d)
+/* Sum one drain's ds_drain_stats (pebs.h) into the session's totals
+ * (inlined: on the PMI path, bench.sh section 6). */
+static inline __attribute__((always_inline)) void stats_add(struct ds_drain_stats *acc, const struct ds_drain_stats *d)
 {
     acc->present += d->present;
     acc->records += d->records;
@@ -1115,17 +1135,16 @@ static void lbr_after(struct ds_session *s, const struct ds_pmi_result *res)
         (void)ds_lbr_unfreeze(s->cpu, s->lbrm);
 }
 
-int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, struct ds_pmi_result *out)
+/* Everything after ds_pmi_handle but the spurious exit, out of line so the
+ * spurious NMI pays ds_pmi_handle's own fast path plus one test (bench.sh
+ * section 6): not initialised (ds_pmi_handle left @res as it was), the
+ * drain accounting (session.h pebs_stats / bts_stats), the LBR hand-over. */
+static __attribute__((noinline)) int pmi_after(struct ds_session *s, struct ds_pmi_result *res, int e)
 {
-    if (!s)
-        return DS_ERR_NULL;
-    struct ds_pmi_result *res = out ? out : &s->res;
     if (!s->pmi.init) {
         ds__zero(res, sizeof(*res));
         return DS_ERR_SESSION_SPURIOUS;
     }
-    s->pmi_ip = interrupted_ip;
-    int e = ds_pmi_handle(&s->pmi, res);
     if (res->pebs_drained)
         stats_add(&s->pebs_stats, &res->pebs);
     if (res->bts_drained)
@@ -1135,6 +1154,21 @@ int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, struct ds_pmi_
     if (e)
         return e;
     return res->handled ? DS_OK : DS_ERR_SESSION_SPURIOUS;
+}
+
+int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, struct ds_pmi_result *out)
+{
+    if (!s)
+        return DS_ERR_NULL;
+    struct ds_pmi_result *res = out ? out : &s->res;
+    s->pmi_ip = interrupted_ip;
+    /* not initialised: DS_ERR_PMI_NOT_INIT, handled in pmi_after */
+    int e = ds_pmi_handle(&s->pmi, res);
+    /* nothing ours, no error, no LBR snapshot: nothing drained (every drain
+     * sets handled), nothing to unfreeze (lbr_after needs handled) */
+    if (!e && !res->handled && !res->lbr_taken)
+        return DS_ERR_SESSION_SPURIOUS;
+    return pmi_after(s, res, e);
 }
 
 int ds_session_drain_now(struct ds_session *s)
@@ -1147,12 +1181,12 @@ int ds_session_drain_now(struct ds_session *s)
     struct ds_drain_stats st;
     if (s->ctx.setup && s->ctx.pebs.mem) {
         ds__zero(&st, sizeof(st));
-        first = ds_pebs_drain(&s->ctx, ses_pebs_sink, s, &st);
+        first = ds_pebs_drain(&s->ctx, pebs_sink_of(s), s, &st);
         stats_add(&s->pebs_stats, &st);
     }
     if (s->ap.installed) {
         ds__zero(&st, sizeof(st));
-        if ((e = ds_arch_pebs_drain(&s->ap, ses_pebs_sink, s, &st)) != DS_OK && !first)
+        if ((e = ds_arch_pebs_drain(&s->ap, pebs_sink_of(s), s, &st)) != DS_OK && !first)
             first = e;
         stats_add(&s->pebs_stats, &st);
     }

@@ -670,6 +670,9 @@ static void test_pmi(void)
     CHECK_EQ(got.ip[2], 0x2000, "its IP");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     CHECK_EQ(ds_session_pmi(&S, 0, NULL), DS_ERR_SESSION_SPURIOUS, "after teardown: not ours");
+    memset(&res, 0xFF, sizeof res);
+    CHECK_EQ(ds_session_pmi(&S, 0, &res), DS_ERR_SESSION_SPURIOUS, "after teardown, with a result");
+    CHECK(!res.handled && !res.pebs_drained && res.pebs.records == 0, "after teardown: the result is cleared");
 }
 
 /* Several PEBS requests: each record goes to the request of the counter its

@@ -178,6 +178,7 @@ struct ds_session {
     unsigned one_pebs;         /* the only PEBS request (fast dispatch), or DS_SESSION_MAX_REQ */
     uint64_t pmi_ip;           /* interrupted IP of the PMI being handled */
     struct ds_session_sample ev; /* the sample being delivered (PMI path: no stack copy) */
+    struct ds_session_sample pev; /* one PEBS request: its sample (req set at start) */
     struct ds_pmi_result res;  /* ds_session_pmi's result when the caller passes none */
     struct ds_ctx ctx;
     struct ds_arch_pebs ap;
