@@ -1139,18 +1139,31 @@ static void lbr_after(struct ds_session *s, const struct ds_pmi_result *res)
  * spurious NMI pays ds_pmi_handle's own fast path plus one test (bench.sh
  * section 6): not initialised (ds_pmi_handle left @res as it was), the
  * drain accounting (session.h pebs_stats / bts_stats), the LBR hand-over. */
+static __attribute__((noinline)) int pmi_lbr(struct ds_session *s, struct ds_pmi_result *res, int e)
+{
+    lbr_after(s, res);
+    if (e)
+        return e;
+    return res->handled ? DS_OK : DS_ERR_SESSION_SPURIOUS;
+}
+
+static __attribute__((noinline)) int pmi_uninit(struct ds_pmi_result *res)
+{
+    ds__zero(res, sizeof(*res));
+    return DS_ERR_SESSION_SPURIOUS;
+}
+
+/* (calls only in tail position: no registers to save on the PEBS path) */
 static __attribute__((noinline)) int pmi_after(struct ds_session *s, struct ds_pmi_result *res, int e)
 {
-    if (!s->pmi.init) {
-        ds__zero(res, sizeof(*res));
-        return DS_ERR_SESSION_SPURIOUS;
-    }
+    if (!s->pmi.init)
+        return pmi_uninit(res);
     if (res->pebs_drained)
         stats_add(&s->pebs_stats, &res->pebs);
     if (res->bts_drained)
         stats_add(&s->bts_stats, &res->bts);
     if (s->lbr_on)
-        lbr_after(s, res);
+        return pmi_lbr(s, res, e);
     if (e)
         return e;
     return res->handled ? DS_OK : DS_ERR_SESSION_SPURIOUS;
