@@ -1173,10 +1173,11 @@ int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, struct ds_pmi_
 {
     if (!s)
         return DS_ERR_NULL;
-    struct ds_pmi_result *res = out ? out : &s->res;
     s->pmi_ip = interrupted_ip;
+    s->cur = out ? out : &s->res;
     /* not initialised: DS_ERR_PMI_NOT_INIT, handled in pmi_after */
-    int e = ds_pmi_handle(&s->pmi, res);
+    int e = ds_pmi_handle(&s->pmi, s->cur);
+    struct ds_pmi_result *res = s->cur; /* reloaded: only @s kept across the call */
     /* nothing ours, no error, no LBR snapshot: nothing drained (every drain
      * sets handled), nothing to unfreeze (lbr_after needs handled) */
     if (!e && !res->handled && !res->lbr_taken)

@@ -180,6 +180,7 @@ struct ds_session {
     struct ds_session_sample ev; /* the sample being delivered (PMI path: no stack copy) */
     struct ds_session_sample pev; /* one PEBS request: its sample (req set at start) */
     struct ds_pmi_result res;  /* ds_session_pmi's result when the caller passes none */
+    struct ds_pmi_result *cur; /* ds_session_pmi: the result being filled */
     struct ds_ctx ctx;
     struct ds_arch_pebs ap;
     struct ds_pmi pmi;
