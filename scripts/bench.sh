@@ -172,9 +172,10 @@ if [ $have_bench = 1 ] && command -v valgrind >/dev/null && command -v callgrind
   rm -rf "$tmp6"
   cat <<'TXT'
 (both paths drain the same records with the same ds_pmi_handle; the session adds
- its wrapper (~30 Ir) and, per record, the delivery to the request (~19 Ir: with
- one PEBS request a direct call in ses_pebs_sink, with several ds_pebs_attribute
- and the request loop, out of line) before the caller's on_sample. The issue 16
+ its wrapper (~24 Ir: spurious NMIs leave right after ds_pmi_handle), per drained
+ PMI the pebs_stats/bts_stats summing (~14 Ir, out of line in pmi_after) and, per
+ record, ~10 Ir (one PEBS request: ses_one_sink, one indirect call into on_sample;
+ several: ds_pebs_attribute and the request loop, out of line). The issue 16
  goal of <= 5 % is not met with these trivial consumers.)
 TXT
 else
