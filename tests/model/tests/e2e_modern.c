@@ -403,6 +403,49 @@ static void test_fixed_pebs(enum dsm_profile p)
     CHECK_EQ(fixed_bad, 0, "applicable counters = fixed 0 %s", n);
 }
 
+/* The model, independently of libds's refusal: INST_RETIRED.ANY_P C0H/00H
+ * with PEBS forced on PMC0 (IA32_PEBS_ENABLE written straight to the model)
+ * takes an assist only where c0_pebs has bit 0 (perfmon "PEBScounters"); on
+ * Golden/Redwood Cove PMC0 still counts and overflows but writes no record. */
+static void test_c0_pmc0_model(const struct expect *x)
+{
+    const char *n = dsm_profile_name(x->p);
+    static struct dsm_cpu m;
+    static struct ds_cpu c;
+    static struct ds_ctx ctx;
+    memset(blk, 0, sizeof(blk));
+    memset(&ctx, 0, sizeof(ctx));
+    mem.base = LIN; mem.buf = blk; mem.size = sizeof(blk);
+    CHECK_EQ(dsm_init(&m, x->p, &fm_ops, &mem), DSM_OK, "init %s", n);
+    ds_model_cpu_init(&c, &m);
+    CHECK_EQ(ds_cpu_identify(&c), DS_OK, "identify %s", n);
+    struct ds_area_config ac;
+    memset(&ac, 0, sizeof(ac));
+    ac.area = (union ds_area *)blk; ac.area_linear = mem.base;
+    ac.pebs.mem = blk + 0x1000; ac.pebs.linear = mem.base + 0x1000; ac.pebs.bytes = 64 * 256;
+    CHECK_EQ(ds_area_setup(&ctx, &c, &ac), DS_OK, "setup %s", n);
+    const uint64_t P = 50, N = 1000;
+    uint64_t start, reset;
+    CHECK_EQ(ds_pmc_gp_period(&c, P, &start, &reset), DS_OK, "period %s", n);
+    CHECK_EQ(ds_area_set_reset(&ctx, DS_CTR_GP, 0, reset), DS_OK, "reset %s", n);
+    CHECK_EQ(ds_area_install(&ctx), DS_OK, "install %s", n);
+    uint64_t sel = 0xC0 | DS_EVTSEL_USR | DS_EVTSEL_EN;
+    CHECK_EQ(ds_pmc_gp_program(&c, 0, sel, start), DS_OK, "program PMC0 %s", n);
+    CHECK_EQ(dsm_wrmsr(&m, 0x3F1, 1), DSM_OK, "model: PEBS_ENABLE bit 0 %s", n);
+    CHECK_EQ(ds_pmc_global_ctrl(&c, 1), DS_OK, "GLOBAL_CTRL %s", n);
+    for (uint64_t i = 0; i < N; i++) {
+        struct dsm_event ev = ev_plain(IP_OF(i));
+        dsm_retire(&m, &ev);
+    }
+    const struct dsm_stats *st = dsm_stats(&m);
+    uint64_t want = (x->c0_pebs & 1) ? dsm_pebs_expected(N, P) : 0;
+    CHECK_EQ(st->pebs_written + st->pebs_skipped, want, "C0H PEBS on PMC0: assists %s", n);
+    uint64_t gs = 0;
+    CHECK_EQ(dsm_rdmsr(&m, 0x38E, &gs), DSM_OK, "GLOBAL_STATUS %s", n);
+    if (!(x->c0_pebs & 1))
+        CHECK(gs & 1, "PMC0 still counts and overflows (GLOBAL_STATUS bit 0) %s", n);
+}
+
 int main(void)
 {
     test_fixed_pebs(DSM_SAPPHIRERAPIDS);
@@ -411,6 +454,8 @@ int main(void)
         test_identify(&T[i]);
     for (size_t i = 0; i < NT; i++)
         test_run(&T[i]);
+    for (size_t i = 0; i < NT; i++)
+        test_c0_pmc0_model(&T[i]);
     test_hybrid_counters();
     test_v6_high_counters();
     return check_summary();
