@@ -1808,7 +1808,12 @@ static void run_all(void)
                 runs[nr].generic = DS_EVENT_LOADS;
             }
             nr++;
-            /* PEBS format 6 (Lunar Lake, Arrow Lake): the counters group */
+            /* PEBS format 6 (Lunar Lake, Arrow Lake): the counters group.
+             * Its C0H PEBS counter is PMC0: format 6 cores are Lion Cove /
+             * Skymont, whose Linux lnc_/grt_pebs_event_constraints have no
+             * C0H row (the glc "0xc0, 0xfe" rule, no PEBS on PMC0, is Golden/
+             * Redwood Cove, formats 4-5); do_run stops with
+             * DS_ERR_PMC_PEBS_EVENT_COUNTER if a core ever refuses it. */
             if (caps->pebs_format == 6 && caps->pebs_baseline)
                 runs[nr++] = (struct run_cfg){.name = "pebs-loop-cntr", .kind = "pebs", .wl = WL_LOOP, .n = LOOP_N,
                                               .pebs = true, .event = 0xC0, .umask = 0x00, .period = LOOP_PERIOD,

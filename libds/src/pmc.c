@@ -540,11 +540,10 @@ static int pebs_event_counter(const struct ds_caps *c, unsigned idx, uint64_t ev
  *    MEM_TRANS_RETIRED.LOAD_LATENCY 01CDH (INTEL_PLD_CONSTRAINT) 0xff;
  *    MEM_INST_RETIRED D0H and MEM_LOAD_*_RETIRED D1H..D4H (DATALA) 0xf.
  *  - intel_glc_pebs_event_constraints (Golden/Raptor Cove, Redwood Cove):
- *    01CDH PLD 0xfe, 02CDH MEM_TRANS_RETIRED.STORE_SAMPLE
- *    (INTEL_PSD_CONSTRAINT) 0x1, D0H..D4H 0xf. Its INST_RETIRED C0H (any
- *    unit mask) 0xfe row is NOT enforced yet: the test kernel
- *    (kernel/e2e/e2e.c do_run) samples C0H/00H with PEBS on PMC0 on the
- *    alderlake_p profile; enforcing it needs that flow to pick a counter.
+ *    INST_RETIRED C0H (INTEL_FLAGS_EVENT_CONSTRAINT, any unit mask) 0xfe:
+ *    no PEBS on PMC0 (perfmon "PEBScounters" 1-7 agrees); 01CDH PLD 0xfe,
+ *    02CDH MEM_TRANS_RETIRED.STORE_SAMPLE (INTEL_PSD_CONSTRAINT) 0x1,
+ *    D0H..D4H 0xf. Lion Cove's list has no C0H row.
  *  - intel_lnc_pebs_event_constraints (Lion Cove): 01CDH 0x3fc, 02CDH 0x3,
  *    D0H..D4H 0xf.
  *  - intel_grt_pebs_event_constraints (Gracemont; Crestmont and Skymont
@@ -575,6 +574,7 @@ static unsigned apebs_class(const struct ds_cpu *cpu)
 struct apebs_row { uint8_t cls, ev_lo, ev_hi; int16_t umask; uint32_t gp; };
 static const struct apebs_row apebs_rows[] = {
     { AP_ICL, 0xC0, 0xC0, 0x01, 0x0 },   /* PREC_DIST: fixed counter 0 only */
+    { AP_GLC, 0xC0, 0xC0, -1, 0xFE },    /* INST_RETIRED.*: PMC1-7 */
     { AP_BIG, 0x00, 0x00, 0x01, 0x0 },   /* 0100H INST_RETIRED.PREC_DIST: fixed 0 only */
     { AP_BIG, 0x00, 0x00, 0x04, 0x0 },   /* 0400H SLOTS: fixed 3 only */
     { AP_ICL, 0xCD, 0xCD, 0x01, 0xFF },

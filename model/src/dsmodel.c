@@ -1552,56 +1552,59 @@ static int ds_append(struct dsm_cpu *c, unsigned first, const void *rec, uint32_
  * instruction after the overflow, not at an occurrence of the event). */
 enum { EW_INST = 1, EW_CYC, EW_BR, EW_MISP, EW_LOAD, EW_STORE, EW_LL };
 enum { EP_NONE = 0, EP_PRECISE, EP_IMPRECISE };
-struct ev_row { uint8_t ev, um, what, pebs; uint16_t ctrs; };
+/* pctrs: the GP counters a PEBS assist is taken on (perfmon "PEBScounters"
+ * where it differs from "Counter"); 0: every counter of ctrs. On another
+ * counter the event counts and overflows (PMI if INT) but writes no record. */
+struct ev_row { uint8_t ev, um, what, pebs; uint16_t ctrs, pctrs; };
 #define EVC_ALL 0xFFFFu
-#define EV_ARCH_CYC(p) { 0x3C, 0x00, EW_CYC, p, EVC_ALL }, { 0x3C, 0x01, EW_CYC, p, EVC_ALL }
+#define EV_ARCH_CYC(p) { 0x3C, 0x00, EW_CYC, p, EVC_ALL, 0 }, { 0x3C, 0x01, EW_CYC, p, EVC_ALL, 0 }
 
 /* Core 2 (06_0FH): SDM Core-microarchitecture table; PEBS: Linux
  * intel_core2_pebs_event_constraints (0x00c0, 0x00c5; PEBS on PMC0 only). */
 static const struct ev_row ev_core2[] = {
-    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P */
-    { 0xC0, 0x01, EW_LOAD, EP_NONE, EVC_ALL },      /* INST_RETIRED.LOADS */
-    { 0xC0, 0x02, EW_STORE, EP_NONE, EVC_ALL },     /* INST_RETIRED.STORES */
-    { 0xC4, 0x00, EW_BR, EP_NONE, EVC_ALL },        /* BR_INST_RETIRED.ANY */
-    { 0xC5, 0x00, EW_MISP, EP_PRECISE, EVC_ALL },   /* BR_INST_RETIRED.MISPRED */
-    EV_ARCH_CYC(EP_NONE), { 0, 0, 0, 0, 0 }
+    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL, 0 },   /* INST_RETIRED.ANY_P */
+    { 0xC0, 0x01, EW_LOAD, EP_NONE, EVC_ALL, 0 },      /* INST_RETIRED.LOADS */
+    { 0xC0, 0x02, EW_STORE, EP_NONE, EVC_ALL, 0 },     /* INST_RETIRED.STORES */
+    { 0xC4, 0x00, EW_BR, EP_NONE, EVC_ALL, 0 },        /* BR_INST_RETIRED.ANY */
+    { 0xC5, 0x00, EW_MISP, EP_PRECISE, EVC_ALL, 0 },   /* BR_INST_RETIRED.MISPRED */
+    EV_ARCH_CYC(EP_NONE), { 0, 0, 0, 0, 0, 0 }
 };
 /* Bonnell (06_1CH): BNL/events/bonnell_core.json (v5). It has no retired-load
  * or retired-store event (L1D_CACHE.LD/ST 40H count cache accesses, not
  * retirement): loads and stores count nothing here. */
 static const struct ev_row ev_bonnell[] = {
-    { 0xC0, 0x00, EW_INST, EP_PRECISE, 0x3 },       /* INST_RETIRED.ANY_P, PEBS 2 */
-    { 0xC4, 0x00, EW_BR, EP_IMPRECISE, 0x3 },       /* BR_INST_RETIRED.ANY, PEBS 0 */
-    { 0xC5, 0x00, EW_MISP, EP_PRECISE, 0x3 },       /* BR_INST_RETIRED.MISPRED, PEBS 1 */
-    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
+    { 0xC0, 0x00, EW_INST, EP_PRECISE, 0x3, 0 },       /* INST_RETIRED.ANY_P, PEBS 2 */
+    { 0xC4, 0x00, EW_BR, EP_IMPRECISE, 0x3, 0 },       /* BR_INST_RETIRED.ANY, PEBS 0 */
+    { 0xC5, 0x00, EW_MISP, EP_PRECISE, 0x3, 0 },       /* BR_INST_RETIRED.MISPRED, PEBS 1 */
+    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0, 0 }
 };
 /* Nehalem (06_1AH): NHM-EP/events/NehalemEP_core.json (v4); PEBS: Linux
  * intel_nehalem_pebs_event_constraints (0xc0, 0xc4, 0x0b any umask; of 0xc5
  * only 0x02c5 NEAR_CALL). */
 static const struct ev_row ev_nehalem[] = {
-    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* architectural */
-    { 0xC0, 0x01, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P, PEBS 1 */
-    { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL },     /* architectural */
-    { 0xC4, 0x04, EW_BR, EP_PRECISE, EVC_ALL },     /* BR_INST_RETIRED.ALL_BRANCHES, PEBS 1 */
-    { 0xC5, 0x00, EW_MISP, EP_NONE, EVC_ALL },      /* architectural; not a PEBS event */
-    { 0x0B, 0x01, EW_LOAD, EP_PRECISE, EVC_ALL },   /* MEM_INST_RETIRED.LOADS, PEBS 1 */
-    { 0x0B, 0x02, EW_STORE, EP_PRECISE, EVC_ALL },  /* MEM_INST_RETIRED.STORES, PEBS 1 */
-    { 0x0B, 0x10, EW_LL, EP_PRECISE, 0x8 },         /* ...LATENCY_ABOVE_THRESHOLD, PMC3 */
-    EV_ARCH_CYC(EP_NONE), { 0, 0, 0, 0, 0 }
+    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL, 0 },   /* architectural */
+    { 0xC0, 0x01, EW_INST, EP_PRECISE, EVC_ALL, 0 },   /* INST_RETIRED.ANY_P, PEBS 1 */
+    { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL, 0 },     /* architectural */
+    { 0xC4, 0x04, EW_BR, EP_PRECISE, EVC_ALL, 0 },     /* BR_INST_RETIRED.ALL_BRANCHES, PEBS 1 */
+    { 0xC5, 0x00, EW_MISP, EP_NONE, EVC_ALL, 0 },      /* architectural; not a PEBS event */
+    { 0x0B, 0x01, EW_LOAD, EP_PRECISE, EVC_ALL, 0 },   /* MEM_INST_RETIRED.LOADS, PEBS 1 */
+    { 0x0B, 0x02, EW_STORE, EP_PRECISE, EVC_ALL, 0 },  /* MEM_INST_RETIRED.STORES, PEBS 1 */
+    { 0x0B, 0x10, EW_LL, EP_PRECISE, 0x8, 0 },         /* ...LATENCY_ABOVE_THRESHOLD, PMC3 */
+    EV_ARCH_CYC(EP_NONE), { 0, 0, 0, 0, 0, 0 }
 };
 /* Haswell (06_3CH): HSW/events/haswell_core.json (v36). Skylake (06_5EH):
  * SKL/events/skylake_core.json (v59): the same rows, load latency on PMC0-3. */
 #define EV_HSW_SKL(llc)                                                                  \
-    { 0xC0, 0x00, EW_INST, EP_IMPRECISE, EVC_ALL },  /* INST_RETIRED.ANY_P, PEBS 0 */    \
-    { 0xC0, 0x01, EW_INST, EP_PRECISE, 0x2 },        /* INST_RETIRED.PREC_DIST, PMC1 */  \
-    { 0xC4, 0x00, EW_BR, EP_IMPRECISE, EVC_ALL },    /* BR_INST_RETIRED.ALL_BRANCHES */  \
-    { 0xC4, 0x04, EW_BR, EP_PRECISE, EVC_ALL },      /* ...ALL_BRANCHES_PEBS, PEBS 2 */   \
-    { 0xC5, 0x00, EW_MISP, EP_IMPRECISE, EVC_ALL },  /* BR_MISP_RETIRED.ALL_BRANCHES */  \
-    { 0xC5, 0x04, EW_MISP, EP_PRECISE, EVC_ALL },    /* ...ALL_BRANCHES_PEBS, PEBS 2 */   \
-    { 0xD0, 0x81, EW_LOAD, EP_PRECISE, EVC_ALL },    /* MEM_{UOPS,INST}_RETIRED.ALL_LOADS */ \
-    { 0xD0, 0x82, EW_STORE, EP_PRECISE, EVC_ALL },   /* ...ALL_STORES, PEBS 1 */         \
-    { 0xCD, 0x01, EW_LL, EP_PRECISE, llc },          /* MEM_TRANS_RETIRED.LOAD_LATENCY */ \
-    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
+    { 0xC0, 0x00, EW_INST, EP_IMPRECISE, EVC_ALL, 0 },  /* INST_RETIRED.ANY_P, PEBS 0 */    \
+    { 0xC0, 0x01, EW_INST, EP_PRECISE, 0x2, 0 },        /* INST_RETIRED.PREC_DIST, PMC1 */  \
+    { 0xC4, 0x00, EW_BR, EP_IMPRECISE, EVC_ALL, 0 },    /* BR_INST_RETIRED.ALL_BRANCHES */  \
+    { 0xC4, 0x04, EW_BR, EP_PRECISE, EVC_ALL, 0 },      /* ...ALL_BRANCHES_PEBS, PEBS 2 */   \
+    { 0xC5, 0x00, EW_MISP, EP_IMPRECISE, EVC_ALL, 0 },  /* BR_MISP_RETIRED.ALL_BRANCHES */  \
+    { 0xC5, 0x04, EW_MISP, EP_PRECISE, EVC_ALL, 0 },    /* ...ALL_BRANCHES_PEBS, PEBS 2 */   \
+    { 0xD0, 0x81, EW_LOAD, EP_PRECISE, EVC_ALL, 0 },    /* MEM_{UOPS,INST}_RETIRED.ALL_LOADS */ \
+    { 0xD0, 0x82, EW_STORE, EP_PRECISE, EVC_ALL, 0 },   /* ...ALL_STORES, PEBS 1 */         \
+    { 0xCD, 0x01, EW_LL, EP_PRECISE, llc, 0 },          /* MEM_TRANS_RETIRED.LOAD_LATENCY */ \
+    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0, 0 }
 static const struct ev_row ev_haswell[] = { EV_HSW_SKL(0x8) };
 static const struct ev_row ev_skylake[] = { EV_HSW_SKL(0xF) };
 /* Ice Lake (ICL/events/icelake_core.json v1.24), Golden Cove (SPR v1.39,
@@ -1609,32 +1612,32 @@ static const struct ev_row ev_skylake[] = { EV_HSW_SKL(0xF) };
  * Cougar Cove (PTL v1.07): Precise 1 / CollectPEBSRecord 2 for all but the
  * cycles (Precise 0, CollectPEBSRecord 2); loads/stores on PMC0-3; load
  * latency on all (ICL), PMC1-7 (GLC, RWC), PMC2-9 (LNC, CGC).
- * NOT modelled: GLC/RWC INST_RETIRED.ANY_P "PEBScounters" 1-7 (Linux
- * intel_glc_pebs_event_constraints 0xc0 mask 0xfe: no PEBS on PMC0); the
- * kernel e2e and e2e_modern sample it with PEBS on PMC0 on these profiles. */
-#define EV_BIGCORE(llc)                                                                  \
-    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P */             \
-    { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL },     /* BR_INST_RETIRED.ALL_BRANCHES */   \
-    { 0xC5, 0x00, EW_MISP, EP_PRECISE, EVC_ALL },   /* BR_MISP_RETIRED.ALL_BRANCHES */   \
-    { 0xD0, 0x81, EW_LOAD, EP_PRECISE, 0xF },       /* MEM_INST_RETIRED.ALL_LOADS */     \
-    { 0xD0, 0x82, EW_STORE, EP_PRECISE, 0xF },      /* MEM_INST_RETIRED.ALL_STORES */    \
-    { 0xCD, 0x01, EW_LL, EP_PRECISE, llc },         /* MEM_TRANS_RETIRED.LOAD_LATENCY_GT_* */ \
-    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
-static const struct ev_row ev_icelake[] = { EV_BIGCORE(EVC_ALL) };
-static const struct ev_row ev_goldencove[] = { EV_BIGCORE(0xFE) };
-static const struct ev_row ev_lioncove[] = { EV_BIGCORE(0x3FC) };
+ * INST_RETIRED.ANY_P (c0p): GLC/RWC "Counter" 0-7 but "PEBScounters" 1-7
+ * (sapphirerapids_core.json, alderlake_goldencove_core.json,
+ * graniterapids_core.json): counts on PMC0, no PEBS record there. */
+#define EV_BIGCORE(llc, c0p)                                                             \
+    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL, c0p }, /* INST_RETIRED.ANY_P */          \
+    { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL, 0 },     /* BR_INST_RETIRED.ALL_BRANCHES */   \
+    { 0xC5, 0x00, EW_MISP, EP_PRECISE, EVC_ALL, 0 },   /* BR_MISP_RETIRED.ALL_BRANCHES */   \
+    { 0xD0, 0x81, EW_LOAD, EP_PRECISE, 0xF, 0 },       /* MEM_INST_RETIRED.ALL_LOADS */     \
+    { 0xD0, 0x82, EW_STORE, EP_PRECISE, 0xF, 0 },      /* MEM_INST_RETIRED.ALL_STORES */    \
+    { 0xCD, 0x01, EW_LL, EP_PRECISE, llc, 0 },         /* MEM_TRANS_RETIRED.LOAD_LATENCY_GT_* */ \
+    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0, 0 }
+static const struct ev_row ev_icelake[] = { EV_BIGCORE(EVC_ALL, 0) };
+static const struct ev_row ev_goldencove[] = { EV_BIGCORE(0xFE, 0xFE) };
+static const struct ev_row ev_lioncove[] = { EV_BIGCORE(0x3FC, 0) };
 /* Gracemont (ADL/events/alderlake_gracemont_core.json v1.40), Skymont
  * (LNL/events/lunarlake_skymont_core.json v1.26), Darkmont
  * (PTL/events/pantherlake_darkmont_core.json v1.07): MEM_UOPS_RETIRED; load
  * latency D0H/05H on PMC0-1 (Gracemont, Skymont), all (Darkmont). */
 #define EV_ATOMCORE(llc)                                                                 \
-    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL },   /* INST_RETIRED.ANY_P */             \
-    { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL },     /* BR_INST_RETIRED.ALL_BRANCHES */   \
-    { 0xC5, 0x00, EW_MISP, EP_PRECISE, EVC_ALL },   /* BR_MISP_RETIRED.ALL_BRANCHES */   \
-    { 0xD0, 0x81, EW_LOAD, EP_PRECISE, EVC_ALL },   /* MEM_UOPS_RETIRED.ALL_LOADS */     \
-    { 0xD0, 0x82, EW_STORE, EP_PRECISE, EVC_ALL },  /* MEM_UOPS_RETIRED.ALL_STORES */    \
-    { 0xD0, 0x05, EW_LL, EP_PRECISE, llc },         /* MEM_UOPS_RETIRED.LOAD_LATENCY_GT_* */ \
-    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0 }
+    { 0xC0, 0x00, EW_INST, EP_PRECISE, EVC_ALL, 0 },   /* INST_RETIRED.ANY_P */             \
+    { 0xC4, 0x00, EW_BR, EP_PRECISE, EVC_ALL, 0 },     /* BR_INST_RETIRED.ALL_BRANCHES */   \
+    { 0xC5, 0x00, EW_MISP, EP_PRECISE, EVC_ALL, 0 },   /* BR_MISP_RETIRED.ALL_BRANCHES */   \
+    { 0xD0, 0x81, EW_LOAD, EP_PRECISE, EVC_ALL, 0 },   /* MEM_UOPS_RETIRED.ALL_LOADS */     \
+    { 0xD0, 0x82, EW_STORE, EP_PRECISE, EVC_ALL, 0 },  /* MEM_UOPS_RETIRED.ALL_STORES */    \
+    { 0xD0, 0x05, EW_LL, EP_PRECISE, llc, 0 },         /* MEM_UOPS_RETIRED.LOAD_LATENCY_GT_* */ \
+    EV_ARCH_CYC(EP_IMPRECISE), { 0, 0, 0, 0, 0, 0 }
 static const struct ev_row ev_gracemont[] = { EV_ATOMCORE(0x3) };   /* and Skymont */
 static const struct ev_row ev_darkmont[] = { EV_ATOMCORE(EVC_ALL) };
 
@@ -1730,7 +1733,8 @@ static inline void arch_count(struct dsm_cpu *c, unsigned bit)
         c->gstatus |= 1ull << bit;
         /* a GP counter arms only with an event that takes an assist (ev_row EP_*) */
         const struct ev_row *r = bit < 32 ? ev_row_of(c, bit) : NULL;
-        if ((has_pebs(c) || c->ap.on) && pebs_on(c, bit) && (bit >= 32 || (r && r->pebs != EP_NONE)))
+        if ((has_pebs(c) || c->ap.on) && pebs_on(c, bit) &&
+            (bit >= 32 || (r && r->pebs != EP_NONE && (!r->pctrs || (r->pctrs & (1u << bit))))))
             c->armed |= 1ull << bit;
         if (pmi)
             c->pmi_pending |= DSM_PMI_COUNTER;

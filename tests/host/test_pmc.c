@@ -875,9 +875,9 @@ static void test_pebs_event_counters(void)
  *    fixed counter 0 only (mask 0x100000000: no GP counter); 0x1cd
  *    INTEL_PLD_CONSTRAINT 0xff; MEM_INST_RETIRED D0H (all unit masks) and
  *    D1H..D4H DATALA 0xf.
- *  intel_glc_pebs_event_constraints (SPR, ADL/RPL P-cores, MTL/GNR): 0x1cd
- *    PLD 0xfe; 0x2cd PSD 0x1; D0H..D4H 0xf. (Its C0H 0xfe row is not
- *    enforced yet, see pmc.c: not tested here.)
+ *  intel_glc_pebs_event_constraints (SPR, ADL/RPL P-cores, MTL/GNR):
+ *    INTEL_FLAGS_EVENT_CONSTRAINT(0xc0, 0xfe) (INST_RETIRED, any unit mask,
+ *    not on PMC0); 0x1cd PLD 0xfe; 0x2cd PSD 0x1; D0H..D4H 0xf.
  *  intel_lnc_pebs_event_constraints (LNL/ARL P-cores): 0x1cd 0x3fc (the
  *    "0x3ff -> 0x3fc" fix), 0x2cd 0x3; D0H..D4H 0xf.
  *  intel_grt_pebs_event_constraints (Gracemont, Skymont via
@@ -927,8 +927,8 @@ static void test_adaptive_event_counters(void)
     };
     static const struct ev_mask glc[] = {
         { 0xD0, 0x81, 0xF }, { 0xD0, 0x82, 0xF }, { 0xD3, 0x01, 0xF }, { 0xD5, 0x01, 0xFF },
-        { 0xCD, 0x01, 0xFE }, { 0xCD, 0x02, 0x1 },
-        { 0xC4, 0x00, 0xFF }, { 0x00, 0x01, 0x0 }, { 0x00, 0x04, 0x0 },
+        { 0xCD, 0x01, 0xFE }, { 0xCD, 0x02, 0x1 }, { 0xC0, 0x00, 0xFE }, { 0xC0, 0x01, 0xFE },
+        { 0xC0, 0x02, 0xFE }, { 0xC4, 0x00, 0xFF }, { 0x00, 0x01, 0x0 }, { 0x00, 0x04, 0x0 },
     };
     static const struct ev_mask lnc[] = {
         { 0xD0, 0x81, 0xF }, { 0xD2, 0x01, 0xF }, { 0xCD, 0x01, 0x3FC }, { 0xCD, 0x02, 0x3 },
@@ -945,6 +945,9 @@ static void test_adaptive_event_counters(void)
              "ICL D0H/81H CMASK 1 on PMC5");
     spr_cpu(&f, &cpu);
     check_masks(&f, &cpu, "SPR", 8, glc, N(glc));
+    /* C0H with INV + CMASK 16 (cycles:p) is flagged: no glc row, PMC0 allowed */
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 0, DS_EVTSEL(0xC0, 0x00) | DS_EVTSEL_INV | (16ull << DS_EVTSEL_CMASK_SHIFT)),
+             DS_OK, "SPR C0H INV CMASK 16 on PMC0");
     lnl_cpu(&f, &cpu, false, LNL_CAPS(6));
     check_masks(&f, &cpu, "LNL P", 10, lnc, N(lnc));
     lnl_cpu(&f, &cpu, true, LNL_CAPS(6));

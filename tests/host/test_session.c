@@ -402,14 +402,26 @@ static void test_adaptive(void)
 
     sapphire();
     CHECK_EQ(init_default(), DS_OK, "init");
-    for (unsigned i = 0; i < 8; i++)
-        CHECK_EQ(add(raw(0xC0, 0x00, 1000 + i, DS_SAMPLE_PRECISE), NULL), DS_OK, "fmt 5: PEBS on GP %u", i);
-    CHECK_EQ(S.req[7].idx, 7, "PMC7 takes PEBS on format 5 (GP 0-31 rule)");
-    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_TOO_MANY, "ninth request");
+    /* Golden Cove INST_RETIRED C0H takes PEBS on PMC1-7 only (Linux
+     * intel_glc_pebs_event_constraints INTEL_FLAGS_EVENT_CONSTRAINT(0xc0, 0xfe)) */
+    for (unsigned i = 0; i < 7; i++) {
+        CHECK_EQ(add(raw(0xC0, 0x00, 1000 + i, DS_SAMPLE_PRECISE), NULL), DS_OK, "fmt 5: C0H PEBS %u", i);
+        CHECK_EQ(S.req[i].idx, i + 1, "C0H request %u on PMC%u (never PMC0)", i, i + 1);
+    }
+    CHECK_EQ(S.req[6].idx, 7, "PMC7 takes PEBS on format 5 (GP 0-31 rule)");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NO_COUNTER,
+             "eighth C0H: PMC0 is free but not a C0H PEBS counter on Golden Cove");
+    /* BR_INST_RETIRED C4H has no glc row: PMC0 takes it */
+    CHECK_EQ(add(raw(0xC4, 0x00, 1007, DS_SAMPLE_PRECISE), NULL), DS_OK, "C4H PEBS on PMC0");
+    CHECK_EQ(S.req[7].idx, 0, "C4H on PMC0");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_TOO_MANY, "ninth request");
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
     CHECK_EQ(fp_get(&F, 0x3F1), 0xFF, "PEBS_ENABLE PMC0-7");
     CHECK_EQ(fp_get(&F, 0x38F), 0xFF, "GLOBAL_CTRL");
-    CHECK_EQ(a->pebs_reset[7], 0x1000000000000ull - 1007, "reset slot 7 = -period");
+    CHECK_EQ(fp_get(&F, 0x186) & 0xFFFF, 0x00C4, "EVTSEL0 = C4H/00H");
+    CHECK_EQ(fp_get(&F, 0x187) & 0xFFFF, 0x00C0, "EVTSEL1 = C0H/00H");
+    CHECK_EQ(a->pebs_reset[7], 0x1000000000000ull - 1006, "reset slot 7 = -period");
+    CHECK_EQ(a->pebs_reset[0], 0x1000000000000ull - 1007, "reset slot 0 = -period");
     CHECK_EQ(fp_get(&F, 0x3F2), 0, "no groups: DATA_CFG untouched (basic records)");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }

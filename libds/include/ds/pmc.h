@@ -256,8 +256,7 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * grt_pebs_event_constraints, flags clear): D0H..D4H on PMC0-3 (P-cores);
  * 00H/01H and 00H/04H (fixed-counter pseudo-encodings) on no GP counter;
  * Ice Lake C0H/01H on no GP counter (fixed 0 only); Golden/Redwood Cove
- * CDH/01H PMC1-7, CDH/02H PMC0 (Linux's C0H 0xfe row is not enforced yet,
- * see pmc.c); Lion Cove CDH/01H PMC2-9,
+ * C0H (any unit mask) PMC1-7, CDH/01H PMC1-7, CDH/02H PMC0; Lion Cove CDH/01H PMC2-9,
  * CDH/02H PMC0-1; Gracemont/Crestmont/Skymont D0H/05H PMC0-1, D0H/06H
  * PMC0-3: else DS_ERR_PMC_PEBS_EVENT_COUNTER.
  * EVTSEL.INT must be clear (SDM: "Do NOT set INT").

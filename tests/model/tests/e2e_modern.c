@@ -24,7 +24,11 @@
 #include <ds/pmc.h>
 #include <ds/lbr.h>
 
-/* --- identification: expected facts -------------------------------------- */
+/* --- identification: expected facts --------------------------------------
+ * c0_pebs: Golden/Redwood Cove (SPR, GNR, ADL P-core): PMC1-7 (Linux ds.c
+ * intel_glc_pebs_event_constraints INTEL_FLAGS_EVENT_CONSTRAINT(0xc0, 0xfe);
+ * perfmon INST_RETIRED.ANY_P "PEBScounters" 1-7); Lion Cove and the E-cores
+ * have no C0H row (every GP counter). */
 struct expect {
     enum dsm_profile p;
     uint8_t model;
@@ -34,20 +38,21 @@ struct expect {
     bool timed, hybrid, leaf23;
     uint8_t core_type;              /* CPUID.1AH:EAX[31:24]: 40H Core, 20H Atom, 0 not hybrid */
     uint32_t native_id;             /* CPUID.1AH:EAX[23:0] */
+    uint32_t c0_pebs;               /* GP counters INST_RETIRED C0H takes PEBS on (see below) */
 };
 
 static const struct expect T[] = {
     /* 00806F8 dump: 0AH EAX 08300805H (v5, 8 GP), EDX 8604H (4 fixed), 07H EDX[15] clear, 1AH 0 */
-    { DSM_SAPPHIRERAPIDS, 0x8F, 5, 0xFF, 0xF, 4, false, false, false, 0, 0 },
+    { DSM_SAPPHIRERAPIDS, 0x8F, 5, 0xFF, 0xF, 4, false, false, false, 0, 0, 0xFE },
     /* Granite Rapids: as Sapphire Rapids + PERF_CAPABILITIES[17] */
-    { DSM_GRANITERAPIDS, 0xAD, 5, 0xFF, 0xF, 4, true, false, false, 0, 0 },
+    { DSM_GRANITERAPIDS, 0xAD, 5, 0xFF, 0xF, 4, true, false, false, 0, 0, 0xFE },
     /* 00B06D1 dump P-core: 0AH EAX 0D300806H (v6), 23H.1 EAX 3FFH / EBX FH, 1AH 40000003H */
-    { DSM_LUNARLAKE, 0xBD, 6, 0x3FF, 0xF, 6, false, true, true, 0x40, 3 },
+    { DSM_LUNARLAKE, 0xBD, 6, 0x3FF, 0xF, 6, false, true, true, 0x40, 3, 0x3FF },
     /* Alder Lake hybrid: P 8 GP / 4 fixed, E 6 GP / 3 fixed (Linux intel_pmu_init) */
-    { DSM_ALDERLAKE_P, 0x97, 5, 0xFF, 0xF, 4, false, true, false, 0x40, 1 },
-    { DSM_ALDERLAKE_E, 0x97, 5, 0x3F, 0x7, 4, false, true, false, 0x20, 1 },
+    { DSM_ALDERLAKE_P, 0x97, 5, 0xFF, 0xF, 4, false, true, false, 0x40, 1, 0xFE },
+    { DSM_ALDERLAKE_E, 0x97, 5, 0x3F, 0x7, 4, false, true, false, 0x20, 1, 0x3F },
     /* 00B06D1 dump E-core (CPU #4): 23H.1 EAX FFH / EBX 77H (no fixed 3), 1AH 20000003H (Skymont) */
-    { DSM_LUNARLAKE_E, 0xBD, 6, 0xFF, 0x77, 6, false, true, true, 0x20, 3 },
+    { DSM_LUNARLAKE_E, 0xBD, 6, 0xFF, 0x77, 6, false, true, true, 0x20, 3, 0xFF },
 };
 #define NT (sizeof(T) / sizeof(T[0]))
 
@@ -104,6 +109,7 @@ struct run {
     struct dsm_cpu m; struct ds_cpu c; struct ds_ctx ctx; struct ds_pmi pmi;
     const struct expect *x;
     bool cntrs;
+    unsigned pc, oc;   /* the PEBS counter (lowest of c0_pebs) and the plain one */
     uint64_t samples, bad, bad_lbr, bad_cntr, bad_rl, herr, lost;
 };
 static struct run R;
@@ -123,7 +129,7 @@ static int psink(void *a, const struct ds_pebs_sample *s)
     for (unsigned k = 0; ok && k < DS_GPR__COUNT; k++)
         ok = s->gpr[k] == 0x1000ull * (gpr_model_index[k] + 1) + ip;
     ok = ok && (s->present & DS_SAMPLE_TSC) && s->tsc == 3 * ip;
-    ok = ok && (s->present & DS_SAMPLE_APPLICABLE) && s->counters == 1;
+    ok = ok && (s->present & DS_SAMPLE_APPLICABLE) && s->counters == (1ull << R.pc);
     ok = ok && s->flags == 0x202;
     if (!ok) {
         R.bad++;
@@ -148,12 +154,12 @@ static int psink(void *a, const struct ds_pebs_sample *s)
     if (R.x->timed ? !((s->present & DS_SAMPLE_RETIRE_LAT) && s->retire_latency == RL_OF(i) && hdr_rl == RL_OF(i))
                    : ((s->present & DS_SAMPLE_RETIRE_LAT) != 0 || hdr_rl != 0))
         R.bad_rl++;
-    /* counters group (format 6): GP1 and fixed 0 count every instruction
-     * from 0, so they read i + 1 here; GP0 is the PEBS counter (0 between its
-     * overflow and the reload in the model) */
+    /* counters group (format 6): the plain GP counter (R.oc) and fixed 0
+     * count every instruction from 0, so they read i + 1 here; R.pc is the
+     * PEBS counter (0 between its overflow and the reload in the model) */
     if (R.cntrs) {
         bool cok = (s->present & DS_SAMPLE_CNTRS) && s->cntr_gp_mask == 0x3 && s->cntr_fixed_mask == 0x1 &&
-                   s->cntr_gp[0] == 0 && s->cntr_gp[1] == i + 1 && s->cntr_fixed[0] == i + 1;
+                   s->cntr_gp[R.pc] == 0 && s->cntr_gp[R.oc] == i + 1 && s->cntr_fixed[0] == i + 1;
         if (!cok)
             R.bad_cntr++;
     } else if (s->present & DS_SAMPLE_CNTRS) {
@@ -179,6 +185,8 @@ static void test_run(const struct expect *x)
     memset(blk, 0, sizeof(blk));
     R.x = x;
     R.cntrs = x->pebs_fmt >= 6;
+    R.pc = x->c0_pebs & 1 ? 0 : 1;
+    R.oc = R.pc ^ 1;
     mem.base = LIN; mem.buf = blk; mem.size = sizeof(blk);
     CHECK_EQ(dsm_init(&R.m, x->p, &fm_ops, &mem), DSM_OK, "init %s", n);
     CHECK_EQ(ds_model_cpu_init(&R.c, &R.m), DS_OK, "libds %s", n);
@@ -208,13 +216,13 @@ static void test_run(const struct expect *x)
     CHECK_EQ(R.ctx.pebs.rec_size, rsz, "libds record size = model's (%u) %s", rsz, n);
     uint64_t start, reset;
     CHECK_EQ(ds_pmc_gp_period(&R.c, P, &start, &reset), DS_OK, "period %s", n);
-    CHECK_EQ(ds_area_set_reset(&R.ctx, DS_CTR_GP, 0, reset), DS_OK, "reset %s", n);
+    CHECK_EQ(ds_area_set_reset(&R.ctx, DS_CTR_GP, R.pc, reset), DS_OK, "reset %s", n);
     CHECK_EQ(ds_area_install(&R.ctx), DS_OK, "install %s", n);
 
     struct ds_pmi_config pc;
     memset(&pc, 0, sizeof(pc));
     pc.pebs_sink = psink;
-    pc.pebs_counters = 1;
+    pc.pebs_counters = 1ull << R.pc;
     pc.freeze = DS_FREEZE_STREAMLINED;
     CHECK_EQ(ds_pmi_init(&R.pmi, &R.c, &R.ctx, &pc), DS_OK, "pmi init %s", n);
     CHECK_EQ(ds_pmi_set_freeze(&R.pmi), DS_OK, "freeze %s", n);
@@ -222,10 +230,13 @@ static void test_run(const struct expect *x)
 
     uint64_t sel = 0xC0 | DS_EVTSEL_USR | DS_EVTSEL_EN | DS_EVTSEL_ADAPTIVE;  /* INST_RETIRED.ANY_P */
     CHECK_EQ(ds_pmc_pebs_data_cfg(&R.c, cfg), DS_OK, "DATA_CFG %s", n);
-    CHECK_EQ(ds_pmc_gp_program(&R.c, 0, sel, start), DS_OK, "program PMC0 %s", n);
-    CHECK_EQ(ds_pmc_gp_program(&R.c, 1, 0xC0 | DS_EVTSEL_USR | DS_EVTSEL_EN, 0), DS_OK, "program PMC1 %s", n);
+    /* C0H PEBS on PMC0: refused exactly where c0_pebs lacks bit 0 */
+    CHECK_EQ(ds_pmc_pebs_check(&R.c, 0, sel), (x->c0_pebs & 1) ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER,
+             "C0H PEBS on PMC0 %s", n);
+    CHECK_EQ(ds_pmc_gp_program(&R.c, R.pc, sel, start), DS_OK, "program PEBS PMC%u %s", R.pc, n);
+    CHECK_EQ(ds_pmc_gp_program(&R.c, R.oc, 0xC0 | DS_EVTSEL_USR | DS_EVTSEL_EN, 0), DS_OK, "program PMC%u %s", R.oc, n);
     CHECK_EQ(ds_pmc_fixed_program(&R.c, 0, DS_FIXED_USR, false, 0), DS_OK, "program fixed 0 %s", n);
-    CHECK_EQ(ds_pmc_pebs_enable(&R.c, 0, sel), DS_OK, "PEBS enable %s", n);
+    CHECK_EQ(ds_pmc_pebs_enable(&R.c, R.pc, sel), DS_OK, "PEBS enable PMC%u %s", R.pc, n);
     CHECK_EQ(ds_pmc_global_ctrl(&R.c, 0x3 | (1ull << 32)), DS_OK, "GLOBAL_CTRL %s", n);
 
     for (uint32_t i = 0; i < NINSN; i++) {
@@ -392,6 +403,49 @@ static void test_fixed_pebs(enum dsm_profile p)
     CHECK_EQ(fixed_bad, 0, "applicable counters = fixed 0 %s", n);
 }
 
+/* The model, independently of libds's refusal: INST_RETIRED.ANY_P C0H/00H
+ * with PEBS forced on PMC0 (IA32_PEBS_ENABLE written straight to the model)
+ * takes an assist only where c0_pebs has bit 0 (perfmon "PEBScounters"); on
+ * Golden/Redwood Cove PMC0 still counts and overflows but writes no record. */
+static void test_c0_pmc0_model(const struct expect *x)
+{
+    const char *n = dsm_profile_name(x->p);
+    static struct dsm_cpu m;
+    static struct ds_cpu c;
+    static struct ds_ctx ctx;
+    memset(blk, 0, sizeof(blk));
+    memset(&ctx, 0, sizeof(ctx));
+    mem.base = LIN; mem.buf = blk; mem.size = sizeof(blk);
+    CHECK_EQ(dsm_init(&m, x->p, &fm_ops, &mem), DSM_OK, "init %s", n);
+    ds_model_cpu_init(&c, &m);
+    CHECK_EQ(ds_cpu_identify(&c), DS_OK, "identify %s", n);
+    struct ds_area_config ac;
+    memset(&ac, 0, sizeof(ac));
+    ac.area = (union ds_area *)blk; ac.area_linear = mem.base;
+    ac.pebs.mem = blk + 0x1000; ac.pebs.linear = mem.base + 0x1000; ac.pebs.bytes = 64 * 256;
+    CHECK_EQ(ds_area_setup(&ctx, &c, &ac), DS_OK, "setup %s", n);
+    const uint64_t P = 50, N = 1000;
+    uint64_t start, reset;
+    CHECK_EQ(ds_pmc_gp_period(&c, P, &start, &reset), DS_OK, "period %s", n);
+    CHECK_EQ(ds_area_set_reset(&ctx, DS_CTR_GP, 0, reset), DS_OK, "reset %s", n);
+    CHECK_EQ(ds_area_install(&ctx), DS_OK, "install %s", n);
+    uint64_t sel = 0xC0 | DS_EVTSEL_USR | DS_EVTSEL_EN;
+    CHECK_EQ(ds_pmc_gp_program(&c, 0, sel, start), DS_OK, "program PMC0 %s", n);
+    CHECK_EQ(dsm_wrmsr(&m, 0x3F1, 1), DSM_OK, "model: PEBS_ENABLE bit 0 %s", n);
+    CHECK_EQ(ds_pmc_global_ctrl(&c, 1), DS_OK, "GLOBAL_CTRL %s", n);
+    for (uint64_t i = 0; i < N; i++) {
+        struct dsm_event ev = ev_plain(IP_OF(i));
+        dsm_retire(&m, &ev);
+    }
+    const struct dsm_stats *st = dsm_stats(&m);
+    uint64_t want = (x->c0_pebs & 1) ? dsm_pebs_expected(N, P) : 0;
+    CHECK_EQ(st->pebs_written + st->pebs_skipped, want, "C0H PEBS on PMC0: assists %s", n);
+    uint64_t gs = 0;
+    CHECK_EQ(dsm_rdmsr(&m, 0x38E, &gs), DSM_OK, "GLOBAL_STATUS %s", n);
+    if (!(x->c0_pebs & 1))
+        CHECK(gs & 1, "PMC0 still counts and overflows (GLOBAL_STATUS bit 0) %s", n);
+}
+
 int main(void)
 {
     test_fixed_pebs(DSM_SAPPHIRERAPIDS);
@@ -400,6 +454,8 @@ int main(void)
         test_identify(&T[i]);
     for (size_t i = 0; i < NT; i++)
         test_run(&T[i]);
+    for (size_t i = 0; i < NT; i++)
+        test_c0_pmc0_model(&T[i]);
     test_hybrid_counters();
     test_v6_high_counters();
     return check_summary();

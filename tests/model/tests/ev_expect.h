@@ -37,12 +37,16 @@ static const struct prof_exp exps[] = {
             { 0xD0, 0x82, 0, 'P' }, { 0xCD, 1, llc, 'P' }, { 0x3C, 0, 0, 'I' } },                          \
       { { 0xC0, 1, 0, 0 }, { 0xC0, 2, 0, 0 }, { 0x0B, 1, 0, 0 }, { 0x0B, 2, 0, 0 } } }
     HSWSKL(DSM_HASWELL, 3), HSWSKL(DSM_SKYLAKE, 0), HSWSKL(DSM_KVM_SKL, 0),
-#define BIG(pr, llc, llbad)                                                                                \
-    { pr, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'P' }, { 0xC5, 0, 0, 'P' }, { 0xD0, 0x81, 0, 'P' },          \
+/* ic: the counter instructions are sampled on: INST_RETIRED.ANY_P
+ * "PEBScounters" 1-7 on Golden/Redwood Cove (sapphirerapids_core.json,
+ * alderlake_goldencove_core.json, graniterapids_core.json; Linux
+ * intel_glc_pebs_event_constraints 0xc0 mask 0xfe) */
+#define BIG(pr, ic, llc, llbad)                                                                            \
+    { pr, { { 0xC0, 0, ic, 'P' }, { 0xC4, 0, 0, 'P' }, { 0xC5, 0, 0, 'P' }, { 0xD0, 0x81, 0, 'P' },          \
             { 0xD0, 0x82, 0, 'P' }, { 0xCD, 1, llc, 'P' }, { 0x3C, 0, 0, 'I' } },                          \
       { { 0xD0, 0x81, 4, 0 }, { 0xC0, 2, 0, 0 }, { 0xD0, 0x05, 0, 0 }, { 0xCD, 1, llbad, 0 } } }
-    BIG(DSM_ICELAKE, 0, 0xFF), BIG(DSM_SAPPHIRERAPIDS, 1, 0), BIG(DSM_GRANITERAPIDS, 1, 0),
-    BIG(DSM_ALDERLAKE_P, 1, 0), BIG(DSM_KVM_SPR, 1, 0), BIG(DSM_LUNARLAKE, 2, 1), BIG(DSM_PTL_P, 2, 1),
+    BIG(DSM_ICELAKE, 0, 0, 0xFF), BIG(DSM_SAPPHIRERAPIDS, 1, 1, 0), BIG(DSM_GRANITERAPIDS, 1, 1, 0),
+    BIG(DSM_ALDERLAKE_P, 1, 1, 0), BIG(DSM_KVM_SPR, 1, 1, 0), BIG(DSM_LUNARLAKE, 0, 2, 1), BIG(DSM_PTL_P, 0, 2, 1),
 #define SMALL(pr, llbad)                                                                                   \
     { pr, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'P' }, { 0xC5, 0, 0, 'P' }, { 0xD0, 0x81, 0, 'P' },          \
             { 0xD0, 0x82, 0, 'P' }, { 0xD0, 0x05, 0, 'P' }, { 0x3C, 0, 0, 'I' } },                         \

@@ -88,10 +88,12 @@ static void test_kvm_spr(void)
     /* one basic-only record: 32 bytes, header size field 32 */
     ds_setup(&mem, LIN64, true, 0, 0, 0, LIN64 + PEBS_BUF, LIN64 + PEBS_BUF + 0x4000, LIN64 + PEBS_BUF + 0x4000);
     wr(&c, 0x600, LIN64);
-    wr(&c, 0x4C1, 0xFFFFFFFFFFFFull);
-    wr(&c, 0x186, 0xC0 | (1ull << 16) | (1ull << 22));
+    /* C0H on PMC1: Golden Cove INST_RETIRED takes PEBS on PMC1-7 only (perfmon
+     * "PEBScounters"; Linux intel_glc_pebs_event_constraints 0xc0 mask 0xfe) */
+    wr(&c, 0x4C2, 0xFFFFFFFFFFFFull);
+    wr(&c, 0x187, 0xC0 | (1ull << 16) | (1ull << 22));
     wr(&c, 0x3F1, 0xFF);
-    wr(&c, 0x38F, 1);
+    wr(&c, 0x38F, 2);
     struct dsm_event e = ev_plain(0x7000);
     dsm_retire(&c, &e);
     dsm_retire(&c, &e);

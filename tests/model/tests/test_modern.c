@@ -185,10 +185,11 @@ static void test_timed_pebs(void)
     for (int gnr = 0; gnr < 2; gnr++) {
         struct dsm_cpu c;
         mk(&c, gnr ? DSM_GRANITERAPIDS : DSM_SAPPHIRERAPIDS);
-        wr(&c, 0x4C1, 0xFFFFFFFFFFFFull);
-        wr(&c, 0x186, 0xC0 | (1ull << 16) | (1ull << 22));     /* not adaptive: basic group only */
-        wr(&c, 0x3F1, 1);
-        wr(&c, 0x38F, 1);
+        /* PMC1: Golden/Redwood Cove C0H PEBS on PMC1-7 only ("PEBScounters") */
+        wr(&c, 0x4C2, 0xFFFFFFFFFFFFull);
+        wr(&c, 0x187, 0xC0 | (1ull << 16) | (1ull << 22));     /* not adaptive: basic group only */
+        wr(&c, 0x3F1, 2);
+        wr(&c, 0x38F, 2);
         struct dsm_event e = ev_plain(0x7000);
         e.retire_latency = 0xBEEF;
         dsm_retire(&c, &e);
