@@ -867,6 +867,9 @@ static void test_bts(void)
     CHECK_EQ(fp_get(&F, 0x1D9) & 0x1C0, 0, "BTS off");
     CHECK_EQ(got.br, 1, "one branch at stop");
     CHECK_EQ(got.br_from, 0x4000, "its source");
+    CHECK_EQ(S.bts_stats.records, 1, "bts_stats: stop's drain counted one branch");
+    CHECK_EQ(S.bts_stats.present, S.bts_stats.records + lost_sum(&S.bts_stats), "bts_stats: present == records + lost");
+    CHECK_EQ(S.pebs_stats.present, 0, "no PEBS record");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
