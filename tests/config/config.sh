@@ -65,11 +65,15 @@ has_marker() { # <dir> <marker>; in str: markers '~' stands for a space
   local dir=$1 m=$2 kind rest obj sym
   kind=${m%%:*} rest=${m#*:}
   case $kind in
-    sym) nm "$dir/libds.a" 2>/dev/null | awk 'NF == 3 && $2 !~ /^[Uw]$/ { print $3 }' | grep -qx "$rest" ;;
+    # awk reads nm's whole output: with pipefail, an early-exiting grep -q
+    # made nm die of SIGPIPE once the archive's symbol list outgrew the pipe
+    # buffer, and a present marker read as absent (config.all_off flaked)
+    sym) nm "$dir/libds.a" 2>/dev/null |
+           awk -v s="$rest" 'NF == 3 && $2 !~ /^[Uw]$/ && $3 == s { f = 1 } END { exit !f }' ;;
     str) grep -aqF "${rest//\~/ }" "$dir/libds.a" ;;
     call)
       obj=${rest%%:*} sym=${rest#*:}
-      nm -u "$dir/$obj" 2>/dev/null | awk '{ print $NF }' | grep -qx "$sym" ;;
+      nm -u "$dir/$obj" 2>/dev/null | awk -v s="$sym" '$NF == s { f = 1 } END { exit !f }' ;;
   esac
 }
 
