@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Sessions (session.h, issue 16): the building blocks wired in the order of
- * kernel/e2e/e2e.c do_run / do_apebs_run, choosing counters, formats,
- * buffers and the PMI configuration for the caller. Only public libds
- * functions are called (plus ds_msr_read/_write to save and restore MSRs,
- * and MSR_PEBS_LD_LAT on adaptive parts, which pmc.h does not program).
+ * the kernel's hand-wired e2e flows, choosing counters, formats, buffers
+ * and the PMI configuration for the caller. Only public libds functions are
+ * called (plus ds_msr_read/_write to save and restore MSRs).
  */
 #include <ds/session.h>
 #include <ds/msr.h>
@@ -172,10 +171,9 @@ static int groups_ok(const struct ds_session *s, enum ds_pebs_fmt f, uint32_t g)
     return (g & ~ok) ? DS_ERR_SESSION_GROUPS : DS_OK;
 }
 
-/* Load latency (MSR_PEBS_LD_LAT, Nehalem+): formats 1-3 through
- * ds_pmc_pebs_ldlat, adaptive formats by the MSR (Linux
- * intel_pmu_pebs_enable writes MSR_PEBS_LD_LAT_THRESHOLD); one threshold
- * per CPU. Not on format 0, NetBurst, or arch PEBS (not modelled here). */
+/* Load latency (MSR_PEBS_LD_LAT, Nehalem+): every format 1-6 through
+ * ds_pmc_pebs_ldlat (which also checks the core's load-latency counters on
+ * adaptive parts); one threshold per CPU. Not on format 0, NetBurst, or arch PEBS (not modelled here). */
 static int ldlat_ok(const struct ds_session *s, enum ds_pebs_fmt f, const struct ds_request *rq)
 {
     if (!rq->ldlat)
@@ -812,9 +810,7 @@ static int program_ds_pebs(struct ds_session *s, const struct ds_session_req *r)
     uint64_t ev = r->evtsel | (adaptive ? DS_EVTSEL_ADAPTIVE : 0);
     if (!e)
         e = ds_pmc_gp_program(cpu, r->idx, ev, r->start);
-    if (!e && r->rq.ldlat && ds_pebs_fmt_adaptive(s->fmt))
-        e = ds_msr_write(cpu, DS_MSR_PEBS_LD_LAT, r->rq.ldlat) ? DS_ERR_MSR_FAULT : DS_OK;
-    else if (!e && r->rq.ldlat)
+    if (!e && r->rq.ldlat)
         e = ds_pmc_pebs_ldlat(cpu, r->idx, r->rq.ldlat);
     return e ? e : ds_pmc_pebs_enable_ex(cpu, r->idx, ev, s->cfg.pebs_flags);
 }
