@@ -364,23 +364,32 @@ static int fsink(void *a, const struct ds_pebs_sample *s)
     return 0;
 }
 
+/* A fresh model CPU of @p identified by libds, with a DS area at LIN and a
+ * PEBS buffer of @pebs_bytes set up (not installed): the start of the
+ * single-counter PEBS tests below. */
+static void pebs_cpu(enum dsm_profile p, const char *n, struct dsm_cpu *m, struct ds_cpu *c, struct ds_ctx *ctx,
+                     size_t pebs_bytes)
+{
+    memset(blk, 0, sizeof(blk));
+    memset(ctx, 0, sizeof(*ctx));
+    mem.base = LIN; mem.buf = blk; mem.size = sizeof(blk);
+    CHECK_EQ(dsm_init(m, p, &fm_ops, &mem), DSM_OK, "init %s", n);
+    ds_model_cpu_init(c, m);
+    CHECK_EQ(ds_cpu_identify(c), DS_OK, "identify %s", n);
+    struct ds_area_config ac;
+    memset(&ac, 0, sizeof(ac));
+    ac.area = (union ds_area *)blk; ac.area_linear = mem.base;
+    ac.pebs.mem = blk + 0x1000; ac.pebs.linear = mem.base + 0x1000; ac.pebs.bytes = pebs_bytes;
+    CHECK_EQ(ds_area_setup(ctx, c, &ac), DS_OK, "setup %s", n);
+}
+
 static void test_fixed_pebs(enum dsm_profile p)
 {
     const char *n = dsm_profile_name(p);
     static struct dsm_cpu m;
     static struct ds_cpu c;
     static struct ds_ctx ctx;
-    memset(blk, 0, sizeof(blk));
-    memset(&ctx, 0, sizeof(ctx));
-    mem.base = LIN; mem.buf = blk; mem.size = sizeof(blk);
-    CHECK_EQ(dsm_init(&m, p, &fm_ops, &mem), DSM_OK, "init %s", n);
-    ds_model_cpu_init(&c, &m);
-    CHECK_EQ(ds_cpu_identify(&c), DS_OK, "identify %s", n);
-    struct ds_area_config ac;
-    memset(&ac, 0, sizeof(ac));
-    ac.area = (union ds_area *)blk; ac.area_linear = mem.base;
-    ac.pebs.mem = blk + 0x1000; ac.pebs.linear = mem.base + 0x1000; ac.pebs.bytes = 32 * 64;
-    CHECK_EQ(ds_area_setup(&ctx, &c, &ac), DS_OK, "setup %s", n);
+    pebs_cpu(p, n, &m, &c, &ctx, 32 * 64);
     const uint64_t P = 50, N = 1000;
     uint64_t start, reset;
     CHECK_EQ(ds_pmc_period_values(c.caps.fixed_width, true, P, &start, &reset), DS_OK, "period %s", n);
@@ -413,17 +422,7 @@ static void test_c0_pmc0_model(const struct expect *x)
     static struct dsm_cpu m;
     static struct ds_cpu c;
     static struct ds_ctx ctx;
-    memset(blk, 0, sizeof(blk));
-    memset(&ctx, 0, sizeof(ctx));
-    mem.base = LIN; mem.buf = blk; mem.size = sizeof(blk);
-    CHECK_EQ(dsm_init(&m, x->p, &fm_ops, &mem), DSM_OK, "init %s", n);
-    ds_model_cpu_init(&c, &m);
-    CHECK_EQ(ds_cpu_identify(&c), DS_OK, "identify %s", n);
-    struct ds_area_config ac;
-    memset(&ac, 0, sizeof(ac));
-    ac.area = (union ds_area *)blk; ac.area_linear = mem.base;
-    ac.pebs.mem = blk + 0x1000; ac.pebs.linear = mem.base + 0x1000; ac.pebs.bytes = 64 * 256;
-    CHECK_EQ(ds_area_setup(&ctx, &c, &ac), DS_OK, "setup %s", n);
+    pebs_cpu(x->p, n, &m, &c, &ctx, 64 * 256);
     const uint64_t P = 50, N = 1000;
     uint64_t start, reset;
     CHECK_EQ(ds_pmc_gp_period(&c, P, &start, &reset), DS_OK, "period %s", n);
