@@ -1029,6 +1029,71 @@ static void test_any_from_v3(void)
     CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL_ANY, 0), DS_OK, "ANY on v3");
 }
 
+/*
+ * Nehalem errata workaround step 5 (Linux core.c intel_pmu_nhm_workaround
+ * comment: "5) Clear 4 pairs of PERFEVTSELx and PMCx"): after GLOBAL_CTRL
+ * 0FH -> 0, each PERFEVTSELx is written 0 before its counter is written
+ * back, so the caller's value is restored into a stopped counter and the
+ * magic event never counts with the restored value.
+ */
+static void test_nhm_workaround_clears_evtsel(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000106A5, 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6)); /* 06_1AH */
+    for (unsigned i = 0; i < 4; i++) {
+        fp_set(&f, 0x186 + i, DS_EVTSEL(0xC4, 0) | DS_EVTSEL_EN | DS_EVTSEL_OS);
+        fp_set(&f, 0xC1 + i, 0xFFFF80000100ull + i);
+    }
+    fp_set(&f, 0x38F, 0xF);
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_OK, "workaround");
+    int gctl_f = -1, gctl_0 = -1;
+    for (int i = 0; i < f.nlog; i++)
+        if (f.log[i].kind == 'w' && f.log[i].msr == 0x38F) {
+            if (f.log[i].val == 0xF && gctl_f < 0)
+                gctl_f = i;
+            else if (gctl_f >= 0 && f.log[i].val == 0 && gctl_0 < 0)
+                gctl_0 = i;
+        }
+    CHECK(gctl_f >= 0 && gctl_0 > gctl_f, "GLOBAL_CTRL 0FH then 0 (%d, %d)", gctl_f, gctl_0);
+    for (unsigned c = 0; c < 4; c++) {
+        int sel0 = -1, ctr = -1;
+        for (int i = gctl_0 + 1; i < f.nlog; i++) {
+            if (f.log[i].kind != 'w')
+                continue;
+            if (f.log[i].msr == 0x186 + c && sel0 < 0)
+                sel0 = i;
+            if (f.log[i].msr == 0xC1 + c && ctr < 0)
+                ctr = i;
+        }
+        CHECK(sel0 >= 0 && f.log[sel0].val == 0, "PERFEVTSEL%u first written 0 after step 4 (got %#llx)", c,
+              sel0 >= 0 ? (unsigned long long)f.log[sel0].val : 0ull);
+        CHECK(sel0 >= 0 && ctr > sel0, "PMC%u restored after PERFEVTSEL%u was cleared", c, c);
+    }
+}
+
+/*
+ * IA32_PERF_GLOBAL_CTRL (SDM Vol. 3B "Architectural Performance Monitoring
+ * Version 5" / the GLOBAL_CTRL figure): fixed counter m enables at bit 32+m
+ * for m up to 15 (bit 47); bit 48 is PERF_METRICS, not a fixed counter.
+ * A v5 CPU with CPUID.0AH:ECX = fixed 0-2 and 15: bit 47 is accepted,
+ * bit 46 (fixed 14 absent) and bit 48 (no PERF_METRICS) are not.
+ */
+static void test_global_ctrl_fixed15(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000A06A4, 0x08300805, 0x00000603, 0x8007, 0);
+    CHECK_EQ(cpu.caps.perfmon_version, 5, "perfmon v5");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 47), DS_OK, "fixed 15 enable bit 47");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0xFF | (0x8007ull << 32)), DS_OK, "all present counters");
+    CHECK_EQ(fp_get(&f, 0x38F), 0xFF | (0x8007ull << 32), "GLOBAL_CTRL written");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 46), DS_ERR_PMC_RESERVED, "fixed 14 absent");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 48), DS_ERR_PMC_RESERVED, "bit 48 without PERF_METRICS");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 35), DS_ERR_PMC_RESERVED, "fixed 3 absent");
+}
+
 int main(void)
 {
     test_period();
@@ -1049,5 +1114,7 @@ int main(void)
     test_adaptive_event_counters();
     test_adaptive_ldlat();
     test_any_from_v3();
+    test_nhm_workaround_clears_evtsel();
+    test_global_ctrl_fixed15();
     return check_summary();
 }
