@@ -1058,6 +1058,53 @@ static void test_nulls(void)
     CHECK_EQ(ds_session_init(&S, &raw_cpu, &c), DS_ERR_NOT_IDENTIFIED, "not identified");
 }
 
+/* Overflow sampling takes the highest free GP counter (session.h contract)
+ * up to the last one: on an 8-counter perfmon v5 part that is PMC7, whose
+ * MSRs are the last legacy pair (SDM: IA32_PMC7 0C8H, IA32_PERFEVTSEL7
+ * 18DH; 0C1H+n / 186H+n hold n < 8 only). Then PMC6 .. PMC0. */
+static void test_overflow_top_counter(void)
+{
+    sapphire();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    for (unsigned k = 0; k < 8; k++) {
+        CHECK_EQ(add(raw(0xC4, 0x00, 500, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow %u", k);
+        CHECK_EQ(S.req[k].kind, DS_CTR_GP, "overflow %u on a GP counter", k);
+        CHECK_EQ(S.req[k].idx, 7 - k, "overflow %u on PMC%u", k, 7 - k);
+    }
+    CHECK_EQ(add(raw(0xC4, 0x00, 500, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_SESSION_TOO_MANY, "9th: DS_SESSION_MAX_REQ (8) requests");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* EVTSEL: event C4H, USR 16, OS 17, INT 20, EN 22 */
+    CHECK_EQ(fp_get(&F, 0x18D), 0x005300C4, "IA32_PERFEVTSEL7 (18DH)");
+    CHECK_EQ(fp_get(&F, 0x38F) & 0xFF, 0xFF, "GLOBAL_CTRL PMC0-7");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/* NetBurst teardown keeps the requests (READY: startable again), so their
+ * ESCR/counter stay claimed: a second PEBS request still finds the one
+ * PEBS counter taken (as before the first start), and a restart programs
+ * the same CRU_ESCR2 / IQ_CCCR4 again (SDM values as in test_netburst). */
+static void test_netburst_teardown_keeps_claims(void)
+{
+    netburst();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request r = raw(0, 0, 4000, DS_SAMPLE_PRECISE);
+    r.raw.nb_event = "replay_event";
+    r.raw.nb_mask = "NBOGUS";
+    r.raw.nb_metric = DS_NB_METRIC_1STL_CACHE_LOAD_MISS;
+    CHECK_EQ(add(r, NULL), DS_OK, "replay_event PEBS");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(fp_get(&F, 0x3CC), 0, "CRU_ESCR2 restored");
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_COUNTER, "after teardown: the PEBS counter is still request 0's");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "restart");
+    CHECK_EQ(fp_get(&F, 0x3CC), 0x1200020Cu, "CRU_ESCR2 = replay_event NBOGUS again");
+    CHECK_EQ(fp_get(&F, 0x370) & 0xF000u, 0xB000u, "MSR_IQ_CCCR4 again");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown 2");
+}
+
 int main(void)
 {
     test_pebs_check();
@@ -1078,5 +1125,7 @@ int main(void)
     test_restore();
     test_bad_table();
     test_nulls();
+    test_overflow_top_counter();
+    test_netburst_teardown_keeps_claims();
     return check_summary();
 }
