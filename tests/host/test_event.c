@@ -611,6 +611,123 @@ static void test_names(void)
     CHECK(strcmp(ds_event_name(DS_EVENT_NONE), "unknown") == 0, "event 0");
 }
 
+/* ---- the rest of the table: a second independent transcription ---------- */
+
+/* The rows encs[] leaves out (every microarchitecture that has a fake
+ * profile, every generic event), typed from the perfmon JSON EventCode/
+ * UMask/PEBS fields of SNB/sandybridge_core.json, HSW/haswell_core.json,
+ * BNL/bonnell_core.json, SLM/silvermont_core.json, KNL/
+ * knightslanding_core.json, GLM/goldmont_core.json, GLP/
+ * goldmontplus_core.json, EHL/elkhartlake_core.json (Tremont), GNR/
+ * graniterapids_core.json (Redwood Cove), SRF/sierraforest_core.json
+ * (Crestmont) and the SPR/ADL/LNL files of encs[]; load-latency variants
+ * from Linux core.c mem-loads "event=0xcd,umask=0x1,ldlat=3" (mem_ld_hsw/
+ * icl: SNB..SKL, ICL, SPR, GNR, LNL P-cores) and "event=0xd0,umask=0x5,
+ * ldlat=3" (mem_ld_adl: Gracemont, Crestmont, Skymont); Tremont has no
+ * mem-loads alias in Linux (no load-latency variant). CYCLES is
+ * CPU_CLK_UNHALTED.THREAD_P / CORE_P 3CH/00H on every part (architectural
+ * event, fixed counter 1, PEBS 0). Knights Landing stores are left out
+ * (not found in the JSON as recalled). */
+static const struct enc encs_rest[] = {
+#define G DS_PRECISE_GP
+#define F DS_PRECISE_FIXED
+#define N DS_PRECISE_NONE
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_INSTRUCTIONS, 0xC0, 0x01, G, 0, 0, 0 },
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_BRANCHES, 0xC4, 0x04, G, -1, 0, 0 },
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_BRANCH_MISSES, 0xC5, 0x04, G, -1, 0, 0 },
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0xCD, 0x01 },
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_HASWELL, DS_EVENT_INSTRUCTIONS, 0xC0, 0x01, G, 0, 0, 0 },
+    { DS_UARCH_HASWELL, DS_EVENT_BRANCHES, 0xC4, 0x04, G, -1, 0, 0 },
+    { DS_UARCH_HASWELL, DS_EVENT_BRANCH_MISSES, 0xC5, 0x04, G, -1, 0, 0 },
+    { DS_UARCH_HASWELL, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0xCD, 0x01 },
+    { DS_UARCH_HASWELL, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_HASWELL, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_BONNELL, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, G, 0, 0, 0 },
+    { DS_UARCH_BONNELL, DS_EVENT_BRANCHES, 0xC4, 0x00, N, -1, 0, 0 },
+    { DS_UARCH_BONNELL, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_BONNELL, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, N, 0, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_LOADS, 0x04, 0x40, N, -1, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_STORES, 0x04, 0x80, N, -1, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_KNIGHTS, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, G, 0, 0, 0 },
+    { DS_UARCH_KNIGHTS, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_KNIGHTS, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_KNIGHTS, DS_EVENT_LOADS, 0x04, 0x40, N, -1, 0, 0 },
+    { DS_UARCH_KNIGHTS, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, G, 0, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, F, 0, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, F, 0, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_NEHALEM, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_GOLDENCOVE, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GOLDENCOVE, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_GRACEMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GRACEMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, F, 0, 0, 0 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0xCD, 0x01 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, F, 0, 0, 0 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0xD0, 0x05 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_LIONCOVE, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_LIONCOVE, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_SKYMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_SKYMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+#undef G
+#undef F
+#undef N
+};
+
+static void test_encodings_rest(void)
+{
+    static struct fake_cpu f;
+    for (size_t i = 0; i < sizeof(encs_rest) / sizeof(encs_rest[0]); i++) {
+        const struct enc *x = &encs_rest[i];
+        const char *un = ds_uarch_name(x->u), *en = ds_event_name(x->e);
+        struct ds_cpu cpu;
+        struct ds_event_desc d;
+        enum ds_uarch u;
+        CHECK_EQ(cpu_of(&f, &cpu, profile_of(x->u)), DS_OK, "identify %s", un);
+        CHECK(ds_uarch_of(&cpu, &u) == DS_OK && u == x->u, "profile is %s", un);
+        if (ds_event_lookup(&cpu, x->e, &d) != DS_OK) {
+            CHECK(false, "%s %s: looked up", un, en);
+            continue;
+        }
+        CHECK(d.event == x->e && d.uarch == x->u && d.evsel == x->ev && d.umask == x->um,
+              "%s %s: %02XH/%02XH, want %02XH/%02XH", un, en, d.evsel, d.umask, x->ev, x->um);
+        CHECK(d.precise == x->p && d.fixed == x->fixed, "%s %s: precise %d fixed %d, want %d %d", un, en,
+              d.precise, d.fixed, x->p, x->fixed);
+        CHECK(d.ll_evsel == x->lle && d.ll_umask == x->llu, "%s %s: latency variant %02XH/%02XH, want %02XH/%02XH",
+              un, en, d.ll_evsel, d.ll_umask, x->lle, x->llu);
+        CHECK(d.cmask == 0 && !d.inv && !d.ldlat, "%s %s: plain event", un, en);
+    }
+}
+
 int main(void)
 {
     test_dumps();
@@ -621,5 +738,6 @@ int main(void)
     test_errors();
     test_unavailable();
     test_names();
+    test_encodings_rest();
     return check_summary();
 }
