@@ -728,6 +728,49 @@ static void test_encodings_rest(void)
     }
 }
 
+/* The architectural-PEBS uarches (no fake profile here: found in the table
+ * itself) typed from perfmon PTL/events/pantherlake_{cougarcove,darkmont}
+ * _core.json and NVL/events/novalake_{coyotecove,arcticwolf}_core.json
+ * V1.00: INST_RETIRED.ANY_P C0H/00H (fixed 0), BR_INST_RETIRED.ALL_BRANCHES
+ * C4H/00H, BR_MISP_RETIRED.ALL_BRANCHES C5H/00H, MEM_{INST,UOPS}_RETIRED.
+ * ALL_LOADS/ALL_STORES D0H/81H, 82H (none published for Arctic Wolf),
+ * cycles 3CH/00H (fixed 1). Precise: fixed 0 for instructions, a GP
+ * counter for the others, none for cycles. */
+static void test_encodings_arch_pebs_uarches(void)
+{
+    static const enum ds_uarch us[] = { DS_UARCH_COUGARCOVE, DS_UARCH_DARKMONT, DS_UARCH_COYOTECOVE,
+                                        DS_UARCH_ARCTICWOLF };
+    static const struct { enum ds_event e; uint8_t ev, um; enum ds_event_precise p; int8_t fixed; } want[] = {
+        { DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, DS_PRECISE_FIXED, 0 },
+        { DS_EVENT_BRANCHES, 0xC4, 0x00, DS_PRECISE_GP, -1 },
+        { DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, DS_PRECISE_GP, -1 },
+        { DS_EVENT_LOADS, 0xD0, 0x81, DS_PRECISE_GP, -1 },
+        { DS_EVENT_STORES, 0xD0, 0x82, DS_PRECISE_GP, -1 },
+        { DS_EVENT_CYCLES, 0x3C, 0x00, DS_PRECISE_NONE, 1 },
+    };
+    size_t n;
+    const struct ds_event_desc *t = ds_event_table(&n);
+    for (size_t k = 0; k < sizeof(us) / sizeof(us[0]); k++)
+        for (size_t j = 0; j < sizeof(want) / sizeof(want[0]); j++) {
+            bool none = us[k] == DS_UARCH_ARCTICWOLF && (want[j].e == DS_EVENT_LOADS || want[j].e == DS_EVENT_STORES);
+            const struct ds_event_desc *d = NULL;
+            unsigned rows = 0;
+            for (size_t i = 0; i < n; i++)
+                if (t[i].uarch == us[k] && t[i].event == want[j].e) {
+                    d = &t[i];
+                    rows++;
+                }
+            const char *un = ds_uarch_name(us[k]), *en = ds_event_name(want[j].e);
+            CHECK_EQ(rows, none ? 0 : 1, "%s %s: rows", un, en);
+            if (!d)
+                continue;
+            CHECK(d->evsel == want[j].ev && d->umask == want[j].um, "%s %s: %02XH/%02XH", un, en, d->evsel, d->umask);
+            CHECK(d->precise == want[j].p && d->fixed == want[j].fixed, "%s %s: precise %d fixed %d", un, en,
+                  d->precise, d->fixed);
+            CHECK(d->cmask == 0 && !d->inv && !d->ldlat, "%s %s: plain event", un, en);
+        }
+}
+
 int main(void)
 {
     test_dumps();
@@ -739,5 +782,6 @@ int main(void)
     test_unavailable();
     test_names();
     test_encodings_rest();
+    test_encodings_arch_pebs_uarches();
     return check_summary();
 }
