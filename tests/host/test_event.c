@@ -771,6 +771,23 @@ static void test_encodings_arch_pebs_uarches(void)
         }
 }
 
+/* event.h contract of ll_evsel/ll_umask: the load-latency variant of the
+ * LOADS row, "0/0 = none". Every other row has none, and no row has half a
+ * variant (an event code 0 with a unit mask, or a code without one: every
+ * load-latency event of encs[] has both, CDH/01H, D0H/05H, 0BH/10H). */
+static void test_ll_pairs(void)
+{
+    size_t n;
+    const struct ds_event_desc *t = ds_event_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        const char *un = ds_uarch_name(t[i].uarch), *en = ds_event_name(t[i].event);
+        CHECK((t[i].ll_evsel == 0) == (t[i].ll_umask == 0), "%s %s: latency variant %02XH/%02XH is whole or none",
+              un, en, t[i].ll_evsel, t[i].ll_umask);
+        if (t[i].event != DS_EVENT_LOADS)
+            CHECK(t[i].ll_evsel == 0 && t[i].ll_umask == 0, "%s %s: only LOADS rows have a latency variant", un, en);
+    }
+}
+
 int main(void)
 {
     test_dumps();
@@ -783,5 +800,6 @@ int main(void)
     test_names();
     test_encodings_rest();
     test_encodings_arch_pebs_uarches();
+    test_ll_pairs();
     return check_summary();
 }
