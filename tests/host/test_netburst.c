@@ -773,6 +773,27 @@ static void test_event_index_bound(void)
     CHECK_EQ(ds_nb_mask_parse(0, "DD", NULL), DS_ERR_NULL, "mask_parse: out NULL");
 }
 
+/* The replay-tagging metric index at the boundary: the SDM table "Metrics
+ * That Utilize Replay Tagging Mechanism" has nine rows (1stL_cache_load_miss
+ * .. split_store_retired), so index 8 is the last valid one and 9 the first
+ * invalid, for ds_nb_metric_info and ds_nb_replay_tag (nothing written). */
+static void test_metric_index_bound(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_nb_metric_info *mi = NULL;
+    netburst_cpu(&f, &cpu, 2, true);
+    CHECK_EQ(ds_nb_metric_info(8, &mi), DS_OK, "metric_info 8 (split_store_retired)");
+    CHECK(mi && strcmp(mi->name, "split_store_retired") == 0, "metric 8 is split_store_retired");
+    mi = NULL;
+    CHECK_EQ(ds_nb_metric_info(9, &mi), DS_ERR_NB_BAD_METRIC, "metric_info 9");
+    CHECK(mi == NULL, "out untouched");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_replay_tag(&cpu, 9, false), DS_ERR_NB_BAD_METRIC, "replay_tag 9");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    CHECK_EQ(ds_nb_replay_tag(&cpu, 8, false), DS_OK, "replay_tag 8");
+}
+
 int main(void)
 {
     test_tables();
@@ -791,5 +812,6 @@ int main(void)
     test_impossible_before_busy();
     test_raw_escr_range();
     test_event_index_bound();
+    test_metric_index_bound();
     return check_summary();
 }
