@@ -891,6 +891,53 @@ static void test_format_caps_fault(void)
     CHECK_EQ(fmt, DS_LBR_FMT_LIP, "NetBurst: LIP");
 }
 
+/* ds_lbr_read's room check at the exact boundary: a caller array of exactly
+ * the stack depth is enough (Arch LBR: IA32_LBR_DEPTH = 32; Skylake: the
+ * 32-entry stack of the SDM LBR table, reference lbr.md), one entry less is
+ * DS_ERR_LBR_NOSPC. */
+static void test_read_cap_exact(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    struct ds_lbr_entry out[64];
+    size_t got = 99;
+    CHECK_EQ(ds_lbr_lookup(6, 0x97, &m), DS_OK, "Alder Lake Arch LBR row");
+    lbr_cpu(&f, &cpu, m, 5, true, 5);
+    fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 32);
+    for (unsigned i = 0; i < 32; i++)
+        fp_set(&f, m->from_base + i, 0x401000 + i);
+    CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 32, &got), DS_OK, "arch: cap == depth 32");
+    CHECK_EQ(got, 32, "arch: all 32 entries");
+    CHECK_EQ(out[31].from, 0x401000 + 31, "arch: the last entry filled");
+    CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 31, &got), DS_ERR_LBR_NOSPC, "arch: cap == depth - 1");
+    CHECK_EQ(ds_lbr_lookup(6, 0x5E, &m), DS_OK, "Skylake row");
+    CHECK_EQ(m->depth, 32, "Skylake: 32 entries");
+    lbr_cpu(&f, &cpu, m, 4, true, 5);
+    CHECK_EQ(ds_lbr_read(&cpu, m, 5, out, 32, &got), DS_OK, "legacy: cap == depth");
+    CHECK_EQ(got, 32, "legacy: 32 entries");
+    CHECK_EQ(ds_lbr_read(&cpu, m, 5, out, 31, &got), DS_ERR_LBR_NOSPC, "legacy: cap == depth - 1");
+}
+
+/* FREEZE_LBRS_ON_PMI without use_select reads MSR_LBR_SELECT to refuse a
+ * call-stack setting made elsewhere; if that read faults, enable fails with
+ * DS_ERR_MSR_FAULT and writes nothing (it cannot know the call-stack bit). */
+static void test_freeze_select_read_fault(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x5E, &m);
+    lbr_cpu(&f, &cpu, m, 4, true, 5);
+    fp_set(&f, DS_MSR_LBR_SELECT, DS_LBR_SELECT_EN_CALLSTACK);
+    f.fault_msr = DS_MSR_LBR_SELECT;
+    fp_clear_log(&f);
+    struct ds_lbr_config fz = { .freeze_on_pmi = true };
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &fz), DS_ERR_MSR_FAULT, "LBR_SELECT read faults");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0, "DEBUGCTL untouched");
+}
+
 int main(void)
 {
     test_table();
@@ -906,5 +953,7 @@ int main(void)
     test_atom_freeze_erratum();
     test_real_cpuid();
     test_enable();
+    test_read_cap_exact();
+    test_freeze_select_read_fault();
     return check_summary();
 }
