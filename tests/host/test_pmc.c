@@ -1094,6 +1094,192 @@ static void test_global_ctrl_fixed15(void)
     CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 35), DS_ERR_PMC_RESERVED, "fixed 3 absent");
 }
 
+/*
+ * MSR fault sweep (every error path of an MSR access, not one chosen case):
+ * each pmc.h operation is run once on a clean fake CPU, every distinct MSR
+ * it touched is recorded, then the operation is rerun on a fresh CPU with
+ * that one MSR faulting (a #GP caught by the backend). The contract of
+ * every pmc.h function ("DS_ERR_MSR_FAULT if an MSR access faults") says it
+ * must answer DS_ERR_MSR_FAULT, not DS_OK from a value it never read.
+ */
+static void icelake_cpu(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    /* Ice Lake 06_7EH: v5, 8 GP, 4 fixed (ECX 0FH), PEBS fmt 4 + baseline, FW_WRITE */
+    arch_cpu(f, cpu, 0x000706E5, 0x08300805, 0x00000604, 0xF, 0x64BF);
+}
+static void skylake_fw(struct fake_pmu *f, struct ds_cpu *cpu) { skylake(f, cpu, true); }
+static void nehalem_cpu(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    arch_cpu(f, cpu, 0x000106A5, 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+}
+#define EV_BR (DS_EVTSEL(0xC4, 0x04) | DS_EVTSEL_USR | DS_EVTSEL_OS | DS_EVTSEL_EN)
+static int op_gp_program(struct ds_cpu *c) { return ds_pmc_gp_program(c, 1, EV_BR | DS_EVTSEL_INT, 0xFFFFFFFF0000ull); }
+static int op_gp_write(struct ds_cpu *c) { return ds_pmc_gp_write(c, 2, 0xFFFF00001234ull); }
+static int op_gp_read(struct ds_cpu *c) { uint64_t v; return ds_pmc_gp_read(c, 3, &v); }
+static int op_fixed(struct ds_cpu *c) { return ds_pmc_fixed_program(c, 1, 0x3, false, 0); }
+static int op_fixed_adaptive(struct ds_cpu *c) { return ds_pmc_fixed_program(c, 0, 0x3, true, 0); }
+static int op_global(struct ds_cpu *c) { return ds_pmc_global_ctrl(c, 0x3); }
+static int op_pebs(struct ds_cpu *c) { return ds_pmc_pebs_enable(c, 0, EV_BR); }
+static int op_pebs_fixed(struct ds_cpu *c) { return ds_pmc_pebs_enable_fixed(c, 0); }
+static int op_pebs_disable(struct ds_cpu *c) { return ds_pmc_pebs_disable(c, 1); }
+static int op_ldlat(struct ds_cpu *c) { return ds_pmc_pebs_ldlat(c, 0, 3); }
+static int op_data_cfg(struct ds_cpu *c) { return ds_pmc_pebs_data_cfg(c, DS_PEBS_DATA_CFG_MEMINFO); }
+static int op_nhm(struct ds_cpu *c) { return ds_pmc_nhm_workaround(c); }
+
+static void fault_sweep(const char *name, void (*mk)(struct fake_pmu *, struct ds_cpu *), int (*op)(struct ds_cpu *))
+{
+    static struct fake_pmu f;
+    struct ds_cpu cpu;
+    uint32_t seen[64];
+    unsigned ns = 0;
+    mk(&f, &cpu);
+    fp_clear_log(&f);
+    CHECK_EQ(op(&cpu), DS_OK, "%s: clean run", name);
+    for (int i = 0; i < f.nlog; i++) {
+        unsigned k = 0;
+        while (k < ns && seen[k] != f.log[i].msr)
+            k++;
+        if (k == ns && ns < N(seen))
+            seen[ns++] = f.log[i].msr;
+    }
+    CHECK(ns > 0, "%s: touches MSRs", name);
+    for (unsigned k = 0; k < ns; k++) {
+        mk(&f, &cpu);
+        f.fault_msr = seen[k];
+        int e = op(&cpu);
+        CHECK(e == DS_ERR_MSR_FAULT, "%s: MSR %#x faults -> %s", name, seen[k], ds_errname(e));
+    }
+}
+
+/* Reads of one MSR fault, writes go through: a failed read of a
+ * read-modify-write must not be followed by a write of a value never read.
+ * (wf_ops: the other way round, for a write whose failure must be seen.) */
+static uint32_t read_fault_msr, write_fault_msr;
+static int rf_read(void *ctx, uint32_t msr, uint64_t *out)
+{
+    if (msr == read_fault_msr) {
+        fp_log(ctx, 'r', msr, 0);
+        return DS_ERR_MSR_FAULT;
+    }
+    return fp_read(ctx, msr, out);
+}
+static int wf_write(void *ctx, uint32_t msr, uint64_t v)
+{
+    if (msr == write_fault_msr) {
+        fp_log(ctx, 'w', msr, v);
+        return DS_ERR_MSR_FAULT;
+    }
+    return fp_write(ctx, msr, v);
+}
+static const struct ds_msr_ops rf_ops = { rf_read, fp_write, fp_cpuid };
+static const struct ds_msr_ops wf_ops = { fp_read, wf_write, fp_cpuid };
+
+static void read_fault_sweep(const char *name, void (*mk)(struct fake_pmu *, struct ds_cpu *),
+                             int (*op)(struct ds_cpu *))
+{
+    static struct fake_pmu f;
+    struct ds_cpu cpu;
+    uint32_t seen[64];
+    unsigned ns = 0;
+    mk(&f, &cpu);
+    fp_clear_log(&f);
+    CHECK_EQ(op(&cpu), DS_OK, "%s: clean run", name);
+    for (int i = 0; i < f.nlog; i++) {
+        unsigned k = 0;
+        while (k < ns && seen[k] != f.log[i].msr)
+            k++;
+        if (f.log[i].kind == 'r' && k == ns && ns < N(seen))
+            seen[ns++] = f.log[i].msr;
+    }
+    for (unsigned k = 0; k < ns; k++) {
+        mk(&f, &cpu);
+        cpu.ops = &rf_ops;
+        read_fault_msr = seen[k];
+        fp_clear_log(&f);
+        int e = op(&cpu);
+        int wrote = 0, faulted = 0;
+        for (int i = 0; i < f.nlog; i++) {
+            wrote += faulted && f.log[i].kind == 'w' && f.log[i].msr == seen[k];
+            faulted |= f.log[i].kind == 'r' && f.log[i].msr == seen[k];
+        }
+        CHECK(e == DS_ERR_MSR_FAULT && wrote == 0, "%s: read of MSR %#x faults -> %s, %d writes to it after",
+              name, seen[k], ds_errname(e), wrote);
+    }
+    read_fault_msr = 0;
+}
+
+/* Writes of one MSR fault (reads go through): the operation reports it. */
+static void write_fault_sweep(const char *name, void (*mk)(struct fake_pmu *, struct ds_cpu *),
+                              int (*op)(struct ds_cpu *))
+{
+    static struct fake_pmu f;
+    struct ds_cpu cpu;
+    uint32_t seen[64];
+    unsigned ns = 0;
+    mk(&f, &cpu);
+    fp_clear_log(&f);
+    CHECK_EQ(op(&cpu), DS_OK, "%s: clean run", name);
+    for (int i = 0; i < f.nlog; i++) {
+        unsigned k = 0;
+        while (k < ns && seen[k] != f.log[i].msr)
+            k++;
+        if (f.log[i].kind == 'w' && k == ns && ns < N(seen))
+            seen[ns++] = f.log[i].msr;
+    }
+    for (unsigned k = 0; k < ns; k++) {
+        mk(&f, &cpu);
+        cpu.ops = &wf_ops;
+        write_fault_msr = seen[k];
+        int e = op(&cpu);
+        CHECK(e == DS_ERR_MSR_FAULT, "%s: write of MSR %#x faults -> %s", name, seen[k], ds_errname(e));
+    }
+    write_fault_msr = 0;
+}
+
+/* Sandy Bridge 06_2AH stepping 7 with IA32_BIOS_SIGN_ID (8BH) present. */
+static void snb_cpu(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    arch_cpu(f, cpu, 0x000206A7, 0x07300803, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    fp_set(f, 0x8B, 0x28ull << 32);
+}
+static int op_ucode(struct ds_cpu *c) { uint32_t r; return ds_pmc_microcode_rev(c, &r); }
+
+static void test_msr_fault_sweep(void)
+{
+    fault_sweep("gp_program", skylake_fw, op_gp_program);
+    fault_sweep("gp_program no FW", nehalem_cpu, op_gp_program);
+    fault_sweep("gp_write", skylake_fw, op_gp_write);
+    fault_sweep("gp_read", skylake_fw, op_gp_read);
+    fault_sweep("fixed_program", skylake_fw, op_fixed);
+    fault_sweep("fixed_program adaptive", icelake_cpu, op_fixed_adaptive);
+    fault_sweep("global_ctrl", skylake_fw, op_global);
+    fault_sweep("pebs_enable", skylake_fw, op_pebs);
+    fault_sweep("pebs_enable ICL", icelake_cpu, op_pebs);
+    fault_sweep("pebs_enable_fixed", icelake_cpu, op_pebs_fixed);
+    fault_sweep("pebs_disable", skylake_fw, op_pebs_disable);
+    fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat);
+    fault_sweep("pebs_ldlat fmt4", icelake_cpu, op_ldlat);
+    fault_sweep("pebs_data_cfg", icelake_cpu, op_data_cfg);
+    fault_sweep("nhm_workaround", nehalem_cpu, op_nhm);
+    read_fault_sweep("gp_program", skylake_fw, op_gp_program);
+    read_fault_sweep("fixed_program", skylake_fw, op_fixed);
+    read_fault_sweep("fixed_program adaptive", icelake_cpu, op_fixed_adaptive);
+    read_fault_sweep("pebs_enable", skylake_fw, op_pebs);
+    read_fault_sweep("pebs_enable ICL", icelake_cpu, op_pebs);
+    read_fault_sweep("pebs_enable_fixed", icelake_cpu, op_pebs_fixed);
+    read_fault_sweep("pebs_disable", skylake_fw, op_pebs_disable);
+    read_fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat);
+    read_fault_sweep("pebs_ldlat fmt4", icelake_cpu, op_ldlat);
+    read_fault_sweep("nhm_workaround", nehalem_cpu, op_nhm);
+    read_fault_sweep("microcode_rev", snb_cpu, op_ucode);
+    write_fault_sweep("microcode_rev", snb_cpu, op_ucode);
+    write_fault_sweep("gp_program", skylake_fw, op_gp_program);
+    write_fault_sweep("fixed_program", skylake_fw, op_fixed);
+    write_fault_sweep("pebs_enable", skylake_fw, op_pebs);
+    write_fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat);
+    write_fault_sweep("nhm_workaround", nehalem_cpu, op_nhm);
+}
+
 int main(void)
 {
     test_period();
@@ -1116,5 +1302,6 @@ int main(void)
     test_any_from_v3();
     test_nhm_workaround_clears_evtsel();
     test_global_ctrl_fixed15();
+    test_msr_fault_sweep();
     return check_summary();
 }
