@@ -2,6 +2,7 @@
 /* LBR model table (every row of reference lbr.md), format decoding, reader, enable. */
 #include "check.h"
 #include "fake_pmu.h"
+#include "fault_sweep.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -938,6 +939,77 @@ static void test_freeze_select_read_fault(void)
     CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0, "DEBUGCTL untouched");
 }
 
+/* The MSR fault sweep (fault_sweep.h) over every lbr.h operation that
+ * touches MSRs: Skylake (legacy LBR + LBR_SELECT + INFO, perfmon v4 and
+ * v3 for the two unfreeze flavours) and the Alder Lake Arch LBR row. Each
+ * faulting access, read-only or write-only fault answers DS_ERR_MSR_FAULT
+ * (lbr.h contract) and no MSR whose read failed is written. */
+static void lbr_skl(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x5E, &m);
+    lbr_cpu(f, cpu, m, 4, true, 5);
+}
+static void lbr_skl_v3(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x5E, &m);
+    lbr_cpu(f, cpu, m, 3, true, 5);
+}
+static void lbr_adl(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x97, &m);
+    lbr_cpu(f, cpu, m, 5, true, 5);
+    fp_set(f, DS_MSR_IA32_LBR_DEPTH, 32);
+}
+static const struct ds_lbr_model *row_of(const struct ds_cpu *c)
+{
+    const struct ds_lbr_model *m = NULL;
+    ds_lbr_lookup(c->caps.display_family, c->caps.display_model, &m);
+    return m;
+}
+static int lop_enable_select(struct ds_cpu *c)
+{
+    struct ds_lbr_config cfg = { .freeze_on_pmi = true, .use_select = true, .select = DS_LBR_SELECT_JCC };
+    return ds_lbr_enable(c, row_of(c), &cfg);
+}
+static int lop_enable_freeze(struct ds_cpu *c)
+{
+    struct ds_lbr_config cfg = { .freeze_on_pmi = true };
+    return ds_lbr_enable(c, row_of(c), &cfg);
+}
+static int lop_enable(struct ds_cpu *c) { return ds_lbr_enable(c, row_of(c), NULL); }
+static int lop_disable(struct ds_cpu *c) { return ds_lbr_disable(c, row_of(c)); }
+static int lop_unfreeze(struct ds_cpu *c) { return ds_lbr_unfreeze(c, row_of(c)); }
+static int lop_read(struct ds_cpu *c)
+{
+    static struct ds_lbr_entry out[64];
+    size_t n;
+    const struct ds_lbr_model *m = row_of(c);
+    return ds_lbr_read(c, m, (m->flags & DS_LBR_F_ARCH) ? DS_LBR_FMT_ARCH : 5, out, 64, &n);
+}
+
+static void test_msr_fault_sweep(void)
+{
+    static const struct { const char *name; fs_mk_fn mk; fs_op_fn op; } ops[] = {
+        { "SKL enable select+freeze", lbr_skl, lop_enable_select },
+        { "SKL enable freeze", lbr_skl, lop_enable_freeze },
+        { "SKL enable", lbr_skl, lop_enable },
+        { "SKL disable", lbr_skl, lop_disable },
+        { "SKL unfreeze v4", lbr_skl, lop_unfreeze },
+        { "SKL unfreeze v3", lbr_skl_v3, lop_unfreeze },
+        { "SKL read", lbr_skl, lop_read },
+        { "ADL arch enable freeze", lbr_adl, lop_enable_freeze },
+        { "ADL arch enable", lbr_adl, lop_enable },
+        { "ADL arch disable", lbr_adl, lop_disable },
+        { "ADL arch read", lbr_adl, lop_read },
+    };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        for (int how = FS_ANY; how <= FS_WRITE; how++)
+            fault_sweep(ops[i].name, ops[i].mk, ops[i].op, (enum fs_mode)how);
+}
+
 int main(void)
 {
     test_table();
@@ -955,5 +1027,6 @@ int main(void)
     test_enable();
     test_read_cap_exact();
     test_freeze_select_read_fault();
+    test_msr_fault_sweep();
     return check_summary();
 }

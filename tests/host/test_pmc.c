@@ -2,6 +2,7 @@
 /* Architectural / Core counters, PEBS enables and the period helper. */
 #include "check.h"
 #include "fake_pmu.h"
+#include "fault_sweep.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1095,12 +1096,11 @@ static void test_global_ctrl_fixed15(void)
 }
 
 /*
- * MSR fault sweep (every error path of an MSR access, not one chosen case):
- * each pmc.h operation is run once on a clean fake CPU, every distinct MSR
- * it touched is recorded, then the operation is rerun on a fresh CPU with
- * that one MSR faulting (a #GP caught by the backend). The contract of
- * every pmc.h function ("DS_ERR_MSR_FAULT if an MSR access faults") says it
- * must answer DS_ERR_MSR_FAULT, not DS_OK from a value it never read.
+ * MSR fault sweep (fault_sweep.h; every error path of an MSR access, not
+ * one chosen case): each pmc.h operation, with each MSR it touches faulting
+ * on any access, on reads only and on writes only, answers
+ * DS_ERR_MSR_FAULT (the pmc.h contract), never DS_OK from a value it never
+ * read, and writes no MSR whose read failed.
  */
 static void icelake_cpu(struct fake_pmu *f, struct ds_cpu *cpu)
 {
@@ -1126,116 +1126,6 @@ static int op_ldlat(struct ds_cpu *c) { return ds_pmc_pebs_ldlat(c, 0, 3); }
 static int op_data_cfg(struct ds_cpu *c) { return ds_pmc_pebs_data_cfg(c, DS_PEBS_DATA_CFG_MEMINFO); }
 static int op_nhm(struct ds_cpu *c) { return ds_pmc_nhm_workaround(c); }
 
-static void fault_sweep(const char *name, void (*mk)(struct fake_pmu *, struct ds_cpu *), int (*op)(struct ds_cpu *))
-{
-    static struct fake_pmu f;
-    struct ds_cpu cpu;
-    uint32_t seen[64];
-    unsigned ns = 0;
-    mk(&f, &cpu);
-    fp_clear_log(&f);
-    CHECK_EQ(op(&cpu), DS_OK, "%s: clean run", name);
-    for (int i = 0; i < f.nlog; i++) {
-        unsigned k = 0;
-        while (k < ns && seen[k] != f.log[i].msr)
-            k++;
-        if (k == ns && ns < N(seen))
-            seen[ns++] = f.log[i].msr;
-    }
-    CHECK(ns > 0, "%s: touches MSRs", name);
-    for (unsigned k = 0; k < ns; k++) {
-        mk(&f, &cpu);
-        f.fault_msr = seen[k];
-        int e = op(&cpu);
-        CHECK(e == DS_ERR_MSR_FAULT, "%s: MSR %#x faults -> %s", name, seen[k], ds_errname(e));
-    }
-}
-
-/* Reads of one MSR fault, writes go through: a failed read of a
- * read-modify-write must not be followed by a write of a value never read.
- * (wf_ops: the other way round, for a write whose failure must be seen.) */
-static uint32_t read_fault_msr, write_fault_msr;
-static int rf_read(void *ctx, uint32_t msr, uint64_t *out)
-{
-    if (msr == read_fault_msr) {
-        fp_log(ctx, 'r', msr, 0);
-        return DS_ERR_MSR_FAULT;
-    }
-    return fp_read(ctx, msr, out);
-}
-static int wf_write(void *ctx, uint32_t msr, uint64_t v)
-{
-    if (msr == write_fault_msr) {
-        fp_log(ctx, 'w', msr, v);
-        return DS_ERR_MSR_FAULT;
-    }
-    return fp_write(ctx, msr, v);
-}
-static const struct ds_msr_ops rf_ops = { rf_read, fp_write, fp_cpuid };
-static const struct ds_msr_ops wf_ops = { fp_read, wf_write, fp_cpuid };
-
-static void read_fault_sweep(const char *name, void (*mk)(struct fake_pmu *, struct ds_cpu *),
-                             int (*op)(struct ds_cpu *))
-{
-    static struct fake_pmu f;
-    struct ds_cpu cpu;
-    uint32_t seen[64];
-    unsigned ns = 0;
-    mk(&f, &cpu);
-    fp_clear_log(&f);
-    CHECK_EQ(op(&cpu), DS_OK, "%s: clean run", name);
-    for (int i = 0; i < f.nlog; i++) {
-        unsigned k = 0;
-        while (k < ns && seen[k] != f.log[i].msr)
-            k++;
-        if (f.log[i].kind == 'r' && k == ns && ns < N(seen))
-            seen[ns++] = f.log[i].msr;
-    }
-    for (unsigned k = 0; k < ns; k++) {
-        mk(&f, &cpu);
-        cpu.ops = &rf_ops;
-        read_fault_msr = seen[k];
-        fp_clear_log(&f);
-        int e = op(&cpu);
-        int wrote = 0, faulted = 0;
-        for (int i = 0; i < f.nlog; i++) {
-            wrote += faulted && f.log[i].kind == 'w' && f.log[i].msr == seen[k];
-            faulted |= f.log[i].kind == 'r' && f.log[i].msr == seen[k];
-        }
-        CHECK(e == DS_ERR_MSR_FAULT && wrote == 0, "%s: read of MSR %#x faults -> %s, %d writes to it after",
-              name, seen[k], ds_errname(e), wrote);
-    }
-    read_fault_msr = 0;
-}
-
-/* Writes of one MSR fault (reads go through): the operation reports it. */
-static void write_fault_sweep(const char *name, void (*mk)(struct fake_pmu *, struct ds_cpu *),
-                              int (*op)(struct ds_cpu *))
-{
-    static struct fake_pmu f;
-    struct ds_cpu cpu;
-    uint32_t seen[64];
-    unsigned ns = 0;
-    mk(&f, &cpu);
-    fp_clear_log(&f);
-    CHECK_EQ(op(&cpu), DS_OK, "%s: clean run", name);
-    for (int i = 0; i < f.nlog; i++) {
-        unsigned k = 0;
-        while (k < ns && seen[k] != f.log[i].msr)
-            k++;
-        if (f.log[i].kind == 'w' && k == ns && ns < N(seen))
-            seen[ns++] = f.log[i].msr;
-    }
-    for (unsigned k = 0; k < ns; k++) {
-        mk(&f, &cpu);
-        cpu.ops = &wf_ops;
-        write_fault_msr = seen[k];
-        int e = op(&cpu);
-        CHECK(e == DS_ERR_MSR_FAULT, "%s: write of MSR %#x faults -> %s", name, seen[k], ds_errname(e));
-    }
-    write_fault_msr = 0;
-}
-
 /* Sandy Bridge 06_2AH stepping 7 with IA32_BIOS_SIGN_ID (8BH) present. */
 static void snb_cpu(struct fake_pmu *f, struct ds_cpu *cpu)
 {
@@ -1246,38 +1136,38 @@ static int op_ucode(struct ds_cpu *c) { uint32_t r; return ds_pmc_microcode_rev(
 
 static void test_msr_fault_sweep(void)
 {
-    fault_sweep("gp_program", skylake_fw, op_gp_program);
-    fault_sweep("gp_program no FW", nehalem_cpu, op_gp_program);
-    fault_sweep("gp_write", skylake_fw, op_gp_write);
-    fault_sweep("gp_read", skylake_fw, op_gp_read);
-    fault_sweep("fixed_program", skylake_fw, op_fixed);
-    fault_sweep("fixed_program adaptive", icelake_cpu, op_fixed_adaptive);
-    fault_sweep("global_ctrl", skylake_fw, op_global);
-    fault_sweep("pebs_enable", skylake_fw, op_pebs);
-    fault_sweep("pebs_enable ICL", icelake_cpu, op_pebs);
-    fault_sweep("pebs_enable_fixed", icelake_cpu, op_pebs_fixed);
-    fault_sweep("pebs_disable", skylake_fw, op_pebs_disable);
-    fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat);
-    fault_sweep("pebs_ldlat fmt4", icelake_cpu, op_ldlat);
-    fault_sweep("pebs_data_cfg", icelake_cpu, op_data_cfg);
-    fault_sweep("nhm_workaround", nehalem_cpu, op_nhm);
-    read_fault_sweep("gp_program", skylake_fw, op_gp_program);
-    read_fault_sweep("fixed_program", skylake_fw, op_fixed);
-    read_fault_sweep("fixed_program adaptive", icelake_cpu, op_fixed_adaptive);
-    read_fault_sweep("pebs_enable", skylake_fw, op_pebs);
-    read_fault_sweep("pebs_enable ICL", icelake_cpu, op_pebs);
-    read_fault_sweep("pebs_enable_fixed", icelake_cpu, op_pebs_fixed);
-    read_fault_sweep("pebs_disable", skylake_fw, op_pebs_disable);
-    read_fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat);
-    read_fault_sweep("pebs_ldlat fmt4", icelake_cpu, op_ldlat);
-    read_fault_sweep("nhm_workaround", nehalem_cpu, op_nhm);
-    read_fault_sweep("microcode_rev", snb_cpu, op_ucode);
-    write_fault_sweep("microcode_rev", snb_cpu, op_ucode);
-    write_fault_sweep("gp_program", skylake_fw, op_gp_program);
-    write_fault_sweep("fixed_program", skylake_fw, op_fixed);
-    write_fault_sweep("pebs_enable", skylake_fw, op_pebs);
-    write_fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat);
-    write_fault_sweep("nhm_workaround", nehalem_cpu, op_nhm);
+    fault_sweep("gp_program", skylake_fw, op_gp_program, FS_ANY);
+    fault_sweep("gp_program no FW", nehalem_cpu, op_gp_program, FS_ANY);
+    fault_sweep("gp_write", skylake_fw, op_gp_write, FS_ANY);
+    fault_sweep("gp_read", skylake_fw, op_gp_read, FS_ANY);
+    fault_sweep("fixed_program", skylake_fw, op_fixed, FS_ANY);
+    fault_sweep("fixed_program adaptive", icelake_cpu, op_fixed_adaptive, FS_ANY);
+    fault_sweep("global_ctrl", skylake_fw, op_global, FS_ANY);
+    fault_sweep("pebs_enable", skylake_fw, op_pebs, FS_ANY);
+    fault_sweep("pebs_enable ICL", icelake_cpu, op_pebs, FS_ANY);
+    fault_sweep("pebs_enable_fixed", icelake_cpu, op_pebs_fixed, FS_ANY);
+    fault_sweep("pebs_disable", skylake_fw, op_pebs_disable, FS_ANY);
+    fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat, FS_ANY);
+    fault_sweep("pebs_ldlat fmt4", icelake_cpu, op_ldlat, FS_ANY);
+    fault_sweep("pebs_data_cfg", icelake_cpu, op_data_cfg, FS_ANY);
+    fault_sweep("nhm_workaround", nehalem_cpu, op_nhm, FS_ANY);
+    fault_sweep("gp_program", skylake_fw, op_gp_program, FS_READ);
+    fault_sweep("fixed_program", skylake_fw, op_fixed, FS_READ);
+    fault_sweep("fixed_program adaptive", icelake_cpu, op_fixed_adaptive, FS_READ);
+    fault_sweep("pebs_enable", skylake_fw, op_pebs, FS_READ);
+    fault_sweep("pebs_enable ICL", icelake_cpu, op_pebs, FS_READ);
+    fault_sweep("pebs_enable_fixed", icelake_cpu, op_pebs_fixed, FS_READ);
+    fault_sweep("pebs_disable", skylake_fw, op_pebs_disable, FS_READ);
+    fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat, FS_READ);
+    fault_sweep("pebs_ldlat fmt4", icelake_cpu, op_ldlat, FS_READ);
+    fault_sweep("nhm_workaround", nehalem_cpu, op_nhm, FS_READ);
+    fault_sweep("microcode_rev", snb_cpu, op_ucode, FS_READ);
+    fault_sweep("microcode_rev", snb_cpu, op_ucode, FS_WRITE);
+    fault_sweep("gp_program", skylake_fw, op_gp_program, FS_WRITE);
+    fault_sweep("fixed_program", skylake_fw, op_fixed, FS_WRITE);
+    fault_sweep("pebs_enable", skylake_fw, op_pebs, FS_WRITE);
+    fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat, FS_WRITE);
+    fault_sweep("nhm_workaround", nehalem_cpu, op_nhm, FS_WRITE);
 }
 
 int main(void)
