@@ -121,9 +121,7 @@ struct pinfo {
 /* Everything one CPU's flow uses: one per CPU (issue 13), so that the flows
  * run on every CPU at once; E is the calling CPU's (e2e_self). */
 struct e2e {
-    /* DS management area and buffers (identity-mapped: linear == pointer). */
-    _Alignas(4096) union ds_area area_mem;
-    _Alignas(4096) uint8_t pebs_buf[PEBS_NREC * 1024];
+    /* the probe's DS area and buffer (identity-mapped: linear == pointer) */
     _Alignas(4096) union ds_area probe_area;
     _Alignas(4096) uint8_t probe_buf[16 * DS_BTS_REC64_SIZE];
     /* Session runs (issue 16, do_session_run): the session's one region (DS
@@ -136,7 +134,6 @@ struct e2e {
     /* the session, whether the PMI is the session's, and the DSLOG counter= of
      * the records (GP n, fixed 32+m: the counter the session chose) */
     struct ds_session ses;
-    bool ses_run;
     int32_t rec_counter;
     /* ds_pmi_config.lbr.buf: the handler's snapshot step reads here before the ack. */
     struct ds_lbr_entry lbr_step_buf[LBR_CAP];
@@ -161,8 +158,6 @@ struct e2e {
     struct dsm_cpu m;
     struct ds_cpu mc;
     struct ds_cpu *cpu;
-    struct ds_ctx ctx;
-    struct ds_pmi pmi;
     const struct ds_lbr_model *lbrm;
     unsigned lbrfmt;
     bool lbr_on, lbr_freeze;
@@ -545,7 +540,7 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
     case DS_PEBS_FMT_ARCH: r->fmt = DSREC_PEBS_ARCH; break;
     default: r->fmt = (uint32_t)s->fmt - (uint32_t)DS_PEBS_FMT_0; break;
     }
-    r->counter = E.nb ? -1 : E.rec_counter; /* PMC0 on the building-block path, else the session's counter; NetBurst: IQ_COUNTER4 */
+    r->counter = E.nb ? -1 : E.rec_counter; /* the session's counter; NetBurst: IQ_COUNTER4 */
     r->flags = s->flags;
     r->ip = s->ip;
     r->ax = s->gpr[DS_GPR_RAX];
@@ -631,17 +626,6 @@ static int bts_sink(void *arg, const struct ds_bts_branch *b)
     return 0;
 }
 
-static void add_stats(struct ds_drain_stats *acc, const struct ds_drain_stats *s)
-{
-    acc->present += s->present;
-    acc->records += s->records;
-    acc->lost_beyond += s->lost_beyond;
-    acc->lost_corrupt += s->lost_corrupt;
-    acc->lost_rejected += s->lost_rejected;
-    acc->lost_race += s->lost_race;
-    acc->anomalies |= s->anomalies;
-}
-
 static uint64_t lost_of(const struct ds_drain_stats *s)
 {
     return s->lost_beyond + s->lost_corrupt + s->lost_rejected + s->lost_race;
@@ -707,26 +691,18 @@ static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx)
     struct ds_pmi_result res;
     if (E.feed_hb)
         dsm_set_msr_hook(&E.m, hb_feed, NULL);
-    /* Session runs: ds_session_pmi (ds_pmi_handle + dispatch + LBR unfreeze);
-     * "not the session's" is no error here (the old path ignored it too). */
-    int e = E.ses_run ? ds_session_pmi(&E.ses, f ? f->ip : 0, &res) : ds_pmi_handle(&E.pmi, &res);
+    /* ds_session_pmi: ds_pmi_handle + dispatch + LBR unfreeze; the session
+     * sums the drain stats (pebs_stats); "not the session's" is no error here. */
+    int e = ds_session_pmi(&E.ses, f ? f->ip : 0, &res);
     if (e == DS_ERR_SESSION_SPURIOUS)
         e = DS_OK;
     if (e && !E.pmi_err)
         E.pmi_err = e;
-    if (!e && !E.ses_run) { /* session runs: the session sums them (pebs_stats) */
-        add_stats(&E.pst, &res.pebs);
-        add_stats(&E.bst, &res.bts);
-    }
     if (E.lbr_on) {
         if (E.nsnap < MAX_SNAP)
             take_snapshot(&res);
         else
             E.snap_over++;
-        /* Before v4 the CPU cleared DEBUGCTL.LBR (ds_pmi_handle never writes
-         * DEBUGCTL); v4+: writes LBR_Frz again (harmless once acked). */
-        if (E.lbr_freeze && !E.ses_run) /* the session unfreezes in ds_session_pmi */
-            ds_lbr_unfreeze(E.cpu, E.lbrm);
     }
     if (E.feed_hb) {
         hb_feed(NULL, 0, false); /* the handler's return path, LBRs recording again */
@@ -911,19 +887,6 @@ static void check_lbr(const struct run_cfg *rc)
     }
 }
 
-static int program_lbr(void)
-{
-    E.lbr_on = false;
-    if (!E.lbrm)
-        return DS_ERR_LBR_UNKNOWN_MODEL;
-    struct ds_lbr_config lc = {0};
-    lc.freeze_on_pmi = E.lbr_freeze;
-    int e = ds_lbr_enable(E.cpu, E.lbrm, &lc);
-    if (e == DS_OK)
-        E.lbr_on = true;
-    return e;
-}
-
 /* --- format 6 counters group (Linux setup_pebs_adaptive_sample_data) ---------
  * PMC0 samples (PEBS), PMC1 counts the same event from 0 without a PMI and
  * fixed counter 0 counts INST_RETIRED.ANY from 0; MSR_PEBS_DATA_CFG bit 4 with
@@ -936,16 +899,38 @@ static int program_lbr(void)
 #define CNTR_FIXED_MASK 0x1u
 #define CNTR_DATA_CFG (DS_PEBS_DATA_CFG_CNTRS | ((uint64_t)CNTR_GP_MASK << DS_PEBS_DATA_CFG_GP_SHIFT) | \
                        ((uint64_t)CNTR_FIXED_MASK << DS_PEBS_DATA_CFG_FIX_SHIFT))
-#define CNTR_GCTL (2ull | (1ull << 32))
 
-static bool cntr_program(const struct run_cfg *rc)
+/* The counters group's counting side as session requests (DS_COUNT, no
+ * PMI): the run's event on the lowest free GP counter (PMC1, PMC0 samples)
+ * and instructions on fixed 0; the session counts slots on fixed 3 itself
+ * (DS_GROUP_METRICS). IA32_PERF_METRICS is seeded here (the model computes
+ * no metrics; a plain register there), after the session saved nothing of it. */
+static bool cntr_requests(const struct run_cfg *rc)
 {
-    uint64_t sel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
-    bool met = E.cpu->caps.perf_metrics;
-    return ds_pmc_gp_program(E.cpu, 1, sel, 0) == DS_OK &&
-           ds_pmc_fixed_program(E.cpu, 0, DS_FIXED_OS | DS_FIXED_USR, false, 0) == DS_OK &&
-           (!met || (ds_pmc_fixed_program(E.cpu, 3, DS_FIXED_OS | DS_FIXED_USR, false, 0) == DS_OK &&
-                     ds_msr_write(E.cpu, 0x329, CNTR_METRICS_SEED) == DS_OK));
+    struct ds_request c;
+    zero(&c, sizeof c);
+    c.mode = DS_COUNT;
+    c.raw.set = true;
+    c.raw.evsel = rc->event;
+    c.raw.umask = rc->umask;
+    c.raw.nb_metric = -1;
+    unsigned a = 0, b = 0;
+    bool ok = ds_session_add(&E.ses, &c, &a) == DS_OK;
+    c.raw.set = false;
+    c.event = DS_EVENT_INSTRUCTIONS;
+    ok = ok && ds_session_add(&E.ses, &c, &b) == DS_OK;
+    ok = ok && E.ses.req[a].kind == DS_CTR_GP && E.ses.req[a].idx == 1 && E.ses.req[b].kind == DS_CTR_FIXED &&
+         E.ses.req[b].idx == 0;
+    return ok && (!E.cpu->caps.perf_metrics || ds_msr_write(E.cpu, 0x329, CNTR_METRICS_SEED) == DS_OK);
+}
+
+/* The MSR_PEBS_DATA_CFG the run means (the record size check_cntr expects):
+ * memory info and GPRs as every adaptive session run, the counters group
+ * above, metrics with PERF_METRICS. */
+static uint64_t cntr_data_cfg(void)
+{
+    return DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS | CNTR_DATA_CFG |
+           (E.cpu->caps.perf_metrics ? DS_PEBS_DATA_CFG_METRICS : 0);
 }
 
 /* Every record carries the group with exactly the masks asked for, its size
@@ -989,7 +974,7 @@ static void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
 }
 
 /* The checks of a DS-area run (PEBS, BTS, counter overflow, LBR) after the
- * final drain, shared by do_run and do_session_run; the RUN line's event and
+ * final drain (do_session_run); the RUN line's event and
  * expected-sample counts come back for print_run. */
 static void run_checks(const struct run_cfg *rc, uint64_t *out_events, uint64_t *out_expect)
 {
@@ -1143,199 +1128,6 @@ static void run_checks(const struct run_cfg *rc, uint64_t *out_events, uint64_t 
     *out_expect = rc->pebs || rc->ctr_pmi ? expect : (rc->bts ? E.nbts : 0);
 }
 
-/* One run on the building blocks: set up DS (and counters), run the workload,
- * drain, check, print. Only for what the session cannot express
- * (session_fits): the format 6 counters group run pebs-loop-cntr. */
-static void do_run(const struct run_cfg *rc)
-{
-    struct ds_cpu *cpu = E.cpu;
-    const struct ds_caps *caps = &cpu->caps;
-    int e;
-
-    reset_run();
-    wl_range(rc->wl, &E.lo, &E.hi);
-    E.nb = false;
-    if (!need(rc->pebs && !rc->bts && !rc->ctr_pmi && !caps->netburst,
-              "%s: building-block path: family-6 DS-area PEBS runs only", rc->name))
-        return;
-    if (E.model)
-        dsm_stats_reset(&E.m);
-
-    enum ds_layout lay;
-    enum ds_pebs_fmt pfmt = DS_PEBS_FMT_NONE;
-    uint64_t data_cfg = 0;
-    e = ds_area_layout(cpu, &lay);
-    if (!need(e == DS_OK, "%s: DS layout (%s)", rc->name, ds_errname(e)))
-        return;
-    if (rc->pebs) {
-        e = ds_pebs_format_select(cpu, lay, &pfmt);
-        if (!need(e == DS_OK, "%s: PEBS format (%s)", rc->name, ds_errname(e)))
-            return;
-        /* PEBS_DATA_CFG exists only with PERF_CAPABILITIES.PEBS_BASELINE (KVM guest
-         * on Sapphire Rapids, issue 14: format 5, basic-only records) */
-        if (ds_pebs_fmt_adaptive(pfmt) && cpu->caps.pebs_baseline) {
-            data_cfg = DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS;
-            if (rc->adaptive_lbr && E.lbrm)
-                data_cfg |= DS_PEBS_DATACFG_LBRS | (7ull << DS_PEBS_DATACFG_LBR_SHIFT);
-            if (rc->cntr)
-                data_cfg |= CNTR_DATA_CFG | (caps->perf_metrics ? DS_PEBS_DATA_CFG_METRICS : 0);
-        }
-    }
-
-    zero(&E.area_mem, sizeof E.area_mem);
-    zero(E.pebs_buf, sizeof E.pebs_buf);
-    struct ds_area_config cfg;
-    zero(&cfg, sizeof cfg);
-    cfg.area = &E.area_mem;
-    if (rc->pebs) {
-        uint32_t rsz = ds_pebs_record_size(pfmt, data_cfg);
-        cfg.pebs.mem = E.pebs_buf;
-        uint32_t nrec = PEBS_NREC;
-        if (pfmt == DS_PEBS_FMT_0 && rsz && nrec > 4096u / rsz)
-            nrec = 4096u / rsz; /* Core 2/Atom: PEBS buffer <= 4 KiB (DS_ERR_PEBS_BUF_4K) */
-        cfg.pebs.bytes = (size_t)rsz * nrec;
-        cfg.pebs.thresh_records = PEBS_THR;
-        cfg.pebs_data_cfg = data_cfg;
-        if (!need(rsz && cfg.pebs.bytes <= sizeof E.pebs_buf, "%s: PEBS record size %u", rc->name, rsz))
-            return;
-    }
-    e = ds_area_setup(&E.ctx, cpu, &cfg);
-    if (!need(e == DS_OK, "%s: ds_area_setup (%s)", rc->name, ds_errname(e)))
-        return;
-
-    /* Counter programming values. */
-    uint64_t start = 0, reset = 0;
-    e = ds_pmc_gp_period(cpu, rc->period, &start, &reset);
-    if (!need(e == DS_OK, "%s: period values (%s)", rc->name, ds_errname(e)))
-        return;
-    e = ds_area_set_reset(&E.ctx, DS_CTR_GP, 0, reset);
-    if (!need(e == DS_OK, "%s: DS counter reset (%s)", rc->name, ds_errname(e)))
-        return;
-    e = ds_area_install(&E.ctx);
-    if (!need(e == DS_OK, "%s: ds_area_install (%s)", rc->name, ds_errname(e)))
-        return;
-    uint64_t gctl = 1u | (rc->cntr ? CNTR_GCTL : 0u) |
-                    ((data_cfg & DS_PEBS_DATA_CFG_METRICS) ? 1ull << 35 : 0u); /* fixed 3: slots */
-
-    struct ds_pmi_config pc;
-    zero(&pc, sizeof pc);
-    pc.freeze = rc->freeze;
-    /* DS_FREEZE_LEGACY: the CPU clears GLOBAL_CTRL on the PMI; the handler
-     * writes back PMC0's enable. Nothing to restore otherwise. */
-    pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY ? gctl : 0;
-    pc.pebs_counters = 1;
-    pc.pebs_sink = pebs_sink;
-    /* LBR snapshot step: read in the handler while frozen, before the ack
-     * (issue 10 item 1); LBR_Frz is acked only after it. */
-    if (rc->lbr && E.lbrm) {
-        pc.lbr.model = E.lbrm;
-        pc.lbr.format = E.lbrfmt;
-        pc.lbr.buf = E.lbr_step_buf;
-        pc.lbr.cap = LBR_CAP;
-    }
-    e = ds_pmi_init(&E.pmi, cpu, &E.ctx, &pc);
-    if (!need(e == DS_OK, "%s: ds_pmi_init (%s)", rc->name, ds_errname(e)))
-        goto out_uninstall;
-    if (rc->freeze != DS_FREEZE_NONE) {
-        e = ds_pmi_set_freeze(&E.pmi);
-        need(e == DS_OK, "%s: freeze mode %s set (%s)", rc->name,
-              rc->freeze == DS_FREEZE_LEGACY ? "legacy" : "streamlined", ds_errname(e));
-    }
-    /* Model: freeze LBRs with the run's freeze mode (both ways are checked
-     * exactly). Hardware: always freeze where the CPU can (perfmon v2+,
-     * not NetBurst), or the snapshot shows the PMI path's own branches. */
-    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE || (!E.model && caps->perfmon_version >= 2);
-    /* Model: the handler's own branches are fed where no counted event
-     * sees them (see hb_feed). */
-    E.feed_hb = E.model && rc->lbr && E.lbr_freeze && rc->loads;
-    E.hb_pmi = 0;
-    E.hb_fed = E.hb_mark = 0;
-    E.lbr_on = false;
-    if (rc->lbr || (data_cfg & DS_PEBS_DATACFG_LBRS)) {
-        e = program_lbr();
-        need(e == DS_OK, "%s: LBR enabled (%s)", rc->name, ds_errname(e));
-    }
-
-    {
-        uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
-        if (data_cfg)
-            evtsel |= DS_EVTSEL_ADAPTIVE;
-        e = DS_OK;
-        if (data_cfg)
-            e = ds_pmc_pebs_data_cfg(cpu, data_cfg);
-        if (e == DS_OK)
-            e = ds_pmc_gp_program(cpu, 0, evtsel, start);
-        if (e == DS_OK)
-            e = ds_pmc_pebs_enable(cpu, 0, evtsel);
-        if (e == DS_ERR_PMC_PEBS_ERRATUM) /* 06_0FH (AJ67-69/106): refused by default; the model has no errata */
-            e = ds_pmc_pebs_enable_ex(cpu, 0, evtsel, DS_PMC_PEBS_ALLOW_ERRATA);
-        if (!need(e == DS_OK, "%s: PMC0 event %02x/%02x PEBS (%s)", rc->name, rc->event, rc->umask, ds_errname(e)))
-            goto out_stop;
-    }
-    if (rc->cntr && !need(cntr_program(rc), "%s: PMC1 %02x/%02x and fixed counter 0 from 0 for the counters group",
-                          rc->name, rc->event, rc->umask))
-        goto out_stop;
-    /* Go. */
-    k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
-    E.hold_steps = 0;
-    if (E.model && rc->hold_first)
-        E.hold_steps = HOLD_STEPS; /* LVT PC stays masked (k_pmi_disarm) */
-    else
-        k_pmi_arm();
-    E.active = true;
-    if (gctl && caps->perfmon_version >= 2)
-        ds_pmc_global_ctrl(cpu, gctl);
-    uint32_t r = run_workload(rc->wl, rc->n);
-    if (gctl && caps->perfmon_version >= 2)
-        ds_pmc_global_ctrl(cpu, 0);
-    if (E.lbr_on)
-        ds_lbr_disable(cpu, E.lbrm);
-    /* A model PMI still pending (LVT masked) is delivered now; then stop. */
-    if (E.model && E.pmi_pending) {
-        k_pmi_arm();
-        deliver_pmi(); /* waits until the handler has run */
-    }
-    E.active = false;
-    k_pmi_disarm();
-    (void)r;
-
-    /* Final drains: records below the threshold. */
-    struct ds_drain_stats st;
-    zero(&st, sizeof st);
-    e = ds_pebs_drain(&E.ctx, pebs_sink, NULL, &st);
-    need(e == DS_OK, "%s: final PEBS drain (%s)", rc->name, ds_errname(e));
-    add_stats(&E.pst, &st);
-
-    uint64_t events, expect;
-    run_checks(rc, &events, &expect);
-    if (rc->cntr)
-        check_cntr(rc, data_cfg);
-    print_run(rc, events, expect);
-    goto out_uninstall;
-
-out_stop:
-    E.active = false;
-    k_pmi_disarm();
-    if (E.lbr_on)
-        ds_lbr_disable(cpu, E.lbrm);
-out_uninstall:
-    ds_pmc_pebs_disable(cpu, 1);
-    ds_pmc_gp_program(cpu, 0, 0, 0);
-    if (rc->cntr) {
-        ds_pmc_gp_program(cpu, 1, 0, 0);
-        ds_pmc_fixed_program(cpu, 0, 0, false, 0);
-        if (caps->perf_metrics)
-            ds_pmc_fixed_program(cpu, 3, 0, false, 0);
-    }
-    if (rc->freeze != DS_FREEZE_NONE && E.cpu->caps.perfmon_version >= 2) {
-        /* Leave DEBUGCTL's freeze bits clear for the next run. */
-        uint64_t dc = 0;
-        if (ds_msr_read(cpu, 0x1D9, &dc) == DS_OK)
-            ds_msr_write(cpu, 0x1D9, dc & ~(DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI | DS_DEBUGCTL_FREEZE_LBRS_ON_PMI));
-    }
-    ds_area_uninstall(&E.ctx);
-}
-
 /* --- architectural PEBS flow (Panther Lake and later) ---------------------------
  *
  * Architectural PEBS has no DS area: its buffer is IA32_PEBS_BASE/INDEX
@@ -1446,20 +1238,13 @@ static void apebs_run_checks(const struct run_cfg *rc, uint32_t want_frags)
  *    they stay as they are; the explicit legacy/streamlined freeze checks
  *    use the session's freeze override (cfg.freeze_set) on the model, auto
  *    on hardware (the old path froze wherever the CPU can, too).
- *  - the format 6 counters group (pebs-loop-cntr): not expressible (no
- *    counters group in ds_request), stays on the building blocks (do_run).
- * The building blocks themselves stay tested by tests/host.
+ *  - the format 6 counters group (pebs-loop-cntr): the PEBS request with
+ *    DS_GROUP_CNTR (| DS_GROUP_METRICS with PERF_METRICS) plus two DS_COUNT
+ *    requests (the run's event on PMC1, instructions on FIXED0), checked
+ *    by check_cntr as before.
+ * Every run goes through the session; the building blocks themselves stay
+ * tested by tests/host.
  */
-
-/* Whether run @rc goes through the session: every run but the one it
- * cannot express, pebs-loop-cntr (format 6 counters group: MSR_PEBS_DATA_CFG
- * bit 4 with GP/fixed masks, PMC1 and fixed 0 counting from 0 without a
- * PMI; ds_request has no counters group, reported for issue 16), which
- * keeps the building-block path (do_run). */
-static bool session_fits(const struct run_cfg *rc)
-{
-    return !rc->cntr;
-}
 
 /* The session's sinks: PEBS records and overflow samples, BTS branches, LBR. */
 static void ses_on_sample(void *arg, const struct ds_session_sample *s)
@@ -1515,6 +1300,8 @@ static void ses_request(const struct run_cfg *rc, enum ds_pebs_fmt fmt, struct d
      * architectural: what CPUID.(23H,4) offers); older formats record a fixed layout. */
     if (rc->pebs && ds_pebs_fmt_adaptive(fmt) && E.cpu->caps.pebs_baseline)
         rq->groups = DS_GROUP_MEM | DS_GROUP_GPRS | (rc->adaptive_lbr && E.lbrm ? DS_GROUP_LBR : 0);
+    if (rc->cntr) /* format 6: the counters group (and the metrics with PERF_METRICS) */
+        rq->groups |= DS_GROUP_CNTR | (E.cpu->caps.perf_metrics ? DS_GROUP_METRICS : 0);
     else if (rc->pebs && fmt == DS_PEBS_FMT_ARCH) {
         struct ds_arch_pebs_caps ac;
         if (ds_arch_pebs_detect(E.cpu, &ac) == DS_OK)
@@ -1549,6 +1336,10 @@ static size_t ses_bytes(const struct run_cfg *rc, enum ds_pebs_fmt fmt, const st
         unsigned d = E.lbrm->depth ? E.lbrm->depth : E.cpu->caps.arch_lbr_depth;
         dc |= DS_PEBS_DATACFG_LBRS | ((uint64_t)((d ? d : 1) - 1) << DS_PEBS_DATACFG_LBR_SHIFT);
     }
+    if (rq->groups & DS_GROUP_CNTR)
+        dc |= CNTR_DATA_CFG;
+    if (rq->groups & DS_GROUP_METRICS)
+        dc |= DS_PEBS_DATA_CFG_METRICS;
     uint32_t margin = 1;
     (void)ds_pebs_thresh_margin(E.cpu, fmt, &margin);
     size_t b = 4096u + (size_t)ds_pebs_record_size(fmt, dc) * (PEBS_THR + margin);
@@ -1644,6 +1435,9 @@ static void do_session_run(const struct run_cfg *rc)
         e = ds_session_add(&E.ses, &rq, &id);
     if (!need(e == DS_OK, "%s: ds_session_init/add (%s)", rc->name, ds_errname(e)))
         return;
+    if (rc->cntr && !need(cntr_requests(rc), "%s: PMC1 %02x/%02x and fixed counter 0 from 0 for the counters group",
+                          rc->name, rc->event, rc->umask))
+        return;
     const struct ds_session_req *sr = &E.ses.req[id];
     E.rec_counter = sr->kind == DS_CTR_FIXED ? (int32_t)(32u + sr->idx) : (int32_t)sr->idx;
 
@@ -1653,10 +1447,10 @@ static void do_session_run(const struct run_cfg *rc)
         k_pmi_arm();
     E.hb_pmi = 0;
     E.hb_fed = E.hb_mark = 0;
-    E.active = E.ses_run = true;
+    E.active = true;
     e = ds_session_start(&E.ses);
     if (!need(e == DS_OK, "%s: ds_session_start (%s)", rc->name, ds_errname(e))) {
-        E.active = E.ses_run = false;
+        E.active = false;
         k_pmi_disarm();
         E.rec_counter = 0;
         return;
@@ -1678,7 +1472,7 @@ static void do_session_run(const struct run_cfg *rc)
      * bts_stats: every PMI drain plus stop's final drain), model and hardware. */
     E.pst = E.ses.pebs_stats;
     E.bst = E.ses.bts_stats;
-    E.active = E.ses_run = false;
+    E.active = false;
     k_pmi_disarm();
     ses_describe(rc); /* after stop: on hardware the counters would count the printing */
 
@@ -1687,6 +1481,8 @@ static void do_session_run(const struct run_cfg *rc)
     } else {
         uint64_t events, expect;
         run_checks(rc, &events, &expect);
+        if (rc->cntr)
+            check_cntr(rc, cntr_data_cfg());
         print_run(rc, events, expect);
     }
     e = ds_session_teardown(&E.ses);
@@ -1812,8 +1608,8 @@ static void run_all(void)
              * Its C0H PEBS counter is PMC0: format 6 cores are Lion Cove /
              * Skymont, whose Linux lnc_/grt_pebs_event_constraints have no
              * C0H row (the glc "0xc0, 0xfe" rule, no PEBS on PMC0, is Golden/
-             * Redwood Cove, formats 4-5); do_run stops with
-             * DS_ERR_PMC_PEBS_EVENT_COUNTER if a core ever refuses it. */
+             * Redwood Cove, formats 4-5); the PRECISE request fails
+             * (DS_ERR_SESSION_NOT_PRECISE) if a core ever refuses it. */
             if (caps->pebs_format == 6 && caps->pebs_baseline)
                 runs[nr++] = (struct run_cfg){.name = "pebs-loop-cntr", .kind = "pebs", .wl = WL_LOOP, .n = LOOP_N,
                                               .pebs = true, .event = 0xC0, .umask = 0x00, .period = LOOP_PERIOD,
@@ -1854,10 +1650,7 @@ static void run_all(void)
     for (unsigned i = 0; i < nr; i++) {
         if (k_opt("e2e_verbose", NULL))
             kprintf("# e2e: %s %s\n", E.prof_name, runs[i].name);
-        if (session_fits(&runs[i]))
-            do_session_run(&runs[i]);
-        else
-            do_run(&runs[i]);
+        do_session_run(&runs[i]);
     }
 }
 
