@@ -529,6 +529,8 @@ static void arch_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
     r->ssp = s->ssp;
 }
 
+static void dsrec_groups(const struct ds_pebs_sample *s, struct dsrec_pebs *r);
+
 static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
 {
     uint8_t *p = (uint8_t *)r;
@@ -561,6 +563,15 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
     r->tsx = s->tsx;
     r->tsc = s->tsc;
     r->hdr = s->header;
+    dsrec_groups(s, r);
+    if (s->fmt == DS_PEBS_FMT_ARCH)
+        arch_dsrec(s, r);
+}
+
+/* The optional groups of a record: XMM, LBR, the format 6 counters group
+ * (DSLOG gpN / fixedN) and its metrics. */
+static void dsrec_groups(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
+{
     if ((s->present & DS_SAMPLE_XMM) && s->xmm) {
         const uint64_t *x = (const uint64_t *)s->xmm;
         for (unsigned i = 0; i < 16; i++) {
@@ -589,8 +600,6 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
         r->slots = s->topdown_slots;
         r->metrics = s->perf_metrics;
     }
-    if (s->fmt == DS_PEBS_FMT_ARCH)
-        arch_dsrec(s, r);
 }
 
 static int pebs_sink(void *arg, const struct ds_pebs_sample *s)
@@ -973,151 +982,196 @@ static void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
           rc->name, E.model ? "exactly " : "at least ", (unsigned)rc->period, bad_step);
 }
 
+/* Model runs: every step fed, the stepped counts as workloads.h says, and
+ * every model PMI delivered (fixed vector, NMI, or held by the LVT mask). */
+static void model_run_checks(const struct run_cfg *rc, const struct wl_expect *x)
+{
+    check(E.bad_steps == 0 && E.dsm_err == 0, "%s: every step of %s decoded and fed (bad %u, model errors %u)",
+          rc->name, wl_name(rc->wl), (unsigned)E.bad_steps, (unsigned)E.dsm_err);
+    check(E.insns == x->insns && E.taken_n == x->taken && E.loads == x->loads,
+          "%s: stepped %u instructions, %u taken, %u loads (workloads.h: %u, %u, %u)", rc->name,
+          (unsigned)E.insns, (unsigned)E.taken_n, (unsigned)E.loads, (unsigned)x->insns, (unsigned)x->taken,
+          (unsigned)x->loads);
+    if (rc->nmi)
+        check(E.delivered > 0 && E.handled == E.delivered && E.nmi_timeouts == 0,
+              "%s: %u model PMIs delivered as NMI through LVT PC, %u handled, %u lost", rc->name, E.delivered,
+              E.handled, E.nmi_timeouts);
+    if (rc->hold_first)
+        check(E.held == HOLD_STEPS - 1 && E.delivered > 0 && E.handled == E.delivered,
+              "%s: a PMI requested while LVT PC was masked stayed pending for %u more steps until unmasked, then arrived (%u delivered)",
+              rc->name, E.held, E.delivered);
+    else if (!rc->nmi)
+        check(E.delivered == 0 || E.handled == E.delivered,
+              "%s: %u model PMIs delivered on vector 0x%x through LVT PC, %u handled (%u held by the mask)",
+              rc->name, E.delivered, K_VEC_PMI, E.handled, E.held);
+}
+
+/* Every sampled IP inside the workload (hardware: >= 75 %), every sampled
+ * data address inside the chased array. */
+static void pebs_ip_checks(const struct run_cfg *rc)
+{
+    uint64_t ret_to = ret_to_of_run();
+    uint32_t inr = 0, mem_ok = 0, mem_n = 0;
+    for (uint32_t i = 0; i < E.npebs; i++) {
+        if (ip_ok(i, ret_to))
+            inr++;
+        if (rc->loads && E.pinfo[i].has_mem) {
+            mem_n++;
+            uint64_t a = E.pinfo[i].data_addr, b = (uintptr_t)E.chase_arr;
+            if (a >= b && a < b + sizeof E.chase_arr && !((a - b) & 3))
+                mem_ok++;
+        }
+    }
+    if (E.model)
+        check(E.npebs > 0 && inr == E.npebs, "%s: all %u sampled IPs inside %s [%p, %p)", rc->name, E.npebs,
+              wl_name(rc->wl), (void *)(uintptr_t)E.lo, (void *)(uintptr_t)E.hi);
+    else /* kernel code around the workload also counts on hardware */
+        check(E.npebs > 0 && inr * 4 >= E.npebs * 3, "%s: %u of %u sampled IPs inside %s (>= 75%%)", rc->name,
+              inr, E.npebs, wl_name(rc->wl));
+    if (mem_n)
+        check(mem_ok == mem_n, "%s: %u of %u sampled data addresses inside the chased array", rc->name, mem_ok,
+              mem_n);
+}
+
+/* PEBS runs: the sample count (model rule exactly, hardware tolerance), the
+ * sampled IPs and data addresses, the drain accounting; returns the
+ * expected sample count. */
+static uint64_t pebs_run_checks(const struct run_cfg *rc, uint64_t events)
+{
+    uint64_t expect = dsm_pebs_expected(events, rc->period);
+    uint64_t got = E.npebs + E.pebs_over;
+    if (E.model) {
+        check(got == expect, "%s: %u PEBS samples = floor((%u events - 1) / period %u) = %u (model rule, tolerance 0)",
+              rc->name, (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect);
+    } else {
+        uint64_t tol = 2 + expect / 4;
+        check(got + tol >= expect && got <= expect + tol,
+              "%s: %u PEBS samples ~ %u events / period %u = %u (hardware tolerance +-%u)", rc->name,
+              (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect, (unsigned)tol);
+    }
+    pebs_ip_checks(rc);
+    check(E.pst.records + lost_of(&E.pst) == E.pst.present && lost_of(&E.pst) == 0,
+          "%s: PEBS drain: %u present = %u records + %u lost, none lost", rc->name, (unsigned)E.pst.present,
+          (unsigned)E.pst.records, (unsigned)lost_of(&E.pst));
+    if (E.model)
+        check(E.pst.present == dsm_stats(&E.m)->pebs_written && dsm_stats(&E.m)->pebs_skipped == 0,
+              "%s: the model wrote %u PEBS records, all drained", rc->name,
+              (unsigned)dsm_stats(&E.m)->pebs_written);
+    return expect;
+}
+
+/* wl_loop under BTS: all but the final RET are the loop's back edge (one
+ * Jcc, backward); the last record is the RET leaving wl_loop. */
+static void bts_loop_shape(const struct run_cfg *rc, const struct wl_expect *x)
+{
+    uint64_t be = E.bts[0].from, tgt = E.bts[0].to;
+    uint32_t edge = 0;
+    for (uint32_t i = 0; i < E.nbts; i++)
+        if (E.bts[i].from == be && E.bts[i].to == tgt)
+            edge++;
+    check(be >= E.lo && be < E.hi && tgt >= E.lo && tgt < be && edge + 1 == x->taken,
+          "%s: %u records are the back edge %p -> %p of wl_loop", rc->name, edge, (void *)(uintptr_t)be,
+          (void *)(uintptr_t)tgt);
+    const struct ds_bts_branch *l = &E.bts[E.nbts - 1];
+    check(l->from >= E.lo && l->from < E.hi && (l->to < E.lo || l->to >= E.hi),
+          "%s: last BTS record is wl_loop's RET %p -> %p", rc->name, (void *)(uintptr_t)l->from,
+          (void *)(uintptr_t)l->to);
+}
+
+/* BTS with threshold PMIs: the trace is the workload's taken branches in
+ * order (model) or counts them (hardware); wl_loop's shape; PMIs; drain. */
+static void bts_int_checks(const struct run_cfg *rc, const struct wl_expect *x)
+{
+    uint32_t inr = 0;
+    for (uint32_t i = 0; i < E.nbts; i++)
+        if (E.bts[i].from >= E.lo && E.bts[i].from < E.hi)
+            inr++;
+    if (E.model) {
+        bool same = E.nbts == E.taken_n && E.taken_n <= MAX_TAKEN;
+        for (uint32_t i = 0; same && i < E.nbts; i++)
+            same = E.bts[i].from == E.taken[i].from && E.bts[i].to == E.taken[i].to;
+        check(E.nbts == x->taken && same, "%s: BTS trace = the %u taken branches of %s, in order (%u records)",
+              rc->name, (unsigned)x->taken, wl_name(rc->wl), E.nbts);
+    } else {
+        check(inr == x->taken, "%s: %u BTS records from %s = %u taken branches", rc->name, inr,
+              wl_name(rc->wl), (unsigned)x->taken);
+    }
+    if (rc->wl == WL_LOOP && E.nbts >= 2)
+        bts_loop_shape(rc, x);
+    check(E.handled > 0, "%s: BTS threshold PMIs handled: %u", rc->name, E.handled);
+    check(E.bst.records + lost_of(&E.bst) == E.bst.present && lost_of(&E.bst) == 0,
+          "%s: BTS drain: %u present = %u records + %u lost, none lost", rc->name, (unsigned)E.bst.present,
+          (unsigned)E.bst.records, (unsigned)lost_of(&E.bst));
+}
+
+/* Circular BTS: the ring holds exactly the newest bts_nrec branches, the
+ * wrap is reported, no PMI. */
+static void bts_circ_checks(const struct run_cfg *rc, const struct wl_expect *x)
+{
+    uint64_t want_taken = E.model ? E.taken_n : x->taken;
+    uint64_t keep = want_taken < rc->bts_nrec ? want_taken : rc->bts_nrec;
+    bool same = E.nbts == keep;
+    if (E.model && E.taken_n <= MAX_TAKEN)
+        for (uint32_t i = 0; same && i < E.nbts; i++) {
+            const struct taken_br *t = &E.taken[E.taken_n - keep + i];
+            same = E.bts[i].from == t->from && E.bts[i].to == t->to;
+        }
+    check(same, "%s: circular BTS holds the newest %u of %u taken branches of %s, in order (%u records)",
+          rc->name, (unsigned)keep, (unsigned)want_taken, wl_name(rc->wl), E.nbts);
+    bool wrapped = want_taken > rc->bts_nrec;
+    check(!wrapped || (E.bst.anomalies & DS_DRAIN_WRAPPED),
+          "%s: the drain reports the wrap (older records overwritten, not lost silently)", rc->name);
+    check(E.handled == 0, "%s: circular mode raised no PMI (%u)", rc->name, E.handled);
+    if (E.model)
+        check(dsm_stats(&E.m)->bts_written == want_taken, "%s: the model wrote %u BTS records", rc->name,
+              (unsigned)dsm_stats(&E.m)->bts_written);
+}
+
+/* Counter-overflow sampling (lbr-calls): overflows = floor(branches /
+ * period); *events = the branches, returns the expected overflows. */
+static uint64_t ctr_pmi_checks(const struct run_cfg *rc, const struct wl_expect *x, uint64_t *events)
+{
+    uint64_t br = E.model ? E.branches : x->taken + x->jcc_not_taken;
+    uint64_t want = br / rc->period;
+    if (E.model)
+        check(E.branches == x->taken + x->jcc_not_taken, "%s: stepped %u branches (workloads.h: %u)", rc->name,
+              (unsigned)E.branches, (unsigned)(x->taken + x->jcc_not_taken));
+    /* Hardware: two-sided, as the PEBS sample count (issue 10): fewer
+     * overflows (a PMI lost) and more (the kernel's own branches counted,
+     * a reload that did not take) both fail. Not verified on hardware here. */
+    uint64_t tol = E.model ? 0 : 2 + want / 4;
+    check(E.ctr_ovf + tol >= want && E.ctr_ovf <= want + tol,
+          "%s: %u counter overflows = floor(%u branches / period %u) = %u, each reloaded in the PMI (tolerance +-%u)",
+          rc->name, E.ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want, (unsigned)tol);
+    *events = br;
+    return want;
+}
+
 /* The checks of a DS-area run (PEBS, BTS, counter overflow, LBR) after the
- * final drain (do_session_run); the RUN line's event and
- * expected-sample counts come back for print_run. */
+ * final drain (do_session_run); the RUN line's event and expected-sample
+ * counts come back for print_run. */
 static void run_checks(const struct run_cfg *rc, uint64_t *out_events, uint64_t *out_expect)
 {
     struct wl_expect x;
     wl_expect_of(rc->wl, rc->n, &x);
     uint64_t events = rc->loads || E.nb ? x.loads : x.insns;
     if (E.model) {
-        check(E.bad_steps == 0 && E.dsm_err == 0, "%s: every step of %s decoded and fed (bad %u, model errors %u)",
-              rc->name, wl_name(rc->wl), (unsigned)E.bad_steps, (unsigned)E.dsm_err);
-        check(E.insns == x.insns && E.taken_n == x.taken && E.loads == x.loads,
-              "%s: stepped %u instructions, %u taken, %u loads (workloads.h: %u, %u, %u)", rc->name,
-              (unsigned)E.insns, (unsigned)E.taken_n, (unsigned)E.loads, (unsigned)x.insns, (unsigned)x.taken,
-              (unsigned)x.loads);
+        model_run_checks(rc, &x);
         events = rc->loads || E.nb ? E.loads : E.insns;
-        if (rc->nmi)
-            check(E.delivered > 0 && E.handled == E.delivered && E.nmi_timeouts == 0,
-                  "%s: %u model PMIs delivered as NMI through LVT PC, %u handled, %u lost", rc->name, E.delivered,
-                  E.handled, E.nmi_timeouts);
-        if (rc->hold_first)
-            check(E.held == HOLD_STEPS - 1 && E.delivered > 0 && E.handled == E.delivered,
-                  "%s: a PMI requested while LVT PC was masked stayed pending for %u more steps until unmasked, then arrived (%u delivered)",
-                  rc->name, E.held, E.delivered);
-        else if (!rc->nmi)
-            check(E.delivered == 0 || E.handled == E.delivered,
-                  "%s: %u model PMIs delivered on vector 0x%x through LVT PC, %u handled (%u held by the mask)",
-                  rc->name, E.delivered, K_VEC_PMI, E.handled, E.held);
     }
     check(E.pmi_err == DS_OK, "%s: ds_pmi_handle without error (%s)", rc->name, ds_errname(E.pmi_err));
     uint64_t expect = 0;
-    uint64_t ret_to = ret_to_of_run();
-    if (rc->pebs) {
-        expect = dsm_pebs_expected(events, rc->period);
-        uint64_t got = E.npebs + E.pebs_over;
-        if (E.model) {
-            check(got == expect, "%s: %u PEBS samples = floor((%u events - 1) / period %u) = %u (model rule, tolerance 0)",
-                  rc->name, (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect);
-        } else {
-            uint64_t tol = 2 + expect / 4;
-            check(got + tol >= expect && got <= expect + tol,
-                  "%s: %u PEBS samples ~ %u events / period %u = %u (hardware tolerance +-%u)", rc->name,
-                  (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect, (unsigned)tol);
-        }
-        uint32_t inr = 0, mem_ok = 0, mem_n = 0;
-        for (uint32_t i = 0; i < E.npebs; i++) {
-            if (ip_ok(i, ret_to))
-                inr++;
-            if (rc->loads && E.pinfo[i].has_mem) {
-                mem_n++;
-                uint64_t a = E.pinfo[i].data_addr, b = (uintptr_t)E.chase_arr;
-                if (a >= b && a < b + sizeof E.chase_arr && !((a - b) & 3))
-                    mem_ok++;
-            }
-        }
-        if (E.model)
-            check(E.npebs > 0 && inr == E.npebs, "%s: all %u sampled IPs inside %s [%p, %p)", rc->name, E.npebs,
-                  wl_name(rc->wl), (void *)(uintptr_t)E.lo, (void *)(uintptr_t)E.hi);
-        else /* kernel code around the workload also counts on hardware */
-            check(E.npebs > 0 && inr * 4 >= E.npebs * 3, "%s: %u of %u sampled IPs inside %s (>= 75%%)", rc->name,
-                  inr, E.npebs, wl_name(rc->wl));
-        if (mem_n)
-            check(mem_ok == mem_n, "%s: %u of %u sampled data addresses inside the chased array", rc->name, mem_ok,
-                  mem_n);
-        check(E.pst.records + lost_of(&E.pst) == E.pst.present && lost_of(&E.pst) == 0,
-              "%s: PEBS drain: %u present = %u records + %u lost, none lost", rc->name, (unsigned)E.pst.present,
-              (unsigned)E.pst.records, (unsigned)lost_of(&E.pst));
-        if (E.model)
-            check(E.pst.present == dsm_stats(&E.m)->pebs_written && dsm_stats(&E.m)->pebs_skipped == 0,
-                  "%s: the model wrote %u PEBS records, all drained", rc->name,
-                  (unsigned)dsm_stats(&E.m)->pebs_written);
-    }
+    if (rc->pebs)
+        expect = pebs_run_checks(rc, events);
     if (rc->bts) {
-        uint64_t want_taken = E.model ? E.taken_n : x.taken;
         check(E.bts_over == 0, "%s: BTS records fit the kernel's array", rc->name);
-        if (rc->bts_int) {
-            uint32_t inr = 0;
-            for (uint32_t i = 0; i < E.nbts; i++)
-                if (E.bts[i].from >= E.lo && E.bts[i].from < E.hi)
-                    inr++;
-            if (E.model) {
-                bool same = E.nbts == E.taken_n && E.taken_n <= MAX_TAKEN;
-                for (uint32_t i = 0; same && i < E.nbts; i++)
-                    same = E.bts[i].from == E.taken[i].from && E.bts[i].to == E.taken[i].to;
-                check(E.nbts == x.taken && same, "%s: BTS trace = the %u taken branches of %s, in order (%u records)",
-                      rc->name, (unsigned)x.taken, wl_name(rc->wl), E.nbts);
-            } else {
-                check(inr == x.taken, "%s: %u BTS records from %s = %u taken branches", rc->name, inr,
-                      wl_name(rc->wl), (unsigned)x.taken);
-            }
-            if (rc->wl == WL_LOOP && E.nbts >= 2) {
-                /* All but the final RET are the loop's back edge: one Jcc, backward. */
-                uint64_t be = E.bts[0].from, tgt = E.bts[0].to;
-                uint32_t edge = 0;
-                for (uint32_t i = 0; i < E.nbts; i++)
-                    if (E.bts[i].from == be && E.bts[i].to == tgt)
-                        edge++;
-                check(be >= E.lo && be < E.hi && tgt >= E.lo && tgt < be && edge + 1 == x.taken,
-                      "%s: %u records are the back edge %p -> %p of wl_loop", rc->name, edge, (void *)(uintptr_t)be,
-                      (void *)(uintptr_t)tgt);
-                const struct ds_bts_branch *l = &E.bts[E.nbts - 1];
-                check(l->from >= E.lo && l->from < E.hi && (l->to < E.lo || l->to >= E.hi),
-                      "%s: last BTS record is wl_loop's RET %p -> %p", rc->name, (void *)(uintptr_t)l->from,
-                      (void *)(uintptr_t)l->to);
-            }
-            check(E.handled > 0, "%s: BTS threshold PMIs handled: %u", rc->name, E.handled);
-            check(E.bst.records + lost_of(&E.bst) == E.bst.present && lost_of(&E.bst) == 0,
-                  "%s: BTS drain: %u present = %u records + %u lost, none lost", rc->name, (unsigned)E.bst.present,
-                  (unsigned)E.bst.records, (unsigned)lost_of(&E.bst));
-        } else {
-            /* Circular: the ring holds exactly the newest bts_nrec branches. */
-            uint64_t keep = want_taken < rc->bts_nrec ? want_taken : rc->bts_nrec;
-            bool same = E.nbts == keep;
-            if (E.model && E.taken_n <= MAX_TAKEN)
-                for (uint32_t i = 0; same && i < E.nbts; i++) {
-                    const struct taken_br *t = &E.taken[E.taken_n - keep + i];
-                    same = E.bts[i].from == t->from && E.bts[i].to == t->to;
-                }
-            check(same, "%s: circular BTS holds the newest %u of %u taken branches of %s, in order (%u records)",
-                  rc->name, (unsigned)keep, (unsigned)want_taken, wl_name(rc->wl), E.nbts);
-            bool wrapped = want_taken > rc->bts_nrec;
-            check(!wrapped || (E.bst.anomalies & DS_DRAIN_WRAPPED),
-                  "%s: the drain reports the wrap (older records overwritten, not lost silently)", rc->name);
-            check(E.handled == 0, "%s: circular mode raised no PMI (%u)", rc->name, E.handled);
-            if (E.model)
-                check(dsm_stats(&E.m)->bts_written == want_taken, "%s: the model wrote %u BTS records", rc->name,
-                      (unsigned)dsm_stats(&E.m)->bts_written);
-        }
+        if (rc->bts_int)
+            bts_int_checks(rc, &x);
+        else
+            bts_circ_checks(rc, &x);
     }
-    if (rc->ctr_pmi) {
-        uint64_t br = E.model ? E.branches : x.taken + x.jcc_not_taken;
-        uint64_t want = br / rc->period;
-        if (E.model)
-            check(E.branches == x.taken + x.jcc_not_taken, "%s: stepped %u branches (workloads.h: %u)", rc->name,
-                  (unsigned)E.branches, (unsigned)(x.taken + x.jcc_not_taken));
-        /* Hardware: two-sided, as the PEBS sample count (issue 10): fewer
-         * overflows (a PMI lost) and more (the kernel's own branches counted,
-         * a reload that did not take) both fail. Not verified on hardware here. */
-        uint64_t tol = E.model ? 0 : 2 + want / 4;
-        check(E.ctr_ovf + tol >= want && E.ctr_ovf <= want + tol,
-              "%s: %u counter overflows = floor(%u branches / period %u) = %u, each reloaded in the PMI (tolerance +-%u)",
-              rc->name, E.ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want, (unsigned)tol);
-        events = br;
-        expect = want;
-    }
+    if (rc->ctr_pmi)
+        expect = ctr_pmi_checks(rc, &x, &events);
     check_lbr(rc);
 
     /* RUN line: PEBS runs give the sampled event count, BTS runs the taken
@@ -1387,60 +1441,79 @@ static void ses_describe(const struct run_cfg *rc)
     }
 }
 
-/* One run through the session API: request from the run table, init / add /
- * start, the workload, stop, the same checks as the building-block flows had,
- * teardown, and (model) every MSR of ses_msrs as before the run. */
-static void do_session_run(const struct run_cfg *rc)
+/* A session run's fresh state: counters of the last run cleared, the
+ * workload range, the PEBS format the session will choose (for the request
+ * and the buffer size), the model's statistics and arch-PEBS fragmenting
+ * (model E-core: 2 fragments per record). Returns the fragments expected. */
+static uint32_t ses_begin(const struct run_cfg *rc, enum ds_pebs_fmt *fmt)
 {
-    struct ds_cpu *cpu = E.cpu;
     enum ds_layout lay = DS_LAYOUT_NONE;
-    enum ds_pebs_fmt fmt = DS_PEBS_FMT_NONE;
+    *fmt = DS_PEBS_FMT_NONE;
     reset_run();
     wl_range(rc->wl, &E.lo, &E.hi);
-    E.nb = rc->pebs && cpu->caps.netburst;
+    E.nb = rc->pebs && E.cpu->caps.netburst;
     if (rc->pebs)
-        (void)(ds_area_layout(cpu, &lay) == DS_OK && ds_pebs_format_select(cpu, lay, &fmt) == DS_OK);
+        (void)(ds_area_layout(E.cpu, &lay) == DS_OK && ds_pebs_format_select(E.cpu, lay, fmt) == DS_OK);
     uint32_t want_frags = E.model && E.prof == DSM_PTL_E ? 2u : 1u;
     if (E.model) {
         dsm_stats_reset(&E.m);
-        if (fmt == DS_PEBS_FMT_ARCH)
+        if (*fmt == DS_PEBS_FMT_ARCH)
             dsm_apebs_set_fragment(&E.m, want_frags == 2 ? 128u : 0u);
     }
     E.ctr_ovf = 0;
     zero(E.ses_mem, sizeof E.ses_mem);
-    struct ds_request rq;
-    ses_request(rc, fmt, &rq);
-    struct ds_session_config c;
-    zero(&c, sizeof c);
-    c.bytes = ses_bytes(rc, fmt, &rq);
-    c.mem = c.bytes ? E.ses_mem : NULL;
-    c.lbr = rc->lbr && E.lbrm;
-    c.freeze_set = E.model; /* model: the run's freeze mode, checked exactly */
-    c.freeze = rc->freeze;
+    return want_frags;
+}
+
+/* The session's configuration for run @rc: the region, LBR snapshots, the
+ * freeze mode, the errata override, the sinks. */
+static void ses_config(const struct run_cfg *rc, enum ds_pebs_fmt fmt, const struct ds_request *rq,
+                       struct ds_session_config *c)
+{
+    zero(c, sizeof *c);
+    c->bytes = ses_bytes(rc, fmt, rq);
+    c->mem = c->bytes ? E.ses_mem : NULL;
+    c->lbr = rc->lbr && E.lbrm;
+    c->freeze_set = E.model; /* model: the run's freeze mode, checked exactly */
+    c->freeze = rc->freeze;
     /* 06_0FH (AJ67-69/106): the session refuses PEBS there by default; the
      * model has no errata. Hardware keeps the refusal (the building-block
      * flow used to retry with the override on hardware too). */
-    c.pebs_flags = E.model ? DS_PMC_PEBS_ALLOW_ERRATA : 0;
-    c.on_sample = ses_on_sample;
-    c.on_branch = ses_on_branch;
-    c.on_lbr = c.lbr ? ses_on_lbr : NULL;
-    uint64_t before[SES_NMSR], after[SES_NMSR];
-    bool okb[SES_NMSR], oka[SES_NMSR];
-    if (E.model)
-        ses_msr_snap(before, okb);
+    c->pebs_flags = E.model ? DS_PMC_PEBS_ALLOW_ERRATA : 0;
+    c->on_sample = ses_on_sample;
+    c->on_branch = ses_on_branch;
+    c->on_lbr = c->lbr ? ses_on_lbr : NULL;
+}
+
+/* init and add (the counters group's counting requests too); the DSLOG
+ * counter= of the records is the counter the session chose. */
+static bool ses_open(const struct run_cfg *rc, enum ds_pebs_fmt fmt)
+{
+    struct ds_request rq;
+    struct ds_session_config c;
+    ses_request(rc, fmt, &rq);
+    ses_config(rc, fmt, &rq, &c);
     unsigned id = 0;
     zero(&E.ses, sizeof E.ses); /* session.h: init takes a zeroed session */
-    int e = ds_session_init(&E.ses, cpu, &c);
+    int e = ds_session_init(&E.ses, E.cpu, &c);
     if (e == DS_OK)
         e = ds_session_add(&E.ses, &rq, &id);
     if (!need(e == DS_OK, "%s: ds_session_init/add (%s)", rc->name, ds_errname(e)))
-        return;
+        return false;
     if (rc->cntr && !need(cntr_requests(rc), "%s: PMC1 %02x/%02x and fixed counter 0 from 0 for the counters group",
                           rc->name, rc->event, rc->umask))
-        return;
+        return false;
     const struct ds_session_req *sr = &E.ses.req[id];
     E.rec_counter = sr->kind == DS_CTR_FIXED ? (int32_t)(32u + sr->idx) : (int32_t)sr->idx;
+    return true;
+}
 
+/* LVT PC armed (or masked for hold_first), start, the workload, a held
+ * model PMI delivered, stop; the drain accounting is the session's own
+ * (session.h pebs_stats / bts_stats: every PMI drain plus stop's final
+ * drain), model and hardware. */
+static bool ses_go(const struct run_cfg *rc, enum ds_pebs_fmt fmt)
+{
     k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
     E.hold_steps = E.model && rc->hold_first ? HOLD_STEPS : 0; /* LVT PC stays masked */
     if (!E.hold_steps)
@@ -1448,12 +1521,12 @@ static void do_session_run(const struct run_cfg *rc)
     E.hb_pmi = 0;
     E.hb_fed = E.hb_mark = 0;
     E.active = true;
-    e = ds_session_start(&E.ses);
+    int e = ds_session_start(&E.ses);
     if (!need(e == DS_OK, "%s: ds_session_start (%s)", rc->name, ds_errname(e))) {
         E.active = false;
         k_pmi_disarm();
         E.rec_counter = 0;
-        return;
+        return false;
     }
     E.lbr_on = E.ses.lbr_on;
     E.lbr_freeze = E.ses.freeze != DS_FREEZE_NONE;
@@ -1468,28 +1541,18 @@ static void do_session_run(const struct run_cfg *rc)
     }
     e = ds_session_stop(&E.ses);
     need(e == DS_OK, "%s: ds_session_stop (%s)", rc->name, ds_errname(e));
-    /* The drain accounting is the session's own (session.h pebs_stats /
-     * bts_stats: every PMI drain plus stop's final drain), model and hardware. */
     E.pst = E.ses.pebs_stats;
     E.bst = E.ses.bts_stats;
     E.active = false;
     k_pmi_disarm();
-    ses_describe(rc); /* after stop: on hardware the counters would count the printing */
+    return true;
+}
 
-    if (fmt == DS_PEBS_FMT_ARCH) {
-        apebs_run_checks(rc, want_frags);
-    } else {
-        uint64_t events, expect;
-        run_checks(rc, &events, &expect);
-        if (rc->cntr)
-            check_cntr(rc, cntr_data_cfg());
-        print_run(rc, events, expect);
-    }
-    e = ds_session_teardown(&E.ses);
-    check(e == DS_OK, "%s: ds_session_teardown (%s)", rc->name, ds_errname(e));
-    E.rec_counter = 0;
-    if (!E.model)
-        return;
+/* Model: every MSR of ses_msrs after teardown as @before (read before init). */
+static void ses_restored(const struct run_cfg *rc, const uint64_t *before, const bool *okb)
+{
+    uint64_t after[SES_NMSR];
+    bool oka[SES_NMSR];
     ses_msr_snap(after, oka);
     unsigned same = 0;
     for (unsigned i = 0; i < SES_NMSR; i++) {
@@ -1500,6 +1563,36 @@ static void do_session_run(const struct run_cfg *rc)
     }
     check(same == SES_NMSR, "%s: ds_session_teardown left %u of %u perfmon/DS/LBR MSRs as found", rc->name, same,
           (unsigned)SES_NMSR);
+}
+
+/* One run through the session API: request from the run table, init / add /
+ * start, the workload, stop, the same checks as the building-block flows had,
+ * teardown, and (model) every MSR of ses_msrs as before the run. */
+static void do_session_run(const struct run_cfg *rc)
+{
+    enum ds_pebs_fmt fmt;
+    uint32_t want_frags = ses_begin(rc, &fmt);
+    uint64_t before[SES_NMSR];
+    bool okb[SES_NMSR];
+    if (E.model)
+        ses_msr_snap(before, okb);
+    if (!ses_open(rc, fmt) || !ses_go(rc, fmt))
+        return;
+    ses_describe(rc); /* after stop: on hardware the counters would count the printing */
+    if (fmt == DS_PEBS_FMT_ARCH) {
+        apebs_run_checks(rc, want_frags);
+    } else {
+        uint64_t events, expect;
+        run_checks(rc, &events, &expect);
+        if (rc->cntr)
+            check_cntr(rc, cntr_data_cfg());
+        print_run(rc, events, expect);
+    }
+    int e = ds_session_teardown(&E.ses);
+    check(e == DS_OK, "%s: ds_session_teardown (%s)", rc->name, ds_errname(e));
+    E.rec_counter = 0;
+    if (E.model)
+        ses_restored(rc, before, okb);
 }
 
 static bool e2e_streq(const char *a, const char *b)
@@ -1549,8 +1642,10 @@ static bool freeze_writable(void)
     return true;
 }
 
-/* The runs of one backend/profile. */
-static void run_all(void)
+/* The freeze mode of the PEBS runs: streamlined on perfmon v4+, legacy on
+ * v2/v3, none on v1 and NetBurst, and none (skipped, said) where
+ * DEBUGCTL.FREEZE_PERFMON_ON_PMI faults. */
+static enum ds_freeze_mode run_freeze(void)
 {
     const struct ds_caps *caps = &E.cpu->caps;
     bool nb = caps->netburst;
@@ -1559,7 +1654,6 @@ static void run_all(void)
         fz = DS_FREEZE_STREAMLINED;
     else if (!nb && caps->perfmon_version >= 2)
         fz = DS_FREEZE_LEGACY;
-    bool load_ev = !nb && caps->pebs_format >= 3; /* MEM_INST_RETIRED.ALL_LOADS (D0H/81H) */
     if (fz == DS_FREEZE_LEGACY && !freeze_writable()) {
         /* KVM offers DEBUGCTL.LBR and FREEZE_LBRS_ON_PMI at most (Linux vmx
          * vmx_get_supported_debugctl): FREEZE_PERFMON_ON_PMI raises #GP */
@@ -1567,15 +1661,15 @@ static void run_all(void)
         E.skipped++;
         ktest_skip("%s: freeze on PMI: DEBUGCTL.FREEZE_PERFMON_ON_PMI faults; runs go unfrozen", E.prof_name);
     }
+    return fz;
+}
 
-    for (unsigned i = 0; i < CHASE_LEN; i++)
-        E.chase_arr[i] = (i * 17u + 5u) % CHASE_LEN; /* 17 odd: one cycle through all 64 */
-
-    struct run_cfg runs[6];
-    zero(runs, sizeof runs);
-    unsigned nr = 0;
-    /* Issue 14: a model profile that lacks a facility (the KVM guests) skips its
-     * runs with the reason, as a real CPU would; older profiles advertise all. */
+/* The PEBS runs of the profile appended to @runs; returns the new count. */
+static unsigned pebs_runs(struct run_cfg *runs, unsigned nr, enum ds_freeze_mode fz)
+{
+    const struct ds_caps *caps = &E.cpu->caps;
+    bool nb = caps->netburst;
+    bool load_ev = !nb && caps->pebs_format >= 3; /* MEM_INST_RETIRED.ALL_LOADS (D0H/81H) */
     if (!caps->pebs_advertised && E.model) {
         E.skipped++;
         ktest_skip("%s: PEBS runs: PEBS not advertised (CPUID.01H:EDX.DS %d, MISC_ENABLE.PEBS_UNAVAILABLE %d)",
@@ -1616,6 +1710,14 @@ static void run_all(void)
                                               .cntr = true};
         }
     }
+    return nr;
+}
+
+/* The LBR run (perfmon v2+ with LBRs) and the BTS runs appended to @runs. */
+static unsigned lbr_bts_runs(struct run_cfg *runs, unsigned nr)
+{
+    const struct ds_caps *caps = &E.cpu->caps;
+    bool nb = caps->netburst;
     if (!nb && caps->perfmon_version >= 2 && !E.lbrm) {
         const struct ds_lbr_model *m;
         E.skipped++;
@@ -1641,6 +1743,20 @@ static void run_all(void)
         runs[nr++] = (struct run_cfg){.name = "bts-circular", .kind = "bts-circular", .wl = WL_CALLS,
                                       .n = BTS_CALLS_N, .bts = true, .bts_nrec = BTS_CIRC_NREC};
     }
+    return nr;
+}
+
+/* The runs of one backend/profile. */
+static void run_all(void)
+{
+    enum ds_freeze_mode fz = run_freeze();
+    for (unsigned i = 0; i < CHASE_LEN; i++)
+        E.chase_arr[i] = (i * 17u + 5u) % CHASE_LEN; /* 17 odd: one cycle through all 64 */
+
+    struct run_cfg runs[6];
+    zero(runs, sizeof runs);
+    unsigned nr = pebs_runs(runs, 0, fz);
+    nr = lbr_bts_runs(runs, nr);
     for (unsigned i = 0; i < nr; i++)
         runs[i].lbr = runs[i].lbr && E.lbrm;   /* no LBR: skipped above, PEBS/BTS runs go without */
     if (!nr) {
@@ -1762,11 +1878,9 @@ static void probe_exercise(void *arg)
     (void)wl_loop(16);
 }
 
-/* The flow on the calling CPU, with its own identification (E.host): the
- * probe, the backend choice, the runs. The #DB and PMI handlers are the
- * caller's to register (e2e_handlers): they are global, the state they use
- * is the CPU's own (E). */
-static void run_here(void)
+/* The functional probe on this CPU (E.host), printed; E.why says why the
+ * hardware backend is (not) usable. Returns whether DS and a counter work. */
+static bool probe_here(void)
 {
     char *why = E.why, *buf = E.probe_text;
     struct ds_probe_result pr;
@@ -1781,75 +1895,96 @@ static void run_here(void)
     else
         kprintf("# functional probe (ds_probe): %s\n", ds_strerror(pe));
     bool hw_ok = pe == DS_OK && pr.ds_area.verdict == DS_PROBE_WORKING && pr.counter.verdict == DS_PROBE_WORKING;
-
-    const char *why_item = NULL;
-    enum ds_probe_verdict why_v = DS_PROBE_NOT_ADVERTISED;
     if (pe != DS_OK) {
         k_snprintf(why, sizeof E.why, "probe-%s", ds_errname(pe));
     } else if (!hw_ok) {
-        why_item = pr.ds_area.verdict != DS_PROBE_WORKING ? "ds_area" : "counter";
-        why_v = pr.ds_area.verdict != DS_PROBE_WORKING ? pr.ds_area.verdict : pr.counter.verdict;
+        const char *why_item = pr.ds_area.verdict != DS_PROBE_WORKING ? "ds_area" : "counter";
+        enum ds_probe_verdict why_v = pr.ds_area.verdict != DS_PROBE_WORKING ? pr.ds_area.verdict : pr.counter.verdict;
         k_snprintf(why, sizeof E.why, "%s:%s", why_item, ds_probe_verdict_name(why_v));
     } else {
         k_snprintf(why, sizeof E.why, "probe-working");
     }
+    return hw_ok;
+}
 
-    bool use_hw = hw_ok;
+/* backend= overrides the probe's choice (E.why becomes "forced"). */
+static bool backend_choice(bool hw_ok)
+{
     if (k_opt_is("backend", "hw")) {
-        use_hw = true;
-        k_snprintf(why, sizeof E.why, "forced");
-    } else if (k_opt_is("backend", "model")) {
-        use_hw = false;
-        k_snprintf(why, sizeof E.why, "forced");
-    } else if (k_opt("backend", NULL) && !k_opt_is("backend", "auto")) {
+        k_snprintf(E.why, sizeof E.why, "forced");
+        return true;
+    }
+    if (k_opt_is("backend", "model")) {
+        k_snprintf(E.why, sizeof E.why, "forced");
+        return false;
+    }
+    if (k_opt("backend", NULL) && !k_opt_is("backend", "auto"))
         ktest_fail("backend= must be hw, model or auto");
-    }
+    return hw_ok;
+}
 
+/* The hardware backend: native MSRs, real PMIs, one log. */
+static void run_hw(const char *why)
+{
+    kprintf("# e2e: backend=hw why=%s (native MSRs, real PMIs, no single-stepping)\n", why);
+    E.model = false;
+    E.cpu = &E.host;
+    E.prof_name = "native";
+    log_begin("hw", "native", why);
+    lbr_setup();
+    run_all();
+    log_end();
+}
+
+/* The model backend: the profiles of cpu_profile.N= (E.override), else
+ * profile=, else the architecture's defaults, one log each. */
+static void run_model(const char *why)
+{
+    kprintf("#\n# ******** e2e: backend=model why=%s ********\n"
+            "# ******** DS is not usable on this CPU: the records below come from the\n"
+            "# ******** reference model (model/) driven by single-stepping the real workloads\n#\n",
+            why);
+    char list[128];
+    const char *pl = k_opt_str("profile", list, sizeof list, NULL);
+    if (E.override) {
+        size_t n = 0;
+        for (; n + 1 < sizeof list && E.override[n]; n++)
+            list[n] = E.override[n];
+        list[n] = 0;
+        pl = list;
+    }
+    if (!pl) {
+        for (size_t i = 0; i < sizeof default_profiles / sizeof default_profiles[0]; i++)
+            run_model_profile(default_profiles[i], why);
+        return;
+    }
+    char *s = list;
+    while (*s) {
+        char *e = s;
+        while (*e && *e != ',')
+            e++;
+        char c = *e;
+        *e = 0;
+        if (*s)
+            run_model_profile(s, why);
+        if (!c)
+            break;
+        s = e + 1;
+    }
+}
+
+/* The flow on the calling CPU, with its own identification (E.host): the
+ * probe, the backend choice, the runs. The #DB and PMI handlers are the
+ * caller's to register (e2e_handlers): they are global, the state they use
+ * is the CPU's own (E). */
+static void run_here(void)
+{
+    bool use_hw = backend_choice(probe_here());
     enum k_pmi_mode old_mode = k_pmi_mode(); /* this CPU's */
-
-    if (use_hw) {
-        kprintf("# e2e: backend=hw why=%s (native MSRs, real PMIs, no single-stepping)\n", why);
-        E.model = false;
-        E.cpu = &E.host;
-        E.prof_name = "native";
-        log_begin("hw", "native", why);
-        lbr_setup();
-        run_all();
-        log_end();
-    } else {
-        kprintf("#\n# ******** e2e: backend=model why=%s ********\n"
-                "# ******** DS is not usable on this CPU: the records below come from the\n"
-                "# ******** reference model (model/) driven by single-stepping the real workloads\n#\n",
-                why);
-        char list[128];
-        const char *pl = k_opt_str("profile", list, sizeof list, NULL);
-        if (E.override) {
-            size_t n = 0;
-            for (; n + 1 < sizeof list && E.override[n]; n++)
-                list[n] = E.override[n];
-            list[n] = 0;
-            pl = list;
-        }
-        if (pl) {
-            char *s = list;
-            while (*s) {
-                char *e = s;
-                while (*e && *e != ',')
-                    e++;
-                char c = *e;
-                *e = 0;
-                if (*s)
-                    run_model_profile(s, why);
-                if (!c)
-                    break;
-                s = e + 1;
-            }
-        } else {
-            for (size_t i = 0; i < sizeof default_profiles / sizeof default_profiles[0]; i++)
-                run_model_profile(default_profiles[i], why);
-        }
-    }
-
+    if (use_hw)
+        run_hw(E.why);
+    else
+        run_model(E.why);
     k_pmi_disarm();
     k_pmi_set_mode(old_mode);
 }
