@@ -568,8 +568,9 @@ static int add_counter_req(struct ds_session *s, struct ds_session_req *r)
         e = try_pebs(s, r, &d);
     if (e && r->rq.mode == DS_SAMPLE_PRECISE)
         return e;
-    if (e == DS_ERR_SESSION_BAD_PERIOD || e == DS_ERR_SESSION_GROUPS || e == DS_ERR_PMC_LDLAT_RANGE)
-        return e;
+    if (e == DS_ERR_SESSION_BAD_PERIOD || e == DS_ERR_SESSION_GROUPS || e == DS_ERR_PMC_LDLAT_RANGE ||
+        e == DS_ERR_SESSION_NO_CNTR_GROUP || e == DS_ERR_SESSION_NO_METRICS)
+        return e; /* overflow sampling has no record groups either: the specific error */
     if (e) {
         s->nba = keep;
         s->fmt = kfmt;
@@ -676,6 +677,10 @@ static uint64_t apebs_groups(const struct ds_session *s, uint32_t g)
     }
     if (g & DS_GROUP_METRICS)
         v |= DS_APEBS_CFG_CNTR_METRICS;
+    /* Not verified on hardware (no arch-PEBS CPU here): Linux also sets
+     * CNTR_ALLOW on the counting members' CFG_C, which this session does
+     * not write (no building block for a CFG_C without EN); the model
+     * snapshots every enabled counter regardless. */
     if (v & (DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED | DS_APEBS_CFG_CNTR_METRICS))
         v |= DS_APEBS_CFG_CNTR_ALLOW & ac;
     return v;
@@ -1153,6 +1158,9 @@ static int program_all(struct ds_session *s)
     /* DS_GROUP_METRICS: TOPDOWN.SLOTS on fixed 3 from 0, OS and USR (the
      * metrics part of the counters group reports it; Linux counts slots on
      * INTEL_PMC_IDX_FIXED_SLOTS for every topdown group) */
+    /* (GLOBAL_CTRL bit 48, PERF_METRICS enable, is not set, as the
+     * hand-wired e2e flow never did; the model needs none; not verified on
+     * hardware) */
     if (!e && s->slots)
         e = ds_pmc_fixed_program(cpu, SES_SLOTS_FIXED, DS_FIXED_OS | DS_FIXED_USR, false, 0);
     if (!e && has_how(s, DS_HOW_PEBS))

@@ -626,6 +626,9 @@ static void test_cntr_fmt6(void)
     icelake();
     CHECK_EQ(init_default(), DS_OK, "init");
     CHECK_EQ(cntr_requests(DS_GROUP_CNTR, id), DS_ERR_SESSION_NO_CNTR_GROUP, "format 4");
+    struct ds_request pa = raw(0xC0, 0x00, 1000, DS_SAMPLE_AUTO);
+    pa.groups = DS_GROUP_CNTR;
+    CHECK_EQ(add(pa, NULL), DS_ERR_SESSION_NO_CNTR_GROUP, "AUTO: the specific error, not overflow's GROUPS");
     struct ds_request r = raw(0xC0, 0, 0, DS_COUNT);
     r.groups = DS_GROUP_CNTR;
     CHECK_EQ(add(r, NULL), DS_ERR_SESSION_GROUPS, "DS_COUNT with groups");
@@ -634,6 +637,25 @@ static void test_cntr_fmt6(void)
     CHECK_EQ(add(r, NULL), DS_ERR_SESSION_BAD_MODE, "mode DS_COUNT + 1");
     r.mode = DS_COUNT;
     CHECK_EQ(add(r, NULL), DS_OK, "DS_COUNT with period 0 on Ice Lake");
+    netburst();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request nb = raw(0, 0, 0, DS_COUNT);
+    nb.raw.nb_event = "replay_event";
+    nb.raw.nb_mask = "NBOGUS";
+    CHECK_EQ(add(nb, NULL), DS_ERR_SESSION_NO_CNTR_GROUP, "NetBurst DS_COUNT: no counters group");
+
+    /* two PEBS requests asking metrics share fixed 3 */
+    lunar(0);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request m = raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE);
+    m.groups = DS_GROUP_CNTR | DS_GROUP_METRICS;
+    CHECK_EQ(add(m, NULL), DS_OK, "first metrics request");
+    m.raw.evsel = 0xC4;
+    CHECK_EQ(add(m, NULL), DS_OK, "second metrics request (fixed 3 shared)");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3F2), 0x0000000300000030ull, "DATA_CFG: GP mask PMC0|PMC1, no fixed");
+    CHECK_EQ(fp_get(&F, 0x38D), 0x3000, "FIXED_CTR_CTRL: fixed 3 only");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
 /* Architectural PEBS: the PEBS counter's CFG_C selects the groups (Linux
