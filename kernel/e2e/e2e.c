@@ -77,8 +77,8 @@
 #define BTS_CALLS_N 12u    /* wl_calls(12): 108 taken branches */
 #define CHASE_LEN 64u
 
-#define HOLD_STEPS 20u     /* < (PEBS_NREC - PEBS_THR) * period: nothing overflows */
-#define PEBS_NREC 64u
+#define HOLD_STEPS 20u     /* < LOOP_PERIOD: while the PMI is held at most one more record arrives
+                              (the session leaves >= 1 record beyond the threshold) */
 #define PEBS_THR 8u
 #define BTS_NREC 32u
 #define BTS_CIRC_NREC 16u
