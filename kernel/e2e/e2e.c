@@ -77,8 +77,8 @@
 #define BTS_CALLS_N 12u    /* wl_calls(12): 108 taken branches */
 #define CHASE_LEN 64u
 
-#define HOLD_STEPS 20u     /* < (PEBS_NREC - PEBS_THR) * period: nothing overflows */
-#define PEBS_NREC 64u
+#define HOLD_STEPS 20u     /* < LOOP_PERIOD: while the PMI is held at most one more record arrives
+                              (the session leaves >= 1 record beyond the threshold) */
 #define PEBS_THR 8u
 #define BTS_NREC 32u
 #define BTS_CIRC_NREC 16u
@@ -121,9 +121,7 @@ struct pinfo {
 /* Everything one CPU's flow uses: one per CPU (issue 13), so that the flows
  * run on every CPU at once; E is the calling CPU's (e2e_self). */
 struct e2e {
-    /* DS management area and buffers (identity-mapped: linear == pointer). */
-    _Alignas(4096) union ds_area area_mem;
-    _Alignas(4096) uint8_t pebs_buf[PEBS_NREC * 1024];
+    /* the probe's DS area and buffer (identity-mapped: linear == pointer) */
     _Alignas(4096) union ds_area probe_area;
     _Alignas(4096) uint8_t probe_buf[16 * DS_BTS_REC64_SIZE];
     /* Session runs (issue 16, do_session_run): the session's one region (DS
@@ -136,7 +134,6 @@ struct e2e {
     /* the session, whether the PMI is the session's, and the DSLOG counter= of
      * the records (GP n, fixed 32+m: the counter the session chose) */
     struct ds_session ses;
-    bool ses_run;
     int32_t rec_counter;
     /* ds_pmi_config.lbr.buf: the handler's snapshot step reads here before the ack. */
     struct ds_lbr_entry lbr_step_buf[LBR_CAP];
@@ -161,8 +158,6 @@ struct e2e {
     struct dsm_cpu m;
     struct ds_cpu mc;
     struct ds_cpu *cpu;
-    struct ds_ctx ctx;
-    struct ds_pmi pmi;
     const struct ds_lbr_model *lbrm;
     unsigned lbrfmt;
     bool lbr_on, lbr_freeze;
@@ -534,6 +529,8 @@ static void arch_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
     r->ssp = s->ssp;
 }
 
+static void dsrec_groups(const struct ds_pebs_sample *s, struct dsrec_pebs *r);
+
 static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
 {
     uint8_t *p = (uint8_t *)r;
@@ -545,7 +542,7 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
     case DS_PEBS_FMT_ARCH: r->fmt = DSREC_PEBS_ARCH; break;
     default: r->fmt = (uint32_t)s->fmt - (uint32_t)DS_PEBS_FMT_0; break;
     }
-    r->counter = E.nb ? -1 : E.rec_counter; /* PMC0 on the building-block path, else the session's counter; NetBurst: IQ_COUNTER4 */
+    r->counter = E.nb ? -1 : E.rec_counter; /* the session's counter; NetBurst: IQ_COUNTER4 */
     r->flags = s->flags;
     r->ip = s->ip;
     r->ax = s->gpr[DS_GPR_RAX];
@@ -566,6 +563,15 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
     r->tsx = s->tsx;
     r->tsc = s->tsc;
     r->hdr = s->header;
+    dsrec_groups(s, r);
+    if (s->fmt == DS_PEBS_FMT_ARCH)
+        arch_dsrec(s, r);
+}
+
+/* The optional groups of a record: XMM, LBR, the format 6 counters group
+ * (DSLOG gpN / fixedN) and its metrics. */
+static void dsrec_groups(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
+{
     if ((s->present & DS_SAMPLE_XMM) && s->xmm) {
         const uint64_t *x = (const uint64_t *)s->xmm;
         for (unsigned i = 0; i < 16; i++) {
@@ -594,8 +600,6 @@ static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
         r->slots = s->topdown_slots;
         r->metrics = s->perf_metrics;
     }
-    if (s->fmt == DS_PEBS_FMT_ARCH)
-        arch_dsrec(s, r);
 }
 
 static int pebs_sink(void *arg, const struct ds_pebs_sample *s)
@@ -629,17 +633,6 @@ static int bts_sink(void *arg, const struct ds_bts_branch *b)
     }
     E.bts[E.nbts++] = *b;
     return 0;
-}
-
-static void add_stats(struct ds_drain_stats *acc, const struct ds_drain_stats *s)
-{
-    acc->present += s->present;
-    acc->records += s->records;
-    acc->lost_beyond += s->lost_beyond;
-    acc->lost_corrupt += s->lost_corrupt;
-    acc->lost_rejected += s->lost_rejected;
-    acc->lost_race += s->lost_race;
-    acc->anomalies |= s->anomalies;
 }
 
 static uint64_t lost_of(const struct ds_drain_stats *s)
@@ -707,26 +700,18 @@ static bool pmi_handler(struct k_trap_frame *f, bool in_nmi, void *ctx)
     struct ds_pmi_result res;
     if (E.feed_hb)
         dsm_set_msr_hook(&E.m, hb_feed, NULL);
-    /* Session runs: ds_session_pmi (ds_pmi_handle + dispatch + LBR unfreeze);
-     * "not the session's" is no error here (the old path ignored it too). */
-    int e = E.ses_run ? ds_session_pmi(&E.ses, f ? f->ip : 0, &res) : ds_pmi_handle(&E.pmi, &res);
+    /* ds_session_pmi: ds_pmi_handle + dispatch + LBR unfreeze; the session
+     * sums the drain stats (pebs_stats); "not the session's" is no error here. */
+    int e = ds_session_pmi(&E.ses, f ? f->ip : 0, &res);
     if (e == DS_ERR_SESSION_SPURIOUS)
         e = DS_OK;
     if (e && !E.pmi_err)
         E.pmi_err = e;
-    if (!e && !E.ses_run) { /* session runs: the session sums them (pebs_stats) */
-        add_stats(&E.pst, &res.pebs);
-        add_stats(&E.bst, &res.bts);
-    }
     if (E.lbr_on) {
         if (E.nsnap < MAX_SNAP)
             take_snapshot(&res);
         else
             E.snap_over++;
-        /* Before v4 the CPU cleared DEBUGCTL.LBR (ds_pmi_handle never writes
-         * DEBUGCTL); v4+: writes LBR_Frz again (harmless once acked). */
-        if (E.lbr_freeze && !E.ses_run) /* the session unfreezes in ds_session_pmi */
-            ds_lbr_unfreeze(E.cpu, E.lbrm);
     }
     if (E.feed_hb) {
         hb_feed(NULL, 0, false); /* the handler's return path, LBRs recording again */
@@ -911,19 +896,6 @@ static void check_lbr(const struct run_cfg *rc)
     }
 }
 
-static int program_lbr(void)
-{
-    E.lbr_on = false;
-    if (!E.lbrm)
-        return DS_ERR_LBR_UNKNOWN_MODEL;
-    struct ds_lbr_config lc = {0};
-    lc.freeze_on_pmi = E.lbr_freeze;
-    int e = ds_lbr_enable(E.cpu, E.lbrm, &lc);
-    if (e == DS_OK)
-        E.lbr_on = true;
-    return e;
-}
-
 /* --- format 6 counters group (Linux setup_pebs_adaptive_sample_data) ---------
  * PMC0 samples (PEBS), PMC1 counts the same event from 0 without a PMI and
  * fixed counter 0 counts INST_RETIRED.ANY from 0; MSR_PEBS_DATA_CFG bit 4 with
@@ -936,16 +908,38 @@ static int program_lbr(void)
 #define CNTR_FIXED_MASK 0x1u
 #define CNTR_DATA_CFG (DS_PEBS_DATA_CFG_CNTRS | ((uint64_t)CNTR_GP_MASK << DS_PEBS_DATA_CFG_GP_SHIFT) | \
                        ((uint64_t)CNTR_FIXED_MASK << DS_PEBS_DATA_CFG_FIX_SHIFT))
-#define CNTR_GCTL (2ull | (1ull << 32))
 
-static bool cntr_program(const struct run_cfg *rc)
+/* The counters group's counting side as session requests (DS_COUNT, no
+ * PMI): the run's event on the lowest free GP counter (PMC1, PMC0 samples)
+ * and instructions on fixed 0; the session counts slots on fixed 3 itself
+ * (DS_GROUP_METRICS). IA32_PERF_METRICS is seeded here (the model computes
+ * no metrics; a plain register there), after the session saved nothing of it. */
+static bool cntr_requests(const struct run_cfg *rc)
 {
-    uint64_t sel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
-    bool met = E.cpu->caps.perf_metrics;
-    return ds_pmc_gp_program(E.cpu, 1, sel, 0) == DS_OK &&
-           ds_pmc_fixed_program(E.cpu, 0, DS_FIXED_OS | DS_FIXED_USR, false, 0) == DS_OK &&
-           (!met || (ds_pmc_fixed_program(E.cpu, 3, DS_FIXED_OS | DS_FIXED_USR, false, 0) == DS_OK &&
-                     ds_msr_write(E.cpu, 0x329, CNTR_METRICS_SEED) == DS_OK));
+    struct ds_request c;
+    zero(&c, sizeof c);
+    c.mode = DS_COUNT;
+    c.raw.set = true;
+    c.raw.evsel = rc->event;
+    c.raw.umask = rc->umask;
+    c.raw.nb_metric = -1;
+    unsigned a = 0, b = 0;
+    bool ok = ds_session_add(&E.ses, &c, &a) == DS_OK;
+    c.raw.set = false;
+    c.event = DS_EVENT_INSTRUCTIONS;
+    ok = ok && ds_session_add(&E.ses, &c, &b) == DS_OK;
+    ok = ok && E.ses.req[a].kind == DS_CTR_GP && E.ses.req[a].idx == 1 && E.ses.req[b].kind == DS_CTR_FIXED &&
+         E.ses.req[b].idx == 0;
+    return ok && (!E.cpu->caps.perf_metrics || ds_msr_write(E.cpu, 0x329, CNTR_METRICS_SEED) == DS_OK);
+}
+
+/* The MSR_PEBS_DATA_CFG the run means (the record size check_cntr expects):
+ * memory info and GPRs as every adaptive session run, the counters group
+ * above, metrics with PERF_METRICS. */
+static uint64_t cntr_data_cfg(void)
+{
+    return DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS | CNTR_DATA_CFG |
+           (E.cpu->caps.perf_metrics ? DS_PEBS_DATA_CFG_METRICS : 0);
 }
 
 /* Every record carries the group with exactly the masks asked for, its size
@@ -988,151 +982,196 @@ static void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
           rc->name, E.model ? "exactly " : "at least ", (unsigned)rc->period, bad_step);
 }
 
+/* Model runs: every step fed, the stepped counts as workloads.h says, and
+ * every model PMI delivered (fixed vector, NMI, or held by the LVT mask). */
+static void model_run_checks(const struct run_cfg *rc, const struct wl_expect *x)
+{
+    check(E.bad_steps == 0 && E.dsm_err == 0, "%s: every step of %s decoded and fed (bad %u, model errors %u)",
+          rc->name, wl_name(rc->wl), (unsigned)E.bad_steps, (unsigned)E.dsm_err);
+    check(E.insns == x->insns && E.taken_n == x->taken && E.loads == x->loads,
+          "%s: stepped %u instructions, %u taken, %u loads (workloads.h: %u, %u, %u)", rc->name,
+          (unsigned)E.insns, (unsigned)E.taken_n, (unsigned)E.loads, (unsigned)x->insns, (unsigned)x->taken,
+          (unsigned)x->loads);
+    if (rc->nmi)
+        check(E.delivered > 0 && E.handled == E.delivered && E.nmi_timeouts == 0,
+              "%s: %u model PMIs delivered as NMI through LVT PC, %u handled, %u lost", rc->name, E.delivered,
+              E.handled, E.nmi_timeouts);
+    if (rc->hold_first)
+        check(E.held == HOLD_STEPS - 1 && E.delivered > 0 && E.handled == E.delivered,
+              "%s: a PMI requested while LVT PC was masked stayed pending for %u more steps until unmasked, then arrived (%u delivered)",
+              rc->name, E.held, E.delivered);
+    else if (!rc->nmi)
+        check(E.delivered == 0 || E.handled == E.delivered,
+              "%s: %u model PMIs delivered on vector 0x%x through LVT PC, %u handled (%u held by the mask)",
+              rc->name, E.delivered, K_VEC_PMI, E.handled, E.held);
+}
+
+/* Every sampled IP inside the workload (hardware: >= 75 %), every sampled
+ * data address inside the chased array. */
+static void pebs_ip_checks(const struct run_cfg *rc)
+{
+    uint64_t ret_to = ret_to_of_run();
+    uint32_t inr = 0, mem_ok = 0, mem_n = 0;
+    for (uint32_t i = 0; i < E.npebs; i++) {
+        if (ip_ok(i, ret_to))
+            inr++;
+        if (rc->loads && E.pinfo[i].has_mem) {
+            mem_n++;
+            uint64_t a = E.pinfo[i].data_addr, b = (uintptr_t)E.chase_arr;
+            if (a >= b && a < b + sizeof E.chase_arr && !((a - b) & 3))
+                mem_ok++;
+        }
+    }
+    if (E.model)
+        check(E.npebs > 0 && inr == E.npebs, "%s: all %u sampled IPs inside %s [%p, %p)", rc->name, E.npebs,
+              wl_name(rc->wl), (void *)(uintptr_t)E.lo, (void *)(uintptr_t)E.hi);
+    else /* kernel code around the workload also counts on hardware */
+        check(E.npebs > 0 && inr * 4 >= E.npebs * 3, "%s: %u of %u sampled IPs inside %s (>= 75%%)", rc->name,
+              inr, E.npebs, wl_name(rc->wl));
+    if (mem_n)
+        check(mem_ok == mem_n, "%s: %u of %u sampled data addresses inside the chased array", rc->name, mem_ok,
+              mem_n);
+}
+
+/* PEBS runs: the sample count (model rule exactly, hardware tolerance), the
+ * sampled IPs and data addresses, the drain accounting; returns the
+ * expected sample count. */
+static uint64_t pebs_run_checks(const struct run_cfg *rc, uint64_t events)
+{
+    uint64_t expect = dsm_pebs_expected(events, rc->period);
+    uint64_t got = E.npebs + E.pebs_over;
+    if (E.model) {
+        check(got == expect, "%s: %u PEBS samples = floor((%u events - 1) / period %u) = %u (model rule, tolerance 0)",
+              rc->name, (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect);
+    } else {
+        uint64_t tol = 2 + expect / 4;
+        check(got + tol >= expect && got <= expect + tol,
+              "%s: %u PEBS samples ~ %u events / period %u = %u (hardware tolerance +-%u)", rc->name,
+              (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect, (unsigned)tol);
+    }
+    pebs_ip_checks(rc);
+    check(E.pst.records + lost_of(&E.pst) == E.pst.present && lost_of(&E.pst) == 0,
+          "%s: PEBS drain: %u present = %u records + %u lost, none lost", rc->name, (unsigned)E.pst.present,
+          (unsigned)E.pst.records, (unsigned)lost_of(&E.pst));
+    if (E.model)
+        check(E.pst.present == dsm_stats(&E.m)->pebs_written && dsm_stats(&E.m)->pebs_skipped == 0,
+              "%s: the model wrote %u PEBS records, all drained", rc->name,
+              (unsigned)dsm_stats(&E.m)->pebs_written);
+    return expect;
+}
+
+/* wl_loop under BTS: all but the final RET are the loop's back edge (one
+ * Jcc, backward); the last record is the RET leaving wl_loop. */
+static void bts_loop_shape(const struct run_cfg *rc, const struct wl_expect *x)
+{
+    uint64_t be = E.bts[0].from, tgt = E.bts[0].to;
+    uint32_t edge = 0;
+    for (uint32_t i = 0; i < E.nbts; i++)
+        if (E.bts[i].from == be && E.bts[i].to == tgt)
+            edge++;
+    check(be >= E.lo && be < E.hi && tgt >= E.lo && tgt < be && edge + 1 == x->taken,
+          "%s: %u records are the back edge %p -> %p of wl_loop", rc->name, edge, (void *)(uintptr_t)be,
+          (void *)(uintptr_t)tgt);
+    const struct ds_bts_branch *l = &E.bts[E.nbts - 1];
+    check(l->from >= E.lo && l->from < E.hi && (l->to < E.lo || l->to >= E.hi),
+          "%s: last BTS record is wl_loop's RET %p -> %p", rc->name, (void *)(uintptr_t)l->from,
+          (void *)(uintptr_t)l->to);
+}
+
+/* BTS with threshold PMIs: the trace is the workload's taken branches in
+ * order (model) or counts them (hardware); wl_loop's shape; PMIs; drain. */
+static void bts_int_checks(const struct run_cfg *rc, const struct wl_expect *x)
+{
+    uint32_t inr = 0;
+    for (uint32_t i = 0; i < E.nbts; i++)
+        if (E.bts[i].from >= E.lo && E.bts[i].from < E.hi)
+            inr++;
+    if (E.model) {
+        bool same = E.nbts == E.taken_n && E.taken_n <= MAX_TAKEN;
+        for (uint32_t i = 0; same && i < E.nbts; i++)
+            same = E.bts[i].from == E.taken[i].from && E.bts[i].to == E.taken[i].to;
+        check(E.nbts == x->taken && same, "%s: BTS trace = the %u taken branches of %s, in order (%u records)",
+              rc->name, (unsigned)x->taken, wl_name(rc->wl), E.nbts);
+    } else {
+        check(inr == x->taken, "%s: %u BTS records from %s = %u taken branches", rc->name, inr,
+              wl_name(rc->wl), (unsigned)x->taken);
+    }
+    if (rc->wl == WL_LOOP && E.nbts >= 2)
+        bts_loop_shape(rc, x);
+    check(E.handled > 0, "%s: BTS threshold PMIs handled: %u", rc->name, E.handled);
+    check(E.bst.records + lost_of(&E.bst) == E.bst.present && lost_of(&E.bst) == 0,
+          "%s: BTS drain: %u present = %u records + %u lost, none lost", rc->name, (unsigned)E.bst.present,
+          (unsigned)E.bst.records, (unsigned)lost_of(&E.bst));
+}
+
+/* Circular BTS: the ring holds exactly the newest bts_nrec branches, the
+ * wrap is reported, no PMI. */
+static void bts_circ_checks(const struct run_cfg *rc, const struct wl_expect *x)
+{
+    uint64_t want_taken = E.model ? E.taken_n : x->taken;
+    uint64_t keep = want_taken < rc->bts_nrec ? want_taken : rc->bts_nrec;
+    bool same = E.nbts == keep;
+    if (E.model && E.taken_n <= MAX_TAKEN)
+        for (uint32_t i = 0; same && i < E.nbts; i++) {
+            const struct taken_br *t = &E.taken[E.taken_n - keep + i];
+            same = E.bts[i].from == t->from && E.bts[i].to == t->to;
+        }
+    check(same, "%s: circular BTS holds the newest %u of %u taken branches of %s, in order (%u records)",
+          rc->name, (unsigned)keep, (unsigned)want_taken, wl_name(rc->wl), E.nbts);
+    bool wrapped = want_taken > rc->bts_nrec;
+    check(!wrapped || (E.bst.anomalies & DS_DRAIN_WRAPPED),
+          "%s: the drain reports the wrap (older records overwritten, not lost silently)", rc->name);
+    check(E.handled == 0, "%s: circular mode raised no PMI (%u)", rc->name, E.handled);
+    if (E.model)
+        check(dsm_stats(&E.m)->bts_written == want_taken, "%s: the model wrote %u BTS records", rc->name,
+              (unsigned)dsm_stats(&E.m)->bts_written);
+}
+
+/* Counter-overflow sampling (lbr-calls): overflows = floor(branches /
+ * period); *events = the branches, returns the expected overflows. */
+static uint64_t ctr_pmi_checks(const struct run_cfg *rc, const struct wl_expect *x, uint64_t *events)
+{
+    uint64_t br = E.model ? E.branches : x->taken + x->jcc_not_taken;
+    uint64_t want = br / rc->period;
+    if (E.model)
+        check(E.branches == x->taken + x->jcc_not_taken, "%s: stepped %u branches (workloads.h: %u)", rc->name,
+              (unsigned)E.branches, (unsigned)(x->taken + x->jcc_not_taken));
+    /* Hardware: two-sided, as the PEBS sample count (issue 10): fewer
+     * overflows (a PMI lost) and more (the kernel's own branches counted,
+     * a reload that did not take) both fail. Not verified on hardware here. */
+    uint64_t tol = E.model ? 0 : 2 + want / 4;
+    check(E.ctr_ovf + tol >= want && E.ctr_ovf <= want + tol,
+          "%s: %u counter overflows = floor(%u branches / period %u) = %u, each reloaded in the PMI (tolerance +-%u)",
+          rc->name, E.ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want, (unsigned)tol);
+    *events = br;
+    return want;
+}
+
 /* The checks of a DS-area run (PEBS, BTS, counter overflow, LBR) after the
- * final drain, shared by do_run and do_session_run; the RUN line's event and
- * expected-sample counts come back for print_run. */
+ * final drain (do_session_run); the RUN line's event and expected-sample
+ * counts come back for print_run. */
 static void run_checks(const struct run_cfg *rc, uint64_t *out_events, uint64_t *out_expect)
 {
     struct wl_expect x;
     wl_expect_of(rc->wl, rc->n, &x);
     uint64_t events = rc->loads || E.nb ? x.loads : x.insns;
     if (E.model) {
-        check(E.bad_steps == 0 && E.dsm_err == 0, "%s: every step of %s decoded and fed (bad %u, model errors %u)",
-              rc->name, wl_name(rc->wl), (unsigned)E.bad_steps, (unsigned)E.dsm_err);
-        check(E.insns == x.insns && E.taken_n == x.taken && E.loads == x.loads,
-              "%s: stepped %u instructions, %u taken, %u loads (workloads.h: %u, %u, %u)", rc->name,
-              (unsigned)E.insns, (unsigned)E.taken_n, (unsigned)E.loads, (unsigned)x.insns, (unsigned)x.taken,
-              (unsigned)x.loads);
+        model_run_checks(rc, &x);
         events = rc->loads || E.nb ? E.loads : E.insns;
-        if (rc->nmi)
-            check(E.delivered > 0 && E.handled == E.delivered && E.nmi_timeouts == 0,
-                  "%s: %u model PMIs delivered as NMI through LVT PC, %u handled, %u lost", rc->name, E.delivered,
-                  E.handled, E.nmi_timeouts);
-        if (rc->hold_first)
-            check(E.held == HOLD_STEPS - 1 && E.delivered > 0 && E.handled == E.delivered,
-                  "%s: a PMI requested while LVT PC was masked stayed pending for %u more steps until unmasked, then arrived (%u delivered)",
-                  rc->name, E.held, E.delivered);
-        else if (!rc->nmi)
-            check(E.delivered == 0 || E.handled == E.delivered,
-                  "%s: %u model PMIs delivered on vector 0x%x through LVT PC, %u handled (%u held by the mask)",
-                  rc->name, E.delivered, K_VEC_PMI, E.handled, E.held);
     }
     check(E.pmi_err == DS_OK, "%s: ds_pmi_handle without error (%s)", rc->name, ds_errname(E.pmi_err));
     uint64_t expect = 0;
-    uint64_t ret_to = ret_to_of_run();
-    if (rc->pebs) {
-        expect = dsm_pebs_expected(events, rc->period);
-        uint64_t got = E.npebs + E.pebs_over;
-        if (E.model) {
-            check(got == expect, "%s: %u PEBS samples = floor((%u events - 1) / period %u) = %u (model rule, tolerance 0)",
-                  rc->name, (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect);
-        } else {
-            uint64_t tol = 2 + expect / 4;
-            check(got + tol >= expect && got <= expect + tol,
-                  "%s: %u PEBS samples ~ %u events / period %u = %u (hardware tolerance +-%u)", rc->name,
-                  (unsigned)got, (unsigned)events, (unsigned)rc->period, (unsigned)expect, (unsigned)tol);
-        }
-        uint32_t inr = 0, mem_ok = 0, mem_n = 0;
-        for (uint32_t i = 0; i < E.npebs; i++) {
-            if (ip_ok(i, ret_to))
-                inr++;
-            if (rc->loads && E.pinfo[i].has_mem) {
-                mem_n++;
-                uint64_t a = E.pinfo[i].data_addr, b = (uintptr_t)E.chase_arr;
-                if (a >= b && a < b + sizeof E.chase_arr && !((a - b) & 3))
-                    mem_ok++;
-            }
-        }
-        if (E.model)
-            check(E.npebs > 0 && inr == E.npebs, "%s: all %u sampled IPs inside %s [%p, %p)", rc->name, E.npebs,
-                  wl_name(rc->wl), (void *)(uintptr_t)E.lo, (void *)(uintptr_t)E.hi);
-        else /* kernel code around the workload also counts on hardware */
-            check(E.npebs > 0 && inr * 4 >= E.npebs * 3, "%s: %u of %u sampled IPs inside %s (>= 75%%)", rc->name,
-                  inr, E.npebs, wl_name(rc->wl));
-        if (mem_n)
-            check(mem_ok == mem_n, "%s: %u of %u sampled data addresses inside the chased array", rc->name, mem_ok,
-                  mem_n);
-        check(E.pst.records + lost_of(&E.pst) == E.pst.present && lost_of(&E.pst) == 0,
-              "%s: PEBS drain: %u present = %u records + %u lost, none lost", rc->name, (unsigned)E.pst.present,
-              (unsigned)E.pst.records, (unsigned)lost_of(&E.pst));
-        if (E.model)
-            check(E.pst.present == dsm_stats(&E.m)->pebs_written && dsm_stats(&E.m)->pebs_skipped == 0,
-                  "%s: the model wrote %u PEBS records, all drained", rc->name,
-                  (unsigned)dsm_stats(&E.m)->pebs_written);
-    }
+    if (rc->pebs)
+        expect = pebs_run_checks(rc, events);
     if (rc->bts) {
-        uint64_t want_taken = E.model ? E.taken_n : x.taken;
         check(E.bts_over == 0, "%s: BTS records fit the kernel's array", rc->name);
-        if (rc->bts_int) {
-            uint32_t inr = 0;
-            for (uint32_t i = 0; i < E.nbts; i++)
-                if (E.bts[i].from >= E.lo && E.bts[i].from < E.hi)
-                    inr++;
-            if (E.model) {
-                bool same = E.nbts == E.taken_n && E.taken_n <= MAX_TAKEN;
-                for (uint32_t i = 0; same && i < E.nbts; i++)
-                    same = E.bts[i].from == E.taken[i].from && E.bts[i].to == E.taken[i].to;
-                check(E.nbts == x.taken && same, "%s: BTS trace = the %u taken branches of %s, in order (%u records)",
-                      rc->name, (unsigned)x.taken, wl_name(rc->wl), E.nbts);
-            } else {
-                check(inr == x.taken, "%s: %u BTS records from %s = %u taken branches", rc->name, inr,
-                      wl_name(rc->wl), (unsigned)x.taken);
-            }
-            if (rc->wl == WL_LOOP && E.nbts >= 2) {
-                /* All but the final RET are the loop's back edge: one Jcc, backward. */
-                uint64_t be = E.bts[0].from, tgt = E.bts[0].to;
-                uint32_t edge = 0;
-                for (uint32_t i = 0; i < E.nbts; i++)
-                    if (E.bts[i].from == be && E.bts[i].to == tgt)
-                        edge++;
-                check(be >= E.lo && be < E.hi && tgt >= E.lo && tgt < be && edge + 1 == x.taken,
-                      "%s: %u records are the back edge %p -> %p of wl_loop", rc->name, edge, (void *)(uintptr_t)be,
-                      (void *)(uintptr_t)tgt);
-                const struct ds_bts_branch *l = &E.bts[E.nbts - 1];
-                check(l->from >= E.lo && l->from < E.hi && (l->to < E.lo || l->to >= E.hi),
-                      "%s: last BTS record is wl_loop's RET %p -> %p", rc->name, (void *)(uintptr_t)l->from,
-                      (void *)(uintptr_t)l->to);
-            }
-            check(E.handled > 0, "%s: BTS threshold PMIs handled: %u", rc->name, E.handled);
-            check(E.bst.records + lost_of(&E.bst) == E.bst.present && lost_of(&E.bst) == 0,
-                  "%s: BTS drain: %u present = %u records + %u lost, none lost", rc->name, (unsigned)E.bst.present,
-                  (unsigned)E.bst.records, (unsigned)lost_of(&E.bst));
-        } else {
-            /* Circular: the ring holds exactly the newest bts_nrec branches. */
-            uint64_t keep = want_taken < rc->bts_nrec ? want_taken : rc->bts_nrec;
-            bool same = E.nbts == keep;
-            if (E.model && E.taken_n <= MAX_TAKEN)
-                for (uint32_t i = 0; same && i < E.nbts; i++) {
-                    const struct taken_br *t = &E.taken[E.taken_n - keep + i];
-                    same = E.bts[i].from == t->from && E.bts[i].to == t->to;
-                }
-            check(same, "%s: circular BTS holds the newest %u of %u taken branches of %s, in order (%u records)",
-                  rc->name, (unsigned)keep, (unsigned)want_taken, wl_name(rc->wl), E.nbts);
-            bool wrapped = want_taken > rc->bts_nrec;
-            check(!wrapped || (E.bst.anomalies & DS_DRAIN_WRAPPED),
-                  "%s: the drain reports the wrap (older records overwritten, not lost silently)", rc->name);
-            check(E.handled == 0, "%s: circular mode raised no PMI (%u)", rc->name, E.handled);
-            if (E.model)
-                check(dsm_stats(&E.m)->bts_written == want_taken, "%s: the model wrote %u BTS records", rc->name,
-                      (unsigned)dsm_stats(&E.m)->bts_written);
-        }
+        if (rc->bts_int)
+            bts_int_checks(rc, &x);
+        else
+            bts_circ_checks(rc, &x);
     }
-    if (rc->ctr_pmi) {
-        uint64_t br = E.model ? E.branches : x.taken + x.jcc_not_taken;
-        uint64_t want = br / rc->period;
-        if (E.model)
-            check(E.branches == x.taken + x.jcc_not_taken, "%s: stepped %u branches (workloads.h: %u)", rc->name,
-                  (unsigned)E.branches, (unsigned)(x.taken + x.jcc_not_taken));
-        /* Hardware: two-sided, as the PEBS sample count (issue 10): fewer
-         * overflows (a PMI lost) and more (the kernel's own branches counted,
-         * a reload that did not take) both fail. Not verified on hardware here. */
-        uint64_t tol = E.model ? 0 : 2 + want / 4;
-        check(E.ctr_ovf + tol >= want && E.ctr_ovf <= want + tol,
-              "%s: %u counter overflows = floor(%u branches / period %u) = %u, each reloaded in the PMI (tolerance +-%u)",
-              rc->name, E.ctr_ovf, (unsigned)br, (unsigned)rc->period, (unsigned)want, (unsigned)tol);
-        events = br;
-        expect = want;
-    }
+    if (rc->ctr_pmi)
+        expect = ctr_pmi_checks(rc, &x, &events);
     check_lbr(rc);
 
     /* RUN line: PEBS runs give the sampled event count, BTS runs the taken
@@ -1141,199 +1180,6 @@ static void run_checks(const struct run_cfg *rc, uint64_t *out_events, uint64_t 
         events = E.model ? E.taken_n : x.taken;
     *out_events = events;
     *out_expect = rc->pebs || rc->ctr_pmi ? expect : (rc->bts ? E.nbts : 0);
-}
-
-/* One run on the building blocks: set up DS (and counters), run the workload,
- * drain, check, print. Only for what the session cannot express
- * (session_fits): the format 6 counters group run pebs-loop-cntr. */
-static void do_run(const struct run_cfg *rc)
-{
-    struct ds_cpu *cpu = E.cpu;
-    const struct ds_caps *caps = &cpu->caps;
-    int e;
-
-    reset_run();
-    wl_range(rc->wl, &E.lo, &E.hi);
-    E.nb = false;
-    if (!need(rc->pebs && !rc->bts && !rc->ctr_pmi && !caps->netburst,
-              "%s: building-block path: family-6 DS-area PEBS runs only", rc->name))
-        return;
-    if (E.model)
-        dsm_stats_reset(&E.m);
-
-    enum ds_layout lay;
-    enum ds_pebs_fmt pfmt = DS_PEBS_FMT_NONE;
-    uint64_t data_cfg = 0;
-    e = ds_area_layout(cpu, &lay);
-    if (!need(e == DS_OK, "%s: DS layout (%s)", rc->name, ds_errname(e)))
-        return;
-    if (rc->pebs) {
-        e = ds_pebs_format_select(cpu, lay, &pfmt);
-        if (!need(e == DS_OK, "%s: PEBS format (%s)", rc->name, ds_errname(e)))
-            return;
-        /* PEBS_DATA_CFG exists only with PERF_CAPABILITIES.PEBS_BASELINE (KVM guest
-         * on Sapphire Rapids, issue 14: format 5, basic-only records) */
-        if (ds_pebs_fmt_adaptive(pfmt) && cpu->caps.pebs_baseline) {
-            data_cfg = DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS;
-            if (rc->adaptive_lbr && E.lbrm)
-                data_cfg |= DS_PEBS_DATACFG_LBRS | (7ull << DS_PEBS_DATACFG_LBR_SHIFT);
-            if (rc->cntr)
-                data_cfg |= CNTR_DATA_CFG | (caps->perf_metrics ? DS_PEBS_DATA_CFG_METRICS : 0);
-        }
-    }
-
-    zero(&E.area_mem, sizeof E.area_mem);
-    zero(E.pebs_buf, sizeof E.pebs_buf);
-    struct ds_area_config cfg;
-    zero(&cfg, sizeof cfg);
-    cfg.area = &E.area_mem;
-    if (rc->pebs) {
-        uint32_t rsz = ds_pebs_record_size(pfmt, data_cfg);
-        cfg.pebs.mem = E.pebs_buf;
-        uint32_t nrec = PEBS_NREC;
-        if (pfmt == DS_PEBS_FMT_0 && rsz && nrec > 4096u / rsz)
-            nrec = 4096u / rsz; /* Core 2/Atom: PEBS buffer <= 4 KiB (DS_ERR_PEBS_BUF_4K) */
-        cfg.pebs.bytes = (size_t)rsz * nrec;
-        cfg.pebs.thresh_records = PEBS_THR;
-        cfg.pebs_data_cfg = data_cfg;
-        if (!need(rsz && cfg.pebs.bytes <= sizeof E.pebs_buf, "%s: PEBS record size %u", rc->name, rsz))
-            return;
-    }
-    e = ds_area_setup(&E.ctx, cpu, &cfg);
-    if (!need(e == DS_OK, "%s: ds_area_setup (%s)", rc->name, ds_errname(e)))
-        return;
-
-    /* Counter programming values. */
-    uint64_t start = 0, reset = 0;
-    e = ds_pmc_gp_period(cpu, rc->period, &start, &reset);
-    if (!need(e == DS_OK, "%s: period values (%s)", rc->name, ds_errname(e)))
-        return;
-    e = ds_area_set_reset(&E.ctx, DS_CTR_GP, 0, reset);
-    if (!need(e == DS_OK, "%s: DS counter reset (%s)", rc->name, ds_errname(e)))
-        return;
-    e = ds_area_install(&E.ctx);
-    if (!need(e == DS_OK, "%s: ds_area_install (%s)", rc->name, ds_errname(e)))
-        return;
-    uint64_t gctl = 1u | (rc->cntr ? CNTR_GCTL : 0u) |
-                    ((data_cfg & DS_PEBS_DATA_CFG_METRICS) ? 1ull << 35 : 0u); /* fixed 3: slots */
-
-    struct ds_pmi_config pc;
-    zero(&pc, sizeof pc);
-    pc.freeze = rc->freeze;
-    /* DS_FREEZE_LEGACY: the CPU clears GLOBAL_CTRL on the PMI; the handler
-     * writes back PMC0's enable. Nothing to restore otherwise. */
-    pc.global_ctrl = rc->freeze == DS_FREEZE_LEGACY ? gctl : 0;
-    pc.pebs_counters = 1;
-    pc.pebs_sink = pebs_sink;
-    /* LBR snapshot step: read in the handler while frozen, before the ack
-     * (issue 10 item 1); LBR_Frz is acked only after it. */
-    if (rc->lbr && E.lbrm) {
-        pc.lbr.model = E.lbrm;
-        pc.lbr.format = E.lbrfmt;
-        pc.lbr.buf = E.lbr_step_buf;
-        pc.lbr.cap = LBR_CAP;
-    }
-    e = ds_pmi_init(&E.pmi, cpu, &E.ctx, &pc);
-    if (!need(e == DS_OK, "%s: ds_pmi_init (%s)", rc->name, ds_errname(e)))
-        goto out_uninstall;
-    if (rc->freeze != DS_FREEZE_NONE) {
-        e = ds_pmi_set_freeze(&E.pmi);
-        need(e == DS_OK, "%s: freeze mode %s set (%s)", rc->name,
-              rc->freeze == DS_FREEZE_LEGACY ? "legacy" : "streamlined", ds_errname(e));
-    }
-    /* Model: freeze LBRs with the run's freeze mode (both ways are checked
-     * exactly). Hardware: always freeze where the CPU can (perfmon v2+,
-     * not NetBurst), or the snapshot shows the PMI path's own branches. */
-    E.lbr_freeze = rc->freeze != DS_FREEZE_NONE || (!E.model && caps->perfmon_version >= 2);
-    /* Model: the handler's own branches are fed where no counted event
-     * sees them (see hb_feed). */
-    E.feed_hb = E.model && rc->lbr && E.lbr_freeze && rc->loads;
-    E.hb_pmi = 0;
-    E.hb_fed = E.hb_mark = 0;
-    E.lbr_on = false;
-    if (rc->lbr || (data_cfg & DS_PEBS_DATACFG_LBRS)) {
-        e = program_lbr();
-        need(e == DS_OK, "%s: LBR enabled (%s)", rc->name, ds_errname(e));
-    }
-
-    {
-        uint64_t evtsel = DS_EVTSEL(rc->event, rc->umask) | DS_EVTSEL_OS | DS_EVTSEL_USR | DS_EVTSEL_EN;
-        if (data_cfg)
-            evtsel |= DS_EVTSEL_ADAPTIVE;
-        e = DS_OK;
-        if (data_cfg)
-            e = ds_pmc_pebs_data_cfg(cpu, data_cfg);
-        if (e == DS_OK)
-            e = ds_pmc_gp_program(cpu, 0, evtsel, start);
-        if (e == DS_OK)
-            e = ds_pmc_pebs_enable(cpu, 0, evtsel);
-        if (e == DS_ERR_PMC_PEBS_ERRATUM) /* 06_0FH (AJ67-69/106): refused by default; the model has no errata */
-            e = ds_pmc_pebs_enable_ex(cpu, 0, evtsel, DS_PMC_PEBS_ALLOW_ERRATA);
-        if (!need(e == DS_OK, "%s: PMC0 event %02x/%02x PEBS (%s)", rc->name, rc->event, rc->umask, ds_errname(e)))
-            goto out_stop;
-    }
-    if (rc->cntr && !need(cntr_program(rc), "%s: PMC1 %02x/%02x and fixed counter 0 from 0 for the counters group",
-                          rc->name, rc->event, rc->umask))
-        goto out_stop;
-    /* Go. */
-    k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
-    E.hold_steps = 0;
-    if (E.model && rc->hold_first)
-        E.hold_steps = HOLD_STEPS; /* LVT PC stays masked (k_pmi_disarm) */
-    else
-        k_pmi_arm();
-    E.active = true;
-    if (gctl && caps->perfmon_version >= 2)
-        ds_pmc_global_ctrl(cpu, gctl);
-    uint32_t r = run_workload(rc->wl, rc->n);
-    if (gctl && caps->perfmon_version >= 2)
-        ds_pmc_global_ctrl(cpu, 0);
-    if (E.lbr_on)
-        ds_lbr_disable(cpu, E.lbrm);
-    /* A model PMI still pending (LVT masked) is delivered now; then stop. */
-    if (E.model && E.pmi_pending) {
-        k_pmi_arm();
-        deliver_pmi(); /* waits until the handler has run */
-    }
-    E.active = false;
-    k_pmi_disarm();
-    (void)r;
-
-    /* Final drains: records below the threshold. */
-    struct ds_drain_stats st;
-    zero(&st, sizeof st);
-    e = ds_pebs_drain(&E.ctx, pebs_sink, NULL, &st);
-    need(e == DS_OK, "%s: final PEBS drain (%s)", rc->name, ds_errname(e));
-    add_stats(&E.pst, &st);
-
-    uint64_t events, expect;
-    run_checks(rc, &events, &expect);
-    if (rc->cntr)
-        check_cntr(rc, data_cfg);
-    print_run(rc, events, expect);
-    goto out_uninstall;
-
-out_stop:
-    E.active = false;
-    k_pmi_disarm();
-    if (E.lbr_on)
-        ds_lbr_disable(cpu, E.lbrm);
-out_uninstall:
-    ds_pmc_pebs_disable(cpu, 1);
-    ds_pmc_gp_program(cpu, 0, 0, 0);
-    if (rc->cntr) {
-        ds_pmc_gp_program(cpu, 1, 0, 0);
-        ds_pmc_fixed_program(cpu, 0, 0, false, 0);
-        if (caps->perf_metrics)
-            ds_pmc_fixed_program(cpu, 3, 0, false, 0);
-    }
-    if (rc->freeze != DS_FREEZE_NONE && E.cpu->caps.perfmon_version >= 2) {
-        /* Leave DEBUGCTL's freeze bits clear for the next run. */
-        uint64_t dc = 0;
-        if (ds_msr_read(cpu, 0x1D9, &dc) == DS_OK)
-            ds_msr_write(cpu, 0x1D9, dc & ~(DS_DEBUGCTL_FREEZE_PERFMON_ON_PMI | DS_DEBUGCTL_FREEZE_LBRS_ON_PMI));
-    }
-    ds_area_uninstall(&E.ctx);
 }
 
 /* --- architectural PEBS flow (Panther Lake and later) ---------------------------
@@ -1446,20 +1292,13 @@ static void apebs_run_checks(const struct run_cfg *rc, uint32_t want_frags)
  *    they stay as they are; the explicit legacy/streamlined freeze checks
  *    use the session's freeze override (cfg.freeze_set) on the model, auto
  *    on hardware (the old path froze wherever the CPU can, too).
- *  - the format 6 counters group (pebs-loop-cntr): not expressible (no
- *    counters group in ds_request), stays on the building blocks (do_run).
- * The building blocks themselves stay tested by tests/host.
+ *  - the format 6 counters group (pebs-loop-cntr): the PEBS request with
+ *    DS_GROUP_CNTR (| DS_GROUP_METRICS with PERF_METRICS) plus two DS_COUNT
+ *    requests (the run's event on PMC1, instructions on FIXED0), checked
+ *    by check_cntr as before.
+ * Every run goes through the session; the building blocks themselves stay
+ * tested by tests/host.
  */
-
-/* Whether run @rc goes through the session: every run but the one it
- * cannot express, pebs-loop-cntr (format 6 counters group: MSR_PEBS_DATA_CFG
- * bit 4 with GP/fixed masks, PMC1 and fixed 0 counting from 0 without a
- * PMI; ds_request has no counters group, reported for issue 16), which
- * keeps the building-block path (do_run). */
-static bool session_fits(const struct run_cfg *rc)
-{
-    return !rc->cntr;
-}
 
 /* The session's sinks: PEBS records and overflow samples, BTS branches, LBR. */
 static void ses_on_sample(void *arg, const struct ds_session_sample *s)
@@ -1515,6 +1354,8 @@ static void ses_request(const struct run_cfg *rc, enum ds_pebs_fmt fmt, struct d
      * architectural: what CPUID.(23H,4) offers); older formats record a fixed layout. */
     if (rc->pebs && ds_pebs_fmt_adaptive(fmt) && E.cpu->caps.pebs_baseline)
         rq->groups = DS_GROUP_MEM | DS_GROUP_GPRS | (rc->adaptive_lbr && E.lbrm ? DS_GROUP_LBR : 0);
+    if (rc->cntr) /* format 6: the counters group (and the metrics with PERF_METRICS) */
+        rq->groups |= DS_GROUP_CNTR | (E.cpu->caps.perf_metrics ? DS_GROUP_METRICS : 0);
     else if (rc->pebs && fmt == DS_PEBS_FMT_ARCH) {
         struct ds_arch_pebs_caps ac;
         if (ds_arch_pebs_detect(E.cpu, &ac) == DS_OK)
@@ -1549,6 +1390,10 @@ static size_t ses_bytes(const struct run_cfg *rc, enum ds_pebs_fmt fmt, const st
         unsigned d = E.lbrm->depth ? E.lbrm->depth : E.cpu->caps.arch_lbr_depth;
         dc |= DS_PEBS_DATACFG_LBRS | ((uint64_t)((d ? d : 1) - 1) << DS_PEBS_DATACFG_LBR_SHIFT);
     }
+    if (rq->groups & DS_GROUP_CNTR)
+        dc |= CNTR_DATA_CFG;
+    if (rq->groups & DS_GROUP_METRICS)
+        dc |= DS_PEBS_DATA_CFG_METRICS;
     uint32_t margin = 1;
     (void)ds_pebs_thresh_margin(E.cpu, fmt, &margin);
     size_t b = 4096u + (size_t)ds_pebs_record_size(fmt, dc) * (PEBS_THR + margin);
@@ -1596,70 +1441,92 @@ static void ses_describe(const struct run_cfg *rc)
     }
 }
 
-/* One run through the session API: request from the run table, init / add /
- * start, the workload, stop, the same checks as the building-block flows had,
- * teardown, and (model) every MSR of ses_msrs as before the run. */
-static void do_session_run(const struct run_cfg *rc)
+/* A session run's fresh state: counters of the last run cleared, the
+ * workload range, the PEBS format the session will choose (for the request
+ * and the buffer size), the model's statistics and arch-PEBS fragmenting
+ * (model E-core: 2 fragments per record). Returns the fragments expected. */
+static uint32_t ses_begin(const struct run_cfg *rc, enum ds_pebs_fmt *fmt)
 {
-    struct ds_cpu *cpu = E.cpu;
     enum ds_layout lay = DS_LAYOUT_NONE;
-    enum ds_pebs_fmt fmt = DS_PEBS_FMT_NONE;
+    *fmt = DS_PEBS_FMT_NONE;
     reset_run();
     wl_range(rc->wl, &E.lo, &E.hi);
-    E.nb = rc->pebs && cpu->caps.netburst;
+    E.nb = rc->pebs && E.cpu->caps.netburst;
     if (rc->pebs)
-        (void)(ds_area_layout(cpu, &lay) == DS_OK && ds_pebs_format_select(cpu, lay, &fmt) == DS_OK);
+        (void)(ds_area_layout(E.cpu, &lay) == DS_OK && ds_pebs_format_select(E.cpu, lay, fmt) == DS_OK);
     uint32_t want_frags = E.model && E.prof == DSM_PTL_E ? 2u : 1u;
     if (E.model) {
         dsm_stats_reset(&E.m);
-        if (fmt == DS_PEBS_FMT_ARCH)
+        if (*fmt == DS_PEBS_FMT_ARCH)
             dsm_apebs_set_fragment(&E.m, want_frags == 2 ? 128u : 0u);
     }
     E.ctr_ovf = 0;
     zero(E.ses_mem, sizeof E.ses_mem);
-    struct ds_request rq;
-    ses_request(rc, fmt, &rq);
-    struct ds_session_config c;
-    zero(&c, sizeof c);
-    c.bytes = ses_bytes(rc, fmt, &rq);
-    c.mem = c.bytes ? E.ses_mem : NULL;
-    c.lbr = rc->lbr && E.lbrm;
-    c.freeze_set = E.model; /* model: the run's freeze mode, checked exactly */
-    c.freeze = rc->freeze;
+    return want_frags;
+}
+
+/* The session's configuration for run @rc: the region, LBR snapshots, the
+ * freeze mode, the errata override, the sinks. */
+static void ses_config(const struct run_cfg *rc, enum ds_pebs_fmt fmt, const struct ds_request *rq,
+                       struct ds_session_config *c)
+{
+    zero(c, sizeof *c);
+    c->bytes = ses_bytes(rc, fmt, rq);
+    c->mem = c->bytes ? E.ses_mem : NULL;
+    c->lbr = rc->lbr && E.lbrm;
+    c->freeze_set = E.model; /* model: the run's freeze mode, checked exactly */
+    c->freeze = rc->freeze;
     /* 06_0FH (AJ67-69/106): the session refuses PEBS there by default; the
      * model has no errata. Hardware keeps the refusal (the building-block
      * flow used to retry with the override on hardware too). */
-    c.pebs_flags = E.model ? DS_PMC_PEBS_ALLOW_ERRATA : 0;
-    c.on_sample = ses_on_sample;
-    c.on_branch = ses_on_branch;
-    c.on_lbr = c.lbr ? ses_on_lbr : NULL;
-    uint64_t before[SES_NMSR], after[SES_NMSR];
-    bool okb[SES_NMSR], oka[SES_NMSR];
-    if (E.model)
-        ses_msr_snap(before, okb);
+    c->pebs_flags = E.model ? DS_PMC_PEBS_ALLOW_ERRATA : 0;
+    c->on_sample = ses_on_sample;
+    c->on_branch = ses_on_branch;
+    c->on_lbr = c->lbr ? ses_on_lbr : NULL;
+}
+
+/* init and add (the counters group's counting requests too); the DSLOG
+ * counter= of the records is the counter the session chose. */
+static bool ses_open(const struct run_cfg *rc, enum ds_pebs_fmt fmt)
+{
+    struct ds_request rq;
+    struct ds_session_config c;
+    ses_request(rc, fmt, &rq);
+    ses_config(rc, fmt, &rq, &c);
     unsigned id = 0;
     zero(&E.ses, sizeof E.ses); /* session.h: init takes a zeroed session */
-    int e = ds_session_init(&E.ses, cpu, &c);
+    int e = ds_session_init(&E.ses, E.cpu, &c);
     if (e == DS_OK)
         e = ds_session_add(&E.ses, &rq, &id);
     if (!need(e == DS_OK, "%s: ds_session_init/add (%s)", rc->name, ds_errname(e)))
-        return;
+        return false;
+    if (rc->cntr && !need(cntr_requests(rc), "%s: PMC1 %02x/%02x and fixed counter 0 from 0 for the counters group",
+                          rc->name, rc->event, rc->umask))
+        return false;
     const struct ds_session_req *sr = &E.ses.req[id];
     E.rec_counter = sr->kind == DS_CTR_FIXED ? (int32_t)(32u + sr->idx) : (int32_t)sr->idx;
+    return true;
+}
 
+/* LVT PC armed (or masked for hold_first), start, the workload, a held
+ * model PMI delivered, stop; the drain accounting is the session's own
+ * (session.h pebs_stats / bts_stats: every PMI drain plus stop's final
+ * drain), model and hardware. */
+static bool ses_go(const struct run_cfg *rc, enum ds_pebs_fmt fmt)
+{
     k_pmi_set_mode(rc->nmi ? K_PMI_NMI : K_PMI_FIXED);
     E.hold_steps = E.model && rc->hold_first ? HOLD_STEPS : 0; /* LVT PC stays masked */
     if (!E.hold_steps)
         k_pmi_arm();
     E.hb_pmi = 0;
     E.hb_fed = E.hb_mark = 0;
-    E.active = E.ses_run = true;
-    e = ds_session_start(&E.ses);
+    E.active = true;
+    int e = ds_session_start(&E.ses);
     if (!need(e == DS_OK, "%s: ds_session_start (%s)", rc->name, ds_errname(e))) {
-        E.active = E.ses_run = false;
+        E.active = false;
         k_pmi_disarm();
         E.rec_counter = 0;
-        return;
+        return false;
     }
     E.lbr_on = E.ses.lbr_on;
     E.lbr_freeze = E.ses.freeze != DS_FREEZE_NONE;
@@ -1674,26 +1541,18 @@ static void do_session_run(const struct run_cfg *rc)
     }
     e = ds_session_stop(&E.ses);
     need(e == DS_OK, "%s: ds_session_stop (%s)", rc->name, ds_errname(e));
-    /* The drain accounting is the session's own (session.h pebs_stats /
-     * bts_stats: every PMI drain plus stop's final drain), model and hardware. */
     E.pst = E.ses.pebs_stats;
     E.bst = E.ses.bts_stats;
-    E.active = E.ses_run = false;
+    E.active = false;
     k_pmi_disarm();
-    ses_describe(rc); /* after stop: on hardware the counters would count the printing */
+    return true;
+}
 
-    if (fmt == DS_PEBS_FMT_ARCH) {
-        apebs_run_checks(rc, want_frags);
-    } else {
-        uint64_t events, expect;
-        run_checks(rc, &events, &expect);
-        print_run(rc, events, expect);
-    }
-    e = ds_session_teardown(&E.ses);
-    check(e == DS_OK, "%s: ds_session_teardown (%s)", rc->name, ds_errname(e));
-    E.rec_counter = 0;
-    if (!E.model)
-        return;
+/* Model: every MSR of ses_msrs after teardown as @before (read before init). */
+static void ses_restored(const struct run_cfg *rc, const uint64_t *before, const bool *okb)
+{
+    uint64_t after[SES_NMSR];
+    bool oka[SES_NMSR];
     ses_msr_snap(after, oka);
     unsigned same = 0;
     for (unsigned i = 0; i < SES_NMSR; i++) {
@@ -1704,6 +1563,36 @@ static void do_session_run(const struct run_cfg *rc)
     }
     check(same == SES_NMSR, "%s: ds_session_teardown left %u of %u perfmon/DS/LBR MSRs as found", rc->name, same,
           (unsigned)SES_NMSR);
+}
+
+/* One run through the session API: request from the run table, init / add /
+ * start, the workload, stop, the same checks as the building-block flows had,
+ * teardown, and (model) every MSR of ses_msrs as before the run. */
+static void do_session_run(const struct run_cfg *rc)
+{
+    enum ds_pebs_fmt fmt;
+    uint32_t want_frags = ses_begin(rc, &fmt);
+    uint64_t before[SES_NMSR];
+    bool okb[SES_NMSR];
+    if (E.model)
+        ses_msr_snap(before, okb);
+    if (!ses_open(rc, fmt) || !ses_go(rc, fmt))
+        return;
+    ses_describe(rc); /* after stop: on hardware the counters would count the printing */
+    if (fmt == DS_PEBS_FMT_ARCH) {
+        apebs_run_checks(rc, want_frags);
+    } else {
+        uint64_t events, expect;
+        run_checks(rc, &events, &expect);
+        if (rc->cntr)
+            check_cntr(rc, cntr_data_cfg());
+        print_run(rc, events, expect);
+    }
+    int e = ds_session_teardown(&E.ses);
+    check(e == DS_OK, "%s: ds_session_teardown (%s)", rc->name, ds_errname(e));
+    E.rec_counter = 0;
+    if (E.model)
+        ses_restored(rc, before, okb);
 }
 
 static bool e2e_streq(const char *a, const char *b)
@@ -1753,8 +1642,10 @@ static bool freeze_writable(void)
     return true;
 }
 
-/* The runs of one backend/profile. */
-static void run_all(void)
+/* The freeze mode of the PEBS runs: streamlined on perfmon v4+, legacy on
+ * v2/v3, none on v1 and NetBurst, and none (skipped, said) where
+ * DEBUGCTL.FREEZE_PERFMON_ON_PMI faults. */
+static enum ds_freeze_mode run_freeze(void)
 {
     const struct ds_caps *caps = &E.cpu->caps;
     bool nb = caps->netburst;
@@ -1763,7 +1654,6 @@ static void run_all(void)
         fz = DS_FREEZE_STREAMLINED;
     else if (!nb && caps->perfmon_version >= 2)
         fz = DS_FREEZE_LEGACY;
-    bool load_ev = !nb && caps->pebs_format >= 3; /* MEM_INST_RETIRED.ALL_LOADS (D0H/81H) */
     if (fz == DS_FREEZE_LEGACY && !freeze_writable()) {
         /* KVM offers DEBUGCTL.LBR and FREEZE_LBRS_ON_PMI at most (Linux vmx
          * vmx_get_supported_debugctl): FREEZE_PERFMON_ON_PMI raises #GP */
@@ -1771,15 +1661,15 @@ static void run_all(void)
         E.skipped++;
         ktest_skip("%s: freeze on PMI: DEBUGCTL.FREEZE_PERFMON_ON_PMI faults; runs go unfrozen", E.prof_name);
     }
+    return fz;
+}
 
-    for (unsigned i = 0; i < CHASE_LEN; i++)
-        E.chase_arr[i] = (i * 17u + 5u) % CHASE_LEN; /* 17 odd: one cycle through all 64 */
-
-    struct run_cfg runs[6];
-    zero(runs, sizeof runs);
-    unsigned nr = 0;
-    /* Issue 14: a model profile that lacks a facility (the KVM guests) skips its
-     * runs with the reason, as a real CPU would; older profiles advertise all. */
+/* The PEBS runs of the profile appended to @runs; returns the new count. */
+static unsigned pebs_runs(struct run_cfg *runs, unsigned nr, enum ds_freeze_mode fz)
+{
+    const struct ds_caps *caps = &E.cpu->caps;
+    bool nb = caps->netburst;
+    bool load_ev = !nb && caps->pebs_format >= 3; /* MEM_INST_RETIRED.ALL_LOADS (D0H/81H) */
     if (!caps->pebs_advertised && E.model) {
         E.skipped++;
         ktest_skip("%s: PEBS runs: PEBS not advertised (CPUID.01H:EDX.DS %d, MISC_ENABLE.PEBS_UNAVAILABLE %d)",
@@ -1812,14 +1702,22 @@ static void run_all(void)
              * Its C0H PEBS counter is PMC0: format 6 cores are Lion Cove /
              * Skymont, whose Linux lnc_/grt_pebs_event_constraints have no
              * C0H row (the glc "0xc0, 0xfe" rule, no PEBS on PMC0, is Golden/
-             * Redwood Cove, formats 4-5); do_run stops with
-             * DS_ERR_PMC_PEBS_EVENT_COUNTER if a core ever refuses it. */
+             * Redwood Cove, formats 4-5); the PRECISE request fails
+             * (DS_ERR_SESSION_NOT_PRECISE) if a core ever refuses it. */
             if (caps->pebs_format == 6 && caps->pebs_baseline)
                 runs[nr++] = (struct run_cfg){.name = "pebs-loop-cntr", .kind = "pebs", .wl = WL_LOOP, .n = LOOP_N,
                                               .pebs = true, .event = 0xC0, .umask = 0x00, .period = LOOP_PERIOD,
                                               .cntr = true};
         }
     }
+    return nr;
+}
+
+/* The LBR run (perfmon v2+ with LBRs) and the BTS runs appended to @runs. */
+static unsigned lbr_bts_runs(struct run_cfg *runs, unsigned nr)
+{
+    const struct ds_caps *caps = &E.cpu->caps;
+    bool nb = caps->netburst;
     if (!nb && caps->perfmon_version >= 2 && !E.lbrm) {
         const struct ds_lbr_model *m;
         E.skipped++;
@@ -1845,6 +1743,20 @@ static void run_all(void)
         runs[nr++] = (struct run_cfg){.name = "bts-circular", .kind = "bts-circular", .wl = WL_CALLS,
                                       .n = BTS_CALLS_N, .bts = true, .bts_nrec = BTS_CIRC_NREC};
     }
+    return nr;
+}
+
+/* The runs of one backend/profile. */
+static void run_all(void)
+{
+    enum ds_freeze_mode fz = run_freeze();
+    for (unsigned i = 0; i < CHASE_LEN; i++)
+        E.chase_arr[i] = (i * 17u + 5u) % CHASE_LEN; /* 17 odd: one cycle through all 64 */
+
+    struct run_cfg runs[6];
+    zero(runs, sizeof runs);
+    unsigned nr = pebs_runs(runs, 0, fz);
+    nr = lbr_bts_runs(runs, nr);
     for (unsigned i = 0; i < nr; i++)
         runs[i].lbr = runs[i].lbr && E.lbrm;   /* no LBR: skipped above, PEBS/BTS runs go without */
     if (!nr) {
@@ -1854,10 +1766,7 @@ static void run_all(void)
     for (unsigned i = 0; i < nr; i++) {
         if (k_opt("e2e_verbose", NULL))
             kprintf("# e2e: %s %s\n", E.prof_name, runs[i].name);
-        if (session_fits(&runs[i]))
-            do_session_run(&runs[i]);
-        else
-            do_run(&runs[i]);
+        do_session_run(&runs[i]);
     }
 }
 
@@ -1969,11 +1878,9 @@ static void probe_exercise(void *arg)
     (void)wl_loop(16);
 }
 
-/* The flow on the calling CPU, with its own identification (E.host): the
- * probe, the backend choice, the runs. The #DB and PMI handlers are the
- * caller's to register (e2e_handlers): they are global, the state they use
- * is the CPU's own (E). */
-static void run_here(void)
+/* The functional probe on this CPU (E.host), printed; E.why says why the
+ * hardware backend is (not) usable. Returns whether DS and a counter work. */
+static bool probe_here(void)
 {
     char *why = E.why, *buf = E.probe_text;
     struct ds_probe_result pr;
@@ -1988,75 +1895,96 @@ static void run_here(void)
     else
         kprintf("# functional probe (ds_probe): %s\n", ds_strerror(pe));
     bool hw_ok = pe == DS_OK && pr.ds_area.verdict == DS_PROBE_WORKING && pr.counter.verdict == DS_PROBE_WORKING;
-
-    const char *why_item = NULL;
-    enum ds_probe_verdict why_v = DS_PROBE_NOT_ADVERTISED;
     if (pe != DS_OK) {
         k_snprintf(why, sizeof E.why, "probe-%s", ds_errname(pe));
     } else if (!hw_ok) {
-        why_item = pr.ds_area.verdict != DS_PROBE_WORKING ? "ds_area" : "counter";
-        why_v = pr.ds_area.verdict != DS_PROBE_WORKING ? pr.ds_area.verdict : pr.counter.verdict;
+        const char *why_item = pr.ds_area.verdict != DS_PROBE_WORKING ? "ds_area" : "counter";
+        enum ds_probe_verdict why_v = pr.ds_area.verdict != DS_PROBE_WORKING ? pr.ds_area.verdict : pr.counter.verdict;
         k_snprintf(why, sizeof E.why, "%s:%s", why_item, ds_probe_verdict_name(why_v));
     } else {
         k_snprintf(why, sizeof E.why, "probe-working");
     }
+    return hw_ok;
+}
 
-    bool use_hw = hw_ok;
+/* backend= overrides the probe's choice (E.why becomes "forced"). */
+static bool backend_choice(bool hw_ok)
+{
     if (k_opt_is("backend", "hw")) {
-        use_hw = true;
-        k_snprintf(why, sizeof E.why, "forced");
-    } else if (k_opt_is("backend", "model")) {
-        use_hw = false;
-        k_snprintf(why, sizeof E.why, "forced");
-    } else if (k_opt("backend", NULL) && !k_opt_is("backend", "auto")) {
+        k_snprintf(E.why, sizeof E.why, "forced");
+        return true;
+    }
+    if (k_opt_is("backend", "model")) {
+        k_snprintf(E.why, sizeof E.why, "forced");
+        return false;
+    }
+    if (k_opt("backend", NULL) && !k_opt_is("backend", "auto"))
         ktest_fail("backend= must be hw, model or auto");
-    }
+    return hw_ok;
+}
 
+/* The hardware backend: native MSRs, real PMIs, one log. */
+static void run_hw(const char *why)
+{
+    kprintf("# e2e: backend=hw why=%s (native MSRs, real PMIs, no single-stepping)\n", why);
+    E.model = false;
+    E.cpu = &E.host;
+    E.prof_name = "native";
+    log_begin("hw", "native", why);
+    lbr_setup();
+    run_all();
+    log_end();
+}
+
+/* The model backend: the profiles of cpu_profile.N= (E.override), else
+ * profile=, else the architecture's defaults, one log each. */
+static void run_model(const char *why)
+{
+    kprintf("#\n# ******** e2e: backend=model why=%s ********\n"
+            "# ******** DS is not usable on this CPU: the records below come from the\n"
+            "# ******** reference model (model/) driven by single-stepping the real workloads\n#\n",
+            why);
+    char list[128];
+    const char *pl = k_opt_str("profile", list, sizeof list, NULL);
+    if (E.override) {
+        size_t n = 0;
+        for (; n + 1 < sizeof list && E.override[n]; n++)
+            list[n] = E.override[n];
+        list[n] = 0;
+        pl = list;
+    }
+    if (!pl) {
+        for (size_t i = 0; i < sizeof default_profiles / sizeof default_profiles[0]; i++)
+            run_model_profile(default_profiles[i], why);
+        return;
+    }
+    char *s = list;
+    while (*s) {
+        char *e = s;
+        while (*e && *e != ',')
+            e++;
+        char c = *e;
+        *e = 0;
+        if (*s)
+            run_model_profile(s, why);
+        if (!c)
+            break;
+        s = e + 1;
+    }
+}
+
+/* The flow on the calling CPU, with its own identification (E.host): the
+ * probe, the backend choice, the runs. The #DB and PMI handlers are the
+ * caller's to register (e2e_handlers): they are global, the state they use
+ * is the CPU's own (E). */
+static void run_here(void)
+{
+    bool use_hw = backend_choice(probe_here());
     enum k_pmi_mode old_mode = k_pmi_mode(); /* this CPU's */
-
-    if (use_hw) {
-        kprintf("# e2e: backend=hw why=%s (native MSRs, real PMIs, no single-stepping)\n", why);
-        E.model = false;
-        E.cpu = &E.host;
-        E.prof_name = "native";
-        log_begin("hw", "native", why);
-        lbr_setup();
-        run_all();
-        log_end();
-    } else {
-        kprintf("#\n# ******** e2e: backend=model why=%s ********\n"
-                "# ******** DS is not usable on this CPU: the records below come from the\n"
-                "# ******** reference model (model/) driven by single-stepping the real workloads\n#\n",
-                why);
-        char list[128];
-        const char *pl = k_opt_str("profile", list, sizeof list, NULL);
-        if (E.override) {
-            size_t n = 0;
-            for (; n + 1 < sizeof list && E.override[n]; n++)
-                list[n] = E.override[n];
-            list[n] = 0;
-            pl = list;
-        }
-        if (pl) {
-            char *s = list;
-            while (*s) {
-                char *e = s;
-                while (*e && *e != ',')
-                    e++;
-                char c = *e;
-                *e = 0;
-                if (*s)
-                    run_model_profile(s, why);
-                if (!c)
-                    break;
-                s = e + 1;
-            }
-        } else {
-            for (size_t i = 0; i < sizeof default_profiles / sizeof default_profiles[0]; i++)
-                run_model_profile(default_profiles[i], why);
-        }
-    }
-
+    if (use_hw)
+        run_hw(E.why);
+    else
+        run_model(E.why);
     k_pmi_disarm();
     k_pmi_set_mode(old_mode);
 }

@@ -173,6 +173,8 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_SESSION_RAW, "raw event not usable on this CPU (NetBurst needs nb_event, others evsel)"),
     ROW(DS_ERR_SESSION_SAVE, "session would change more MSRs than it can save"),
     ROW(DS_ERR_SESSION_SPURIOUS, "PMI not caused by this session"),
+    ROW(DS_ERR_SESSION_NO_CNTR_GROUP, "counters group asked where the PEBS format has none (format 6 with PEBS_BASELINE or arch PEBS)"),
+    ROW(DS_ERR_SESSION_NO_METRICS, "metrics in the counters group need PERF_CAPABILITIES.PERF_METRICS and fixed counter 3"),
 
 };
 

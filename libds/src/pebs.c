@@ -673,35 +673,70 @@ int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uin
 
 /* One out-of-line frame per PMI: the span, the sample set-up and the walk
  * are inlined here (issue 10 item 21). */
-static void drain_fixed(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+/* The sample a fixed-format walk decodes into: zero but for the fields
+ * the format's records write (fixed_body), per-drain fields set. */
+static void fixed_prep(const struct ds_ctx *ctx, struct ds_pebs_sample *s)
+{
+    enum ds_pebs_fmt fmt = ctx->pebs_fmt;
+    if (fmt == DS_PEBS_FMT_NB32)
+        clear_sample(s); /* 32-bit record: GPRs 8-15 stay zero */
+    else
+        clear_rest(s); /* fixed_body writes flags, ip, GPRs per record */
+    fixed_meta(fmt, fixed_size(fmt), ctx->pebs_trap, s);
+}
+
+/* The fixed-format key of ds_pmi's scratch sample: what fixed_prep depends
+ * on (format, trap-like IP), never 0. */
+static uint32_t fixed_key(const struct ds_ctx *ctx)
+{
+    return 0x80000000u | ((uint32_t)ctx->pebs_trap << 16) | ((uint32_t)ctx->pebs_fmt & 0xFFFFu);
+}
+
+/* Drain a fixed-size format (NetBurst, 0-3) into @s. @key NULL: @s was
+ * prepared by fixed_prep for this context; else @s is prepared here
+ * unless *@key says it was (ds__pebs_drain_pmi). */
+static void drain_fixed_into(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                             struct ds_pebs_sample *s, uint32_t *key)
 {
     const struct ds_buf_state *b = &ctx->pebs;
     enum ds_pebs_fmt fmt = ctx->pebs_fmt;
     uint64_t idx;
+    if (key && *key != fixed_key(ctx)) {
+        fixed_prep(ctx, s);
+        *key = fixed_key(ctx);
+    }
     uint32_t n = ds__drain_span_inl(ctx, true, st, &idx);
     uint32_t rsz = b->rec_size;
-    uint32_t size = fixed_size(fmt);
+    uint32_t size = s->size;
 
     if (n && (!size || rsz < size)) {
         /* Configured size shorter than the format's record (a corrupted
          * context): decoding would read past each record; all are corrupt. */
         st->lost_corrupt += n;
     } else if (n) {
-        struct ds_pebs_sample s;
+        /* One walk per format, @fmt a constant in each: fixed_body's
+         * format tests fold away (and nothing format-wise stays live
+         * across the sink call). */
+        const unsigned char *m = b->mem;
         uint32_t taken;
-        if (fmt == DS_PEBS_FMT_NB32) {
-            clear_sample(&s); /* 32-bit record: GPRs 8-15 stay zero */
-            fixed_meta(fmt, size, ctx->pebs_trap, &s);
-            taken = walk_fixed(true, fmt, b->mem, n, rsz, &s, sink, arg);
-        } else {
-            clear_rest(&s); /* fixed_body writes flags, ip, GPRs per record */
-            fixed_meta(fmt, size, ctx->pebs_trap, &s);
-            taken = walk_fixed(false, fmt, b->mem, n, rsz, &s, sink, arg);
+        switch (fmt) {
+        case DS_PEBS_FMT_NB32: taken = walk_fixed(true, DS_PEBS_FMT_NB32, m, n, rsz, s, sink, arg); break;
+        case DS_PEBS_FMT_1: taken = walk_fixed(false, DS_PEBS_FMT_1, m, n, rsz, s, sink, arg); break;
+        case DS_PEBS_FMT_2: taken = walk_fixed(false, DS_PEBS_FMT_2, m, n, rsz, s, sink, arg); break;
+        case DS_PEBS_FMT_3: taken = walk_fixed(false, DS_PEBS_FMT_3, m, n, rsz, s, sink, arg); break;
+        default: taken = walk_fixed(false, DS_PEBS_FMT_0, m, n, rsz, s, sink, arg); break; /* NB64, 0 */
         }
         st->records += taken;
         st->lost_rejected += n - taken;
     }
     ds__drain_finish_inl(ctx, true, idx, st);
+}
+
+static void drain_fixed(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+{
+    struct ds_pebs_sample s;
+    fixed_prep(ctx, &s);
+    drain_fixed_into(ctx, sink, arg, st, &s, NULL);
 }
 
 static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
@@ -779,6 +814,17 @@ void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct
         drain_adaptive(ctx, sink, arg, st);
     else
         drain_fixed(ctx, sink, arg, st);
+}
+
+void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                        struct ds_pebs_sample *scratch, uint32_t *key)
+{
+    DS_ASSERT(ctx->setup && ctx->pebs.mem);
+    DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
+    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt))
+        drain_adaptive(ctx, sink, arg, st);
+    else
+        drain_fixed_into(ctx, sink, arg, st, scratch, key);
 }
 
 int ds_pebs_drain(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *out)

@@ -268,7 +268,8 @@ static inline __attribute__((always_inline)) int service_inl(struct ds_pmi *pmi,
         if (go) {
             /* ds_pebs_drain without its checks (ds_pmi_init saw ctx set
              * up; pebs.mem tested above), counted straight into r->pebs. */
-            ds__pebs_drain_add(ctx, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &r->pebs);
+            ds__pebs_drain_pmi(ctx, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &r->pebs,
+                               &pmi->pebs_scratch, &pmi->pebs_scratch_key);
             r->pebs_drained = true;
             r->handled = true;
         }
@@ -330,15 +331,15 @@ static __attribute__((noinline)) int service(struct ds_pmi *pmi, uint64_t status
 static int read_status(struct ds_pmi *pmi, uint64_t *status, struct ds_pmi_result *r)
 {
     r->msr_reads++;
-    return ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, status);
+    return ds__msr_rd(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, status);
 }
 
 /* WRMSR OVF_CTRL / STATUS_RESET (same MSR 0x390) with @ack != 0, counted.
  * With streamlined freeze this write unfreezes. */
-static int ack_bits(struct ds_pmi *pmi, uint64_t ack, struct ds_pmi_result *r)
+static inline __attribute__((always_inline)) int ack_bits(struct ds_pmi *pmi, uint64_t ack, struct ds_pmi_result *r)
 {
     r->msr_writes++;
-    int e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
+    int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
     if (e == DS_OK) {
         r->acked |= ack;
         r->handled = true;
@@ -397,7 +398,8 @@ static inline __attribute__((always_inline)) int handle_global(struct ds_pmi *pm
         r->status |= status;
         r->passes = pass;
         r->unacked |= status & ~pmi->ack_mask;
-        r->lbr_frozen |= (status & DS_GSTATUS_LBR_FRZ & ~want) != 0;
+        if (status & DS_GSTATUS_LBR_FRZ & ~want)
+            r->lbr_frozen = true;
         e = service_inl(pmi, status, r);
         if (!ret)
             ret = e;
@@ -410,7 +412,8 @@ static inline __attribute__((always_inline)) int handle_global(struct ds_pmi *pm
         if (e)
             return ret ? ret : e;
         if (!(status & want)) {
-            r->lbr_frozen |= (status & DS_GSTATUS_LBR_FRZ) != 0;
+            if (status & DS_GSTATUS_LBR_FRZ)
+                r->lbr_frozen = true;
             return ret;
         }
         if (pass == DS_PMI_MAX_PASSES) {
@@ -483,7 +486,7 @@ int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
          * table, legacy column), but never for a foreign NMI (status 0) nor
          * after ds_pmi_pmu_enable(false): that would restart stopped counters. */
         r->msr_writes++;
-        int e = ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+        int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
         if (e && ret == DS_OK)
             ret = e;
     }

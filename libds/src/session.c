@@ -22,6 +22,8 @@ static void uarch_of(const struct ds_cpu *cpu, enum ds_uarch *u)
 }
 
 #define SES_PAGE 4096u
+#define SES_SLOTS_FIXED 3u /* TOPDOWN.SLOTS: fixed counter 3 (SDM "Performance Metrics"; Linux INTEL_PMC_IDX_FIXED_SLOTS) */
+#define SES_GROUPS_KNOWN (DS_GROUP_ALL | DS_GROUP_CNTR | DS_GROUP_METRICS)
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 
@@ -125,6 +127,8 @@ static void used_counters(const struct ds_session *s, uint32_t *gp, uint32_t *fi
             *fixed |= 1u << r->idx;
         else
             *gp |= 1u << r->idx;
+        if (r->rq.groups & DS_GROUP_METRICS)
+            *fixed |= 1u << SES_SLOTS_FIXED; /* TOPDOWN.SLOTS for the metrics group */
     }
 }
 
@@ -149,14 +153,53 @@ static bool pmi_takes(const struct ds_session *s, enum ds_ctr_kind k, unsigned i
     return bit < 64 && ((ds_pmi_ack_mask(c) >> bit) & 1);
 }
 
+/* The counters group (session.h DS_GROUP_CNTR / _METRICS): format 6 with
+ * PEBS_BASELINE (MSR_PEBS_DATA_CFG bits 4, 5; Linux
+ * intel_pmu_has_pebs_counter_group: pebs_format >= 6 && pebs_baseline) or
+ * arch PEBS with the CFG_C bits in CPUID.(23H,4) (36 GP, 37 fixed, 38
+ * metrics: Linux masks ARCH_PEBS_CNTR_* with the caps). Metrics also need
+ * PERF_CAPABILITIES.PERF_METRICS on format 6 (pmc.h ds_pmc_pebs_data_cfg)
+ * and a free fixed counter 3 for TOPDOWN.SLOTS. */
+static int cntr_group_ok(const struct ds_session *s, enum ds_pebs_fmt f, uint32_t g)
+{
+    const struct ds_caps *c = &s->cpu->caps;
+    uint64_t ac = (uint64_t)c->arch_pebs_caps << 32;
+    if (!(g & (DS_GROUP_CNTR | DS_GROUP_METRICS)))
+        return DS_OK;
+    bool fmt6 = f == DS_PEBS_FMT_6 && c->pebs_baseline, arch = f == DS_PEBS_FMT_ARCH;
+    if (!fmt6 && !arch)
+        return DS_ERR_SESSION_NO_CNTR_GROUP;
+    if (arch && (g & DS_GROUP_CNTR) && (ac & (DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED)) !=
+                                          (DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED))
+        return DS_ERR_SESSION_NO_CNTR_GROUP;
+    if (!(g & DS_GROUP_METRICS))
+        return DS_OK;
+    if (arch ? !(ac & DS_APEBS_CFG_CNTR_METRICS) : !c->perf_metrics)
+        return DS_ERR_SESSION_NO_METRICS;
+    if (!((c->fixed_mask >> SES_SLOTS_FIXED) & 1))
+        return DS_ERR_SESSION_NO_METRICS;
+    for (unsigned i = 0; i < s->nreq; i++)
+        if (s->req[i].rq.groups & DS_GROUP_METRICS)
+            return DS_OK; /* fixed 3 already counts slots for the session */
+    uint32_t ugp, ufx;
+    used_counters(s, &ugp, &ufx);
+    if (((ufx >> SES_SLOTS_FIXED) & 1) || !pmi_takes(s, DS_CTR_FIXED, SES_SLOTS_FIXED))
+        return DS_ERR_SESSION_NO_COUNTER;
+    return DS_OK;
+}
+
 /* Which record groups a PEBS format can give (adaptive: MSR_PEBS_DATA_CFG;
  * formats 0-3 always record the GPRs, 1+ the memory fields; arch PEBS:
  * CPUID.(23H,4) CFG_C groups; NetBurst: GPRs only). */
 static int groups_ok(const struct ds_session *s, enum ds_pebs_fmt f, uint32_t g)
 {
     uint32_t ok;
-    if (g & ~DS_GROUP_ALL)
+    if (g & ~SES_GROUPS_KNOWN)
         return DS_ERR_SESSION_GROUPS;
+    int e = cntr_group_ok(s, f, g);
+    if (e)
+        return e;
+    g &= DS_GROUP_ALL;
     if (ds_pebs_fmt_adaptive(f))
         ok = s->cpu->caps.pebs_baseline ? (DS_GROUP_MEM | DS_GROUP_GPRS | DS_GROUP_XMM |
                                            (s->lbrm ? DS_GROUP_LBR : 0)) : 0;
@@ -448,11 +491,59 @@ static int add_bts(struct ds_session *s, struct ds_session_req *r)
     return DS_OK;
 }
 
+static bool is_bts_mode(enum ds_sample_mode m)
+{
+    return m == DS_TRACE_BTS || m == DS_TRACE_BTS_CIRCULAR;
+}
+
+/* DS_COUNT: count from 0 without EVTSEL.INT, for the counters group. The
+ * fixed counter of the event's row where it exists and is free (the
+ * architectural fixed events: SDM "Fixed-Function Performance Counters"),
+ * else the lowest free GP counter; counters the PMI handler refuses
+ * (pmi_takes) are skipped as for sampling. */
+static int add_count(struct ds_session *s, struct ds_session_req *r)
+{
+    struct ds_event_desc d;
+    if (r->rq.groups)
+        return DS_ERR_SESSION_GROUPS;
+    if (r->rq.ldlat)
+        return DS_ERR_SESSION_NO_LDLAT;
+    if (!fam6(s->cpu))
+        return DS_ERR_SESSION_NO_CNTR_GROUP; /* NetBurst: no counters group to count into */
+    int e = resolve_event(s, &r->rq, &d);
+    if (e)
+        return e;
+    if (s->cpu->caps.perfmon_version < 1)
+        return DS_ERR_NO_PERFMON;
+    r->name = d.name ? d.name : "raw";
+    r->evtsel = evtsel_of(&d, &r->rq);
+    r->how = DS_HOW_COUNT;
+    uint32_t ugp, ufx;
+    used_counters(s, &ugp, &ufx);
+    const struct ds_caps *c = &s->cpu->caps;
+    if (d.fixed >= 0 && d.fixed < 32 && ((c->fixed_mask >> d.fixed) & 1) && !((ufx >> d.fixed) & 1) &&
+        pmi_takes(s, DS_CTR_FIXED, (unsigned)d.fixed)) {
+        r->kind = DS_CTR_FIXED;
+        r->idx = (unsigned)d.fixed;
+        return DS_OK;
+    }
+    if (!r->rq.raw.set && r->rq.event == DS_EVENT_INSTRUCTIONS && (r->evtsel & 0xFFFF) == 0x01C0)
+        r->evtsel &= ~DS_EVTSEL_UMASK_MASK; /* PREC_DIST is PMC1-only: ANY_P counts the same (pick_overflow) */
+    for (unsigned i = 0; i < 32; i++)
+        if (((c->gp_mask >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || c->perfmon_version >= 6) &&
+            pmi_takes(s, DS_CTR_GP, i)) {
+            r->kind = DS_CTR_GP;
+            r->idx = i;
+            return DS_OK;
+        }
+    return DS_ERR_SESSION_NO_COUNTER;
+}
+
 static int check_request(const struct ds_request *rq)
 {
-    if (rq->mode > DS_TRACE_BTS_CIRCULAR)
+    if (rq->mode > DS_COUNT)
         return DS_ERR_SESSION_BAD_MODE;
-    if (rq->mode < DS_TRACE_BTS && rq->event == DS_EVENT_NONE && !rq->raw.set)
+    if (!is_bts_mode(rq->mode) && rq->event == DS_EVENT_NONE && !rq->raw.set)
         return DS_ERR_SESSION_NO_EVENT;
     if (rq->rings & ~(DS_RING_KERNEL | DS_RING_USER))
         return DS_ERR_SESSION_BAD_RINGS;
@@ -477,8 +568,9 @@ static int add_counter_req(struct ds_session *s, struct ds_session_req *r)
         e = try_pebs(s, r, &d);
     if (e && r->rq.mode == DS_SAMPLE_PRECISE)
         return e;
-    if (e == DS_ERR_SESSION_BAD_PERIOD || e == DS_ERR_SESSION_GROUPS || e == DS_ERR_PMC_LDLAT_RANGE)
-        return e;
+    if (e == DS_ERR_SESSION_BAD_PERIOD || e == DS_ERR_SESSION_GROUPS || e == DS_ERR_PMC_LDLAT_RANGE ||
+        e == DS_ERR_SESSION_NO_CNTR_GROUP || e == DS_ERR_SESSION_NO_METRICS)
+        return e; /* overflow sampling has no record groups either: the specific error */
     if (e) {
         s->nba = keep;
         s->fmt = kfmt;
@@ -504,7 +596,10 @@ int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *
     r.rq = *rq;
     struct ds_nb_alloc nba = s->nba;
     enum ds_pebs_fmt fmt = s->fmt;
-    e = rq->mode >= DS_TRACE_BTS ? add_bts(s, &r) : add_counter_req(s, &r);
+    if (rq->mode == DS_COUNT)
+        e = add_count(s, &r);
+    else
+        e = is_bts_mode(rq->mode) ? add_bts(s, &r) : add_counter_req(s, &r);
     if (e) {
         s->nba = nba; /* nothing added */
         s->fmt = fmt;
@@ -566,31 +661,72 @@ static uint64_t data_cfg_of(const struct ds_session *s, uint32_t g)
     return v;
 }
 
-/* Arch-PEBS CFG_C groups of a request (Linux intel_pmu_enable_event_ext). */
-static uint64_t apebs_groups(uint32_t g)
+/* Arch-PEBS CFG_C groups of a request (Linux intel_pmu_enable_event_ext:
+ * CNTR_GP / CNTR_FIXED where the group's GP / fixed masks are not empty,
+ * CNTR_METRICS with metrics, CNTR_ALLOW on the PEBS counter of a counter
+ * group, all masked with the CPUID.(23H,4) caps: cntr_group_ok checked). */
+static uint64_t apebs_groups(const struct ds_session *s, uint32_t g)
 {
-    return ((g & DS_GROUP_MEM) ? DS_APEBS_CFG_AUX : 0) | ((g & DS_GROUP_GPRS) ? DS_APEBS_CFG_GPR : 0) |
-           ((g & DS_GROUP_XMM) ? DS_APEBS_CFG_XMM : 0) |
-           ((g & DS_GROUP_LBR) ? ((uint64_t)DS_APEBS_LBR_NUM_VAR << DS_APEBS_CFG_LBR_SHIFT) : 0);
+    uint64_t v = ((g & DS_GROUP_MEM) ? DS_APEBS_CFG_AUX : 0) | ((g & DS_GROUP_GPRS) ? DS_APEBS_CFG_GPR : 0) |
+                 ((g & DS_GROUP_XMM) ? DS_APEBS_CFG_XMM : 0) |
+                 ((g & DS_GROUP_LBR) ? ((uint64_t)DS_APEBS_LBR_NUM_VAR << DS_APEBS_CFG_LBR_SHIFT) : 0);
+    uint64_t ac = (uint64_t)s->cpu->caps.arch_pebs_caps << 32;
+    if (g & DS_GROUP_CNTR) {
+        v |= (s->gctl & 0xFFFFFFFFull) ? DS_APEBS_CFG_CNTR_GP : 0;
+        v |= ((s->gctl >> 32) & ~(s->slots ? 1ull << SES_SLOTS_FIXED : 0)) ? DS_APEBS_CFG_CNTR_FIXED : 0;
+    }
+    if (g & DS_GROUP_METRICS)
+        v |= DS_APEBS_CFG_CNTR_METRICS;
+    /* Not verified on hardware (no arch-PEBS CPU here): Linux also sets
+     * CNTR_ALLOW on the counting members' CFG_C, which this session does
+     * not write (no building block for a CFG_C without EN); the model
+     * snapshots every enabled counter regardless. */
+    if (v & (DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED | DS_APEBS_CFG_CNTR_METRICS))
+        v |= DS_APEBS_CFG_CNTR_ALLOW & ac;
+    return v;
+}
+
+/* Format 6 MSR_PEBS_DATA_CFG counters group (Linux PEBS_DATACFG_CNTR,
+ * _METRICS, CNTR_SHIFT 32 (16 bits), FIX_SHIFT 48 (8 bits)): the session's
+ * counters (gctl: PEBS, overflow, DS_COUNT), fixed 3 left to the metrics
+ * part when the session counts slots there. */
+static uint64_t data_cfg_cntr(const struct ds_session *s, uint32_t g)
+{
+    uint64_t v = 0;
+    if (g & DS_GROUP_CNTR) {
+        uint64_t gp = s->gctl & 0xFFFFull;
+        uint64_t fx = (s->gctl >> 32) & 0xFFull & ~(s->slots ? 1ull << SES_SLOTS_FIXED : 0);
+        v |= DS_PEBS_DATA_CFG_CNTRS | (gp << DS_PEBS_DATA_CFG_GP_SHIFT) | (fx << DS_PEBS_DATA_CFG_FIX_SHIFT);
+    }
+    return v | ((g & DS_GROUP_METRICS) ? DS_PEBS_DATA_CFG_METRICS : 0);
 }
 
 static void plan(struct ds_session *s)
 {
     s->freeze = auto_freeze(s);
-    s->gctl = s->pebs_bits = s->ovf_bits = s->data_cfg = 0;
+    s->gctl = s->pebs_bits = s->ovf_bits = s->cnt_bits = s->data_cfg = 0;
     s->nb_armed = 0;
+    s->slots = false;
     for (unsigned i = 0; i < s->nreq; i++) {
         const struct ds_session_req *r = &s->req[i];
         if (r->how == DS_HOW_PEBS || r->how == DS_HOW_APEBS)
             s->pebs_bits |= req_bit(r);
         if (r->how == DS_HOW_OVERFLOW)
             s->ovf_bits |= req_bit(r);
+        if (r->how == DS_HOW_COUNT)
+            s->cnt_bits |= req_bit(r);
         if (r->how == DS_HOW_NB_OVERFLOW)
             s->nb_armed |= 1u << r->idx;
-        if (r->how == DS_HOW_PEBS && ds_pebs_fmt_adaptive(s->fmt) && s->cpu->caps.pebs_baseline)
-            s->data_cfg |= data_cfg_of(s, r->rq.groups);
+        s->slots |= (r->rq.groups & DS_GROUP_METRICS) != 0;
     }
-    s->gctl = v2(s) ? (s->pebs_bits | s->ovf_bits) : 0;
+    if (s->slots)
+        s->cnt_bits |= 1ull << (32 + SES_SLOTS_FIXED);
+    s->gctl = v2(s) ? (s->pebs_bits | s->ovf_bits | s->cnt_bits) : 0;
+    for (unsigned i = 0; i < s->nreq; i++) {
+        const struct ds_session_req *r = &s->req[i];
+        if (r->how == DS_HOW_PEBS && ds_pebs_fmt_adaptive(s->fmt) && s->cpu->caps.pebs_baseline)
+            s->data_cfg |= data_cfg_of(s, r->rq.groups) | data_cfg_cntr(s, r->rq.groups);
+    }
     unsigned npebs = 0;
     for (unsigned i = 0; i < s->nreq; i++)
         if (is_pebs(&s->req[i])) {
@@ -665,6 +801,7 @@ static int save_req(struct ds_session *s, const struct ds_session_req *r)
     }
     case DS_HOW_PEBS:
     case DS_HOW_OVERFLOW:
+    case DS_HOW_COUNT:
         return save_counter(s, r);
     default:
         return DS_OK;
@@ -700,6 +837,10 @@ static int save_all(struct ds_session *s)
 #undef SAVE
     for (unsigned i = 0; !e && i < s->nreq; i++)
         e = save_req(s, &s->req[i]);
+    if (!e && s->slots) {
+        struct ds_session_req sl = { .kind = DS_CTR_FIXED, .idx = SES_SLOTS_FIXED };
+        e = save_counter(s, &sl);
+    }
     return e;
 }
 
@@ -827,7 +968,7 @@ static int program_req(struct ds_session *s, struct ds_session_req *r)
                                     : ds_pmc_gp_program(cpu, r->idx, r->evtsel, r->start);
         /* CFG_C reload [31:0]: -period (Linux -period & ARCH_PEBS_RELOAD) */
         return e ? e : ds_arch_pebs_counter_enable(&s->ap, r->kind, r->idx, (uint32_t)r->reset,
-                                                    apebs_groups(r->rq.groups));
+                                                    apebs_groups(s, r->rq.groups));
     case DS_HOW_NB_PEBS:
     case DS_HOW_NB_OVERFLOW:
         r->nbq.escr = r->nbas.escr;
@@ -845,6 +986,9 @@ static int program_req(struct ds_session *s, struct ds_session_req *r)
         return e ? e : ds_nb_replay_tag(cpu, (unsigned)r->nb_metric, true);
     case DS_HOW_OVERFLOW:
         return ds_pmc_gp_program(cpu, r->idx, r->evtsel, r->start);
+    case DS_HOW_COUNT: /* from 0, no EVTSEL.INT / FIXED_CTR_CTRL PMI bit */
+        return r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, fixed_ctrl(r), false, 0)
+                                       : ds_pmc_gp_program(cpu, r->idx, r->evtsel, 0);
     default:
         return DS_OK;
     }
@@ -1011,6 +1155,14 @@ static int program_all(struct ds_session *s)
         e = ds_nb_alloc_init(&s->nba, cpu->caps.display_model, false);
     for (unsigned i = 0; !e && i < s->nreq; i++)
         e = program_req(s, &s->req[i]);
+    /* DS_GROUP_METRICS: TOPDOWN.SLOTS on fixed 3 from 0, OS and USR (the
+     * metrics part of the counters group reports it; Linux counts slots on
+     * INTEL_PMC_IDX_FIXED_SLOTS for every topdown group) */
+    /* (GLOBAL_CTRL bit 48, PERF_METRICS enable, is not set, as the
+     * hand-wired e2e flow never did; the model needs none; not verified on
+     * hardware) */
+    if (!e && s->slots)
+        e = ds_pmc_fixed_program(cpu, SES_SLOTS_FIXED, DS_FIXED_OS | DS_FIXED_USR, false, 0);
     if (!e && has_how(s, DS_HOW_PEBS))
         e = ds_pmc_nhm_workaround(cpu); /* Nehalem/Westmere errata; DS_OK elsewhere */
     if (!e)
@@ -1221,7 +1373,8 @@ int ds_session_stop(struct ds_session *s)
         KEEP(ds_pmi_pmu_enable(&s->pmi, false));
     for (unsigned i = 0; i < s->nreq; i++) {
         const struct ds_session_req *r = &s->req[i];
-        if (!v2(s) && fam6(s->cpu) && (is_pebs(r) || r->how == DS_HOW_OVERFLOW) && r->kind == DS_CTR_GP)
+        if (!v2(s) && fam6(s->cpu) && (is_pebs(r) || r->how == DS_HOW_OVERFLOW || r->how == DS_HOW_COUNT) &&
+            r->kind == DS_CTR_GP)
             KEEP(ds_pmc_gp_program(s->cpu, r->idx, 0, r->start)); /* v1: EVTSEL.EN off */
         if (r->how == DS_HOW_NB_PEBS || r->how == DS_HOW_NB_OVERFLOW)
             KEEP(ds_nb_release(s->cpu, &s->nba, &r->nbas));
@@ -1284,6 +1437,7 @@ static const char *how_name(const struct ds_session_req *r)
     case DS_HOW_OVERFLOW: return "overflow PMI";
     case DS_HOW_NB_OVERFLOW: return "overflow PMI (CCCR.OVF_PMI)";
     case DS_HOW_BTS: return r->rq.mode == DS_TRACE_BTS ? "BTS linear, threshold PMI" : "BTS circular";
+    case DS_HOW_COUNT: return "count only (counters group)";
     default: return "?";
     }
 }

@@ -472,6 +472,76 @@ static void test_ack_mask_exact(void)
     CHECK_EQ(ds_pmi_ack_mask(&c), base | (1ull << 61) | (1ull << 58) | (1ull << 59), "v4 without PERF_METRICS: no 48");
 }
 
+/* The fixed-format drain decodes into a sample kept in struct ds_pmi,
+ * prepared once per format (issue 10 item 21). Fields a format lacks must
+ * read 0 in every drained sample, also after the context behind the same
+ * ds_pmi was set up again for another format: a format 3 record (Skylake:
+ * eventing IP, TSX, TSC), then a format 2 record (Haswell: no TSC), then
+ * format 3 again. Expected values are the bytes
+ * written into the records (SDM Table 18-x layouts: TSC at 0xC0, eventing
+ * IP at 0xB0, TSX at 0xB8). */
+static struct ds_pebs_sample scratch_got;
+static int scratch_take(void *a, const struct ds_pebs_sample *s)
+{
+    scratch_got = *s;
+    (*(int *)a)++;
+    return 0;
+}
+
+static void scratch_pmi(struct env *e, struct ds_pmi *pmi, uint32_t rsz, int *got)
+{
+    struct ds_pmi_result r;
+    uint64_t base = (uint64_t)(uintptr_t)e->pebs;
+    for (uint32_t i = 0; i < rsz / 8; i++) {
+        uint64_t v = 0x1000ull * (i + 1) + rsz;
+        memcpy(e->pebs + 8 * i, &v, 8);
+    }
+    e->area.a64.pebs_index = base + rsz;
+    fake_set_msr(&e->f, DS_MSR_IA32_PERF_GLOBAL_STATUS, (1ull << 62) | 0x1);
+    *got = 0;
+    CHECK_EQ(ds_pmi_handle(pmi, &r), DS_OK, "handle (record size %u)", rsz);
+    CHECK_EQ(*got, 1, "one record drained (record size %u)", rsz);
+}
+
+static void test_scratch_sample_per_format(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    int got = 0;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup fmt 3");
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE, .pebs_counters = 0x1, .pebs_sink = scratch_take,
+                                .pebs_arg = &got };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init");
+    scratch_pmi(&e, &pmi, 0xC8, &got);
+    CHECK_EQ(scratch_got.fmt, DS_PEBS_FMT_3, "fmt 3");
+    CHECK_EQ(scratch_got.tsc, 0x1000ull * (0xC0 / 8 + 1) + 0xC8, "fmt 3 TSC from the record");
+    CHECK_EQ(scratch_got.eventing_ip, 0x1000ull * (0xB0 / 8 + 1) + 0xC8, "fmt 3 eventing IP");
+    scratch_pmi(&e, &pmi, 0xC8, &got); /* second PMI, same format: prepared sample reused */
+    CHECK_EQ(scratch_got.tsc, 0x1000ull * (0xC0 / 8 + 1) + 0xC8, "fmt 3 TSC, second PMI");
+
+    /* Same ds_pmi (not initialised again), context set up on a format 2 CPU */
+    fake_haswell(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup fmt 2");
+    CHECK_EQ(e.ctx.pebs_fmt, DS_PEBS_FMT_2, "Haswell: fmt 2");
+    scratch_pmi(&e, &pmi, 0xC0, &got);
+    CHECK_EQ(scratch_got.fmt, DS_PEBS_FMT_2, "fmt 2 sample");
+    CHECK_EQ(scratch_got.size, 0xC0, "fmt 2 record size");
+    CHECK_EQ(scratch_got.tsc, 0, "fmt 2 has no TSC: 0, not the fmt 3 record's");
+    CHECK_EQ(scratch_got.eventing_ip, 0x1000ull * (0xB0 / 8 + 1) + 0xC0, "fmt 2 eventing IP");
+    CHECK(!(scratch_got.present & DS_SAMPLE_TSC), "fmt 2: TSC not present");
+
+    /* and back: the format 3 fields come back with the format */
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup fmt 3 again");
+    scratch_pmi(&e, &pmi, 0xC8, &got);
+    CHECK_EQ(scratch_got.fmt, DS_PEBS_FMT_3, "fmt 3 again");
+    CHECK(scratch_got.present & DS_SAMPLE_TSC, "fmt 3: TSC present again");
+}
+
 int main(void)
 {
     test_zero_bounds();
@@ -487,5 +557,6 @@ int main(void)
     test_loop_until_clear();
     test_storm();
     test_ack_mask_exact();
+    test_scratch_sample_per_format();
     return check_summary();
 }

@@ -131,6 +131,36 @@ static void panther(void)
     identify(true);
 }
 
+/* Lunar Lake 06_BDH P-core: CPUID words of ../shared/cpuid
+ * GenuineIntel00B06D1_LunarLake_04_CPUID.txt (leaves 0, 1, 0AH, 23H.0/1/3);
+ * IA32_PERF_CAPABILITIES typed from the SDM bit list (Vol. 4 "IA32_PERF_
+ * CAPABILITIES"): LBR_FMT 3FH [5:0], PEBS_TRAP [6], PEBS_ARCH_REG [7],
+ * PEBS_REC_FMT 6 [11:8], FW_WRITE [13], PEBS_BASELINE [14], PERF_METRICS
+ * [15] (@caps_clear removes bits); perfmon v6 counter MSRs (1900H + 4n,
+ * fixed 1980H + 4m), IA32_PERF_METRICS 329H. */
+static void lunar(uint64_t caps_clear)
+{
+    fp_reset(&F);
+    fp_cpuid_set(&F, 0, 0, 0x23, 0x756E6547, 0x6C65746E, 0x49656E69);
+    fp_cpuid_set(&F, 1, 0, 0x000B06D1, 0x00800800, 0x7FFAFBFF, 0xBFEBFBFF);
+    fp_cpuid_set(&F, 0xA, 0, 0x0D300806, 0x280, 0x7, 0x8603);
+    fp_cpuid_set(&F, 0x23, 0, 0xB, 3, 0, 0);
+    fp_cpuid_set(&F, 0x23, 1, 0x3FF, 0xF, 0, 0);
+    fp_cpuid_set(&F, 0x23, 3, 0x1DFF, 0, 0, 0);
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    uint64_t caps = 0x3F | (1u << 6) | (1u << 7) | (6u << 8) | (1u << 13) | (1u << 14) | (1u << 15);
+    fp_set(&F, DS_MSR_IA32_PERF_CAPABILITIES, caps & ~caps_clear);
+    for (unsigned i = 0; i < 10; i++)
+        for (unsigned k = 0; k < 4; k++)
+            fp_set(&F, 0x1900 + 4 * i + k, 0);
+    for (unsigned i = 0; i < 4; i++)
+        fp_set(&F, 0x1980 + 4 * i, 0);
+    const uint32_t m[] = { 0x38D, 0x38E, 0x38F, 0x390, 0x3F1, 0x3F2, 0x3F6, 0x600, 0x1D9, 0x329 };
+    for (unsigned i = 0; i < N(m); i++)
+        fp_set(&F, m[i], 0);
+    identify(true);
+}
+
 /* --- callbacks ---------------------------------------------------------------- */
 
 static struct { unsigned n, req[16]; uint64_t ip[16]; bool pebs[16]; unsigned br; uint64_t br_from; } got;
@@ -482,6 +512,173 @@ static void test_arch_pebs(void)
     CHECK_EQ(fp_get(&F, 0x38F), 1, "GLOBAL_CTRL");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     CHECK_EQ(fp_get(&F, 0x3F4), 0, "PEBS_BASE back");
+}
+
+/* --- format 6 / arch PEBS counters group (DS_GROUP_CNTR, DS_COUNT) ------------ */
+
+static struct ds_request gen(enum ds_event ev, uint64_t period, enum ds_sample_mode mode);
+static void put64(unsigned char *p, uint64_t v);
+
+static struct { unsigned n; uint32_t present, gpm, fxm; uint64_t gp[2], fx0, slots, met; } cg;
+static void on_sample_cntr(void *arg, const struct ds_session_sample *s)
+{
+    (void)arg;
+    cg.n++;
+    if (!s->pebs)
+        return;
+    cg.present = s->pebs->present;
+    cg.gpm = s->pebs->cntr_gp_mask;
+    cg.fxm = s->pebs->cntr_fixed_mask;
+    cg.gp[0] = s->pebs->cntr_gp[0];
+    cg.gp[1] = s->pebs->cntr_gp[1];
+    cg.fx0 = s->pebs->cntr_fixed[0];
+    cg.slots = s->pebs->topdown_slots;
+    cg.met = s->pebs->perf_metrics;
+}
+
+/* PEBS C0H on PMC0 with the counters group, C0H counted on PMC1 and
+ * instructions on fixed 0 (the kernel's pebs-loop-cntr run). */
+static int cntr_requests(uint32_t groups, unsigned id[3])
+{
+    struct ds_request p = raw(0xC0, 0x00, 10000, DS_SAMPLE_PRECISE), c = raw(0xC0, 0x00, 0, DS_COUNT);
+    p.groups = groups;
+    int e = add(p, &id[0]);
+    if (!e)
+        e = add(c, &id[1]);
+    if (!e)
+        e = add(gen(DS_EVENT_INSTRUCTIONS, 0, DS_COUNT), &id[2]);
+    return e;
+}
+
+static void test_cntr_fmt6(void)
+{
+    lunar(0);
+    memset(&S, 0, sizeof S);
+    memset(&cg, 0, sizeof cg);
+    struct ds_session_config c = cfg_mem();
+    c.on_sample = on_sample_cntr;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    unsigned id[3];
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR | DS_GROUP_METRICS, id), DS_OK, "PEBS + two counting requests");
+    CHECK(S.req[id[0]].how == DS_HOW_PEBS && S.req[id[0]].kind == DS_CTR_GP && S.req[id[0]].idx == 0, "PEBS on PMC0");
+    CHECK(S.req[id[1]].how == DS_HOW_COUNT && S.req[id[1]].kind == DS_CTR_GP && S.req[id[1]].idx == 1,
+          "C0H counted on PMC1 (lowest free)");
+    CHECK(S.req[id[2]].kind == DS_CTR_FIXED && S.req[id[2]].idx == 0, "instructions counted on fixed 0");
+    take_snap();
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* Linux asm/perf_event.h: PEBS_DATACFG_CNTR bit 4, _METRICS bit 5, GP
+     * mask << 32 (PMC0, PMC1), fixed mask << 48 (fixed 0; fixed 3 is the
+     * metrics part) */
+    CHECK_EQ(fp_get(&F, 0x3F2), 0x0001000300000030ull, "MSR_PEBS_DATA_CFG");
+    /* IA32_PMC_GPn_CFG_A (1901H + 4n): C0H, USR 16, OS 17, EN 22; PMC0
+     * Adaptive_Record 34; no INT (20) on either */
+    CHECK_EQ(fp_get(&F, 0x1901), 0x4004300C0ull, "GP0 CFG_A (PEBS, adaptive)");
+    CHECK_EQ(fp_get(&F, 0x1905), 0x4300C0ull, "GP1 CFG_A (count only)");
+    CHECK_EQ(fp_get(&F, 0x1904), 0, "PMC1 counts from 0");
+    /* FIXED_CTR_CTRL: 4 bits per counter, OS 0 + USR 1: fixed 0 and fixed 3 (slots), no PMI bit */
+    CHECK_EQ(fp_get(&F, 0x38D), 0x3003, "FIXED_CTR_CTRL");
+    CHECK_EQ(fp_get(&F, 0x38F), 0x900000003ull, "GLOBAL_CTRL: PMC0, PMC1, fixed 0, fixed 3");
+    CHECK_EQ(fp_get(&F, 0x3F1), 1, "PEBS_ENABLE: PMC0 only");
+    /* SDM adaptive record: basic 32 + counters header 16 + 3 values + slots + metrics = 88 */
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    CHECK_EQ((ar->pebs_max - ar->pebs_base) % 88, 0, "record size 88");
+    unsigned char *rec = (unsigned char *)(uintptr_t)ar->pebs_base;
+    memset(rec, 0, 88);
+    put64(rec, (88ull << 48) | 0x30);
+    put64(rec + 0x08, 0x4000);
+    put64(rec + 0x10, 1);
+    put64(rec + 32, 0x3 | (0x1ull << 32));
+    put64(rec + 40, 3);           /* INTEL_CNTR_METRICS */
+    put64(rec + 48, 111);
+    put64(rec + 56, 222);
+    put64(rec + 64, 333);
+    put64(rec + 72, 444);
+    put64(rec + 80, 0x0807060504030201ull);
+    ar->pebs_index = ar->pebs_base + 88;
+    fp_set(&F, 0x38E, 1ull << 62);
+    CHECK_EQ(ds_session_pmi(&S, 0, NULL), DS_OK, "PMI");
+    CHECK_EQ(cg.n, 1, "one sample");
+    CHECK((cg.present & DS_SAMPLE_CNTRS) && (cg.present & DS_SAMPLE_METRICS), "counters group decoded");
+    CHECK(cg.gpm == 3 && cg.fxm == 1 && cg.gp[0] == 111 && cg.gp[1] == 222 && cg.fx0 == 333, "GP 0, 1, fixed 0 values");
+    CHECK(cg.slots == 444 && cg.met == 0x0807060504030201ull, "slots and PERF_METRICS");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    check_snap("format 6 counters group");
+
+    /* the group without metrics: no fixed 3, DATA_CFG bit 4 and the masks */
+    lunar(0);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR, id), DS_OK, "counters group without metrics");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3F2), 0x0001000300000010ull, "MSR_PEBS_DATA_CFG without METRICS");
+    CHECK_EQ(fp_get(&F, 0x38D), 0x3, "FIXED_CTR_CTRL: fixed 0 only");
+    CHECK_EQ(fp_get(&F, 0x38F), 0x100000003ull, "GLOBAL_CTRL without fixed 3");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    /* boundaries: metrics without PERF_METRICS; format 6 without PEBS_BASELINE;
+     * format 4; DS_COUNT with groups; mode one past DS_COUNT */
+    lunar(1u << 15);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR | DS_GROUP_METRICS, id), DS_ERR_SESSION_NO_METRICS, "no PERF_METRICS");
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR, id), DS_OK, "the group itself is there");
+    lunar(1u << 14);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR, id), DS_ERR_SESSION_NO_CNTR_GROUP, "format 6 without PEBS_BASELINE");
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR, id), DS_ERR_SESSION_NO_CNTR_GROUP, "format 4");
+    struct ds_request pa = raw(0xC0, 0x00, 1000, DS_SAMPLE_AUTO);
+    pa.groups = DS_GROUP_CNTR;
+    CHECK_EQ(add(pa, NULL), DS_ERR_SESSION_NO_CNTR_GROUP, "AUTO: the specific error, not overflow's GROUPS");
+    struct ds_request r = raw(0xC0, 0, 0, DS_COUNT);
+    r.groups = DS_GROUP_CNTR;
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_GROUPS, "DS_COUNT with groups");
+    r.groups = 0;
+    r.mode = (enum ds_sample_mode)(DS_COUNT + 1);
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_BAD_MODE, "mode DS_COUNT + 1");
+    r.mode = DS_COUNT;
+    CHECK_EQ(add(r, NULL), DS_OK, "DS_COUNT with period 0 on Ice Lake");
+    netburst();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request nb = raw(0, 0, 0, DS_COUNT);
+    nb.raw.nb_event = "replay_event";
+    nb.raw.nb_mask = "NBOGUS";
+    CHECK_EQ(add(nb, NULL), DS_ERR_SESSION_NO_CNTR_GROUP, "NetBurst DS_COUNT: no counters group");
+
+    /* two PEBS requests asking metrics share fixed 3 */
+    lunar(0);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request m = raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE);
+    m.groups = DS_GROUP_CNTR | DS_GROUP_METRICS;
+    CHECK_EQ(add(m, NULL), DS_OK, "first metrics request");
+    m.raw.evsel = 0xC4;
+    CHECK_EQ(add(m, NULL), DS_OK, "second metrics request (fixed 3 shared)");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3F2), 0x0000000300000030ull, "DATA_CFG: GP mask PMC0|PMC1, no fixed");
+    CHECK_EQ(fp_get(&F, 0x38D), 0x3000, "FIXED_CTR_CTRL: fixed 3 only");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/* Architectural PEBS: the PEBS counter's CFG_C selects the groups (Linux
+ * ARCH_PEBS_CNTR_ALLOW 35, _GP 36, _FIXED 37, _METRICS 38). */
+static void test_cntr_arch(void)
+{
+    panther();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    unsigned id[3];
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR | DS_GROUP_METRICS, id), DS_OK, "arch PEBS counters group");
+    CHECK(S.req[id[1]].idx == 1 && S.req[id[2]].kind == DS_CTR_FIXED && S.req[id[2]].idx == 0, "PMC1, fixed 0");
+    take_snap();
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (0xFull << 35) | (uint32_t)(0 - 10000u), "GP0 CFG_C");
+    CHECK_EQ(fp_get(&F, 0x1907), 0, "GP1 CFG_C untouched (count only)");
+    CHECK_EQ(fp_get(&F, 0x1905), 0x4300C0ull, "GP1 CFG_A");
+    CHECK_EQ(fp_get(&F, 0x38D), 0x3003, "FIXED_CTR_CTRL");
+    CHECK_EQ(fp_get(&F, 0x38F), 0x900000003ull, "GLOBAL_CTRL");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    check_snap("arch PEBS counters group");
 }
 
 /* --- generic events (event.h rows) ------------------------------------------- */
@@ -979,6 +1176,8 @@ static const struct { const char *what; int err; } bad[] = {
     { "stop before start", DS_ERR_SESSION_STATE },
     { "teardown never started", DS_ERR_SESSION_STATE },
     { "overflow request with groups", DS_ERR_SESSION_GROUPS },
+    { "Skylake: counters group", DS_ERR_SESSION_NO_CNTR_GROUP },
+    { "Lunar Lake without PERF_METRICS: metrics", DS_ERR_SESSION_NO_METRICS },
     /* DS_ERR_SESSION_SAVE: not reachable (DS_SESSION_MAX_SAVED covers
      * DS_SESSION_MAX_REQ requests of 3 MSRs plus the shared ones) */
 };
@@ -1016,6 +1215,8 @@ static int run_bad(unsigned i)
     case 20: add(r, NULL); return ds_session_stop(&S);
     case 21: add(r, NULL); return ds_session_teardown(&S);
     case 22: r.mode = DS_SAMPLE_OVERFLOW; r.groups = DS_GROUP_MEM; return add(r, NULL);
+    case 23: r.groups = DS_GROUP_CNTR; return add(r, NULL);
+    case 24: lunar(1u << 15); init_default(); r.groups = DS_GROUP_METRICS; return add(r, NULL);
     default: return -1;
     }
 }
@@ -1029,7 +1230,7 @@ static void test_bad_table(void)
             ds_session_teardown(&S);
     }
     /* every session code in err.h has a row (SAVE excepted, see above) */
-    for (int v = DS_ERR_SESSION_STATE; v <= DS_ERR_SESSION_SPURIOUS; v++) {
+    for (int v = DS_ERR_SESSION_STATE; v <= DS_ERR_SESSION_NO_METRICS; v++) {
         bool row = v == DS_ERR_SESSION_SAVE;
         for (unsigned i = 0; i < N(bad); i++)
             row |= bad[i].err == v;
@@ -1115,6 +1316,8 @@ int main(void)
     test_adaptive();
     test_netburst();
     test_arch_pebs();
+    test_cntr_fmt6();
+    test_cntr_arch();
     test_generic();
     test_pmi();
     test_dispatch_multi();

@@ -204,7 +204,9 @@ enum ds_err {
     DS_ERR_SESSION_RAW = 496, /* raw event not usable on this CPU (NetBurst needs nb_event, family 6 evsel) */
     DS_ERR_SESSION_SAVE = 497, /* more MSRs to save than DS_SESSION_MAX_SAVED */
     DS_ERR_SESSION_SPURIOUS = 498, /* PMI was not the session's (pass it on) */
-    /* sessions: next free value 499 */
+    DS_ERR_SESSION_NO_CNTR_GROUP = 499, /* DS_GROUP_CNTR/METRICS where the PEBS format has no counters group */
+    DS_ERR_SESSION_NO_METRICS = 500, /* DS_GROUP_METRICS without PERF_METRICS or fixed counter 3 */
+    /* sessions: next free value 501 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

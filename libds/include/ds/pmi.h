@@ -180,6 +180,14 @@ struct ds_pmi {
     bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
     bool init;
     volatile bool pmu_enabled; /* ds_pmi_pmu_enable(); true after ds_pmi_init */
+    /* The sample the fixed-format PEBS drain (NetBurst, formats 0-3)
+     * decodes each record into and hands to cfg.pebs_sink (read-only for
+     * the sink, valid during the call, as ds_pebs_drain's). Cleared and
+     * given its per-format fields once, when first used with the context's
+     * format, not on every PMI (issue 10 item 21); the key says for which
+     * (0 = not yet). Private to pmi.c/pebs.c. */
+    uint32_t pebs_scratch_key;
+    struct ds_pebs_sample pebs_scratch;
 };
 
 /* What one ds_pmi_handle() call did. */

@@ -69,6 +69,8 @@ enum ds_sample_mode {
     DS_SAMPLE_OVERFLOW = 2,    /* counter-overflow PMI; the sample is the interrupted IP */
     DS_TRACE_BTS = 3,          /* BTS linear buffer with threshold PMIs: every taken branch delivered */
     DS_TRACE_BTS_CIRCULAR = 4, /* BTS ring, no PMI: read at stop / ds_session_drain_now */
+    DS_COUNT = 5,              /* count only, from 0, no PMI, no sample: the value appears in the
+                                  counters group of the PEBS records (DS_GROUP_CNTR); period ignored */
 };
 
 /* Record groups (adaptive PEBS MSR_PEBS_DATA_CFG, arch PEBS CFG_C). */
@@ -76,7 +78,19 @@ enum ds_sample_mode {
 #define DS_GROUP_GPRS 0x2u     /* general-purpose registers */
 #define DS_GROUP_XMM  0x4u     /* XMM registers */
 #define DS_GROUP_LBR  0x8u     /* LBR entries in the record */
-#define DS_GROUP_ALL  0xFu
+#define DS_GROUP_ALL  0xFu     /* the four above (not the counters group below) */
+/* Counters group (PEBS format 6 with PEBS_BASELINE: MSR_PEBS_DATA_CFG bits
+ * 4/5 and the GP [47:32] / fixed [55:48] masks; arch PEBS: CFG_C bits
+ * 35-38 where CPUID.(23H,4) has them; Linux intel_pmu_enable_event_ext,
+ * setup_pebs_adaptive_sample_data). DS_GROUP_CNTR: every record carries the
+ * values of the session's counters (its PEBS, overflow and DS_COUNT
+ * counters; arch PEBS: the hardware's choice, see design.md), decoded into
+ * ds_session_sample.pebs->cntr_gp[] / cntr_fixed[] with their masks.
+ * DS_GROUP_METRICS (needs PERF_CAPABILITIES.PERF_METRICS / CFG_C bit 38):
+ * TOPDOWN.SLOTS and IA32_PERF_METRICS (pebs->topdown_slots, perf_metrics);
+ * the session counts TOPDOWN.SLOTS on fixed counter 3 from 0 for it. */
+#define DS_GROUP_CNTR    0x10u
+#define DS_GROUP_METRICS 0x20u
 
 #define DS_RING_KERNEL 0x1u    /* CPL 0 (EVTSEL.OS) */
 #define DS_RING_USER   0x2u    /* CPL > 0 (EVTSEL.USR) */
@@ -102,7 +116,8 @@ struct ds_request {
 /* One sample delivered to on_sample. */
 struct ds_session_sample {
     unsigned req;                      /* request id from ds_session_add */
-    const struct ds_pebs_sample *pebs; /* PEBS record; NULL for an overflow sample */
+    const struct ds_pebs_sample *pebs; /* PEBS record (counters group: pebs->present & DS_SAMPLE_CNTRS);
+                                          NULL for an overflow sample */
     uint64_t ip;                       /* PEBS: the record's ip; overflow: the IP given to ds_session_pmi */
 };
 
@@ -134,6 +149,7 @@ enum ds_session_how {
     DS_HOW_OVERFLOW,           /* GP counter with EVTSEL.INT, reloaded in the PMI */
     DS_HOW_NB_OVERFLOW,        /* NetBurst counter with CCCR.OVF_PMI */
     DS_HOW_BTS,                /* BTS (linear or circular) */
+    DS_HOW_COUNT,              /* DS_COUNT: counter enabled from 0 without EVTSEL.INT */
 };
 
 /* Per request, what libds chose (read-only for the caller). */
@@ -172,6 +188,8 @@ struct ds_session {
     uint64_t gctl;             /* IA32_PERF_GLOBAL_CTRL enables of the session's counters */
     uint64_t pebs_bits;        /* status bits of PEBS counters */
     uint64_t ovf_bits;         /* status bits of overflow-sampled GP counters */
+    uint64_t cnt_bits;         /* GLOBAL_CTRL bits of DS_COUNT counters (and fixed 3 for DS_GROUP_METRICS) */
+    bool slots;                /* DS_GROUP_METRICS: fixed counter 3 counts TOPDOWN.SLOTS from 0 */
     uint32_t nb_armed;         /* NetBurst overflow counters (bit i = counter i) */
     enum ds_freeze_mode freeze;
     bool use_area, use_apebs, lbr_on, nb_live, started;
@@ -220,7 +238,12 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
  * _NO_EVENT (neither event nor raw), _BAD_MODE, _BAD_PERIOD (0 or beyond
  * the counter), _BAD_RINGS, _NO_COUNTER, _NOT_PRECISE, _NO_DS, _NO_LDLAT,
  * _GROUPS, _BTS_TWICE, _RAW (raw request not usable on this CPU: NetBurst
- * without nb_event / family 6 with only nb_event), the ds_event_lookup
+ * without nb_event / family 6 with only nb_event), _NO_CNTR_GROUP
+ * (DS_GROUP_CNTR/METRICS where the format has no counters group: formats
+ * 0-5, format 6 without PEBS_BASELINE, arch PEBS without CPUID.(23H,4)
+ * bits 36/37 resp. 38), _NO_METRICS (DS_GROUP_METRICS on format 6 without
+ * PERF_CAPABILITIES.PERF_METRICS or without fixed counter 3; fixed 3 taken:
+ * _NO_COUNTER), the ds_event_lookup
  * errors (DS_ERR_EVENT_*), DS_ERR_UNSUPPORTED (generic events not linked).
  * On error nothing is added. MSRs: none. NMI-safe: no.
  */

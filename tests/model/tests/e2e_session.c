@@ -47,17 +47,39 @@ struct tstate {
     uint64_t samples, pebs, bad_ip, pmis;
     uint64_t first_bad;
     int pmi_err;
+    /* one_cntr: the counting request's counter in the counters group */
+    bool cntr, fixed, met;
+    unsigned idx;
+    uint64_t prev, cntr_recs, cntr_bad, step_bad, met_bad;
 };
 static struct tstate T;
 
 /* The instruction a sample names: the eventing IP where the record has
  * one, the instruction before a trap-like IP, the interrupted IP's
  * predecessor for an overflow sample (the PMI follows the instruction). */
+static void cntr_sample(const struct ds_pebs_sample *p)
+{
+    bool has = (p->present & DS_SAMPLE_CNTRS) &&
+               ((T.fixed ? p->cntr_fixed_mask : p->cntr_gp_mask) >> T.idx & 1);
+    if (!has) {
+        T.cntr_bad++;
+        return;
+    }
+    if (T.met && !(p->present & DS_SAMPLE_METRICS))
+        T.met_bad++;
+    uint64_t v = T.fixed ? p->cntr_fixed[T.idx] : p->cntr_gp[T.idx];
+    if (T.cntr_recs++ && v - T.prev != PERIOD)
+        T.step_bad++;
+    T.prev = v;
+}
+
 static void on_sample(void *arg, const struct ds_session_sample *s)
 {
     (void)arg;
     uint64_t ip;
     T.samples++;
+    if (T.cntr && s->pebs)
+        cntr_sample(s->pebs);
     if (s->pebs) {
         const struct ds_pebs_sample *p = s->pebs;
         T.pebs++;
@@ -332,6 +354,69 @@ static void one_ldlat(enum dsm_profile p)
           "%s loads ldlat: NO_LDLAT / NO_DS / EVENT_NONE where the model has no load latency (%s)", pn, ds_errname(e));
 }
 
+/* The counters group (session.h DS_GROUP_CNTR, issue 16): PEBS on
+ * instructions with the group (and metrics where the model has them) plus
+ * instructions counted by a DS_COUNT request. Where the model has the group
+ * (format 6 with PEBS_BASELINE, or arch PEBS with CPUID.(23H,4) EBX bits 1
+ * and 5: CFG_C 36/37, metrics bit 6: CFG_C 38; read from the model) every record carries the
+ * counting counter, one PERIOD of instructions apart from the previous
+ * record's; elsewhere add refuses with NO_CNTR_GROUP (or the profile's
+ * earlier refusal: no PEBS, no precise instructions). */
+static void one_cntr(enum dsm_profile p)
+{
+    const char *pn = dsm_profile_name(p);
+    struct ds_request rq, cq;
+    memset(&rq, 0, sizeof rq);
+    rq.event = DS_EVENT_INSTRUCTIONS;
+    rq.period = PERIOD;
+    rq.mode = DS_SAMPLE_PRECISE;
+    rq.groups = DS_GROUP_CNTR;
+    cq = rq;
+    cq.groups = 0;
+    cq.mode = DS_COUNT;
+    int e = prepare(p, &rq, G_INST, false, DS_PMC_PEBS_ALLOW_ERRATA);
+    uint32_t c23[4] = { 0 };
+    if (T.m.ap.on)
+        dsm_cpuid(&T.m, 0x23, 4, c23);
+    bool fmt6 = T.m.pebs_fmt == 6 && (T.m.perf_caps & (1u << 14));
+    bool can = fmt6 || (T.m.ap.on && (c23[1] & 0x30u) == 0x30u);
+    bool met = fmt6 ? (T.m.perf_caps & (1u << 15)) != 0 : (c23[1] & 0x40u) != 0;
+    if (e != DS_OK) {
+        printf("# %s counters group: refused: %s\n", pn, ds_errname(e));
+        CHECK(!can, "%s counters group: refused where the model has it (%s)", pn, ds_errname(e));
+        CHECK(e == DS_ERR_SESSION_NO_CNTR_GROUP || e == DS_ERR_SESSION_NO_DS || e == DS_ERR_SESSION_NOT_PRECISE ||
+                  e == DS_ERR_NO_PERFMON || e == DS_ERR_EVENT_NONE,
+              "%s counters group: a specific refusal (%s)", pn, ds_errname(e));
+        return;
+    }
+    CHECK(can, "%s counters group: accepted where the model has none", pn);
+    if (met) {   /* again with metrics: the session counts slots on fixed 3 */
+        rq.groups |= DS_GROUP_METRICS;
+        e = prepare(p, &rq, G_INST, false, DS_PMC_PEBS_ALLOW_ERRATA);
+        CHECK_EQ(e, DS_OK, "%s counters group with metrics (%s)", pn, ds_errname(e));
+    }
+    unsigned id = 0;
+    if (e == DS_OK)
+        e = ds_session_add(&T.s, &cq, &id);
+    CHECK_EQ(e, DS_OK, "%s DS_COUNT instructions (%s)", pn, ds_errname(e));
+    if (e != DS_OK)
+        return;
+    T.cntr = true;
+    T.met = met;
+    T.fixed = T.s.req[id].kind == DS_CTR_FIXED;
+    T.idx = T.s.req[id].idx;
+    run_and_check(p, met ? "counters group + metrics" : "counters group", G_INST, DS_SAMPLE_PRECISE,
+                  wl_count(G_INST, NI), true);
+    CHECK(T.cntr_recs > 1 && T.cntr_bad == 0 && T.step_bad == 0,
+          "%s counters group: %llu records carry %s%u, each %u instructions past the previous (%llu without, %llu off)",
+          pn, (unsigned long long)T.cntr_recs, T.fixed ? "FIXED" : "PMC", T.idx, PERIOD,
+          (unsigned long long)T.cntr_bad, (unsigned long long)T.step_bad);
+    if (met)
+        CHECK_EQ(T.met_bad, 0, "%s counters group: metrics in every record", pn);
+    printf("# %s counters group%s: %llu records, counting on %s%u\n", pn, met ? " + metrics" : "",
+           (unsigned long long)T.cntr_recs, T.fixed ? "FIXED" : "PMC", T.idx);
+}
+
 /* Core 2 with the default flags: PEBS on PMC0 is refused for an erratum at
  * start (pmc.h DS_ERR_PMC_PEBS_ERRATUM). PRECISE: that specific error. AUTO
  * should fall back to overflow sampling; libds fails start instead (KNOWN). */
@@ -377,6 +462,7 @@ int main(void)
             }
         }
         one_ldlat((enum dsm_profile)p);
+        one_cntr((enum dsm_profile)p);
     }
     core2_default_flags();
     printf("# %u known libds disagreements (see KNOWN in this file)\n", known_hits);
