@@ -1170,6 +1170,42 @@ static void test_msr_fault_sweep(void)
     fault_sweep("nhm_workaround", nehalem_cpu, op_nhm, FS_WRITE);
 }
 
+/* Clearing path: a fixed counter reprogrammed from adaptive to plain loses
+ * its adaptive-PEBS bit (IA32_FIXED_CTR_CTRL bit 32 + 4m, reference msr.md;
+ * Linux intel_pmu_enable_fixed ICL_FIXED_0_ADAPTIVE << 4 idx), the
+ * neighbours keep theirs; ds_pmc_fixed_program stops the counter first
+ * (a write with the nibble and the adaptive bit clear). */
+static void test_fixed_adaptive_cleared(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    icelake_cpu(&f, &cpu);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, 0x3, true, 0), DS_OK, "fixed 0 adaptive");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, 0x3, true, 0), DS_OK, "fixed 1 adaptive");
+    CHECK_EQ(fp_get(&f, 0x38D), 0x33ull | (1ull << 32) | (1ull << 36), "both adaptive");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, 0x2, false, 0), DS_OK, "fixed 1 plain");
+    CHECK_EQ(fp_get(&f, 0x38D), 0x23ull | (1ull << 32), "fixed 1: bit 36 cleared, fixed 0 kept");
+    CHECK(f.nlog >= 2 && f.log[1].kind == 'w' && f.log[1].msr == 0x38D && f.log[1].val == (0x03ull | (1ull << 32)),
+          "stopped first: nibble and adaptive bit of fixed 1 clear");
+}
+
+/* Load latency on PEBS formats 1-3 uses PMC0-3 that exist: with CPUID.0AH
+ * reporting 3 GP counters (a VM), PMC3 is refused (index == gp_counters)
+ * and nothing is written; PMC2 (the last one) works. */
+static void test_ldlat_counter_exists(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000506E3, 0x07300304, 0x00000603, 0, 0x1305);
+    CHECK_EQ(cpu.caps.gp_counters, 3, "3 GP counters");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 3, 3), DS_ERR_PMC_PEBS_COUNTER, "PMC3 absent");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 2, 3), DS_OK, "PMC2");
+    CHECK_EQ(fp_get(&f, 0x3F1), (1ull << 2) | (1ull << 34), "PEBS_ENABLE PMC2 + its load-latency bit 34");
+}
+
 int main(void)
 {
     test_period();
@@ -1193,5 +1229,7 @@ int main(void)
     test_nhm_workaround_clears_evtsel();
     test_global_ctrl_fixed15();
     test_msr_fault_sweep();
+    test_fixed_adaptive_cleared();
+    test_ldlat_counter_exists();
     return check_summary();
 }
