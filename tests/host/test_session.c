@@ -1306,6 +1306,43 @@ static void test_netburst_teardown_keeps_claims(void)
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown 2");
 }
 
+/* Privilege filter of a request (SDM IA32_PERFEVTSELx: USR bit 16, OS bit
+ * 17; INT 20, EN 22): user only, kernel only and both give exactly those
+ * bits, nothing else in the event select (overflow sampling on Skylake's
+ * highest counter, PMC3 = EVTSEL 189H). */
+static void test_rings_exact(void)
+{
+    static const struct { unsigned rings; uint64_t evtsel; } rows[] = {
+        { DS_RING_USER, 0x005100C4 }, { DS_RING_KERNEL, 0x005200C4 },
+        { DS_RING_USER | DS_RING_KERNEL, 0x005300C4 }, { 0, 0x005300C4 },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        skylake();
+        CHECK_EQ(init_default(), DS_OK, "init");
+        struct ds_request r = raw(0xC4, 0x00, 500, DS_SAMPLE_OVERFLOW);
+        r.rings = rows[i].rings;
+        CHECK_EQ(add(r, NULL), DS_OK, "rings %u", rows[i].rings);
+        CHECK_EQ(S.req[0].idx, 3, "PMC3");
+        CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+        CHECK_EQ(fp_get(&F, 0x189), rows[i].evtsel, "rings %u: EVTSEL3", rows[i].rings);
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    }
+}
+
+/* LBR asked for on a CPU without an LBR row (06_09H, a Pentium M model
+ * outside the SDM LBR tables): DS_ERR_SESSION_LBR at init, no MSR touched. */
+static void test_lbr_no_row(void)
+{
+    fam6(0x00000695, 0x07280202, 0, 0x00000503, 0);
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.lbr = true;
+    c.on_lbr = on_lbr;
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_ERR_SESSION_LBR, "no LBR row");
+    CHECK_EQ(F.writes, 0, "nothing written");
+}
+
 int main(void)
 {
     test_pebs_check();
@@ -1330,5 +1367,7 @@ int main(void)
     test_nulls();
     test_overflow_top_counter();
     test_netburst_teardown_keeps_claims();
+    test_rings_exact();
+    test_lbr_no_row();
     return check_summary();
 }
