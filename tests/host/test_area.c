@@ -596,7 +596,8 @@ static void test_max_record_count(void)
  * margin of a CPU not identified (no caps to count counters from:
  * DS_ERR_NOT_IDENTIFIED, margin 0), a reset value for a context set up
  * without a PEBS buffer (DS_ERR_NO_PEBS_BUFFER, the BTS-only area left
- * as set up), and MSR_PEBS_DATA_CFG with no PEBS buffer (DS_ERR_DATA_CFG). */
+ * as set up; ds_pebs_pending the same), and MSR_PEBS_DATA_CFG with no
+ * PEBS buffer (DS_ERR_DATA_CFG). */
 static void test_pebs_less_refusals(void)
 {
     static struct env e;
@@ -612,6 +613,8 @@ static void test_pebs_less_refusals(void)
     union ds_area before = e.area;
     CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 0, 0x1234), DS_ERR_NO_PEBS_BUFFER, "reset without PEBS buffer");
     CHECK(memcmp(&before, &e.area, sizeof(before)) == 0, "area untouched");
+    uint64_t pend = 7;
+    CHECK_EQ(ds_pebs_pending(&e.ctx, &pend), DS_ERR_NO_PEBS_BUFFER, "pending without PEBS buffer");
     fake_icelake(&e.f);
     env_identify(&e, 1);
     e.cfg.pebs.mem = NULL;
