@@ -1343,6 +1343,28 @@ static void test_lbr_no_row(void)
     CHECK_EQ(F.writes, 0, "nothing written");
 }
 
+/* Architectural PEBS buffer size at the boundary (SDM IA32_PEBS_BASE size
+ * code: 4 KiB << code, so 4 KiB is the smallest buffer): a region of exactly
+ * 4096 bytes starts with size code 0, 4095 bytes is DS_ERR_SESSION_BUF_SMALL
+ * at start with PEBS_BASE untouched. */
+static void test_apebs_region_4k(void)
+{
+    static const struct { size_t bytes; int want; } rows[] = { { 4096, DS_OK }, { 4095, DS_ERR_SESSION_BUF_SMALL } };
+    for (size_t i = 0; i < N(rows); i++) {
+        panther();
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.bytes = rows[i].bytes;
+        c.mem_phys = 0x100000;
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init %zu", rows[i].bytes);
+        CHECK_EQ(add(raw(0xC0, 0x00, 20000, DS_SAMPLE_PRECISE), NULL), DS_OK, "arch PEBS request");
+        CHECK_EQ(ds_session_start(&S), rows[i].want, "start with %zu bytes", rows[i].bytes);
+        CHECK_EQ(fp_get(&F, 0x3F4), rows[i].want == DS_OK ? 0x100000ull : 0, "PEBS_BASE, %zu bytes", rows[i].bytes);
+        if (rows[i].want == DS_OK)
+            CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    }
+}
+
 int main(void)
 {
     test_pebs_check();
@@ -1369,5 +1391,6 @@ int main(void)
     test_netburst_teardown_keeps_claims();
     test_rings_exact();
     test_lbr_no_row();
+    test_apebs_region_4k();
     return check_summary();
 }
