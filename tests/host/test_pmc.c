@@ -1206,6 +1206,34 @@ static void test_ldlat_counter_exists(void)
     CHECK_EQ(fp_get(&f, 0x3F1), (1ull << 2) | (1ull << 34), "PEBS_ENABLE PMC2 + its load-latency bit 34");
 }
 
+/* IN_TX / IN_TXCP (EVTSEL bits 32/33) need perfmon v3 as well as TSX
+ * (reference msr.md: Haswell+, Linux HSW_IN_TX; below v3 the bits are
+ * reserved): a perfmon v2 CPU whose CPUID.(07H,0):EBX says RTM and HLE (a
+ * hypervisor's mix) is refused with nothing written; the same CPUID with
+ * perfmon v3 is accepted. */
+static void test_in_tx_needs_v3(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    for (unsigned v = 2; v <= 3; v++) {
+        fp_reset(&f);
+        fp_intel(&f, 0xA, 0x000306C3, (1u << 2), 1u << 21);
+        fp_cpuid_set(&f, 7, 0, 0, (1u << 4) | (1u << 11), 0, 0);
+        fp_cpuid_set(&f, 0xA, 0, 0x07300400 | v, 0, 0, 0x603);
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        for (unsigned i = 0; i < 4; i++) {
+            fp_set(&f, 0xC1 + i, 0);
+            fp_set(&f, 0x186 + i, 0);
+        }
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify v%u", v);
+        CHECK_EQ(cpu.caps.perfmon_version, v, "perfmon v%u", v);
+        int r = ds_pmc_gp_program(&cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_IN_TX, 0);
+        CHECK_EQ(r, v < 3 ? DS_ERR_PMC_RESERVED : DS_OK, "IN_TX on perfmon v%u with TSX", v);
+        if (v < 3)
+            CHECK_EQ(f.writes, 0, "v2: nothing written");
+    }
+}
+
 int main(void)
 {
     test_period();
@@ -1231,5 +1259,6 @@ int main(void)
     test_msr_fault_sweep();
     test_fixed_adaptive_cleared();
     test_ldlat_counter_exists();
+    test_in_tx_needs_v3();
     return check_summary();
 }
