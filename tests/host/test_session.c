@@ -1365,6 +1365,23 @@ static void test_apebs_region_4k(void)
     }
 }
 
+/* Fixed counters as wide as 64 bits (CPUID.0AH:EDX[12:5] = 64 is a valid
+ * width; the SDM bounds it by 64, not 63): a precise INSTRUCTIONS request
+ * on Ice Lake's fixed counter 0 starts at -period in all 64 bits; a period
+ * of 2^63 + 1 is still refused. */
+static void test_fixed_width_64(void)
+{
+    fam6(0x000706E5, 0x08300805, 0xF, 0x00000804, 0x64BF); /* ICL, 4 fixed x 64 bits */
+    CHECK_EQ(cpu.caps.fixed_width, 64, "fixed width 64");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "instructions:p");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "on fixed 0");
+    CHECK_EQ(S.req[0].start, 0 - 1000ull, "start = -1000 in 64 bits");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, (1ull << 63) + 1, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_BAD_PERIOD,
+             "period 2^63 + 1");
+}
+
 int main(void)
 {
     test_pebs_check();
@@ -1392,5 +1409,6 @@ int main(void)
     test_rings_exact();
     test_lbr_no_row();
     test_apebs_region_4k();
+    test_fixed_width_64();
     return check_summary();
 }
