@@ -41,7 +41,7 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
         return DS_ERR_NOT_IDENTIFIED;
     if (cpu->caps.vendor != DS_VENDOR_INTEL)
         return DS_ERR_NOT_INTEL;
-    if (!c->on_sample && !c->on_branch)
+    if (!c->on_sample && !c->on_branch && !c->on_pebs)
         return DS_ERR_SESSION_NO_SINK;
     if (c->bytes && !c->mem)
         return DS_ERR_SESSION_MEM;
@@ -580,6 +580,20 @@ static int add_counter_req(struct ds_session *s, struct ds_session_req *r)
     return e ? e : period_values(s, r);
 }
 
+/* Every sample needs a callback: overflow samples go to on_sample, PEBS
+ * records to on_pebs or on_sample (BTS branches without on_branch are
+ * drained and counted, as before). */
+static int callback_check(const struct ds_session *s, const struct ds_session_req *r)
+{
+    bool ovf = r->how == DS_HOW_OVERFLOW || r->how == DS_HOW_NB_OVERFLOW;
+    bool pebs = r->how == DS_HOW_PEBS || r->how == DS_HOW_APEBS || r->how == DS_HOW_NB_PEBS;
+    if (ovf && !s->cfg.on_sample)
+        return DS_ERR_SESSION_NO_CALLBACK;
+    if (pebs && !s->cfg.on_sample && !s->cfg.on_pebs)
+        return DS_ERR_SESSION_NO_CALLBACK;
+    return DS_OK;
+}
+
 int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *out_id)
 {
     if (!s || !rq)
@@ -600,6 +614,8 @@ int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *
         e = add_count(s, &r);
     else
         e = is_bts_mode(rq->mode) ? add_bts(s, &r) : add_counter_req(s, &r);
+    if (!e)
+        e = callback_check(s, &r);
     if (e) {
         s->nba = nba; /* nothing added */
         s->fmt = fmt;
@@ -1028,7 +1044,7 @@ __attribute__((noinline)) static int pebs_dispatch(struct ds_session *s, const s
 
 /* The drain's sink with one PEBS request and an on_sample (one PEBS
  * counter enabled: start cleared every other): every record is its own.
- * The bench.sh section 6 path: s->pev.req was set at start, the record is
+ * The bench.sh section 6 "on_sample" path: s->pev.req was set at start, the record is
  * not copied, one indirect call. */
 static int ses_one_sink(void *arg, const struct ds_pebs_sample *p)
 {
@@ -1049,9 +1065,18 @@ static int ses_pebs_sink(void *arg, const struct ds_pebs_sample *p)
     return 0;
 }
 
+/* The drain's sink and its argument: the caller's on_pebs as is, else the
+ * session's routing to on_sample. */
 static ds_pebs_sink pebs_sink_of(const struct ds_session *s)
 {
+    if (s->cfg.on_pebs)
+        return s->cfg.on_pebs;
     return s->one_pebs < DS_SESSION_MAX_REQ && s->cfg.on_sample ? ses_one_sink : ses_pebs_sink;
+}
+
+static void *pebs_arg_of(struct ds_session *s)
+{
+    return s->cfg.on_pebs ? s->cfg.arg : s;
 }
 
 static int ses_bts_sink(void *arg, const struct ds_bts_branch *b)
@@ -1110,7 +1135,7 @@ static int pmi_setup(struct ds_session *s)
     pc.global_ctrl = s->gctl;
     pc.pebs_counters = fam6(s->cpu) ? s->pebs_bits : 0;
     pc.pebs_sink = pebs_sink_of(s);
-    pc.pebs_arg = s;
+    pc.pebs_arg = pebs_arg_of(s);
     pc.bts_sink = ses_bts_sink;
     pc.bts_arg = s;
     if (s->ovf_bits || s->nb_armed) {
@@ -1283,10 +1308,8 @@ static void lbr_after(struct ds_session *s, const struct ds_pmi_result *res)
         (void)ds_lbr_unfreeze(s->cpu, s->lbrm);
 }
 
-/* Everything after ds_pmi_handle but the spurious exit, out of line so the
- * spurious NMI pays ds_pmi_handle's own fast path plus one test (bench.sh
- * section 6): not initialised (ds_pmi_handle left @res as it was), the
- * drain accounting (session.h pebs_stats / bts_stats), the LBR hand-over. */
+/* With LBR on: hand the snapshot over, unfreeze (lbr_after); then the
+ * result as ds_session_pmi returns it. */
 static __attribute__((noinline)) int pmi_lbr(struct ds_session *s, struct ds_pmi_result *res, int e)
 {
     lbr_after(s, res);
@@ -1295,15 +1318,21 @@ static __attribute__((noinline)) int pmi_lbr(struct ds_session *s, struct ds_pmi
     return res->handled ? DS_OK : DS_ERR_SESSION_SPURIOUS;
 }
 
+/* Not initialised: ds_pmi_handle left @res as it was. */
 static __attribute__((noinline)) int pmi_uninit(struct ds_pmi_result *res)
 {
     ds__zero(res, sizeof(*res));
     return DS_ERR_SESSION_SPURIOUS;
 }
 
-/* (calls only in tail position: no registers to save on the PEBS path) */
-static __attribute__((noinline)) int pmi_after(struct ds_session *s, struct ds_pmi_result *res, int e)
+/* ds_session_pmi's rest (session.h; the inline part handled the foreign
+ * NMI and the clean PEBS drain): not initialised (ds_pmi_handle left @res
+ * as it was), the drain accounting with its losses and anomalies
+ * (session.h pebs_stats / bts_stats), the LBR hand-over. */
+int ds__session_pmi_rest(struct ds_session *s, struct ds_pmi_result *res, int e)
 {
+    if (!s || !res)
+        return DS_ERR_NULL;
     if (!s->pmi.init)
         return pmi_uninit(res);
     if (res->pebs_drained)
@@ -1317,22 +1346,6 @@ static __attribute__((noinline)) int pmi_after(struct ds_session *s, struct ds_p
     return res->handled ? DS_OK : DS_ERR_SESSION_SPURIOUS;
 }
 
-int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, struct ds_pmi_result *out)
-{
-    if (!s)
-        return DS_ERR_NULL;
-    s->pmi_ip = interrupted_ip;
-    s->cur = out ? out : &s->res;
-    /* not initialised: DS_ERR_PMI_NOT_INIT, handled in pmi_after */
-    int e = ds_pmi_handle(&s->pmi, s->cur);
-    struct ds_pmi_result *res = s->cur; /* reloaded: only @s kept across the call */
-    /* nothing ours, no error, no LBR snapshot: nothing drained (every drain
-     * sets handled), nothing to unfreeze (lbr_after needs handled) */
-    if (!e && !res->handled && !res->lbr_taken)
-        return DS_ERR_SESSION_SPURIOUS;
-    return pmi_after(s, res, e);
-}
-
 int ds_session_drain_now(struct ds_session *s)
 {
     if (!s)
@@ -1343,12 +1356,12 @@ int ds_session_drain_now(struct ds_session *s)
     struct ds_drain_stats st;
     if (s->ctx.setup && s->ctx.pebs.mem) {
         ds__zero(&st, sizeof(st));
-        first = ds_pebs_drain(&s->ctx, pebs_sink_of(s), s, &st);
+        first = ds_pebs_drain(&s->ctx, pebs_sink_of(s), pebs_arg_of(s), &st);
         stats_add(&s->pebs_stats, &st);
     }
     if (s->ap.installed) {
         ds__zero(&st, sizeof(st));
-        if ((e = ds_arch_pebs_drain(&s->ap, pebs_sink_of(s), s, &st)) != DS_OK && !first)
+        if ((e = ds_arch_pebs_drain(&s->ap, pebs_sink_of(s), pebs_arg_of(s), &st)) != DS_OK && !first)
             first = e;
         stats_add(&s->pebs_stats, &st);
     }

@@ -1150,6 +1150,86 @@ static void test_freeze_fault(void)
     freeze_gp = false;
 }
 
+/* on_pebs (session.h): the drain's sink is the caller's, records arrive
+ * as ds_pebs_sample with the caller's arg; a refused record is counted
+ * lost_rejected. ds_session_pmi's inline part adds a clean drain's
+ * present/records itself and leaves losses and anomalies to
+ * ds__session_pmi_rest: both must end in pebs_stats. Expected counts: the
+ * records written here; MAX_CHANGED: the SDM DS-area PEBS maximum field
+ * (area offset 58H) overwritten, which the drain repairs and reports. */
+static struct { unsigned n; uint64_t ip[16]; void *arg; } pt;
+static int pebs_take(void *arg, const struct ds_pebs_sample *p)
+{
+    if (pt.n < 16)
+        pt.ip[pt.n] = p->ip;
+    pt.n++;
+    pt.arg = arg;
+    return p->ip == 0xBAD ? 1 : 0;
+}
+
+static void test_on_pebs(void)
+{
+    static int tag;
+    struct ds_session_config c = cfg_mem();
+    c.on_sample = NULL;
+    c.on_branch = NULL;
+    c.on_pebs = pebs_take;
+    c.arg = &tag;
+    skylake();
+    memset(&S, 0, sizeof S);
+    memset(&pt, 0, sizeof pt);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init with on_pebs only");
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    struct ds_pmi_result res;
+    put_fmt3(2, 0x1000, 1);
+    fp_set(&F, 0x38E, 1ull << 62);
+    CHECK_EQ(ds_session_pmi(&S, 0, &res), DS_OK, "PMI 1");
+    CHECK_EQ(pt.n, 2, "on_pebs got both records");
+    CHECK(pt.ip[0] == 0x1000 && pt.ip[1] == 0x1001, "in order, the records' IPs");
+    CHECK(pt.arg == &tag, "with cfg.arg");
+    CHECK_EQ(S.pebs_stats.records, 2, "clean drain: records 2");
+    CHECK_EQ(S.pebs_stats.present, 2, "clean drain: present 2");
+    /* a refused record: present != records, the out-of-line rest counts it */
+    put_fmt3(3, 0x2000, 1);
+    put64((unsigned char *)(uintptr_t)((struct ds_area64 *)(void *)mem)->pebs_base + 0xC8 + 0x08, 0xBAD);
+    fp_set(&F, 0x38E, 1ull << 62);
+    CHECK_EQ(ds_session_pmi(&S, 0, NULL), DS_OK, "PMI 2 (no result given)");
+    CHECK_EQ(pt.n, 5, "three more records offered");
+    CHECK_EQ(S.pebs_stats.records, 4, "records 2 + 2");
+    CHECK_EQ(S.pebs_stats.present, 5, "present 2 + 3");
+    CHECK_EQ(S.pebs_stats.lost_rejected, 1, "the refused record: lost_rejected 1");
+    /* an anomaly without a loss: the maximum field overwritten */
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    uint64_t max = ar->pebs_max;
+    put_fmt3(1, 0x3000, 1);
+    ar->pebs_max = max + 0xC8;
+    fp_set(&F, 0x38E, 1ull << 62);
+    CHECK_EQ(ds_session_pmi(&S, 0, &res), DS_OK, "PMI 3");
+    CHECK(res.pebs.anomalies & DS_DRAIN_MAX_CHANGED, "the drain saw the maximum changed");
+    CHECK(S.pebs_stats.anomalies & DS_DRAIN_MAX_CHANGED, "the anomaly reaches pebs_stats");
+    CHECK_EQ(S.pebs_stats.records, 5, "records 5");
+    CHECK_EQ(ar->pebs_max, max, "maximum repaired");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    /* on_pebs and on_sample: PEBS records to on_pebs, overflow to on_sample */
+    c.on_sample = on_sample;
+    memset(&S, 0, sizeof S);
+    memset(&pt, 0, sizeof pt);
+    memset(&got, 0, sizeof got);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init with both");
+    CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow request");
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start 2");
+    put_fmt3(1, 0x4000, 1);
+    fp_set(&F, 0x38E, (1ull << 62) | (1ull << 3));
+    fp_set(&F, 0xC4, 5);
+    CHECK_EQ(ds_session_pmi(&S, 0xABC, &res), DS_OK, "PMI");
+    CHECK(pt.n == 1 && pt.ip[0] == 0x4000, "the PEBS record to on_pebs");
+    CHECK(got.n == 1 && !got.pebs[0] && got.ip[0] == 0xABC, "the overflow sample to on_sample");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown 2");
+}
+
 /* --- bad input: one row per session error ----------------------------------- */
 
 static const struct { const char *what; int err; } bad[] = {
@@ -1178,6 +1258,8 @@ static const struct { const char *what; int err; } bad[] = {
     { "overflow request with groups", DS_ERR_SESSION_GROUPS },
     { "Skylake: counters group", DS_ERR_SESSION_NO_CNTR_GROUP },
     { "Lunar Lake without PERF_METRICS: metrics", DS_ERR_SESSION_NO_METRICS },
+    { "overflow request, only on_pebs", DS_ERR_SESSION_NO_CALLBACK },
+    { "PEBS request, only on_branch", DS_ERR_SESSION_NO_CALLBACK },
     /* DS_ERR_SESSION_SAVE: not reachable (DS_SESSION_MAX_SAVED covers
      * DS_SESSION_MAX_REQ requests of 3 MSRs plus the shared ones) */
 };
@@ -1217,6 +1299,9 @@ static int run_bad(unsigned i)
     case 22: r.mode = DS_SAMPLE_OVERFLOW; r.groups = DS_GROUP_MEM; return add(r, NULL);
     case 23: r.groups = DS_GROUP_CNTR; return add(r, NULL);
     case 24: lunar(1u << 15); init_default(); r.groups = DS_GROUP_METRICS; return add(r, NULL);
+    case 25: c.on_sample = NULL; c.on_pebs = pebs_take; memset(&S, 0, sizeof S); ds_session_init(&S, &cpu, &c);
+             r.mode = DS_SAMPLE_OVERFLOW; return add(r, NULL);
+    case 26: c.on_sample = NULL; memset(&S, 0, sizeof S); ds_session_init(&S, &cpu, &c); return add(r, NULL);
     default: return -1;
     }
 }
@@ -1230,7 +1315,7 @@ static void test_bad_table(void)
             ds_session_teardown(&S);
     }
     /* every session code in err.h has a row (SAVE excepted, see above) */
-    for (int v = DS_ERR_SESSION_STATE; v <= DS_ERR_SESSION_NO_METRICS; v++) {
+    for (int v = DS_ERR_SESSION_STATE; v <= DS_ERR_SESSION_NO_CALLBACK; v++) {
         bool row = v == DS_ERR_SESSION_SAVE;
         for (unsigned i = 0; i < N(bad); i++)
             row |= bad[i].err == v;
@@ -1250,6 +1335,7 @@ static void test_nulls(void)
     CHECK_EQ(ds_session_start(NULL), DS_ERR_NULL, "start NULL");
     CHECK_EQ(ds_session_stop(NULL), DS_ERR_NULL, "stop NULL");
     CHECK_EQ(ds_session_pmi(NULL, 0, NULL), DS_ERR_NULL, "pmi NULL");
+    CHECK_EQ(ds__session_pmi_rest(NULL, NULL, DS_OK), DS_ERR_NULL, "pmi rest NULL");
     CHECK_EQ(ds_session_drain_now(NULL), DS_ERR_NULL, "drain NULL");
     CHECK_EQ(ds_session_teardown(NULL), DS_ERR_NULL, "teardown NULL");
     CHECK_EQ(ds_session_describe(NULL, b, sizeof b), DS_ERR_NULL, "describe NULL");
@@ -1402,6 +1488,7 @@ int main(void)
     test_bts();
     test_freeze_fault();
     test_restore();
+    test_on_pebs();
     test_bad_table();
     test_nulls();
     test_overflow_top_counter();
