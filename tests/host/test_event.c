@@ -788,6 +788,61 @@ static void test_ll_pairs(void)
     }
 }
 
+/* Every non-hybrid family-6 model libds names, typed from Linux
+ * arch/x86/include/asm/intel-family.h (INTEL_<name> = model) and the
+ * microarchitecture each name belongs to (the SDM model tables of Vol. 4):
+ * ds_uarch_of on a fake CPU of that signature. */
+static void test_uarch_every_model(void)
+{
+    static const struct { uint8_t model; enum ds_uarch u; const char *name; } rows[] = {
+        { 0x0F, DS_UARCH_CORE2, "CORE2_MEROM" }, { 0x16, DS_UARCH_CORE2, "CORE2_MEROM_L" },
+        { 0x17, DS_UARCH_CORE2, "CORE2_PENRYN" }, { 0x1D, DS_UARCH_CORE2, "CORE2_DUNNINGTON" },
+        { 0x1C, DS_UARCH_BONNELL, "ATOM_BONNELL" }, { 0x26, DS_UARCH_BONNELL, "ATOM_BONNELL_MID" },
+        { 0x36, DS_UARCH_BONNELL, "ATOM_SALTWELL" }, { 0x27, DS_UARCH_BONNELL, "ATOM_SALTWELL_MID" },
+        { 0x35, DS_UARCH_BONNELL, "ATOM_SALTWELL_TABLET" },
+        { 0x37, DS_UARCH_SILVERMONT, "ATOM_SILVERMONT" }, { 0x4D, DS_UARCH_SILVERMONT, "ATOM_SILVERMONT_D" },
+        { 0x4A, DS_UARCH_SILVERMONT, "ATOM_SILVERMONT_MID" }, { 0x5D, DS_UARCH_SILVERMONT, "ATOM_SILVERMONT_MID2" },
+        { 0x4C, DS_UARCH_SILVERMONT, "ATOM_AIRMONT" }, { 0x5A, DS_UARCH_SILVERMONT, "ATOM_AIRMONT_MID" },
+        { 0x75, DS_UARCH_SILVERMONT, "ATOM_AIRMONT_NP" },
+        { 0x57, DS_UARCH_KNIGHTS, "XEON_PHI_KNL" }, { 0x85, DS_UARCH_KNIGHTS, "XEON_PHI_KNM" },
+        { 0x5C, DS_UARCH_GOLDMONT, "ATOM_GOLDMONT" }, { 0x5F, DS_UARCH_GOLDMONT, "ATOM_GOLDMONT_D" },
+        { 0x7A, DS_UARCH_GOLDMONT_PLUS, "ATOM_GOLDMONT_PLUS" },
+        { 0x86, DS_UARCH_TREMONT, "ATOM_TREMONT_D" }, { 0x96, DS_UARCH_TREMONT, "ATOM_TREMONT" },
+        { 0x9C, DS_UARCH_TREMONT, "ATOM_TREMONT_L" },
+        { 0x1E, DS_UARCH_NEHALEM, "NEHALEM" }, { 0x1F, DS_UARCH_NEHALEM, "NEHALEM_G" },
+        { 0x1A, DS_UARCH_NEHALEM, "NEHALEM_EP" }, { 0x2E, DS_UARCH_NEHALEM, "NEHALEM_EX" },
+        { 0x25, DS_UARCH_NEHALEM, "WESTMERE" }, { 0x2C, DS_UARCH_NEHALEM, "WESTMERE_EP" },
+        { 0x2F, DS_UARCH_NEHALEM, "WESTMERE_EX" },
+        { 0x2A, DS_UARCH_SANDYBRIDGE, "SANDYBRIDGE" }, { 0x2D, DS_UARCH_SANDYBRIDGE, "SANDYBRIDGE_X" },
+        { 0x3A, DS_UARCH_SANDYBRIDGE, "IVYBRIDGE" }, { 0x3E, DS_UARCH_SANDYBRIDGE, "IVYBRIDGE_X" },
+        { 0x3C, DS_UARCH_HASWELL, "HASWELL" }, { 0x3F, DS_UARCH_HASWELL, "HASWELL_X" },
+        { 0x45, DS_UARCH_HASWELL, "HASWELL_L" }, { 0x46, DS_UARCH_HASWELL, "HASWELL_G" },
+        { 0x3D, DS_UARCH_HASWELL, "BROADWELL" }, { 0x47, DS_UARCH_HASWELL, "BROADWELL_G" },
+        { 0x4F, DS_UARCH_HASWELL, "BROADWELL_X" }, { 0x56, DS_UARCH_HASWELL, "BROADWELL_D" },
+        { 0x4E, DS_UARCH_SKYLAKE, "SKYLAKE_L" }, { 0x5E, DS_UARCH_SKYLAKE, "SKYLAKE" },
+        { 0x55, DS_UARCH_SKYLAKE, "SKYLAKE_X" }, { 0x8E, DS_UARCH_SKYLAKE, "KABYLAKE_L" },
+        { 0x9E, DS_UARCH_SKYLAKE, "KABYLAKE" }, { 0xA5, DS_UARCH_SKYLAKE, "COMETLAKE" },
+        { 0xA6, DS_UARCH_SKYLAKE, "COMETLAKE_L" },
+        { 0x7D, DS_UARCH_ICELAKE, "ICELAKE" }, { 0x7E, DS_UARCH_ICELAKE, "ICELAKE_L" },
+        { 0x6A, DS_UARCH_ICELAKE, "ICELAKE_X" }, { 0x6C, DS_UARCH_ICELAKE, "ICELAKE_D" },
+        { 0x8C, DS_UARCH_ICELAKE, "TIGERLAKE_L" }, { 0x8D, DS_UARCH_ICELAKE, "TIGERLAKE" },
+        { 0xA7, DS_UARCH_ICELAKE, "ROCKETLAKE" },
+        { 0x8F, DS_UARCH_GOLDENCOVE, "SAPPHIRERAPIDS_X" }, { 0xCF, DS_UARCH_GOLDENCOVE, "EMERALDRAPIDS_X" },
+        { 0xBE, DS_UARCH_GRACEMONT, "ATOM_GRACEMONT" },
+        { 0xAD, DS_UARCH_REDWOODCOVE, "GRANITERAPIDS_X" }, { 0xAE, DS_UARCH_REDWOODCOVE, "GRANITERAPIDS_D" },
+        { 0xAF, DS_UARCH_CRESTMONT, "ATOM_CRESTMONT_X" }, { 0xB6, DS_UARCH_CRESTMONT, "ATOM_CRESTMONT" },
+        { 0xDD, DS_UARCH_DARKMONT, "ATOM_DARKMONT_X" },
+    };
+    static struct fake_cpu f;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        uint32_t m = rows[i].model, sig = ((m >> 4) << 16) | (6u << 8) | ((m & 0xFu) << 4) | 1u;
+        enum ds_uarch u = DS_UARCH_UNKNOWN;
+        int e = uarch_of_sig(&f, sig, 0, false, &u);
+        CHECK(e == DS_OK && u == rows[i].u, "06_%02XH %s: %s, want %s", m, rows[i].name,
+              e == DS_OK ? ds_uarch_name(u) : ds_errname(e), ds_uarch_name(rows[i].u));
+    }
+}
+
 int main(void)
 {
     test_dumps();
@@ -801,5 +856,6 @@ int main(void)
     test_encodings_rest();
     test_encodings_arch_pebs_uarches();
     test_ll_pairs();
+    test_uarch_every_model();
     return check_summary();
 }
