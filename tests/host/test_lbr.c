@@ -1010,6 +1010,52 @@ static void test_msr_fault_sweep(void)
             fault_sweep(ops[i].name, ops[i].mk, ops[i].op, (enum fs_mode)how);
 }
 
+/* Arch LBR on a model without its own row (here family 6 model 0x97's
+ * neighbour 06_99H, not in the tables) gets the generic descriptor, whose
+ * fields follow the lbr.h contract for Arch rows: depth 0 (IA32_LBR_DEPTH
+ * decides), IA32_LBR_0_FROM_IP 1500H / TO_IP 1600H / INFO 1200H, no TOS. */
+static void test_arch_any_row(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *adl, *m = NULL;
+    ds_lbr_lookup(6, 0x97, &adl);
+    struct ds_lbr_model fake = *adl;
+    fake.model = 0x99;
+    lbr_cpu(&f, &cpu, &fake, 5, true, 0x3F);
+    CHECK_EQ(ds_lbr_lookup(6, 0x99, &m), DS_ERR_LBR_UNKNOWN_MODEL, "06_99H has no row");
+    CHECK_EQ(ds_lbr_cpu_model(&cpu, &m), DS_OK, "generic Arch LBR row");
+    CHECK(m && (m->flags & DS_LBR_F_ARCH), "Arch flag");
+    CHECK(m && m->depth == 0 && m->from_base == 0x1500 && m->to_base == 0x1600 && m->info_base == 0x1200 &&
+              m->tos_msr == 0,
+          "generic Arch row fields");
+}
+
+/* IA32_LBR_CTL branch-type filter bits [22:16] need CPUID.(1CH,0):EBX[1]
+ * (branch filtering), CALL_STACK needs EBX[2] (reference msr.md, SDM
+ * CPUID leaf 1CH): with EBX = 3 (CPL + branch filtering, no call stack)
+ * the branch bits are accepted; with EBX = 5 (CPL + call stack) they are
+ * refused (DS_ERR_LBR_BAD_SELECT, nothing written). */
+static void test_arch_branch_filter_bit(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x97, &m);
+    struct ds_lbr_config ac = { .arch_ctl = DS_LBR_CTL_LBREN | DS_LBR_CTL_USR | DS_LBR_CTL_BRANCHES };
+    static const struct { uint32_t ebx; int want; } rows[] = { { 3, DS_OK }, { 5, DS_ERR_LBR_BAD_SELECT } };
+    for (size_t i = 0; i < N(rows); i++) {
+        lbr_cpu(&f, &cpu, m, 5, true, 0x3F);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0x1C)
+                f.leaves[k].r[1] = rows[i].ebx;
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify EBX %u", rows[i].ebx);
+        CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), rows[i].want, "branch filter bits with 1CH EBX = %u", rows[i].ebx);
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), rows[i].want == DS_OK ? ac.arch_ctl : 0, "LBR_CTL, EBX %u",
+                 rows[i].ebx);
+    }
+}
+
 int main(void)
 {
     test_table();
@@ -1028,5 +1074,7 @@ int main(void)
     test_read_cap_exact();
     test_freeze_select_read_fault();
     test_msr_fault_sweep();
+    test_arch_any_row();
+    test_arch_branch_filter_bit();
     return check_summary();
 }
