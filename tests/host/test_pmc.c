@@ -1234,6 +1234,21 @@ static void test_in_tx_needs_v3(void)
     }
 }
 
+/* The Nehalem errata sequence programs PMC0-3 (Linux intel_pmu_nhm_workaround
+ * writes PERFEVTSEL0-3 / PERFCTR0-3): a Nehalem whose CPUID.0AH reports
+ * fewer than 4 GP counters (a VM) is refused with DS_ERR_PMC_BAD_COUNTER
+ * before any MSR access. */
+static void test_nhm_workaround_needs_4_gp(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000106A5, 0x07300303, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    CHECK_EQ(cpu.caps.gp_counters, 3, "3 GP counters");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_ERR_PMC_BAD_COUNTER, "3 GP: refused");
+    CHECK_EQ(f.nlog, 0, "no MSR access");
+}
+
 int main(void)
 {
     test_period();
@@ -1260,5 +1275,6 @@ int main(void)
     test_fixed_adaptive_cleared();
     test_ldlat_counter_exists();
     test_in_tx_needs_v3();
+    test_nhm_workaround_needs_4_gp();
     return check_summary();
 }
