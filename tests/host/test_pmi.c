@@ -542,6 +542,22 @@ static void test_scratch_sample_per_format(void)
     CHECK(scratch_got.present & DS_SAMPLE_TSC, "fmt 3: TSC present again");
 }
 
+/* NetBurst has no IA32_PERF_GLOBAL_* MSRs (reference pmi.md: the ISR
+ * scans CCCR.OVF instead): a config naming counters in global_ctrl or
+ * pebs_counters cannot be honoured there and is DS_ERR_PMI_CTRL_MASK. */
+static void test_netburst_no_global_masks(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    struct ds_pmi_config pc = { .global_ctrl = 1 };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_ERR_PMI_CTRL_MASK, "NetBurst: global_ctrl");
+    struct ds_pmi_config pp = { .pebs_counters = 1, .pebs_sink = take };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pp), DS_ERR_PMI_CTRL_MASK, "NetBurst: pebs_counters");
+}
+
 int main(void)
 {
     test_zero_bounds();
@@ -557,6 +573,7 @@ int main(void)
     test_loop_until_clear();
     test_storm();
     test_ack_mask_exact();
+    test_netburst_no_global_masks();
     test_scratch_sample_per_format();
     return check_summary();
 }
