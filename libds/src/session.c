@@ -142,8 +142,9 @@ static bool has_how(const struct ds_session *s, enum ds_session_how h)
 
 /* Counters the PMI handler accepts (ds_pmi_init refuses others in
  * global_ctrl / pebs_counters: DS_ERR_PMI_CTRL_MASK); without global MSRs
- * every counter. Found on the model's Lunar Lake / Panther Lake profiles
- * (GP8-9 of CPUID.23H.1 beyond the leaf 0AH count). */
+ * every counter. Since pmi.c counter_bits follows caps.gp_mask this is
+ * every counter that exists (GP8-9 of CPUID.23H.1 on Lunar/Panther Lake
+ * included); kept as the single place that ties the pick to ds_pmi_init. */
 static bool pmi_takes(const struct ds_session *s, enum ds_ctr_kind k, unsigned idx)
 {
     const struct ds_caps *c = &s->cpu->caps;

@@ -765,13 +765,18 @@ static void test_generic(void)
     CHECK_EQ(S.req[0].evtsel, 0x005300C0, "C0H/00H with INT");
     CHECK_EQ(S.req[0].idx, 3, "on the highest GP counter");
 
-    /* Panther Lake P-core: CPUID.23H.1 lists GP0-9 but the PMI handler's
-     * status bits follow leaf 0AH (8 counters): overflow on GP7, not GP9 */
+    /* Panther Lake P-core: CPUID.23H.1 EAX lists GP0-9 (leaf 0AH counts 8);
+     * GLOBAL_CTRL/STATUS bits 8-9 are those counters (Linux update_pmu_cap
+     * cntr_mask64 = 23H.1 EAX), so ds_pmi_init takes them and overflow
+     * sampling uses the highest, GP9 (GP7 while pmi.c counted leaf 0AH) */
     panther();
     CHECK_EQ(init_default(), DS_OK, "init");
     CHECK_EQ(add(gen(DS_EVENT_CYCLES, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "cycles auto");
-    CHECK_EQ(S.req[0].idx, 7, "GP7: a counter ds_pmi_init accepts");
+    CHECK_EQ(S.req[0].idx, 9, "GP9: 23H.1 bit 9, a counter ds_pmi_init accepts");
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* SDM perfmon v6 MSR aliases: IA32_PMC_GP9_CFG_A = 1901H + 4 * 9 */
+    CHECK_EQ(fp_get(&F, 0x1925) & 0x005300FFull, 0x0053003Cull, "GP9 CFG_A: 3CH, USR, OS, INT, EN");
+    CHECK_EQ(fp_get(&F, 0x38F) & 0x3FFull, 1ull << 9, "GLOBAL_CTRL bit 9 only among the GP bits");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 
     /* Core 2: cycles has no PEBS; AUTO samples it by overflow */
