@@ -99,6 +99,12 @@ static int resolve_event(const struct ds_session *s, const struct ds_request *rq
         d->evsel = d->ll_evsel;   /* the load-latency variant of the loads row */
         d->umask = d->ll_umask;
         d->ldlat = true;
+        /* The variant is PEBS even where the plain loads row is not: Nehalem
+         * 0BH/10H is Linux ds.c intel_nehalem_pebs_event_constraints
+         * INTEL_PLD_CONSTRAINT(0x100b, 0xf) and perfmon NehalemEP_core.json
+         * MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD_* "PEBS": "2". */
+        if (d->precise == DS_PRECISE_NONE)
+            d->precise = DS_PRECISE_GP;
     }
     return DS_OK;
 }
@@ -285,7 +291,15 @@ static int pick_ds_pebs(struct ds_session *s, struct ds_session_req *r, const st
     }
     int ev = DS_OK, other = DS_OK;
     bool any = false;
-    for (unsigned i = 0; i < 32; i++) {
+    /* Load latency before the adaptive formats: PMC3 first. Perfmon gives
+     * the load-latency events "Counter": "3" on Nehalem/Westmere (0BH/10H),
+     * Sandy/Ivy Bridge, Haswell and Broadwell (CDH/01H); Linux ds.c allows
+     * 0x8 (intel_snb_/ivb_pebs_event_constraints) or 0xf
+     * (intel_nehalem_/hsw_/bdw_pebs_event_constraints): PMC3 satisfies both
+     * (Skylake "0,1,2,3" too). ds_pmc_pebs_check still decides. */
+    unsigned first = r->rq.ldlat && c->pebs_format < 4 ? 3u : 0u;
+    for (unsigned k = 0; k < 32; k++) {
+        unsigned i = (first + k) & 31u;
         if (!((c->gp_mask >> i) & 1) || !pmi_takes(s, DS_CTR_GP, i))
             continue;
         int ec = ds_pmc_pebs_check(s->cpu, i, r->evtsel);

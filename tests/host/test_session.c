@@ -1350,6 +1350,44 @@ static void test_nulls(void)
     CHECK_EQ(ds_session_init(&S, &raw_cpu, &c), DS_ERR_NOT_IDENTIFIED, "not identified");
 }
 
+/* Load latency before the adaptive formats (issue 16 item 5). Perfmon:
+ * NHM-EP/events/NehalemEP_core.json MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD_*
+ * (0BH/10H, "PEBS": "2", "Counter": "3") and HSW/events/haswell_core.json
+ * MEM_TRANS_RETIRED.LOAD_LATENCY_GT_* (CDH/01H, "PEBS": "2", "Counter": "3");
+ * Linux ds.c INTEL_PLD_CONSTRAINT(0x100b, 0xf) / (0x01cd, 0xf): PEBS on
+ * PMC0-3. Both allow precise sampling on PMC3: EVTSEL3, MSR_PEBS_LD_LAT
+ * (3F6H) = threshold, PEBS_ENABLE bit 3 | LL_EN bit 35 (SDM "Load Latency
+ * Performance Monitoring Facility"). Before: Nehalem refused NOT_PRECISE
+ * (the loads row 0BH/01H is not PEBS) and Haswell took PMC0. */
+static void test_ldlat_pmc3(void)
+{
+    static const struct { const char *name; uint32_t sig, caps; uint16_t ev; } P[] = {
+        { "Nehalem 06_1AH", 0x000106A5, 0x1C3, 0x100B },
+        { "Haswell 06_3CH", 0x000306C3, 0x2C4, 0x01CD },
+    };
+    for (unsigned k = 0; k < N(P); k++) {
+        fam6(P[k].sig, 0x07300403, 0, 0x00000603, P[k].caps);
+        CHECK_EQ(init_default(), DS_OK, "%s init", P[k].name);
+        struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+        r.ldlat = 40;
+        CHECK_EQ(add(r, NULL), DS_OK, "%s loads, latency > 40, PRECISE", P[k].name);
+        CHECK(S.req[0].how == DS_HOW_PEBS && S.req[0].kind == DS_CTR_GP && S.req[0].idx == 3, "%s: PEBS on PMC3 (%u)",
+              P[k].name, S.req[0].idx);
+        CHECK_EQ(ds_session_start(&S), DS_OK, "%s start", P[k].name);
+        CHECK_EQ(fp_get(&F, 0x189) & 0xFFFF, P[k].ev, "%s EVTSEL3 event/umask", P[k].name);
+        CHECK_EQ(fp_get(&F, 0x3F6), 40, "%s MSR_PEBS_LD_LAT", P[k].name);
+        CHECK_EQ(fp_get(&F, 0x3F1), (1ull << 3) | (1ull << 35), "%s PEBS_ENABLE PMC3 | LL_EN 35", P[k].name);
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "%s teardown", P[k].name);
+        CHECK_EQ(fp_get(&F, 0x3F1), 0, "%s PEBS_ENABLE restored", P[k].name);
+    }
+    /* Nehalem loads/stores without a threshold stay refused: Linux
+     * intel_nehalem_pebs_event_constraints matches only 0x100b for event
+     * 0BH (INTEL_PLD_CONSTRAINT compares event and umask) */
+    fam6(0x000106A5, 0x07300403, 0, 0x00000603, 0x1C3);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE, "Nehalem loads PRECISE");
+}
+
 int main(void)
 {
     test_pebs_check();
@@ -1363,6 +1401,7 @@ int main(void)
     test_cntr_fmt6();
     test_cntr_arch();
     test_generic();
+    test_ldlat_pmc3();
     test_pmi();
     test_dispatch_multi();
     test_stats();
