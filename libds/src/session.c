@@ -434,6 +434,21 @@ static int try_pebs(struct ds_session *s, struct ds_session_req *r, const struct
     return DS_OK;
 }
 
+/* GP counters a request without PEBS may use. INST_RETIRED.PREC_DIST
+ * C0H/01H on Sandy Bridge .. Skylake counts on PMC1 only: perfmon
+ * SNB/IVB/HSW/BDW/SKL *_core.json INST_RETIRED.PREC_DIST "Counter": "1",
+ * Linux core.c intel_snb_/ivb_/hsw_/skl_event_constraints
+ * INTEL_UEVENT_CONSTRAINT(0x01c0, 0x2) (intel_bdw_event_constraints has no
+ * row; PMC1 satisfies both). A raw C0H/01H request keeps its encoding and
+ * gets PMC1 (generic instructions are rewritten to C0H/00H instead).
+ * Elsewhere C0H/01H is another event (Core 2 INST_RETIRED.LOADS, Nehalem
+ * ANY_P): every counter. */
+static uint32_t nonpebs_gp_ok(const struct ds_session *s, uint64_t evtsel)
+{
+    bool pd = s->uarch == DS_UARCH_SANDYBRIDGE || s->uarch == DS_UARCH_HASWELL || s->uarch == DS_UARCH_SKYLAKE;
+    return pd && (evtsel & 0xFFFF) == 0x01C0 ? 1u << 1 : 0xFFFFFFFFu;
+}
+
 /* Counter-overflow sampling: the highest free GP counter (the low ones stay
  * for PEBS), EVTSEL.INT; NetBurst: the allocator with CCCR.OVF_PMI. */
 static int pick_overflow(struct ds_session *s, struct ds_session_req *r, const struct ds_event_desc *d)
@@ -451,10 +466,10 @@ static int pick_overflow(struct ds_session *s, struct ds_session_req *r, const s
      * (C0H/00H, any counter: SDM architectural events) counts the same */
     if (!r->rq.raw.set && r->rq.event == DS_EVENT_INSTRUCTIONS && (r->evtsel & 0xFFFF) == 0x01C0)
         r->evtsel &= ~DS_EVTSEL_UMASK_MASK;
-    uint32_t ugp, ufx;
+    uint32_t ugp, ufx, ok = s->cpu->caps.gp_mask & nonpebs_gp_ok(s, r->evtsel);
     used_counters(s, &ugp, &ufx);
     for (unsigned i = 32; i-- > 0;)
-        if (((s->cpu->caps.gp_mask >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || s->cpu->caps.perfmon_version >= 6) &&
+        if (((ok >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || s->cpu->caps.perfmon_version >= 6) &&
             pmi_takes(s, DS_CTR_GP, i)) {
             r->kind = DS_CTR_GP;
             r->idx = i;
@@ -544,8 +559,9 @@ static int add_count(struct ds_session *s, struct ds_session_req *r)
     }
     if (!r->rq.raw.set && r->rq.event == DS_EVENT_INSTRUCTIONS && (r->evtsel & 0xFFFF) == 0x01C0)
         r->evtsel &= ~DS_EVTSEL_UMASK_MASK; /* PREC_DIST is PMC1-only: ANY_P counts the same (pick_overflow) */
+    uint32_t ok = c->gp_mask & nonpebs_gp_ok(s, r->evtsel);
     for (unsigned i = 0; i < 32; i++)
-        if (((c->gp_mask >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || c->perfmon_version >= 6) &&
+        if (((ok >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || c->perfmon_version >= 6) &&
             pmi_takes(s, DS_CTR_GP, i)) {
             r->kind = DS_CTR_GP;
             r->idx = i;

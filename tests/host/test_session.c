@@ -1388,6 +1388,38 @@ static void test_ldlat_pmc3(void)
     CHECK_EQ(add(gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE, "Nehalem loads PRECISE");
 }
 
+/* Raw INST_RETIRED.PREC_DIST without PEBS (issue 16 item 1, raw side):
+ * perfmon skylake_core.json INST_RETIRED.PREC_DIST C0H/01H "Counter": "1"
+ * and Linux core.c intel_skl_event_constraints INTEL_UEVENT_CONSTRAINT(0x1c0,
+ * 0x2): on PMC1 (EVTSEL1 = 0x005301C0: C0H/01H USR OS INT EN), not on the
+ * highest counter where it counts nothing; a second one finds PMC1 taken.
+ * Nehalem's C0H/01H is INST_RETIRED.ANY_P (NehalemEP_core.json Counter
+ * 0-3): the highest counter, PMC3. Before: Skylake took PMC3. */
+static void test_raw_prec_dist_overflow(void)
+{
+    skylake();
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12));   /* PEBS_UNAVAILABLE */
+    identify(true);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x01, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "raw C0H/01H AUTO, no PEBS");
+    CHECK(S.req[0].how == DS_HOW_OVERFLOW && S.req[0].kind == DS_CTR_GP && S.req[0].idx == 1, "on PMC1 (%u)",
+          S.req[0].idx);
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x187), 0x005301C0, "EVTSEL1 = C0H/01H USR OS INT EN");
+    CHECK_EQ(fp_get(&F, 0x189), 0, "EVTSEL3 untouched");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x01, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "raw PREC_DIST OVERFLOW");
+    CHECK_EQ(S.req[0].idx, 1, "PMC1");
+    CHECK_EQ(add(raw(0xC0, 0x01, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_SESSION_NO_COUNTER, "PMC1 taken");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "ANY_P still finds a counter");
+    CHECK_EQ(S.req[1].idx, 3, "ANY_P on the highest, PMC3");
+    nehalem();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x01, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "Nehalem raw C0H/01H OVERFLOW");
+    CHECK_EQ(S.req[0].idx, 3, "Nehalem C0H/01H is ANY_P: PMC3");
+}
+
 int main(void)
 {
     test_pebs_check();
@@ -1402,6 +1434,7 @@ int main(void)
     test_cntr_arch();
     test_generic();
     test_ldlat_pmc3();
+    test_raw_prec_dist_overflow();
     test_pmi();
     test_dispatch_multi();
     test_stats();
