@@ -103,13 +103,14 @@ static void hold_test(struct ds_cpu *cpu, uint32_t msr, uint32_t restore_msr, ui
 #endif
 
 #if DS_CONFIG_BTS
-static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, struct ds_probe_item *it)
+/* Set up a circular BTS buffer in the caller's scratch (SDM Vol. 3B "Setting
+ * Up the BTS Buffer"); false with @it's verdict when it cannot be tested. */
+static bool probe_bts_setup(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, struct ds_ctx *ctx,
+                            struct ds_probe_item *it)
 {
-    struct ds_ctx ctx;
     struct ds_area_config cfg;
-    uint64_t dbg_prior, dbg_after, area_after;
 
-    ds__zero(&ctx, sizeof(ctx));
+    ds__zero(ctx, sizeof(*ctx));
     ds__zero(&cfg, sizeof(cfg));
     cfg.area = s->area;
     cfg.area_linear = s->area_linear;
@@ -117,23 +118,47 @@ static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, 
     cfg.bts.linear = s->buf_linear;
     cfg.bts.bytes = s->buf_bytes;
     cfg.bts.thresh_records = 0; /* circular: no interrupt */
-    int e = ds_area_setup(&ctx, cpu, &cfg);
+    int e = ds_area_setup(ctx, cpu, &cfg);
     if (e) {
         item(it, DS_PROBE_NOT_TESTED, e);
         it->restored = true;
-        return;
+        return false;
     }
-    if (ctx.bts.nrec < 8) {
+    if (ctx->bts.nrec < 8) {
         item(it, DS_PROBE_NOT_TESTED, DS_ERR_BUF_SMALL);
         it->restored = true;
-        return;
+        return false;
     }
+    return true;
+}
+
+/* Stop: put DEBUGCTL back exactly as it was (BTS was verified off), read the
+ * BTS index, uninstall; true when DEBUGCTL and IA32_DS_AREA read back as before. */
+static bool probe_bts_stop(struct ds_cpu *cpu, struct ds_ctx *ctx, uint64_t dbg_prior, uint64_t *idx)
+{
+    uint64_t dbg_after, area_after;
+    bool ok = ds_msr_write(cpu, DS_MSR_IA32_DEBUGCTL, dbg_prior) == DS_OK;
+    ctx->bts_enabled = false;
+    *idx = ds__area_get(ctx, false, DS__INDEX);
+    ok = ds_area_uninstall(ctx) == DS_OK && ok;
+    ok = ok && ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &dbg_after) == DS_OK && dbg_after == dbg_prior;
+    ok = ok && ds_msr_read(cpu, DS_MSR_IA32_DS_AREA, &area_after) == DS_OK && area_after == ctx->saved_ds_area;
+    return ok;
+}
+
+static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, struct ds_probe_item *it)
+{
+    struct ds_ctx ctx;
+    uint64_t dbg_prior, idx;
+
+    if (!probe_bts_setup(cpu, s, &ctx, it))
+        return;
     if (ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &dbg_prior)) {
         item_msr(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, DS_MSR_IA32_DEBUGCTL);
         it->restored = true;
         return;
     }
-    e = ds_area_install(&ctx);
+    int e = ds_area_install(&ctx);
     if (e) {
         item(it, DS_PROBE_FAULT, e);
         it->restored = true; /* install writes nothing on failure... */
@@ -142,14 +167,7 @@ static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, 
     e = ds_bts_enable(&ctx, 0);
     if (e == DS_OK && s->exercise)
         s->exercise(s->arg);
-    /* Stop: put DEBUGCTL back exactly as it was (BTS was verified off). */
-    bool ok = ds_msr_write(cpu, DS_MSR_IA32_DEBUGCTL, dbg_prior) == DS_OK;
-    ctx.bts_enabled = false;
-    uint64_t idx = ds__area_get(&ctx, false, DS__INDEX);
-    ok = ds_area_uninstall(&ctx) == DS_OK && ok;
-    ok = ok && ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &dbg_after) == DS_OK && dbg_after == dbg_prior;
-    ok = ok && ds_msr_read(cpu, DS_MSR_IA32_DS_AREA, &area_after) == DS_OK && area_after == ctx.saved_ds_area;
-    it->restored = ok;
+    it->restored = probe_bts_stop(cpu, &ctx, dbg_prior, &idx);
     it->wrote = ds_bts_debugctl_bits(cpu, 0);
     it->read_back = idx;
     if (e) {
