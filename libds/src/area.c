@@ -207,7 +207,7 @@ static int setup_check_facility(const struct ds_ctx *ctx, const struct ds_cpu *c
 
 #if DS_CONFIG_PEBS
 /* MSR_PEBS_DATA_CFG for adaptive PEBS formats 4-6 (SDM Vol. 3B "Adaptive
- * PEBS": MSR_PEBS_DATA_CFG; Linux intel_ds_init / adaptive_pebs_record_size). */
+ * PEBS": MSR_PEBS_DATA_CFG; Linux ds.c adaptive_pebs_record_size_update). */
 static int check_data_cfg(const struct ds_caps *c, enum ds_pebs_fmt fmt, uint64_t dc)
 {
     if (dc & ~(fmt == DS_PEBS_FMT_6 ? DS_PEBS_DATA_CFG_VALID6 : DS_PEBS_DATA_CFG_VALID))
