@@ -316,7 +316,9 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  * the hook are used) reads IA32_PERF_GLOBAL_STATUS (0x38E); writes
  * IA32_PERF_GLOBAL_OVF_CTRL / STATUS_RESET (0x390) and, with
  * DS_FREEZE_LEGACY or on a storm, IA32_PERF_GLOBAL_CTRL (0x38F). The hook
- * may touch others. NMI-safe: yes (if the hook and the sinks are).
+ * may touch others. NMI-safe: yes (if the hook and the sinks are); not
+ * reentrant on one @pmi (one per CPU: the drain decodes fixed-format
+ * records into pmi->pebs_scratch, and the ack sequence is per CPU anyway).
  */
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out);
 
