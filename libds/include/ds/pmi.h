@@ -70,7 +70,7 @@ extern "C" {
 
 struct ds_pmi_status {
     uint64_t raw;
-    uint32_t gp_ovf;         /* bit n: IA32_PMCn overflowed (n < caps.gp_counters) */
+    uint32_t gp_ovf;         /* bit n: GP counter n overflowed (bit n of caps.gp_mask) */
     uint32_t fixed_ovf;      /* bit m: IA32_FIXED_CTRm overflowed */
     bool ovf_buf;            /* bit 62 */
     bool cond_chgd;          /* bit 63 */
