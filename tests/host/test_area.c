@@ -592,6 +592,36 @@ static void test_max_record_count(void)
 #endif
 }
 
+/* Three refusals no bad-input row reached (area.h contracts): the PEBS
+ * margin of a CPU not identified (no caps to count counters from:
+ * DS_ERR_NOT_IDENTIFIED, margin 0), a reset value for a context set up
+ * without a PEBS buffer (DS_ERR_NO_PEBS_BUFFER, the BTS-only area left
+ * as set up; ds_pebs_pending the same), and MSR_PEBS_DATA_CFG with no
+ * PEBS buffer (DS_ERR_DATA_CFG). */
+static void test_pebs_less_refusals(void)
+{
+    static struct env e;
+    uint32_t m = 99;
+    struct ds_cpu raw;
+    fake_skylake_pmu(&e.f);
+    ds_cpu_init(&raw, &fake_ops, &e.f);
+    CHECK_EQ(ds_pebs_thresh_margin(&raw, DS_PEBS_FMT_3, &m), DS_ERR_NOT_IDENTIFIED, "margin before identify");
+    CHECK_EQ(m, 0, "margin 0 on error");
+    env_identify(&e, 1);
+    e.cfg.pebs.mem = NULL;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "BTS-only setup");
+    union ds_area before = e.area;
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_GP, 0, 0x1234), DS_ERR_NO_PEBS_BUFFER, "reset without PEBS buffer");
+    CHECK(memcmp(&before, &e.area, sizeof(before)) == 0, "area untouched");
+    uint64_t pend = 7;
+    CHECK_EQ(ds_pebs_pending(&e.ctx, &pend), DS_ERR_NO_PEBS_BUFFER, "pending without PEBS buffer");
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs.mem = NULL;
+    e.cfg.pebs_data_cfg = DS_PEBS_DATA_CFG_MEMINFO;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_DATA_CFG, "data cfg without PEBS buffer");
+}
+
 int main(void)
 {
     test_layout_rule();
@@ -604,5 +634,6 @@ int main(void)
     test_reset_slots_bitmap();
     test_bad_inputs();
     test_max_record_count();
+    test_pebs_less_refusals();
     return check_summary();
 }

@@ -343,6 +343,79 @@ static void test_backend_partial_ops(void)
     CHECK_EQ(r[1], FAKE_INTEL_EBX, "cpuid still works");
 }
 
+/*
+ * The bad-input table of NULL pointers: every public entry point that
+ * takes a pointer answers DS_ERR_NULL for a NULL in that slot (the header
+ * contracts' "Errors: DS_ERR_NULL"), with every other argument valid, and
+ * touches no MSR. Rows for the functions whose NULL paths no other test
+ * reaches (found by listing each DS_ERR_NULL guard of libds/src).
+ */
+static void test_null_args_table(void)
+{
+    static struct env e;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    const struct ds_lbr_model *m = NULL;
+    CHECK_EQ(ds_lbr_cpu_model(&e.cpu, &m), DS_OK, "Skylake LBR row");
+    struct ds_pmi_status st;
+    struct ds_bts_branch br[2];
+    struct ds_pebs_sample ps[2];
+    struct ds_probe_result pr;
+    memset(&pr, 0, sizeof(pr));
+    enum ds_pebs_fmt fmt;
+    unsigned u;
+    uint64_t v;
+    size_t n;
+    bool b;
+    char buf[8];
+    unsigned reads = e.f.reads, writes = e.f.writes;
+    const struct { int got; const char *what; } rows[] = {
+        { ds_pmc_gp_read(&e.cpu, 0, NULL), "ds_pmc_gp_read out" },
+        { ds_msr_read(NULL, DS_MSR_IA32_DEBUGCTL, &v), "ds_msr_read cpu" },
+        { ds_msr_read(&e.cpu, DS_MSR_IA32_DEBUGCTL, NULL), "ds_msr_read out" },
+        { ds_msr_write(NULL, DS_MSR_IA32_DEBUGCTL, 0), "ds_msr_write cpu" },
+        { ds_cpu_set_ia32e(NULL, true), "ds_cpu_set_ia32e cpu" },
+        { ds_lbr_cpu_model(NULL, &m), "ds_lbr_cpu_model cpu" },
+        { ds_lbr_cpu_model(&e.cpu, NULL), "ds_lbr_cpu_model out" },
+        { ds_lbr_format(NULL, m, &u), "ds_lbr_format cpu" },
+        { ds_lbr_format(&e.cpu, NULL, &u), "ds_lbr_format model" },
+        { ds_lbr_format(&e.cpu, m, NULL), "ds_lbr_format out" },
+        { ds_nb_event_find(NULL, &u), "ds_nb_event_find name" },
+        { ds_nb_event_find("instr_retired", NULL), "ds_nb_event_find out" },
+        { ds_nb_metric_info(0, NULL), "ds_nb_metric_info out" },
+        { ds_pebs_pending(NULL, &v), "ds_pebs_pending ctx" },
+        { ds_pebs_pending(&e.ctx, NULL), "ds_pebs_pending out" },
+        { ds_bts_threshold_reached(NULL, &b), "ds_bts_threshold_reached ctx" },
+        { ds_bts_threshold_reached(&e.ctx, NULL), "ds_bts_threshold_reached out" },
+        { ds_bts_drain_array(NULL, br, 2, &n, NULL), "ds_bts_drain_array ctx" },
+        { ds_bts_drain_array(&e.ctx, NULL, 2, &n, NULL), "ds_bts_drain_array arr" },
+        { ds_bts_drain_array(&e.ctx, br, 2, NULL, NULL), "ds_bts_drain_array out_n" },
+        { ds_pebs_drain_array(NULL, ps, 2, &n, NULL), "ds_pebs_drain_array ctx" },
+        { ds_pebs_drain_array(&e.ctx, NULL, 2, &n, NULL), "ds_pebs_drain_array arr" },
+        { ds_pebs_drain_array(&e.ctx, ps, 2, NULL, NULL), "ds_pebs_drain_array out_n" },
+        { ds_pebs_format_select(NULL, DS_LAYOUT_64, &fmt), "ds_pebs_format_select cpu" },
+        { ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, NULL), "ds_pebs_format_select out" },
+        { ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_3, NULL, 0xC0, ps), "ds_pebs_decode_cpu rec" },
+        { ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_3, e.pebs, 0xC0, NULL), "ds_pebs_decode_cpu out" },
+        { ds_pmi_decode(0, NULL, &st), "ds_pmi_decode caps" },
+        { ds_pmi_decode(0, &e.cpu.caps, NULL), "ds_pmi_decode out" },
+        { ds_pmi_read_status(NULL, &v), "ds_pmi_read_status pmi" },
+        { ds_pmi_set_freeze(NULL), "ds_pmi_set_freeze pmi" },
+        { ds_probe_format(NULL, buf, sizeof buf), "ds_probe_format result" },
+        { ds_probe_format(&pr, NULL, sizeof buf), "ds_probe_format buf" },
+        { ds_area_install(NULL), "ds_area_install ctx" },
+        { ds_area_uninstall(NULL), "ds_area_uninstall ctx" },
+        { ds_area_set_reset(NULL, DS_CTR_GP, 0, 0), "ds_area_set_reset ctx" },
+        { ds_arch_pebs_uninstall(NULL), "ds_arch_pebs_uninstall ap" },
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        CHECK(rows[i].got == DS_ERR_NULL, "%s: NULL -> %s", rows[i].what, ds_errname(rows[i].got));
+    CHECK(e.f.reads == reads && e.f.writes == writes, "no MSR touched (%u reads, %u writes)", e.f.reads - reads,
+          e.f.writes - writes);
+    CHECK_EQ(ds_bts_debugctl_bits(NULL, 0), 0, "ds_bts_debugctl_bits(NULL): no bits");
+}
+
 int main(void)
 {
     test_debugctl_freeze_bits_need_pdcm_v2();
@@ -354,5 +427,6 @@ int main(void)
     test_v5_fixed_mask();
     test_in_tx_needs_tsx();
     test_backend_partial_ops();
+    test_null_args_table();
     return check_summary();
 }

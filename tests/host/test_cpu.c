@@ -368,6 +368,59 @@ static void test_perf_caps_bits(void)
     }
 }
 
+/* The raw CPUID.01H:EAX fields (SDM Vol. 2A CPUID "Version Information":
+ * stepping [3:0], model [7:4], family [11:8]; display values add the
+ * extended model [19:16] / family [27:20]), typed per signature. */
+static void test_signature_fields(void)
+{
+    static const struct { uint32_t sig; uint8_t step, model, fam, dfam, dmodel; } rows[] = {
+        { 0x000506E3, 3, 0xE, 6, 6, 0x5E },    /* Skylake */
+        { 0x000B06D1, 1, 0xD, 6, 6, 0xBD },    /* Lunar Lake */
+        { 0x00000F29, 9, 0x2, 0xF, 0xF, 0x02 }, /* NetBurst Northwood */
+        { 0x000006F6, 6, 0xF, 6, 6, 0x0F },    /* Merom */
+        { 0x00A60F12, 2, 0x1, 0xF, 0x19, 0x61 }, /* family 19H (Raphael's signature) */
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        pmu_cpu(&f, rows[i].sig, 0, 0);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        ds_cpu_identify(&cpu);
+        const struct ds_caps *c = &cpu.caps;
+        CHECK(c->signature == rows[i].sig && c->stepping == rows[i].step && c->model == rows[i].model &&
+                  c->family == rows[i].fam,
+              "sig %08x: stepping %u model %X family %X", rows[i].sig, c->stepping, c->model, c->family);
+        CHECK(c->display_family == rows[i].dfam && c->display_model == rows[i].dmodel,
+              "sig %08x: display %02X_%02XH", rows[i].sig, c->display_family, c->display_model);
+    }
+}
+
+/* Leaf 1AH is read when CPUID.0:EAX (the highest basic leaf) is exactly
+ * 1AH, not only above (SDM: leaves up to and including the maximum are
+ * valid); with maximum 19H it is not read. */
+static void set_max_leaf(struct fake_cpu *f, uint32_t max)
+{
+    for (int i = 0; i < f->nleaves; i++)
+        if (f->leaves[i].leaf == 0 && f->leaves[i].sub == 0)
+            f->leaves[i].r[0] = max;
+}
+
+static void test_leaf_1a_at_max(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    pmu_cpu(&f, 0x000B06D1, 1u << 15, 0x40000002);
+    set_max_leaf(&f, 0x1A);
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify, max leaf 1AH");
+    CHECK(cpu.caps.has_leaf_1a && cpu.caps.core_type == 0x40 && cpu.caps.native_model_id == 2,
+          "max leaf 1AH: leaf 1AH read (core type %02X)", cpu.caps.core_type);
+    set_max_leaf(&f, 0x19);
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify, max leaf 19H");
+    CHECK(!cpu.caps.has_leaf_1a && cpu.caps.core_type == 0, "max leaf 19H: leaf 1AH not read");
+}
+
 int main(void)
 {
     test_pmu_kind();
@@ -380,5 +433,7 @@ int main(void)
     test_identify_msr_gp();
     test_no_pdcm();
     test_perf_caps_bits();
+    test_signature_fields();
+    test_leaf_1a_at_max();
     return check_summary();
 }

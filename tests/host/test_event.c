@@ -611,6 +611,183 @@ static void test_names(void)
     CHECK(strcmp(ds_event_name(DS_EVENT_NONE), "unknown") == 0, "event 0");
 }
 
+/* ---- the rest of the table: a second independent transcription ---------- */
+
+/* The rows encs[] leaves out (every microarchitecture that has a fake
+ * profile, every generic event), typed from the perfmon JSON EventCode/
+ * UMask/PEBS fields of SNB/sandybridge_core.json, HSW/haswell_core.json,
+ * BNL/bonnell_core.json, SLM/silvermont_core.json, KNL/
+ * knightslanding_core.json, GLM/goldmont_core.json, GLP/
+ * goldmontplus_core.json, EHL/elkhartlake_core.json (Tremont), GNR/
+ * graniterapids_core.json (Redwood Cove), SRF/sierraforest_core.json
+ * (Crestmont) and the SPR/ADL/LNL files of encs[]; load-latency variants
+ * from Linux core.c mem-loads "event=0xcd,umask=0x1,ldlat=3" (mem_ld_hsw/
+ * icl: SNB..SKL, ICL, SPR, GNR, LNL P-cores) and "event=0xd0,umask=0x5,
+ * ldlat=3" (mem_ld_adl: Gracemont, Crestmont, Skymont); Tremont has no
+ * mem-loads alias in Linux (no load-latency variant). CYCLES is
+ * CPU_CLK_UNHALTED.THREAD_P / CORE_P 3CH/00H on every part (architectural
+ * event, fixed counter 1, PEBS 0). Knights Landing stores are left out
+ * (not found in the JSON as recalled). */
+static const struct enc encs_rest[] = {
+#define G DS_PRECISE_GP
+#define F DS_PRECISE_FIXED
+#define N DS_PRECISE_NONE
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_INSTRUCTIONS, 0xC0, 0x01, G, 0, 0, 0 },
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_BRANCHES, 0xC4, 0x04, G, -1, 0, 0 },
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_BRANCH_MISSES, 0xC5, 0x04, G, -1, 0, 0 },
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0xCD, 0x01 },
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_SANDYBRIDGE, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_HASWELL, DS_EVENT_INSTRUCTIONS, 0xC0, 0x01, G, 0, 0, 0 },
+    { DS_UARCH_HASWELL, DS_EVENT_BRANCHES, 0xC4, 0x04, G, -1, 0, 0 },
+    { DS_UARCH_HASWELL, DS_EVENT_BRANCH_MISSES, 0xC5, 0x04, G, -1, 0, 0 },
+    { DS_UARCH_HASWELL, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0xCD, 0x01 },
+    { DS_UARCH_HASWELL, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_HASWELL, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_BONNELL, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, G, 0, 0, 0 },
+    { DS_UARCH_BONNELL, DS_EVENT_BRANCHES, 0xC4, 0x00, N, -1, 0, 0 },
+    { DS_UARCH_BONNELL, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_BONNELL, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, N, 0, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_LOADS, 0x04, 0x40, N, -1, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_STORES, 0x04, 0x80, N, -1, 0, 0 },
+    { DS_UARCH_SILVERMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_KNIGHTS, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, G, 0, 0, 0 },
+    { DS_UARCH_KNIGHTS, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_KNIGHTS, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_KNIGHTS, DS_EVENT_LOADS, 0x04, 0x40, N, -1, 0, 0 },
+    { DS_UARCH_KNIGHTS, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, G, 0, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, F, 0, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_GOLDMONT_PLUS, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, F, 0, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_TREMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_NEHALEM, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_GOLDENCOVE, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GOLDENCOVE, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_GRACEMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_GRACEMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, F, 0, 0, 0 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0xCD, 0x01 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_REDWOODCOVE, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, F, 0, 0, 0 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_BRANCHES, 0xC4, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_LOADS, 0xD0, 0x81, G, -1, 0xD0, 0x05 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_STORES, 0xD0, 0x82, G, -1, 0, 0 },
+    { DS_UARCH_CRESTMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_LIONCOVE, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_LIONCOVE, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+    { DS_UARCH_SKYMONT, DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, G, -1, 0, 0 },
+    { DS_UARCH_SKYMONT, DS_EVENT_CYCLES, 0x3C, 0x00, N, 1, 0, 0 },
+#undef G
+#undef F
+#undef N
+};
+
+static void test_encodings_rest(void)
+{
+    static struct fake_cpu f;
+    for (size_t i = 0; i < sizeof(encs_rest) / sizeof(encs_rest[0]); i++) {
+        const struct enc *x = &encs_rest[i];
+        const char *un = ds_uarch_name(x->u), *en = ds_event_name(x->e);
+        struct ds_cpu cpu;
+        struct ds_event_desc d;
+        enum ds_uarch u;
+        CHECK_EQ(cpu_of(&f, &cpu, profile_of(x->u)), DS_OK, "identify %s", un);
+        CHECK(ds_uarch_of(&cpu, &u) == DS_OK && u == x->u, "profile is %s", un);
+        if (ds_event_lookup(&cpu, x->e, &d) != DS_OK) {
+            CHECK(false, "%s %s: looked up", un, en);
+            continue;
+        }
+        CHECK(d.event == x->e && d.uarch == x->u && d.evsel == x->ev && d.umask == x->um,
+              "%s %s: %02XH/%02XH, want %02XH/%02XH", un, en, d.evsel, d.umask, x->ev, x->um);
+        CHECK(d.precise == x->p && d.fixed == x->fixed, "%s %s: precise %d fixed %d, want %d %d", un, en,
+              d.precise, d.fixed, x->p, x->fixed);
+        CHECK(d.ll_evsel == x->lle && d.ll_umask == x->llu, "%s %s: latency variant %02XH/%02XH, want %02XH/%02XH",
+              un, en, d.ll_evsel, d.ll_umask, x->lle, x->llu);
+        CHECK(d.cmask == 0 && !d.inv && !d.ldlat, "%s %s: plain event", un, en);
+    }
+}
+
+/* The architectural-PEBS uarches (no fake profile here: found in the table
+ * itself) typed from perfmon PTL/events/pantherlake_{cougarcove,darkmont}
+ * _core.json and NVL/events/novalake_{coyotecove,arcticwolf}_core.json
+ * V1.00: INST_RETIRED.ANY_P C0H/00H (fixed 0), BR_INST_RETIRED.ALL_BRANCHES
+ * C4H/00H, BR_MISP_RETIRED.ALL_BRANCHES C5H/00H, MEM_{INST,UOPS}_RETIRED.
+ * ALL_LOADS/ALL_STORES D0H/81H, 82H (none published for Arctic Wolf),
+ * cycles 3CH/00H (fixed 1). Precise: fixed 0 for instructions, a GP
+ * counter for the others, none for cycles. */
+static void test_encodings_arch_pebs_uarches(void)
+{
+    static const enum ds_uarch us[] = { DS_UARCH_COUGARCOVE, DS_UARCH_DARKMONT, DS_UARCH_COYOTECOVE,
+                                        DS_UARCH_ARCTICWOLF };
+    static const struct { enum ds_event e; uint8_t ev, um; enum ds_event_precise p; int8_t fixed; } want[] = {
+        { DS_EVENT_INSTRUCTIONS, 0xC0, 0x00, DS_PRECISE_FIXED, 0 },
+        { DS_EVENT_BRANCHES, 0xC4, 0x00, DS_PRECISE_GP, -1 },
+        { DS_EVENT_BRANCH_MISSES, 0xC5, 0x00, DS_PRECISE_GP, -1 },
+        { DS_EVENT_LOADS, 0xD0, 0x81, DS_PRECISE_GP, -1 },
+        { DS_EVENT_STORES, 0xD0, 0x82, DS_PRECISE_GP, -1 },
+        { DS_EVENT_CYCLES, 0x3C, 0x00, DS_PRECISE_NONE, 1 },
+    };
+    size_t n;
+    const struct ds_event_desc *t = ds_event_table(&n);
+    for (size_t k = 0; k < sizeof(us) / sizeof(us[0]); k++)
+        for (size_t j = 0; j < sizeof(want) / sizeof(want[0]); j++) {
+            bool none = us[k] == DS_UARCH_ARCTICWOLF && (want[j].e == DS_EVENT_LOADS || want[j].e == DS_EVENT_STORES);
+            const struct ds_event_desc *d = NULL;
+            unsigned rows = 0;
+            for (size_t i = 0; i < n; i++)
+                if (t[i].uarch == us[k] && t[i].event == want[j].e) {
+                    d = &t[i];
+                    rows++;
+                }
+            const char *un = ds_uarch_name(us[k]), *en = ds_event_name(want[j].e);
+            CHECK_EQ(rows, none ? 0 : 1, "%s %s: rows", un, en);
+            if (!d)
+                continue;
+            CHECK(d->evsel == want[j].ev && d->umask == want[j].um, "%s %s: %02XH/%02XH", un, en, d->evsel, d->umask);
+            CHECK(d->precise == want[j].p && d->fixed == want[j].fixed, "%s %s: precise %d fixed %d", un, en,
+                  d->precise, d->fixed);
+            CHECK(d->cmask == 0 && !d->inv && !d->ldlat, "%s %s: plain event", un, en);
+        }
+}
+
+/* event.h contract of ll_evsel/ll_umask: the load-latency variant of the
+ * LOADS row, "0/0 = none". Every other row has none, and no row has half a
+ * variant (an event code 0 with a unit mask, or a code without one: every
+ * load-latency event of encs[] has both, CDH/01H, D0H/05H, 0BH/10H). */
+static void test_ll_pairs(void)
+{
+    size_t n;
+    const struct ds_event_desc *t = ds_event_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        const char *un = ds_uarch_name(t[i].uarch), *en = ds_event_name(t[i].event);
+        CHECK((t[i].ll_evsel == 0) == (t[i].ll_umask == 0), "%s %s: latency variant %02XH/%02XH is whole or none",
+              un, en, t[i].ll_evsel, t[i].ll_umask);
+        if (t[i].event != DS_EVENT_LOADS)
+            CHECK(t[i].ll_evsel == 0 && t[i].ll_umask == 0, "%s %s: only LOADS rows have a latency variant", un, en);
+    }
+}
+
 int main(void)
 {
     test_dumps();
@@ -621,5 +798,8 @@ int main(void)
     test_errors();
     test_unavailable();
     test_names();
+    test_encodings_rest();
+    test_encodings_arch_pebs_uarches();
+    test_ll_pairs();
     return check_summary();
 }

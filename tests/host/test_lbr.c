@@ -2,6 +2,7 @@
 /* LBR model table (every row of reference lbr.md), format decoding, reader, enable. */
 #include "check.h"
 #include "fake_pmu.h"
+#include "fault_sweep.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -891,6 +892,124 @@ static void test_format_caps_fault(void)
     CHECK_EQ(fmt, DS_LBR_FMT_LIP, "NetBurst: LIP");
 }
 
+/* ds_lbr_read's room check at the exact boundary: a caller array of exactly
+ * the stack depth is enough (Arch LBR: IA32_LBR_DEPTH = 32; Skylake: the
+ * 32-entry stack of the SDM LBR table, reference lbr.md), one entry less is
+ * DS_ERR_LBR_NOSPC. */
+static void test_read_cap_exact(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    struct ds_lbr_entry out[64];
+    size_t got = 99;
+    CHECK_EQ(ds_lbr_lookup(6, 0x97, &m), DS_OK, "Alder Lake Arch LBR row");
+    lbr_cpu(&f, &cpu, m, 5, true, 5);
+    fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 32);
+    for (unsigned i = 0; i < 32; i++)
+        fp_set(&f, m->from_base + i, 0x401000 + i);
+    CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 32, &got), DS_OK, "arch: cap == depth 32");
+    CHECK_EQ(got, 32, "arch: all 32 entries");
+    CHECK_EQ(out[31].from, 0x401000 + 31, "arch: the last entry filled");
+    CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, 31, &got), DS_ERR_LBR_NOSPC, "arch: cap == depth - 1");
+    CHECK_EQ(ds_lbr_lookup(6, 0x5E, &m), DS_OK, "Skylake row");
+    CHECK_EQ(m->depth, 32, "Skylake: 32 entries");
+    lbr_cpu(&f, &cpu, m, 4, true, 5);
+    CHECK_EQ(ds_lbr_read(&cpu, m, 5, out, 32, &got), DS_OK, "legacy: cap == depth");
+    CHECK_EQ(got, 32, "legacy: 32 entries");
+    CHECK_EQ(ds_lbr_read(&cpu, m, 5, out, 31, &got), DS_ERR_LBR_NOSPC, "legacy: cap == depth - 1");
+}
+
+/* FREEZE_LBRS_ON_PMI without use_select reads MSR_LBR_SELECT to refuse a
+ * call-stack setting made elsewhere; if that read faults, enable fails with
+ * DS_ERR_MSR_FAULT and writes nothing (it cannot know the call-stack bit). */
+static void test_freeze_select_read_fault(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x5E, &m);
+    lbr_cpu(&f, &cpu, m, 4, true, 5);
+    fp_set(&f, DS_MSR_LBR_SELECT, DS_LBR_SELECT_EN_CALLSTACK);
+    f.fault_msr = DS_MSR_LBR_SELECT;
+    fp_clear_log(&f);
+    struct ds_lbr_config fz = { .freeze_on_pmi = true };
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &fz), DS_ERR_MSR_FAULT, "LBR_SELECT read faults");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0, "DEBUGCTL untouched");
+}
+
+/* The MSR fault sweep (fault_sweep.h) over every lbr.h operation that
+ * touches MSRs: Skylake (legacy LBR + LBR_SELECT + INFO, perfmon v4 and
+ * v3 for the two unfreeze flavours) and the Alder Lake Arch LBR row. Each
+ * faulting access, read-only or write-only fault answers DS_ERR_MSR_FAULT
+ * (lbr.h contract) and no MSR whose read failed is written. */
+static void lbr_skl(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x5E, &m);
+    lbr_cpu(f, cpu, m, 4, true, 5);
+}
+static void lbr_skl_v3(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x5E, &m);
+    lbr_cpu(f, cpu, m, 3, true, 5);
+}
+static void lbr_adl(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x97, &m);
+    lbr_cpu(f, cpu, m, 5, true, 5);
+    fp_set(f, DS_MSR_IA32_LBR_DEPTH, 32);
+}
+static const struct ds_lbr_model *row_of(const struct ds_cpu *c)
+{
+    const struct ds_lbr_model *m = NULL;
+    ds_lbr_lookup(c->caps.display_family, c->caps.display_model, &m);
+    return m;
+}
+static int lop_enable_select(struct ds_cpu *c)
+{
+    struct ds_lbr_config cfg = { .freeze_on_pmi = true, .use_select = true, .select = DS_LBR_SELECT_JCC };
+    return ds_lbr_enable(c, row_of(c), &cfg);
+}
+static int lop_enable_freeze(struct ds_cpu *c)
+{
+    struct ds_lbr_config cfg = { .freeze_on_pmi = true };
+    return ds_lbr_enable(c, row_of(c), &cfg);
+}
+static int lop_enable(struct ds_cpu *c) { return ds_lbr_enable(c, row_of(c), NULL); }
+static int lop_disable(struct ds_cpu *c) { return ds_lbr_disable(c, row_of(c)); }
+static int lop_unfreeze(struct ds_cpu *c) { return ds_lbr_unfreeze(c, row_of(c)); }
+static int lop_read(struct ds_cpu *c)
+{
+    static struct ds_lbr_entry out[64];
+    size_t n;
+    const struct ds_lbr_model *m = row_of(c);
+    return ds_lbr_read(c, m, (m->flags & DS_LBR_F_ARCH) ? DS_LBR_FMT_ARCH : 5, out, 64, &n);
+}
+
+static void test_msr_fault_sweep(void)
+{
+    static const struct { const char *name; fs_mk_fn mk; fs_op_fn op; } ops[] = {
+        { "SKL enable select+freeze", lbr_skl, lop_enable_select },
+        { "SKL enable freeze", lbr_skl, lop_enable_freeze },
+        { "SKL enable", lbr_skl, lop_enable },
+        { "SKL disable", lbr_skl, lop_disable },
+        { "SKL unfreeze v4", lbr_skl, lop_unfreeze },
+        { "SKL unfreeze v3", lbr_skl_v3, lop_unfreeze },
+        { "SKL read", lbr_skl, lop_read },
+        { "ADL arch enable freeze", lbr_adl, lop_enable_freeze },
+        { "ADL arch enable", lbr_adl, lop_enable },
+        { "ADL arch disable", lbr_adl, lop_disable },
+        { "ADL arch read", lbr_adl, lop_read },
+    };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        for (int how = FS_ANY; how <= FS_WRITE; how++)
+            fault_sweep(ops[i].name, ops[i].mk, ops[i].op, (enum fs_mode)how);
+}
+
 int main(void)
 {
     test_table();
@@ -906,5 +1025,8 @@ int main(void)
     test_atom_freeze_erratum();
     test_real_cpuid();
     test_enable();
+    test_read_cap_exact();
+    test_freeze_select_read_fault();
+    test_msr_fault_sweep();
     return check_summary();
 }

@@ -6,6 +6,7 @@
  */
 #include "check.h"
 #include "fake_pmu.h"
+#include "fault_sweep.h"
 
 #define DS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -773,6 +774,92 @@ static void test_event_index_bound(void)
     CHECK_EQ(ds_nb_mask_parse(0, "DD", NULL), DS_ERR_NULL, "mask_parse: out NULL");
 }
 
+/* The replay-tagging metric index at the boundary: the SDM table "Metrics
+ * That Utilize Replay Tagging Mechanism" has nine rows (1stL_cache_load_miss
+ * .. split_store_retired), so index 8 is the last valid one and 9 the first
+ * invalid, for ds_nb_metric_info and ds_nb_replay_tag (nothing written). */
+static void test_metric_index_bound(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_nb_metric_info *mi = NULL;
+    netburst_cpu(&f, &cpu, 2, true);
+    CHECK_EQ(ds_nb_metric_info(8, &mi), DS_OK, "metric_info 8 (split_store_retired)");
+    CHECK(mi && strcmp(mi->name, "split_store_retired") == 0, "metric 8 is split_store_retired");
+    mi = NULL;
+    CHECK_EQ(ds_nb_metric_info(9, &mi), DS_ERR_NB_BAD_METRIC, "metric_info 9");
+    CHECK(mi == NULL, "out untouched");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_replay_tag(&cpu, 9, false), DS_ERR_NB_BAD_METRIC, "replay_tag 9");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    CHECK_EQ(ds_nb_replay_tag(&cpu, 8, false), DS_OK, "replay_tag 8");
+}
+
+/* The MSR fault sweep (fault_sweep.h) over every netburst.h operation that
+ * touches MSRs, on the 0F_03H fake (SDM worked example values of
+ * test_worked_example, PMI-scan state of test_pmi_scan): each faulting
+ * access, read-only or write-only fault answers DS_ERR_MSR_FAULT
+ * (netburst.h contract) and no MSR whose read failed is written. */
+static struct ds_nb_alloc sw_alloc;
+static struct ds_nb_assignment sw_as;
+static void nb3(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    netburst_cpu(f, cpu, 3, true);
+    ds_nb_alloc_init(&sw_alloc, 3, false);
+}
+static struct ds_nb_request sw_req(void)
+{
+    unsigned br, cru2;
+    ds_nb_event_find("branch_retired", &br);
+    ds_nb_escr_find("MSR_CRU_ESCR2", &cru2);
+    struct ds_nb_request rq = { .event = br, .mask = 0xF, .escr = (int)cru2, .counter = 12,
+                                .os = true, .usr = true, .pmi = true };
+    return rq;
+}
+static void nb3_programmed(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    nb3(f, cpu);
+    struct ds_nb_request rq = sw_req();
+    CHECK_EQ(ds_nb_program(cpu, &sw_alloc, &rq, 0xFFFFFF0000ull, &sw_as), DS_OK, "program for release");
+}
+static void nb3_overflowed(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    nb3(f, cpu);
+    fp_set(f, 0x36C, (1ull << 31) | (1ull << 12) | (5ull << 13)); /* counter 12: CCCR.OVF */
+    fp_set(f, 0x30C, 5);
+    fp_set(f, 0x36E, 1ull << 12);                                /* counter 14: wrapped, OVF clear */
+    fp_set(f, 0x30E, 7);
+}
+static int nop_program(struct ds_cpu *c)
+{
+    struct ds_nb_request rq = sw_req();
+    return ds_nb_program(c, &sw_alloc, &rq, 0xFFFFFF0000ull, &sw_as);
+}
+static int nop_release(struct ds_cpu *c) { return ds_nb_release(c, &sw_alloc, &sw_as); }
+static int nop_program_raw(struct ds_cpu *c) { return ds_nb_program_raw(c, 12, 0x3CC, 0x0C001E0C, 0x0403B000, 0x1234); }
+static int nop_release_raw(struct ds_cpu *c) { return ds_nb_release_raw(c, 12, 0x3CC); }
+static int nop_tag(struct ds_cpu *c) { return ds_nb_replay_tag(c, DS_NB_METRIC_1STL_CACHE_LOAD_MISS, true); }
+static int nop_untag(struct ds_cpu *c) { return ds_nb_replay_untag(c); }
+static int nop_scan(struct ds_cpu *c)
+{
+    uint32_t ovf;
+    return ds_nb_pmi_scan(c, (1u << 12) | (1u << 14), &ovf);
+}
+static int nop_rearm(struct ds_cpu *c) { return ds_nb_rearm(c, 12, 0xFFFFFF0000ull); }
+
+static void test_msr_fault_sweep(void)
+{
+    static const struct { const char *name; fs_mk_fn mk; fs_op_fn op; } ops[] = {
+        { "nb_program", nb3, nop_program },         { "nb_release", nb3_programmed, nop_release },
+        { "nb_program_raw", nb3, nop_program_raw }, { "nb_release_raw", nb3, nop_release_raw },
+        { "nb_replay_tag", nb3, nop_tag },          { "nb_replay_untag", nb3, nop_untag },
+        { "nb_pmi_scan", nb3_overflowed, nop_scan }, { "nb_rearm", nb3, nop_rearm },
+    };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        for (int how = FS_ANY; how <= FS_WRITE; how++)
+            fault_sweep(ops[i].name, ops[i].mk, ops[i].op, (enum fs_mode)how);
+}
+
 int main(void)
 {
     test_tables();
@@ -791,5 +878,7 @@ int main(void)
     test_impossible_before_busy();
     test_raw_escr_range();
     test_event_index_bound();
+    test_metric_index_bound();
+    test_msr_fault_sweep();
     return check_summary();
 }

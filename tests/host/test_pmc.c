@@ -2,6 +2,7 @@
 /* Architectural / Core counters, PEBS enables and the period helper. */
 #include "check.h"
 #include "fake_pmu.h"
+#include "fault_sweep.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1029,6 +1030,210 @@ static void test_any_from_v3(void)
     CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL_ANY, 0), DS_OK, "ANY on v3");
 }
 
+/*
+ * Nehalem errata workaround step 5 (Linux core.c intel_pmu_nhm_workaround
+ * comment: "5) Clear 4 pairs of PERFEVTSELx and PMCx"): after GLOBAL_CTRL
+ * 0FH -> 0, each PERFEVTSELx is written 0 before its counter is written
+ * back, so the caller's value is restored into a stopped counter and the
+ * magic event never counts with the restored value.
+ */
+static void test_nhm_workaround_clears_evtsel(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000106A5, 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6)); /* 06_1AH */
+    for (unsigned i = 0; i < 4; i++) {
+        fp_set(&f, 0x186 + i, DS_EVTSEL(0xC4, 0) | DS_EVTSEL_EN | DS_EVTSEL_OS);
+        fp_set(&f, 0xC1 + i, 0xFFFF80000100ull + i);
+    }
+    fp_set(&f, 0x38F, 0xF);
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_OK, "workaround");
+    int gctl_f = -1, gctl_0 = -1;
+    for (int i = 0; i < f.nlog; i++)
+        if (f.log[i].kind == 'w' && f.log[i].msr == 0x38F) {
+            if (f.log[i].val == 0xF && gctl_f < 0)
+                gctl_f = i;
+            else if (gctl_f >= 0 && f.log[i].val == 0 && gctl_0 < 0)
+                gctl_0 = i;
+        }
+    CHECK(gctl_f >= 0 && gctl_0 > gctl_f, "GLOBAL_CTRL 0FH then 0 (%d, %d)", gctl_f, gctl_0);
+    for (unsigned c = 0; c < 4; c++) {
+        int sel0 = -1, ctr = -1;
+        for (int i = gctl_0 + 1; i < f.nlog; i++) {
+            if (f.log[i].kind != 'w')
+                continue;
+            if (f.log[i].msr == 0x186 + c && sel0 < 0)
+                sel0 = i;
+            if (f.log[i].msr == 0xC1 + c && ctr < 0)
+                ctr = i;
+        }
+        CHECK(sel0 >= 0 && f.log[sel0].val == 0, "PERFEVTSEL%u first written 0 after step 4 (got %#llx)", c,
+              sel0 >= 0 ? (unsigned long long)f.log[sel0].val : 0ull);
+        CHECK(sel0 >= 0 && ctr > sel0, "PMC%u restored after PERFEVTSEL%u was cleared", c, c);
+    }
+}
+
+/*
+ * IA32_PERF_GLOBAL_CTRL (SDM Vol. 3B "Architectural Performance Monitoring
+ * Version 5" / the GLOBAL_CTRL figure): fixed counter m enables at bit 32+m
+ * for m up to 15 (bit 47); bit 48 is PERF_METRICS, not a fixed counter.
+ * A v5 CPU with CPUID.0AH:ECX = fixed 0-2 and 15: bit 47 is accepted,
+ * bit 46 (fixed 14 absent) and bit 48 (no PERF_METRICS) are not.
+ */
+static void test_global_ctrl_fixed15(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000A06A4, 0x08300805, 0x00000603, 0x8007, 0);
+    CHECK_EQ(cpu.caps.perfmon_version, 5, "perfmon v5");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 47), DS_OK, "fixed 15 enable bit 47");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0xFF | (0x8007ull << 32)), DS_OK, "all present counters");
+    CHECK_EQ(fp_get(&f, 0x38F), 0xFF | (0x8007ull << 32), "GLOBAL_CTRL written");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 46), DS_ERR_PMC_RESERVED, "fixed 14 absent");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 48), DS_ERR_PMC_RESERVED, "bit 48 without PERF_METRICS");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 1ull << 35), DS_ERR_PMC_RESERVED, "fixed 3 absent");
+}
+
+/*
+ * MSR fault sweep (fault_sweep.h; every error path of an MSR access, not
+ * one chosen case): each pmc.h operation, with each MSR it touches faulting
+ * on any access, on reads only and on writes only, answers
+ * DS_ERR_MSR_FAULT (the pmc.h contract), never DS_OK from a value it never
+ * read, and writes no MSR whose read failed.
+ */
+static void icelake_cpu(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    /* Ice Lake 06_7EH: v5, 8 GP, 4 fixed (ECX 0FH), PEBS fmt 4 + baseline, FW_WRITE */
+    arch_cpu(f, cpu, 0x000706E5, 0x08300805, 0x00000604, 0xF, 0x64BF);
+}
+static void skylake_fw(struct fake_pmu *f, struct ds_cpu *cpu) { skylake(f, cpu, true); }
+static void nehalem_cpu(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    arch_cpu(f, cpu, 0x000106A5, 0x07300403, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+}
+#define EV_BR (DS_EVTSEL(0xC4, 0x04) | DS_EVTSEL_USR | DS_EVTSEL_OS | DS_EVTSEL_EN)
+static int op_gp_program(struct ds_cpu *c) { return ds_pmc_gp_program(c, 1, EV_BR | DS_EVTSEL_INT, 0xFFFFFFFF0000ull); }
+static int op_gp_write(struct ds_cpu *c) { return ds_pmc_gp_write(c, 2, 0xFFFF00001234ull); }
+static int op_gp_read(struct ds_cpu *c) { uint64_t v; return ds_pmc_gp_read(c, 3, &v); }
+static int op_fixed(struct ds_cpu *c) { return ds_pmc_fixed_program(c, 1, 0x3, false, 0); }
+static int op_fixed_adaptive(struct ds_cpu *c) { return ds_pmc_fixed_program(c, 0, 0x3, true, 0); }
+static int op_global(struct ds_cpu *c) { return ds_pmc_global_ctrl(c, 0x3); }
+static int op_pebs(struct ds_cpu *c) { return ds_pmc_pebs_enable(c, 0, EV_BR); }
+static int op_pebs_fixed(struct ds_cpu *c) { return ds_pmc_pebs_enable_fixed(c, 0); }
+static int op_pebs_disable(struct ds_cpu *c) { return ds_pmc_pebs_disable(c, 1); }
+static int op_ldlat(struct ds_cpu *c) { return ds_pmc_pebs_ldlat(c, 0, 3); }
+static int op_data_cfg(struct ds_cpu *c) { return ds_pmc_pebs_data_cfg(c, DS_PEBS_DATA_CFG_MEMINFO); }
+static int op_nhm(struct ds_cpu *c) { return ds_pmc_nhm_workaround(c); }
+
+/* Sandy Bridge 06_2AH stepping 7 with IA32_BIOS_SIGN_ID (8BH) present. */
+static void snb_cpu(struct fake_pmu *f, struct ds_cpu *cpu)
+{
+    arch_cpu(f, cpu, 0x000206A7, 0x07300803, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    fp_set(f, 0x8B, 0x28ull << 32);
+}
+static int op_ucode(struct ds_cpu *c) { uint32_t r; return ds_pmc_microcode_rev(c, &r); }
+
+static void test_msr_fault_sweep(void)
+{
+    fault_sweep("gp_program", skylake_fw, op_gp_program, FS_ANY);
+    fault_sweep("gp_program no FW", nehalem_cpu, op_gp_program, FS_ANY);
+    fault_sweep("gp_write", skylake_fw, op_gp_write, FS_ANY);
+    fault_sweep("gp_read", skylake_fw, op_gp_read, FS_ANY);
+    fault_sweep("fixed_program", skylake_fw, op_fixed, FS_ANY);
+    fault_sweep("fixed_program adaptive", icelake_cpu, op_fixed_adaptive, FS_ANY);
+    fault_sweep("global_ctrl", skylake_fw, op_global, FS_ANY);
+    fault_sweep("pebs_enable", skylake_fw, op_pebs, FS_ANY);
+    fault_sweep("pebs_enable ICL", icelake_cpu, op_pebs, FS_ANY);
+    fault_sweep("pebs_enable_fixed", icelake_cpu, op_pebs_fixed, FS_ANY);
+    fault_sweep("pebs_disable", skylake_fw, op_pebs_disable, FS_ANY);
+    fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat, FS_ANY);
+    fault_sweep("pebs_ldlat fmt4", icelake_cpu, op_ldlat, FS_ANY);
+    fault_sweep("pebs_data_cfg", icelake_cpu, op_data_cfg, FS_ANY);
+    fault_sweep("nhm_workaround", nehalem_cpu, op_nhm, FS_ANY);
+    fault_sweep("gp_program", skylake_fw, op_gp_program, FS_READ);
+    fault_sweep("fixed_program", skylake_fw, op_fixed, FS_READ);
+    fault_sweep("fixed_program adaptive", icelake_cpu, op_fixed_adaptive, FS_READ);
+    fault_sweep("pebs_enable", skylake_fw, op_pebs, FS_READ);
+    fault_sweep("pebs_enable ICL", icelake_cpu, op_pebs, FS_READ);
+    fault_sweep("pebs_enable_fixed", icelake_cpu, op_pebs_fixed, FS_READ);
+    fault_sweep("pebs_disable", skylake_fw, op_pebs_disable, FS_READ);
+    fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat, FS_READ);
+    fault_sweep("pebs_ldlat fmt4", icelake_cpu, op_ldlat, FS_READ);
+    fault_sweep("nhm_workaround", nehalem_cpu, op_nhm, FS_READ);
+    fault_sweep("microcode_rev", snb_cpu, op_ucode, FS_READ);
+    fault_sweep("microcode_rev", snb_cpu, op_ucode, FS_WRITE);
+    fault_sweep("gp_program", skylake_fw, op_gp_program, FS_WRITE);
+    fault_sweep("fixed_program", skylake_fw, op_fixed, FS_WRITE);
+    fault_sweep("pebs_enable", skylake_fw, op_pebs, FS_WRITE);
+    fault_sweep("pebs_ldlat fmt3", skylake_fw, op_ldlat, FS_WRITE);
+    fault_sweep("nhm_workaround", nehalem_cpu, op_nhm, FS_WRITE);
+}
+
+/* Clearing path: a fixed counter reprogrammed from adaptive to plain loses
+ * its adaptive-PEBS bit (IA32_FIXED_CTR_CTRL bit 32 + 4m, reference msr.md;
+ * Linux intel_pmu_enable_fixed ICL_FIXED_0_ADAPTIVE << 4 idx), the
+ * neighbours keep theirs; ds_pmc_fixed_program stops the counter first
+ * (a write with the nibble and the adaptive bit clear). */
+static void test_fixed_adaptive_cleared(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    icelake_cpu(&f, &cpu);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, 0x3, true, 0), DS_OK, "fixed 0 adaptive");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, 0x3, true, 0), DS_OK, "fixed 1 adaptive");
+    CHECK_EQ(fp_get(&f, 0x38D), 0x33ull | (1ull << 32) | (1ull << 36), "both adaptive");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, 0x2, false, 0), DS_OK, "fixed 1 plain");
+    CHECK_EQ(fp_get(&f, 0x38D), 0x23ull | (1ull << 32), "fixed 1: bit 36 cleared, fixed 0 kept");
+    CHECK(f.nlog >= 2 && f.log[1].kind == 'w' && f.log[1].msr == 0x38D && f.log[1].val == (0x03ull | (1ull << 32)),
+          "stopped first: nibble and adaptive bit of fixed 1 clear");
+}
+
+/* Load latency on PEBS formats 1-3 uses PMC0-3 that exist: with CPUID.0AH
+ * reporting 3 GP counters (a VM), PMC3 is refused (index == gp_counters)
+ * and nothing is written; PMC2 (the last one) works. */
+static void test_ldlat_counter_exists(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000506E3, 0x07300304, 0x00000603, 0, 0x1305);
+    CHECK_EQ(cpu.caps.gp_counters, 3, "3 GP counters");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 3, 3), DS_ERR_PMC_PEBS_COUNTER, "PMC3 absent");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 2, 3), DS_OK, "PMC2");
+    CHECK_EQ(fp_get(&f, 0x3F1), (1ull << 2) | (1ull << 34), "PEBS_ENABLE PMC2 + its load-latency bit 34");
+}
+
+/* IN_TX / IN_TXCP (EVTSEL bits 32/33) need perfmon v3 as well as TSX
+ * (reference msr.md: Haswell+, Linux HSW_IN_TX; below v3 the bits are
+ * reserved): a perfmon v2 CPU whose CPUID.(07H,0):EBX says RTM and HLE (a
+ * hypervisor's mix) is refused with nothing written; the same CPUID with
+ * perfmon v3 is accepted. */
+static void test_in_tx_needs_v3(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    for (unsigned v = 2; v <= 3; v++) {
+        fp_reset(&f);
+        fp_intel(&f, 0xA, 0x000306C3, (1u << 2), 1u << 21);
+        fp_cpuid_set(&f, 7, 0, 0, (1u << 4) | (1u << 11), 0, 0);
+        fp_cpuid_set(&f, 0xA, 0, 0x07300400 | v, 0, 0, 0x603);
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        for (unsigned i = 0; i < 4; i++) {
+            fp_set(&f, 0xC1 + i, 0);
+            fp_set(&f, 0x186 + i, 0);
+        }
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify v%u", v);
+        CHECK_EQ(cpu.caps.perfmon_version, v, "perfmon v%u", v);
+        int r = ds_pmc_gp_program(&cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_IN_TX, 0);
+        CHECK_EQ(r, v < 3 ? DS_ERR_PMC_RESERVED : DS_OK, "IN_TX on perfmon v%u with TSX", v);
+        if (v < 3)
+            CHECK_EQ(f.writes, 0, "v2: nothing written");
+    }
+}
+
 int main(void)
 {
     test_period();
@@ -1049,5 +1254,11 @@ int main(void)
     test_adaptive_event_counters();
     test_adaptive_ldlat();
     test_any_from_v3();
+    test_nhm_workaround_clears_evtsel();
+    test_global_ctrl_fixed15();
+    test_msr_fault_sweep();
+    test_fixed_adaptive_cleared();
+    test_ldlat_counter_exists();
+    test_in_tx_needs_v3();
     return check_summary();
 }

@@ -443,6 +443,35 @@ static void test_zero_bounds(void)
     CHECK_EQ(bad, 0, "ds__zero clears exactly its range (16 offsets x 41 lengths)");
 }
 
+/*
+ * The exact 0x390 ack mask per perfmon version, from caps set by hand
+ * (reference msr.md IA32_PERF_GLOBAL_STATUS table: 48 PERF_METRICS ICL+,
+ * 58/59 v4+, 61 v3+, 62/63 v1+; writing a reserved bit of 0x390 #GPs).
+ * PERF_CAPABILITIES[15] on a v3 part (a hypervisor may report it) must not
+ * put bit 48 into the v3 IA32_PERF_GLOBAL_OVF_CTRL write.
+ */
+static void test_ack_mask_exact(void)
+{
+    struct ds_caps c;
+    memset(&c, 0, sizeof(c));
+    c.has_leaf_0a = true;
+    c.gp_counters = 4;
+    c.gp_mask = 0xF;
+    c.fixed_counters = 3;
+    c.fixed_mask = 0x7;
+    c.perf_metrics = true;
+    const uint64_t base = 0xFull | (0x7ull << 32) | (1ull << 62) | (1ull << 63);
+    c.perfmon_version = 2;
+    CHECK_EQ(ds_pmi_ack_mask(&c), base, "v2 with PERF_METRICS cap: no 48, 61");
+    c.perfmon_version = 3;
+    CHECK_EQ(ds_pmi_ack_mask(&c), base | (1ull << 61), "v3 with PERF_METRICS cap: no bit 48");
+    c.perfmon_version = 4;
+    CHECK_EQ(ds_pmi_ack_mask(&c), base | (1ull << 61) | (1ull << 58) | (1ull << 59) | (1ull << 48),
+             "v4 with PERF_METRICS: 48, 58, 59");
+    c.perf_metrics = false;
+    CHECK_EQ(ds_pmi_ack_mask(&c), base | (1ull << 61) | (1ull << 58) | (1ull << 59), "v4 without PERF_METRICS: no 48");
+}
+
 /* The fixed-format drain decodes into a sample kept in struct ds_pmi,
  * prepared once per format (issue 10 item 21). Fields a format lacks must
  * read 0 in every drained sample, also after the context behind the same
@@ -573,6 +602,7 @@ int main(void)
     test_spurious();
     test_loop_until_clear();
     test_storm();
+    test_ack_mask_exact();
     test_scratch_sample_per_format();
     test_v6_counter_bitmap();
     return check_summary();

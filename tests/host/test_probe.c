@@ -355,6 +355,24 @@ static void test_area_readback_all_bits(void)
     CHECK_EQ(r.counter.verdict, DS_PROBE_WORKING, "the counter is unaffected");
 }
 
+/* IA32_PEBS_ENABLE is established by IA32_MISC_ENABLE[12] = 0 (PEBS
+ * available, SDM Vol. 4 MISC_ENABLE): with bit 12 set the probe's busy
+ * check must not read it, so a PEBS_ENABLE that would #GP changes nothing:
+ * DS_AREA still probes as working (BTS advertised), no fault reported. */
+static void test_pebs_enable_not_read_unadvertised(void)
+{
+    static struct env e;
+    struct ds_probe_result r;
+    fake_skylake_pmu(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12));
+    e.f.fault_on_read = DS_MSR_IA32_PEBS_ENABLE;
+    env_identify(&e, 1);
+    CHECK(!e.cpu.caps.pebs_advertised && e.cpu.caps.bts_advertised, "PEBS unavailable, BTS available");
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "probe");
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_WORKING, "DS_AREA working, PEBS_ENABLE not read");
+    CHECK(r.ds_area.reason != DS_ERR_MSR_FAULT, "no fault reported");
+}
+
 int main(void)
 {
     test_messages_state_what_was_read();
@@ -365,5 +383,6 @@ int main(void)
     test_netburst_counter();
     test_pattern_equal_to_prior();
     test_area_readback_all_bits();
+    test_pebs_enable_not_read_unadvertised();
     return check_summary();
 }

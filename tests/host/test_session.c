@@ -1420,6 +1420,129 @@ static void test_raw_prec_dist_overflow(void)
     CHECK_EQ(S.req[0].idx, 3, "Nehalem C0H/01H is ANY_P: PMC3");
 }
 
+/* Overflow sampling takes the highest free GP counter (session.h contract)
+ * up to the last one: on an 8-counter perfmon v5 part that is PMC7, whose
+ * MSRs are the last legacy pair (SDM: IA32_PMC7 0C8H, IA32_PERFEVTSEL7
+ * 18DH; 0C1H+n / 186H+n hold n < 8 only). Then PMC6 .. PMC0. */
+static void test_overflow_top_counter(void)
+{
+    sapphire();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    for (unsigned k = 0; k < 8; k++) {
+        CHECK_EQ(add(raw(0xC4, 0x00, 500, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow %u", k);
+        CHECK_EQ(S.req[k].kind, DS_CTR_GP, "overflow %u on a GP counter", k);
+        CHECK_EQ(S.req[k].idx, 7 - k, "overflow %u on PMC%u", k, 7 - k);
+    }
+    CHECK_EQ(add(raw(0xC4, 0x00, 500, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_SESSION_TOO_MANY, "9th: DS_SESSION_MAX_REQ (8) requests");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* EVTSEL: event C4H, USR 16, OS 17, INT 20, EN 22 */
+    CHECK_EQ(fp_get(&F, 0x18D), 0x005300C4, "IA32_PERFEVTSEL7 (18DH)");
+    CHECK_EQ(fp_get(&F, 0x38F) & 0xFF, 0xFF, "GLOBAL_CTRL PMC0-7");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/* NetBurst teardown keeps the requests (READY: startable again), so their
+ * ESCR/counter stay claimed: a second PEBS request still finds the one
+ * PEBS counter taken (as before the first start), and a restart programs
+ * the same CRU_ESCR2 / IQ_CCCR4 again (SDM values as in test_netburst). */
+static void test_netburst_teardown_keeps_claims(void)
+{
+    netburst();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request r = raw(0, 0, 4000, DS_SAMPLE_PRECISE);
+    r.raw.nb_event = "replay_event";
+    r.raw.nb_mask = "NBOGUS";
+    r.raw.nb_metric = DS_NB_METRIC_1STL_CACHE_LOAD_MISS;
+    CHECK_EQ(add(r, NULL), DS_OK, "replay_event PEBS");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(fp_get(&F, 0x3CC), 0, "CRU_ESCR2 restored");
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_COUNTER, "after teardown: the PEBS counter is still request 0's");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "restart");
+    CHECK_EQ(fp_get(&F, 0x3CC), 0x1200020Cu, "CRU_ESCR2 = replay_event NBOGUS again");
+    CHECK_EQ(fp_get(&F, 0x370) & 0xF000u, 0xB000u, "MSR_IQ_CCCR4 again");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown 2");
+}
+
+/* Privilege filter of a request (SDM IA32_PERFEVTSELx: USR bit 16, OS bit
+ * 17; INT 20, EN 22): user only, kernel only and both give exactly those
+ * bits, nothing else in the event select (overflow sampling on Skylake's
+ * highest counter, PMC3 = EVTSEL 189H). */
+static void test_rings_exact(void)
+{
+    static const struct { unsigned rings; uint64_t evtsel; } rows[] = {
+        { DS_RING_USER, 0x005100C4 }, { DS_RING_KERNEL, 0x005200C4 },
+        { DS_RING_USER | DS_RING_KERNEL, 0x005300C4 }, { 0, 0x005300C4 },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        skylake();
+        CHECK_EQ(init_default(), DS_OK, "init");
+        struct ds_request r = raw(0xC4, 0x00, 500, DS_SAMPLE_OVERFLOW);
+        r.rings = rows[i].rings;
+        CHECK_EQ(add(r, NULL), DS_OK, "rings %u", rows[i].rings);
+        CHECK_EQ(S.req[0].idx, 3, "PMC3");
+        CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+        CHECK_EQ(fp_get(&F, 0x189), rows[i].evtsel, "rings %u: EVTSEL3", rows[i].rings);
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    }
+}
+
+/* LBR asked for on a CPU without an LBR row (06_09H, a Pentium M model
+ * outside the SDM LBR tables): DS_ERR_SESSION_LBR at init, no MSR touched. */
+static void test_lbr_no_row(void)
+{
+    fam6(0x00000695, 0x07280202, 0, 0x00000503, 0);
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.lbr = true;
+    c.on_lbr = on_lbr;
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_ERR_SESSION_LBR, "no LBR row");
+    CHECK_EQ(F.writes, 0, "nothing written");
+}
+
+/* Architectural PEBS buffer size at the boundary (SDM IA32_PEBS_BASE size
+ * code: 4 KiB << code, so 4 KiB is the smallest buffer): a region of exactly
+ * 4096 bytes starts with size code 0, 4095 bytes is DS_ERR_SESSION_BUF_SMALL
+ * at start with PEBS_BASE untouched. */
+static void test_apebs_region_4k(void)
+{
+    static const struct { size_t bytes; int want; } rows[] = { { 4096, DS_OK }, { 4095, DS_ERR_SESSION_BUF_SMALL } };
+    for (size_t i = 0; i < N(rows); i++) {
+        panther();
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.bytes = rows[i].bytes;
+        c.mem_phys = 0x100000;
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init %zu", rows[i].bytes);
+        CHECK_EQ(add(raw(0xC0, 0x00, 20000, DS_SAMPLE_PRECISE), NULL), DS_OK, "arch PEBS request");
+        CHECK_EQ(ds_session_start(&S), rows[i].want, "start with %zu bytes", rows[i].bytes);
+        CHECK_EQ(fp_get(&F, 0x3F4), rows[i].want == DS_OK ? 0x100000ull : 0, "PEBS_BASE, %zu bytes", rows[i].bytes);
+        if (rows[i].want == DS_OK)
+            CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    }
+}
+
+/* Fixed counters as wide as 64 bits (CPUID.0AH:EDX[12:5] = 64 is a valid
+ * width; the SDM bounds it by 64, not 63): a precise INSTRUCTIONS request
+ * on Ice Lake's fixed counter 0 starts at -period in all 64 bits; a period
+ * of 2^63 + 1 is still refused. */
+static void test_fixed_width_64(void)
+{
+    fam6(0x000706E5, 0x08300805, 0xF, 0x00000804, 0x64BF); /* ICL, 4 fixed x 64 bits */
+    CHECK_EQ(cpu.caps.fixed_width, 64, "fixed width 64");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "instructions:p");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "on fixed 0");
+    CHECK_EQ(S.req[0].start, 0 - 1000ull, "start = -1000 in 64 bits");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, (1ull << 63) + 1, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_BAD_PERIOD,
+             "period 2^63 + 1");
+}
+
 int main(void)
 {
     test_pebs_check();
@@ -1445,5 +1568,11 @@ int main(void)
     test_on_pebs();
     test_bad_table();
     test_nulls();
+    test_overflow_top_counter();
+    test_netburst_teardown_keeps_claims();
+    test_rings_exact();
+    test_lbr_no_row();
+    test_apebs_region_4k();
+    test_fixed_width_64();
     return check_summary();
 }
