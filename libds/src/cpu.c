@@ -248,18 +248,11 @@ static void identify_msrs(struct ds_cpu *cpu, struct ds_caps *c)
     read_perf_caps(cpu, c);
 }
 
-int ds_cpu_identify(struct ds_cpu *cpu)
+/* Leaf 00H: highest leaf and vendor string (SDM Vol. 2A CPUID, "Basic CPUID
+ * Information": EBX, EDX, ECX spell the vendor). */
+static void identify_vendor(struct ds_cpu *cpu, struct ds_caps *c)
 {
     uint32_t r[4];
-
-    if (!cpu)
-        return DS_ERR_NULL;
-    struct ds_caps *c = &cpu->caps;
-    unsigned char *p = (unsigned char *)c;
-    for (size_t i = 0; i < sizeof(*c); i++)
-        p[i] = 0;
-    cpu->identified = false;
-
     ds_cpuid(cpu, 0, 0, r);
     c->max_leaf = r[0];
     put32(&c->vendor_str[0], r[1]);
@@ -274,58 +267,93 @@ int ds_cpu_identify(struct ds_cpu *cpu)
         c->vendor = DS_VENDOR_UNKNOWN;
     else
         c->vendor = DS_VENDOR_OTHER;
+}
 
-    if (c->max_leaf >= 1) {
-        ds_cpuid(cpu, 1, 0, r);
-        c->signature = r[0];
-        c->cpuid1_ecx = r[2];
-        c->cpuid1_edx = r[3];
-        c->stepping = (uint8_t)(r[0] & 0xF);
-        c->model = (uint8_t)((r[0] >> 4) & 0xF);
-        c->family = (uint8_t)((r[0] >> 8) & 0xF);
-        ds_display_fms(r[0], &c->display_family, &c->display_model);
-        c->ds = (r[3] & DS_CPUID1_EDX_DS) != 0;
-        c->dtes64 = (r[2] & DS_CPUID1_ECX_DTES64) != 0;
-        c->ds_cpl = (r[2] & DS_CPUID1_ECX_DSCPL) != 0;
-        c->pdcm = (r[2] & DS_CPUID1_ECX_PDCM) != 0;
-        c->x2apic = (r[2] & DS_CPUID1_ECX_X2APIC) != 0;
+/* Leaf 01H: signature and the DS feature flags (SDM Vol. 2A CPUID, Table
+ * "Feature Information": EDX[21] DS, ECX[2] DTES64, ECX[4] DS-CPL, ECX[15]
+ * PDCM, ECX[21] x2APIC). */
+static void identify_leaf1(struct ds_cpu *cpu, struct ds_caps *c)
+{
+    uint32_t r[4];
+    if (c->max_leaf < 1)
+        return;
+    ds_cpuid(cpu, 1, 0, r);
+    c->signature = r[0];
+    c->cpuid1_ecx = r[2];
+    c->cpuid1_edx = r[3];
+    c->stepping = (uint8_t)(r[0] & 0xF);
+    c->model = (uint8_t)((r[0] >> 4) & 0xF);
+    c->family = (uint8_t)((r[0] >> 8) & 0xF);
+    ds_display_fms(r[0], &c->display_family, &c->display_model);
+    c->ds = (r[3] & DS_CPUID1_EDX_DS) != 0;
+    c->dtes64 = (r[2] & DS_CPUID1_ECX_DTES64) != 0;
+    c->ds_cpl = (r[2] & DS_CPUID1_ECX_DSCPL) != 0;
+    c->pdcm = (r[2] & DS_CPUID1_ECX_PDCM) != 0;
+    c->x2apic = (r[2] & DS_CPUID1_ECX_X2APIC) != 0;
+}
+
+/* Leaf 0AH fixed counters, @ecx = its ECX (SDM Vol. 3B "Architectural
+ * Performance Monitoring Version 2" and "Version 5"). */
+static void identify_fixed(struct ds_caps *c, uint32_t ecx)
+{
+    if (c->perfmon_version >= 5) {
+        /* v5+: ECX is a bitmap of supported fixed counters; count = fls(ECX)
+         * when it exceeds EDX[4:0] (Linux intel_pmu_init does the same).
+         * SDM "Architectural Performance Monitoring Version 5": fixed counter
+         * i is supported iff ECX[i] || EDX[4:0] > i, so the EDX counters are
+         * in the mask too (an ECX of 0 must not hide them). */
+        uint32_t edx_mask = c->fixed_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->fixed_counters) - 1);
+        c->fixed_mask = ecx | edx_mask;
+        uint8_t fls = 0;
+        for (uint32_t m = ecx; m; m >>= 1)
+            fls++;
+        if (fls > c->fixed_counters)
+            c->fixed_counters = fls;
+    } else if (c->fixed_counters) {
+        c->fixed_mask = c->fixed_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->fixed_counters) - 1);
     }
+}
+
+/* Leaf 0AH, Intel only (SDM Vol. 2A CPUID "Architectural Performance
+ * Monitoring Leaf"; Vol. 3B "Architectural Performance Monitoring"). */
+static void identify_leaf0a(struct ds_cpu *cpu, struct ds_caps *c)
+{
+    uint32_t r[4];
+    if (c->max_leaf < 0xA || c->vendor != DS_VENDOR_INTEL)
+        return;
+    ds_cpuid(cpu, 0xA, 0, r);
+    c->perfmon_version = (uint8_t)(r[0] & 0xFF);
+    if (!c->perfmon_version)
+        return;
+    c->has_leaf_0a = true;
+    c->gp_counters = (uint8_t)((r[0] >> 8) & 0xFF);
+    c->gp_width = (uint8_t)((r[0] >> 16) & 0xFF);
+    c->ebx_length = (uint8_t)((r[0] >> 24) & 0xFF);
+    /* Only the first ebx_length bits of EBX are defined; the rest read as unavailable. */
+    uint32_t defined = c->ebx_length >= 32 ? 0xFFFFFFFFu : ((1u << c->ebx_length) - 1);
+    c->events_unavailable = (r[1] & defined) | ~defined;
+    if (c->perfmon_version >= 2) {
+        c->fixed_counters = (uint8_t)(r[3] & 0x1F);
+        c->fixed_width = (uint8_t)((r[3] >> 5) & 0xFF);
+    }
+    identify_fixed(c, r[2]);
+    c->gp_mask = c->gp_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->gp_counters) - 1);
+}
+
+int ds_cpu_identify(struct ds_cpu *cpu)
+{
+    if (!cpu)
+        return DS_ERR_NULL;
+    struct ds_caps *c = &cpu->caps;
+    unsigned char *p = (unsigned char *)c;
+    for (size_t i = 0; i < sizeof(*c); i++)
+        p[i] = 0;
+    cpu->identified = false;
+
+    identify_vendor(cpu, c);
+    identify_leaf1(cpu, c);
     c->netburst = c->vendor == DS_VENDOR_INTEL && c->display_family == 0xF;
-
-    if (c->max_leaf >= 0xA && c->vendor == DS_VENDOR_INTEL) {
-        ds_cpuid(cpu, 0xA, 0, r);
-        c->perfmon_version = (uint8_t)(r[0] & 0xFF);
-        if (c->perfmon_version) {
-            c->has_leaf_0a = true;
-            c->gp_counters = (uint8_t)((r[0] >> 8) & 0xFF);
-            c->gp_width = (uint8_t)((r[0] >> 16) & 0xFF);
-            c->ebx_length = (uint8_t)((r[0] >> 24) & 0xFF);
-            /* Only the first ebx_length bits of EBX are defined; the rest read as unavailable. */
-            uint32_t defined = c->ebx_length >= 32 ? 0xFFFFFFFFu : ((1u << c->ebx_length) - 1);
-            c->events_unavailable = (r[1] & defined) | ~defined;
-            if (c->perfmon_version >= 2) {
-                c->fixed_counters = (uint8_t)(r[3] & 0x1F);
-                c->fixed_width = (uint8_t)((r[3] >> 5) & 0xFF);
-            }
-            if (c->perfmon_version >= 5) {
-                /* v5+: ECX is a bitmap of supported fixed counters; count = fls(ECX)
-                 * when it exceeds EDX[4:0] (Linux intel_pmu_init does the same).
-                 * SDM "Architectural Performance Monitoring Version 5": fixed counter
-                 * i is supported iff ECX[i] || EDX[4:0] > i, so the EDX counters are
-                 * in the mask too (an ECX of 0 must not hide them). */
-                uint32_t edx_mask = c->fixed_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->fixed_counters) - 1);
-                c->fixed_mask = r[2] | edx_mask;
-                uint8_t fls = 0;
-                for (uint32_t m = r[2]; m; m >>= 1)
-                    fls++;
-                if (fls > c->fixed_counters)
-                    c->fixed_counters = fls;
-            } else if (c->fixed_counters) {
-                c->fixed_mask = c->fixed_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->fixed_counters) - 1);
-            }
-            c->gp_mask = c->gp_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->gp_counters) - 1);
-        }
-    }
+    identify_leaf0a(cpu, c);
     identify_ext_leaves(cpu, c);
 
     identify_msrs(cpu, c);
@@ -374,6 +402,115 @@ static void absent(struct ds__sb *sb, const char *k, const char *msr, int err)
     ds__sb_puts(sb, ")\n");
 }
 
+/* Vendor, DisplayFamily_DisplayModel, stepping and the CPUID feature flags
+ * (SDM Vol. 2A CPUID leaves 01H and 07H). */
+static void format_ident(struct ds__sb *sb, const struct ds_caps *c)
+{
+    ds__sb_puts(sb, "vendor: ");
+    ds__sb_puts(sb, c->vendor_str[0] ? c->vendor_str : "(none)");
+    ds__sb_puts(sb, "\ndisplay_family_model: ");
+    hex2(sb, c->display_family);
+    ds__sb_putc(sb, '_');
+    hex2(sb, c->display_model);
+    ds__sb_puts(sb, "H\nstepping: ");
+    ds__sb_dec(sb, c->stepping);
+    ds__sb_putc(sb, '\n');
+    kv_bool(sb, "netburst", c->netburst);
+    kv_bool(sb, "cpuid.ds", c->ds);
+    kv_bool(sb, "cpuid.dtes64", c->dtes64);
+    kv_bool(sb, "cpuid.ds_cpl", c->ds_cpl);
+    kv_bool(sb, "cpuid.pdcm", c->pdcm);
+    kv_bool(sb, "cpuid.x2apic", c->x2apic);
+    kv_bool(sb, "cpuid.hybrid", c->hybrid);
+    kv_bool(sb, "cpuid.arch_lbr", c->arch_lbr);
+}
+
+/* Hybrid core type (leaf 1AH), Linux's hybrid PMU name, Arch LBR depth
+ * (leaf 1CH). */
+static void format_hybrid(struct ds__sb *sb, const struct ds_caps *c)
+{
+    if (c->has_leaf_1a) {
+        ds__sb_puts(sb, "core_type: ");
+        ds__sb_puts(sb, c->core_type == DS_CORE_TYPE_CORE ? "core" :
+                        c->core_type == DS_CORE_TYPE_ATOM ? "atom" : "other");
+        ds__sb_puts(sb, " (");
+        ds__sb_hex(sb, c->core_type, 2);
+        ds__sb_puts(sb, "), native_model_id ");
+        ds__sb_hex(sb, c->native_model_id, 6);
+        ds__sb_putc(sb, '\n');
+    }
+    if (c->pmu_kind != DS_PMU_KIND_NONE) {   /* Linux's hybrid PMU names */
+        ds__sb_puts(sb, "pmu_kind: ");
+        ds__sb_puts(sb, ds_pmu_kind_name(c->pmu_kind));
+        ds__sb_puts(sb, c->pmu_kind == DS_PMU_KIND_UNKNOWN ? "" : " (Linux cpu_");
+        if (c->pmu_kind != DS_PMU_KIND_UNKNOWN) {
+            ds__sb_puts(sb, ds_pmu_kind_name(c->pmu_kind));
+            ds__sb_putc(sb, ')');
+        }
+        ds__sb_putc(sb, '\n');
+    }
+    if (c->has_leaf_1c)
+        kv_dec(sb, "arch_lbr.depth", c->arch_lbr_depth);
+}
+
+/* Architectural performance monitoring: leaf 0AH, leaf 23H (SDM Vol. 3B
+ * "Architectural Performance Monitoring"). */
+static void format_perfmon(struct ds__sb *sb, const struct ds_caps *c)
+{
+    kv_dec(sb, "perfmon.version", c->perfmon_version);
+    if (c->has_leaf_0a) {
+        kv_dec(sb, "perfmon.gp_counters", c->gp_counters);
+        kv_dec(sb, "perfmon.gp_width", c->gp_width);
+        kv_dec(sb, "perfmon.fixed_counters", c->fixed_counters);
+        kv_dec(sb, "perfmon.fixed_width", c->fixed_width);
+        ds__sb_puts(sb, "perfmon.events_unavailable: ");
+        ds__sb_hex(sb, c->events_unavailable, 8);
+        ds__sb_putc(sb, '\n');
+        ds__sb_puts(sb, "perfmon.gp_mask: ");
+        ds__sb_hex(sb, c->gp_mask, 8);
+        ds__sb_puts(sb, "\nperfmon.fixed_mask: ");
+        ds__sb_hex(sb, c->fixed_mask, 8);
+        ds__sb_putc(sb, '\n');
+    }
+    if (c->has_leaf_23) {
+        ds__sb_puts(sb, "leaf23.subleaves: ");
+        ds__sb_hex(sb, c->leaf23_subleaves, 8);
+        ds__sb_puts(sb, "\nleaf23.features: ");
+        ds__sb_hex(sb, c->leaf23_features, 8);
+        ds__sb_putc(sb, '\n');
+    }
+}
+
+/* IA32_MISC_ENABLE and IA32_PERF_CAPABILITIES as identification read them
+ * (SDM Vol. 4 "Architectural MSRs"; absent ones say why). */
+static void format_msrs(struct ds__sb *sb, const struct ds_caps *c)
+{
+    if (c->has_misc_enable) {
+        ds__sb_puts(sb, "misc_enable: ");
+        ds__sb_hex(sb, c->misc_enable, 16);
+        ds__sb_putc(sb, '\n');
+        kv_bool(sb, "misc_enable.perfmon_available", c->perfmon_available);
+        kv_bool(sb, "misc_enable.bts_unavailable", c->bts_unavailable);
+        kv_bool(sb, "misc_enable.pebs_unavailable", c->pebs_unavailable);
+    } else {
+        absent(sb, "misc_enable", "IA32_MISC_ENABLE (0x1A0)", c->misc_enable_err);
+    }
+    if (c->has_perf_caps) {
+        ds__sb_puts(sb, "perf_capabilities: ");
+        ds__sb_hex(sb, c->perf_caps, 16);
+        ds__sb_putc(sb, '\n');
+        kv_dec(sb, "perf_caps.lbr_format", c->lbr_format);
+        kv_dec(sb, "perf_caps.pebs_format", c->pebs_format);
+        kv_bool(sb, "perf_caps.pebs_trap", c->pebs_trap);
+        kv_bool(sb, "perf_caps.pebs_arch_reg", c->pebs_arch_reg);
+        kv_bool(sb, "perf_caps.smm_freeze", c->smm_freeze);
+        kv_bool(sb, "perf_caps.fw_write", c->fw_write);
+        kv_bool(sb, "perf_caps.pebs_baseline", c->pebs_baseline);
+    } else {
+        absent(sb, "perf_capabilities", "IA32_PERF_CAPABILITIES (0x345)", c->perf_caps_err);
+    }
+}
+
 int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
 {
     struct ds__sb sb;
@@ -382,92 +519,10 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
     if (!len)
         return DS_ERR_BUFSZ;
     ds__sb_init(&sb, buf, len);
-
-    ds__sb_puts(&sb, "vendor: ");
-    ds__sb_puts(&sb, c->vendor_str[0] ? c->vendor_str : "(none)");
-    ds__sb_puts(&sb, "\ndisplay_family_model: ");
-    hex2(&sb, c->display_family);
-    ds__sb_putc(&sb, '_');
-    hex2(&sb, c->display_model);
-    ds__sb_puts(&sb, "H\nstepping: ");
-    ds__sb_dec(&sb, c->stepping);
-    ds__sb_putc(&sb, '\n');
-    kv_bool(&sb, "netburst", c->netburst);
-    kv_bool(&sb, "cpuid.ds", c->ds);
-    kv_bool(&sb, "cpuid.dtes64", c->dtes64);
-    kv_bool(&sb, "cpuid.ds_cpl", c->ds_cpl);
-    kv_bool(&sb, "cpuid.pdcm", c->pdcm);
-    kv_bool(&sb, "cpuid.x2apic", c->x2apic);
-    kv_bool(&sb, "cpuid.hybrid", c->hybrid);
-    kv_bool(&sb, "cpuid.arch_lbr", c->arch_lbr);
-    if (c->has_leaf_1a) {
-        ds__sb_puts(&sb, "core_type: ");
-        ds__sb_puts(&sb, c->core_type == DS_CORE_TYPE_CORE ? "core" :
-                         c->core_type == DS_CORE_TYPE_ATOM ? "atom" : "other");
-        ds__sb_puts(&sb, " (");
-        ds__sb_hex(&sb, c->core_type, 2);
-        ds__sb_puts(&sb, "), native_model_id ");
-        ds__sb_hex(&sb, c->native_model_id, 6);
-        ds__sb_putc(&sb, '\n');
-    }
-    if (c->pmu_kind != DS_PMU_KIND_NONE) {   /* Linux's hybrid PMU names */
-        ds__sb_puts(&sb, "pmu_kind: ");
-        ds__sb_puts(&sb, ds_pmu_kind_name(c->pmu_kind));
-        ds__sb_puts(&sb, c->pmu_kind == DS_PMU_KIND_UNKNOWN ? "" : " (Linux cpu_");
-        if (c->pmu_kind != DS_PMU_KIND_UNKNOWN) {
-            ds__sb_puts(&sb, ds_pmu_kind_name(c->pmu_kind));
-            ds__sb_putc(&sb, ')');
-        }
-        ds__sb_putc(&sb, '\n');
-    }
-    if (c->has_leaf_1c)
-        kv_dec(&sb, "arch_lbr.depth", c->arch_lbr_depth);
-    kv_dec(&sb, "perfmon.version", c->perfmon_version);
-    if (c->has_leaf_0a) {
-        kv_dec(&sb, "perfmon.gp_counters", c->gp_counters);
-        kv_dec(&sb, "perfmon.gp_width", c->gp_width);
-        kv_dec(&sb, "perfmon.fixed_counters", c->fixed_counters);
-        kv_dec(&sb, "perfmon.fixed_width", c->fixed_width);
-        ds__sb_puts(&sb, "perfmon.events_unavailable: ");
-        ds__sb_hex(&sb, c->events_unavailable, 8);
-        ds__sb_putc(&sb, '\n');
-        ds__sb_puts(&sb, "perfmon.gp_mask: ");
-        ds__sb_hex(&sb, c->gp_mask, 8);
-        ds__sb_puts(&sb, "\nperfmon.fixed_mask: ");
-        ds__sb_hex(&sb, c->fixed_mask, 8);
-        ds__sb_putc(&sb, '\n');
-    }
-    if (c->has_leaf_23) {
-        ds__sb_puts(&sb, "leaf23.subleaves: ");
-        ds__sb_hex(&sb, c->leaf23_subleaves, 8);
-        ds__sb_puts(&sb, "\nleaf23.features: ");
-        ds__sb_hex(&sb, c->leaf23_features, 8);
-        ds__sb_putc(&sb, '\n');
-    }
-    if (c->has_misc_enable) {
-        ds__sb_puts(&sb, "misc_enable: ");
-        ds__sb_hex(&sb, c->misc_enable, 16);
-        ds__sb_putc(&sb, '\n');
-        kv_bool(&sb, "misc_enable.perfmon_available", c->perfmon_available);
-        kv_bool(&sb, "misc_enable.bts_unavailable", c->bts_unavailable);
-        kv_bool(&sb, "misc_enable.pebs_unavailable", c->pebs_unavailable);
-    } else {
-        absent(&sb, "misc_enable", "IA32_MISC_ENABLE (0x1A0)", c->misc_enable_err);
-    }
-    if (c->has_perf_caps) {
-        ds__sb_puts(&sb, "perf_capabilities: ");
-        ds__sb_hex(&sb, c->perf_caps, 16);
-        ds__sb_putc(&sb, '\n');
-        kv_dec(&sb, "perf_caps.lbr_format", c->lbr_format);
-        kv_dec(&sb, "perf_caps.pebs_format", c->pebs_format);
-        kv_bool(&sb, "perf_caps.pebs_trap", c->pebs_trap);
-        kv_bool(&sb, "perf_caps.pebs_arch_reg", c->pebs_arch_reg);
-        kv_bool(&sb, "perf_caps.smm_freeze", c->smm_freeze);
-        kv_bool(&sb, "perf_caps.fw_write", c->fw_write);
-        kv_bool(&sb, "perf_caps.pebs_baseline", c->pebs_baseline);
-    } else {
-        absent(&sb, "perf_capabilities", "IA32_PERF_CAPABILITIES (0x345)", c->perf_caps_err);
-    }
+    format_ident(&sb, c);
+    format_hybrid(&sb, c);
+    format_perfmon(&sb, c);
+    format_msrs(&sb, c);
     kv_bool(&sb, "bts.advertised", c->bts_advertised);
     kv_bool(&sb, "pebs.advertised", c->pebs_advertised);
     return sb.truncated ? DS_ERR_BUFSZ : DS_OK;

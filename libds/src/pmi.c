@@ -9,9 +9,15 @@
 
 #if DS_CONFIG_PMI
 
+/* GLOBAL_CTRL / GLOBAL_STATUS bit n is GP counter n for every counter that
+ * exists: caps.gp_mask, which is CPUID.(23H,1):EAX where leaf 23H
+ * enumerates counters (perfmon v6 may have more GP counters than
+ * CPUID.0AH:EAX[15:8] counts: Lunar Lake 8 there, GP0-9 in 23H.1, as Linux
+ * update_pmu_cap takes cntr_mask64 from 23H.1 EAX), else leaf 0AH's
+ * contiguous count (cpu.c). */
 static uint64_t counter_bits(const struct ds_caps *c)
 {
-    uint64_t gp = c->gp_counters >= 32 ? 0xFFFFFFFFull : ((1ull << c->gp_counters) - 1);
+    uint64_t gp = c->gp_mask;
     /* Fixed-counter bits are 47:32 at most (bit 48 is PERF_METRICS): a wider
      * CPUID.0AH:ECX bitmap must not spill into the flag bits. */
     uint64_t fixed = (uint64_t)(c->fixed_mask & 0xFFFFu) << DS_GSTATUS_FIXED_SHIFT;

@@ -103,13 +103,14 @@ static void hold_test(struct ds_cpu *cpu, uint32_t msr, uint32_t restore_msr, ui
 #endif
 
 #if DS_CONFIG_BTS
-static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, struct ds_probe_item *it)
+/* Set up a circular BTS buffer in the caller's scratch (SDM Vol. 3B "Setting
+ * Up the BTS Buffer"); false with @it's verdict when it cannot be tested. */
+static bool probe_bts_setup(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, struct ds_ctx *ctx,
+                            struct ds_probe_item *it)
 {
-    struct ds_ctx ctx;
     struct ds_area_config cfg;
-    uint64_t dbg_prior, dbg_after, area_after;
 
-    ds__zero(&ctx, sizeof(ctx));
+    ds__zero(ctx, sizeof(*ctx));
     ds__zero(&cfg, sizeof(cfg));
     cfg.area = s->area;
     cfg.area_linear = s->area_linear;
@@ -117,23 +118,47 @@ static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, 
     cfg.bts.linear = s->buf_linear;
     cfg.bts.bytes = s->buf_bytes;
     cfg.bts.thresh_records = 0; /* circular: no interrupt */
-    int e = ds_area_setup(&ctx, cpu, &cfg);
+    int e = ds_area_setup(ctx, cpu, &cfg);
     if (e) {
         item(it, DS_PROBE_NOT_TESTED, e);
         it->restored = true;
-        return;
+        return false;
     }
-    if (ctx.bts.nrec < 8) {
+    if (ctx->bts.nrec < 8) {
         item(it, DS_PROBE_NOT_TESTED, DS_ERR_BUF_SMALL);
         it->restored = true;
-        return;
+        return false;
     }
+    return true;
+}
+
+/* Stop: put DEBUGCTL back exactly as it was (BTS was verified off), read the
+ * BTS index, uninstall; true when DEBUGCTL and IA32_DS_AREA read back as before. */
+static bool probe_bts_stop(struct ds_cpu *cpu, struct ds_ctx *ctx, uint64_t dbg_prior, uint64_t *idx)
+{
+    uint64_t dbg_after, area_after;
+    bool ok = ds_msr_write(cpu, DS_MSR_IA32_DEBUGCTL, dbg_prior) == DS_OK;
+    ctx->bts_enabled = false;
+    *idx = ds__area_get(ctx, false, DS__INDEX);
+    ok = ds_area_uninstall(ctx) == DS_OK && ok;
+    ok = ok && ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &dbg_after) == DS_OK && dbg_after == dbg_prior;
+    ok = ok && ds_msr_read(cpu, DS_MSR_IA32_DS_AREA, &area_after) == DS_OK && area_after == ctx->saved_ds_area;
+    return ok;
+}
+
+static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, struct ds_probe_item *it)
+{
+    struct ds_ctx ctx;
+    uint64_t dbg_prior, idx;
+
+    if (!probe_bts_setup(cpu, s, &ctx, it))
+        return;
     if (ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &dbg_prior)) {
         item_msr(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, DS_MSR_IA32_DEBUGCTL);
         it->restored = true;
         return;
     }
-    e = ds_area_install(&ctx);
+    int e = ds_area_install(&ctx);
     if (e) {
         item(it, DS_PROBE_FAULT, e);
         it->restored = true; /* install writes nothing on failure... */
@@ -142,14 +167,7 @@ static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, 
     e = ds_bts_enable(&ctx, 0);
     if (e == DS_OK && s->exercise)
         s->exercise(s->arg);
-    /* Stop: put DEBUGCTL back exactly as it was (BTS was verified off). */
-    bool ok = ds_msr_write(cpu, DS_MSR_IA32_DEBUGCTL, dbg_prior) == DS_OK;
-    ctx.bts_enabled = false;
-    uint64_t idx = ds__area_get(&ctx, false, DS__INDEX);
-    ok = ds_area_uninstall(&ctx) == DS_OK && ok;
-    ok = ok && ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &dbg_after) == DS_OK && dbg_after == dbg_prior;
-    ok = ok && ds_msr_read(cpu, DS_MSR_IA32_DS_AREA, &area_after) == DS_OK && area_after == ctx.saved_ds_area;
-    it->restored = ok;
+    it->restored = probe_bts_stop(cpu, &ctx, dbg_prior, &idx);
     it->wrote = ds_bts_debugctl_bits(cpu, 0);
     it->read_back = idx;
     if (e) {
@@ -162,6 +180,107 @@ static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, 
         item(it, DS_PROBE_INERT, DS_ERR_NOT_WORKING);
 }
 #endif /* DS_CONFIG_BTS */
+
+/* IA32_DS_AREA (SDM Vol. 3B "DS Save Area"): not touched while BTS
+ * (DEBUGCTL TR|BTS) or PEBS (IA32_PEBS_ENABLE) is on; else a hold test. */
+static void probe_ds_area(struct ds_cpu *cpu, struct ds_probe_item *it)
+{
+    const struct ds_caps *c = &cpu->caps;
+    it->restored = true;
+    if (!c->ds) {
+        item(it, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_DS);
+        return;
+    }
+    bool busy = false;
+    uint32_t fault = 0;
+    uint64_t v;
+    if (c->bts_advertised) {
+        if (ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &v))
+            fault = DS_MSR_IA32_DEBUGCTL;
+        else if (v & bts_on_bits(cpu))
+            busy = true;
+    }
+    if (c->pebs_advertised && !fault) {
+        if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
+            fault = DS_MSR_IA32_PEBS_ENABLE;
+        else if (c->netburst ? (v & NB_PEBS_ENABLE_BITS) != 0 : v != 0)
+            busy = true;
+    }
+    if (fault)
+        item_msr(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, fault);
+    else if (busy)
+        item(it, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
+    else
+        hold_test(cpu, DS_MSR_IA32_DS_AREA, DS_MSR_IA32_DS_AREA, DS_AREA_PATTERN, ~0ull, it);
+}
+
+/* NetBurst: MSR_BPU_COUNTER0 unless its CCCR is enabled (netburst.md; SDM
+ * Vol. 3B "Performance Monitoring (Processors Based on Intel NetBurst
+ * Microarchitecture)"). */
+static void probe_counter_nb(struct ds_cpu *cpu, struct ds_probe_item *it)
+{
+    const struct ds_caps *c = &cpu->caps;
+    uint64_t cccr;
+    if (!DS_CONFIG_NETBURST)
+        item(it, DS_PROBE_NOT_TESTED, DS_ERR_UNSUPPORTED); /* ds/config.h */
+    else if (!c->has_misc_enable) /* NetBurst perfmon is MISC_ENABLE[7]: say it was not read */
+        item_msr(it, DS_PROBE_NOT_ADVERTISED, c->misc_enable_err, DS_MSR_IA32_MISC_ENABLE);
+    else if (!c->perfmon_available)
+        item_msr(it, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_PERFMON, DS_MSR_IA32_MISC_ENABLE);
+    else if (ds_msr_read(cpu, NB_MSR_BPU_CCCR0, &cccr))
+        item_msr(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, NB_MSR_BPU_CCCR0);
+    else if (cccr & NB_CCCR_ENABLE)
+        item(it, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
+    else /* NetBurst counters are 40 bits and written in full */
+        hold_test(cpu, NB_MSR_BPU_COUNTER0, NB_MSR_BPU_COUNTER0, COUNTER_PATTERN, (1ull << 40) - 1, it);
+}
+
+/* A counter: architectural IA32_PMC0 unless IA32_PERFEVTSEL0.EN is set,
+ * written back through IA32_A_PMC0 with full-width writes (SDM Vol. 3B
+ * "Architectural Performance Monitoring", "Full-Width Writes"). */
+static void probe_counter(struct ds_cpu *cpu, struct ds_probe_item *it)
+{
+    const struct ds_caps *c = &cpu->caps;
+    it->restored = true;
+    if (c->netburst) {
+        probe_counter_nb(cpu, it);
+    } else if (c->has_leaf_0a && c->gp_counters >= 1 && c->gp_width) {
+        uint64_t sel;
+        uint64_t mask = c->gp_width >= 64 ? ~0ull : ((1ull << c->gp_width) - 1);
+        if (ds_msr_read(cpu, DS_MSR_IA32_PERFEVTSEL0, &sel))
+            item_msr(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, DS_MSR_IA32_PERFEVTSEL0);
+        else if (sel & EVTSEL_EN)
+            item(it, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
+        else
+            hold_test(cpu, DS_MSR_IA32_PMC0, c->fw_write ? DS_MSR_IA32_A_PMC0 : DS_MSR_IA32_PMC0,
+                      COUNTER_PATTERN, mask, it);
+    } else {
+        item(it, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_PERFMON);
+    }
+}
+
+/* BTS (SDM Vol. 3B "Branch Trace Store"): after the IA32_DS_AREA item
+ * @ds_area, which a busy or faulting DS area makes this one's verdict. */
+static void probe_bts_item(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
+                           const struct ds_probe_item *ds_area, struct ds_probe_item *it)
+{
+    const struct ds_caps *c = &cpu->caps;
+    it->restored = true;
+    if (!c->ds)
+        item(it, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_DS);
+    else if (!c->bts_advertised)
+        bts_not_advertised(c, it);
+    else if (ds_area->verdict == DS_PROBE_BUSY || ds_area->verdict == DS_PROBE_FAULT)
+        item_msr(it, ds_area->verdict, ds_area->reason, ds_area->msr);
+    else if (!DS_CONFIG_BTS || (c->netburst && !PROBE_BTS_NB_OK))
+        item(it, DS_PROBE_NOT_TESTED, DS_ERR_UNSUPPORTED); /* compiled out (ds/config.h) */
+    else if (!bts_scratch || !bts_scratch->area || !bts_scratch->buf)
+        item(it, DS_PROBE_NOT_TESTED, DS_ERR_NULL);
+#if DS_CONFIG_BTS
+    else
+        probe_bts(cpu, bts_scratch, it);
+#endif
+}
 
 int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch, struct ds_probe_result *out)
 {
@@ -180,82 +299,9 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
         out->ds_area.restored = out->counter.restored = out->bts.restored = true;
         return DS_OK;
     }
-
-    /* --- IA32_DS_AREA --- */
-    out->ds_area.restored = true;
-    if (!c->ds) {
-        item(&out->ds_area, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_DS);
-    } else {
-        bool busy = false;
-        uint32_t fault = 0;
-        uint64_t v;
-        if (c->bts_advertised) {
-            if (ds_msr_read(cpu, DS_MSR_IA32_DEBUGCTL, &v))
-                fault = DS_MSR_IA32_DEBUGCTL;
-            else if (v & bts_on_bits(cpu))
-                busy = true;
-        }
-        if (c->pebs_advertised && !fault) {
-            if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
-                fault = DS_MSR_IA32_PEBS_ENABLE;
-            else if (c->netburst ? (v & NB_PEBS_ENABLE_BITS) != 0 : v != 0)
-                busy = true;
-        }
-        if (fault)
-            item_msr(&out->ds_area, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, fault);
-        else if (busy)
-            item(&out->ds_area, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
-        else
-            hold_test(cpu, DS_MSR_IA32_DS_AREA, DS_MSR_IA32_DS_AREA, DS_AREA_PATTERN, ~0ull, &out->ds_area);
-    }
-
-    /* --- a counter --- */
-    out->counter.restored = true;
-    if (c->netburst) {
-        uint64_t cccr;
-        if (!DS_CONFIG_NETBURST)
-            item(&out->counter, DS_PROBE_NOT_TESTED, DS_ERR_UNSUPPORTED); /* ds/config.h */
-        else if (!c->has_misc_enable) /* NetBurst perfmon is MISC_ENABLE[7]: say it was not read */
-            item_msr(&out->counter, DS_PROBE_NOT_ADVERTISED, c->misc_enable_err, DS_MSR_IA32_MISC_ENABLE);
-        else if (!c->perfmon_available)
-            item_msr(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_PERFMON, DS_MSR_IA32_MISC_ENABLE);
-        else if (ds_msr_read(cpu, NB_MSR_BPU_CCCR0, &cccr))
-            item_msr(&out->counter, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, NB_MSR_BPU_CCCR0);
-        else if (cccr & NB_CCCR_ENABLE)
-            item(&out->counter, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
-        else /* NetBurst counters are 40 bits and written in full */
-            hold_test(cpu, NB_MSR_BPU_COUNTER0, NB_MSR_BPU_COUNTER0, COUNTER_PATTERN, (1ull << 40) - 1,
-                      &out->counter);
-    } else if (c->has_leaf_0a && c->gp_counters >= 1 && c->gp_width) {
-        uint64_t sel;
-        uint64_t mask = c->gp_width >= 64 ? ~0ull : ((1ull << c->gp_width) - 1);
-        if (ds_msr_read(cpu, DS_MSR_IA32_PERFEVTSEL0, &sel))
-            item_msr(&out->counter, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, DS_MSR_IA32_PERFEVTSEL0);
-        else if (sel & EVTSEL_EN)
-            item(&out->counter, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
-        else
-            hold_test(cpu, DS_MSR_IA32_PMC0, c->fw_write ? DS_MSR_IA32_A_PMC0 : DS_MSR_IA32_PMC0,
-                      COUNTER_PATTERN, mask, &out->counter);
-    } else {
-        item(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_PERFMON);
-    }
-
-    /* --- BTS --- */
-    out->bts.restored = true;
-    if (!c->ds)
-        item(&out->bts, DS_PROBE_NOT_ADVERTISED, DS_ERR_NO_DS);
-    else if (!c->bts_advertised)
-        bts_not_advertised(c, &out->bts);
-    else if (out->ds_area.verdict == DS_PROBE_BUSY || out->ds_area.verdict == DS_PROBE_FAULT)
-        item_msr(&out->bts, out->ds_area.verdict, out->ds_area.reason, out->ds_area.msr);
-    else if (!DS_CONFIG_BTS || (c->netburst && !PROBE_BTS_NB_OK))
-        item(&out->bts, DS_PROBE_NOT_TESTED, DS_ERR_UNSUPPORTED); /* compiled out (ds/config.h) */
-    else if (!bts_scratch || !bts_scratch->area || !bts_scratch->buf)
-        item(&out->bts, DS_PROBE_NOT_TESTED, DS_ERR_NULL);
-#if DS_CONFIG_BTS
-    else
-        probe_bts(cpu, bts_scratch, &out->bts);
-#endif
+    probe_ds_area(cpu, &out->ds_area);
+    probe_counter(cpu, &out->counter);
+    probe_bts_item(cpu, bts_scratch, &out->ds_area, &out->bts);
     return DS_OK;
 }
 

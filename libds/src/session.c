@@ -99,6 +99,12 @@ static int resolve_event(const struct ds_session *s, const struct ds_request *rq
         d->evsel = d->ll_evsel;   /* the load-latency variant of the loads row */
         d->umask = d->ll_umask;
         d->ldlat = true;
+        /* The variant is PEBS even where the plain loads row is not: Nehalem
+         * 0BH/10H is Linux ds.c intel_nehalem_pebs_event_constraints
+         * INTEL_PLD_CONSTRAINT(0x100b, 0xf) and perfmon NehalemEP_core.json
+         * MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD_* "PEBS": "2". */
+        if (d->precise == DS_PRECISE_NONE)
+            d->precise = DS_PRECISE_GP;
     }
     return DS_OK;
 }
@@ -142,8 +148,9 @@ static bool has_how(const struct ds_session *s, enum ds_session_how h)
 
 /* Counters the PMI handler accepts (ds_pmi_init refuses others in
  * global_ctrl / pebs_counters: DS_ERR_PMI_CTRL_MASK); without global MSRs
- * every counter. Found on the model's Lunar Lake / Panther Lake profiles
- * (GP8-9 of CPUID.23H.1 beyond the leaf 0AH count). */
+ * every counter. Since pmi.c counter_bits follows caps.gp_mask this is
+ * every counter that exists (GP8-9 of CPUID.23H.1 on Lunar/Panther Lake
+ * included); kept as the single place that ties the pick to ds_pmi_init. */
 static bool pmi_takes(const struct ds_session *s, enum ds_ctr_kind k, unsigned idx)
 {
     const struct ds_caps *c = &s->cpu->caps;
@@ -284,7 +291,15 @@ static int pick_ds_pebs(struct ds_session *s, struct ds_session_req *r, const st
     }
     int ev = DS_OK, other = DS_OK;
     bool any = false;
-    for (unsigned i = 0; i < 32; i++) {
+    /* Load latency before the adaptive formats: PMC3 first. Perfmon gives
+     * the load-latency events "Counter": "3" on Nehalem/Westmere (0BH/10H),
+     * Sandy/Ivy Bridge, Haswell and Broadwell (CDH/01H); Linux ds.c allows
+     * 0x8 (intel_snb_/ivb_pebs_event_constraints) or 0xf
+     * (intel_nehalem_/hsw_/bdw_pebs_event_constraints): PMC3 satisfies both
+     * (Skylake "0,1,2,3" too). ds_pmc_pebs_check still decides. */
+    unsigned first = r->rq.ldlat && c->pebs_format < 4 ? 3u : 0u;
+    for (unsigned k = 0; k < 32; k++) {
+        unsigned i = (first + k) & 31u;
         if (!((c->gp_mask >> i) & 1) || !pmi_takes(s, DS_CTR_GP, i))
             continue;
         int ec = ds_pmc_pebs_check(s->cpu, i, r->evtsel);
@@ -419,6 +434,21 @@ static int try_pebs(struct ds_session *s, struct ds_session_req *r, const struct
     return DS_OK;
 }
 
+/* GP counters a request without PEBS may use. INST_RETIRED.PREC_DIST
+ * C0H/01H on Sandy Bridge .. Skylake counts on PMC1 only: perfmon
+ * SNB/IVB/HSW/BDW/SKL *_core.json INST_RETIRED.PREC_DIST "Counter": "1",
+ * Linux core.c intel_snb_/ivb_/hsw_/skl_event_constraints
+ * INTEL_UEVENT_CONSTRAINT(0x01c0, 0x2) (intel_bdw_event_constraints has no
+ * row; PMC1 satisfies both). A raw C0H/01H request keeps its encoding and
+ * gets PMC1 (generic instructions are rewritten to C0H/00H instead).
+ * Elsewhere C0H/01H is another event (Core 2 INST_RETIRED.LOADS, Nehalem
+ * ANY_P): every counter. */
+static uint32_t nonpebs_gp_ok(const struct ds_session *s, uint64_t evtsel)
+{
+    bool pd = s->uarch == DS_UARCH_SANDYBRIDGE || s->uarch == DS_UARCH_HASWELL || s->uarch == DS_UARCH_SKYLAKE;
+    return pd && (evtsel & 0xFFFF) == 0x01C0 ? 1u << 1 : 0xFFFFFFFFu;
+}
+
 /* Counter-overflow sampling: the highest free GP counter (the low ones stay
  * for PEBS), EVTSEL.INT; NetBurst: the allocator with CCCR.OVF_PMI. */
 static int pick_overflow(struct ds_session *s, struct ds_session_req *r, const struct ds_event_desc *d)
@@ -436,10 +466,10 @@ static int pick_overflow(struct ds_session *s, struct ds_session_req *r, const s
      * (C0H/00H, any counter: SDM architectural events) counts the same */
     if (!r->rq.raw.set && r->rq.event == DS_EVENT_INSTRUCTIONS && (r->evtsel & 0xFFFF) == 0x01C0)
         r->evtsel &= ~DS_EVTSEL_UMASK_MASK;
-    uint32_t ugp, ufx;
+    uint32_t ugp, ufx, ok = s->cpu->caps.gp_mask & nonpebs_gp_ok(s, r->evtsel);
     used_counters(s, &ugp, &ufx);
     for (unsigned i = 32; i-- > 0;)
-        if (((s->cpu->caps.gp_mask >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || s->cpu->caps.perfmon_version >= 6) &&
+        if (((ok >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || s->cpu->caps.perfmon_version >= 6) &&
             pmi_takes(s, DS_CTR_GP, i)) {
             r->kind = DS_CTR_GP;
             r->idx = i;
@@ -529,8 +559,9 @@ static int add_count(struct ds_session *s, struct ds_session_req *r)
     }
     if (!r->rq.raw.set && r->rq.event == DS_EVENT_INSTRUCTIONS && (r->evtsel & 0xFFFF) == 0x01C0)
         r->evtsel &= ~DS_EVTSEL_UMASK_MASK; /* PREC_DIST is PMC1-only: ANY_P counts the same (pick_overflow) */
+    uint32_t ok = c->gp_mask & nonpebs_gp_ok(s, r->evtsel);
     for (unsigned i = 0; i < 32; i++)
-        if (((c->gp_mask >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || c->perfmon_version >= 6) &&
+        if (((ok >> i) & 1) && !((ugp >> i) & 1) && (i < 8 || c->perfmon_version >= 6) &&
             pmi_takes(s, DS_CTR_GP, i)) {
             r->kind = DS_CTR_GP;
             r->idx = i;

@@ -558,6 +558,52 @@ static void test_netburst_no_global_masks(void)
     CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pp), DS_ERR_PMI_CTRL_MASK, "NetBurst: pebs_counters");
 }
 
+/* Perfmon v6 counter bitmap (issue 16): CPUID words of a real Lunar Lake
+ * P-core (/work/shared/cpuid GenuineIntel00B06D1_LunarLake_04_CPUID.txt:
+ * 0AH EAX 0D300806H = 8 GP counters, 23H.1 EAX 3FFH = GP0-9, EBX FH = fixed
+ * 0-3). GLOBAL_CTRL/STATUS bit n is GP counter n for each counter 23H.1
+ * lists (SDM Vol. 3B "Performance Monitoring Version 6"; Linux
+ * update_pmu_cap: cntr_mask64 = 23H.1 EAX), so bits 8 and 9 are counters:
+ * ds_pmi_init accepts them (refused before: counter_bits followed the leaf
+ * 0AH count), bit 10 stays refused, decode and the ack mask carry them. */
+static void test_v6_counter_bitmap(void)
+{
+    static struct env e;
+    static struct ds_pmi pmi;
+    struct ds_pmi_config cfg;
+    struct ds_pmi_status st;
+    memset(&e.f, 0, sizeof e.f);
+    fake_set_cpuid(&e.f, 0, 0, 0x23, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(&e.f, 1, 0, 0x000B06D1, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_cpuid(&e.f, 0xA, 0, 0x0D300806, 0x00000280, 0x00000007, 0x00008603);
+    fake_set_cpuid(&e.f, 0x23, 0, 0x0000000B, 0x00000003, 0, 0);
+    fake_set_cpuid(&e.f, 0x23, 1, 0x000003FF, 0x0000000F, 0, 0);
+    fake_set_msr(&e.f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    env_identify(&e, 1);
+    CHECK_EQ(e.cpu.caps.gp_counters, 8, "leaf 0AH counts 8 GP");
+    memset(&cfg, 0, sizeof cfg);
+    cfg.freeze = DS_FREEZE_NONE;
+    cfg.global_ctrl = 0x3FFull | (0xFull << 32);
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_OK, "GLOBAL_CTRL GP0-9 + fixed 0-3 accepted");
+    cfg.global_ctrl = 1ull << 9;
+    cfg.pebs_counters = 1ull << 9;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_OK, "GP9 (23H.1 bit 9) as a PEBS counter");
+    cfg.global_ctrl = 1ull << 10;
+    cfg.pebs_counters = 0;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_ERR_PMI_CTRL_MASK, "GP10: not in 23H.1");
+    cfg.global_ctrl = 0;
+    cfg.pebs_counters = 1ull << 10;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_ERR_PMI_CTRL_MASK, "PEBS GP10: not in 23H.1");
+    cfg.pebs_counters = 1ull << 36;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_ERR_PMI_CTRL_MASK, "fixed 4: not in 23H.1 EBX");
+    uint64_t m = ds_pmi_ack_mask(&e.cpu.caps);
+    CHECK_EQ(m & 0xFFFFFFFFull, 0x3FFull, "ack mask GP0-9");
+    CHECK_EQ((m >> 32) & 0xFFFF, 0xF, "ack mask fixed 0-3");
+    CHECK_EQ(ds_pmi_decode((1ull << 9) | (1ull << 8) | (1ull << 10), &e.cpu.caps, &st), DS_OK, "decode");
+    CHECK_EQ(st.gp_ovf, 0x300, "GP8, GP9 overflowed");
+    CHECK_EQ(st.unknown, 1ull << 10, "bit 10 unknown");
+}
+
 int main(void)
 {
     test_zero_bounds();
@@ -575,5 +621,6 @@ int main(void)
     test_ack_mask_exact();
     test_netburst_no_global_masks();
     test_scratch_sample_per_format();
+    test_v6_counter_bitmap();
     return check_summary();
 }

@@ -765,13 +765,18 @@ static void test_generic(void)
     CHECK_EQ(S.req[0].evtsel, 0x005300C0, "C0H/00H with INT");
     CHECK_EQ(S.req[0].idx, 3, "on the highest GP counter");
 
-    /* Panther Lake P-core: CPUID.23H.1 lists GP0-9 but the PMI handler's
-     * status bits follow leaf 0AH (8 counters): overflow on GP7, not GP9 */
+    /* Panther Lake P-core: CPUID.23H.1 EAX lists GP0-9 (leaf 0AH counts 8);
+     * GLOBAL_CTRL/STATUS bits 8-9 are those counters (Linux update_pmu_cap
+     * cntr_mask64 = 23H.1 EAX), so ds_pmi_init takes them and overflow
+     * sampling uses the highest, GP9 (GP7 while pmi.c counted leaf 0AH) */
     panther();
     CHECK_EQ(init_default(), DS_OK, "init");
     CHECK_EQ(add(gen(DS_EVENT_CYCLES, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "cycles auto");
-    CHECK_EQ(S.req[0].idx, 7, "GP7: a counter ds_pmi_init accepts");
+    CHECK_EQ(S.req[0].idx, 9, "GP9: 23H.1 bit 9, a counter ds_pmi_init accepts");
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* SDM perfmon v6 MSR aliases: IA32_PMC_GP9_CFG_A = 1901H + 4 * 9 */
+    CHECK_EQ(fp_get(&F, 0x1925) & 0x005300FFull, 0x0053003Cull, "GP9 CFG_A: 3CH, USR, OS, INT, EN");
+    CHECK_EQ(fp_get(&F, 0x38F) & 0x3FFull, 1ull << 9, "GLOBAL_CTRL bit 9 only among the GP bits");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 
     /* Core 2: cycles has no PEBS; AUTO samples it by overflow */
@@ -1345,6 +1350,76 @@ static void test_nulls(void)
     CHECK_EQ(ds_session_init(&S, &raw_cpu, &c), DS_ERR_NOT_IDENTIFIED, "not identified");
 }
 
+/* Load latency before the adaptive formats (issue 16 item 5). Perfmon:
+ * NHM-EP/events/NehalemEP_core.json MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD_*
+ * (0BH/10H, "PEBS": "2", "Counter": "3") and HSW/events/haswell_core.json
+ * MEM_TRANS_RETIRED.LOAD_LATENCY_GT_* (CDH/01H, "PEBS": "2", "Counter": "3");
+ * Linux ds.c INTEL_PLD_CONSTRAINT(0x100b, 0xf) / (0x01cd, 0xf): PEBS on
+ * PMC0-3. Both allow precise sampling on PMC3: EVTSEL3, MSR_PEBS_LD_LAT
+ * (3F6H) = threshold, PEBS_ENABLE bit 3 | LL_EN bit 35 (SDM "Load Latency
+ * Performance Monitoring Facility"). Before: Nehalem refused NOT_PRECISE
+ * (the loads row 0BH/01H is not PEBS) and Haswell took PMC0. */
+static void test_ldlat_pmc3(void)
+{
+    static const struct { const char *name; uint32_t sig, caps; uint16_t ev; } P[] = {
+        { "Nehalem 06_1AH", 0x000106A5, 0x1C3, 0x100B },
+        { "Haswell 06_3CH", 0x000306C3, 0x2C4, 0x01CD },
+    };
+    for (unsigned k = 0; k < N(P); k++) {
+        fam6(P[k].sig, 0x07300403, 0, 0x00000603, P[k].caps);
+        CHECK_EQ(init_default(), DS_OK, "%s init", P[k].name);
+        struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+        r.ldlat = 40;
+        CHECK_EQ(add(r, NULL), DS_OK, "%s loads, latency > 40, PRECISE", P[k].name);
+        CHECK(S.req[0].how == DS_HOW_PEBS && S.req[0].kind == DS_CTR_GP && S.req[0].idx == 3, "%s: PEBS on PMC3 (%u)",
+              P[k].name, S.req[0].idx);
+        CHECK_EQ(ds_session_start(&S), DS_OK, "%s start", P[k].name);
+        CHECK_EQ(fp_get(&F, 0x189) & 0xFFFF, P[k].ev, "%s EVTSEL3 event/umask", P[k].name);
+        CHECK_EQ(fp_get(&F, 0x3F6), 40, "%s MSR_PEBS_LD_LAT", P[k].name);
+        CHECK_EQ(fp_get(&F, 0x3F1), (1ull << 3) | (1ull << 35), "%s PEBS_ENABLE PMC3 | LL_EN 35", P[k].name);
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "%s teardown", P[k].name);
+        CHECK_EQ(fp_get(&F, 0x3F1), 0, "%s PEBS_ENABLE restored", P[k].name);
+    }
+    /* Nehalem loads/stores without a threshold stay refused: Linux
+     * intel_nehalem_pebs_event_constraints matches only 0x100b for event
+     * 0BH (INTEL_PLD_CONSTRAINT compares event and umask) */
+    fam6(0x000106A5, 0x07300403, 0, 0x00000603, 0x1C3);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE, "Nehalem loads PRECISE");
+}
+
+/* Raw INST_RETIRED.PREC_DIST without PEBS (issue 16 item 1, raw side):
+ * perfmon skylake_core.json INST_RETIRED.PREC_DIST C0H/01H "Counter": "1"
+ * and Linux core.c intel_skl_event_constraints INTEL_UEVENT_CONSTRAINT(0x1c0,
+ * 0x2): on PMC1 (EVTSEL1 = 0x005301C0: C0H/01H USR OS INT EN), not on the
+ * highest counter where it counts nothing; a second one finds PMC1 taken.
+ * Nehalem's C0H/01H is INST_RETIRED.ANY_P (NehalemEP_core.json Counter
+ * 0-3): the highest counter, PMC3. Before: Skylake took PMC3. */
+static void test_raw_prec_dist_overflow(void)
+{
+    skylake();
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12));   /* PEBS_UNAVAILABLE */
+    identify(true);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x01, 1000, DS_SAMPLE_AUTO), NULL), DS_OK, "raw C0H/01H AUTO, no PEBS");
+    CHECK(S.req[0].how == DS_HOW_OVERFLOW && S.req[0].kind == DS_CTR_GP && S.req[0].idx == 1, "on PMC1 (%u)",
+          S.req[0].idx);
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x187), 0x005301C0, "EVTSEL1 = C0H/01H USR OS INT EN");
+    CHECK_EQ(fp_get(&F, 0x189), 0, "EVTSEL3 untouched");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x01, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "raw PREC_DIST OVERFLOW");
+    CHECK_EQ(S.req[0].idx, 1, "PMC1");
+    CHECK_EQ(add(raw(0xC0, 0x01, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_SESSION_NO_COUNTER, "PMC1 taken");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "ANY_P still finds a counter");
+    CHECK_EQ(S.req[1].idx, 3, "ANY_P on the highest, PMC3");
+    nehalem();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x01, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "Nehalem raw C0H/01H OVERFLOW");
+    CHECK_EQ(S.req[0].idx, 3, "Nehalem C0H/01H is ANY_P: PMC3");
+}
+
 /* Overflow sampling takes the highest free GP counter (session.h contract)
  * up to the last one: on an 8-counter perfmon v5 part that is PMC7, whose
  * MSRs are the last legacy pair (SDM: IA32_PMC7 0C8H, IA32_PERFEVTSEL7
@@ -1481,6 +1556,8 @@ int main(void)
     test_cntr_fmt6();
     test_cntr_arch();
     test_generic();
+    test_ldlat_pmc3();
+    test_raw_prec_dist_overflow();
     test_pmi();
     test_dispatch_multi();
     test_stats();

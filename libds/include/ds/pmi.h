@@ -70,7 +70,7 @@ extern "C" {
 
 struct ds_pmi_status {
     uint64_t raw;
-    uint32_t gp_ovf;         /* bit n: IA32_PMCn overflowed (n < caps.gp_counters) */
+    uint32_t gp_ovf;         /* bit n: GP counter n overflowed (bit n of caps.gp_mask) */
     uint32_t fixed_ovf;      /* bit m: IA32_FIXED_CTRm overflowed */
     bool ovf_buf;            /* bit 62 */
     bool cond_chgd;          /* bit 63 */
@@ -92,8 +92,9 @@ int ds_pmi_decode(uint64_t raw, const struct ds_caps *caps, struct ds_pmi_status
 
 /*
  * The GLOBAL_OVF_CTRL / STATUS_RESET bits that may be written on @caps
- * (writing 1 to a reserved bit raises #GP): counters present (fixed bits
- * 47:32 at most), 62, 63; 61 from v3; 58, 59 from v4; 48 from v4 with
+ * (writing 1 to a reserved bit raises #GP): counters present (caps.gp_mask
+ * and caps.fixed_mask, CPUID.23H.1 where enumerated; fixed bits 47:32 at
+ * most), 62, 63; 61 from v3; 58, 59 from v4; 48 from v4 with
  * PERF_CAPABILITIES.PERF_METRICS. Bits 55 (ToPA, needs Intel PT) and 60
  * (ASCI, needs SGX) depend on CPUID.07H, which @caps does not hold: they
  * are never in this mask; ds_pmi_init() adds them to pmi->ack_mask on
@@ -219,7 +220,8 @@ struct ds_pmi_result {
  * but not set up); DS_ERR_PMI_FREEZE_MODE (LEGACY needs v2..v3 or later
  * global MSRs and not NetBurst; STREAMLINED needs perfmon v4+; unknown
  * mode); DS_ERR_PMI_CTRL_MASK (global_ctrl or pebs_counters name counters
- * the CPU lacks); DS_ERR_PMI_LBR_BUF (cfg.lbr.model set without
+ * the CPU lacks: bits outside caps.gp_mask / fixed_mask, so GP8-9 of a
+ * perfmon v6 part whose CPUID.23H.1 lists them are accepted); DS_ERR_PMI_LBR_BUF (cfg.lbr.model set without
  * cfg.lbr.buf or with cap 0); DS_ERR_UNSUPPORTED (cfg.lbr.model with
  * DS_CONFIG_LBR=0, or cfg.apebs with DS_CONFIG_PEBS=0); DS_ERR_APEBS_PMI
  * (cfg.apebs not installed, set up for another CPU, or no global MSRs). Touches no MSR (setting DEBUGCTL.FREEZE_PERFMON_ON_PMI is
