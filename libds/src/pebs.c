@@ -404,50 +404,56 @@ static inline __attribute__((always_inline)) void adaptive_fields(const unsigned
         s->lbr = (const struct ds_pebs_lbr_entry *)(const void *)q;
 }
 
-/*
- * Validate and decode one adaptive record into @s, which holds either a
- * cleared sample or the previous record of the same drain (s->fmt and
- * s->ip_is_next already set): every field a group can carry is written,
- * absent groups' fields are zeroed if the previous record had them. On
- * error @s is untouched. *@vkey: the last header (retire latency masked
- * out) whose group bits and size field were checked consistent; a record
- * with the same key skips that check (a drain's records usually share
- * one). Records with the counters group (format 6) are checked every time
- * (their size also depends on the group's own header) and leave *@vkey at
- * DS__NO_HDR. Start with DS__NO_HDR, which no valid header equals.
- */
+/* adaptive_body's header key: the header, retire latency masked out. */
 #define DS__HDR_KEY_MASK (~(0xFFFFull << DS_PEBS_HDR_RETIRE_LAT_SHIFT))
 #define DS__NO_HDR (~0ull) /* bits 23:6 set: never a valid header */
 #define DS__CNTR_GROUPS (DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS)
-static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sample *s, uint64_t *vkey,
-                         const struct ds__adopt *o)
+/* The format 6 counters group's own header (struct ds_pebs_cntr_hdr). */
+struct ds__cntr {
+    uint32_t gp, fixed;
+    bool metrics;
+};
+
+/*
+ * Format 6 counters group after the LBR group: its size comes from its own
+ * header (Linux setup_pebs_adaptive_sample_data). Checks header @hdr (size
+ * field @size) against it and reads it into @c.
+ */
+static inline __attribute__((always_inline)) int cntr_check(const unsigned char *p, size_t avail, uint64_t hdr,
+                                                            uint32_t size, uint64_t groups,
+                                                            const struct ds__adopt *o, struct ds__cntr *c)
 {
-    if (avail < sizeof(struct ds_pebs_basic))
-        return DS_ERR_REC_SHORT;
-    uint64_t hdr = ds__ld64(p);
-    uint32_t size = (uint32_t)(hdr >> DS_PEBS_HDR_SIZE_SHIFT);
-    uint64_t groups = hdr & o->known;
-    if (!(groups & DS_PEBS_DATA_CFG_LBRS))
-        groups &= ~DS_PEBS_DATA_CFG_LBR_MASK; /* the LBR count is meaningless without the group */
-    uint32_t cgp = 0, cfix = 0;
-    bool cmet = false;
+    if ((hdr & 0x00000000FFFFFFFFull & ~o->known) != 0)
+        return DS_ERR_REC_SIZE;
+    uint32_t base = adaptive_size(groups);
+    if (size < base + sizeof(struct ds_pebs_cntr_hdr) || avail < base + sizeof(struct ds_pebs_cntr_hdr)) {
+        if (size > avail)
+            return DS_ERR_REC_SHORT;
+        return DS_ERR_REC_SIZE;
+    }
+    c->gp = ds__ld32(p + base);
+    c->fixed = ds__ld32(p + base + 4);
+    c->metrics = ds__ld32(p + base + 8) == DS_PEBS_CNTR_METRICS;
+    /* DATA_CFG can name GP 0-15 and fixed 0-7 only. */
+    if ((c->gp >> 16) || (c->fixed >> 8) || size != base + cntr_group_size(c->gp, c->fixed, c->metrics))
+        return DS_ERR_REC_SIZE;
+    return DS_OK;
+}
+
+/*
+ * Validate header @hdr (size field @size, groups @groups) of the record at
+ * @p with @avail bytes left; see adaptive_body for *@vkey. Fills @c when
+ * the counters group is present.
+ */
+static inline __attribute__((always_inline)) int adaptive_check(const unsigned char *p, size_t avail, uint64_t hdr,
+                                                                uint32_t size, uint64_t groups,
+                                                                const struct ds__adopt *o, uint64_t *vkey,
+                                                                struct ds__cntr *c)
+{
     if (groups & DS__CNTR_GROUPS) {
-        /* Format 6 counters group after the LBR group: its size comes from
-         * its own header (Linux setup_pebs_adaptive_sample_data). */
-        if ((hdr & 0x00000000FFFFFFFFull & ~o->known) != 0)
-            return DS_ERR_REC_SIZE;
-        uint32_t base = adaptive_size(groups);
-        if (size < base + sizeof(struct ds_pebs_cntr_hdr) || avail < base + sizeof(struct ds_pebs_cntr_hdr)) {
-            if (size > avail)
-                return DS_ERR_REC_SHORT;
-            return DS_ERR_REC_SIZE;
-        }
-        cgp = ds__ld32(p + base);
-        cfix = ds__ld32(p + base + 4);
-        cmet = ds__ld32(p + base + 8) == DS_PEBS_CNTR_METRICS;
-        /* DATA_CFG can name GP 0-15 and fixed 0-7 only. */
-        if ((cgp >> 16) || (cfix >> 8) || size != base + cntr_group_size(cgp, cfix, cmet))
-            return DS_ERR_REC_SIZE;
+        int e = cntr_check(p, avail, hdr, size, groups, o, c);
+        if (e)
+            return e;
         *vkey = DS__NO_HDR;
     } else if ((hdr & DS__HDR_KEY_MASK) != *vkey) {
         /* Header bits 23:4 (23:6 on format 6) would be groups libds does not
@@ -465,11 +471,14 @@ static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sa
      * records always are: 8-byte aligned buffer, sizes multiples of 8). */
     if ((groups & (DS_PEBS_DATA_CFG_XMMS | DS_PEBS_DATA_CFG_LBRS)) && ((uintptr_t)p & 7u))
         return DS_ERR_REC_ALIGN;
+    return DS_OK;
+}
 
+/* Clear what the previous record in @s carried (s->present) and the one
+ * with groups @groups does not; reset the LBR and counters fields. */
+static inline __attribute__((always_inline)) void adaptive_clear(uint64_t groups, struct ds_pebs_sample *s)
+{
     uint32_t prev = s->present;
-    uint32_t present = adaptive_present(groups, o);
-    s->size = size;
-    /* Clear what the previous record carried and this one does not. */
     if (!(groups & DS_PEBS_DATA_CFG_MEMINFO) && (prev & DS_SAMPLE_MEM)) {
         s->data_addr = 0, s->data_source = 0, s->latency = 0, s->tsx = 0;
         s->instr_latency = 0, s->cache_latency = 0;
@@ -493,28 +502,65 @@ static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sa
         for (unsigned i = 0; i < 8; i++)
             s->cntr_fixed[i] = 0;
     }
-    adaptive_fields(p, hdr, groups, o, present, s);
-    if (groups & DS__CNTR_GROUPS) {
-        const unsigned char *q = p + adaptive_size(groups) + sizeof(struct ds_pebs_cntr_hdr);
-        s->cntr_gp_mask = cgp;
-        s->cntr_fixed_mask = cfix;
-        for (unsigned i = 0; i < 16; i++)
-            if (cgp & (1u << i)) {
-                s->cntr_gp[i] = ds__ld64(q);
-                q += 8;
-            }
-        for (unsigned i = 0; i < 8; i++)
-            if (cfix & (1u << i)) {
-                s->cntr_fixed[i] = ds__ld64(q);
-                q += 8;
-            }
-        s->present |= DS_SAMPLE_CNTRS;
-        if (cmet) {
-            s->topdown_slots = ds__ld64(q);
-            s->perf_metrics = ds__ld64(q + 8);
-            s->present |= DS_SAMPLE_METRICS;
+}
+
+/* The counters group's values at @q (after its header @c), in counter
+ * order, GP then fixed, then the metrics pair (Linux
+ * setup_pebs_adaptive_sample_data). */
+static inline __attribute__((always_inline)) void cntr_fields(const unsigned char *q, const struct ds__cntr *c,
+                                                              struct ds_pebs_sample *s)
+{
+    s->cntr_gp_mask = c->gp;
+    s->cntr_fixed_mask = c->fixed;
+    for (unsigned i = 0; i < 16; i++)
+        if (c->gp & (1u << i)) {
+            s->cntr_gp[i] = ds__ld64(q);
+            q += 8;
         }
+    for (unsigned i = 0; i < 8; i++)
+        if (c->fixed & (1u << i)) {
+            s->cntr_fixed[i] = ds__ld64(q);
+            q += 8;
+        }
+    s->present |= DS_SAMPLE_CNTRS;
+    if (c->metrics) {
+        s->topdown_slots = ds__ld64(q);
+        s->perf_metrics = ds__ld64(q + 8);
+        s->present |= DS_SAMPLE_METRICS;
     }
+}
+
+/*
+ * Validate and decode one adaptive record into @s, which holds either a
+ * cleared sample or the previous record of the same drain (s->fmt and
+ * s->ip_is_next already set): every field a group can carry is written,
+ * absent groups' fields are zeroed if the previous record had them. On
+ * error @s is untouched. *@vkey: the last header (retire latency masked
+ * out) whose group bits and size field were checked consistent; a record
+ * with the same key skips that check (a drain's records usually share
+ * one). Records with the counters group (format 6) are checked every time
+ * (their size also depends on the group's own header) and leave *@vkey at
+ * DS__NO_HDR. Start with DS__NO_HDR, which no valid header equals.
+ */
+static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sample *s, uint64_t *vkey,
+                         const struct ds__adopt *o)
+{
+    if (avail < sizeof(struct ds_pebs_basic))
+        return DS_ERR_REC_SHORT;
+    uint64_t hdr = ds__ld64(p);
+    uint32_t size = (uint32_t)(hdr >> DS_PEBS_HDR_SIZE_SHIFT);
+    uint64_t groups = hdr & o->known;
+    if (!(groups & DS_PEBS_DATA_CFG_LBRS))
+        groups &= ~DS_PEBS_DATA_CFG_LBR_MASK; /* the LBR count is meaningless without the group */
+    struct ds__cntr c = { 0, 0, false };
+    int e = adaptive_check(p, avail, hdr, size, groups, o, vkey, &c);
+    if (e)
+        return e;
+    adaptive_clear(groups, s); /* reads the previous s->present: before adaptive_fields */
+    s->size = size;
+    adaptive_fields(p, hdr, groups, o, adaptive_present(groups, o), s);
+    if (groups & DS__CNTR_GROUPS)
+        cntr_fields(p + adaptive_size(groups) + sizeof(struct ds_pebs_cntr_hdr), &c, s);
     return DS_OK;
 }
 
