@@ -785,17 +785,14 @@ static void drain_fixed(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct
     drain_fixed_into(ctx, sink, arg, st, &s, NULL);
 }
 
-static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+/*
+ * The bytes of the adaptive buffer the index claims, at most the buffer:
+ * an index past the maximum counts the excess (rounded up to whole records
+ * of the configured size) as lost beyond it; one at the maximum is "full".
+ */
+static inline __attribute__((always_inline)) size_t adaptive_claimed(const struct ds_buf_state *b, uint64_t idx,
+                                                                     struct ds_drain_stats *st)
 {
-    const struct ds_buf_state *b = &ctx->pebs;
-    uint64_t idx = ds__area_get(ctx, true, DS__INDEX);
-
-    ds__drain_check_fields(ctx, true, st);
-    if (idx < b->linear) {
-        st->anomalies |= DS_DRAIN_INDEX_BELOW_BASE;
-        ds__drain_finish(ctx, true, idx, st);
-        return;
-    }
     uint64_t claimed = idx - b->linear;
     if (claimed > b->bytes) {
         uint64_t excess = claimed - b->bytes;
@@ -807,20 +804,23 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
     } else if (claimed == b->bytes) {
         st->anomalies |= DS_DRAIN_FULL;
     }
-    /* Walk [mem, end) by the records' own (validated) size fields. */
-    const unsigned char *p = b->mem;
-    const unsigned char *end = p + (size_t)(claimed < b->bytes ? claimed : b->bytes);
-    struct ds_pebs_sample s;
-    struct ds__adopt o;
+    return (size_t)(claimed < b->bytes ? claimed : b->bytes);
+}
+
+/*
+ * Walk [p, end) by the records' own (validated) size fields into @s (the
+ * sample prepared for the drain), handing each to @sink; counts into @st.
+ */
+static inline __attribute__((always_inline)) void walk_adaptive(const unsigned char *p, const unsigned char *end,
+                                                                struct ds_pebs_sample *s, const struct ds__adopt *o,
+                                                                ds_pebs_sink sink, void *arg,
+                                                                struct ds_drain_stats *st)
+{
     uint64_t walked = 0, taken = 0, vkey = DS__NO_HDR;
     bool corrupt = false;
-    adaptive_opts(ctx->pebs_fmt, ctx->pebs_timed ? DS__RL_ALWAYS : DS__RL_NEVER, ctx->pebs_lat_split, &o);
-    clear_sample(&s);
-    s.fmt = ctx->pebs_fmt;
-    s.ip_is_next = false; /* the basic group's IP is the eventing IP */
     while (p < end) {
         walked++;
-        if (adaptive_body(p, (size_t)(end - p), &s, &vkey, &o) != DS_OK) {
+        if (adaptive_body(p, (size_t)(end - p), s, &vkey, o) != DS_OK) {
             /* The size field cannot be trusted: the rest is one lost record. */
             if ((size_t)(end - p) < sizeof(struct ds_pebs_basic))
                 st->anomalies |= DS_DRAIN_INDEX_MISALIGNED;
@@ -830,21 +830,42 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
             corrupt = true;
             break;
         }
-        taken += sink(arg, &s) == 0;
-        p += s.size;
+        taken += sink(arg, s) == 0;
+        p += s->size;
         if (vkey == DS__NO_HDR)
             continue; /* counters group: every record validated */
         /* The records that follow with the same header: the fast run, with
          * the basic-only case (what a KVM guest gets) specialised. */
         uint64_t groups = vkey & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
         if (groups == 0)
-            walked += run_same(&p, end, vkey, s.size, 0, &o, &s, sink, arg, &taken);
+            walked += run_same(&p, end, vkey, s->size, 0, o, s, sink, arg, &taken);
         else
-            walked += run_same(&p, end, vkey, s.size, groups, &o, &s, sink, arg, &taken);
+            walked += run_same(&p, end, vkey, s->size, groups, o, s, sink, arg, &taken);
     }
     st->present += walked;
     st->records += taken;
     st->lost_rejected += walked - taken - (corrupt ? 1 : 0);
+}
+
+static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+{
+    const struct ds_buf_state *b = &ctx->pebs;
+    uint64_t idx = ds__area_get(ctx, true, DS__INDEX);
+
+    ds__drain_check_fields(ctx, true, st);
+    if (idx < b->linear) {
+        st->anomalies |= DS_DRAIN_INDEX_BELOW_BASE;
+        ds__drain_finish(ctx, true, idx, st);
+        return;
+    }
+    size_t len = adaptive_claimed(b, idx, st);
+    struct ds_pebs_sample s;
+    struct ds__adopt o;
+    adaptive_opts(ctx->pebs_fmt, ctx->pebs_timed ? DS__RL_ALWAYS : DS__RL_NEVER, ctx->pebs_lat_split, &o);
+    clear_sample(&s);
+    s.fmt = ctx->pebs_fmt;
+    s.ip_is_next = false; /* the basic group's IP is the eventing IP */
+    walk_adaptive(b->mem, b->mem + len, &s, &o, sink, arg, st);
     /* The race check needs fixed sizes: use the configured record size. */
     ds__drain_finish(ctx, true, idx, st);
 }
