@@ -174,6 +174,49 @@ static uint64_t sext(uint64_t v, unsigned bits)
     return (uint64_t)((int64_t)(v << sh) >> sh);
 }
 
+/* Formats 3, 4 and 6 keep flags in the high bits of FROM (and, format 6,
+ * cycles in TO): SDM "LBR Stack" MSR_LASTBRANCH_x_FROM_IP layouts, Linux
+ * lbr.c intel_pmu_lbr_read_64. */
+static void decode_flags_in_ip(unsigned format, uint64_t from, uint64_t to, struct ds_lbr_entry *e)
+{
+    e->has_mispred = true;
+    e->mispred = (from >> 63) & 1;
+    e->to = to;
+    if (format == DS_LBR_FMT_EIP_FLAGS) {
+        /* FROM bit 63 mispredict; address = bits 62:0 sign-extended */
+        e->from = sext(from, 63);
+    } else if (format == DS_LBR_FMT_EIP_FLAGS2) {
+        /* FROM 63 mispredict, 62 IN_TX, 61 ABORT; address sign-extended from bit 60 */
+        e->has_tsx = true;
+        e->in_tx = (from >> 62) & 1;
+        e->abort = (from >> 61) & 1;
+        e->from = sext(from, 61);
+    } else {
+        /* DS_LBR_FMT_TIME (Goldmont): FROM bit 63 mispredict; TO 63:48 cycles, 47:0 address */
+        e->has_cycles = true;
+        e->from = sext(from, 63);
+        e->cycles = (uint16_t)(to >> 48);
+        e->to = sext(to, 48);
+    }
+}
+
+/* Formats 5 and 7 keep flags in MSR_LBR_INFO_x (SDM "LBR Stack" LBR_INFO
+ * layout); format 7 has no TSX bits (Linux lbr.c LBR_FORMAT_INFO2). */
+static void decode_info_msr(unsigned format, uint64_t from, uint64_t to, uint64_t info,
+                            struct ds_lbr_entry *e)
+{
+    e->from = from;
+    e->to = to;
+    e->has_mispred = e->has_cycles = true;
+    e->mispred = (info & DS_LBR_INFO_MISPRED) != 0;
+    e->cycles = (uint16_t)(info & DS_LBR_INFO_CYCLES);
+    if (format == DS_LBR_FMT_INFO) {
+        e->has_tsx = true;
+        e->in_tx = (info & DS_LBR_INFO_IN_TX) != 0;
+        e->abort = (info & DS_LBR_INFO_ABORT) != 0;
+    }
+}
+
 int ds_lbr_decode(unsigned format, uint64_t from, uint64_t to, uint64_t info,
                   struct ds_lbr_entry *out)
 {
@@ -192,44 +235,13 @@ int ds_lbr_decode(unsigned format, uint64_t from, uint64_t to, uint64_t info,
         e.to = to;
         break;
     case DS_LBR_FMT_EIP_FLAGS:
-        /* FROM bit 63 mispredict; address = bits 62:0 sign-extended */
-        e.has_mispred = true;
-        e.mispred = (from >> 63) & 1;
-        e.from = sext(from, 63);
-        e.to = to;
-        break;
     case DS_LBR_FMT_EIP_FLAGS2:
-        /* FROM 63 mispredict, 62 IN_TX, 61 ABORT; address sign-extended from bit 60 */
-        e.has_mispred = e.has_tsx = true;
-        e.mispred = (from >> 63) & 1;
-        e.in_tx = (from >> 62) & 1;
-        e.abort = (from >> 61) & 1;
-        e.from = sext(from, 61);
-        e.to = to;
+    case DS_LBR_FMT_TIME:
+        decode_flags_in_ip(format, from, to, &e);
         break;
     case DS_LBR_FMT_INFO:
-        e.from = from;
-        e.to = to;
-        e.has_mispred = e.has_tsx = e.has_cycles = true;
-        e.mispred = (info & DS_LBR_INFO_MISPRED) != 0;
-        e.in_tx = (info & DS_LBR_INFO_IN_TX) != 0;
-        e.abort = (info & DS_LBR_INFO_ABORT) != 0;
-        e.cycles = (uint16_t)(info & DS_LBR_INFO_CYCLES);
-        break;
-    case DS_LBR_FMT_TIME:
-        /* Goldmont: FROM bit 63 mispredict; TO 63:48 cycles, 47:0 address */
-        e.has_mispred = e.has_cycles = true;
-        e.mispred = (from >> 63) & 1;
-        e.from = sext(from, 63);
-        e.cycles = (uint16_t)(to >> 48);
-        e.to = sext(to, 48);
-        break;
     case DS_LBR_FMT_INFO2:
-        e.from = from;
-        e.to = to;
-        e.has_mispred = e.has_cycles = true;
-        e.mispred = (info & DS_LBR_INFO_MISPRED) != 0;
-        e.cycles = (uint16_t)(info & DS_LBR_INFO_CYCLES);
+        decode_info_msr(format, from, to, info, &e);
         break;
     default: /* DS_LBR_FMT_ARCH included: ds_lbr_decode_arch */
         return DS_ERR_LBR_BAD_FORMAT;
@@ -536,49 +548,40 @@ int ds_lbr_unfreeze(struct ds_cpu *cpu, const struct ds_lbr_model *m)
     return rmw(cpu, DS_MSR_IA32_DEBUGCTL, DS_DEBUGCTL_LBR, 0);
 }
 
-int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned format,
-                struct ds_lbr_entry *out, size_t cap, size_t *out_n)
+/* Arch LBR (SDM "Architectural Last Branch Records"): IA32_LBR_DEPTH entries,
+ * entry 0 newest, decoded with ds_lbr_decode_arch. */
+static int read_arch(struct ds_cpu *cpu, const struct ds_lbr_model *m, struct ds_lbr_entry *out,
+                     size_t cap, size_t *out_n)
 {
-    int e = check(cpu, m);
-    if (e)
-        return e;
-    if (!out || !out_n)
-        return DS_ERR_NULL;
-    *out_n = 0;
-    bool arch = (m->flags & DS_LBR_F_ARCH) != 0;
-    if (arch != (format == DS_LBR_FMT_ARCH) || (format > DS_LBR_FMT_INFO2 && !arch))
-        return DS_ERR_LBR_BAD_FORMAT;
-    /* A packed layout holds 32-bit FROM/TO in one MSR; only format 0 decodes it. */
-    if ((m->flags & DS_LBR_F_PACKED) && format != DS_LBR_FMT_32)
-        return DS_ERR_LBR_BAD_FORMAT;
-    format = row_format(m, format);
-    uint64_t from, to = 0, info = 0;
-
-    if (arch) {
-        uint64_t depth;
-        if (ds_msr_read(cpu, DS_MSR_IA32_LBR_DEPTH, &depth))
+    uint64_t depth, from, to, info;
+    if (ds_msr_read(cpu, DS_MSR_IA32_LBR_DEPTH, &depth))
+        return DS_ERR_MSR_FAULT;
+    if (depth == 0 || depth > 64 || (depth & 7))
+        return DS_ERR_LBR_ARCH_DEPTH;
+    if (cap < depth)
+        return DS_ERR_LBR_NOSPC;
+    size_t n = 0;
+    for (unsigned i = 0; i < depth; i++) {
+        if (ds_msr_read(cpu, m->from_base + i, &from))
             return DS_ERR_MSR_FAULT;
-        if (depth == 0 || depth > 64 || (depth & 7))
-            return DS_ERR_LBR_ARCH_DEPTH;
-        if (cap < depth)
-            return DS_ERR_LBR_NOSPC;
-        size_t n = 0;
-        for (unsigned i = 0; i < depth; i++) {
-            if (ds_msr_read(cpu, m->from_base + i, &from))
-                return DS_ERR_MSR_FAULT;
-            if (!from)
-                break; /* entry 0 is newest; the first empty entry ends the stack */
-            if (ds_msr_read(cpu, m->to_base + i, &to) || ds_msr_read(cpu, m->info_base + i, &info))
-                return DS_ERR_MSR_FAULT;
-            (void)ds_lbr_decode_arch(cpu->caps.lbr_1c_ecx, from, to, info, &out[n++]);
-        }
-        *out_n = n;
-        return DS_OK;
+        if (!from)
+            break; /* entry 0 is newest; the first empty entry ends the stack */
+        if (ds_msr_read(cpu, m->to_base + i, &to) || ds_msr_read(cpu, m->info_base + i, &info))
+            return DS_ERR_MSR_FAULT;
+        (void)ds_lbr_decode_arch(cpu->caps.lbr_1c_ecx, from, to, info, &out[n++]);
     }
+    *out_n = n;
+    return DS_OK;
+}
 
+/* Legacy LBR stack (SDM "Last Branch Recording"): m->depth entries read
+ * newest first from the top-of-stack index (Linux lbr.c intel_pmu_lbr_read_64). */
+static int read_legacy(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned format,
+                       struct ds_lbr_entry *out, size_t cap, size_t *out_n)
+{
+    uint64_t from, to = 0, info = 0, tos;
     if (cap < m->depth)
         return DS_ERR_LBR_NOSPC;
-    uint64_t tos;
     if (ds_msr_read(cpu, m->tos_msr, &tos))
         return DS_ERR_MSR_FAULT;
     if (tos > m->tos_max)
@@ -597,6 +600,26 @@ int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned forma
     }
     *out_n = m->depth;
     return DS_OK;
+}
+
+int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned format,
+                struct ds_lbr_entry *out, size_t cap, size_t *out_n)
+{
+    int e = check(cpu, m);
+    if (e)
+        return e;
+    if (!out || !out_n)
+        return DS_ERR_NULL;
+    *out_n = 0;
+    bool arch = (m->flags & DS_LBR_F_ARCH) != 0;
+    if (arch != (format == DS_LBR_FMT_ARCH) || (format > DS_LBR_FMT_INFO2 && !arch))
+        return DS_ERR_LBR_BAD_FORMAT;
+    /* A packed layout holds 32-bit FROM/TO in one MSR; only format 0 decodes it. */
+    if ((m->flags & DS_LBR_F_PACKED) && format != DS_LBR_FMT_32)
+        return DS_ERR_LBR_BAD_FORMAT;
+    if (arch)
+        return read_arch(cpu, m, out, cap, out_n);
+    return read_legacy(cpu, m, row_format(m, format), out, cap, out_n);
 }
 
 #else /* !DS_CONFIG_LBR: LBR stacks compiled out (ds/config.h) */

@@ -369,12 +369,11 @@ static void compute_values(const struct ds_nb_request *req, const struct ds_nb_e
     out->cccr_val = cccr;
 }
 
-int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
-                 struct ds_nb_assignment *out)
+/* Step 1 of the SDM's NetBurst programming sequence: the event, its model
+ * gate, ESCR event mask, thread and filter fields; sets *@evp on success. */
+static int check_event(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
+                       const struct ds_nb_event_info **evp)
 {
-    if (!a || !req || !out)
-        return DS_ERR_NULL;
-    /* Step 1: the event */
     if (req->event >= DS_ARRAY_SIZE(events))
         return DS_ERR_NB_BAD_EVENT;
     const struct ds_nb_event_info *ev = &events[req->event];
@@ -390,8 +389,15 @@ int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
         return DS_ERR_NB_BAD_FILTER;
     if (req->pebs && !(ev->flags & DS_NB_EV_PEBS))
         return DS_ERR_NB_PEBS_EVENT;
+    *evp = ev;
+    return DS_OK;
+}
 
-    /* Explicit ESCR / counter checks */
+/* An explicitly requested ESCR (-1: any) and counter (-1: any): range, event
+ * and PEBS (IQ_CCCR4/5) compatibility, then the ESCR-to-counter pairing. */
+static int check_explicit(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
+                          const struct ds_nb_event_info *ev)
+{
     if (req->escr >= 0) {
         if ((unsigned)req->escr >= DS_NB_NUM_ESCRS || !escr_exists(a, (unsigned)req->escr))
             return DS_ERR_NB_BAD_ESCR;
@@ -424,8 +430,14 @@ int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
         return DS_ERR_NB_ESCR_BUSY;
     if (req->counter >= 0 && (a->counter_used >> req->counter) & 1)
         return DS_ERR_NB_COUNTER_BUSY;
+    return DS_OK;
+}
 
-    /* Steps 2-3: pick an ESCR allowed for the event and a counter it drives */
+/* Steps 2-3: pick an ESCR allowed for the event and a free counter it drives,
+ * then compute the ESCR/CCCR values (steps 4-5). */
+static int pick_pair(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
+                     const struct ds_nb_event_info *ev, struct ds_nb_assignment *out)
+{
     bool counter_ok_any = false; /* some allowed ESCR can drive the requested counter */
     for (unsigned i = 0; i < ev->nescrs; i++) {
         unsigned e = ev->escrs[i];
@@ -458,6 +470,21 @@ int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
     if (req->pebs && !counter_ok_any)
         return DS_ERR_NB_PEBS_COUNTER;
     return DS_ERR_NB_NO_FREE;
+}
+
+int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
+                 struct ds_nb_assignment *out)
+{
+    if (!a || !req || !out)
+        return DS_ERR_NULL;
+    const struct ds_nb_event_info *ev = NULL;
+    int e = check_event(a, req, &ev);
+    if (e)
+        return e;
+    e = check_explicit(a, req, ev);
+    if (e)
+        return e;
+    return pick_pair(a, req, ev, out);
 }
 
 #endif /* DS_CONFIG_NETBURST_TABLES */

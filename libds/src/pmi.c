@@ -250,27 +250,20 @@ static void add_stats(struct ds_drain_stats *a, const struct ds_drain_stats *b)
 }
 #endif
 
-/* Service one status snapshot (steps 2-4). Returns hook error or DS_OK.
- * Inlined into handle_global's loop (one frame less per PMI, issue 10
- * item 21); service() is the out-of-line copy for the other two callers. */
-static inline __attribute__((always_inline)) int service_inl(struct ds_pmi *pmi, uint64_t status,
-                                                              struct ds_pmi_result *r)
+/* Step 2, PEBS: drain the DS-area buffer on OvfBuf (bit 62) or, without
+ * global status, when its index reached the threshold; the architectural
+ * PEBS buffer on bit 54 (Linux handle_pmi_common: drain_pebs). With
+ * DS_CONFIG_PEBS=0 no context can hold a PEBS buffer (ds_area_setup
+ * refuses it) and there is nothing to drain. */
+static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pmi, uint64_t status,
+                                                                struct ds_pmi_result *r)
 {
-    int ret = DS_OK;
-#if DS_CONFIG_BTS || DS_CONFIG_PEBS
-    struct ds_ctx *ctx = pmi->ctx;
-    struct ds_drain_stats st;
-#endif
-
-    /* With DS_CONFIG_PEBS=0 / DS_CONFIG_BTS=0 the ISR has no PEBS / BTS path
-     * (no context can hold such a buffer: ds_area_setup refuses it). */
 #if DS_CONFIG_PEBS
+    struct ds_ctx *ctx = pmi->ctx;
     if (ctx && ctx->pebs.mem) {
         bool go = (status & DS_GSTATUS_OVF_BUF) != 0;
-        if (!go && ctx->pebs.thresh_records) {
-            uint64_t idx = ds__area_get(ctx, true, DS__INDEX);
-            go = idx >= ctx->pebs.thresh_at;
-        }
+        if (!go && ctx->pebs.thresh_records)
+            go = ds__area_get(ctx, true, DS__INDEX) >= ctx->pebs.thresh_at;
         if (go) {
             /* ds_pebs_drain without its checks (ds_pmi_init saw ctx set
              * up; pebs.mem tested above), counted straight into r->pebs. */
@@ -280,19 +273,30 @@ static inline __attribute__((always_inline)) int service_inl(struct ds_pmi *pmi,
             r->handled = true;
         }
     }
-#endif
-#if DS_CONFIG_PEBS
-    /* Architectural PEBS threshold (Linux handle_pmi_common: bit 54 -> drain_pebs) */
     if (pmi->cfg.apebs && (status & DS_APEBS_GLOBAL_STATUS_THRESHOLD)) {
-        ds_arch_pebs_drain(pmi->cfg.apebs, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &st);
+        struct ds_drain_stats st;
+        ds_arch_pebs_drain(pmi->cfg.apebs, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg,
+                           &st);
         add_stats(&r->pebs, &st);
         r->pebs_drained = true;
         r->handled = true;
     }
+#else
+    (void)pmi;
+    (void)status;
+    (void)r;
 #endif
+}
+
+/* Step 3, BTS: drain when the threshold interrupt is armed and reached
+ * (SDM "Setting Up the BTS Buffer": DS_BTS_INT). */
+static inline __attribute__((always_inline)) void service_bts(struct ds_pmi *pmi, struct ds_pmi_result *r)
+{
 #if DS_CONFIG_BTS
+    struct ds_ctx *ctx = pmi->ctx;
     if (ctx && ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT)) {
         bool reached = false;
+        struct ds_drain_stats st;
         ds_bts_threshold_reached(ctx, &reached);
         if (reached) {
             ds_bts_drain(ctx, pmi->cfg.bts_sink ? pmi->cfg.bts_sink : nop_bts, pmi->cfg.bts_arg, &st);
@@ -301,18 +305,28 @@ static inline __attribute__((always_inline)) int service_inl(struct ds_pmi *pmi,
             r->handled = true;
         }
     }
+#else
+    (void)pmi;
+    (void)r;
 #endif
+}
+
+/* Step 4, counters: overflowed non-PEBS counters go to the hook (NetBurst /
+ * v1: the hook finds them itself); a PEBS counter's overflow is handled by
+ * its drain and auto-reload. Returns the hook's error or DS_OK. */
+static inline __attribute__((always_inline)) int service_counters(struct ds_pmi *pmi, uint64_t status,
+                                                                   struct ds_pmi_result *r)
+{
     uint64_t ovf = 0;
-    bool call = false;
+    bool call = true;
+    int ret = DS_OK;
     if (pmi->has_global) {
         if (!status)
-            return ret; /* nothing overflowed: no hook (the spurious-NMI path) */
+            return DS_OK; /* nothing overflowed: no hook (the spurious-NMI path) */
         ovf = status & pmi->ctr_bits & ~pmi->cfg.pebs_counters;
         call = ovf != 0;
         if (status & pmi->cfg.pebs_counters)
             r->handled = true; /* PEBS counter overflow: records drained / auto-reloaded */
-    } else {
-        call = true; /* NetBurst / v1: the hook finds overflowed counters itself */
     }
     if (call && pmi->cfg.ovf_hook) {
         uint32_t handled = 0;
@@ -326,6 +340,17 @@ static inline __attribute__((always_inline)) int service_inl(struct ds_pmi *pmi,
     if (ovf)
         r->handled = true;
     return ret;
+}
+
+/* Service one status snapshot (steps 2-4). Returns hook error or DS_OK.
+ * Inlined into handle_global's loop (one frame less per PMI, issue 10
+ * item 21); service() is the out-of-line copy for the other two callers. */
+static inline __attribute__((always_inline)) int service_inl(struct ds_pmi *pmi, uint64_t status,
+                                                              struct ds_pmi_result *r)
+{
+    service_pebs(pmi, status, r);
+    service_bts(pmi, r);
+    return service_counters(pmi, status, r);
 }
 
 static __attribute__((noinline)) int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)

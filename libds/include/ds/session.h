@@ -3,8 +3,9 @@
  * Sessions: "sample instructions every 10,000" in a few calls (issue 16).
  *
  * A session packages the building blocks (area.h, pebs.h, pmc.h, pmi.h,
- * netburst.h, arch_pebs.h, bts.h, lbr.h, event.h) in the order
- * kernel/e2e/e2e.c do_run wires them by hand. It is built ONLY from their
+ * netburst.h, arch_pebs.h, bts.h, lbr.h, event.h) in the order a kernel
+ * would wire them by hand (the host tests do: tests/host/test_pmi.c,
+ * test_area.c, test_pmc.c). It is built ONLY from their
  * public functions; they stay available for callers that need control.
  *
  * One struct ds_session per logical CPU: IA32_DS_AREA, IA32_PEBS_ENABLE,
