@@ -1152,72 +1152,72 @@ static void usage(FILE *f)
             DSLOG_VERSION);
 }
 
-int main(int argc, char **argv)
+/* ---------- main: options, reading the log, output ---------- */
+
+struct opts {
+    const char *elf, *svg, *in, *perf;
+    int json, csv;
+    long limit, lbr_limit, lbr_entries;
+};
+
+/* --limit / --lbr-limit / --lbr-entries: a non-negative decimal. 0 or 2 (exit code). */
+static int parse_count(struct opts *o, const char *opt, const char *val)
 {
-    const char *elf = NULL, *svg = NULL, *in = NULL, *perf = NULL;
-    int json = 0, csv = 0;
-    long limit = -1, lbr_limit = -1, lbr_entries = -1;
+    char *end;
+    long v = strtol(val, &end, 10);
+    if (!*val || *end || v < 0) {
+        fprintf(stderr, "dsdump: bad %s '%s'\n", opt, val);
+        return 2;
+    }
+    *(!strcmp(opt, "--limit") ? &o->limit : !strcmp(opt, "--lbr-limit") ? &o->lbr_limit : &o->lbr_entries) = v;
+    return 0;
+}
+
+/* Fills o from the command line. Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    *o = (struct opts){.limit = -1, .lbr_limit = -1, .lbr_entries = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
         } else if ((!strcmp(a, "-e") || !strcmp(a, "--elf")) && i + 1 < argc) {
-            elf = argv[++i];
+            o->elf = argv[++i];
         } else if (!strcmp(a, "--json")) {
-            json = 1;
+            o->json = 1;
         } else if (!strcmp(a, "--csv")) {
-            csv = 1;
+            o->csv = 1;
         } else if (!strcmp(a, "--svg") && i + 1 < argc) {
-            svg = argv[++i];
+            o->svg = argv[++i];
         } else if (!strcmp(a, "--perf-data") && i + 1 < argc) {
-            perf = argv[++i];
+            o->perf = argv[++i];
         } else if ((!strcmp(a, "--limit") || !strcmp(a, "--lbr-limit") || !strcmp(a, "--lbr-entries")) &&
                    i + 1 < argc) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (!*argv[i] || *end || v < 0) {
-                fprintf(stderr, "dsdump: bad %s '%s'\n", a, argv[i]);
+            if (parse_count(o, a, argv[++i]))
                 return 2;
-            }
-            *(!strcmp(a, "--limit") ? &limit : !strcmp(a, "--lbr-limit") ? &lbr_limit : &lbr_entries) = v;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "dsdump: unknown or incomplete option '%s'\n", a);
             usage(stderr);
             return 2;
-        } else if (!in) {
-            in = a;
+        } else if (!o->in) {
+            o->in = a;
         } else {
             fprintf(stderr, "dsdump: more than one input given\n");
             return 2;
         }
     }
-    if (json && csv) {
+    if (o->json && o->csv) {
         fprintf(stderr, "dsdump: --json and --csv exclude each other\n");
         return 2;
     }
-    FILE *fin = stdin;
-    if (in && strcmp(in, "-")) {
-        fin = fopen(in, "r");
-        if (!fin) {
-            fprintf(stderr, "dsdump: %s: %s\n", in, strerror(errno));
-            return 2;
-        }
-    }
-    struct symtab st;
-    char err[512];
-    struct state S = {.input = in && strcmp(in, "-") ? in : "<stdin>"};
-    struct pd_elf pelf = {0};
-    static char elfpath[4096];
-    if (elf) {
-        if (load_symbols(elf, &st, err, sizeof err) ||
-            (perf && pd_elf_read(elf, &pelf, elfpath, sizeof elfpath, err, sizeof err))) {
-            fprintf(stderr, "dsdump: %s\n", err);
-            return 2;
-        }
-        S.syms = &st;
-    }
+    return -1;
+}
 
+/* Feeds every line of fin to the DSLOG reader and keeps the good records in
+ * S->items. Closes fin (unless stdin). Returns 0, or 2 on a read error. */
+static int read_log(FILE *fin, struct state *S, char *err, size_t errsz)
+{
     struct dslog_reader rd;
     dslog_reader_init(&rd);
     char *line = NULL;
@@ -1228,19 +1228,19 @@ int main(int argc, char **argv)
     while ((n = getline(&line, &cap, fin)) >= 0) {
         if (memchr(line, 0, (size_t)n) && memmem(line, (size_t)n, "DSLOG ", 6)) {
             rd.line++;
-            add_error(&S, rd.line, "NUL byte in a DSLOG line");
+            add_error(S, rd.line, "NUL byte in a DSLOG line");
             continue;
         }
-        enum dslog_status s = dslog_feed(&rd, line, (size_t)n, &tmp->r, err, sizeof err);
+        enum dslog_status s = dslog_feed(&rd, line, (size_t)n, &tmp->r, err, errsz);
         if (s == DSLOG_NOT_RECORD)
             continue;
         if (s == DSLOG_BAD || s == DSLOG_OK_BUT)
-            add_error(&S, rd.line, err);
+            add_error(S, rd.line, err);
         if (s == DSLOG_OK || s == DSLOG_OK_BUT) {
             if (tmp->r.unknown_keys && unknown_noted++ < 5)
                 fprintf(stderr, "dsdump: %s:%lu: note: %u unknown key(s) ignored, first '%s' (newer kernel?)\n",
-                        S.input, rd.line, tmp->r.unknown_keys, tmp->r.first_unknown);
-            struct item *it = push(&S.items);
+                        S->input, rd.line, tmp->r.unknown_keys, tmp->r.first_unknown);
+            struct item *it = push(&S->items);
             it->r = tmp->r;
             it->line = rd.line;
             it->log = (unsigned)(rd.logs ? rd.logs - 1 : 0);
@@ -1252,34 +1252,74 @@ int main(int argc, char **argv)
     if (fin != stdin)
         fclose(fin);
     if (ioerr) {
-        fprintf(stderr, "dsdump: %s: read error\n", S.input);
+        fprintf(stderr, "dsdump: %s: read error\n", S->input);
         return 2;
     }
-    if (!dslog_finish(&rd, err, sizeof err))
-        add_error(&S, 0, err);
+    if (!dslog_finish(&rd, err, errsz))
+        add_error(S, 0, err);
+    return 0;
+}
 
-    struct runs R = {0};
-    aggregate(&S, &R);
+/* Prints the chosen report, then writes the SVG and perf.data files asked for.
+ * Returns the exit code: 1 if the log had errors, 2 if an output failed. */
+static int write_outputs(const struct opts *o, struct state *S, struct runs *R, const struct pd_elf *pelf,
+                         int argc, char **argv, char *err, size_t errsz)
+{
     struct cpugroups G;
-    groups_build(&S, &R, &G);
-    if (json)
-        print_json(&S, &R, &G);
-    else if (csv)
-        print_csv(&S, &R);
+    groups_build(S, R, &G);
+    if (o->json)
+        print_json(S, R, &G);
+    else if (o->csv)
+        print_csv(S, R);
     else
-        print_text(&S, &R, &G, limit, lbr_limit, lbr_entries);
+        print_text(S, R, &G, o->limit, o->lbr_limit, o->lbr_entries);
     groups_free(&G);
-    int rc = S.nerr ? 1 : 0;
-    if (svg && write_svg(svg, &S, &R)) {
-        fprintf(stderr, "dsdump: %s: %s\n", svg, strerror(errno));
+    int rc = S->nerr ? 1 : 0;
+    if (o->svg && write_svg(o->svg, S, R)) {
+        fprintf(stderr, "dsdump: %s: %s\n", o->svg, strerror(errno));
         rc = 2;
     }
-    if (perf && write_perf(perf, &S, &R, &pelf, argc, argv, err, sizeof err)) {
+    if (o->perf && write_perf(o->perf, S, R, pelf, argc, argv, err, errsz)) {
         fprintf(stderr, "dsdump: %s\n", err);
         rc = 2;
     }
     if (fflush(stdout))
         rc = 2;
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    FILE *fin = stdin;
+    if (o.in && strcmp(o.in, "-")) {
+        fin = fopen(o.in, "r");
+        if (!fin) {
+            fprintf(stderr, "dsdump: %s: %s\n", o.in, strerror(errno));
+            return 2;
+        }
+    }
+    struct symtab st;
+    char err[512];
+    struct state S = {.input = o.in && strcmp(o.in, "-") ? o.in : "<stdin>"};
+    struct pd_elf pelf = {0};
+    static char elfpath[4096];
+    if (o.elf) {
+        if (load_symbols(o.elf, &st, err, sizeof err) ||
+            (o.perf && pd_elf_read(o.elf, &pelf, elfpath, sizeof elfpath, err, sizeof err))) {
+            fprintf(stderr, "dsdump: %s\n", err);
+            return 2;
+        }
+        S.syms = &st;
+    }
+    if (read_log(fin, &S, err, sizeof err))
+        return 2;
+    struct runs R = {0};
+    aggregate(&S, &R);
+    rc = write_outputs(&o, &S, &R, &pelf, argc, argv, err, sizeof err);
     runs_free(&R);
     free(S.items.v);
     free(S.errs);
