@@ -43,45 +43,52 @@ static int sym_cmp(const void *a, const void *b)
     return (x->size < y->size) - (x->size > y->size);
 }
 
-static int load_symbols(const char *path, struct symtab *st, char *err, size_t errsz)
+/* Opens path as an ELF file for reading. Returns the handle (*fd set), or NULL with err set. */
+static Elf *open_elf(const char *path, int *fd, char *err, size_t errsz)
 {
-    memset(st, 0, sizeof *st);
     if (elf_version(EV_CURRENT) == EV_NONE) {
         snprintf(err, errsz, "libelf: %s", elf_errmsg(-1));
-        return -1;
+        return NULL;
     }
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
+    *fd = open(path, O_RDONLY);
+    if (*fd < 0) {
         snprintf(err, errsz, "%s: %s", path, strerror(errno));
-        return -1;
+        return NULL;
     }
-    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    Elf *e = elf_begin(*fd, ELF_C_READ, NULL);
     if (!e || elf_kind(e) != ELF_K_ELF) {
         snprintf(err, errsz, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
         if (e)
             elf_end(e);
-        close(fd);
-        return -1;
+        close(*fd);
+        return NULL;
     }
-    /* Prefer the full .symtab; fall back to .dynsym. */
+    return e;
+}
+
+/* The symbol table section: the full .symtab, else .dynsym; NULL if neither. */
+static Elf_Scn *pick_symtab(Elf *e, GElf_Shdr *picksh)
+{
     Elf_Scn *scn = NULL, *pick = NULL;
-    GElf_Shdr sh, picksh = {0};
+    GElf_Shdr sh;
+    memset(picksh, 0, sizeof *picksh);
     while ((scn = elf_nextscn(e, scn))) {
         if (!gelf_getshdr(scn, &sh))
             continue;
         if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !pick)) {
             pick = scn;
-            picksh = sh;
+            *picksh = sh;
         }
     }
-    if (!pick) {
-        snprintf(err, errsz, "%s: no symbol table (stripped?)", path);
-        elf_end(e);
-        close(fd);
-        return -1;
-    }
+    return pick;
+}
+
+/* Copies the named, defined function / object / no-type symbols of the table
+ * section pick into st (local .L and $ mapping labels skipped), sorted. */
+static void collect_syms(Elf *e, Elf_Scn *pick, const GElf_Shdr *picksh, struct symtab *st)
+{
     Elf_Data *d = elf_getdata(pick, NULL);
-    size_t cnt = picksh.sh_entsize ? picksh.sh_size / picksh.sh_entsize : 0;
+    size_t cnt = picksh->sh_entsize ? picksh->sh_size / picksh->sh_entsize : 0;
     st->v = calloc(cnt ? cnt : 1, sizeof *st->v);
     for (size_t i = 0; d && i < cnt; i++) {
         GElf_Sym s;
@@ -92,7 +99,7 @@ static int load_symbols(const char *path, struct symtab *st, char *err, size_t e
             continue;
         if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS)
             continue;
-        const char *name = elf_strptr(e, picksh.sh_link, s.st_name);
+        const char *name = elf_strptr(e, picksh->sh_link, s.st_name);
         if (!name || !name[0] || name[0] == '$' || !strncmp(name, ".L", 2))
             continue;
         st->v[st->n].addr = s.st_value;
@@ -102,6 +109,24 @@ static int load_symbols(const char *path, struct symtab *st, char *err, size_t e
         st->n++;
     }
     qsort(st->v, st->n, sizeof *st->v, sym_cmp);
+}
+
+static int load_symbols(const char *path, struct symtab *st, char *err, size_t errsz)
+{
+    memset(st, 0, sizeof *st);
+    int fd;
+    Elf *e = open_elf(path, &fd, err, errsz);
+    if (!e)
+        return -1;
+    GElf_Shdr picksh;
+    Elf_Scn *pick = pick_symtab(e, &picksh);
+    if (!pick) {
+        snprintf(err, errsz, "%s: no symbol table (stripped?)", path);
+        elf_end(e);
+        close(fd);
+        return -1;
+    }
+    collect_syms(e, pick, &picksh, st);
     elf_end(e);
     close(fd);
     return 0;
