@@ -303,75 +303,94 @@ static bool check_arch(const struct dslog_rec *r, char *err, size_t errsz)
     return true;
 }
 
-/* Semantic checks of one record (after all keys were read). */
+/* PEBS keys: hdr= present where the format has a record header, and no key
+ * that is not a field of this format (set: its fields, from pebs_keys). */
+static bool check_pebs_allowed(const struct dslog_rec *r, uint64_t fmt, uint64_t set, char *err, size_t errsz)
+{
+    uint64_t allowed = B(K_RUN) | B(K_SEQ) | B(K_FMT) | B(K_COUNTER) | set;
+    if (fmt == 6 && (r->v[K_HDR] & DSLOG_ADAPTIVE_CNTR_GROUP))
+        allowed |= B(K_SLOTS) | B(K_METRICS);   /* optional: the group's metrics */
+    char fb[16];
+    bool adaptive = fmt >= 4 && fmt <= 6;
+    if ((adaptive || fmt == DSLOG_FMT_ARCH) && !dslog_has(r, K_HDR)) {
+        seterr(err, errsz, "PEBS fmt=%s record has no hdr= (adaptive record header)", fmt_str(fmt, fb));
+        return false;
+    }
+    for (int k = 0; k < K__COUNT; k++) {
+        if (dslog_has(r, (enum dslog_key)k) && !(allowed & B(k))) {
+            seterr(err, errsz, "key '%s' is not a field of PEBS fmt=%s", keys[k].name, fmt_str(fmt, fb));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* PEBS groups announced by hdr (XMM, LBR, counters) against the keys given,
+ * and the record size in hdr against the groups (adaptive and arch formats). */
+static bool check_pebs_groups(const struct dslog_rec *r, uint64_t fmt, char *err, size_t errsz)
+{
+    char fb[16];
+    uint64_t hdr = r->v[K_HDR];
+    bool adaptive = fmt >= 4 && fmt <= 6, arch = fmt == DSLOG_FMT_ARCH;
+    bool want_xmm = (adaptive && (hdr & DSLOG_ADAPTIVE_XMM)) || (arch && (hdr & DSLOG_ARCH_XMM));
+    bool want_lbr = (adaptive && (hdr & DSLOG_ADAPTIVE_LBR)) || (arch && ((hdr >> DSLOG_ARCH_LBR_SHIFT) & 3));
+    if (r->have_xmm != want_xmm) {
+        seterr(err, errsz, r->have_xmm ? "xmm0..xmm15 given but fmt=%s hdr has no XMM group"
+                                       : "XMM group announced by hdr but xmm0..xmm15 missing (fmt=%s)",
+               fmt_str(fmt, fb));
+        return false;
+    }
+    if (want_lbr ? r->lbr_count == 0 : r->lbr_count != 0) {
+        seterr(err, errsz, r->lbr_count ? "lbrN= given but fmt=%s hdr has no LBR group"
+                                        : "LBR group announced by hdr but no lbr0= entry (fmt=%s)",
+               fmt_str(fmt, fb));
+        return false;
+    }
+    if (adaptive ? !check_cntr(r, fmt, err, errsz) : (r->cntr_gp_mask || r->cntr_fixed_mask)) {
+        if (!adaptive)
+            seterr(err, errsz, "gpN/fixedN keys are not fields of PEBS fmt=%s", fmt_str(fmt, fb));
+        return false;
+    }
+    if (adaptive && (hdr >> 48) != adaptive_size(hdr, r->lbr_count) + cntr_size(r)) {
+        seterr(err, errsz, "hdr=0x%llx says record size %llu but its groups, %u LBR entries and %u counters "
+                           "group values make %llu", (unsigned long long)hdr, (unsigned long long)(hdr >> 48),
+               r->lbr_count, (unsigned)(__builtin_popcount(r->cntr_gp_mask) +
+                                        __builtin_popcount(r->cntr_fixed_mask)),
+               (unsigned long long)(adaptive_size(hdr, r->lbr_count) + cntr_size(r)));
+        return false;
+    }
+    return !arch || check_arch(r, err, errsz);
+}
+
+/* PEBS values: 32-bit fields of the NetBurst format, counter= in 0..63. */
+static bool check_pebs_values(const struct dslog_rec *r, uint64_t fmt, uint64_t set, char *err, size_t errsz)
+{
+    if (fmt == DSLOG_FMT_NB32)
+        for (int k = 0; k < K__COUNT; k++)
+            if ((set & B(k)) && (r->v[k] >> 32)) {
+                seterr(err, errsz, "%s=0x%llx does not fit the 32-bit NetBurst record", keys[k].name,
+                       (unsigned long long)r->v[k]);
+                return false;
+            }
+    if (dslog_has(r, K_COUNTER) && r->v[K_COUNTER] > 63) {
+        seterr(err, errsz, "counter=%llu out of range 0..63", (unsigned long long)r->v[K_COUNTER]);
+        return false;
+    }
+    return true;
+}
+
+/* Semantic checks of one record (after all keys were read). Which keys a
+ * non-PEBS record may carry is settled by parse_fields (keys[].types). */
 static bool check_record(struct dslog_rec *r, char *err, size_t errsz)
 {
     uint64_t need = required[r->type];
-    uint64_t allowed = 0;
-    for (int k = 0; k < K__COUNT; k++)
-        if (keys[k].types & (1u << r->type))
-            allowed |= B(k);
     if (r->type == DSLOG_PEBS && dslog_has(r, K_FMT)) {
         uint64_t fmt = r->v[K_FMT];
         uint64_t set = pebs_keys(fmt, r->v[K_HDR]);
         need |= set;
-        allowed = B(K_RUN) | B(K_SEQ) | B(K_FMT) | B(K_COUNTER) | set;
-        if (fmt == 6 && (r->v[K_HDR] & DSLOG_ADAPTIVE_CNTR_GROUP))
-            allowed |= B(K_SLOTS) | B(K_METRICS);   /* optional: the group's metrics */
-        char fb[16];
-        bool adaptive = fmt >= 4 && fmt <= 6;
-        if ((adaptive || fmt == DSLOG_FMT_ARCH) && !dslog_has(r, K_HDR)) {
-            seterr(err, errsz, "PEBS fmt=%s record has no hdr= (adaptive record header)", fmt_str(fmt, fb));
+        if (!check_pebs_allowed(r, fmt, set, err, errsz) || !check_pebs_groups(r, fmt, err, errsz) ||
+            !check_pebs_values(r, fmt, set, err, errsz))
             return false;
-        }
-        for (int k = 0; k < K__COUNT; k++) {
-            if (dslog_has(r, (enum dslog_key)k) && !(allowed & B(k))) {
-                seterr(err, errsz, "key '%s' is not a field of PEBS fmt=%s", keys[k].name, fmt_str(fmt, fb));
-                return false;
-            }
-        }
-        uint64_t hdr = r->v[K_HDR];
-        bool arch = fmt == DSLOG_FMT_ARCH;
-        bool want_xmm = (adaptive && (hdr & DSLOG_ADAPTIVE_XMM)) || (arch && (hdr & DSLOG_ARCH_XMM));
-        bool want_lbr = (adaptive && (hdr & DSLOG_ADAPTIVE_LBR)) || (arch && ((hdr >> DSLOG_ARCH_LBR_SHIFT) & 3));
-        if (r->have_xmm != want_xmm) {
-            seterr(err, errsz, r->have_xmm ? "xmm0..xmm15 given but fmt=%s hdr has no XMM group"
-                                           : "XMM group announced by hdr but xmm0..xmm15 missing (fmt=%s)",
-                   fmt_str(fmt, fb));
-            return false;
-        }
-        if (want_lbr ? r->lbr_count == 0 : r->lbr_count != 0) {
-            seterr(err, errsz, r->lbr_count ? "lbrN= given but fmt=%s hdr has no LBR group"
-                                            : "LBR group announced by hdr but no lbr0= entry (fmt=%s)",
-                   fmt_str(fmt, fb));
-            return false;
-        }
-        if (adaptive ? !check_cntr(r, fmt, err, errsz) : (r->cntr_gp_mask || r->cntr_fixed_mask)) {
-            if (!adaptive)
-                seterr(err, errsz, "gpN/fixedN keys are not fields of PEBS fmt=%s", fmt_str(fmt, fb));
-            return false;
-        }
-        if (adaptive && (hdr >> 48) != adaptive_size(hdr, r->lbr_count) + cntr_size(r)) {
-            seterr(err, errsz, "hdr=0x%llx says record size %llu but its groups, %u LBR entries and %u counters "
-                               "group values make %llu", (unsigned long long)hdr, (unsigned long long)(hdr >> 48),
-                   r->lbr_count, (unsigned)(__builtin_popcount(r->cntr_gp_mask) +
-                                            __builtin_popcount(r->cntr_fixed_mask)),
-                   (unsigned long long)(adaptive_size(hdr, r->lbr_count) + cntr_size(r)));
-            return false;
-        }
-        if (arch && !check_arch(r, err, errsz))
-            return false;
-        if (fmt == DSLOG_FMT_NB32)
-            for (int k = 0; k < K__COUNT; k++)
-                if ((set & B(k)) && (r->v[k] >> 32)) {
-                    seterr(err, errsz, "%s=0x%llx does not fit the 32-bit NetBurst record", keys[k].name,
-                           (unsigned long long)r->v[k]);
-                    return false;
-                }
-        if (dslog_has(r, K_COUNTER) && r->v[K_COUNTER] > 63) {
-            seterr(err, errsz, "counter=%llu out of range 0..63", (unsigned long long)r->v[K_COUNTER]);
-            return false;
-        }
     }
     uint64_t missing = need & ~r->have;
     if (missing) {
