@@ -488,6 +488,87 @@ static bool parse_xmm(struct dslog_rec *r, const char *k, size_t kn, const char 
     return true;
 }
 
+/* Is the key tok[0..kn) prefix followed by a digit (lbr0, xmm3, gp1, fixed0)? */
+static bool indexed_key(const char *tok, size_t kn, const char *prefix, size_t pn)
+{
+    return kn > pn && !memcmp(tok, prefix, pn) && tok[pn] >= '0' && tok[pn] <= '9';
+}
+
+/* The value of a fmt= key: nb32, nb64, arch or 0..6. */
+static bool parse_fmt(const char *v, size_t vn, uint64_t *out)
+{
+    if (vn == 4 && !memcmp(v, "nb32", 4)) {
+        *out = DSLOG_FMT_NB32;
+        return true;
+    } else if (vn == 4 && !memcmp(v, "nb64", 4)) {
+        *out = DSLOG_FMT_NB64;
+        return true;
+    } else if (vn == 4 && !memcmp(v, "arch", 4)) {
+        *out = DSLOG_FMT_ARCH;
+        return true;
+    }
+    return parse_dec(v, vn, out) && *out <= 6;
+}
+
+/* Parses v[0..vn) as the value of table key k into r->v[k] / r->s[k]. */
+static bool parse_value(struct dslog_rec *r, int k, const char *v, size_t vn, char *err, size_t errsz)
+{
+    bool ok;
+    switch (keys[k].kind) {
+    case V_HEX: ok = parse_hex(v, vn, 16, NULL, &r->v[k]); break;
+    case V_DEC: ok = parse_dec(v, vn, &r->v[k]); break;
+    case V_BOOL: ok = vn == 1 && (v[0] == '0' || v[0] == '1'); r->v[k] = (uint64_t)(v[0] == '1'); break;
+    case V_STR: ok = parse_name(v, vn, r->s[k]); break;
+    case V_FMT: ok = parse_fmt(v, vn, &r->v[k]); break;
+    default: ok = false;
+    }
+    if (!ok) {
+        static const char *const want[] = {"0x + 1..16 hex digits", "a decimal number", "a name of 1..31 [A-Za-z0-9_.:+-]",
+                                           "0 or 1", "nb32, nb64, arch or 0..6"};
+        seterr(err, errsz, "bad value '%.*s' for key '%s' (want %s)", (int)(vn > 40 ? 40 : vn), v, keys[k].name,
+               want[keys[k].kind]);
+    }
+    return ok;
+}
+
+/* One key=value of the keys[] table (not an indexed group key). An unknown
+ * key is counted and ignored: a later minor revision may add keys. */
+static bool parse_table_key(struct dslog_rec *r, const char *tok, size_t kn, const char *v, size_t vn, char *err,
+                            size_t errsz)
+{
+    int k;
+    for (k = 0; k < K__COUNT; k++)
+        if ((keys[k].types & (1u << r->type)) && strlen(keys[k].name) == kn && !memcmp(keys[k].name, tok, kn))
+            break;
+    if (k == K__COUNT) {
+        if (!r->unknown_keys++)
+            snprintf(r->first_unknown, sizeof r->first_unknown, "%.*s", (int)(kn > 31 ? 31 : kn), tok);
+        return true;
+    }
+    if (r->have & B(k)) {
+        seterr(err, errsz, "duplicate key '%s'", keys[k].name);
+        return false;
+    }
+    if (!parse_value(r, k, v, vn, err, errsz))
+        return false;
+    r->have |= B(k);
+    return true;
+}
+
+/* One key=value token: the PEBS indexed keys lbrN, xmmN, gpN, fixedN, else a table key. */
+static bool parse_key(struct dslog_rec *r, const char *tok, size_t kn, const char *v, size_t vn, uint64_t *xmm_seen,
+                      char *err, size_t errsz)
+{
+    bool pebs = r->type == DSLOG_PEBS;
+    if (pebs && indexed_key(tok, kn, "lbr", 3))
+        return parse_lbr(r, tok, kn, v, vn, err, errsz);
+    if (pebs && indexed_key(tok, kn, "xmm", 3))
+        return parse_xmm(r, tok, kn, v, vn, xmm_seen, err, errsz);
+    if (pebs && (indexed_key(tok, kn, "gp", 2) || indexed_key(tok, kn, "fixed", 5)))
+        return parse_cntr(r, tok, kn, v, vn, err, errsz);
+    return parse_table_key(r, tok, kn, v, vn, err, errsz);
+}
+
 static bool parse_fields(struct dslog_rec *r, const char *p, const char *end, char *err, size_t errsz)
 {
     uint64_t xmm_seen = 0;
@@ -506,68 +587,9 @@ static bool parse_fields(struct dslog_rec *r, const char *p, const char *end, ch
             seterr(err, errsz, "token '%.*s' is not key=value", (int)(tn > 40 ? 40 : tn), tok);
             return false;
         }
-        size_t kn = (size_t)(eq - tok), vn = tn - kn - 1;
-        const char *v = eq + 1;
-        if (r->type == DSLOG_PEBS && kn > 3 && !memcmp(tok, "lbr", 3) && tok[3] >= '0' && tok[3] <= '9') {
-            if (!parse_lbr(r, tok, kn, v, vn, err, errsz))
-                return false;
-            continue;
-        }
-        if (r->type == DSLOG_PEBS && kn > 3 && !memcmp(tok, "xmm", 3) && tok[3] >= '0' && tok[3] <= '9') {
-            if (!parse_xmm(r, tok, kn, v, vn, &xmm_seen, err, errsz))
-                return false;
-            continue;
-        }
-        if (r->type == DSLOG_PEBS && ((kn > 2 && !memcmp(tok, "gp", 2) && tok[2] >= '0' && tok[2] <= '9') ||
-                                      (kn > 5 && !memcmp(tok, "fixed", 5) && tok[5] >= '0' && tok[5] <= '9'))) {
-            if (!parse_cntr(r, tok, kn, v, vn, err, errsz))
-                return false;
-            continue;
-        }
-        int k;
-        for (k = 0; k < K__COUNT; k++)
-            if ((keys[k].types & (1u << r->type)) && strlen(keys[k].name) == kn && !memcmp(keys[k].name, tok, kn))
-                break;
-        if (k == K__COUNT) {
-            /* Unknown key: a later minor revision may add keys; ignore, but count. */
-            if (!r->unknown_keys++)
-                snprintf(r->first_unknown, sizeof r->first_unknown, "%.*s", (int)(kn > 31 ? 31 : kn), tok);
-            continue;
-        }
-        if (r->have & B(k)) {
-            seterr(err, errsz, "duplicate key '%s'", keys[k].name);
+        size_t kn = (size_t)(eq - tok);
+        if (!parse_key(r, tok, kn, eq + 1, tn - kn - 1, &xmm_seen, err, errsz))
             return false;
-        }
-        bool ok;
-        switch (keys[k].kind) {
-        case V_HEX: ok = parse_hex(v, vn, 16, NULL, &r->v[k]); break;
-        case V_DEC: ok = parse_dec(v, vn, &r->v[k]); break;
-        case V_BOOL: ok = vn == 1 && (v[0] == '0' || v[0] == '1'); r->v[k] = (uint64_t)(v[0] == '1'); break;
-        case V_STR: ok = parse_name(v, vn, r->s[k]); break;
-        case V_FMT:
-            if (vn == 4 && !memcmp(v, "nb32", 4)) {
-                r->v[k] = DSLOG_FMT_NB32;
-                ok = true;
-            } else if (vn == 4 && !memcmp(v, "nb64", 4)) {
-                r->v[k] = DSLOG_FMT_NB64;
-                ok = true;
-            } else if (vn == 4 && !memcmp(v, "arch", 4)) {
-                r->v[k] = DSLOG_FMT_ARCH;
-                ok = true;
-            } else {
-                ok = parse_dec(v, vn, &r->v[k]) && r->v[k] <= 6;
-            }
-            break;
-        default: ok = false;
-        }
-        if (!ok) {
-            static const char *const want[] = {"0x + 1..16 hex digits", "a decimal number", "a name of 1..31 [A-Za-z0-9_.:+-]",
-                                               "0 or 1", "nb32, nb64, arch or 0..6"};
-            seterr(err, errsz, "bad value '%.*s' for key '%s' (want %s)", (int)(vn > 40 ? 40 : vn), v, keys[k].name,
-                   want[keys[k].kind]);
-            return false;
-        }
-        r->have |= B(k);
     }
     if (xmm_seen && xmm_seen != 0xffff) {
         seterr(err, errsz, "XMM group incomplete: xmm%d missing", __builtin_ctz(~(unsigned)xmm_seen & 0xffff));
