@@ -599,89 +599,110 @@ static bool parse_fields(struct dslog_rec *r, const char *p, const char *end, ch
     return true;
 }
 
-enum dslog_status dslog_feed(struct dslog_reader *rd, const char *line, size_t len, struct dslog_rec *out,
-                             char *err, size_t errsz)
+/* After "DSLOG ": the format version, then the checksum, last token
+ * " ck=XXXXXXXX" over everything from 'D' up to the space before it. On
+ * success *end drops the checksum and *q points at the space after the version. */
+static bool check_envelope(const char *p, const char **end, const char **q, char *err, size_t errsz)
 {
-    rd->line++;
-    while (len && (line[len - 1] == '\r' || line[len - 1] == '\n'))
-        len--;
-    /* The record starts at "DSLOG " anywhere on the line (boot-loader escape codes may precede it). */
-    const char *p = NULL;
-    for (size_t i = 0; i + 6 <= len; i++)
-        if (!memcmp(line + i, "DSLOG ", 6)) {
-            p = line + i;
-            break;
-        }
-    if (!p)
-        return DSLOG_NOT_RECORD;
-    const char *end = line + len;
-    memset(out, 0, sizeof *out);
-
-    /* Version. */
-    const char *q = p + 6, *vs = q;
-    while (q < end && *q >= '0' && *q <= '9')
-        q++;
-    uint64_t ver;
-    if (q == vs || q == end || *q != ' ' || !parse_dec(vs, (size_t)(q - vs), &ver)) {
+    const char *vs = *q = p + 6, *e = *end;
+    while (*q < e && **q >= '0' && **q <= '9')
+        (*q)++;
+    uint64_t ver, ck;
+    if (*q == vs || *q == e || **q != ' ' || !parse_dec(vs, (size_t)(*q - vs), &ver)) {
         seterr(err, errsz, "malformed DSLOG line: no format version after 'DSLOG'");
-        return DSLOG_BAD;
+        return false;
     }
     if (ver != DSLOG_VERSION) {
         seterr(err, errsz, "unsupported DSLOG format version %llu (this dsdump reads version %u)",
                (unsigned long long)ver, DSLOG_VERSION);
-        return DSLOG_BAD;
+        return false;
     }
-    /* Checksum: last token " ck=XXXXXXXX" covers everything from 'D' up to the space before it. */
-    if (end - p < 13 || memcmp(end - 12, " ck=", 4)) {
+    if (e - p < 13 || memcmp(e - 12, " ck=", 4)) {
         seterr(err, errsz, "no ' ck=' checksum at the end of the line (line truncated?)");
-        return DSLOG_BAD;
+        return false;
     }
-    uint64_t ck;
-    if (!parse_hex((const char[]){'0', 'x', end[-8], end[-7], end[-6], end[-5], end[-4], end[-3], end[-2], end[-1]}, 10,
-                   8, NULL, &ck)) {
-        seterr(err, errsz, "bad checksum '%.8s' (want 8 hex digits)", end - 8);
-        return DSLOG_BAD;
+    if (!parse_hex((const char[]){'0', 'x', e[-8], e[-7], e[-6], e[-5], e[-4], e[-3], e[-2], e[-1]}, 10, 8, NULL,
+                   &ck)) {
+        seterr(err, errsz, "bad checksum '%.8s' (want 8 hex digits)", e - 8);
+        return false;
     }
-    end -= 12;
-    uint32_t h = dslog_fnv1a(0x811c9dc5u, p, (size_t)(end - p));
+    *end = e -= 12;
+    uint32_t h = dslog_fnv1a(0x811c9dc5u, p, (size_t)(e - p));
     if (h != ck) {
         seterr(err, errsz, "checksum mismatch (line says %08llx, content gives %08x): line corrupted, cut or "
                            "interleaved with other output", (unsigned long long)ck, h);
-        return DSLOG_BAD;
+        return false;
     }
-    /* Type. */
-    q++;
-    const char *ts = q;
-    while (q < end && *q != ' ')
-        q++;
-    size_t tn = (size_t)(q - ts);
+    return true;
+}
+
+/* The record type token at q (up to a space or end) into out->type; *q moves past it. */
+static bool parse_type(struct dslog_rec *out, const char **q, const char *end, char *err, size_t errsz)
+{
+    const char *ts = *q;
+    while (*q < end && **q != ' ')
+        (*q)++;
+    size_t tn = (size_t)(*q - ts);
     int t;
     for (t = 0; t < DSLOG_TYPE__COUNT; t++)
         if (strlen(type_names[t]) == tn && !memcmp(type_names[t], ts, tn))
             break;
     if (t == DSLOG_TYPE__COUNT) {
         seterr(err, errsz, "unknown record type '%.*s' in format version 1", (int)(tn > 20 ? 20 : tn), ts);
-        return DSLOG_BAD;
+        return false;
     }
     out->type = (enum dslog_type)t;
-    if (!parse_fields(out, q, end, err, errsz) || !check_record(out, err, errsz))
-        return DSLOG_BAD;
+    return true;
+}
 
-    /* Stream consistency. */
-    if (out->type == DSLOG_HDR) {
-        bool open = rd->in_log && !rd->ended;
-        unsigned long prev = rd->hdr_line;
-        rd->in_log = true;
-        rd->ended = false;
-        rd->hdr_line = rd->line;
-        rd->run_records = rd->total_records = rd->runs = 0;
-        rd->logs++;
-        if (open) {
-            seterr(err, errsz, "new header, but the log begun at line %lu has no END line (truncated?)", prev);
+/* A HDR line starts a log (and notes a previous log left without END). */
+static enum dslog_status stream_hdr(struct dslog_reader *rd, char *err, size_t errsz)
+{
+    bool open = rd->in_log && !rd->ended;
+    unsigned long prev = rd->hdr_line;
+    rd->in_log = true;
+    rd->ended = false;
+    rd->hdr_line = rd->line;
+    rd->run_records = rd->total_records = rd->runs = 0;
+    rd->logs++;
+    if (open) {
+        seterr(err, errsz, "new header, but the log begun at line %lu has no END line (truncated?)", prev);
+        return DSLOG_OK_BUT;
+    }
+    return DSLOG_OK;
+}
+
+/* RUN and END lines: their counts against the record lines read. */
+static enum dslog_status stream_counts(struct dslog_reader *rd, const struct dslog_rec *out, char *err, size_t errsz)
+{
+    if (out->type == DSLOG_RUN) {
+        uint64_t got = rd->run_records;
+        rd->run_records = 0;
+        rd->runs++;
+        if (got != out->v[K_RECORDS]) {
+            seterr(err, errsz, "RUN name=%s says records=%llu, but %llu record lines were read since the previous "
+                               "RUN (lines lost?)", out->s[K_NAME], (unsigned long long)out->v[K_RECORDS],
+                   (unsigned long long)got);
             return DSLOG_OK_BUT;
         }
         return DSLOG_OK;
     }
+    rd->ended = true;
+    if (out->v[K_RUNS] != rd->runs || out->v[K_RECORDS] != rd->total_records) {
+        seterr(err, errsz, "END says runs=%llu records=%llu, but %llu RUN and %llu record lines were read "
+                           "(lines lost?)", (unsigned long long)out->v[K_RUNS],
+               (unsigned long long)out->v[K_RECORDS], (unsigned long long)rd->runs,
+               (unsigned long long)rd->total_records);
+        return DSLOG_OK_BUT;
+    }
+    return DSLOG_OK;
+}
+
+/* Stream consistency of a well-formed record: inside a log begun by HDR and not ended. */
+static enum dslog_status stream_check(struct dslog_reader *rd, const struct dslog_rec *out, char *err, size_t errsz)
+{
+    if (out->type == DSLOG_HDR)
+        return stream_hdr(rd, err, errsz);
     if (!rd->in_log) {
         seterr(err, errsz, "%s record before any 'DSLOG 1 HDR' header line", type_names[out->type]);
         return DSLOG_BAD;
@@ -698,31 +719,36 @@ enum dslog_status dslog_feed(struct dslog_reader *rd, const char *line, size_t l
         rd->run_records++;
         rd->total_records++;
         return DSLOG_OK;
-    case DSLOG_RUN: {
-        uint64_t got = rd->run_records;
-        rd->run_records = 0;
-        rd->runs++;
-        if (got != out->v[K_RECORDS]) {
-            seterr(err, errsz, "RUN name=%s says records=%llu, but %llu record lines were read since the previous "
-                               "RUN (lines lost?)", out->s[K_NAME], (unsigned long long)out->v[K_RECORDS],
-                   (unsigned long long)got);
-            return DSLOG_OK_BUT;
-        }
-        return DSLOG_OK;
+    case DSLOG_RUN:
+    case DSLOG_END: return stream_counts(rd, out, err, errsz);
+    default: return DSLOG_OK;
     }
-    case DSLOG_END:
-        rd->ended = true;
-        if (out->v[K_RUNS] != rd->runs || out->v[K_RECORDS] != rd->total_records) {
-            seterr(err, errsz, "END says runs=%llu records=%llu, but %llu RUN and %llu record lines were read "
-                               "(lines lost?)", (unsigned long long)out->v[K_RUNS],
-                   (unsigned long long)out->v[K_RECORDS], (unsigned long long)rd->runs,
-                   (unsigned long long)rd->total_records);
-            return DSLOG_OK_BUT;
+}
+
+enum dslog_status dslog_feed(struct dslog_reader *rd, const char *line, size_t len, struct dslog_rec *out,
+                             char *err, size_t errsz)
+{
+    rd->line++;
+    while (len && (line[len - 1] == '\r' || line[len - 1] == '\n'))
+        len--;
+    /* The record starts at "DSLOG " anywhere on the line (boot-loader escape codes may precede it). */
+    const char *p = NULL;
+    for (size_t i = 0; i + 6 <= len; i++)
+        if (!memcmp(line + i, "DSLOG ", 6)) {
+            p = line + i;
+            break;
         }
-        return DSLOG_OK;
-    default:
-        return DSLOG_OK;
-    }
+    if (!p)
+        return DSLOG_NOT_RECORD;
+    const char *end = line + len, *q;
+    memset(out, 0, sizeof *out);
+    if (!check_envelope(p, &end, &q, err, errsz))
+        return DSLOG_BAD;
+    q++;
+    if (!parse_type(out, &q, end, err, errsz) || !parse_fields(out, q, end, err, errsz) ||
+        !check_record(out, err, errsz))
+        return DSLOG_BAD;
+    return stream_check(rd, out, err, errsz);
 }
 
 bool dslog_finish(struct dslog_reader *rd, char *err, size_t errsz)
