@@ -890,26 +890,9 @@ static void jstr(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_record(FILE *f, const struct state *S, const struct runs *R, const struct item *it)
+/* The PEBS record groups as JSON members: xmm, lbr, cntr_gp / cntr_fixed. */
+static void json_groups(FILE *f, const struct dslog_rec *r)
 {
-    const struct dslog_rec *r = &it->r;
-    fprintf(f, "{\"line\":%lu,\"log\":%u,", it->line, it->log);
-    if (log_cpu(R, it->log) != CPU_NONE) /* the CPU of the record's log (issue 13) */
-        fprintf(f, "\"cpu\":%lld,", log_cpu(R, it->log));
-    fprintf(f, "\"type\":");
-    jstr(f, dslog_type_name(r->type));
-    for (int k = 0; k < K__COUNT; k++) {
-        if (!dslog_has(r, (enum dslog_key)k))
-            continue;
-        fprintf(f, ",\"%s\":", dslog_key_name((enum dslog_key)k));
-        char b[32];
-        switch (dslog_key_kind((enum dslog_key)k)) {
-        case V_STR: jstr(f, r->s[k]); break;
-        case V_HEX: fprintf(f, "\"0x%" PRIx64 "\"", r->v[k]); break;
-        case V_FMT: jstr(f, fmt_name(r->v[k], b)); break;
-        default: fprintf(f, "%" PRIu64, r->v[k]);
-        }
-    }
     if (r->have_xmm) {
         fprintf(f, ",\"xmm\":[");
         for (int i = 0; i < 16; i++)
@@ -935,6 +918,29 @@ static void json_record(FILE *f, const struct state *S, const struct runs *R, co
             fprintf(f, "}");
         }
     }
+}
+
+static void json_record(FILE *f, const struct state *S, const struct runs *R, const struct item *it)
+{
+    const struct dslog_rec *r = &it->r;
+    fprintf(f, "{\"line\":%lu,\"log\":%u,", it->line, it->log);
+    if (log_cpu(R, it->log) != CPU_NONE) /* the CPU of the record's log (issue 13) */
+        fprintf(f, "\"cpu\":%lld,", log_cpu(R, it->log));
+    fprintf(f, "\"type\":");
+    jstr(f, dslog_type_name(r->type));
+    for (int k = 0; k < K__COUNT; k++) {
+        if (!dslog_has(r, (enum dslog_key)k))
+            continue;
+        fprintf(f, ",\"%s\":", dslog_key_name((enum dslog_key)k));
+        char b[32];
+        switch (dslog_key_kind((enum dslog_key)k)) {
+        case V_STR: jstr(f, r->s[k]); break;
+        case V_HEX: fprintf(f, "\"0x%" PRIx64 "\"", r->v[k]); break;
+        case V_FMT: jstr(f, fmt_name(r->v[k], b)); break;
+        default: fprintf(f, "%" PRIu64, r->v[k]);
+        }
+    }
+    json_groups(f, r);
     char a[300];
     if (r->type == DSLOG_PEBS) {
         symbolize(S->syms, sample_ip(r), a, sizeof a, NULL, 0);
