@@ -342,6 +342,21 @@ static int warm_up(uint32_t nrec, bool session)
     return 0;
 }
 
+/* The measured PMI (bench_region @mode 3 hand-wired, 4 session) after
+ * warm_up; 0 when it drained the @nrec records expected (a foreign NMI
+ * for @nrec = 0). */
+static int measure_pmi(int mode, const char *what, uint32_t nrec)
+{
+    uint64_t st = 0;
+    dsm_rdmsr(&E.m, 0x38E, &st);
+    int r = bench_region(mode, 0);
+    printf("%s records=%u status=0x%llx drained=%d samples=%llu\n", what, nrec, (unsigned long long)st, r,
+           (unsigned long long)E.samples);
+    if (r == -2)
+        r = 0; /* foreign NMI: nothing drained */
+    return r < 0 || (uint32_t)r != nrec;
+}
+
 /*
  * One ds_pmi_handle() call as the measured region, on the Skylake model
  * (perfmon v4, streamlined freeze, PEBS fmt 3, threshold = @nrec records):
@@ -358,14 +373,7 @@ static int bench_pmi(uint32_t nrec)
     E.defer = true;
     if (warm_up(nrec, false))
         return 1;
-    uint64_t st = 0;
-    dsm_rdmsr(&E.m, 0x38E, &st);
-    int r = bench_region(3, 0);
-    printf("pmi records=%u status=0x%llx drained=%d samples=%llu\n", nrec, (unsigned long long)st, r,
-           (unsigned long long)E.samples);
-    if (r == -2)
-        r = 0; /* foreign NMI: nothing drained */
-    return r < 0 || (uint32_t)r != nrec;
+    return measure_pmi(3, "pmi", nrec);
 }
 
 static void on_sample(void *a, const struct ds_session_sample *s)
@@ -431,14 +439,7 @@ static int bench_spmi(uint32_t nrec, bool routed)
     dsm_set_pmi(&E.m, note_pmi, NULL);
     if (warm_up(nrec, true))
         return 1;
-    uint64_t st = 0;
-    dsm_rdmsr(&E.m, 0x38E, &st);
-    int r = bench_region(4, 0);
-    printf("spmi records=%u status=0x%llx drained=%d samples=%llu\n", nrec, (unsigned long long)st, r,
-           (unsigned long long)E.samples);
-    if (r == -2)
-        r = 0; /* foreign NMI: nothing drained */
-    return r < 0 || (uint32_t)r != nrec;
+    return measure_pmi(4, "spmi", nrec);
 }
 
 int main(int argc, char **argv)
