@@ -630,6 +630,45 @@ static void test_report_widths(void)
           buf);
 }
 
+/* Every leaf 0AH field from words whose fields are odd and distinct (SDM
+ * Vol. 2A leaf 0AH: EAX[7:0] version, [15:8] GP count, [23:16] GP width,
+ * [31:24] EBX length; EBX bit i = event i unavailable, bits at or above
+ * the length undefined (reported unavailable); EDX[4:0] fixed count,
+ * [12:5] fixed width): mutants cpu.c:331 `r[0] >> 24` -> `r[1]`/`>> 23` and
+ * cpu.c:337 width mask 0xFF -> 0xFE survived (the profiles' fields were
+ * even or the field unchecked). */
+static void test_leaf0a_fields(void)
+{
+    static const struct { uint32_t eax, ebx, edx; unsigned gp, gpw, len, fx, fxw; uint32_t unavail, fmask; } t[] = {
+        { 0x07310904, 0x00000055, 0x000005E5, 9, 0x31, 7, 5, 0x2F, 0xFFFFFFD5u, 0x1F },
+        { 0x20FF0304, 0x12345678, 0x00001FFF, 3, 0xFF, 32, 31, 0xFF, 0x12345678u, 0x7FFFFFFF },
+        { 0x1F010104, 0x40000001, 0x00000021, 1, 0x01, 31, 1, 0x01, 0xC0000001u, 0x1 },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        fake_skylake(&f);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0xA) {
+                f.leaves[k].r[0] = t[i].eax;
+                f.leaves[k].r[1] = t[i].ebx;
+                f.leaves[k].r[2] = 0;
+                f.leaves[k].r[3] = t[i].edx;
+            }
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "row %zu: identify", i);
+        const struct ds_caps *c = &cpu.caps;
+        CHECK_EQ(c->perfmon_version, 4, "row %zu: version", i);
+        CHECK_EQ(c->gp_counters, t[i].gp, "row %zu: GP count", i);
+        CHECK_EQ(c->gp_width, t[i].gpw, "row %zu: GP width", i);
+        CHECK_EQ(c->ebx_length, t[i].len, "row %zu: EBX length", i);
+        CHECK_EQ(c->events_unavailable, t[i].unavail, "row %zu: events unavailable", i);
+        CHECK_EQ(c->fixed_counters, t[i].fx, "row %zu: fixed count", i);
+        CHECK_EQ(c->fixed_width, t[i].fxw, "row %zu: fixed width", i);
+        CHECK_EQ(c->fixed_mask, t[i].fmask, "row %zu: fixed mask", i);
+    }
+}
+
 int main(void)
 {
     test_pmu_kind();
@@ -652,5 +691,6 @@ int main(void)
     test_gp_mask_32();
     test_leaf0a_intel_only();
     test_report_widths();
+    test_leaf0a_fields();
     return check_summary();
 }
