@@ -1155,6 +1155,25 @@ static void test_latency_split_every_model(void)
     }
 }
 
+/* Format 6 with the counters group present but empty (header only: no GP,
+ * no fixed, no metrics; record 32 + 16 = 48 bytes, layout of
+ * test_fmt6_counters' Linux transcription) decoded with exactly its size
+ * available, and one byte less (mutant pebs.c:450 `avail < base + header`
+ * -> `<=` survived). */
+static void test_fmt6_empty_counters_exact(void)
+{
+    static unsigned char r[64] __attribute__((aligned(16)));
+    struct ds_pebs_sample s;
+    memset(r, 0, sizeof(r));
+    put64(r, 0x00, 0x10 | (48ull << 48));
+    put64(r, 0x08, 0xAAA0);
+    put32(r, 0x20, 0), put32(r, 0x24, 0), put32(r, 0x28, 0), put32(r, 0x2C, 0);
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, 48, false, &s), DS_OK, "48 bytes available, 48-byte record");
+    CHECK(s.ip == 0xAAA0 && (s.present & DS_SAMPLE_CNTRS) && s.cntr_gp_mask == 0 && s.cntr_fixed_mask == 0,
+          "empty counters group");
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, 47, false, &s), DS_ERR_REC_SHORT, "47 bytes available");
+}
+
 int main(void)
 {
     test_attribute();
@@ -1175,5 +1194,6 @@ int main(void)
     test_decode_clears_poison();
     test_drain_clears_previous_groups();
     test_latency_split_every_model();
+    test_fmt6_empty_counters_exact();
     return check_summary();
 }
