@@ -5,6 +5,7 @@
  * libds's structs), adaptive groups, and the drain against corrupt fields.
  */
 #include "check.h"
+#include <stdlib.h>
 #include "ds_env.h"
 #include <ds/ds.h>
 
@@ -1174,6 +1175,76 @@ static void test_fmt6_empty_counters_exact(void)
     CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, 47, false, &s), DS_ERR_REC_SHORT, "47 bytes available");
 }
 
+/* Adaptive drain boundaries (mutants pebs.c:877 `idx < b->linear` -> `<=` and
+ * pebs.c:861 `groups == 0` -> `== 1` survived): an empty buffer (index ==
+ * base) is no anomaly; a run of records carrying only the memory-info group
+ * decodes every record's own group. Layout: SDM Vol. 3B "Adaptive PEBS":
+ * basic group {header: groups [3:0], size [63:48]; IP; applicable; TSC},
+ * memory-info group {address, auxiliary info, latency, TSX info}; data_cfg
+ * bit 0 = MEMINFO. */
+static void test_adaptive_empty_and_meminfo_run(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = DS_PEBS_DATA_CFG_MEMINFO;
+    e.cfg.pebs.bytes = 16 * 64;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt4 meminfo setup");
+    CHECK_EQ(e.ctx.pebs.rec_size, 64, "basic + meminfo");
+    uint64_t base = (uint64_t)(uintptr_t)e.pebs;
+    e.area.a64.pebs_index = base;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "empty drain");
+    CHECK(c.n == 0 && st.records == 0 && st.present == 0 && st.anomalies == 0, "empty: nothing, no anomaly");
+    unsigned char *r = e.pebs;
+    for (unsigned k = 0; k < 3; k++) {
+        put64(r, 64 * k + 0x00, 0x1 | (64ull << 48));
+        put64(r, 64 * k + 0x08, 0x401000 + k);
+        put64(r, 64 * k + 0x20, 0x7F0000002000ull + 0x40 * k);
+        put64(r, 64 * k + 0x28, 0x100 + k);
+    }
+    e.area.a64.pebs_index = base + 3 * 64;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "meminfo drain");
+    CHECK_EQ(c.n, 3, "3 records");
+    for (int k = 0; k < c.n && k < 3; k++) {
+        CHECK_EQ(c.s[k].ip, 0x401000u + (unsigned)k, "record %d ip", k);
+        CHECK_EQ(c.s[k].data_addr, 0x7F0000002000ull + 0x40 * (unsigned)k, "record %d its own data address", k);
+        CHECK(c.s[k].present & DS_SAMPLE_MEM, "record %d memory info present", k);
+    }
+    CHECK_EQ(st.anomalies, 0, "clean");
+}
+
+/* The decoder never reads outside [rec, rec + avail) (ds/pebs.h): a format 6
+ * counters record cut before its counters header, in a buffer of exactly
+ * @avail bytes (ASan sees any read past it). Mutants pebs.c:450 `||` -> `&&`
+ * and the removal of pebs.c:453 `return DS_ERR_REC_SIZE` survived: they read
+ * the header past the end. */
+static void test_fmt6_cut_counters_in_bounds(void)
+{
+    static const struct { uint32_t size, avail; int want; } t[] = {
+        { 48, 40, DS_ERR_REC_SHORT }, /* header promises 48, 40 there */
+        { 40, 40, DS_ERR_REC_SIZE },  /* size too small for basic + counters header */
+        { 48, 44, DS_ERR_REC_SHORT },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        unsigned char *r = malloc(t[i].avail);
+        CHECK(r != NULL, "malloc");
+        if (!r)
+            return;
+        memset(r, 0, t[i].avail);
+        put64(r, 0x00, 0x10 | ((uint64_t)t[i].size << 48));
+        put64(r, 0x08, 0xAAA0);
+        struct ds_pebs_sample s;
+        CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, t[i].avail, false, &s), t[i].want, "size %u avail %u", t[i].size,
+                 t[i].avail);
+        free(r);
+    }
+}
+
 int main(void)
 {
     test_attribute();
@@ -1195,5 +1266,7 @@ int main(void)
     test_drain_clears_previous_groups();
     test_latency_split_every_model();
     test_fmt6_empty_counters_exact();
+    test_adaptive_empty_and_meminfo_run();
+    test_fmt6_cut_counters_in_bounds();
     return check_summary();
 }
