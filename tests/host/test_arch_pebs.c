@@ -1366,6 +1366,30 @@ static void test_size_bit0_and_consumed(void)
     CHECK_EQ(used, n + 8, "padded size consumed");
 }
 
+/* A CPU not identified (caps still Panther Lake) and an arch-PEBS state
+ * whose setup flag is clear are refused before any MSR access
+ * (ds/arch_pebs.h: DS_ERR_NOT_IDENTIFIED, DS_ERR_APEBS_NOT_SETUP). */
+static void test_not_setup_refusals(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs_caps c;
+    struct ds_arch_pebs ap;
+    ptl(&f, 0);
+    CHECK_EQ(ident(&f, &cpu), DS_OK, "identify");
+    struct ds_arch_pebs_config cfg = cfg_of(buf8k, 0x100000, 1, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &cfg), DS_OK, "setup");
+    ap.setup = false;
+    unsigned w0 = f.writes, r0 = f.reads;
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_ERR_APEBS_NOT_SETUP, "install");
+    CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 0), DS_ERR_APEBS_NOT_SETUP, "counter enable");
+    CHECK_EQ(ds_arch_pebs_counter_disable(&ap, DS_CTR_GP, 0), DS_ERR_APEBS_NOT_SETUP, "counter disable");
+    CHECK(f.writes == w0 && f.reads == r0, "no MSR access");
+    cpu.identified = false;
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_ERR_NOT_IDENTIFIED, "detect");
+    CHECK_EQ(c.gp_mask, 0, "detect: out zeroed");
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1386,5 +1410,6 @@ int main(void)
     test_exact_fit_and_odd_fields();
     test_lbr_align_and_last_fragment();
     test_size_bit0_and_consumed();
+    test_not_setup_refusals();
     return check_summary();
 }

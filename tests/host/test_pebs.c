@@ -1245,6 +1245,42 @@ static void test_fmt6_cut_counters_in_bounds(void)
     }
 }
 
+/* Refusals of a context whose setup flag is clear while its PEBS buffer
+ * fields are still there, and of a CPU not identified whose caps still say
+ * Ice Lake (pebs.h contracts: DS_ERR_NOT_SETUP / DS_ERR_NOT_IDENTIFIED;
+ * mutant pebs.c:962 guard removal survived the lead's sample: the check
+ * after it answered DS_ERR_NO_PEBS_BUFFER only for a zeroed context). */
+static void test_not_setup_refusals(void)
+{
+    static struct env e;
+    static struct collect c;
+    static struct ds_pebs_sample arr[4];
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 2 * e.ctx.pebs.rec_size;
+    e.ctx.setup = false;
+    uint64_t pend = 77;
+    size_t n = 5;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_pending(&e.ctx, &pend), DS_ERR_NOT_SETUP, "pending");
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_ERR_NOT_SETUP, "drain");
+    CHECK_EQ(c.n, 0, "drain: nothing delivered");
+    CHECK_EQ(ds_pebs_drain_array(&e.ctx, arr, 4, &n, &st), DS_ERR_NOT_SETUP, "drain_array");
+    CHECK_EQ(n, 0, "drain_array: none");
+    e.cpu.identified = false;
+    enum ds_pebs_fmt fmt = DS_PEBS_FMT_4;
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &fmt), DS_ERR_NOT_IDENTIFIED, "format_select");
+    unsigned char r[64];
+    memset(r, 0, sizeof(r));
+    put64(r, 0, 32ull << 48);
+    put64(r, 8, 0x401000);
+    struct ds_pebs_sample s;
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, r, 32, &s), DS_ERR_NOT_IDENTIFIED, "decode_cpu");
+    CHECK(s.ip == 0 && s.present == 0, "decode_cpu: sample cleared");
+}
+
 int main(void)
 {
     test_attribute();
@@ -1268,5 +1304,6 @@ int main(void)
     test_fmt6_empty_counters_exact();
     test_adaptive_empty_and_meminfo_run();
     test_fmt6_cut_counters_in_bounds();
+    test_not_setup_refusals();
     return check_summary();
 }
