@@ -1281,6 +1281,23 @@ static void test_not_setup_refusals(void)
     CHECK(s.ip == 0 && s.present == 0, "decode_cpu: sample cleared");
 }
 
+/* ds_pebs_decode_cpu's NULL arguments, each alone (pebs.h: DS_ERR_NULL;
+ * the guard removal at pebs.c:683 survived). */
+static void test_decode_cpu_nulls(void)
+{
+    static struct env e;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    unsigned char r[64];
+    memset(r, 0, sizeof(r));
+    put64(r, 0, 32ull << 48);
+    struct ds_pebs_sample s;
+    CHECK_EQ(ds_pebs_decode_cpu(NULL, DS_PEBS_FMT_4, r, 32, &s), DS_ERR_NULL, "NULL cpu");
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, NULL, 32, &s), DS_ERR_NULL, "NULL record");
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, r, 32, NULL), DS_ERR_NULL, "NULL sample");
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, r, 32, &s), DS_OK, "all given");
+}
+
 int main(void)
 {
     test_attribute();
@@ -1305,5 +1322,6 @@ int main(void)
     test_adaptive_empty_and_meminfo_run();
     test_fmt6_cut_counters_in_bounds();
     test_not_setup_refusals();
+    test_decode_cpu_nulls();
     return check_summary();
 }
