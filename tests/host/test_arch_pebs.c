@@ -1237,6 +1237,44 @@ static void test_cntr_metrics_boundary(void)
     CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_ERR_APEBS_REC_SIZE, "one metrics value short: refused");
 }
 
+/* MAXPHYADDR at every boundary of phys_bits (issue 10 "Test strength", mutant
+ * arch_pebs.c:34 32 -> 31 survived). Expectations: SDM Vol. 2A CPUID
+ * 80000008H:EAX[7:0]; without that leaf 36 with PAE (01H:EDX[6]) else 32 (SDM
+ * Vol. 3A "Physical Address Width"); a maximum extended leaf outside
+ * 8000xxxxH means no extended leaves (Linux get_cpu_cap: (eax & 0xffff0000)
+ * == 0x80000000); 52 is the architectural maximum. */
+static void test_phys_bits_boundaries(void)
+{
+    static const struct { uint32_t maxext, eax8; int pae; unsigned want; const char *what; } t[] = {
+        {0x80000004u, 0x2E, 0, 32, "no 80000008H, no PAE: 32"},
+        {0x80000004u, 0x2E, 1, 36, "no 80000008H, PAE: 36"},
+        {0x80000007u, 0x2E, 1, 36, "max ext 80000007H: 80000008H not read"},
+        {0x80000008u, 0x27, 1, 39, "max ext exactly 80000008H: EAX[7:0] 39"},
+        {0x8000FFFFu, 0x27, 0, 39, "max ext 8000FFFFH: still an extended range"},
+        {0x80010000u, 0x27, 0, 32, "max ext 80010000H: not a leaf count, 32"},
+        {0x00000000u, 0x27, 1, 36, "max ext 0: 36"},
+        {0x80000008u, 0x00, 0, 32, "80000008H EAX[7:0] 0: fallback 32"},
+        {0x80000008u, 0x3100, 1, 36, "only EAX[15:8] set: EAX[7:0] 0, fallback 36"},
+        {0x80000008u, 0x20, 0, 32, "EAX[7:0] 32"},
+        {0x80000008u, 0x34, 0, 52, "EAX[7:0] 52: kept"},
+        {0x80000008u, 0x33, 0, 51, "EAX[7:0] 51: kept"},
+        {0x80000008u, 0x35, 0, 52, "EAX[7:0] 53: capped at 52"},
+        {0x80000008u, 0xFF, 0, 52, "EAX[7:0] 255: capped at 52"},
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        struct ds_arch_pebs_caps c;
+        ptl(&f, 0);
+        set_cpuid_word(&f, 0x80000000u, 0, 0, t[i].maxext);
+        set_cpuid_word(&f, 0x80000008u, 0, 0, t[i].eax8);
+        set_cpuid_word(&f, 1, 0, 3, t[i].pae ? 0xBFEBFBFFu : 0xBFEBFBFFu & ~(1u << 6));
+        CHECK_EQ(ident(&f, &cpu), DS_OK, "identify");
+        CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_OK, "%s: detect", t[i].what);
+        CHECK_EQ(c.phys_bits, t[i].want, "%s", t[i].what);
+    }
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1253,5 +1291,6 @@ int main(void)
     test_drain();
     test_pmi_bit54();
     test_cntr_metrics_boundary();
+    test_phys_bits_boundaries();
     return check_summary();
 }

@@ -421,6 +421,123 @@ static void test_leaf_1a_at_max(void)
     CHECK(!cpu.caps.has_leaf_1a && cpu.caps.core_type == 0, "max leaf 19H: leaf 1AH not read");
 }
 
+/* IA32_MISC_ENABLE is read from DisplayFamily 0FH on and in family 06H from
+ * DisplayModel 0DH on (Linux arch/x86/kernel/cpu/intel.c early_init_intel:
+ * "c->x86 > 6 || (c->x86 == 6 && c->x86_model >= 0xd)"), and only with
+ * CPUID.01H:EDX.MSR (bit 5): every side of each boundary (mutants cpu.c:199
+ * `>= 0x0D` -> `>= 0xC` / `> 0x0D`, `> 6` -> `> 5`, `==` -> `!=`, `||` -> `&&`
+ * survived). A model that must not be read has no MSR in the fake: a read
+ * would fault and show up in f.reads. */
+static void test_misc_enable_gate(void)
+{
+    static const struct { uint32_t sig; uint32_t edx; int read; const char *what; } t[] = {
+        { 0x000006C0, 1u << 5, 0, "06_0CH: before the boundary" },
+        { 0x000006D0, 1u << 5, 1, "06_0DH (Dothan): first read" },
+        { 0x000006E0, 1u << 5, 1, "06_0EH (Yonah)" },
+        { 0x000106A0, 1u << 5, 1, "06_1AH (Nehalem): extended model" },
+        { 0x000005F0, 1u << 5, 0, "05_0FH: family 5 never" },
+        { 0x000105D0, 1u << 5, 0, "05_0DH with ext model 1: family 5, DisplayModel 0DH, never" },
+        { 0x00000F00, 1u << 5, 1, "0F_00H: family 0FH from model 0" },
+        { 0x00100F00, 1u << 5, 1, "10_00H: DisplayFamily above 6" },
+        { 0x00000700, 1u << 5, 1, "07_00H: family 7 > 6" },
+        { 0x000006D0, 0, 0, "06_0DH without CPUID.01H:EDX.MSR" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        memset(&f, 0, sizeof(f));
+        fake_set_cpuid(&f, 0, 0, 2, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+        fake_set_cpuid(&f, 1, 0, t[i].sig, 0, 0, t[i].edx | (1u << 21));
+        if (t[i].read)
+            fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "%s: identify", t[i].what);
+        CHECK_EQ(f.reads, (unsigned)t[i].read, "%s: MISC_ENABLE reads", t[i].what);
+        CHECK_EQ(f.faults, 0, "%s: no fault", t[i].what);
+        CHECK_EQ(cpu.caps.has_misc_enable, t[i].read != 0, "%s: has_misc_enable", t[i].what);
+        CHECK_EQ(cpu.caps.misc_enable_err, t[i].read ? DS_OK : DS_ERR_NO_MSR, "%s: reason", t[i].what);
+        CHECK_EQ(cpu.caps.bts_advertised, t[i].read != 0, "%s: BTS advertised only with the MSR", t[i].what);
+    }
+}
+
+/* Vendor from the 12 bytes of leaf 0 (EBX, EDX, ECX; SDM Vol. 2A CPUID leaf
+ * 00H): a string that differs from "GenuineIntel"/"AuthenticAMD" in its first
+ * or last byte is another vendor (mutants cpu.c:82 `i = 0` -> `1`, `< 12` ->
+ * `< 11` survived), and "unknown" is only max leaf 0 with an empty string
+ * (cpu.c:266 `== 0` -> `== 1` survived). No MSR is read for any non-Intel
+ * string. */
+static void test_vendor_bytes(void)
+{
+    static const struct { uint32_t max, ebx, edx, ecx; int vendor; const char *what; } t[] = {
+        { 2, 0x756e6547, 0x49656e69, 0x6c65746e, DS_VENDOR_INTEL, "GenuineIntel" },
+        { 2, 0x756e6546, 0x49656e69, 0x6c65746e, DS_VENDOR_OTHER, "FenuineIntel: first byte" },
+        { 2, 0x756e6547, 0x49656e69, 0x6d65746e, DS_VENDOR_OTHER, "GenuineIntem: last byte" },
+        { 2, 0x756e6547, 0x49656e68, 0x6c65746e, DS_VENDOR_OTHER, "GenuinhIntel: EDX byte 0" },
+        { 2, 0x68747541, 0x69746e65, 0x444d4163, DS_VENDOR_AMD, "AuthenticAMD" },
+        { 2, 0x68747540, 0x69746e65, 0x444d4163, DS_VENDOR_OTHER, "@uthenticAMD: first byte" },
+        { 2, 0x68747541, 0x69746e65, 0x454d4163, DS_VENDOR_OTHER, "AuthenticAME: last byte" },
+        { 0, 0, 0, 0, DS_VENDOR_UNKNOWN, "max leaf 0, empty string" },
+        { 1, 0, 0, 0, DS_VENDOR_OTHER, "max leaf 1, empty string" },
+        { 0, 0x756e6547, 0x49656e69, 0x6c65746e, DS_VENDOR_INTEL, "max leaf 0, GenuineIntel" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        memset(&f, 0, sizeof(f));
+        fake_set_cpuid(&f, 0, 0, t[i].max, t[i].ebx, t[i].ecx, t[i].edx);
+        fake_set_cpuid(&f, 1, 0, 0x000506E3, 0, 0, (1u << 5) | (1u << 21));
+        fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "%s: identify", t[i].what);
+        CHECK_EQ(cpu.caps.vendor, t[i].vendor, "%s: vendor", t[i].what);
+        if (t[i].vendor != DS_VENDOR_INTEL)
+            CHECK_EQ(f.reads, 0, "%s: no MSR read", t[i].what);
+    }
+}
+
+/* Leaf 01H is read only when CPUID.0:EAX >= 1 (SDM Vol. 2A CPUID: leaves above
+ * the maximum return the data of the highest basic leaf): with maximum 0 the
+ * signature and the DS flags stay 0 even though the fake answers leaf 1
+ * (mutant cpu.c:278 `< 1` -> `< 0` survived); with maximum exactly 1 they are
+ * read. */
+static void test_leaf1_at_max(void)
+{
+    for (uint32_t max = 0; max <= 1; max++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        memset(&f, 0, sizeof(f));
+        fake_set_cpuid(&f, 0, 0, max, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+        fake_set_cpuid(&f, 1, 0, 0x000006D8, 0, 1u << 2, (1u << 5) | (1u << 21));
+        fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "max %u: identify", max);
+        CHECK_EQ(cpu.caps.signature, max ? 0x000006D8u : 0u, "max %u: signature", max);
+        CHECK(cpu.caps.ds == (max == 1) && cpu.caps.dtes64 == (max == 1), "max %u: DS flags", max);
+        CHECK_EQ(cpu.caps.has_misc_enable, max == 1, "max %u: MISC_ENABLE read only with leaf 1", max);
+    }
+}
+
+/* Every bit of the extended family field [27:20] (SDM Vol. 2A CPUID:
+ * DisplayFamily = Family + Extended Family when Family is 0FH): odd and
+ * all-ones values (mutant cpu.c:64 mask 0xFF -> 0xFE survived: the tested
+ * signatures had even extended families). Nova Lake is DisplayFamily 12H
+ * (Linux intel-family.h IFM(18, ...)): extended family 3. */
+static void test_ext_family_bits(void)
+{
+    static const struct { uint32_t sig; uint16_t fam; uint8_t model; } t[] = {
+        { 0x00100F00, 0x10, 0x00 }, { 0x00300F10, 0x12, 0x01 }, { 0x00400F10, 0x13, 0x01 },
+        { 0x00800F00, 0x17, 0x00 }, { 0x0FF00F00, 0x10E, 0x00 }, { 0x0FF50F00, 0x10E, 0x50 },
+        { 0x00100600, 0x06, 0x00 }, /* family 6: the extended family is not added */
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        uint16_t f;
+        uint8_t m;
+        ds_display_fms(t[i].sig, &f, &m);
+        CHECK_EQ(f, t[i].fam, "sig %08x: DisplayFamily", t[i].sig);
+        CHECK_EQ(m, t[i].model, "sig %08x: DisplayModel", t[i].sig);
+    }
+}
+
 int main(void)
 {
     test_pmu_kind();
@@ -435,5 +552,9 @@ int main(void)
     test_perf_caps_bits();
     test_signature_fields();
     test_leaf_1a_at_max();
+    test_misc_enable_gate();
+    test_vendor_bytes();
+    test_leaf1_at_max();
+    test_ext_family_bits();
     return check_summary();
 }
