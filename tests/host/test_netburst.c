@@ -860,6 +860,112 @@ static void test_msr_fault_sweep(void)
             fault_sweep(ops[i].name, ops[i].mk, ops[i].op, (enum fs_mode)how);
 }
 
+/*
+ * mut3C (issue 10 test strength), clearing paths and exact boundaries of the
+ * allocator and request checks. Expectations from SDM Vol. 3B NetBurst ESCR
+ * layout (bit 0 T1_USR, 1 T1_OS, 2 T0_USR, 3 T0_OS, 4 tag enable, 8:5 tag
+ * value) and CCCR layout (23:20 threshold, 26 OVF_PMI_T0, 27 OVF_PMI_T1),
+ * netburst.h (threshold and tag value are 4-bit fields: 15 valid, 16 not).
+ */
+static void test_alloc_init_clears(void)
+{
+    struct ds_nb_alloc a;
+    memset(&a, 0xA5, sizeof(a));
+    CHECK_EQ(ds_nb_alloc_init(&a, 6, true), DS_OK, "init over a poisoned allocator");
+    CHECK(a.escr_used == 0 && a.counter_used == 0, "nothing allocated");
+    for (unsigned i = 0; i < 18; i++)
+        CHECK_EQ(a.counter_escr[i], 0, "counter %u has no ESCR recorded", i);
+    CHECK(a.display_model == 6 && a.ht, "model and HT kept");
+}
+
+static void test_thread_privilege_bits(void)
+{
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    unsigned br;
+    ds_nb_event_find("branch_retired", &br);
+    for (unsigned thread = 0; thread < 2; thread++)
+        for (unsigned p = 1; p < 4; p++)
+            for (unsigned pmi = 0; pmi < 2; pmi++) {
+                bool os = p & 1, usr = p & 2;
+                ds_nb_alloc_init(&a, 3, true);
+                struct ds_nb_request rq = { .event = br, .mask = 1, .escr = -1, .counter = -1, .thread = thread,
+                                            .os = os, .usr = usr, .pmi = pmi };
+                CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "thread %u os %d usr %d", thread, os, usr);
+                uint64_t priv = thread ? (os ? 1u << 1 : 0) | (usr ? 1u << 0 : 0)
+                                       : (os ? 1u << 3 : 0) | (usr ? 1u << 2 : 0);
+                CHECK_EQ(as.escr_val, (6ull << 25) | (1ull << 9) | priv, "thread %u os %d usr %d ESCR", thread, os, usr);
+                uint64_t want_cccr = (1ull << 12) | (5ull << 13) | (3ull << 16) |
+                                     (pmi ? (thread ? 1ull << 27 : 1ull << 26) : 0);
+                CHECK_EQ(as.cccr_val, want_cccr, "thread %u pmi %u CCCR", thread, pmi);
+            }
+}
+
+static void test_filter_field_maxima(void)
+{
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    unsigned br;
+    ds_nb_event_find("branch_retired", &br);
+    ds_nb_alloc_init(&a, 3, false);
+    struct ds_nb_request rq = { .event = br, .mask = 1, .escr = -1, .counter = -1, .os = true,
+                                .threshold = 15, .compare = true, .tag_enable = true, .tag_value = 15 };
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "threshold 15, tag 15");
+    CHECK_EQ(as.cccr_val & (0xFull << 20), 0xFull << 20, "threshold 15 in CCCR[23:20]");
+    CHECK_EQ(as.escr_val & 0x1F0ull, (0xFull << 5) | (1ull << 4), "tag 15 in ESCR[8:5], tag enable");
+    rq.threshold = 16;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_BAD_FILTER, "threshold 16");
+    rq.threshold = 15;
+    rq.tag_value = 16;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_BAD_FILTER, "tag 16");
+    rq.tag_value = 0;
+    rq.counter = -2;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_BAD_COUNTER, "counter -2");
+    rq.counter = 17; /* the last counter: CRU_ESCR3 drives IQ_COUNTER5 */
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "counter 17");
+    CHECK_EQ(as.counter, 17, "on counter 17");
+    rq.counter = -1;
+    rq.escr = 44; /* the last ESCR (CRU_ESCR5): not one of branch_retired's */
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_EVENT, "escr 44 exists");
+}
+
+/*
+ * Model gates at every display model 0-15 (SDM NetBurst event tables:
+ * instr_completed on models 03H, 04H, 06H; reference netburst.md and
+ * Linux perf_event_p4.h: IQ_ESCR0/1 on models 01H-02H only). No event of
+ * the table uses IQ_ESCR0/1, so an existing IQ_ESCR is refused as not the
+ * event's ESCR and a missing one as a bad ESCR; the raw interface refuses
+ * the missing addresses.
+ */
+static void test_model_gates_every_model(void)
+{
+    unsigned ic, br, iq0, iq1;
+    ds_nb_event_find("instr_completed", &ic);
+    ds_nb_event_find("branch_retired", &br);
+    ds_nb_escr_find("MSR_IQ_ESCR0", &iq0);
+    ds_nb_escr_find("MSR_IQ_ESCR1", &iq1);
+    for (unsigned model = 0; model < 16; model++) {
+        struct ds_nb_alloc a;
+        struct ds_nb_assignment as;
+        ds_nb_alloc_init(&a, (uint8_t)model, false);
+        bool ic_ok = model == 3 || model == 4 || model == 6, iq_ok = model == 1 || model == 2;
+        struct ds_nb_request rq = { .event = ic, .mask = 1, .escr = -1, .counter = -1, .os = true };
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), ic_ok ? DS_OK : DS_ERR_NB_MODEL, "model %u instr_completed", model);
+        rq.event = br;
+        rq.escr = (int)iq0;
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), iq_ok ? DS_ERR_NB_ESCR_EVENT : DS_ERR_NB_BAD_ESCR, "model %u IQ_ESCR0", model);
+        rq.escr = (int)iq1;
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), iq_ok ? DS_ERR_NB_ESCR_EVENT : DS_ERR_NB_BAD_ESCR, "model %u IQ_ESCR1", model);
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        netburst_cpu(&f, &cpu, model, true);
+        fp_set(&f, 0x3BA, 0);
+        fp_set(&f, 0x3BB, 0);
+        CHECK_EQ(ds_nb_program_raw(&cpu, 12, 0x3BA, 0, 0, 0), iq_ok ? DS_OK : DS_ERR_NB_BAD_ESCR, "model %u raw 0x3BA", model);
+        CHECK_EQ(ds_nb_release_raw(&cpu, 14, 0x3BB), iq_ok ? DS_OK : DS_ERR_NB_BAD_ESCR, "model %u raw 0x3BB", model);
+    }
+}
+
 int main(void)
 {
     test_tables();
@@ -880,5 +986,9 @@ int main(void)
     test_event_index_bound();
     test_metric_index_bound();
     test_msr_fault_sweep();
+    test_alloc_init_clears();
+    test_thread_privilege_bits();
+    test_filter_field_maxima();
+    test_model_gates_every_model();
     return check_summary();
 }
