@@ -1473,6 +1473,50 @@ static void test_nhm_workaround_v2(void)
     CHECK_EQ(f.nlog, 0, "no MSR access");
 }
 
+/*
+ * mut3C: the refusals of ds_pmc_microcode_rev (pmc.h: DS_ERR_NULL,
+ * DS_ERR_NOT_IDENTIFIED, DS_ERR_NOT_INTEL before any MSR access: 8BH is
+ * IA32_BIOS_SIGN_ID on Intel only) and of the PEBS precondition shared by
+ * every PEBS call (pmc.h: DS_ERR_NO_DS without CPUID.01H:EDX[21],
+ * DS_ERR_PEBS_UNAVAILABLE when IA32_MISC_ENABLE cannot be read).
+ */
+static void test_ucode_and_pebs_preconditions(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    uint32_t rev = 0x55;
+    skylake(&f, &cpu, true);
+    fp_set(&f, 0x8B, 0x28ull << 32);
+    ds_cpu_init(&cpu, &fp_ops, &f);
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_microcode_rev(&cpu, &rev), DS_ERR_NOT_IDENTIFIED, "microcode_rev before identify");
+    CHECK_EQ(ds_pmc_microcode_rev(NULL, &rev), DS_ERR_NULL, "microcode_rev NULL cpu");
+    CHECK(f.nlog == 0 && rev == 0x55, "nothing touched");
+    /* AuthenticAMD with the same leaves */
+    f.leaves[0].r[1] = 0x68747541u;
+    f.leaves[0].r[3] = 0x69746E65u;
+    f.leaves[0].r[2] = 0x444D4163u;
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify AMD");
+    CHECK_EQ(ds_pmc_microcode_rev(&cpu, &rev), DS_ERR_NOT_INTEL, "microcode_rev on AMD");
+    CHECK(f.nlog == 0 && rev == 0x55, "AMD: nothing touched");
+    /* no DS: every PEBS entry point refuses */
+    skylake(&f, &cpu, true);
+    f.leaves[1].r[3] &= ~(1u << 21);
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify without DS");
+    uint64_t ev = DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, ev), DS_ERR_NO_DS, "PEBS enable without DS");
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 0, ev), DS_ERR_NO_DS, "PEBS check without DS");
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 3), DS_ERR_NO_DS, "ldlat without DS");
+    CHECK_EQ(ds_pmc_pebs_disable(&cpu, 1), DS_ERR_NO_DS, "disable without DS");
+    CHECK_EQ(f.nlog, 0, "no DS: nothing touched");
+    /* IA32_MISC_ENABLE unreadable (absent in the fake: #GP) */
+    skylake(&f, &cpu, true);
+    f.msrs[fp_find(&f, DS_MSR_IA32_MISC_ENABLE)].msr = 0x1; /* remove 1A0H */
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify without MISC_ENABLE");
+    CHECK(!cpu.caps.has_misc_enable, "MISC_ENABLE not read");
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 0, ev), DS_ERR_PEBS_UNAVAILABLE, "PEBS without MISC_ENABLE");
+}
+
 int main(void)
 {
     test_period();
@@ -1507,5 +1551,6 @@ int main(void)
     test_snb_ep_constraints();
     test_data_cfg6_fixed_needs_cntrs();
     test_nhm_workaround_v2();
+    test_ucode_and_pebs_preconditions();
     return check_summary();
 }
