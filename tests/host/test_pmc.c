@@ -1517,6 +1517,66 @@ static void test_ucode_and_pebs_preconditions(void)
     CHECK_EQ(ds_pmc_pebs_check(&cpu, 0, ev), DS_ERR_PEBS_UNAVAILABLE, "PEBS without MISC_ENABLE");
 }
 
+/*
+ * mut3C: PEBS format 5 with PEBS_BASELINE (Sapphire Rapids onwards; Linux
+ * intel_ds_init case 5: PMU_FL_PEBS_ALL, MAX_PEBS_EVENTS_FMT4 only for
+ * format 4) takes PEBS on every GP counter, also above 7 on a v6 part
+ * (Lunar Lake P-core CPUID with PEBS_FMT 5: GP 0-9), and on the fixed
+ * counters; format 4 stops at GP 7 (Ice Lake, 8 GP).
+ */
+static void test_fmt5_every_counter(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(5));
+    uint64_t ev = DS_EVTSEL(0xC4, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+    for (unsigned i = 0; i < 10; i++)
+        CHECK_EQ(ds_pmc_pebs_check(&cpu, i, ev), DS_OK, "fmt 5: PEBS on GP %u", i);
+    for (unsigned m = 0; m < 4; m++)
+        CHECK_EQ(ds_pmc_pebs_check_fixed(&cpu, m), DS_OK, "fmt 5: PEBS on fixed %u", m);
+    fp_set(&f, 0x3F1, 0);
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 9, ev), DS_OK, "fmt 5: enable GP 9");
+    CHECK_EQ(fp_get(&f, 0x3F1), 1ull << 9, "PEBS_ENABLE bit 9");
+}
+
+/*
+ * mut3C: load latency needs a load-latency event the core has (pmc.h
+ * DS_ERR_PMC_NO_LDLAT): Tremont 06_9CH (PEBS format 4 + baseline, Linux has
+ * no mem-loads alias for it) refuses, with nothing written.
+ */
+static void test_tremont_no_ldlat(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000906C0, 0x07300405, 0x00000603, 0x7, (4u << 8) | 5 | (1u << 13) | (1u << 14));
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 3), DS_ERR_PMC_NO_LDLAT, "Tremont: no load-latency event");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 0, DS_EVTSEL(0xC0, 0)), DS_OK, "Tremont PEBS itself works");
+}
+
+/*
+ * mut3C: the Nehalem workaround saves and restores IA32_PEBS_ENABLE only
+ * where PEBS exists (pmc.h MSRs list; SDM: 3F1H is defined with PEBS): a
+ * 06_1AH without DS (CPUID.01H:EDX[21] clear, a VM) runs it without any
+ * 3F1H access (the fake has no 3F1H: an access would #GP).
+ */
+static void test_nhm_workaround_no_pebs(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000106A5, 0x07300403, 0x603, 0, 0);
+    f.leaves[1].r[3] &= ~(1u << 21);
+    f.msrs[fp_find(&f, 0x3F1)].msr = 0x2; /* remove IA32_PEBS_ENABLE */
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify without DS");
+    CHECK(!cpu.caps.pebs_advertised, "no PEBS");
+    CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_OK, "workaround without PEBS");
+    bool touched = false;
+    for (int i = 0; i < f.nlog; i++)
+        touched |= f.log[i].msr == 0x3F1;
+    CHECK(!touched && f.faults == 0, "IA32_PEBS_ENABLE never accessed");
+}
+
 int main(void)
 {
     test_period();
@@ -1552,5 +1612,8 @@ int main(void)
     test_data_cfg6_fixed_needs_cntrs();
     test_nhm_workaround_v2();
     test_ucode_and_pebs_preconditions();
+    test_fmt5_every_counter();
+    test_tremont_no_ldlat();
+    test_nhm_workaround_no_pebs();
     return check_summary();
 }
