@@ -1547,6 +1547,7 @@ static void test_v6_sparse_gp(void);
 static void test_v5_ten_gp_overflow(void);
 static void test_bts_rings_dscpl(void);
 static void test_pebs_counter_errors_only(void);
+static void test_netburst_counters_distinct(void);
 
 int main(void)
 {
@@ -1583,6 +1584,7 @@ int main(void)
     test_v5_ten_gp_overflow();
     test_bts_rings_dscpl();
     test_pebs_counter_errors_only();
+    test_netburst_counters_distinct();
     return check_summary();
 }
 
@@ -1698,4 +1700,40 @@ static void test_pebs_counter_errors_only(void)
     CHECK_EQ(init_default(), DS_OK, "init");
     CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "with GP0-9: PEBS");
     CHECK(S.req[0].idx < 4, "on PMC0-3 (got %u)", S.req[0].idx);
+}
+
+/*
+ * NetBurst: an added request's counter stays allocated for the next one
+ * (SDM Vol. 3B NetBurst ESCR/counter tables, netburst.md: MSR_FSB_ESCR0,
+ * MSR_PMH_ESCR0 and MSR_BSU_ESCR0 all drive
+ * MSR_BPU_COUNTER0/1; their ESCR1s drive MSR_BPU_COUNTER2/3). Three overflow
+ * requests on three of those ESCR pairs get three distinct counters of 0-3,
+ * each with its CCCR enabled at start.
+ */
+static void test_netburst_counters_distinct(void)
+{
+    static const struct { const char *ev, *mask; } rq[] = {
+        { "global_power_events", "RUNNING" }, { "page_walk_type", "DTMISS" },
+        { "bsq_cache_reference", "RD_2ndL_MISS" },
+    };
+    netburst();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    unsigned seen = 0;
+    for (unsigned i = 0; i < N(rq); i++) {
+        struct ds_request r = raw(0, 0, 5000, DS_SAMPLE_OVERFLOW);
+        r.raw.nb_event = rq[i].ev;
+        r.raw.nb_mask = rq[i].mask;
+        CHECK_EQ(add(r, NULL), DS_OK, "NetBurst overflow %s", rq[i].ev);
+        CHECK(S.req[i].idx < 4, "%s on BPU_COUNTER0-3 (got %u)", rq[i].ev, S.req[i].idx);
+        CHECK(!((seen >> S.req[i].idx) & 1), "%s: counter %u not already taken", rq[i].ev, S.req[i].idx);
+        seen |= 1u << S.req[i].idx;
+    }
+    CHECK_EQ(__builtin_popcount(seen), 3, "three distinct counters");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    for (unsigned i = 0; i < N(rq); i++) /* each counter's CCCR enabled (bit 12) */
+        CHECK(fp_get(&F, 0x360 + S.req[i].idx) & (1u << 12), "CCCR%u enabled", S.req[i].idx);
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
