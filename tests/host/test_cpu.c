@@ -538,6 +538,137 @@ static void test_ext_family_bits(void)
     }
 }
 
+/* Leaf 1CH is read only with Arch LBR enumerated (CPUID.(07H,0):EDX[19]; SDM
+ * leaf 1CH; Linux intel_pmu_arch_lbr_init runs only with X86_FEATURE_ARCH_LBR)
+ * and a maximum leaf of at least 1CH (mutant cpu.c:151 `&&` -> `||` survived):
+ * EDX[19] clear with 1CH answered -> nothing read; EDX[19] set with maximum
+ * 1BH -> nothing; maximum exactly 1CH -> read. cpuid7_edx keeps leaf 7 EDX
+ * as is (SDM leaf 07H). Words from ptl_core (the Panther Lake dump). */
+static void test_leaf1c_gate(void)
+{
+    static const struct { uint32_t max, edx7; bool read; const char *what; } t[] = {
+        { 0x23, 0xFC18C430u & ~(1u << 19), false, "Arch LBR clear, max 23H" },
+        { 0x1B, 0xFC18C430u, false, "Arch LBR set, max 1BH" },
+        { 0x1C, 0xFC18C430u, true, "Arch LBR set, max exactly 1CH" },
+        { 0x23, 0xFC18C430u, true, "Arch LBR set, max 23H" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        ptl_core(&f, false);
+        for (int k = 0; k < f.nleaves; k++) {
+            if (f.leaves[k].leaf == 0)
+                f.leaves[k].r[0] = t[i].max;
+            if (f.leaves[k].leaf == 7)
+                f.leaves[k].r[3] = t[i].edx7;
+        }
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "%s: identify", t[i].what);
+        const struct ds_caps *c = &cpu.caps;
+        CHECK_EQ(c->cpuid7_edx, t[i].edx7, "%s: 07H EDX kept", t[i].what);
+        CHECK_EQ(c->has_leaf_1c, t[i].read, "%s: has_leaf_1c", t[i].what);
+        CHECK_EQ(c->lbr_1c_eax, t[i].read ? 0x4000000Bu : 0u, "%s: 1CH EAX", t[i].what);
+        CHECK_EQ(c->lbr_1c_ecx, t[i].read ? 0x000F0007u : 0u, "%s: 1CH ECX", t[i].what);
+        CHECK_EQ(c->arch_lbr_depth, t[i].read ? 32 : 0, "%s: depth", t[i].what);
+    }
+}
+
+/* GP counter mask at the 32-counter boundary (SDM leaf 0AH EAX[15:8]; the
+ * mask has one bit per counter): 31 -> 7FFFFFFFH, 32 -> FFFFFFFFH, 33 ->
+ * FFFFFFFFH (mutant cpu.c:340 `>= 32` -> `>= 33` survived; it shifts by 32). */
+static void test_gp_mask_32(void)
+{
+    static const struct { unsigned n; uint32_t mask; } t[] = { { 31, 0x7FFFFFFFu }, { 32, 0xFFFFFFFFu },
+                                                               { 33, 0xFFFFFFFFu }, { 1, 1 }, { 0, 0 } };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        fake_skylake(&f);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0xA)
+                f.leaves[k].r[0] = (f.leaves[k].r[0] & ~0xFF00u) | (t[i].n << 8);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "%u GP: identify", t[i].n);
+        CHECK_EQ(cpu.caps.gp_counters, t[i].n, "%u GP: count", t[i].n);
+        CHECK_EQ(cpu.caps.gp_mask, t[i].mask, "%u GP: mask", t[i].n);
+    }
+}
+
+/* Leaf 0AH is Intel's (SDM Vol. 2A); AMD reserves CPUID Fn0000_000A (AMD APM
+ * Vol. 3, PerfMonV2 is 80000022H): an AMD CPU whose leaf 0AH answers is not
+ * given Intel perfmon (mutant cpu.c:322 `||` -> `&&` survived). */
+static void test_leaf0a_intel_only(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    memset(&f, 0, sizeof(f));
+    fake_set_cpuid(&f, 0, 0, 0x10, 0x68747541, 0x444d4163, 0x69746e65); /* AuthenticAMD, max 10H */
+    fake_set_cpuid(&f, 1, 0, 0x00A00F11, 0, 0, (1u << 5) | (1u << 21));
+    fake_set_cpuid(&f, 0xA, 0, 0x07300404, 0, 0, 0x603);
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+    CHECK(cpu.caps.vendor == DS_VENDOR_AMD, "AMD");
+    CHECK(!cpu.caps.has_leaf_0a && cpu.caps.perfmon_version == 0 && cpu.caps.gp_counters == 0 &&
+              cpu.caps.gp_mask == 0 && cpu.caps.fixed_counters == 0,
+          "leaf 0AH not read on AMD");
+}
+
+/* Report widths: the native model ID is CPUID.1AH EAX[23:0] (6 hex digits),
+ * leaf 23H EAX/EBX are 32-bit (8 digits) (mutants cpu.c:439 6 -> 5 and
+ * cpu.c:477 8 -> 9 survived). Whole lines, from ptl_core's words. */
+static void test_report_widths(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    char buf[4096];
+    ptl_core(&f, true);
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    ds_cpu_identify(&cpu);
+    CHECK_EQ(ds_caps_format(&cpu.caps, buf, sizeof(buf)), DS_OK, "format");
+    CHECK(strstr(buf, "\ncore_type: atom (0x20), native_model_id 0x000004\n") != NULL, "1AH line: %s", buf);
+    CHECK(strstr(buf, "\nleaf23.subleaves: 0x0000003f\nleaf23.features: 0x00000003\n") != NULL, "23H lines: %s",
+          buf);
+}
+
+/* Every leaf 0AH field from words whose fields are odd and distinct (SDM
+ * Vol. 2A leaf 0AH: EAX[7:0] version, [15:8] GP count, [23:16] GP width,
+ * [31:24] EBX length; EBX bit i = event i unavailable, bits at or above
+ * the length undefined (reported unavailable); EDX[4:0] fixed count,
+ * [12:5] fixed width): mutants cpu.c:331 `r[0] >> 24` -> `r[1]`/`>> 23` and
+ * cpu.c:337 width mask 0xFF -> 0xFE survived (the profiles' fields were
+ * even or the field unchecked). */
+static void test_leaf0a_fields(void)
+{
+    static const struct { uint32_t eax, ebx, edx; unsigned gp, gpw, len, fx, fxw; uint32_t unavail, fmask; } t[] = {
+        { 0x07310904, 0x00000055, 0x000005E5, 9, 0x31, 7, 5, 0x2F, 0xFFFFFFD5u, 0x1F },
+        { 0x20FF0304, 0x12345678, 0x00001FFF, 3, 0xFF, 32, 31, 0xFF, 0x12345678u, 0x7FFFFFFF },
+        { 0x1F010104, 0x40000001, 0x00000021, 1, 0x01, 31, 1, 0x01, 0xC0000001u, 0x1 },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        fake_skylake(&f);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0xA) {
+                f.leaves[k].r[0] = t[i].eax;
+                f.leaves[k].r[1] = t[i].ebx;
+                f.leaves[k].r[2] = 0;
+                f.leaves[k].r[3] = t[i].edx;
+            }
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "row %zu: identify", i);
+        const struct ds_caps *c = &cpu.caps;
+        CHECK_EQ(c->perfmon_version, 4, "row %zu: version", i);
+        CHECK_EQ(c->gp_counters, t[i].gp, "row %zu: GP count", i);
+        CHECK_EQ(c->gp_width, t[i].gpw, "row %zu: GP width", i);
+        CHECK_EQ(c->ebx_length, t[i].len, "row %zu: EBX length", i);
+        CHECK_EQ(c->events_unavailable, t[i].unavail, "row %zu: events unavailable", i);
+        CHECK_EQ(c->fixed_counters, t[i].fx, "row %zu: fixed count", i);
+        CHECK_EQ(c->fixed_width, t[i].fxw, "row %zu: fixed width", i);
+        CHECK_EQ(c->fixed_mask, t[i].fmask, "row %zu: fixed mask", i);
+    }
+}
+
 int main(void)
 {
     test_pmu_kind();
@@ -556,5 +687,10 @@ int main(void)
     test_vendor_bytes();
     test_leaf1_at_max();
     test_ext_family_bits();
+    test_leaf1c_gate();
+    test_gp_mask_32();
+    test_leaf0a_intel_only();
+    test_report_widths();
+    test_leaf0a_fields();
     return check_summary();
 }
