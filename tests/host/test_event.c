@@ -913,6 +913,30 @@ static void test_lookup_order(void)
     CHECK(strcmp(ds_uarch_name(DS_UARCH_UNKNOWN), "unknown") == 0, "uarch 0 name");
 }
 
+/* mut3C: the EBX availability vector applies from perfmon version 1 (SDM
+ * CPUID leaf 0AH: EAX[7:0] version, EAX[31:24] vector length, EBX bit set =
+ * event not available): a version-1 leaf with the instructions bit set
+ * refuses, as version 4 does. */
+static void test_unavailable_at_v1(void)
+{
+    static struct fake_cpu f;
+    for (unsigned v = 1; v <= 4; v += 3) {
+        struct ds_cpu cpu;
+        struct ds_event_desc d;
+        fake_profile(&f, profile_of(DS_UARCH_SKYLAKE));
+        for (int i = 0; i < f.nleaves; i++)
+            if (f.leaves[i].leaf == 0xA) {
+                f.leaves[i].r[0] = (f.leaves[i].r[0] & 0x00FFFF00u) | (7u << 24) | v;
+                f.leaves[i].r[1] = 1u << 1;
+            }
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        ds_cpu_identify(&cpu);
+        CHECK_EQ(cpu.caps.perfmon_version, v, "perfmon v%u", v);
+        CHECK_EQ(ds_event_lookup(&cpu, DS_EVENT_INSTRUCTIONS, &d), DS_ERR_EVENT_UNAVAILABLE, "v%u: EBX bit 1", v);
+        CHECK_EQ(ds_event_lookup(&cpu, DS_EVENT_CYCLES, &d), DS_OK, "v%u: cycles available", v);
+    }
+}
+
 int main(void)
 {
     test_dumps();
@@ -929,5 +953,6 @@ int main(void)
     test_uarch_every_model();
     test_uarch_every_hybrid_model();
     test_lookup_order();
+    test_unavailable_at_v1();
     return check_summary();
 }
