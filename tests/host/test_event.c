@@ -937,6 +937,31 @@ static void test_unavailable_at_v1(void)
     }
 }
 
+/*
+ * mut3C, a missing row found while typing test_uarch_every_hybrid_model:
+ * Wildcat Lake 06_D5H (Linux intel-family.h INTEL_WILDCATLAKE_L) is Panther
+ * Lake to Linux core.c intel_pmu_init ("case INTEL_PANTHERLAKE_L: case
+ * INTEL_WILDCATLAKE_L: pantherlake_hybrid") and to Intel perfmon
+ * mapfile.csv (GenuineIntel-6-D5: pantherlake_darkmont_core.json 0x20 /
+ * pantherlake_cougarcove_core.json 0x40, native model 4). Its
+ * neighbours 06_D4H and 06_D6H are not named anywhere.
+ */
+static void test_wildcat_lake(void)
+{
+    static struct fake_cpu f;
+    enum ds_uarch u = DS_UARCH_UNKNOWN;
+    CHECK(uarch_of_native(&f, 0x000D0650, DS_CORE_TYPE_CORE, 4, true, &u) == DS_OK && u == DS_UARCH_COUGARCOVE,
+          "WCL P-core: %s", ds_uarch_name(u));
+    u = DS_UARCH_UNKNOWN;
+    CHECK(uarch_of_native(&f, 0x000D0650, DS_CORE_TYPE_ATOM, 4, true, &u) == DS_OK && u == DS_UARCH_DARKMONT,
+          "WCL E-core: %s", ds_uarch_name(u));
+    u = DS_UARCH_UNKNOWN;
+    CHECK(uarch_of_native(&f, 0x000D0650, DS_CORE_TYPE_ATOM, 0, true, &u) == DS_OK && u == DS_UARCH_DARKMONT,
+          "WCL E-core by the model rule: %s", ds_uarch_name(u));
+    CHECK_EQ(uarch_of_sig(&f, 0x000D0640, DS_CORE_TYPE_CORE, true, &u), DS_ERR_EVENT_UARCH, "06_D4H");
+    CHECK_EQ(uarch_of_sig(&f, 0x000D0660, DS_CORE_TYPE_CORE, true, &u), DS_ERR_EVENT_UARCH, "06_D6H");
+}
+
 int main(void)
 {
     test_dumps();
@@ -954,5 +979,6 @@ int main(void)
     test_uarch_every_hybrid_model();
     test_lookup_order();
     test_unavailable_at_v1();
+    test_wildcat_lake();
     return check_summary();
 }
