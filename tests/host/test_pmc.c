@@ -1577,6 +1577,34 @@ static void test_nhm_workaround_no_pebs(void)
     CHECK(!touched && f.faults == 0, "IA32_PEBS_ENABLE never accessed");
 }
 
+/*
+ * mut3C: adaptive PEBS needs both a format 4-6 and PEBS_BASELINE
+ * (IA32_PERF_CAPABILITIES bit 14; SDM "Adaptive PEBS"; KVM
+ * vmx_get_perf_capabilities clears PEBS_BASELINE to disallow it): format 5
+ * without baseline (the KVM Sapphire Rapids guest) and format 3 with the
+ * baseline bit set refuse EVTSEL.ADAPTIVE (bit 34), adaptive fixed
+ * counters and MSR_PEBS_DATA_CFG.
+ */
+static void test_adaptive_needs_format_and_baseline(void)
+{
+    static const struct { uint64_t caps; const char *what; } rows[] = {
+        { (5u << 8) | 0xC0 | (1u << 13), "fmt 5 without PEBS_BASELINE" },
+        { (3u << 8) | 0x5 | (1u << 13) | (1u << 14), "fmt 3 with PEBS_BASELINE" },
+    };
+    for (size_t k = 0; k < N(rows); k++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        arch_cpu(&f, &cpu, 0x000806F8, 0x08300805, 0x00000603, 0x7, rows[k].caps);
+        fp_clear_log(&f);
+        CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_ADAPTIVE, 0),
+                 DS_ERR_PMC_RESERVED, "%s: EVTSEL.ADAPTIVE", rows[k].what);
+        CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, 0x3, true, 0), DS_ERR_PMC_RESERVED, "%s: adaptive fixed", rows[k].what);
+        CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_MEMINFO), DS_ERR_PMC_NO_ADAPTIVE, "%s: DATA_CFG",
+                 rows[k].what);
+        CHECK_EQ(f.writes, 0, "%s: nothing written", rows[k].what);
+    }
+}
+
 int main(void)
 {
     test_period();
@@ -1615,5 +1643,6 @@ int main(void)
     test_fmt5_every_counter();
     test_tremont_no_ldlat();
     test_nhm_workaround_no_pebs();
+    test_adaptive_needs_format_and_baseline();
     return check_summary();
 }
