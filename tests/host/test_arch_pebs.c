@@ -1275,6 +1275,36 @@ static void test_phys_bits_boundaries(void)
     }
 }
 
+/* Exact fits and odd field values (mutants arch_pebs.c:292 `room <
+ * DS_APEBS_CNTR_HDR_BYTES` -> `<=` and :271 cache latency mask 0xFFFF ->
+ * 0xFFFE survived): a counters group that is only its 16-byte header (no GP,
+ * fixed or metrics values; Linux struct arch_pebs_cntr_header) ending the
+ * fragment decodes with empty masks; the aux latency splits into
+ * instruction [15:0] and cache [47:32] latency (ds/arch_pebs.h), with every
+ * other bit set to show they are dropped. */
+static void test_exact_fit_and_odd_fields(void)
+{
+    static unsigned char b[1024] __attribute__((aligned(16)));
+    struct spec r;
+    struct ds_pebs_sample s;
+    uint32_t used;
+    spec_init(&r, 3);
+    r.cgp = 0, r.cfx = 0, r.cmet = 0, r.ncvals = 0;
+    size_t n = frag(b, &r, E_BASIC | E_CNTR(3) | E_MODE64, 0);
+    CHECK_EQ(n, 16 + 48 + 16, "header + basic + counters header");
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "counters header alone fits exactly");
+    CHECK_EQ(used, n, "whole fragment used");
+    CHECK(s.cntr_gp_mask == 0 && s.cntr_fixed_mask == 0 && (s.present & DS_SAMPLE_CNTRS), "empty counters group");
+    CHECK_EQ(ds_arch_pebs_decode(b, n - 8, &s, &used) != DS_OK, 1, "8 bytes short: refused");
+    spec_init(&r, 3);
+    r.lat = 0xFFFF8001FFFF1235ull;
+    n = frag(b, &r, E_BASIC | E_AUX | E_MODE64, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "aux");
+    CHECK_EQ(s.latency, 0xFFFF8001FFFF1235ull, "raw latency");
+    CHECK_EQ(s.instr_latency, 0x1235, "instruction latency [15:0]");
+    CHECK_EQ(s.cache_latency, 0x8001, "cache latency [47:32]");
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1292,5 +1322,6 @@ int main(void)
     test_pmi_bit54();
     test_cntr_metrics_boundary();
     test_phys_bits_boundaries();
+    test_exact_fit_and_odd_fields();
     return check_summary();
 }

@@ -725,6 +725,80 @@ static void test_reset_slot_fixed_beyond_0a_count(void)
     }
 }
 
+/* Address and threshold checks at their exact boundaries (survivors of
+ * area.c: 64-bit alignment 8 -> 7, the wrap check `||` -> `&&`, the 32-bit
+ * area end `> 4 GiB` -> `>=` / `> 4 GiB - 1`, the Goldmont Plus margin's
+ * model key, BTS circular iff threshold 0). Expectations: SDM Vol. 3B "DS
+ * Save Area" (64-bit fields 8-byte aligned, 32-bit layout below 4 GiB),
+ * ds/area.h (the "no threshold" value end + one record must not wrap; BTS
+ * threshold 0 = circular, threshold field beyond the maximum), Linux
+ * intel_pmu_init INTEL_ATOM_GOLDMONT_PLUS (PMU_FL_PEBS_ALL: the fixed
+ * counters are PEBS counters too, pebs_update_threshold). */
+static void test_area_boundaries(void)
+{
+    static struct env e;
+    /* 64-bit layout: 8-byte alignment of pointer and linear address */
+    static const unsigned offs[] = { 1, 2, 4, 8 };
+    for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+        fake_skylake_pmu(&e.f);
+        env_identify(&e, 1);
+        e.cfg.bts.mem = e.bts + offs[i];
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), offs[i] == 8 ? DS_OK : DS_ERR_BUF_ALIGN, "BTS pointer +%u",
+                 offs[i]);
+        e.cfg.bts.mem = e.bts;
+        e.cfg.bts.linear = (uint64_t)(uintptr_t)e.bts + offs[i];
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), offs[i] == 8 ? DS_OK : DS_ERR_BUF_ALIGN, "BTS linear +%u",
+                 offs[i]);
+    }
+    /* 64-bit: the last byte at 2^64 - 1 leaves no room for end + record */
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs.mem = NULL;
+    uint64_t bytes = e.cfg.bts.bytes;
+    const struct { uint64_t linear; int want; const char *what; } top[] = {
+        { 0 - bytes, DS_ERR_BUF_ADDR, "last byte 2^64 - 1" },
+        { 0 - bytes - 24, DS_ERR_BUF_ADDR, "end + record = 2^64" },
+        { 0 - bytes - 32, DS_OK, "end + record = 2^64 - 8" },
+    };
+    for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+        e.cfg.bts.linear = top[i].linear;
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), top[i].want, "%s", top[i].what);
+    }
+    /* 32-bit layout: the management area may end exactly at 4 GiB */
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    static const struct { uint64_t lin; int want; } a32[] = {
+        { 0x100000000ull - sizeof(struct ds_area32), DS_OK },
+        { 0x100000000ull - sizeof(struct ds_area32) + 4, DS_ERR_AREA_ADDR },
+        { 0x100000000ull - sizeof(struct ds_area32) - 4, DS_OK },
+    };
+    for (size_t i = 0; i < sizeof(a32) / sizeof(a32[0]); i++) {
+        e.cfg.area_linear = a32[i].lin;
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), a32[i].want, "32-bit area at 0x%llx",
+                 (unsigned long long)a32[i].lin);
+    }
+    /* Goldmont Plus 06_7AH (fmt 3): 4 GP + 3 fixed PEBS counters -> margin 7 */
+    fake_skylake_pmu(&e.f);
+    set_leaf(&e.f, 1, 0x000706A1, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+    env_identify(&e, 1);
+    uint32_t m = 0;
+    CHECK_EQ(ds_pebs_thresh_margin(&e.cpu, DS_PEBS_FMT_3, &m), DS_OK, "GLM+ margin");
+    CHECK_EQ(m, 7, "GLM+: 4 GP + 3 fixed");
+    CHECK_EQ(ds_pebs_thresh_margin(&e.cpu, DS_PEBS_FMT_1, &m), DS_OK, "GLM+ margin fmt1");
+    CHECK_EQ(m, 7, "GLM+ fmt1: 4 GP + 3 fixed");
+    /* BTS threshold 1 record: interrupt mode, field = base + 24; 0: circular, field beyond max */
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    uint64_t b = (uint64_t)(uintptr_t)e.bts;
+    e.cfg.bts.thresh_records = 1;
+    e.cfg.pebs.mem = NULL;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "BTS threshold 1");
+    CHECK_EQ(rd64(&e.area, 0x18), b + 24, "threshold 1: base + one record");
+    e.cfg.bts.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "BTS threshold 0");
+    CHECK_EQ(rd64(&e.area, 0x18), b + 64 * 24 + 24, "threshold 0: circular, max + one record");
+}
+
 int main(void)
 {
     test_layout_rule();
@@ -740,5 +814,6 @@ int main(void)
     test_pebs_less_refusals();
     test_reset_slot_matrix();
     test_reset_slot_fixed_beyond_0a_count();
+    test_area_boundaries();
     return check_summary();
 }
