@@ -1605,6 +1605,45 @@ static void test_adaptive_needs_format_and_baseline(void)
     }
 }
 
+/*
+ * mut3C: the adaptive-PEBS constraint rows match exactly their event and
+ * unit mask. Linux ds.c intel_icl_/intel_glc_/intel_lnc_/intel_grt_
+ * pebs_event_constraints list only 0100H, 0400H, C0H (GLC any unit mask,
+ * ICL 01C0H), 01CDH, 02CDH, D0H-D4H (P-cores) and 05D0H, 06D0H (E-cores);
+ * every neighbouring event code or unit mask below has no row there and
+ * takes PEBS on any counter (PMU_FL_PEBS_ALL).
+ */
+static void test_adaptive_constraint_neighbours(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    static const struct ev_mask icl[] = {
+        { 0xBF, 0x01, 0xFF }, { 0xC1, 0x01, 0xFF }, { 0xC0, 0x02, 0xFF }, { 0x00, 0x00, 0xFF },
+        { 0x00, 0x02, 0xFF }, { 0x00, 0x05, 0xFF }, { 0x01, 0x01, 0xFF }, { 0x01, 0x04, 0xFF },
+    };
+    static const struct ev_mask glc[] = {
+        { 0xBF, 0x00, 0xFF }, { 0xC1, 0x00, 0xFF }, { 0xCC, 0x01, 0xFF }, { 0xCE, 0x01, 0xFF },
+        { 0xCC, 0x02, 0xFF }, { 0xCE, 0x02, 0xFF }, { 0xCD, 0x00, 0xFF }, { 0xCD, 0x03, 0xFF },
+        { 0xCF, 0x81, 0xFF }, { 0xD5, 0x01, 0xFF },
+    };
+    static const struct ev_mask lnc[] = {
+        { 0xCC, 0x01, 0x3FF }, { 0xCE, 0x01, 0x3FF }, { 0xCC, 0x02, 0x3FF }, { 0xCE, 0x02, 0x3FF },
+        { 0xCD, 0x00, 0x3FF }, { 0xCD, 0x03, 0x3FF }, { 0xC0, 0x01, 0x3FF },
+    };
+    static const struct ev_mask grt[] = {
+        { 0xCF, 0x05, 0xFF }, { 0xD1, 0x05, 0xFF }, { 0xCF, 0x06, 0xFF }, { 0xD1, 0x06, 0xFF },
+        { 0xD0, 0x04, 0xFF }, { 0xD0, 0x07, 0xFF }, { 0xD4, 0x01, 0xFF }, { 0xC0, 0x00, 0xFF },
+    };
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0x00000604, 0xF, (4u << 8) | 5 | (1u << 13) | (1u << 14));
+    check_masks(&f, &cpu, "ICL neighbours", 8, icl, N(icl));
+    spr_cpu(&f, &cpu);
+    check_masks(&f, &cpu, "SPR neighbours", 8, glc, N(glc));
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(6));
+    check_masks(&f, &cpu, "LNL P neighbours", 10, lnc, N(lnc));
+    lnl_cpu(&f, &cpu, true, LNL_CAPS(6));
+    check_masks(&f, &cpu, "LNL E neighbours", 8, grt, N(grt));
+}
+
 int main(void)
 {
     test_period();
@@ -1644,5 +1683,6 @@ int main(void)
     test_tremont_no_ldlat();
     test_nhm_workaround_no_pebs();
     test_adaptive_needs_format_and_baseline();
+    test_adaptive_constraint_neighbours();
     return check_summary();
 }
