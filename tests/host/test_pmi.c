@@ -605,6 +605,7 @@ static void test_v6_counter_bitmap(void)
 }
 
 static void test_decode_known_per_version(void);
+static void test_mut3d_pmi(void);
 
 int main(void)
 {
@@ -625,6 +626,7 @@ int main(void)
     test_scratch_sample_per_format();
     test_v6_counter_bitmap();
     test_decode_known_per_version();
+    test_mut3d_pmi();
     return check_summary();
 }
 
@@ -680,4 +682,99 @@ static void test_decode_known_per_version(void)
     CHECK_EQ(ds_pmi_decode(0, &c, &st), DS_OK, "decode 0");
     CHECK(!st.perf_metrics && !st.topa && !st.lbr_frz && !st.ctr_frz && !st.asci && !st.uncore && !st.ovf_buf &&
           !st.cond_chgd && !st.gp_ovf && !st.fixed_ovf && !st.unknown, "0: every field clear");
+}
+
+/*
+ * mut3D (issue 10 test strength, own seeds 6001-6004): the refusals and
+ * clears of pmi.h each alone. NULL and never-initialised handles on every
+ * entry point (DS_ERR_NULL / DS_ERR_PMI_NOT_INIT, not the UNSUPPORTED a
+ * zeroed handle would otherwise give); streamlined freeze needs perfmon v4
+ * (SDM 18.2.4 "Freeze_Perfmon_On_PMI" streamlined mode, v4+): refused on
+ * v3 Haswell, taken on v4 Skylake; a failed LBR snapshot reports lbr_n 0;
+ * PEBS records with no sink are counted lost_rejected; STATUS_RESET bit 55
+ * (ToPA) only with CPUID.07H:EBX[25] Intel PT (SDM Vol. 2 CPUID leaf 07H:
+ * bit 24 is CLWB, bit 25 Intel PT); bit 0 is not acked on a v4 part with
+ * no GP counter (PMC0 does not exist: reserved, a write would #GP).
+ */
+static void test_mut3d_pmi(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    uint64_t v = 0, un = 0;
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
+    CHECK_EQ(ds_pmi_set_freeze(NULL), DS_ERR_NULL, "set_freeze NULL");
+    CHECK_EQ(ds_pmi_pmu_enable(NULL, true), DS_ERR_NULL, "pmu_enable NULL");
+    CHECK_EQ(ds_pmi_handle(NULL, &r), DS_ERR_NULL, "handle NULL");
+    CHECK_EQ(ds_pmi_ack(NULL, 1, &un), DS_ERR_NULL, "ack NULL");
+    memset(&pmi, 0, sizeof(pmi));
+    CHECK_EQ(ds_pmi_set_freeze(&pmi), DS_ERR_PMI_NOT_INIT, "set_freeze not init");
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_ERR_PMI_NOT_INIT, "pmu_enable not init");
+    CHECK_EQ(ds_pmi_read_status(&pmi, &v), DS_ERR_PMI_NOT_INIT, "read_status not init");
+    CHECK_EQ(ds_pmi_ack(&pmi, 1, &un), DS_ERR_PMI_NOT_INIT, "ack not init");
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_PMI_NOT_INIT, "handle not init");
+    /* streamlined freeze: v3 refused, v4 taken; legacy taken on v3 */
+    fake_haswell(&e.f);
+    env_identify(&e, 1);
+    pc.freeze = DS_FREEZE_STREAMLINED;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_ERR_PMI_FREEZE_MODE, "v3: no streamlined freeze");
+    pc.freeze = DS_FREEZE_LEGACY;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "v3: legacy freeze");
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    pc.freeze = DS_FREEZE_STREAMLINED;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "v4: streamlined freeze");
+    pc.freeze = (enum ds_freeze_mode)3; /* no such mode (pmi.h: 0..2) */
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_ERR_PMI_FREEZE_MODE, "v4: freeze mode 3 refused");
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    pc.freeze = DS_FREEZE_LEGACY;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_ERR_PMI_FREEZE_MODE, "NetBurst: no legacy freeze");
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    /* failed LBR snapshot (no LBR MSRs in this fake): nothing taken, lbr_n 0 */
+    struct ds_lbr_entry buf[32];
+    const struct ds_lbr_model *lm = NULL;
+    CHECK_EQ(ds_lbr_lookup(e.cpu.caps.display_family, e.cpu.caps.display_model, &lm), DS_OK, "lbr row");
+    struct ds_pmi_config pl = { .freeze = DS_FREEZE_STREAMLINED,
+                                .lbr = { .model = lm, .format = 5, .buf = buf, .cap = 32 } };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pl), DS_OK, "init with snapshot step");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, (1ull << 58) | 0x1);
+    r.lbr_n = 77;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_MSR_FAULT, "snapshot read fault");
+    CHECK(!r.lbr_taken, "not taken");
+    CHECK_EQ(r.lbr_n, 0, "failed snapshot: lbr_n 0");
+    /* PEBS drain with no sink: every record counted lost_rejected */
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    struct ds_pmi_config pn = { .freeze = DS_FREEZE_STREAMLINED, .pebs_counters = 0x1 };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pn), DS_OK, "init without sink");
+    uint64_t base = (uint64_t)(uintptr_t)e.pebs;
+    e.area.a64.pebs_index = base + 3 * 0xC8;
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, (1ull << 62) | 0x1);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle without sink");
+    CHECK(r.pebs_drained, "drained");
+    CHECK_EQ(r.pebs.records, 0, "no record taken");
+    CHECK_EQ(r.pebs.lost_rejected, 3, "3 records lost_rejected");
+    /* ToPA ack bit 55 from CPUID.07H:EBX[25] only */
+    static const struct { uint32_t ebx; uint64_t bit55; } l7[] = { { 1u << 24, 0 }, { 1u << 25, 1ull << 55 } };
+    for (unsigned i = 0; i < 2; i++) {
+        fake_skylake_pmu(&e.f);
+        fake_set_cpuid(&e.f, 7, 0, 0, l7[i].ebx, 0, 0);
+        env_identify(&e, 1);
+        pc.freeze = DS_FREEZE_NONE;
+        CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "init leaf 7 EBX %#x", l7[i].ebx);
+        CHECK_EQ(ds_pmi_ack(&pmi, 1ull << 55, &un), DS_OK, "ack 55");
+        CHECK_EQ(un, (1ull << 55) & ~l7[i].bit55, "EBX %#x: bit 55 unacked unless PT", l7[i].ebx);
+    }
+    /* v4, leaf 7 present, no GP counter: bit 0 (PMC0) not acked */
+    fake_skylake_pmu(&e.f);
+    e.f.leaves[2].r[0] = 0x07300004; /* leaf 0AH EAX: v4, 0 GP counters */
+    fake_set_cpuid(&e.f, 7, 0, 0, 0, 0, 0);
+    env_identify(&e, 1);
+    CHECK_EQ(e.cpu.caps.gp_mask, 0, "no GP counter");
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "init v4 without GP");
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_ack(&pmi, 1, &un), DS_OK, "ack bit 0");
+    CHECK_EQ(un, 1, "bit 0 unacked");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, NULL), 0, "nothing written");
 }
