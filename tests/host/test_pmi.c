@@ -606,6 +606,7 @@ static void test_v6_counter_bitmap(void)
 
 static void test_decode_known_per_version(void);
 static void test_mut3d_pmi(void);
+static void test_mut3d_pmi_gates(void);
 
 int main(void)
 {
@@ -627,6 +628,7 @@ int main(void)
     test_v6_counter_bitmap();
     test_decode_known_per_version();
     test_mut3d_pmi();
+    test_mut3d_pmi_gates();
     return check_summary();
 }
 
@@ -777,4 +779,34 @@ static void test_mut3d_pmi(void)
     CHECK_EQ(ds_pmi_ack(&pmi, 1, &un), DS_OK, "ack bit 0");
     CHECK_EQ(un, 1, "bit 0 unacked");
     CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, NULL), 0, "nothing written");
+}
+
+/*
+ * mut3D: GLOBAL_CTRL without PERF_METRICS takes exactly the counter bits
+ * (bit 0 refused on a v4 part without PMC0, SDM IA32_PERF_GLOBAL_CTRL:
+ * one enable per existing counter); ds_pmi_read_status NULL out / pmi.
+ * (pmi.c leaf7_ack_bits' max_leaf < 7 test is redundant: has_leaf_0a
+ * needs CPUID.0:EAX >= 0AH, cpu.c identify_leaf0a; its mutants are
+ * equivalent.)
+ */
+static void test_mut3d_pmi_gates(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    uint64_t v = 0;
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "init");
+    CHECK_EQ(ds_pmi_read_status(&pmi, NULL), DS_ERR_NULL, "read_status NULL out");
+    CHECK_EQ(ds_pmi_read_status(NULL, &v), DS_ERR_NULL, "read_status NULL pmi");
+    /* v4 without GP counters or PERF_METRICS: GLOBAL_CTRL bit 0 names nothing */
+    fake_skylake_pmu(&e.f);
+    e.f.leaves[2].r[0] = 0x07300004;
+    env_identify(&e, 1);
+    CHECK(!e.cpu.caps.perf_metrics && e.cpu.caps.gp_mask == 0, "no PERF_METRICS, no GP");
+    pc.global_ctrl = 1;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_ERR_PMI_CTRL_MASK, "GLOBAL_CTRL bit 0 refused");
+    pc.global_ctrl = 1ull << 32;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "fixed 0 taken");
 }
