@@ -1544,6 +1544,7 @@ static void test_fixed_width_64(void)
 }
 
 static void test_v6_sparse_gp(void);
+static void test_mut3d_session(void);
 static void test_v5_ten_gp_overflow(void);
 static void test_bts_rings_dscpl(void);
 static void test_pebs_counter_errors_only(void);
@@ -1585,6 +1586,7 @@ int main(void)
     test_bts_rings_dscpl();
     test_pebs_counter_errors_only();
     test_netburst_counters_distinct();
+    test_mut3d_session();
     return check_summary();
 }
 
@@ -1736,4 +1738,47 @@ static void test_netburst_counters_distinct(void)
     for (unsigned i = 0; i < N(rq); i++) /* each counter's CCCR enabled (bit 12) */
         CHECK(fp_get(&F, 0x360 + S.req[i].idx) & (1u << 12), "CCCR%u enabled", S.req[i].idx);
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * mut3D (issue 10 test strength, own seeds 6001-6004), session.c
+ * programming values at their boundaries:
+ * - fixed counter with 64-bit width (ICL variant with CPUID.0AH:EDX[12:5]
+ *   = 64): start = -period over all 64 bits, an odd period keeps bit 0;
+ * - FIXED_CTR_CTRL nibble per ring: bit 0 OS (CPL 0), bit 1 USR (CPL > 0)
+ *   (SDM Vol. 3B IA32_FIXED_CTR_CTRL "EN" field): USR only = 2, kernel = 1;
+ * - load latency MSR_PEBS_LD_LAT[15:0]: 3 (pmc.h DS_PEBS_LDLAT_MIN, Linux
+ *   refuses lower) and 0xFFFF (16-bit field) taken, 2 and 0x10000 refused.
+ */
+static void test_mut3d_session(void)
+{
+    fam6(0x000706E5, 0x08300805, 0xF, 0x00000804, 0x64BF); /* ICL, 4 fixed x 64 bits */
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1001, DS_SAMPLE_PRECISE), NULL), DS_OK, "instructions:p 1001");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "on fixed 0");
+    CHECK_EQ(S.req[0].start, 0 - 1001ull, "start = -1001 in 64 bits (bit 0 set)");
+    static const struct { unsigned rings; uint64_t nibble; } rr[] = {
+        { DS_RING_USER, 0x2 }, { DS_RING_KERNEL, 0x1 }, { DS_RING_USER | DS_RING_KERNEL, 0x3 },
+    };
+    for (size_t i = 0; i < N(rr); i++) {
+        icelake();
+        CHECK_EQ(init_default(), DS_OK, "init");
+        struct ds_request r = gen(DS_EVENT_INSTRUCTIONS, 5000, DS_SAMPLE_PRECISE);
+        r.rings = rr[i].rings;
+        CHECK_EQ(add(r, NULL), DS_OK, "rings %u", rr[i].rings);
+        CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "rings %u: fixed 0", rr[i].rings);
+        CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+        CHECK_EQ(fp_get(&F, 0x38D) & 0xF, rr[i].nibble, "rings %u: FIXED_CTR_CTRL nibble 0", rr[i].rings);
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    }
+    static const struct { uint32_t ldlat; int want; } ll[] = {
+        { 2, DS_ERR_PMC_LDLAT_RANGE }, { 3, DS_OK }, { 0xFFFF, DS_OK }, { 0x10000, DS_ERR_PMC_LDLAT_RANGE },
+    };
+    for (size_t i = 0; i < N(ll); i++) {
+        skylake();
+        CHECK_EQ(init_default(), DS_OK, "init");
+        struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+        r.ldlat = ll[i].ldlat;
+        CHECK_EQ(add(r, NULL), ll[i].want, "ldlat %#x", ll[i].ldlat);
+    }
 }
