@@ -1545,6 +1545,7 @@ static void test_fixed_width_64(void)
 
 static void test_v6_sparse_gp(void);
 static void test_mut3d_session(void);
+static void test_mut3d_session_stop_v1(void);
 static void test_v5_ten_gp_overflow(void);
 static void test_bts_rings_dscpl(void);
 static void test_pebs_counter_errors_only(void);
@@ -1587,6 +1588,7 @@ int main(void)
     test_pebs_counter_errors_only();
     test_netburst_counters_distinct();
     test_mut3d_session();
+    test_mut3d_session_stop_v1();
     return check_summary();
 }
 
@@ -1781,4 +1783,29 @@ static void test_mut3d_session(void)
         r.ldlat = ll[i].ldlat;
         CHECK_EQ(add(r, NULL), ll[i].want, "ldlat %#x", ll[i].ldlat);
     }
+}
+
+/*
+ * mut3D: the smallest sampling period (1) is taken, 0 refused (a period
+ * is a count of events, SDM "Performance Monitoring Counters" reload
+ * -period); perfmon v1 (Core Duo 06_0EH: CPUID.0AH:EAX = 07280201H, no
+ * IA32_PERF_GLOBAL_CTRL, SDM 20.2.1) stops a DS_COUNT counter by clearing
+ * its IA32_PERFEVTSELx.EN (bit 22), as it does a sampling one.
+ */
+static void test_mut3d_session_stop_v1(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "period 1 taken");
+    CHECK_EQ(add(raw(0xC4, 0x00, 0, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_SESSION_BAD_PERIOD, "period 0 refused");
+    fam6(0x000006EC, 0x07280201, 0, 0, 0);
+    CHECK_EQ(cpu.caps.perfmon_version, 1, "v1");
+    CHECK_EQ(init_default(), DS_OK, "init v1");
+    CHECK_EQ(add(raw(0xC4, 0x00, 0, DS_COUNT), NULL), DS_OK, "count on v1");
+    unsigned n = S.req[0].idx;
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK((fp_get(&F, 0x186 + n) >> 22) & 1, "EVTSEL%u.EN set while running", n);
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
+    CHECK_EQ((fp_get(&F, 0x186 + n) >> 22) & 1, 0, "EVTSEL%u.EN clear after stop", n);
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
