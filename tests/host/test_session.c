@@ -1546,6 +1546,7 @@ static void test_fixed_width_64(void)
 static void test_v6_sparse_gp(void);
 static void test_mut3d_session(void);
 static void test_mut3d_session_stop_v1(void);
+static void test_mut3d_session_pebs_room(void);
 static void test_v5_ten_gp_overflow(void);
 static void test_bts_rings_dscpl(void);
 static void test_pebs_counter_errors_only(void);
@@ -1589,6 +1590,7 @@ int main(void)
     test_netburst_counters_distinct();
     test_mut3d_session();
     test_mut3d_session_stop_v1();
+    test_mut3d_session_pebs_room();
     return check_summary();
 }
 
@@ -1808,4 +1810,30 @@ static void test_mut3d_session_stop_v1(void)
     CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
     CHECK_EQ((fp_get(&F, 0x186 + n) >> 22) & 1, 0, "EVTSEL%u.EN clear after stop", n);
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * mut3D: the smallest PEBS buffer a session takes. Skylake PEBS format 3
+ * records are 0xC8 bytes (SDM Table 20-xx "PEBS record format 3"; Linux
+ * struct pebs_record_skl), and each of its 4 PEBS-capable GP counters may
+ * still write one record after the threshold (area.h margin): one record
+ * beyond that margin, 5 records after the 4 KiB DS-area page, is the
+ * minimum; one byte less is DS_ERR_SESSION_BUF_SMALL at start.
+ */
+static void test_mut3d_session_pebs_room(void)
+{
+    static const struct { size_t bytes; int want; } rows[] = {
+        { 4096 + 5 * 0xC8, DS_OK }, { 4096 + 5 * 0xC8 - 1, DS_ERR_SESSION_BUF_SMALL },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        skylake();
+        struct ds_session_config c = cfg_mem();
+        c.bytes = rows[i].bytes;
+        memset(&S, 0, sizeof S);
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init %zu bytes", rows[i].bytes);
+        CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS request");
+        CHECK_EQ(ds_session_start(&S), rows[i].want, "%zu bytes", rows[i].bytes);
+        if (rows[i].want == DS_OK)
+            CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    }
 }
