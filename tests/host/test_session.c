@@ -1548,6 +1548,11 @@ static void test_v5_ten_gp_overflow(void);
 static void test_bts_rings_dscpl(void);
 static void test_pebs_counter_errors_only(void);
 static void test_netburst_counters_distinct(void);
+static void test_add_refusals_exact(void);
+static void test_callbacks_per_kind(void);
+static void test_restore_after_outside_change(void);
+static void test_apebs_counter_choice(void);
+static void test_describe_no_cpu(void);
 
 int main(void)
 {
@@ -1585,6 +1590,11 @@ int main(void)
     test_bts_rings_dscpl();
     test_pebs_counter_errors_only();
     test_netburst_counters_distinct();
+    test_add_refusals_exact();
+    test_callbacks_per_kind();
+    test_restore_after_outside_change();
+    test_apebs_counter_choice();
+    test_describe_no_cpu();
     return check_summary();
 }
 
@@ -1736,4 +1746,173 @@ static void test_netburst_counters_distinct(void)
     for (unsigned i = 0; i < N(rq); i++) /* each counter's CCCR enabled (bit 12) */
         CHECK(fp_get(&F, 0x360 + S.req[i].idx) & (1u << 12), "CCCR%u enabled", S.req[i].idx);
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * ds_session_add refuses at add time, with the documented code, what
+ * would otherwise fail later or silently (session.h, err.h):
+ * - load-latency threshold outside 3..65535 (pmc.h DS_PEBS_LDLAT_MIN/MAX,
+ *   SDM MSR_PEBS_LD_LAT [15:0]): DS_ERR_PMC_LDLAT_RANGE, at 2 and 65536,
+ *   accepted at 3 and 65535;
+ * - a second, different threshold (MSR_PEBS_LD_LAT is one per logical
+ *   CPU): DS_ERR_SESSION_NO_LDLAT; the same threshold again is fine;
+ * - record groups a format records (formats 1-3 record the memory fields
+ *   and the GPRs, SDM PEBS record layouts; format 0 and NetBurst only the
+ *   GPRs): DS_GROUP_MEM accepted on Nehalem/Skylake, refused on Core 2;
+ * - period 0 of a sampling request, also on NetBurst: BAD_PERIOD;
+ * - a counting request on a family-6 part without architectural perfmon
+ *   (CPUID.0AH:EAX[7:0] = 0): DS_ERR_NO_PERFMON.
+ */
+static void test_add_refusals_exact(void)
+{
+    static const struct { uint32_t ldlat; int err; } ll[] = {
+        { 2, DS_ERR_PMC_LDLAT_RANGE }, { 3, DS_OK }, { 0xFFFF, DS_OK }, { 0x10000, DS_ERR_PMC_LDLAT_RANGE },
+    };
+    for (unsigned i = 0; i < N(ll); i++) {
+        skylake();
+        CHECK_EQ(init_default(), DS_OK, "init");
+        struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+        r.ldlat = ll[i].ldlat;
+        CHECK_EQ(add(r, NULL), ll[i].err, "Skylake ldlat %u", ll[i].ldlat);
+    }
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request l = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+    l.ldlat = 40;
+    CHECK_EQ(add(l, NULL), DS_OK, "Ice Lake ldlat 40");
+    l.ldlat = 50;
+    CHECK_EQ(add(l, NULL), DS_ERR_SESSION_NO_LDLAT, "second threshold 50: one MSR_PEBS_LD_LAT");
+    l.ldlat = 40;
+    CHECK_EQ(add(l, NULL), DS_OK, "the same threshold 40 again");
+
+    void (*fmts[])(void) = { nehalem, skylake, core2 };
+    const int gerr[] = { DS_OK, DS_OK, DS_ERR_SESSION_GROUPS };
+    for (unsigned i = 0; i < N(fmts); i++) {
+        fmts[i]();
+        CHECK_EQ(init_default(), DS_OK, "init");
+        struct ds_request r = raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE);
+        r.groups = DS_GROUP_MEM;
+        CHECK_EQ(add(r, NULL), gerr[i], "format %u: DS_GROUP_MEM", cpu.caps.pebs_format);
+        r.groups = DS_GROUP_GPRS;
+        CHECK_EQ(add(r, NULL), DS_OK, "format %u: DS_GROUP_GPRS", cpu.caps.pebs_format);
+    }
+
+    netburst();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "NetBurst init");
+    struct ds_request nb = raw(0, 0, 0, DS_SAMPLE_OVERFLOW);
+    nb.raw.nb_event = "global_power_events";
+    nb.raw.nb_mask = "RUNNING";
+    CHECK_EQ(add(nb, NULL), DS_ERR_SESSION_BAD_PERIOD, "NetBurst overflow, period 0");
+    nb.period = 1;
+    CHECK_EQ(add(nb, NULL), DS_OK, "NetBurst overflow, period 1");
+
+    fam6(0x000006F6, 0, 0, 0, 0); /* Core 2 words with CPUID.0AH all 0: no arch perfmon */
+    CHECK_EQ(cpu.caps.perfmon_version, 0, "perfmon v0");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_COUNT), NULL), DS_ERR_NO_PERFMON, "count without perfmon");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_NO_PERFMON, "overflow without perfmon");
+}
+
+static int cb_pebs(void *arg, const struct ds_pebs_sample *p)
+{
+    (void)arg;
+    (void)p;
+    return 0;
+}
+
+/* Which requests need which callback (session.h: overflow samples need
+ * on_sample, PEBS records on_sample or on_pebs; BTS and counting requests
+ * deliver nothing through those). */
+static void test_callbacks_per_kind(void)
+{
+    skylake();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c;
+    memset(&c, 0, sizeof c);
+    c.mem = mem;
+    c.bytes = sizeof mem;
+    c.on_branch = on_branch;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init, on_branch only");
+    struct ds_request b;
+    memset(&b, 0, sizeof b);
+    b.mode = DS_TRACE_BTS_CIRCULAR;
+    CHECK_EQ(add(b, NULL), DS_OK, "on_branch only: BTS");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_COUNT), NULL), DS_OK, "on_branch only: counting");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_SESSION_NO_CALLBACK, "on_branch only: overflow");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NO_CALLBACK, "on_branch only: PEBS");
+    memset(&S, 0, sizeof S);
+    c.on_branch = NULL;
+    c.on_pebs = cb_pebs;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init, on_pebs only");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "on_pebs only: PEBS");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_SESSION_NO_CALLBACK, "on_pebs only: overflow");
+}
+
+/*
+ * A second start/teardown cycle saves the MSRs afresh (session.h: teardown
+ * puts back what start found): after the first teardown the MSRs change
+ * (another user of the PMU), and the second teardown must restore those
+ * new values, not the first cycle's.
+ */
+static void test_restore_after_outside_change(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start 1");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown 1");
+    dirty_all(0x5151);
+    take_snap();
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start 2");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown 2");
+    check_snap("second cycle after an outside change");
+}
+
+/*
+ * Architectural PEBS counter choice from CPUID.(23H,5) (SDM CPUID leaf 23H
+ * sub-leaf 5: EAX PEBS-capable GP bitmap, ECX fixed bitmap): a fixed-
+ * counter event takes fixed counter 0 when that bitmap has it; a GP event
+ * takes the lowest GP counter in the bitmap (GP1 when only GP1 is
+ * capable); no capable GP counter at all: the event is not precise here.
+ */
+static void test_apebs_counter_choice(void)
+{
+    panther();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "instructions precise");
+    CHECK(S.req[0].how == DS_HOW_APEBS && S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0,
+          "arch PEBS on fixed 0 (%d/%u)", S.req[0].kind, S.req[0].idx);
+
+    panther();
+    cpuid_patch(0x23, 5, 0, 0x2); /* only GP1 PEBS-capable */
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "GP event precise");
+    CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == 1, "GP1 (got %u)", S.req[0].idx);
+
+    panther();
+    cpuid_patch(0x23, 5, 0, 0);
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE,
+             "no PEBS-capable GP counter: not precise");
+}
+
+/* ds_session_describe on a zeroed session (never initialised, no CPU):
+ * family and model print as 0 (session.h: describe needs only @s), two
+ * hex digits each (ds__sb_hex minimum width 2). */
+static void test_describe_no_cpu(void)
+{
+    static struct ds_session z;
+    char txt[1024];
+    memset(&z, 0, sizeof z);
+    ds_session_describe(&z, txt, sizeof txt);
+    CHECK(strstr(txt, "(family 0x00 model 0x00)") != NULL, "no CPU: family/model 0: %s", txt);
 }
