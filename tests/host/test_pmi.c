@@ -605,6 +605,7 @@ static void test_v6_counter_bitmap(void)
 }
 
 static void test_decode_known_per_version(void);
+static void test_idle_pebs_threshold_exact(void);
 
 int main(void)
 {
@@ -625,6 +626,7 @@ int main(void)
     test_scratch_sample_per_format();
     test_v6_counter_bitmap();
     test_decode_known_per_version();
+    test_idle_pebs_threshold_exact();
     return check_summary();
 }
 
@@ -680,4 +682,33 @@ static void test_decode_known_per_version(void)
     CHECK_EQ(ds_pmi_decode(0, &c, &st), DS_OK, "decode 0");
     CHECK(!st.perf_metrics && !st.topa && !st.lbr_frz && !st.ctr_frz && !st.asci && !st.uncore && !st.ovf_buf &&
           !st.cond_chgd && !st.gp_ovf && !st.fixed_ovf && !st.unknown, "0: every field clear");
+}
+
+/*
+ * A PMI with GLOBAL_STATUS 0 still services a PEBS buffer that is due by
+ * its index (pmi.h: foreign NMI or a buffer due by its index). Due means
+ * the index reached the interrupt threshold the area holds (SDM "DS Save
+ * Area": the PMI is requested when PEBS Index >= PEBS Interrupt
+ * Threshold): one byte below is not due, index == threshold is.
+ */
+static void test_idle_pebs_threshold_exact(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    int got = 0;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    struct ds_pmi_config pc = { .pebs_sink = take, .pebs_arg = &got };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init");
+    uint64_t thr = e.area.a64.pebs_thresh;
+    CHECK(thr > e.area.a64.pebs_base, "threshold above base");
+    e.area.a64.pebs_index = thr - 1;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle, index = threshold - 1");
+    CHECK(!r.pebs_drained && !r.handled, "one byte below the threshold: not due, not ours");
+    e.area.a64.pebs_index = thr;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle, index = threshold");
+    CHECK(r.pebs_drained && r.handled, "index == threshold: due, drained");
 }

@@ -1553,6 +1553,7 @@ static void test_callbacks_per_kind(void);
 static void test_restore_after_outside_change(void);
 static void test_apebs_counter_choice(void);
 static void test_describe_no_cpu(void);
+static void test_fixed_width_8(void);
 
 int main(void)
 {
@@ -1595,6 +1596,7 @@ int main(void)
     test_restore_after_outside_change();
     test_apebs_counter_choice();
     test_describe_no_cpu();
+    test_fixed_width_8();
     return check_summary();
 }
 
@@ -1915,4 +1917,26 @@ static void test_describe_no_cpu(void)
     memset(&z, 0, sizeof z);
     ds_session_describe(&z, txt, sizeof txt);
     CHECK(strstr(txt, "(family 0x00 model 0x00)") != NULL, "no CPU: family/model 0: %s", txt);
+}
+
+/*
+ * The narrowest fixed counter a session samples on: CPUID.0AH:EDX[12:5] =
+ * 8 bits (pmc.h: widths 8..64). The period is at most 2^(w-1) = 128 there
+ * (a sampling counter starts at -period with its top bit set); the start
+ * value is -period in 8 bits. Width 7 is refused.
+ */
+static void test_fixed_width_8(void)
+{
+    fam6(0x000706E5, 0x08300805, 0xF, (8u << 5) | 4, 0x64BF); /* ICL, 4 fixed x 8 bits */
+    CHECK_EQ(cpu.caps.fixed_width, 8, "fixed width 8");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 128, DS_SAMPLE_PRECISE), NULL), DS_OK, "period 128 on 8 bits");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "on fixed 0");
+    CHECK_EQ(S.req[0].start, 0x80, "start = -128 in 8 bits");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 129, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_BAD_PERIOD, "period 129");
+    fam6(0x000706E5, 0x08300805, 0xF, (7u << 5) | 4, 0x64BF);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK(add(gen(DS_EVENT_INSTRUCTIONS, 64, DS_SAMPLE_PRECISE), NULL) != DS_OK || S.req[0].kind != DS_CTR_FIXED,
+          "width 7: no fixed-counter sampling");
 }
