@@ -245,6 +245,7 @@ static const struct hybrid_row hybrids[] = {
     { 0xC5, DS_UARCH_LIONCOVE, DS_UARCH_SKYMONT },        /* Arrow Lake H */
     { 0xC6, DS_UARCH_LIONCOVE, DS_UARCH_SKYMONT },        /* Arrow Lake */
     { 0xCC, DS_UARCH_COUGARCOVE, DS_UARCH_DARKMONT },     /* Panther Lake */
+    { 0xD5, DS_UARCH_COUGARCOVE, DS_UARCH_DARKMONT },     /* Wildcat Lake: Panther Lake to Linux intel_pmu_init and perfmon mapfile.csv 6-D5 */
 };
 
 /* Hybrid cores by CPUID.1AH core type and native model ID (EAX[23:0]), as

@@ -426,38 +426,43 @@ static int check_pebs(const struct ds_cpu *cpu)
  * .. Skylake (pebs_event_counter), adaptive formats (apebs_rows).
  */
 struct pebs_ctr_rule {
-    uint8_t model;          /* family-6 DisplayModel; 0 = any model */
-    uint8_t fmt_lo, fmt_hi; /* PEBS format range of a model-0 row */
-    bool baseline;          /* model-0 row needs PERF_CAPABILITIES.PEBS_BASELINE */
+    uint8_t model;          /* family-6 DisplayModel; 0 = a format row */
+    uint8_t fmt_lo, fmt_hi; /* PEBS format range of a format row */
+    bool baseline;          /* format row needs PERF_CAPABILITIES.PEBS_BASELINE */
     bool fixed;             /* fixed counters take PEBS (IA32_PEBS_ENABLE bit 32+m) */
     uint32_t gp;            /* PEBS-capable GP counters */
     int err;                /* error for a GP counter outside @gp */
 };
+/* Model rows leave the format fields out (unused there). */
+#define PMC0_ONLY(m) { .model = (m), .gp = 0x1, .err = DS_ERR_PMC_PEBS_PMC0_ONLY }
 static const struct pebs_ctr_rule pebs_ctr_rules[] = {
-    { 0x37, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont */
-    { 0x4A, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont (Merrifield) */
-    { 0x4D, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont-D (Avoton) */
-    { 0x5A, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Airmont (Moorefield) */
-    { 0x5D, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Silvermont (SoFIA) */
-    { 0x4C, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Airmont */
-    { 0x75, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Airmont NP */
-    { 0x5C, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Goldmont */
-    { 0x5F, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Goldmont-D (Denverton) */
-    { 0x57, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Knights Landing */
-    { 0x85, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_PMC0_ONLY }, /* Knights Mill */
-    { 0x7A, 0, 0, false, true, 0xFF, DS_ERR_PMC_PEBS_COUNTER },   /* Goldmont Plus */
-    { 0, 0, 0, false, false, 0x1, DS_ERR_PMC_PEBS_COUNTER },      /* Core 2, Atom */
-    { 0, 4, 4, true, true, 0xFF, DS_ERR_PMC_PEBS_COUNTER },       /* Ice Lake, Tremont */
-    { 0, 5, 6, true, true, 0xFFFFFFFFu, DS_ERR_PMC_PEBS_COUNTER }, /* SPR .., LNL/ARL */
-    { 0, 1, 6, false, false, 0xF, DS_ERR_PMC_PEBS_COUNTER },      /* Nehalem .. Skylake */
+    PMC0_ONLY(0x37), /* Silvermont */
+    PMC0_ONLY(0x4A), /* Silvermont (Merrifield) */
+    PMC0_ONLY(0x4D), /* Silvermont-D (Avoton) */
+    PMC0_ONLY(0x5A), /* Airmont (Moorefield) */
+    PMC0_ONLY(0x5D), /* Silvermont (SoFIA) */
+    PMC0_ONLY(0x4C), /* Airmont */
+    PMC0_ONLY(0x75), /* Airmont NP */
+    PMC0_ONLY(0x5C), /* Goldmont */
+    PMC0_ONLY(0x5F), /* Goldmont-D (Denverton) */
+    PMC0_ONLY(0x57), /* Knights Landing */
+    PMC0_ONLY(0x85), /* Knights Mill */
+    { .model = 0x7A, .fixed = true, .gp = 0xFF, .err = DS_ERR_PMC_PEBS_COUNTER }, /* Goldmont Plus */
+    { .fmt_lo = 0, .fmt_hi = 0, .gp = 0x1, .err = DS_ERR_PMC_PEBS_COUNTER },    /* Core 2, Atom */
+    { .fmt_lo = 4, .fmt_hi = 4, .baseline = true, .fixed = true, .gp = 0xFF,
+      .err = DS_ERR_PMC_PEBS_COUNTER },                                         /* Ice Lake, Tremont */
+    { .fmt_lo = 5, .fmt_hi = DS_PMC_PEBS_FMT_MAX, .baseline = true, .fixed = true, .gp = 0xFFFFFFFFu,
+      .err = DS_ERR_PMC_PEBS_COUNTER },                                         /* SPR .., LNL/ARL */
 };
+#undef PMC0_ONLY
+/* Every other part (formats 1-3, formats 4+ without PEBS_BASELINE: Nehalem ..
+ * Skylake, a KVM guest): PMC0-3. */
+static const struct pebs_ctr_rule pebs_ctr_default = { .gp = 0xF, .err = DS_ERR_PMC_PEBS_COUNTER };
 
-/* The row for @c (check_pebs() has limited the format to 0..6, so the last
- * row always matches). */
+/* The row for @c: the first matching row, else pebs_ctr_default. */
 static const struct pebs_ctr_rule *pebs_rule(const struct ds_caps *c)
 {
-    size_t n = sizeof(pebs_ctr_rules) / sizeof(pebs_ctr_rules[0]);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < sizeof(pebs_ctr_rules) / sizeof(pebs_ctr_rules[0]); i++) {
         const struct pebs_ctr_rule *r = &pebs_ctr_rules[i];
         if (r->model) {
             if (c->display_family == 6 && c->display_model == r->model)
@@ -468,7 +473,7 @@ static const struct pebs_ctr_rule *pebs_rule(const struct ds_caps *c)
             (!r->baseline || c->pebs_baseline))
             return r;
     }
-    return &pebs_ctr_rules[n - 1];
+    return &pebs_ctr_default;
 }
 
 
@@ -571,20 +576,20 @@ static unsigned apebs_class(const struct ds_cpu *cpu)
     }
 }
 
-struct apebs_row { uint8_t cls, ev_lo, ev_hi; int16_t umask; uint32_t gp; };
+struct apebs_row { uint8_t cls, ev_lo, ev_hi, umask; bool any_umask; uint32_t gp; };
 static const struct apebs_row apebs_rows[] = {
-    { AP_ICL, 0xC0, 0xC0, 0x01, 0x0 },   /* PREC_DIST: fixed counter 0 only */
-    { AP_GLC, 0xC0, 0xC0, -1, 0xFE },    /* INST_RETIRED.*: PMC1-7 */
-    { AP_BIG, 0x00, 0x00, 0x01, 0x0 },   /* 0100H INST_RETIRED.PREC_DIST: fixed 0 only */
-    { AP_BIG, 0x00, 0x00, 0x04, 0x0 },   /* 0400H SLOTS: fixed 3 only */
-    { AP_ICL, 0xCD, 0xCD, 0x01, 0xFF },
-    { AP_GLC, 0xCD, 0xCD, 0x01, 0xFE },
-    { AP_GLC, 0xCD, 0xCD, 0x02, 0x1 },
-    { AP_LNC, 0xCD, 0xCD, 0x01, 0x3FC },
-    { AP_LNC, 0xCD, 0xCD, 0x02, 0x3 },
-    { AP_BIG, 0xD0, 0xD4, -1, 0xF },
-    { AP_GRT, 0xD0, 0xD0, 0x05, 0x3 },
-    { AP_GRT, 0xD0, 0xD0, 0x06, 0xF },
+    { AP_ICL, 0xC0, 0xC0, 0x01, false, 0x0 },   /* PREC_DIST: fixed counter 0 only */
+    { .cls = AP_GLC, .ev_lo = 0xC0, .ev_hi = 0xC0, .any_umask = true, .gp = 0xFE }, /* INST_RETIRED.*: PMC1-7 */
+    { AP_BIG, 0x00, 0x00, 0x01, false, 0x0 },   /* 0100H INST_RETIRED.PREC_DIST: fixed 0 only */
+    { AP_BIG, 0x00, 0x00, 0x04, false, 0x0 },   /* 0400H SLOTS: fixed 3 only */
+    { AP_ICL, 0xCD, 0xCD, 0x01, false, 0xFF },
+    { AP_GLC, 0xCD, 0xCD, 0x01, false, 0xFE },
+    { AP_GLC, 0xCD, 0xCD, 0x02, false, 0x1 },
+    { AP_LNC, 0xCD, 0xCD, 0x01, false, 0x3FC },
+    { AP_LNC, 0xCD, 0xCD, 0x02, false, 0x3 },
+    { .cls = AP_BIG, .ev_lo = 0xD0, .ev_hi = 0xD4, .any_umask = true, .gp = 0xF },
+    { AP_GRT, 0xD0, 0xD0, 0x05, false, 0x3 },
+    { AP_GRT, 0xD0, 0xD0, 0x06, false, 0xF },
 };
 
 /* GP counters event @evtsel may take PEBS on (all ones: no constraint). */
@@ -595,7 +600,7 @@ static uint32_t apebs_event_mask(unsigned cls, uint64_t evtsel)
         return 0xFFFFFFFFu;
     for (size_t i = 0; i < sizeof(apebs_rows) / sizeof(apebs_rows[0]); i++) {
         const struct apebs_row *r = &apebs_rows[i];
-        if ((r->cls & cls) && ev >= r->ev_lo && ev <= r->ev_hi && (r->umask < 0 || r->umask == um))
+        if ((r->cls & cls) && ev >= r->ev_lo && ev <= r->ev_hi && (r->any_umask || r->umask == um))
             return r->gp;
     }
     return 0xFFFFFFFFu;
@@ -745,7 +750,7 @@ static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel
         e = nhm_pebs_event(c, evtsel);
         if (e)
             return e;
-    } else if (r == &pebs_ctr_rules[sizeof(pebs_ctr_rules) / sizeof(pebs_ctr_rules[0]) - 1]) {
+    } else if (r == &pebs_ctr_default) {
         e = pebs_event_counter(c, idx, evtsel); /* the generic PMC0-3 row */
         if (e)
             return e;

@@ -843,6 +843,125 @@ static void test_uarch_every_model(void)
     }
 }
 
+/*
+ * mut3C (issue 10 test strength): every hybrid model libds names, each core
+ * type, typed from Intel perfmon mapfile.csv ("Family-model", "Core Type"
+ * 0x20 Atom / 0x40 Core, "Native Model ID"): 6-97/9A/B7/BA/BF gracemont /
+ * goldencove native 1; 6-AA/AC/B5 crestmont / redwoodcove native 2;
+ * 6-BD/C6 skymont / lioncove native 3, 6-C5 also LowPower_Atom crestmont
+ * native 2; 6-CC darkmont / cougarcove native 4; 18-1/18-3 arcticwolf /
+ * coyotecove native 5. Lakefield 06_8AH is not in mapfile.csv: Linux
+ * intel-family.h INTEL_LAKEFIELD "Sunny Cove / Tremont". Each model is
+ * resolved with its native model ID, with none (the core-type rule), and as
+ * a P-core-only SKU (no leaf 1AH, not hybrid: the P-core uarch).
+ */
+static void test_uarch_every_hybrid_model(void)
+{
+    static const struct { uint32_t sig; uint32_t native; enum ds_uarch e, p; } rows[] = {
+        { 0x000806A0, 0, DS_UARCH_TREMONT, DS_UARCH_ICELAKE },
+        { 0x00090670, 1, DS_UARCH_GRACEMONT, DS_UARCH_GOLDENCOVE }, { 0x000906A0, 1, DS_UARCH_GRACEMONT, DS_UARCH_GOLDENCOVE },
+        { 0x000B0670, 1, DS_UARCH_GRACEMONT, DS_UARCH_GOLDENCOVE }, { 0x000B06A0, 1, DS_UARCH_GRACEMONT, DS_UARCH_GOLDENCOVE },
+        { 0x000B06F0, 1, DS_UARCH_GRACEMONT, DS_UARCH_GOLDENCOVE },
+        { 0x000A06A0, 2, DS_UARCH_CRESTMONT, DS_UARCH_REDWOODCOVE }, { 0x000A06C0, 2, DS_UARCH_CRESTMONT, DS_UARCH_REDWOODCOVE },
+        { 0x000B0650, 2, DS_UARCH_CRESTMONT, DS_UARCH_REDWOODCOVE },
+        { 0x000B06D0, 3, DS_UARCH_SKYMONT, DS_UARCH_LIONCOVE }, { 0x000C0660, 3, DS_UARCH_SKYMONT, DS_UARCH_LIONCOVE },
+        { 0x000C0650, 3, DS_UARCH_SKYMONT, DS_UARCH_LIONCOVE },
+        { 0x000C06C0, 4, DS_UARCH_DARKMONT, DS_UARCH_COUGARCOVE },
+        { 0x00300F10, 5, DS_UARCH_ARCTICWOLF, DS_UARCH_COYOTECOVE }, { 0x00300F30, 5, DS_UARCH_ARCTICWOLF, DS_UARCH_COYOTECOVE },
+    };
+    static struct fake_cpu f;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        uint32_t sig = rows[i].sig;
+        for (int ct = 0; ct < 2; ct++) {
+            uint8_t type = ct ? DS_CORE_TYPE_CORE : DS_CORE_TYPE_ATOM;
+            enum ds_uarch want = ct ? rows[i].p : rows[i].e;
+            enum ds_uarch u = DS_UARCH_UNKNOWN;
+            int e = uarch_of_native(&f, sig, type, rows[i].native, true, &u);
+            CHECK(e == DS_OK && u == want, "sig %08x core type %02x native %u: %s, want %s", sig, type,
+                  rows[i].native, e == DS_OK ? ds_uarch_name(u) : ds_errname(e), ds_uarch_name(want));
+            u = DS_UARCH_UNKNOWN;
+            e = uarch_of_native(&f, sig, type, 0, true, &u);
+            CHECK(e == DS_OK && u == want, "sig %08x core type %02x, no native ID: %s, want %s", sig, type,
+                  e == DS_OK ? ds_uarch_name(u) : ds_errname(e), ds_uarch_name(want));
+        }
+        enum ds_uarch u = DS_UARCH_UNKNOWN;
+        int e = uarch_of_sig(&f, sig, 0, false, &u);
+        CHECK(e == DS_OK && u == rows[i].p, "sig %08x P-core-only SKU: %s", sig, e == DS_OK ? ds_uarch_name(u) : ds_errname(e));
+    }
+    /* the low-power E-cores of Arrow Lake H 06_C5H: native model 2 */
+    enum ds_uarch u = DS_UARCH_UNKNOWN;
+    CHECK(uarch_of_native(&f, 0x000C0650, DS_CORE_TYPE_ATOM, 2, true, &u) == DS_OK && u == DS_UARCH_CRESTMONT,
+          "ARL-H native 2: crestmont");
+    /* the neighbours of the family-18 rows are not Nova Lake */
+    CHECK_EQ(uarch_of_sig(&f, 0x00300F00, DS_CORE_TYPE_CORE, true, &u), DS_ERR_EVENT_UARCH, "18_00H");
+    CHECK_EQ(uarch_of_sig(&f, 0x00300F40, DS_CORE_TYPE_CORE, true, &u), DS_ERR_EVENT_UARCH, "18_04H");
+}
+
+/* mut3C: ds_event_lookup checks identification before the event index
+ * (event.h: DS_ERR_NOT_IDENTIFIED), and the index bounds are exact. */
+static void test_lookup_order(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu raw;
+    struct ds_event_desc d;
+    fake_profile(&f, profile_of(DS_UARCH_SKYLAKE));
+    ds_cpu_init(&raw, &fake_ops, &f);
+    CHECK_EQ(ds_event_lookup(&raw, DS_EVENT_NONE, &d), DS_ERR_NOT_IDENTIFIED, "unidentified, event 0");
+    CHECK_EQ(ds_event_lookup(&raw, DS_EVENT__COUNT, &d), DS_ERR_NOT_IDENTIFIED, "unidentified, event past the end");
+    CHECK(strcmp(ds_uarch_name((enum ds_uarch)(DS_UARCH__COUNT - 1)), "arcticwolf") == 0, "last uarch name");
+    CHECK(strcmp(ds_event_name((enum ds_event)(DS_EVENT__COUNT - 1)), "cycles") == 0, "last event name");
+    CHECK(strcmp(ds_uarch_name(DS_UARCH_UNKNOWN), "unknown") == 0, "uarch 0 name");
+}
+
+/* mut3C: the EBX availability vector applies from perfmon version 1 (SDM
+ * CPUID leaf 0AH: EAX[7:0] version, EAX[31:24] vector length, EBX bit set =
+ * event not available): a version-1 leaf with the instructions bit set
+ * refuses, as version 4 does. */
+static void test_unavailable_at_v1(void)
+{
+    static struct fake_cpu f;
+    for (unsigned v = 1; v <= 4; v += 3) {
+        struct ds_cpu cpu;
+        struct ds_event_desc d;
+        fake_profile(&f, profile_of(DS_UARCH_SKYLAKE));
+        for (int i = 0; i < f.nleaves; i++)
+            if (f.leaves[i].leaf == 0xA) {
+                f.leaves[i].r[0] = (f.leaves[i].r[0] & 0x00FFFF00u) | (7u << 24) | v;
+                f.leaves[i].r[1] = 1u << 1;
+            }
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        ds_cpu_identify(&cpu);
+        CHECK_EQ(cpu.caps.perfmon_version, v, "perfmon v%u", v);
+        CHECK_EQ(ds_event_lookup(&cpu, DS_EVENT_INSTRUCTIONS, &d), DS_ERR_EVENT_UNAVAILABLE, "v%u: EBX bit 1", v);
+        CHECK_EQ(ds_event_lookup(&cpu, DS_EVENT_CYCLES, &d), DS_OK, "v%u: cycles available", v);
+    }
+}
+
+/*
+ * mut3C, a missing row found while typing test_uarch_every_hybrid_model:
+ * Wildcat Lake 06_D5H (Linux intel-family.h INTEL_WILDCATLAKE_L) is Panther
+ * Lake to Linux core.c intel_pmu_init ("case INTEL_PANTHERLAKE_L: case
+ * INTEL_WILDCATLAKE_L: pantherlake_hybrid") and to Intel perfmon
+ * mapfile.csv (GenuineIntel-6-D5: pantherlake_darkmont_core.json 0x20 /
+ * pantherlake_cougarcove_core.json 0x40, native model 4). Its
+ * neighbours 06_D4H and 06_D6H are not named anywhere.
+ */
+static void test_wildcat_lake(void)
+{
+    static struct fake_cpu f;
+    enum ds_uarch u = DS_UARCH_UNKNOWN;
+    CHECK(uarch_of_native(&f, 0x000D0650, DS_CORE_TYPE_CORE, 4, true, &u) == DS_OK && u == DS_UARCH_COUGARCOVE,
+          "WCL P-core: %s", ds_uarch_name(u));
+    u = DS_UARCH_UNKNOWN;
+    CHECK(uarch_of_native(&f, 0x000D0650, DS_CORE_TYPE_ATOM, 4, true, &u) == DS_OK && u == DS_UARCH_DARKMONT,
+          "WCL E-core: %s", ds_uarch_name(u));
+    u = DS_UARCH_UNKNOWN;
+    CHECK(uarch_of_native(&f, 0x000D0650, DS_CORE_TYPE_ATOM, 0, true, &u) == DS_OK && u == DS_UARCH_DARKMONT,
+          "WCL E-core by the model rule: %s", ds_uarch_name(u));
+    CHECK_EQ(uarch_of_sig(&f, 0x000D0640, DS_CORE_TYPE_CORE, true, &u), DS_ERR_EVENT_UARCH, "06_D4H");
+    CHECK_EQ(uarch_of_sig(&f, 0x000D0660, DS_CORE_TYPE_CORE, true, &u), DS_ERR_EVENT_UARCH, "06_D6H");
+}
+
 int main(void)
 {
     test_dumps();
@@ -857,5 +976,9 @@ int main(void)
     test_encodings_arch_pebs_uarches();
     test_ll_pairs();
     test_uarch_every_model();
+    test_uarch_every_hybrid_model();
+    test_lookup_order();
+    test_unavailable_at_v1();
+    test_wildcat_lake();
     return check_summary();
 }

@@ -860,6 +860,287 @@ static void test_msr_fault_sweep(void)
             fault_sweep(ops[i].name, ops[i].mk, ops[i].op, (enum fs_mode)how);
 }
 
+/*
+ * mut3C (issue 10 test strength), clearing paths and exact boundaries of the
+ * allocator and request checks. Expectations from SDM Vol. 3B NetBurst ESCR
+ * layout (bit 0 T1_USR, 1 T1_OS, 2 T0_USR, 3 T0_OS, 4 tag enable, 8:5 tag
+ * value) and CCCR layout (23:20 threshold, 26 OVF_PMI_T0, 27 OVF_PMI_T1),
+ * netburst.h (threshold and tag value are 4-bit fields: 15 valid, 16 not).
+ */
+static void test_alloc_init_clears(void)
+{
+    struct ds_nb_alloc a;
+    memset(&a, 0xA5, sizeof(a));
+    CHECK_EQ(ds_nb_alloc_init(&a, 6, true), DS_OK, "init over a poisoned allocator");
+    CHECK(a.escr_used == 0 && a.counter_used == 0, "nothing allocated");
+    for (unsigned i = 0; i < 18; i++)
+        CHECK_EQ(a.counter_escr[i], 0, "counter %u has no ESCR recorded", i);
+    CHECK(a.display_model == 6 && a.ht, "model and HT kept");
+}
+
+static void test_thread_privilege_bits(void)
+{
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    unsigned br;
+    ds_nb_event_find("branch_retired", &br);
+    for (unsigned thread = 0; thread < 2; thread++)
+        for (unsigned p = 1; p < 4; p++)
+            for (unsigned pmi = 0; pmi < 2; pmi++) {
+                bool os = p & 1, usr = p & 2;
+                ds_nb_alloc_init(&a, 3, true);
+                struct ds_nb_request rq = { .event = br, .mask = 1, .escr = -1, .counter = -1, .thread = thread,
+                                            .os = os, .usr = usr, .pmi = pmi };
+                CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "thread %u os %d usr %d", thread, os, usr);
+                uint64_t priv = thread ? (os ? 1u << 1 : 0) | (usr ? 1u << 0 : 0)
+                                       : (os ? 1u << 3 : 0) | (usr ? 1u << 2 : 0);
+                CHECK_EQ(as.escr_val, (6ull << 25) | (1ull << 9) | priv, "thread %u os %d usr %d ESCR", thread, os, usr);
+                uint64_t want_cccr = (1ull << 12) | (5ull << 13) | (3ull << 16) |
+                                     (pmi ? (thread ? 1ull << 27 : 1ull << 26) : 0);
+                CHECK_EQ(as.cccr_val, want_cccr, "thread %u pmi %u CCCR", thread, pmi);
+            }
+}
+
+static void test_filter_field_maxima(void)
+{
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    unsigned br;
+    ds_nb_event_find("branch_retired", &br);
+    ds_nb_alloc_init(&a, 3, false);
+    struct ds_nb_request rq = { .event = br, .mask = 1, .escr = -1, .counter = -1, .os = true,
+                                .threshold = 15, .compare = true, .tag_enable = true, .tag_value = 15 };
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "threshold 15, tag 15");
+    CHECK_EQ(as.cccr_val & (0xFull << 20), 0xFull << 20, "threshold 15 in CCCR[23:20]");
+    CHECK_EQ(as.escr_val & 0x1F0ull, (0xFull << 5) | (1ull << 4), "tag 15 in ESCR[8:5], tag enable");
+    rq.threshold = 16;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_BAD_FILTER, "threshold 16");
+    rq.threshold = 15;
+    rq.tag_value = 16;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_BAD_FILTER, "tag 16");
+    rq.tag_value = 0;
+    rq.counter = -2;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_BAD_COUNTER, "counter -2");
+    rq.counter = 17; /* the last counter: CRU_ESCR3 drives IQ_COUNTER5 */
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "counter 17");
+    CHECK_EQ(as.counter, 17, "on counter 17");
+    rq.counter = -1;
+    rq.escr = 44; /* the last ESCR (CRU_ESCR5): not one of branch_retired's */
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_EVENT, "escr 44 exists");
+}
+
+/*
+ * Model gates at every display model 0-15 (SDM NetBurst event tables:
+ * instr_completed on models 03H, 04H, 06H; reference netburst.md and
+ * Linux perf_event_p4.h: IQ_ESCR0/1 on models 01H-02H only). No event of
+ * the table uses IQ_ESCR0/1, so an existing IQ_ESCR is refused as not the
+ * event's ESCR and a missing one as a bad ESCR; the raw interface refuses
+ * the missing addresses.
+ */
+static void test_model_gates_every_model(void)
+{
+    unsigned ic, br, iq0, iq1;
+    ds_nb_event_find("instr_completed", &ic);
+    ds_nb_event_find("branch_retired", &br);
+    ds_nb_escr_find("MSR_IQ_ESCR0", &iq0);
+    ds_nb_escr_find("MSR_IQ_ESCR1", &iq1);
+    for (unsigned model = 0; model < 16; model++) {
+        struct ds_nb_alloc a;
+        struct ds_nb_assignment as;
+        ds_nb_alloc_init(&a, (uint8_t)model, false);
+        bool ic_ok = model == 3 || model == 4 || model == 6, iq_ok = model == 1 || model == 2;
+        struct ds_nb_request rq = { .event = ic, .mask = 1, .escr = -1, .counter = -1, .os = true };
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), ic_ok ? DS_OK : DS_ERR_NB_MODEL, "model %u instr_completed", model);
+        rq.event = br;
+        rq.escr = (int)iq0;
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), iq_ok ? DS_ERR_NB_ESCR_EVENT : DS_ERR_NB_BAD_ESCR, "model %u IQ_ESCR0", model);
+        rq.escr = (int)iq1;
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), iq_ok ? DS_ERR_NB_ESCR_EVENT : DS_ERR_NB_BAD_ESCR, "model %u IQ_ESCR1", model);
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        netburst_cpu(&f, &cpu, model, true);
+        fp_set(&f, 0x3BA, 0);
+        fp_set(&f, 0x3BB, 0);
+        CHECK_EQ(ds_nb_program_raw(&cpu, 12, 0x3BA, 0, 0, 0), iq_ok ? DS_OK : DS_ERR_NB_BAD_ESCR, "model %u raw 0x3BA", model);
+        CHECK_EQ(ds_nb_release_raw(&cpu, 14, 0x3BB), iq_ok ? DS_OK : DS_ERR_NB_BAD_ESCR, "model %u raw 0x3BB", model);
+    }
+}
+
+/*
+ * mut3C: the overflow erratum check of ds_nb_pmi_scan at its exact bit.
+ * NetBurst counters are 40 bits wide (SDM Vol. 3B NetBurst counters); a
+ * sampling counter starts at 2^40 - period with period <= 2^39 (netburst.h
+ * ds_nb_period), so bit 39 is set while it runs and clear once it wrapped
+ * (Linux p4.c p4_pmu_clear_cccr_ovf tests that bit). 0x8000000000 (bit 39
+ * only: the start value of period 2^39) still runs; 0x7FFFFFFFFF (bits
+ * 38:0) has wrapped. Counter 17, the last one, is scanned too.
+ */
+static void test_pmi_scan_bit39(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    netburst_cpu(&f, &cpu, 3, true);
+    fp_set(&f, 0x36C, 1ull << 12);
+    fp_set(&f, 0x30C, 0x8000000000ull);
+    fp_set(&f, 0x36D, 1ull << 12);
+    fp_set(&f, 0x30D, 0x7FFFFFFFFFull);
+    fp_set(&f, 0x371, (1ull << 31) | (1ull << 12));
+    fp_set(&f, 0x311, 0xFFFFFFFFFFull);
+    uint32_t ovf = 0xDEAD;
+    CHECK_EQ(ds_nb_pmi_scan(&cpu, (1u << 12) | (1u << 13) | (1u << 17), &ovf), DS_OK, "scan");
+    CHECK_EQ(ovf, (1u << 13) | (1u << 17), "bit 39 clear: wrapped; bit 39 set: running; 17: CCCR.OVF");
+    CHECK_EQ(fp_get(&f, 0x371), 1ull << 12, "counter 17 OVF cleared");
+    fp_set(&f, 0x30C, 0xFFFFFFFFFFull); /* all 40 bits: running */
+    CHECK_EQ(ds_nb_pmi_scan(&cpu, 1u << 12, &ovf), DS_OK, "scan");
+    CHECK_EQ(ovf, 0, "40-bit all-ones is running");
+    CHECK_EQ(ds_nb_pmi_scan(&cpu, 0, &ovf), DS_OK, "nothing armed");
+    CHECK_EQ(ovf, 0, "nothing armed: nothing overflowed");
+}
+
+/*
+ * mut3C: ds_nb_release refuses indexes past the tables even when the
+ * allocator bitmaps claim them (netburst.h: DS_ERR_NB_NOT_ALLOCATED for
+ * @as not held by @a; 45 ESCRs, 18 counters), before any table access.
+ */
+static void test_release_index_bounds(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    struct ds_nb_alloc a;
+    netburst_cpu(&f, &cpu, 3, true);
+    ds_nb_alloc_init(&a, 3, false);
+    a.escr_used = ~0ull;
+    a.counter_used = ~0u;
+    struct ds_nb_assignment as = { .escr = 45, .counter = 12 };
+    a.counter_escr[12] = 46;
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_release(&cpu, &a, &as), DS_ERR_NB_NOT_ALLOCATED, "ESCR index 45");
+    as.escr = 44;
+    as.counter = 18;
+    CHECK_EQ(ds_nb_release(&cpu, &a, &as), DS_ERR_NB_NOT_ALLOCATED, "counter index 18");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    as.counter = 17; /* last ESCR, last counter, recorded pairing: released */
+    a.counter_escr[17] = 45;
+    fp_set(&f, 0x3E1, 0x123);
+    fp_set(&f, 0x371, 0x1000);
+    CHECK_EQ(ds_nb_release(&cpu, &a, &as), DS_OK, "ESCR 44 / counter 17");
+    CHECK(fp_get(&f, 0x3E1) == 0 && fp_get(&f, 0x371) == 0, "CRU_ESCR5 and IQ_CCCR5 cleared");
+    CHECK(!((a.escr_used >> 44) & 1) && !((a.counter_used >> 17) & 1) && a.counter_escr[17] == 0, "freed");
+    CHECK(((a.escr_used >> 43) & 1) && ((a.counter_used >> 16) & 1), "neighbours kept");
+}
+
+/*
+ * mut3C: raw programming at the field boundaries (SDM Vol. 3B: ESCR bits
+ * 30:0 defined, 63:31 reserved; CCCR bits 11:0 and 29:28 reserved, 31 is
+ * the OVF flag, not programmable here, netburst.h), the counter index 17/18
+ * and the exact write order and values (CCCR 0, ESCR, counter twice, CCCR).
+ */
+static void test_raw_boundaries(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    netburst_cpu(&f, &cpu, 3, true);
+    const uint64_t escr_all = 0x7FFFFFFFull, cccr_all = 0x4FFFF000ull;
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_program_raw(&cpu, 17, 0x3E1, escr_all, cccr_all, 0xFFFFFFFFFFull), DS_OK, "every defined bit");
+    CHECK(f.nlog == 5 && f.log[0].msr == 0x371 && f.log[0].val == 0 && f.log[1].msr == 0x3E1 &&
+          f.log[1].val == escr_all && f.log[2].msr == 0x311 && f.log[3].msr == 0x311 &&
+          f.log[3].val == 0xFFFFFFFFFFull && f.log[4].msr == 0x371 && f.log[4].val == cccr_all, "raw write sequence");
+    static const uint64_t bad_escr[] = { 1ull << 31, 1ull << 32, 1ull << 63 };
+    static const uint64_t bad_cccr[] = { 1ull << 0, 1ull << 11, 1ull << 28, 1ull << 29, 1ull << 31, 1ull << 32 };
+    for (size_t i = 0; i < DS_ARRAY_SIZE(bad_escr); i++) {
+        fp_clear_log(&f);
+        CHECK_EQ(ds_nb_program_raw(&cpu, 12, 0x3CC, bad_escr[i], 0x1000, 0), DS_ERR_PMC_RESERVED, "ESCR bit %#llx",
+                 (unsigned long long)bad_escr[i]);
+        CHECK_EQ(f.writes, 0, "nothing written");
+    }
+    for (size_t i = 0; i < DS_ARRAY_SIZE(bad_cccr); i++) {
+        fp_clear_log(&f);
+        CHECK_EQ(ds_nb_program_raw(&cpu, 12, 0x3CC, 0x0C001E0C, bad_cccr[i] | 0x1000, 0), DS_ERR_PMC_RESERVED,
+                 "CCCR bit %#llx", (unsigned long long)bad_cccr[i]);
+        CHECK_EQ(f.writes, 0, "nothing written");
+    }
+    CHECK_EQ(ds_nb_program_raw(&cpu, 18, 0x3CC, 0, 0, 0), DS_ERR_NB_BAD_COUNTER, "raw counter 18");
+    CHECK_EQ(ds_nb_release_raw(&cpu, 18, 0x3CC), DS_ERR_NB_BAD_COUNTER, "raw release counter 18");
+    CHECK_EQ(ds_nb_program_raw(&cpu, 12, 0x3CC, 0, 0, 1ull << 40), DS_ERR_PMC_VALUE_WIDE, "41-bit start");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_release_raw(&cpu, 17, 0x3E1), DS_OK, "raw release 17");
+    CHECK(fp_get(&f, 0x371) == 0 && fp_get(&f, 0x3E1) == 0 && f.writes == 2, "CCCR and ESCR zeroed");
+    CHECK_EQ(ds_nb_rearm(&cpu, 17, 0xFFFFFFFFFFull), DS_OK, "rearm counter 17 with 40 bits");
+    CHECK_EQ(fp_get(&f, 0x311), 0xFFFFFFFFFFull, "rearm value");
+}
+
+/*
+ * mut3C: replay tagging with PEBS needs the DS feature (CPUID.01H:EDX[21];
+ * netburst.h: DS_ERR_NO_DS, pebs only); tagging for counting alone does not.
+ */
+static void test_replay_tag_needs_ds(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    netburst_cpu(&f, &cpu, 2, true);
+    f.leaves[1].r[3] &= ~(1u << 21);
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify without DS");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_replay_tag(&cpu, 0, true), DS_ERR_NO_DS, "PEBS tagging without DS");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    CHECK_EQ(ds_nb_replay_tag(&cpu, 0, false), DS_OK, "counting-only tagging without DS");
+    CHECK_EQ(fp_get(&f, 0x3F1), 0x1ull | (1u << 24), "PEBS_ENABLE: metric bit and UOP_TAG, no bit 25");
+}
+
+/*
+ * mut3C: mask-name parsing edges (netburst.h: names separated by '|' or
+ * ','; an unknown name is DS_ERR_NB_BAD_MASK): a name longer than a valid
+ * one, an empty name between separators, both separators mixed.
+ */
+static void test_mask_parse_edges(void)
+{
+    unsigned br, ic;
+    uint32_t mask = 0;
+    ds_nb_event_find("branch_retired", &br);
+    ds_nb_event_find("instr_completed", &ic);
+    CHECK_EQ(ds_nb_mask_parse(br, "MMNPX", &mask), DS_ERR_NB_BAD_MASK, "longer than MMNP");
+    CHECK_EQ(ds_nb_mask_parse(br, "MMNP||MMTM", &mask), DS_ERR_NB_BAD_MASK, "empty name");
+    CHECK_EQ(ds_nb_mask_parse(br, "|MMNP", &mask), DS_ERR_NB_BAD_MASK, "leading separator");
+    CHECK_EQ(ds_nb_mask_parse(br, "MMTM,MMNM|MMTP", &mask), DS_OK, "mixed separators");
+    CHECK_EQ(mask, 0xE, "MMNM|MMTP|MMTM");
+    CHECK_EQ(ds_nb_mask_parse(ic, "BOGUS", &mask), DS_OK, "last event, second name");
+    CHECK_EQ(mask, 0x2, "BOGUS is bit 1");
+    CHECK_EQ(ds_nb_mask_parse(0, "ID", &mask), DS_OK, "tc_deliver_mode last name");
+    CHECK_EQ(mask, 0x40, "ID is bit 6");
+    CHECK_EQ(ds_nb_event_find("branch_retire", &br), DS_ERR_NB_BAD_EVENT, "prefix of an event name");
+    CHECK_EQ(ds_nb_event_find("branch_retiredX", &br), DS_ERR_NB_BAD_EVENT, "longer than an event name");
+    CHECK_EQ(ds_nb_escr_find("CRU_ESCR", &br), DS_ERR_NB_BAD_ESCR, "prefix of an ESCR name");
+    CHECK_EQ(ds_nb_event_find("branch_retired", NULL), DS_ERR_NULL, "event_find out NULL");
+    CHECK_EQ(ds_nb_escr_find("MSR_CRU_ESCR2", NULL), DS_ERR_NULL, "escr_find out NULL");
+}
+
+/*
+ * mut3C: an explicit counter is honoured exactly, also counter 0: with
+ * BSU_ESCR0 (counters 0, 1) busy, bsq_cache_reference on counter 0 has no
+ * free pair (BSU_ESCR1 drives 2, 3 only: reference netburst.md), it is not
+ * moved to another counter.
+ */
+static void test_explicit_counter0(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    netburst_cpu(&f, &cpu, 3, true);
+    ds_nb_alloc_init(&a, 3, false);
+    unsigned bsq, bsu0;
+    ds_nb_event_find("bsq_cache_reference", &bsq);
+    ds_nb_escr_find("MSR_BSU_ESCR0", &bsu0);
+    struct ds_nb_request rq = { .event = bsq, .mask = 1, .escr = (int)bsu0, .counter = 1, .os = true };
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as), DS_OK, "BSU_ESCR0 on counter 1");
+    rq.escr = -1;
+    rq.counter = 0;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_NO_FREE, "counter 0 only through the busy BSU_ESCR0");
+    rq.escr = 0; /* ESCR index 0 = BSU_ESCR0, explicit */
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_BUSY, "explicit ESCR 0 busy");
+}
+
 int main(void)
 {
     test_tables();
@@ -880,5 +1161,15 @@ int main(void)
     test_event_index_bound();
     test_metric_index_bound();
     test_msr_fault_sweep();
+    test_alloc_init_clears();
+    test_thread_privilege_bits();
+    test_filter_field_maxima();
+    test_model_gates_every_model();
+    test_pmi_scan_bit39();
+    test_release_index_bounds();
+    test_raw_boundaries();
+    test_replay_tag_needs_ds();
+    test_mask_parse_edges();
+    test_explicit_counter0();
     return check_summary();
 }

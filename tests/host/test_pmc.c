@@ -1249,6 +1249,401 @@ static void test_nhm_workaround_needs_4_gp(void)
     CHECK_EQ(f.nlog, 0, "no MSR access");
 }
 
+/*
+ * mut3C (issue 10 test strength): exact boundaries of the fixed-counter
+ * checks. pmc.h: ds_pmc_fixed_program / ds_pmc_pebs_check_fixed refuse
+ * idx > 7 (FIXED_CTR_CTRL has eight 4-bit fields, SDM IA32_FIXED_CTR_CTRL
+ * figure; adaptive bit 32+4m, reference msr.md), @ctrl is a 4-bit field
+ * (0xF valid); AnyThread (ctrl bit 2) exists from perfmon v3 (SDM
+ * "Architectural Performance Monitoring Version 3"); a part that does not
+ * report the fixed width takes only 0. Synthetic v5 Ice Lake 06_7EH with
+ * CPUID.0AH:ECX = 1FFH (fixed 0-8 present), EDX[4:0] = 8, fmt 4 + baseline.
+ */
+static void test_fixed_index_boundaries(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0x00000608, 0x1FF, (4u << 8) | 5 | (1u << 13) | (1u << 14));
+    fp_set(&f, 0x38D, 0);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 7, 0xF, true, 0x1234), DS_OK, "fixed 7, ctrl 0xF, adaptive");
+    CHECK_EQ(fp_get(&f, 0x38D), (0xFull << 28) | (1ull << 60), "FIXED_CTR_CTRL nibble 7 and bit 60");
+    CHECK_EQ(fp_get(&f, 0x310), 0x1234, "IA32_FIXED_CTR7 (309H + 7)");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 8, 0x3, false, 0), DS_ERR_PMC_BAD_FIXED, "fixed 8 (present in ECX) > 7");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 32, 0x3, false, 0), DS_ERR_PMC_BAD_FIXED, "fixed 32");
+    CHECK_EQ(f.nlog, 0, "refused before any MSR access");
+    CHECK_EQ(ds_pmc_pebs_check_fixed(&cpu, 7), DS_OK, "PEBS check fixed 7");
+    CHECK_EQ(ds_pmc_pebs_check_fixed(&cpu, 8), DS_ERR_PMC_BAD_FIXED, "PEBS check fixed 8");
+    CHECK_EQ(ds_pmc_pebs_check_fixed(&cpu, 32), DS_ERR_PMC_BAD_FIXED, "PEBS check fixed 32");
+    fp_set(&f, 0x3F1, 0);
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 7), DS_ERR_PMC_PEBS_INT, "fixed 7 PMI (ctrl 0xF) set");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 7, 0x3, true, 0), DS_OK, "fixed 7 without PMI");
+    CHECK_EQ(ds_pmc_pebs_enable_fixed(&cpu, 7), DS_OK, "PEBS on fixed 7");
+    CHECK_EQ(fp_get(&f, 0x3F1), 1ull << 39, "IA32_PEBS_ENABLE bit 32+7");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, 0x10, false, 0), DS_ERR_PMC_RESERVED, "ctrl 0x10");
+    /* AnyThread at perfmon v3 (Haswell 06_3CH leaf 0AH 07300403/603) accepted, v2 refused */
+    arch_cpu(&f, &cpu, 0x000306C3, 0x07300403, 0x00000603, 0, 0);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, DS_FIXED_ANY | DS_FIXED_OS, false, 0), DS_OK, "fixed ANY on v3");
+    CHECK_EQ(fp_get(&f, 0x38D), 0x50, "fixed 1 nibble ANY|OS");
+    arch_cpu(&f, &cpu, 0x000306C3, 0x07300402, 0x00000603, 0, 0);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, DS_FIXED_ANY | DS_FIXED_OS, false, 0), DS_ERR_PMC_RESERVED, "fixed ANY on v2");
+    /* perfmon v4 with EDX = 0 still has the three fixed counters (Linux
+     * intel_pmu_init max(EDX[4:0], 3) for v2-v4); v5 trusts ECX/EDX */
+    arch_cpu(&f, &cpu, 0x000506E3, 0x07300404, 0, 0, 0);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 2, DS_FIXED_OS, false, 0), DS_OK, "v4, EDX 0: fixed 2 assumed");
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 3, DS_FIXED_OS, false, 0), DS_ERR_PMC_BAD_FIXED, "v4, EDX 0: fixed 3 absent");
+    /* no reported fixed width (EDX 0): only 0 is loadable */
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, DS_FIXED_OS, false, 1), DS_ERR_PMC_VALUE_WIDE, "width 0: start 1");
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0, 0, 0);
+    CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, DS_FIXED_OS, false, 0), DS_ERR_PMC_BAD_FIXED, "v5, ECX 0, EDX 0: no fixed");
+}
+
+/*
+ * mut3C: GP-counter exact boundaries. Before perfmon v6 only IA32_PMC0-7
+ * exist (SDM Vol. 4 Table 2-2: 0C1H-0C8H, PERFEVTSEL 186H-18DH; v6 aliases
+ * at 1900H+4n), so a v5 part whose CPUID.23H.1 EAX lists GP 8 (1FFH,
+ * synthetic) still has no usable PMC8: program refused, GLOBAL_CTRL bit 8
+ * reserved, PMC7 usable. A counter index of 32 is refused everywhere; a
+ * 64-bit-wide counter (CPUID.0AH:EAX[23:16] = 64) reads back all 64 bits.
+ */
+static void test_gp_index_boundaries(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    fp_reset(&f);
+    fp_cpuid_set(&f, 0, 0, 0x23, 0x756e6547u, 0x6c65746eu, 0x49656e69u);
+    fp_cpuid_set(&f, 1, 0, 0x000A06A4, 0, 0x7FFAFBFF, 0xBFEBFBFF);
+    fp_cpuid_set(&f, 0xA, 0, 0x07300805, 0, 0x7, 0x8603);
+    fp_cpuid_set(&f, 0x23, 0, 0x3, 0, 0, 0);
+    fp_cpuid_set(&f, 0x23, 1, 0x1FF, 0x7, 0, 0);
+    fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, LNL_CAPS(5));
+    for (unsigned i = 0; i < 9; i++) {
+        fp_set(&f, 0x186 + i, 0);
+        fp_set(&f, 0x4C1 + i, 0);
+        fp_set(&f, 0xC1 + i, 0);
+    }
+    fp_set(&f, 0x38F, 0);
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify v5 with 23H.1 GP 1FFH");
+    uint64_t ev = DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 7, ev, 0), DS_OK, "v5 PMC7");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 8, ev, 0), DS_ERR_PMC_BAD_COUNTER, "v5 PMC8: no MSR before v6");
+    CHECK_EQ(f.nlog, 0, "nothing touched");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0xFF), DS_OK, "GLOBAL_CTRL PMC0-7");
+    CHECK_EQ(ds_pmc_global_ctrl(&cpu, 0x100), DS_ERR_PMC_RESERVED, "GLOBAL_CTRL bit 8 on v5");
+    uint64_t v;
+    CHECK_EQ(ds_pmc_gp_read(&cpu, 8, &v), DS_ERR_PMC_BAD_COUNTER, "read PMC8 on v5");
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 8, ev), DS_ERR_PMC_BAD_COUNTER, "PEBS check PMC8 on v5");
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(6));
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 32, ev, 0), DS_ERR_PMC_BAD_COUNTER, "GP 32");
+    CHECK_EQ(ds_pmc_gp_write(&cpu, 32, 0), DS_ERR_PMC_BAD_COUNTER, "write GP 32");
+    CHECK_EQ(ds_pmc_gp_read(&cpu, 32, &v), DS_ERR_PMC_BAD_COUNTER, "read GP 32");
+    /* 64-bit counters (synthetic Skylake with EAX[23:16] = 40H) */
+    arch_cpu(&f, &cpu, 0x000506E3, 0x07400404, 0x00000603, 0, 0x1305 | (1u << 13));
+    CHECK_EQ(cpu.caps.gp_width, 64, "64-bit GP counters");
+    fp_set(&f, 0xC1, 0xFFFF123456789ABCull);
+    CHECK_EQ(ds_pmc_gp_read(&cpu, 0, &v), DS_OK, "read 64-bit");
+    CHECK_EQ(v, 0xFFFF123456789ABCull, "all 64 bits");
+    CHECK_EQ(ds_pmc_gp_write(&cpu, 1, ~0ull), DS_OK, "write all ones (FW_WRITE)");
+    CHECK_EQ(fp_get(&f, 0x4C2), ~0ull, "IA32_A_PMC1 all ones");
+}
+
+/*
+ * mut3C: TSX gate of IN_TX (SDM CPUID.(EAX=07H,ECX=0):EBX bit 4 HLE, bit 11
+ * RTM; pmc.c accepts either): HLE alone, RTM alone accepted; neighbouring
+ * bits (3, 5, 10, 12) alone refused. Haswell 06_3CH leaf 0AH 07300403/603.
+ */
+static void test_in_tx_tsx_bits(void)
+{
+    static const struct { uint32_t ebx; int want; } rows[] = {
+        { 1u << 4, DS_OK }, { 1u << 11, DS_OK },
+        { (1u << 3) | (1u << 5) | (1u << 10) | (1u << 12), DS_ERR_PMC_RESERVED }, { 0, DS_ERR_PMC_RESERVED },
+    };
+    for (size_t k = 0; k < N(rows); k++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        fp_reset(&f);
+        fp_intel(&f, 0xA, 0x000306C3, (1u << 2), 1u << 21);
+        fp_cpuid_set(&f, 7, 0, 0, rows[k].ebx, 0, 0);
+        fp_cpuid_set(&f, 0xA, 0, 0x07300403, 0, 0, 0x603);
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        fp_set(&f, 0xC1, 0);
+        fp_set(&f, 0x186, 0);
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_IN_TXCP, 0), rows[k].want,
+                 "IN_TXCP with CPUID.07H EBX %#x", rows[k].ebx);
+    }
+}
+
+/*
+ * mut3C: ds_pmc_core2_pebs_event's model list, model by model (Linux
+ * intel-family.h: Core 2 06_0FH Merom, 06_16H Merom-L, 06_17H Penryn,
+ * 06_1DH Dunnington; Atom Bonnell 06_1CH, 06_26H, Saltwell 06_27H,
+ * 06_35H, 06_36H; Linux ds.c intel_core2_/intel_atom_pebs_event_
+ * constraints) and the neighbouring models that are not format-0 parts
+ * (DS_ERR_UNSUPPORTED, pmc.h).
+ */
+static void test_core2_pebs_models(void)
+{
+    static const uint8_t core2[] = { 0x0F, 0x16, 0x17, 0x1D };
+    static const uint8_t atom[] = { 0x1C, 0x26, 0x27, 0x35, 0x36 };
+    static const uint8_t other[] = { 0x0E, 0x10, 0x15, 0x18, 0x1B, 0x1E, 0x25, 0x28, 0x34, 0x37 };
+    for (size_t i = 0; i < N(core2); i++) {
+        CHECK_EQ(ds_pmc_core2_pebs_event(core2[i], 0xC0, 0x00), DS_OK, "Core 2 %02XH INST_RETIRED", core2[i]);
+        CHECK_EQ(ds_pmc_core2_pebs_event(core2[i], 0xC1, 0xFE), DS_OK, "Core 2 %02XH X87_OPS_RETIRED", core2[i]);
+        CHECK_EQ(ds_pmc_core2_pebs_event(core2[i], 0xCB, 0x20), DS_ERR_PMC_PEBS_EVENT, "Core 2 %02XH CB/20", core2[i]);
+    }
+    for (size_t i = 0; i < N(atom); i++) {
+        CHECK_EQ(ds_pmc_core2_pebs_event(atom[i], 0xC0, 0x00), DS_OK, "Atom %02XH INST_RETIRED", atom[i]);
+        CHECK_EQ(ds_pmc_core2_pebs_event(atom[i], 0xC5, 0x00), DS_OK, "Atom %02XH MISPRED_BRANCH", atom[i]);
+        CHECK_EQ(ds_pmc_core2_pebs_event(atom[i], 0xCB, 0x40), DS_OK, "Atom %02XH MEM_LOAD_RETIRED", atom[i]);
+        CHECK_EQ(ds_pmc_core2_pebs_event(atom[i], 0xC5, 0x01), DS_ERR_PMC_PEBS_EVENT, "Atom %02XH C5/01", atom[i]);
+        CHECK_EQ(ds_pmc_core2_pebs_event(atom[i], 0xC0, 0x01), DS_ERR_PMC_PEBS_EVENT, "Atom %02XH C0/01", atom[i]);
+        CHECK_EQ(ds_pmc_core2_pebs_event(atom[i], 0xC1, 0xFE), DS_ERR_PMC_PEBS_EVENT, "Atom %02XH C1/FE", atom[i]);
+    }
+    for (size_t i = 0; i < N(other); i++)
+        CHECK_EQ(ds_pmc_core2_pebs_event(other[i], 0xC0, 0x00), DS_ERR_UNSUPPORTED, "%02XH not format 0", other[i]);
+}
+
+/*
+ * mut3C: the Sandy Bridge-EP 06_2DH row of the SNB/IVB constraint
+ * (Linux ds.c intel_snb_pebs_event_constraints: 01CDH and 02CDH on PMC3
+ * only; INST_RETIRED.PREC_DIST on PMC1), microcode 0x70C so the gate of
+ * stepping 7 passes; Westmere-EX 06_2FH (format 1, not SNB) is not
+ * constrained that way. Load latency on format 3 takes threshold 65535
+ * (pmc.h: 3..65535).
+ */
+static void test_snb_ep_constraints(void)
+{
+    static struct ucode_fake u;
+    struct ds_cpu cpu;
+    arch_cpu(&u.f, &cpu, 0x000206D7, 0x07300803, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    u.rev = 0x70C;
+    CHECK_EQ(ds_cpu_init(&cpu, &uf_ops, &u), DS_OK, "init");
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify SNB-EP");
+    fp_set(&u.f, 0x8B, 0);
+    for (unsigned i = 0; i < 4; i++) {
+        int want = i == 3 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
+        CHECK_EQ(ds_pmc_pebs_check(&cpu, i, DS_EVTSEL(0xCD, 0x01)), want, "SNB-EP 01CDH PMC%u", i);
+        CHECK_EQ(ds_pmc_pebs_check(&cpu, i, DS_EVTSEL(0xCD, 0x02)), want, "SNB-EP 02CDH PMC%u", i);
+        CHECK_EQ(ds_pmc_pebs_check(&cpu, i, DS_EVTSEL(0xCD, 0x04)), DS_OK, "SNB-EP 04CDH PMC%u", i);
+    }
+    struct fake_pmu f;
+    skylake(&f, &cpu, true);
+    fp_set(&f, 0x3F1, 0);
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 0xFFFF), DS_OK, "fmt 3 threshold 65535");
+    CHECK_EQ(fp_get(&f, 0x3F6), 0xFFFF, "MSR_PEBS_LD_LAT 65535");
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 0x10000), DS_ERR_PMC_LDLAT_RANGE, "fmt 3 threshold 65536");
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 3), DS_OK, "fmt 3 threshold 3");
+}
+
+/*
+ * mut3C: format-6 counters group (Linux "perf/x86/intel/ds: Add PEBS format
+ * 6": GP [47:32] and fixed [55:48] need PEBS_DATACFG_CNTR, bit 4): a fixed
+ * mask alone without the CNTRS bit is refused like a GP mask alone.
+ */
+static void test_data_cfg6_fixed_needs_cntrs(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(6) | (1u << 15));
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, 1ull << 48), DS_ERR_PMC_RESERVED, "fixed mask without CNTRS");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS | (1ull << 48)), DS_OK, "fixed 0 with CNTRS");
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_CNTRS), DS_OK, "CNTRS alone");
+}
+
+/*
+ * mut3C: the Nehalem workaround needs GLOBAL_CTRL (perfmon v2, pmc.h):
+ * a 06_1AH reporting v2 runs it (GLOBAL_CTRL 0, 0FH, 0, restore), v1 is
+ * refused before any MSR access.
+ */
+static void test_nhm_workaround_v2(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000106A5, 0x07300402, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    fp_set(&f, 0x38F, 0x3);
+    CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_OK, "v2 Nehalem: workaround runs");
+    CHECK_EQ(fp_nwrites(&f, 0x38F), 4, "GLOBAL_CTRL written 4 times");
+    CHECK_EQ(fp_get(&f, 0x38F), 0x3, "GLOBAL_CTRL restored");
+    arch_cpu(&f, &cpu, 0x000106A5, 0x07300401, 0x603, 0, (1u << 8) | 3 | (1u << 6));
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_ERR_PMC_BAD_COUNTER, "v1 Nehalem refused");
+    CHECK_EQ(f.nlog, 0, "no MSR access");
+}
+
+/*
+ * mut3C: the refusals of ds_pmc_microcode_rev (pmc.h: DS_ERR_NULL,
+ * DS_ERR_NOT_IDENTIFIED, DS_ERR_NOT_INTEL before any MSR access: 8BH is
+ * IA32_BIOS_SIGN_ID on Intel only) and of the PEBS precondition shared by
+ * every PEBS call (pmc.h: DS_ERR_NO_DS without CPUID.01H:EDX[21],
+ * DS_ERR_PEBS_UNAVAILABLE when IA32_MISC_ENABLE cannot be read).
+ */
+static void test_ucode_and_pebs_preconditions(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    uint32_t rev = 0x55;
+    skylake(&f, &cpu, true);
+    fp_set(&f, 0x8B, 0x28ull << 32);
+    ds_cpu_init(&cpu, &fp_ops, &f);
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_microcode_rev(&cpu, &rev), DS_ERR_NOT_IDENTIFIED, "microcode_rev before identify");
+    CHECK_EQ(ds_pmc_microcode_rev(NULL, &rev), DS_ERR_NULL, "microcode_rev NULL cpu");
+    CHECK(f.nlog == 0 && rev == 0x55, "nothing touched");
+    /* AuthenticAMD with the same leaves */
+    f.leaves[0].r[1] = 0x68747541u;
+    f.leaves[0].r[3] = 0x69746E65u;
+    f.leaves[0].r[2] = 0x444D4163u;
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify AMD");
+    CHECK_EQ(ds_pmc_microcode_rev(&cpu, &rev), DS_ERR_NOT_INTEL, "microcode_rev on AMD");
+    CHECK(f.nlog == 0 && rev == 0x55, "AMD: nothing touched");
+    /* no DS: every PEBS entry point refuses */
+    skylake(&f, &cpu, true);
+    f.leaves[1].r[3] &= ~(1u << 21);
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify without DS");
+    uint64_t ev = DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, ev), DS_ERR_NO_DS, "PEBS enable without DS");
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 0, ev), DS_ERR_NO_DS, "PEBS check without DS");
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 3), DS_ERR_NO_DS, "ldlat without DS");
+    CHECK_EQ(ds_pmc_pebs_disable(&cpu, 1), DS_ERR_NO_DS, "disable without DS");
+    CHECK_EQ(f.nlog, 0, "no DS: nothing touched");
+    /* IA32_MISC_ENABLE unreadable (absent in the fake: #GP) */
+    skylake(&f, &cpu, true);
+    f.msrs[fp_find(&f, DS_MSR_IA32_MISC_ENABLE)].msr = 0x1; /* remove 1A0H */
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify without MISC_ENABLE");
+    CHECK(!cpu.caps.has_misc_enable, "MISC_ENABLE not read");
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 0, ev), DS_ERR_PEBS_UNAVAILABLE, "PEBS without MISC_ENABLE");
+}
+
+/*
+ * mut3C: PEBS format 5 with PEBS_BASELINE (Sapphire Rapids onwards; Linux
+ * intel_ds_init case 5: PMU_FL_PEBS_ALL, MAX_PEBS_EVENTS_FMT4 only for
+ * format 4) takes PEBS on every GP counter, also above 7 on a v6 part
+ * (Lunar Lake P-core CPUID with PEBS_FMT 5: GP 0-9), and on the fixed
+ * counters; format 4 stops at GP 7 (Ice Lake, 8 GP).
+ */
+static void test_fmt5_every_counter(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(5));
+    uint64_t ev = DS_EVTSEL(0xC4, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+    for (unsigned i = 0; i < 10; i++)
+        CHECK_EQ(ds_pmc_pebs_check(&cpu, i, ev), DS_OK, "fmt 5: PEBS on GP %u", i);
+    for (unsigned m = 0; m < 4; m++)
+        CHECK_EQ(ds_pmc_pebs_check_fixed(&cpu, m), DS_OK, "fmt 5: PEBS on fixed %u", m);
+    fp_set(&f, 0x3F1, 0);
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 9, ev), DS_OK, "fmt 5: enable GP 9");
+    CHECK_EQ(fp_get(&f, 0x3F1), 1ull << 9, "PEBS_ENABLE bit 9");
+}
+
+/*
+ * mut3C: load latency needs a load-latency event the core has (pmc.h
+ * DS_ERR_PMC_NO_LDLAT): Tremont 06_9CH (PEBS format 4 + baseline, Linux has
+ * no mem-loads alias for it) refuses, with nothing written.
+ */
+static void test_tremont_no_ldlat(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000906C0, 0x07300405, 0x00000603, 0x7, (4u << 8) | 5 | (1u << 13) | (1u << 14));
+    fp_clear_log(&f);
+    CHECK_EQ(ds_pmc_pebs_ldlat(&cpu, 0, 3), DS_ERR_PMC_NO_LDLAT, "Tremont: no load-latency event");
+    CHECK_EQ(f.writes, 0, "nothing written");
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 0, DS_EVTSEL(0xC0, 0)), DS_OK, "Tremont PEBS itself works");
+}
+
+/*
+ * mut3C: the Nehalem workaround saves and restores IA32_PEBS_ENABLE only
+ * where PEBS exists (pmc.h MSRs list; SDM: 3F1H is defined with PEBS): a
+ * 06_1AH without DS (CPUID.01H:EDX[21] clear, a VM) runs it without any
+ * 3F1H access (the fake has no 3F1H: an access would #GP).
+ */
+static void test_nhm_workaround_no_pebs(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000106A5, 0x07300403, 0x603, 0, 0);
+    f.leaves[1].r[3] &= ~(1u << 21);
+    f.msrs[fp_find(&f, 0x3F1)].msr = 0x2; /* remove IA32_PEBS_ENABLE */
+    CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify without DS");
+    CHECK(!cpu.caps.pebs_advertised, "no PEBS");
+    CHECK_EQ(ds_pmc_nhm_workaround(&cpu), DS_OK, "workaround without PEBS");
+    bool touched = false;
+    for (int i = 0; i < f.nlog; i++)
+        touched |= f.log[i].msr == 0x3F1;
+    CHECK(!touched && f.faults == 0, "IA32_PEBS_ENABLE never accessed");
+}
+
+/*
+ * mut3C: adaptive PEBS needs both a format 4-6 and PEBS_BASELINE
+ * (IA32_PERF_CAPABILITIES bit 14; SDM "Adaptive PEBS"; KVM
+ * vmx_get_perf_capabilities clears PEBS_BASELINE to disallow it): format 5
+ * without baseline (the KVM Sapphire Rapids guest) and format 3 with the
+ * baseline bit set refuse EVTSEL.ADAPTIVE (bit 34), adaptive fixed
+ * counters and MSR_PEBS_DATA_CFG.
+ */
+static void test_adaptive_needs_format_and_baseline(void)
+{
+    static const struct { uint64_t caps; const char *what; } rows[] = {
+        { (5u << 8) | 0xC0 | (1u << 13), "fmt 5 without PEBS_BASELINE" },
+        { (3u << 8) | 0x5 | (1u << 13) | (1u << 14), "fmt 3 with PEBS_BASELINE" },
+    };
+    for (size_t k = 0; k < N(rows); k++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        arch_cpu(&f, &cpu, 0x000806F8, 0x08300805, 0x00000603, 0x7, rows[k].caps);
+        fp_clear_log(&f);
+        CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_EN | DS_EVTSEL_ADAPTIVE, 0),
+                 DS_ERR_PMC_RESERVED, "%s: EVTSEL.ADAPTIVE", rows[k].what);
+        CHECK_EQ(ds_pmc_fixed_program(&cpu, 0, 0x3, true, 0), DS_ERR_PMC_RESERVED, "%s: adaptive fixed", rows[k].what);
+        CHECK_EQ(ds_pmc_pebs_data_cfg(&cpu, DS_PEBS_DATA_CFG_MEMINFO), DS_ERR_PMC_NO_ADAPTIVE, "%s: DATA_CFG",
+                 rows[k].what);
+        CHECK_EQ(f.writes, 0, "%s: nothing written", rows[k].what);
+    }
+}
+
+/*
+ * mut3C: the adaptive-PEBS constraint rows match exactly their event and
+ * unit mask. Linux ds.c intel_icl_/intel_glc_/intel_lnc_/intel_grt_
+ * pebs_event_constraints list only 0100H, 0400H, C0H (GLC any unit mask,
+ * ICL 01C0H), 01CDH, 02CDH, D0H-D4H (P-cores) and 05D0H, 06D0H (E-cores);
+ * every neighbouring event code or unit mask below has no row there and
+ * takes PEBS on any counter (PMU_FL_PEBS_ALL).
+ */
+static void test_adaptive_constraint_neighbours(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    static const struct ev_mask icl[] = {
+        { 0xBF, 0x01, 0xFF }, { 0xC1, 0x01, 0xFF }, { 0xC0, 0x02, 0xFF }, { 0x00, 0x00, 0xFF },
+        { 0x00, 0x02, 0xFF }, { 0x00, 0x05, 0xFF }, { 0x01, 0x01, 0xFF }, { 0x01, 0x04, 0xFF },
+    };
+    static const struct ev_mask glc[] = {
+        { 0xBF, 0x00, 0xFF }, { 0xC1, 0x00, 0xFF }, { 0xCC, 0x01, 0xFF }, { 0xCE, 0x01, 0xFF },
+        { 0xCC, 0x02, 0xFF }, { 0xCE, 0x02, 0xFF }, { 0xCD, 0x00, 0xFF }, { 0xCD, 0x03, 0xFF },
+        { 0xCF, 0x81, 0xFF }, { 0xD5, 0x01, 0xFF },
+    };
+    static const struct ev_mask lnc[] = {
+        { 0xCC, 0x01, 0x3FF }, { 0xCE, 0x01, 0x3FF }, { 0xCC, 0x02, 0x3FF }, { 0xCE, 0x02, 0x3FF },
+        { 0xCD, 0x00, 0x3FF }, { 0xCD, 0x03, 0x3FF }, { 0xC0, 0x01, 0x3FF },
+    };
+    static const struct ev_mask grt[] = {
+        { 0xCF, 0x05, 0xFF }, { 0xD1, 0x05, 0xFF }, { 0xCF, 0x06, 0xFF }, { 0xD1, 0x06, 0xFF },
+        { 0xD0, 0x04, 0xFF }, { 0xD0, 0x07, 0xFF }, { 0xD4, 0x01, 0xFF }, { 0xC0, 0x00, 0xFF },
+    };
+    arch_cpu(&f, &cpu, 0x000706E5, 0x07300805, 0x00000604, 0xF, (4u << 8) | 5 | (1u << 13) | (1u << 14));
+    check_masks(&f, &cpu, "ICL neighbours", 8, icl, N(icl));
+    spr_cpu(&f, &cpu);
+    check_masks(&f, &cpu, "SPR neighbours", 8, glc, N(glc));
+    lnl_cpu(&f, &cpu, false, LNL_CAPS(6));
+    check_masks(&f, &cpu, "LNL P neighbours", 10, lnc, N(lnc));
+    lnl_cpu(&f, &cpu, true, LNL_CAPS(6));
+    check_masks(&f, &cpu, "LNL E neighbours", 8, grt, N(grt));
+}
+
 int main(void)
 {
     test_period();
@@ -1276,5 +1671,18 @@ int main(void)
     test_ldlat_counter_exists();
     test_in_tx_needs_v3();
     test_nhm_workaround_needs_4_gp();
+    test_fixed_index_boundaries();
+    test_gp_index_boundaries();
+    test_in_tx_tsx_bits();
+    test_core2_pebs_models();
+    test_snb_ep_constraints();
+    test_data_cfg6_fixed_needs_cntrs();
+    test_nhm_workaround_v2();
+    test_ucode_and_pebs_preconditions();
+    test_fmt5_every_counter();
+    test_tremont_no_ldlat();
+    test_nhm_workaround_no_pebs();
+    test_adaptive_needs_format_and_baseline();
+    test_adaptive_constraint_neighbours();
     return check_summary();
 }
