@@ -1554,6 +1554,8 @@ static void test_restore_after_outside_change(void);
 static void test_apebs_counter_choice(void);
 static void test_describe_no_cpu(void);
 static void test_fixed_width_8(void);
+static void test_lbr_legacy_unfreeze(void);
+static void test_metrics_slots_from_0(void);
 
 int main(void)
 {
@@ -1597,6 +1599,8 @@ int main(void)
     test_apebs_counter_choice();
     test_describe_no_cpu();
     test_fixed_width_8();
+    test_lbr_legacy_unfreeze();
+    test_metrics_slots_from_0();
     return check_summary();
 }
 
@@ -1939,4 +1943,58 @@ static void test_fixed_width_8(void)
     CHECK_EQ(init_default(), DS_OK, "init");
     CHECK(add(gen(DS_EVENT_INSTRUCTIONS, 64, DS_SAMPLE_PRECISE), NULL) != DS_OK || S.req[0].kind != DS_CTR_FIXED,
           "width 7: no fixed-counter sampling");
+}
+
+/*
+ * Legacy LBR freeze (perfmon v2/v3, reference pmi.md; SDM "Freezing LBR
+ * and Performance Counters on PMI"): on a PMI the CPU clears
+ * IA32_DEBUGCTL.LBR [0] (and GLOBAL_CTRL); after the snapshot the session
+ * turns LBR recording back on. Haswell 06_3CH, perfmon v3 with PDCM: the
+ * automatic freeze mode is legacy.
+ */
+static void test_lbr_legacy_unfreeze(void)
+{
+    fam6(0x000306C3, 0x07300403, 0, 0x00000603, 0x2C4);
+    for (unsigned i = 0; i < 16; i++) {
+        fp_set(&F, 0x680 + i, 0x1000 + i);
+        fp_set(&F, 0x6C0 + i, 0x2000 + i);
+    }
+    fp_set(&F, 0x1C9, 3);
+    fp_set(&F, 0x1C8, 0);
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    c.lbr = true;
+    c.on_lbr = on_lbr;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init with LBR");
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), NULL), DS_OK, "add");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1D9) & 0x1801, 0x1801, "DEBUGCTL LBR | freeze LBRs | freeze perfmon");
+    /* the PMI as the CPU leaves it: LBR off, GLOBAL_CTRL 0, OvfBuf */
+    fp_set(&F, 0x1D9, fp_get(&F, 0x1D9) & ~1ull);
+    uint64_t gctl = fp_get(&F, 0x38F);
+    fp_set(&F, 0x38F, 0);
+    fp_set(&F, 0x38E, 1ull << 62);
+    lbr_calls = 0;
+    CHECK_EQ(ds_session_pmi(&S, 0, NULL), DS_OK, "PMI");
+    CHECK_EQ(lbr_calls, 1, "on_lbr once");
+    CHECK_EQ(fp_get(&F, 0x1D9) & 1, 1, "DEBUGCTL.LBR back on after the snapshot");
+    CHECK_EQ(fp_get(&F, 0x38F), gctl, "GLOBAL_CTRL restored (legacy freeze)");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/* DS_GROUP_METRICS counts TOPDOWN.SLOTS on fixed counter 3 from 0
+ * (session.h: counting from 0): a stale value there is cleared at start.
+ * Lunar Lake (perfmon v6): fixed counter 3 is MSR 198CH (1980H + 4 x 3). */
+static void test_metrics_slots_from_0(void)
+{
+    lunar(0);
+    fp_set(&F, 0x198C, 0x123456);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request r = raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE);
+    r.groups = DS_GROUP_CNTR | DS_GROUP_METRICS;
+    CHECK_EQ(add(r, NULL), DS_OK, "PEBS with the metrics group");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x198C), 0, "fixed counter 3 (SLOTS) starts at 0");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
