@@ -1556,6 +1556,7 @@ static void test_describe_no_cpu(void);
 static void test_fixed_width_8(void);
 static void test_lbr_legacy_unfreeze(void);
 static void test_metrics_slots_from_0(void);
+static void test_apebs_cntr_fixed_select(void);
 
 int main(void)
 {
@@ -1601,6 +1602,7 @@ int main(void)
     test_fixed_width_8();
     test_lbr_legacy_unfreeze();
     test_metrics_slots_from_0();
+    test_apebs_cntr_fixed_select();
     return check_summary();
 }
 
@@ -1996,5 +1998,39 @@ static void test_metrics_slots_from_0(void)
     CHECK_EQ(add(r, NULL), DS_OK, "PEBS with the metrics group");
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
     CHECK_EQ(fp_get(&F, 0x198C), 0, "fixed counter 3 (SLOTS) starts at 0");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * Arch PEBS counters group selects (CFG_C [38:35], arch_pebs.h; Linux
+ * ARCH_PEBS_CNTR_*): CNTR_FIXED exactly when a fixed counter counts in the
+ * group (fixed 0 here, no metrics so no SLOTS), CNTR_GP when a GP counter
+ * does; reload [31:0] = -period. Without a fixed counter: no CNTR_FIXED
+ * and nothing else set.
+ */
+static void test_apebs_cntr_fixed_select(void)
+{
+    unsigned id[3];
+    panther();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR, id), DS_OK, "counters group without metrics");
+    CHECK(S.req[id[2]].kind == DS_CTR_FIXED && S.req[id[2]].idx == 0, "instructions count on fixed 0");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (0x7ull << 35) | (uint32_t)(0 - 10000u), "GP0 CFG_C: ALLOW|GP|FIXED");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    panther();
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request p = raw(0xC0, 0x00, 10000, DS_SAMPLE_PRECISE);
+    p.groups = DS_GROUP_CNTR;
+    CHECK_EQ(add(p, NULL), DS_OK, "PEBS with the counters group");
+    CHECK_EQ(add(raw(0xC4, 0x00, 0, DS_COUNT), NULL), DS_OK, "GP counting only");
+    CHECK(S.req[1].kind == DS_CTR_GP, "count on a GP counter");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (0x3ull << 35) | (uint32_t)(0 - 10000u), "GP0 CFG_C: ALLOW|GP, no FIXED");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
