@@ -462,7 +462,7 @@ static const struct pebs_ctr_rule pebs_ctr_default = { .gp = 0xF, .err = DS_ERR_
 /* The row for @c: the first matching row, else pebs_ctr_default. */
 static const struct pebs_ctr_rule *pebs_rule(const struct ds_caps *c)
 {
-    for (size_t i = 0; i < sizeof(pebs_ctr_rules) / sizeof(pebs_ctr_rules[0]); i++) {
+    for (size_t i = 0; i < DS_ARRAY_SIZE(pebs_ctr_rules); i++) {
         const struct pebs_ctr_rule *r = &pebs_ctr_rules[i];
         if (r->model) {
             if (c->display_family == 6 && c->display_model == r->model)
@@ -598,7 +598,7 @@ static uint32_t apebs_event_mask(unsigned cls, uint64_t evtsel)
     uint8_t ev = (uint8_t)(evtsel & 0xFF), um = (uint8_t)((evtsel >> 8) & 0xFF);
     if (evtsel & DS_PMC_EVTSEL_FLAGS)
         return 0xFFFFFFFFu;
-    for (size_t i = 0; i < sizeof(apebs_rows) / sizeof(apebs_rows[0]); i++) {
+    for (size_t i = 0; i < DS_ARRAY_SIZE(apebs_rows); i++) {
         const struct apebs_row *r = &apebs_rows[i];
         if ((r->cls & cls) && ev >= r->ev_lo && ev <= r->ev_hi && (r->any_umask || r->umask == um))
             return r->gp;
