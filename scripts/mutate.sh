@@ -143,7 +143,9 @@ for f in files:
 rng = random.Random(seed)
 idx = list(range(len(muts)))
 if n and n < len(idx):
-    idx = sorted(rng.sample(idx, n))
+    # the sample in the order drawn, not by file: a run stopped early (or
+    # read while it runs) is still a random sample of every file
+    idx = rng.sample(idx, n)
 print("# %d mutation sites, %d in the sample" % (len(muts), len(idx)), file=sys.stderr)
 for i in idx:
     f, ln, k, new = muts[i]

@@ -444,8 +444,11 @@ static int reset_slot_fixed(const struct ds_ctx *ctx, uint32_t index, uint32_t *
         first = 32;
     else
         return DS_ERR_RESET_SLOT; /* fixed counters have no reset slot before fmt 4 */
-    if (index >= 16 || first + index >= DS_AREA64_RESET_SLOTS || index >= c->fixed_counters ||
-        !(c->fixed_mask & (1u << index)))
+    /* The counter exists iff it is in caps.fixed_mask (ds/area.h): with
+     * CPUID.23H.1 that bitmap may name counters beyond leaf 0AH's count
+     * (Linux update_pmu_cap), so the count is not checked. */
+    _Static_assert(32 + 15 < DS_AREA64_RESET_SLOTS, "fixed 0-15 from slot 32 fit the 64-bit area");
+    if (index >= 16 || !(c->fixed_mask & (1u << index)))
         return DS_ERR_RESET_SLOT;
     *slot = first + index;
     *width = c->fixed_width;

@@ -1237,6 +1237,74 @@ static void test_cntr_metrics_boundary(void)
     CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_ERR_APEBS_REC_SIZE, "one metrics value short: refused");
 }
 
+/* MAXPHYADDR at every boundary of phys_bits (issue 10 "Test strength", mutant
+ * arch_pebs.c:34 32 -> 31 survived). Expectations: SDM Vol. 2A CPUID
+ * 80000008H:EAX[7:0]; without that leaf 36 with PAE (01H:EDX[6]) else 32 (SDM
+ * Vol. 3A "Physical Address Width"); a maximum extended leaf outside
+ * 8000xxxxH means no extended leaves (Linux get_cpu_cap: (eax & 0xffff0000)
+ * == 0x80000000); 52 is the architectural maximum. */
+static void test_phys_bits_boundaries(void)
+{
+    static const struct { uint32_t maxext, eax8; int pae; unsigned want; const char *what; } t[] = {
+        {0x80000004u, 0x2E, 0, 32, "no 80000008H, no PAE: 32"},
+        {0x80000004u, 0x2E, 1, 36, "no 80000008H, PAE: 36"},
+        {0x80000007u, 0x2E, 1, 36, "max ext 80000007H: 80000008H not read"},
+        {0x80000008u, 0x27, 1, 39, "max ext exactly 80000008H: EAX[7:0] 39"},
+        {0x8000FFFFu, 0x27, 0, 39, "max ext 8000FFFFH: still an extended range"},
+        {0x80010000u, 0x27, 0, 32, "max ext 80010000H: not a leaf count, 32"},
+        {0x00000000u, 0x27, 1, 36, "max ext 0: 36"},
+        {0x80000008u, 0x00, 0, 32, "80000008H EAX[7:0] 0: fallback 32"},
+        {0x80000008u, 0x3100, 1, 36, "only EAX[15:8] set: EAX[7:0] 0, fallback 36"},
+        {0x80000008u, 0x20, 0, 32, "EAX[7:0] 32"},
+        {0x80000008u, 0x34, 0, 52, "EAX[7:0] 52: kept"},
+        {0x80000008u, 0x33, 0, 51, "EAX[7:0] 51: kept"},
+        {0x80000008u, 0x35, 0, 52, "EAX[7:0] 53: capped at 52"},
+        {0x80000008u, 0xFF, 0, 52, "EAX[7:0] 255: capped at 52"},
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        struct ds_arch_pebs_caps c;
+        ptl(&f, 0);
+        set_cpuid_word(&f, 0x80000000u, 0, 0, t[i].maxext);
+        set_cpuid_word(&f, 0x80000008u, 0, 0, t[i].eax8);
+        set_cpuid_word(&f, 1, 0, 3, t[i].pae ? 0xBFEBFBFFu : 0xBFEBFBFFu & ~(1u << 6));
+        CHECK_EQ(ident(&f, &cpu), DS_OK, "identify");
+        CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_OK, "%s: detect", t[i].what);
+        CHECK_EQ(c.phys_bits, t[i].want, "%s", t[i].what);
+    }
+}
+
+/* Exact fits and odd field values (mutants arch_pebs.c:292 `room <
+ * DS_APEBS_CNTR_HDR_BYTES` -> `<=` and :271 cache latency mask 0xFFFF ->
+ * 0xFFFE survived): a counters group that is only its 16-byte header (no GP,
+ * fixed or metrics values; Linux struct arch_pebs_cntr_header) ending the
+ * fragment decodes with empty masks; the aux latency splits into
+ * instruction [15:0] and cache [47:32] latency (ds/arch_pebs.h), with every
+ * other bit set to show they are dropped. */
+static void test_exact_fit_and_odd_fields(void)
+{
+    static unsigned char b[1024] __attribute__((aligned(16)));
+    struct spec r;
+    struct ds_pebs_sample s;
+    uint32_t used;
+    spec_init(&r, 3);
+    r.cgp = 0, r.cfx = 0, r.cmet = 0, r.ncvals = 0;
+    size_t n = frag(b, &r, E_BASIC | E_CNTR(3) | E_MODE64, 0);
+    CHECK_EQ(n, 16 + 48 + 16, "header + basic + counters header");
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "counters header alone fits exactly");
+    CHECK_EQ(used, n, "whole fragment used");
+    CHECK(s.cntr_gp_mask == 0 && s.cntr_fixed_mask == 0 && (s.present & DS_SAMPLE_CNTRS), "empty counters group");
+    CHECK_EQ(ds_arch_pebs_decode(b, n - 8, &s, &used) != DS_OK, 1, "8 bytes short: refused");
+    spec_init(&r, 3);
+    r.lat = 0xFFFF8001FFFF1235ull;
+    n = frag(b, &r, E_BASIC | E_AUX | E_MODE64, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, &used), DS_OK, "aux");
+    CHECK_EQ(s.latency, 0xFFFF8001FFFF1235ull, "raw latency");
+    CHECK_EQ(s.instr_latency, 0x1235, "instruction latency [15:0]");
+    CHECK_EQ(s.cache_latency, 0x8001, "cache latency [47:32]");
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1253,5 +1321,7 @@ int main(void)
     test_drain();
     test_pmi_bit54();
     test_cntr_metrics_boundary();
+    test_phys_bits_boundaries();
+    test_exact_fit_and_odd_fields();
     return check_summary();
 }

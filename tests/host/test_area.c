@@ -622,6 +622,183 @@ static void test_pebs_less_refusals(void)
     CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_DATA_CFG, "data cfg without PEBS buffer");
 }
 
+/* One (kind, index) request against the expected reset slot (-1: refused
+ * with DS_ERR_RESET_SLOT and nothing written). Slots at 0x40 + 8 * slot of
+ * the 64-bit area (SDM Vol. 3B "DS Save Area"). */
+static void want_slot(struct env *e, enum ds_ctr_kind k, uint32_t idx, int slot, const char *what)
+{
+    uint64_t v = 0x1000 + idx + (k == DS_CTR_FIXED ? 0x100 : 0);
+    uint64_t before[48];
+    for (unsigned i = 0; i < 48; i++)
+        before[i] = rd64(&e->area, 0x40 + 8 * i);
+    CHECK_EQ(ds_area_set_reset(&e->ctx, k, idx, v), slot < 0 ? DS_ERR_RESET_SLOT : DS_OK, "%s: %s %u", what,
+             k == DS_CTR_GP ? "GP" : "fixed", idx);
+    for (unsigned i = 0; i < 48; i++)
+        CHECK_EQ(rd64(&e->area, 0x40 + 8 * i), (int)i == slot ? v : before[i], "%s: %s %u, slot %u", what,
+                 k == DS_CTR_GP ? "GP" : "fixed", idx, i);
+}
+
+/* The reset-slot rules at every boundary of every format (mutants of
+ * area.c:440-495 survived: fmt 6 fixed, the NetBurst fixed request, unknown
+ * counter widths). Rules from the SDM DS-area layout and Linux
+ * intel_pmu_pebs_enable (ds.c): PEBS counter reset for GP i at slot i, up to
+ * 4 counters below format 4 (MAX_PEBS_EVENTS_FMT4 = 8 from format 4, 32
+ * from format 5); fixed m at 8 + m in format 4 and at 32 + m from format 5
+ * (INTEL_PMC_IDX_FIXED); NetBurst: one 40-bit reset value, GP 0 only. A
+ * counter CPUID gives no width for (0AH EAX[23:16] or EDX[12:5] = 0) has
+ * no usable reset value (ds/area.h). The Ice Lake fake with 10 GP counters
+ * (0AH EAX 0x08300A05) separates the format-4 limit from the counter mask. */
+static void test_reset_slot_matrix(void)
+{
+    static struct env e;
+    static const struct { uint64_t caps; uint32_t eax, edx, sig; const char *what; } p[] = {
+        { 0x4000 | 0x2000 | 0x400, 0x08300A05, 0x604, 0x000706E5, "fmt4, 10 GP" },
+        { 0x4000 | 0x2000 | 0x500, 0x08300A05, 0x604, 0x000706E5, "fmt5, 10 GP" },
+        { 0x4000 | 0x2000 | 0x600, 0x08300A05, 0x604, 0x000706E5, "fmt6, 10 GP" },
+        { 0x4000 | 0x2000 | 0x400, 0x08000805, 0x604, 0x000706E5, "fmt4, GP width 0" },
+        { 0x4000 | 0x2000 | 0x400, 0x08300805, 0x004, 0x000706E5, "fmt4, fixed width 0" },
+        { 0x4000 | 0x2000 | 0x500, 0x08300805, 0x604, 0x000706A1, "06_7AH with fmt5" },
+    };
+    for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+        fake_icelake(&e.f);
+        set_leaf(&e.f, 0xA, p[i].eax, 0, 0xF, p[i].edx);
+        set_leaf(&e.f, 1, p[i].sig, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+        fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, p[i].caps);
+        env_identify(&e, 1);
+        e.cfg.pebs.bytes = 16 * 32;
+        e.cfg.pebs.thresh_records = 0;
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "%s: setup", p[i].what);
+        unsigned fmt = (unsigned)(p[i].caps >> 8) & 0xF;
+        if (i <= 2) {
+            want_slot(&e, DS_CTR_GP, 0, 0, p[i].what);
+            want_slot(&e, DS_CTR_GP, 7, 7, p[i].what);
+            want_slot(&e, DS_CTR_GP, 8, fmt == 4 ? -1 : 8, p[i].what);
+            want_slot(&e, DS_CTR_GP, 9, fmt == 4 ? -1 : 9, p[i].what);
+            want_slot(&e, DS_CTR_GP, 10, -1, p[i].what);
+            for (uint32_t m = 0; m < 4; m++)
+                want_slot(&e, DS_CTR_FIXED, m, (fmt == 4 ? 8 : 32) + (int)m, p[i].what);
+            want_slot(&e, DS_CTR_FIXED, 4, -1, p[i].what);
+            want_slot(&e, DS_CTR_FIXED, 16, -1, p[i].what);
+        } else if (i == 3) {
+            want_slot(&e, DS_CTR_GP, 0, -1, p[i].what);
+            want_slot(&e, DS_CTR_FIXED, 0, 8, p[i].what);
+        } else if (i == 4) {
+            want_slot(&e, DS_CTR_GP, 0, 0, p[i].what);
+            want_slot(&e, DS_CTR_FIXED, 0, -1, p[i].what);
+        } else {
+            /* Goldmont Plus's 8 + m applies to its own formats (1-3), not to 5 */
+            want_slot(&e, DS_CTR_FIXED, 1, 33, p[i].what);
+        }
+    }
+    /* NetBurst: GP 0 only; a fixed-counter request is refused, nothing written */
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "nb setup");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 0, 5), DS_ERR_RESET_SLOT, "NetBurst fixed 0");
+    CHECK_EQ(ds_area_set_reset(&e.ctx, DS_CTR_FIXED, 1, 5), DS_ERR_RESET_SLOT, "NetBurst fixed 1");
+    CHECK(rd32(&e.area, 0x20) == 0 && rd32(&e.area, 0x24) == 0, "NetBurst reset untouched");
+}
+
+/* A fixed counter in the CPUID.23H.1 EBX bitmap beyond leaf 0AH's count
+ * exists (SDM CPUID leaf 23H: the bitmaps enumerate the counters; Linux
+ * update_pmu_cap sets fixed_cntr_mask64 from EBX; ds/area.h: the counter
+ * must be in caps.fixed_mask), so it has a reset slot (fixed 4 at 8 + 4 in
+ * format 4, 32 + 4 in format 5). Before the fix ds_area_set_reset refused it
+ * by leaf 0AH's count (found from the survivor area.c:447 `index >=
+ * c->fixed_counters` -> `>`); ds_pmc_fixed_program already accepts it. */
+static void test_reset_slot_fixed_beyond_0a_count(void)
+{
+    static struct env e;
+    for (unsigned fmt = 4; fmt <= 5; fmt++) {
+        fake_icelake(&e.f);
+        set_leaf(&e.f, 0, 0x23, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+        fake_set_cpuid(&e.f, 0x23, 0, DS_LEAF23_SUB_COUNTERS, 0, 0, 0);
+        fake_set_cpuid(&e.f, 0x23, 1, 0xFF, 0x1F, 0, 0);
+        fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x4000 | 0x2000 | (fmt << 8));
+        env_identify(&e, 1);
+        CHECK(e.cpu.caps.fixed_mask == 0x1F && e.cpu.caps.fixed_counters == 4, "fmt%u: bitmap 0x1F, 0AH count 4", fmt);
+        e.cfg.pebs.bytes = 16 * 32;
+        e.cfg.pebs.thresh_records = 0;
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt%u setup", fmt);
+        want_slot(&e, DS_CTR_FIXED, 4, fmt == 4 ? 12 : 36, "fixed 4 from the 23H bitmap");
+        want_slot(&e, DS_CTR_FIXED, 5, -1, "fixed 5 in neither");
+    }
+}
+
+/* Address and threshold checks at their exact boundaries (survivors of
+ * area.c: 64-bit alignment 8 -> 7, the wrap check `||` -> `&&`, the 32-bit
+ * area end `> 4 GiB` -> `>=` / `> 4 GiB - 1`, the Goldmont Plus margin's
+ * model key, BTS circular iff threshold 0). Expectations: SDM Vol. 3B "DS
+ * Save Area" (64-bit fields 8-byte aligned, 32-bit layout below 4 GiB),
+ * ds/area.h (the "no threshold" value end + one record must not wrap; BTS
+ * threshold 0 = circular, threshold field beyond the maximum), Linux
+ * intel_pmu_init INTEL_ATOM_GOLDMONT_PLUS (PMU_FL_PEBS_ALL: the fixed
+ * counters are PEBS counters too, pebs_update_threshold). */
+static void test_area_boundaries(void)
+{
+    static struct env e;
+    /* 64-bit layout: 8-byte alignment of pointer and linear address */
+    static const unsigned offs[] = { 1, 2, 4, 8 };
+    for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+        fake_skylake_pmu(&e.f);
+        env_identify(&e, 1);
+        e.cfg.bts.mem = e.bts + offs[i];
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), offs[i] == 8 ? DS_OK : DS_ERR_BUF_ALIGN, "BTS pointer +%u",
+                 offs[i]);
+        e.cfg.bts.mem = e.bts;
+        e.cfg.bts.linear = (uint64_t)(uintptr_t)e.bts + offs[i];
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), offs[i] == 8 ? DS_OK : DS_ERR_BUF_ALIGN, "BTS linear +%u",
+                 offs[i]);
+    }
+    /* 64-bit: the last byte at 2^64 - 1 leaves no room for end + record */
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs.mem = NULL;
+    uint64_t bytes = e.cfg.bts.bytes;
+    const struct { uint64_t linear; int want; const char *what; } top[] = {
+        { 0 - bytes, DS_ERR_BUF_ADDR, "last byte 2^64 - 1" },
+        { 0 - bytes - 24, DS_ERR_BUF_ADDR, "end + record = 2^64" },
+        { 0 - bytes - 32, DS_OK, "end + record = 2^64 - 8" },
+    };
+    for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+        e.cfg.bts.linear = top[i].linear;
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), top[i].want, "%s", top[i].what);
+    }
+    /* 32-bit layout: the management area may end exactly at 4 GiB */
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    static const struct { uint64_t lin; int want; } a32[] = {
+        { 0x100000000ull - sizeof(struct ds_area32), DS_OK },
+        { 0x100000000ull - sizeof(struct ds_area32) + 4, DS_ERR_AREA_ADDR },
+        { 0x100000000ull - sizeof(struct ds_area32) - 4, DS_OK },
+    };
+    for (size_t i = 0; i < sizeof(a32) / sizeof(a32[0]); i++) {
+        e.cfg.area_linear = a32[i].lin;
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), a32[i].want, "32-bit area at 0x%llx",
+                 (unsigned long long)a32[i].lin);
+    }
+    /* Goldmont Plus 06_7AH (fmt 3): 4 GP + 3 fixed PEBS counters -> margin 7 */
+    fake_skylake_pmu(&e.f);
+    set_leaf(&e.f, 1, 0x000706A1, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+    env_identify(&e, 1);
+    uint32_t m = 0;
+    CHECK_EQ(ds_pebs_thresh_margin(&e.cpu, DS_PEBS_FMT_3, &m), DS_OK, "GLM+ margin");
+    CHECK_EQ(m, 7, "GLM+: 4 GP + 3 fixed");
+    CHECK_EQ(ds_pebs_thresh_margin(&e.cpu, DS_PEBS_FMT_1, &m), DS_OK, "GLM+ margin fmt1");
+    CHECK_EQ(m, 7, "GLM+ fmt1: 4 GP + 3 fixed");
+    /* BTS threshold 1 record: interrupt mode, field = base + 24; 0: circular, field beyond max */
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    uint64_t b = (uint64_t)(uintptr_t)e.bts;
+    e.cfg.bts.thresh_records = 1;
+    e.cfg.pebs.mem = NULL;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "BTS threshold 1");
+    CHECK_EQ(rd64(&e.area, 0x18), b + 24, "threshold 1: base + one record");
+    e.cfg.bts.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "BTS threshold 0");
+    CHECK_EQ(rd64(&e.area, 0x18), b + 64 * 24 + 24, "threshold 0: circular, max + one record");
+}
+
 int main(void)
 {
     test_layout_rule();
@@ -635,5 +812,8 @@ int main(void)
     test_bad_inputs();
     test_max_record_count();
     test_pebs_less_refusals();
+    test_reset_slot_matrix();
+    test_reset_slot_fixed_beyond_0a_count();
+    test_area_boundaries();
     return check_summary();
 }

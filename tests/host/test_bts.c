@@ -303,6 +303,8 @@ static void test_bts_boundaries(void)
     ds_bts_disable(&e.ctx);
 }
 
+static void test_circular_boundaries(void);
+
 int main(void)
 {
     test_bits();
@@ -311,5 +313,79 @@ int main(void)
     test_bts32();
     test_mode_follows_enable();
     test_bts_boundaries();
+    test_circular_boundaries();
     return check_summary();
+}
+
+/*
+ * Circular mode at its exact boundaries (issue 10 test strength). SDM Vol.
+ * 3B "BTS and DS Save Area": without BTINT the CPU, after writing the
+ * record at the absolute maximum - 24, sets the index back to the BTS
+ * base. So
+ * - index == base with slot 0 written: the ring wrapped exactly; all 64
+ *   records are older than the index, oldest = slot 0;
+ * - index == maximum (a snapshot before the reset): 64 records, no wrap, no
+ *   loss; the bytes past the ring are not the caller's buffer and are never
+ *   looked at (the fixture's slack holds non-zero bytes here);
+ * - a slot is "written" when its branch-from OR its branch-to is non-zero
+ *   (a branch from linear address 0 still leaves its to-address).
+ */
+static void test_circular_boundaries(void)
+{
+    static struct env e;
+    static struct col c;
+    struct ds_drain_stats st;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    e.cfg.bts.thresh_records = 0; /* circular */
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup circular");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    CHECK_EQ(ds_bts_enable(&e.ctx, 0), DS_OK, "circular");
+    uint64_t base = (uint64_t)(uintptr_t)e.bts, max = base + 64 * 24;
+
+    /* wrapped exactly: 64 records, index back at base */
+    for (int i = 0; i < 64; i++) {
+        put64(e.bts, i * 24, 0x5000 + i);
+        put64(e.bts, i * 24 + 8, 0x6000 + i);
+    }
+    e.area.a64.bts_index = base;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(ds_bts_drain(&e.ctx, col, &c, &st), DS_OK, "drain wrapped at base");
+    CHECK(st.anomalies & DS_DRAIN_WRAPPED, "index == base, slot 0 written: wrapped");
+    CHECK_EQ(c.n, 64, "the whole ring");
+    CHECK_EQ(c.b[0].from, 0x5000, "oldest = slot 0");
+    CHECK_EQ(c.b[63].from, 0x5000 + 63, "newest = slot 63");
+    CHECK_EQ(st.present, 64, "present");
+    CHECK_EQ(st.records, 64, "records");
+
+    /* index == maximum: slack past the ring holds non-zero bytes */
+    for (int i = 0; i < 64; i++)
+        put64(e.bts, i * 24, 0x5100 + i);
+    memset(e.bts + 64 * 24, 0xA5, 64);
+    e.area.a64.bts_index = max;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(ds_bts_drain(&e.ctx, col, &c, &st), DS_OK, "drain at max");
+    CHECK_EQ(st.anomalies, 0, "index == max in circular mode: no anomaly (no WRAPPED, no FULL)");
+    CHECK_EQ(c.n, 64, "64 records");
+    CHECK_EQ(c.b[0].from, 0x5100, "slot 0 first");
+    CHECK_EQ(c.b[63].from, 0x5100 + 63, "slot 63 last");
+    CHECK_EQ(st.present, 64, "present");
+    CHECK_EQ(st.lost_beyond + st.lost_race + st.lost_corrupt + st.lost_rejected, 0, "nothing lost");
+    memset(e.bts + 64 * 24, 0, 64);
+
+    /* wrapped, the slot at the index holds a branch from address 0 */
+    for (int i = 0; i < 64; i++) {
+        put64(e.bts, i * 24, 0x5200 + i);
+        put64(e.bts, i * 24 + 8, 0x6200 + i);
+    }
+    put64(e.bts, 3 * 24, 0); /* from = 0, to = 0x6203 */
+    e.area.a64.bts_index = base + 3 * 24;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(ds_bts_drain(&e.ctx, col, &c, &st), DS_OK, "drain from-0 head");
+    CHECK(st.anomalies & DS_DRAIN_WRAPPED, "from 0, to non-zero: the slot was written, wrapped");
+    CHECK_EQ(c.n, 64, "the whole ring");
+    CHECK_EQ(c.b[0].from, 0, "oldest = slot 3, from 0");
+    CHECK_EQ(c.b[0].to, 0x6203, "its to-address");
+    CHECK_EQ(c.b[63].from, 0x5202, "newest = slot 2");
+    ds_bts_disable(&e.ctx);
 }

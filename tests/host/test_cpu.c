@@ -421,6 +421,254 @@ static void test_leaf_1a_at_max(void)
     CHECK(!cpu.caps.has_leaf_1a && cpu.caps.core_type == 0, "max leaf 19H: leaf 1AH not read");
 }
 
+/* IA32_MISC_ENABLE is read from DisplayFamily 0FH on and in family 06H from
+ * DisplayModel 0DH on (Linux arch/x86/kernel/cpu/intel.c early_init_intel:
+ * "c->x86 > 6 || (c->x86 == 6 && c->x86_model >= 0xd)"), and only with
+ * CPUID.01H:EDX.MSR (bit 5): every side of each boundary (mutants cpu.c:199
+ * `>= 0x0D` -> `>= 0xC` / `> 0x0D`, `> 6` -> `> 5`, `==` -> `!=`, `||` -> `&&`
+ * survived). A model that must not be read has no MSR in the fake: a read
+ * would fault and show up in f.reads. */
+static void test_misc_enable_gate(void)
+{
+    static const struct { uint32_t sig; uint32_t edx; int read; const char *what; } t[] = {
+        { 0x000006C0, 1u << 5, 0, "06_0CH: before the boundary" },
+        { 0x000006D0, 1u << 5, 1, "06_0DH (Dothan): first read" },
+        { 0x000006E0, 1u << 5, 1, "06_0EH (Yonah)" },
+        { 0x000106A0, 1u << 5, 1, "06_1AH (Nehalem): extended model" },
+        { 0x000005F0, 1u << 5, 0, "05_0FH: family 5 never" },
+        { 0x000105D0, 1u << 5, 0, "05_0DH with ext model 1: family 5, DisplayModel 0DH, never" },
+        { 0x00000F00, 1u << 5, 1, "0F_00H: family 0FH from model 0" },
+        { 0x00100F00, 1u << 5, 1, "10_00H: DisplayFamily above 6" },
+        { 0x00000700, 1u << 5, 1, "07_00H: family 7 > 6" },
+        { 0x000006D0, 0, 0, "06_0DH without CPUID.01H:EDX.MSR" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        memset(&f, 0, sizeof(f));
+        fake_set_cpuid(&f, 0, 0, 2, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+        fake_set_cpuid(&f, 1, 0, t[i].sig, 0, 0, t[i].edx | (1u << 21));
+        if (t[i].read)
+            fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "%s: identify", t[i].what);
+        CHECK_EQ(f.reads, (unsigned)t[i].read, "%s: MISC_ENABLE reads", t[i].what);
+        CHECK_EQ(f.faults, 0, "%s: no fault", t[i].what);
+        CHECK_EQ(cpu.caps.has_misc_enable, t[i].read != 0, "%s: has_misc_enable", t[i].what);
+        CHECK_EQ(cpu.caps.misc_enable_err, t[i].read ? DS_OK : DS_ERR_NO_MSR, "%s: reason", t[i].what);
+        CHECK_EQ(cpu.caps.bts_advertised, t[i].read != 0, "%s: BTS advertised only with the MSR", t[i].what);
+    }
+}
+
+/* Vendor from the 12 bytes of leaf 0 (EBX, EDX, ECX; SDM Vol. 2A CPUID leaf
+ * 00H): a string that differs from "GenuineIntel"/"AuthenticAMD" in its first
+ * or last byte is another vendor (mutants cpu.c:82 `i = 0` -> `1`, `< 12` ->
+ * `< 11` survived), and "unknown" is only max leaf 0 with an empty string
+ * (cpu.c:266 `== 0` -> `== 1` survived). No MSR is read for any non-Intel
+ * string. */
+static void test_vendor_bytes(void)
+{
+    static const struct { uint32_t max, ebx, edx, ecx; int vendor; const char *what; } t[] = {
+        { 2, 0x756e6547, 0x49656e69, 0x6c65746e, DS_VENDOR_INTEL, "GenuineIntel" },
+        { 2, 0x756e6546, 0x49656e69, 0x6c65746e, DS_VENDOR_OTHER, "FenuineIntel: first byte" },
+        { 2, 0x756e6547, 0x49656e69, 0x6d65746e, DS_VENDOR_OTHER, "GenuineIntem: last byte" },
+        { 2, 0x756e6547, 0x49656e68, 0x6c65746e, DS_VENDOR_OTHER, "GenuinhIntel: EDX byte 0" },
+        { 2, 0x68747541, 0x69746e65, 0x444d4163, DS_VENDOR_AMD, "AuthenticAMD" },
+        { 2, 0x68747540, 0x69746e65, 0x444d4163, DS_VENDOR_OTHER, "@uthenticAMD: first byte" },
+        { 2, 0x68747541, 0x69746e65, 0x454d4163, DS_VENDOR_OTHER, "AuthenticAME: last byte" },
+        { 0, 0, 0, 0, DS_VENDOR_UNKNOWN, "max leaf 0, empty string" },
+        { 1, 0, 0, 0, DS_VENDOR_OTHER, "max leaf 1, empty string" },
+        { 0, 0x756e6547, 0x49656e69, 0x6c65746e, DS_VENDOR_INTEL, "max leaf 0, GenuineIntel" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        memset(&f, 0, sizeof(f));
+        fake_set_cpuid(&f, 0, 0, t[i].max, t[i].ebx, t[i].ecx, t[i].edx);
+        fake_set_cpuid(&f, 1, 0, 0x000506E3, 0, 0, (1u << 5) | (1u << 21));
+        fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "%s: identify", t[i].what);
+        CHECK_EQ(cpu.caps.vendor, t[i].vendor, "%s: vendor", t[i].what);
+        if (t[i].vendor != DS_VENDOR_INTEL)
+            CHECK_EQ(f.reads, 0, "%s: no MSR read", t[i].what);
+    }
+}
+
+/* Leaf 01H is read only when CPUID.0:EAX >= 1 (SDM Vol. 2A CPUID: leaves above
+ * the maximum return the data of the highest basic leaf): with maximum 0 the
+ * signature and the DS flags stay 0 even though the fake answers leaf 1
+ * (mutant cpu.c:278 `< 1` -> `< 0` survived); with maximum exactly 1 they are
+ * read. */
+static void test_leaf1_at_max(void)
+{
+    for (uint32_t max = 0; max <= 1; max++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        memset(&f, 0, sizeof(f));
+        fake_set_cpuid(&f, 0, 0, max, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+        fake_set_cpuid(&f, 1, 0, 0x000006D8, 0, 1u << 2, (1u << 5) | (1u << 21));
+        fake_set_msr(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "max %u: identify", max);
+        CHECK_EQ(cpu.caps.signature, max ? 0x000006D8u : 0u, "max %u: signature", max);
+        CHECK(cpu.caps.ds == (max == 1) && cpu.caps.dtes64 == (max == 1), "max %u: DS flags", max);
+        CHECK_EQ(cpu.caps.has_misc_enable, max == 1, "max %u: MISC_ENABLE read only with leaf 1", max);
+    }
+}
+
+/* Every bit of the extended family field [27:20] (SDM Vol. 2A CPUID:
+ * DisplayFamily = Family + Extended Family when Family is 0FH): odd and
+ * all-ones values (mutant cpu.c:64 mask 0xFF -> 0xFE survived: the tested
+ * signatures had even extended families). Nova Lake is DisplayFamily 12H
+ * (Linux intel-family.h IFM(18, ...)): extended family 3. */
+static void test_ext_family_bits(void)
+{
+    static const struct { uint32_t sig; uint16_t fam; uint8_t model; } t[] = {
+        { 0x00100F00, 0x10, 0x00 }, { 0x00300F10, 0x12, 0x01 }, { 0x00400F10, 0x13, 0x01 },
+        { 0x00800F00, 0x17, 0x00 }, { 0x0FF00F00, 0x10E, 0x00 }, { 0x0FF50F00, 0x10E, 0x50 },
+        { 0x00100600, 0x06, 0x00 }, /* family 6: the extended family is not added */
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        uint16_t f;
+        uint8_t m;
+        ds_display_fms(t[i].sig, &f, &m);
+        CHECK_EQ(f, t[i].fam, "sig %08x: DisplayFamily", t[i].sig);
+        CHECK_EQ(m, t[i].model, "sig %08x: DisplayModel", t[i].sig);
+    }
+}
+
+/* Leaf 1CH is read only with Arch LBR enumerated (CPUID.(07H,0):EDX[19]; SDM
+ * leaf 1CH; Linux intel_pmu_arch_lbr_init runs only with X86_FEATURE_ARCH_LBR)
+ * and a maximum leaf of at least 1CH (mutant cpu.c:151 `&&` -> `||` survived):
+ * EDX[19] clear with 1CH answered -> nothing read; EDX[19] set with maximum
+ * 1BH -> nothing; maximum exactly 1CH -> read. cpuid7_edx keeps leaf 7 EDX
+ * as is (SDM leaf 07H). Words from ptl_core (the Panther Lake dump). */
+static void test_leaf1c_gate(void)
+{
+    static const struct { uint32_t max, edx7; bool read; const char *what; } t[] = {
+        { 0x23, 0xFC18C430u & ~(1u << 19), false, "Arch LBR clear, max 23H" },
+        { 0x1B, 0xFC18C430u, false, "Arch LBR set, max 1BH" },
+        { 0x1C, 0xFC18C430u, true, "Arch LBR set, max exactly 1CH" },
+        { 0x23, 0xFC18C430u, true, "Arch LBR set, max 23H" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        ptl_core(&f, false);
+        for (int k = 0; k < f.nleaves; k++) {
+            if (f.leaves[k].leaf == 0)
+                f.leaves[k].r[0] = t[i].max;
+            if (f.leaves[k].leaf == 7)
+                f.leaves[k].r[3] = t[i].edx7;
+        }
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "%s: identify", t[i].what);
+        const struct ds_caps *c = &cpu.caps;
+        CHECK_EQ(c->cpuid7_edx, t[i].edx7, "%s: 07H EDX kept", t[i].what);
+        CHECK_EQ(c->has_leaf_1c, t[i].read, "%s: has_leaf_1c", t[i].what);
+        CHECK_EQ(c->lbr_1c_eax, t[i].read ? 0x4000000Bu : 0u, "%s: 1CH EAX", t[i].what);
+        CHECK_EQ(c->lbr_1c_ecx, t[i].read ? 0x000F0007u : 0u, "%s: 1CH ECX", t[i].what);
+        CHECK_EQ(c->arch_lbr_depth, t[i].read ? 32 : 0, "%s: depth", t[i].what);
+    }
+}
+
+/* GP counter mask at the 32-counter boundary (SDM leaf 0AH EAX[15:8]; the
+ * mask has one bit per counter): 31 -> 7FFFFFFFH, 32 -> FFFFFFFFH, 33 ->
+ * FFFFFFFFH (mutant cpu.c:340 `>= 32` -> `>= 33` survived; it shifts by 32). */
+static void test_gp_mask_32(void)
+{
+    static const struct { unsigned n; uint32_t mask; } t[] = { { 31, 0x7FFFFFFFu }, { 32, 0xFFFFFFFFu },
+                                                               { 33, 0xFFFFFFFFu }, { 1, 1 }, { 0, 0 } };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        fake_skylake(&f);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0xA)
+                f.leaves[k].r[0] = (f.leaves[k].r[0] & ~0xFF00u) | (t[i].n << 8);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "%u GP: identify", t[i].n);
+        CHECK_EQ(cpu.caps.gp_counters, t[i].n, "%u GP: count", t[i].n);
+        CHECK_EQ(cpu.caps.gp_mask, t[i].mask, "%u GP: mask", t[i].n);
+    }
+}
+
+/* Leaf 0AH is Intel's (SDM Vol. 2A); AMD reserves CPUID Fn0000_000A (AMD APM
+ * Vol. 3, PerfMonV2 is 80000022H): an AMD CPU whose leaf 0AH answers is not
+ * given Intel perfmon (mutant cpu.c:322 `||` -> `&&` survived). */
+static void test_leaf0a_intel_only(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    memset(&f, 0, sizeof(f));
+    fake_set_cpuid(&f, 0, 0, 0x10, 0x68747541, 0x444d4163, 0x69746e65); /* AuthenticAMD, max 10H */
+    fake_set_cpuid(&f, 1, 0, 0x00A00F11, 0, 0, (1u << 5) | (1u << 21));
+    fake_set_cpuid(&f, 0xA, 0, 0x07300404, 0, 0, 0x603);
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+    CHECK(cpu.caps.vendor == DS_VENDOR_AMD, "AMD");
+    CHECK(!cpu.caps.has_leaf_0a && cpu.caps.perfmon_version == 0 && cpu.caps.gp_counters == 0 &&
+              cpu.caps.gp_mask == 0 && cpu.caps.fixed_counters == 0,
+          "leaf 0AH not read on AMD");
+}
+
+/* Report widths: the native model ID is CPUID.1AH EAX[23:0] (6 hex digits),
+ * leaf 23H EAX/EBX are 32-bit (8 digits) (mutants cpu.c:439 6 -> 5 and
+ * cpu.c:477 8 -> 9 survived). Whole lines, from ptl_core's words. */
+static void test_report_widths(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    char buf[4096];
+    ptl_core(&f, true);
+    ds_cpu_init(&cpu, &fake_ops, &f);
+    ds_cpu_identify(&cpu);
+    CHECK_EQ(ds_caps_format(&cpu.caps, buf, sizeof(buf)), DS_OK, "format");
+    CHECK(strstr(buf, "\ncore_type: atom (0x20), native_model_id 0x000004\n") != NULL, "1AH line: %s", buf);
+    CHECK(strstr(buf, "\nleaf23.subleaves: 0x0000003f\nleaf23.features: 0x00000003\n") != NULL, "23H lines: %s",
+          buf);
+}
+
+/* Every leaf 0AH field from words whose fields are odd and distinct (SDM
+ * Vol. 2A leaf 0AH: EAX[7:0] version, [15:8] GP count, [23:16] GP width,
+ * [31:24] EBX length; EBX bit i = event i unavailable, bits at or above
+ * the length undefined (reported unavailable); EDX[4:0] fixed count,
+ * [12:5] fixed width): mutants cpu.c:331 `r[0] >> 24` -> `r[1]`/`>> 23` and
+ * cpu.c:337 width mask 0xFF -> 0xFE survived (the profiles' fields were
+ * even or the field unchecked). */
+static void test_leaf0a_fields(void)
+{
+    static const struct { uint32_t eax, ebx, edx; unsigned gp, gpw, len, fx, fxw; uint32_t unavail, fmask; } t[] = {
+        { 0x07310904, 0x00000055, 0x000005E5, 9, 0x31, 7, 5, 0x2F, 0xFFFFFFD5u, 0x1F },
+        { 0x20FF0304, 0x12345678, 0x00001FFF, 3, 0xFF, 32, 31, 0xFF, 0x12345678u, 0x7FFFFFFF },
+        { 0x1F010104, 0x40000001, 0x00000021, 1, 0x01, 31, 1, 0x01, 0xC0000001u, 0x1 },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        fake_skylake(&f);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0xA) {
+                f.leaves[k].r[0] = t[i].eax;
+                f.leaves[k].r[1] = t[i].ebx;
+                f.leaves[k].r[2] = 0;
+                f.leaves[k].r[3] = t[i].edx;
+            }
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "row %zu: identify", i);
+        const struct ds_caps *c = &cpu.caps;
+        CHECK_EQ(c->perfmon_version, 4, "row %zu: version", i);
+        CHECK_EQ(c->gp_counters, t[i].gp, "row %zu: GP count", i);
+        CHECK_EQ(c->gp_width, t[i].gpw, "row %zu: GP width", i);
+        CHECK_EQ(c->ebx_length, t[i].len, "row %zu: EBX length", i);
+        CHECK_EQ(c->events_unavailable, t[i].unavail, "row %zu: events unavailable", i);
+        CHECK_EQ(c->fixed_counters, t[i].fx, "row %zu: fixed count", i);
+        CHECK_EQ(c->fixed_width, t[i].fxw, "row %zu: fixed width", i);
+        CHECK_EQ(c->fixed_mask, t[i].fmask, "row %zu: fixed mask", i);
+    }
+}
+
 int main(void)
 {
     test_pmu_kind();
@@ -435,5 +683,14 @@ int main(void)
     test_perf_caps_bits();
     test_signature_fields();
     test_leaf_1a_at_max();
+    test_misc_enable_gate();
+    test_vendor_bytes();
+    test_leaf1_at_max();
+    test_ext_family_bits();
+    test_leaf1c_gate();
+    test_gp_mask_32();
+    test_leaf0a_intel_only();
+    test_report_widths();
+    test_leaf0a_fields();
     return check_summary();
 }

@@ -16,6 +16,9 @@ static void one(uint64_t v)
     CHECK(strcmp(got, want) == 0, "%s: got '%s'", want, got);
 }
 
+static void hex_cases(void);
+static void sb_bounds(void);
+
 int main(void)
 {
     uint64_t p = 1;
@@ -37,5 +40,80 @@ int main(void)
     ds__sb_dec(&sb, 12345);
     CHECK(strcmp(small, "123") == 0, "truncated to '%s'", small);
     CHECK(sb.truncated, "truncation flagged");
+    hex_cases();
+    sb_bounds();
     return check_summary();
+}
+
+/* ds__sb_hex (internal.h contract: "0x", then at least @digits hex digits,
+ * lower case, as many as the value needs) against libc's "%0*llx". */
+static void hex_one(uint64_t v, unsigned digits)
+{
+    char got[40], want[40];
+    struct ds__sb sb;
+    ds__sb_init(&sb, got, sizeof(got));
+    ds__sb_hex(&sb, v, digits);
+    snprintf(want, sizeof(want), "0x%0*llx", (int)digits, (unsigned long long)v);
+    CHECK(strcmp(got, want) == 0, "hex(0x%llx, %u): got '%s', want '%s'", (unsigned long long)v, digits, got, want);
+    CHECK(!sb.truncated, "hex(0x%llx, %u) fits 40 bytes", (unsigned long long)v, digits);
+}
+
+static void hex_cases(void)
+{
+    /* every nibble value alone and in every position; every pad width 0..16
+     * below, at and above the value's own length */
+    for (unsigned d = 0; d <= 16; d++) {
+        hex_one(0, d);
+        hex_one(UINT64_MAX, d);
+        for (unsigned nib = 0; nib < 16; nib++)
+            for (unsigned sh = 0; sh < 64; sh += 4)
+                hex_one((uint64_t)nib << sh, d);
+    }
+    hex_one(0x0123456789abcdefull, 0);
+    hex_one(0xfedcba9876543210ull, 0);
+    hex_one(0x8000000000000000ull, 3);
+}
+
+/* The builder's exact capacity boundary (len counts the NUL), the NULL and
+ * zero-length buffers, and init over a used builder. */
+static void sb_bounds(void)
+{
+    char b[8];
+    struct ds__sb sb;
+
+    memset(b, 'x', sizeof(b));
+    ds__sb_init(&sb, b, 4);
+    ds__sb_puts(&sb, "abc"); /* 3 chars + NUL == len: fits exactly */
+    CHECK(strcmp(b, "abc") == 0 && !sb.truncated && sb.pos == 3, "3 chars in 4 bytes: '%s' trunc %d", b, sb.truncated);
+    ds__sb_putc(&sb, 'd'); /* one more does not */
+    CHECK(strcmp(b, "abc") == 0 && sb.truncated && sb.pos == 3, "4th char refused: '%s' trunc %d", b, sb.truncated);
+    CHECK(b[4] == 'x', "nothing written past len");
+
+    memset(b, 'x', sizeof(b));
+    ds__sb_init(&sb, b, 1); /* room for the NUL only */
+    CHECK(b[0] == '\0' && sb.pos == 0 && !sb.truncated, "len 1 init");
+    ds__sb_putc(&sb, 'a');
+    CHECK(b[0] == '\0' && b[1] == 'x' && sb.truncated, "len 1: nothing fits");
+
+    memset(b, 'x', sizeof(b));
+    ds__sb_init(&sb, b, 0);
+    CHECK(b[0] == 'x' && !sb.truncated, "len 0: buffer untouched by init");
+    ds__sb_putc(&sb, 'a');
+    CHECK(b[0] == 'x' && sb.truncated, "len 0: putc refused, buffer untouched");
+
+    ds__sb_init(&sb, NULL, 8);
+    CHECK(!sb.truncated && sb.pos == 0, "NULL buffer init");
+    ds__sb_puts(&sb, "a");
+    CHECK(sb.truncated && sb.pos == 0, "NULL buffer: truncated, nothing counted");
+
+    /* init resets a used, truncated builder */
+    ds__sb_init(&sb, b, 2);
+    ds__sb_puts(&sb, "abc");
+    CHECK(sb.truncated, "used builder truncated");
+    ds__sb_init(&sb, b, sizeof(b));
+    CHECK(sb.pos == 0 && !sb.truncated && b[0] == '\0', "re-init clears pos and truncated");
+    ds__sb_puts(&sb, "hi");
+    ds__sb_puts(&sb, NULL); /* NULL string: nothing */
+    ds__sb_puts(&sb, "");
+    CHECK(strcmp(b, "hi") == 0 && !sb.truncated, "puts appends: '%s'", b);
 }

@@ -1056,6 +1056,61 @@ static void test_arch_branch_filter_bit(void)
     }
 }
 
+/* Sign extension at its exact bit in every format that carries flags in the
+ * address MSRs (mutant lbr.c:197 sext(from, 63) -> 62 survived: the values
+ * above had bits 62..47 all equal). Expectations from Linux lbr.c
+ * intel_pmu_lbr_read_64: LBR_FORMAT_EIP_FLAGS and LBR_FORMAT_TIME shift FROM
+ * left by skip = 1 and back arithmetically (sign bit 62); EIP_FLAGS2 skip = 3
+ * (sign bit 60); LBR_FORMAT_TIME's TO is ((s64)to << 16) >> 16 (sign bit 47),
+ * cycles TO[63:48]. Each pair: the sign bit alone set, then only the bit
+ * below it. */
+static void test_sext_boundaries(void)
+{
+    static const struct { unsigned fmt; uint64_t from, to, want_from, want_to; const char *what; } t[] = {
+        { 3, 1ull << 62, 0, 0xC000000000000000ull, 0, "fmt 3 FROM bit 62 is the sign" },
+        { 3, 1ull << 61, 0, 1ull << 61, 0, "fmt 3 FROM bit 61 is address" },
+        { 4, 1ull << 60, 0, 0xF000000000000000ull, 0, "fmt 4 FROM bit 60 is the sign" },
+        { 4, 1ull << 59, 0, 1ull << 59, 0, "fmt 4 FROM bit 59 is address" },
+        { 6, 1ull << 62, 0, 0xC000000000000000ull, 0, "fmt 6 FROM bit 62 is the sign" },
+        { 6, 1ull << 61, 0, 1ull << 61, 0, "fmt 6 FROM bit 61 is address" },
+        { 6, 0, 1ull << 47, 0, 0xFFFF800000000000ull, "fmt 6 TO bit 47 is the sign" },
+        { 6, 0, 1ull << 46, 0, 1ull << 46, "fmt 6 TO bit 46 is address" },
+        { 6, 0, (0xFFFFull << 48) | (1ull << 46), 0, 1ull << 46, "fmt 6 TO cycles all ones, bit 46" },
+    };
+    for (size_t i = 0; i < N(t); i++) {
+        struct ds_lbr_entry e;
+        CHECK_EQ(ds_lbr_decode(t[i].fmt, t[i].from, t[i].to, 0, &e), DS_OK, "%s", t[i].what);
+        CHECK_EQ(e.from, t[i].want_from, "%s: FROM", t[i].what);
+        CHECK_EQ(e.to, t[i].want_to, "%s: TO", t[i].what);
+        CHECK(!e.mispred && !e.in_tx && !e.abort, "%s: no flag", t[i].what);
+        CHECK_EQ(e.cycles, t[i].fmt == 6 ? (uint16_t)(t[i].to >> 48) : 0, "%s: cycles", t[i].what);
+    }
+}
+
+/* IA32_DEBUGCTL.FREEZE_LBRS_ON_PMI exists "if CPUID.01H:ECX[15] = 1 &&
+ * CPUID.0AH:EAX[7:0] > 1" (SDM Vol. 4 IA32_DEBUGCTL): tested at the exact
+ * version boundary on Core 2 Penryn 06_17H (mutants lbr.c:411 `>= 2` -> `> 2`
+ * and `>= 3` survived): v1 refused, v2 and v3 set bit 11 with bit 0, PDCM
+ * clear refused at v2, no leaf 0AH refused. */
+static void test_freeze_perfmon_boundary(void)
+{
+    static const struct { unsigned v; bool pdcm; int want; } c[] = {
+        { 0, true, DS_ERR_LBR_NO_FREEZE }, { 1, true, DS_ERR_LBR_NO_FREEZE }, { 2, true, DS_OK },
+        { 3, true, DS_OK }, { 2, false, DS_ERR_LBR_NO_FREEZE },
+    };
+    const struct ds_lbr_model *m;
+    CHECK_EQ(ds_lbr_lookup(6, 0x17, &m), DS_OK, "Penryn row");
+    for (size_t i = 0; i < N(c); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        lbr_cpu(&f, &cpu, m, c[i].v, c[i].pdcm, 0);
+        struct ds_lbr_config fr = { .freeze_on_pmi = true };
+        CHECK_EQ(ds_lbr_enable(&cpu, m, &fr), c[i].want, "perfmon v%u pdcm %d: freeze", c[i].v, c[i].pdcm);
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), c[i].want ? 0 : 0x801, "v%u pdcm %d: DEBUGCTL", c[i].v,
+                 c[i].pdcm);
+    }
+}
+
 int main(void)
 {
     test_table();
@@ -1076,5 +1131,7 @@ int main(void)
     test_msr_fault_sweep();
     test_arch_any_row();
     test_arch_branch_filter_bit();
+    test_sext_boundaries();
+    test_freeze_perfmon_boundary();
     return check_summary();
 }

@@ -1110,6 +1110,51 @@ static void test_drain_clears_previous_groups(void)
     CHECK_EQ(stale_fields(&c.s[1], 32ull << 48), 0, "record 1: nothing of record 0 left");
 }
 
+/* ds_pebs_latency_split for every DisplayModel of the Linux
+ * PMU_FL_INSTR_LATENCY list, typed from Linux intel_pmu_init (the glc case:
+ * SAPPHIRERAPIDS_X, EMERALDRAPIDS_X, GRANITERAPIDS_X/D; the hybrid case:
+ * ALDERLAKE(_L), RAPTORLAKE(_P,_S); ATOM_GRACEMONT; ATOM_CRESTMONT(_X);
+ * METEORLAKE(_L), LUNARLAKE_M, ARROWLAKE(_H,_U), PANTHERLAKE_L, WILDCATLAKE_L,
+ * ATOM_DARKMONT_X) with the model numbers of Linux intel-family.h, and their
+ * table neighbours that are not in it (mutants pebs.c:665-667 0xBF -> 0xBE,
+ * 0x9A -> 0x99, 0xAE -> 0xAF survived: test_latency_split typed only some
+ * rows). DisplayFamily 6 only; an unidentified CPU never splits (mutant
+ * pebs.c:671 `||` -> `&&`). */
+static void test_latency_split_every_model(void)
+{
+    static struct env e;
+    static const uint8_t in[] = { 0x8F, 0xCF, 0xAD, 0xAE, 0x97, 0x9A, 0xB7, 0xBA, 0xBF, 0xBE, 0xAF, 0xB6,
+                                  0xAA, 0xAC, 0xBD, 0xC5, 0xC6, 0xB5, 0xCC, 0xD5, 0xDD };
+    static const uint8_t out[] = { 0x8E, 0x8D, 0x8C, 0x90, 0x96, 0x99, 0x9B, 0x9C, 0x9D, 0x9E, 0xA5, 0xA6,
+                                   0xA7, 0xAB, 0xB0, 0xB8, 0xB9, 0xBB, 0xBC, 0xC0, 0xC4, 0xC7, 0xCB, 0xCD,
+                                   0xCE, 0xD0, 0xD4, 0xD6, 0xD7, 0xDC, 0xDE, 0x7E, 0x6A, 0x86, 0x8A };
+    for (int pass = 0; pass < 2; pass++) {
+        const uint8_t *m = pass ? out : in;
+        size_t n = pass ? sizeof(out) : sizeof(in);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t sig = 0x600u | ((uint32_t)(m[i] >> 4) << 16) | ((m[i] & 0xFu) << 4) | 1u;
+            fake_icelake(&e.f);
+            set_leaf(&e.f, 1, sig, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+            env_identify(&e, 1);
+            CHECK_EQ(e.cpu.caps.display_model, m[i], "06_%02XH identified", m[i]);
+            CHECK_EQ(ds_pebs_latency_split(&e.cpu), !pass, "06_%02XH split", m[i]);
+            if (!pass) {
+                e.cpu.identified = false;
+                CHECK(!ds_pebs_latency_split(&e.cpu), "06_%02XH not identified: no split", m[i]);
+            }
+        }
+    }
+    /* SPR's model byte 8FH in DisplayFamily 0FH and 13H (Diamond Rapids' family), family 5 */
+    static const uint32_t other[] = { 0x00080FF1, 0x00480FF1, 0x000805F1 }; /* 0F_8FH, 13_8FH, 05_0FH */
+    for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+        fake_icelake(&e.f);
+        set_leaf(&e.f, 1, other[i], 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+        env_identify(&e, 1);
+        CHECK(e.cpu.caps.display_family != 6, "sig %08x not family 6", other[i]);
+        CHECK(!ds_pebs_latency_split(&e.cpu), "sig %08x: no split outside family 6", other[i]);
+    }
+}
+
 int main(void)
 {
     test_attribute();
@@ -1129,5 +1174,6 @@ int main(void)
     test_adaptive_runs();
     test_decode_clears_poison();
     test_drain_clears_previous_groups();
+    test_latency_split_every_model();
     return check_summary();
 }

@@ -604,6 +604,8 @@ static void test_v6_counter_bitmap(void)
     CHECK_EQ(st.unknown, 1ull << 10, "bit 10 unknown");
 }
 
+static void test_decode_known_per_version(void);
+
 int main(void)
 {
     test_zero_bounds();
@@ -622,5 +624,60 @@ int main(void)
     test_netburst_no_global_masks();
     test_scratch_sample_per_format();
     test_v6_counter_bitmap();
+    test_decode_known_per_version();
     return check_summary();
+}
+
+/*
+ * ds_pmi_decode's `unknown` at each version boundary, transcribed from the
+ * IA32_PERF_GLOBAL_STATUS table of ../shared/reference/msr.md section 5
+ * (SDM Table 35-2 / EDK / Linux): 62 OvfBuf and 63 CondChgd from v1 (the
+ * register from v2), 61 Ovf_Uncore from v3, 58 LBR_Frz and 59 CTR_Frz from
+ * v4; pmi.h counts 48 (PERF_METRICS), 55 (ToPA) and 60 (ASCI) as known on
+ * v4+ too. Counter bits: the GP bitmap and fixed counters m at 32 + m,
+ * the rest unknown. Every flag field decodes its own bit alone.
+ */
+static void test_decode_known_per_version(void)
+{
+    struct ds_caps c;
+    struct ds_pmi_status st;
+    memset(&c, 0, sizeof(c));
+    c.has_leaf_0a = true;
+    c.gp_counters = 4;
+    c.gp_mask = 0xF;
+    c.fixed_counters = 3;
+    c.fixed_mask = 0x7;
+    const uint64_t flags = (1ull << 48) | (1ull << 55) | (1ull << 58) | (1ull << 59) | (1ull << 60) |
+                           (1ull << 61) | (1ull << 62) | (1ull << 63);
+    const uint64_t ctrs_beyond = (1ull << 4) | (1ull << 31) | (1ull << 35) | (1ull << 47);
+    static const struct { unsigned v; uint64_t unknown_flags; } rows[] = {
+        { 2, (1ull << 48) | (1ull << 55) | (1ull << 58) | (1ull << 59) | (1ull << 60) | (1ull << 61) },
+        { 3, (1ull << 48) | (1ull << 55) | (1ull << 58) | (1ull << 59) | (1ull << 60) },
+        { 4, 0 },
+        { 5, 0 },
+    };
+    for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        c.perfmon_version = rows[i].v;
+        uint64_t raw = flags | ctrs_beyond | 0xF | (0x7ull << 32);
+        CHECK_EQ(ds_pmi_decode(raw, &c, &st), DS_OK, "decode v%u", rows[i].v);
+        CHECK_EQ(st.unknown, rows[i].unknown_flags | ctrs_beyond, "v%u: unknown bits", rows[i].v);
+        CHECK_EQ(st.gp_ovf, 0xF, "v%u: GP0-3", rows[i].v);
+        CHECK_EQ(st.fixed_ovf, 0x7, "v%u: fixed 0-2", rows[i].v);
+        CHECK_EQ(st.raw, raw, "v%u: raw kept", rows[i].v);
+    }
+    /* one flag at a time: each field from its own bit (v4) */
+    c.perfmon_version = 4;
+    static const struct { unsigned bit; } one[] = { { 48 }, { 55 }, { 58 }, { 59 }, { 60 }, { 61 }, { 62 }, { 63 } };
+    for (unsigned i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+        unsigned b = one[i].bit;
+        CHECK_EQ(ds_pmi_decode(1ull << b, &c, &st), DS_OK, "decode bit %u", b);
+        unsigned got = (st.perf_metrics ? 1u << 0 : 0) | (st.topa ? 1u << 1 : 0) | (st.lbr_frz ? 1u << 2 : 0) |
+                       (st.ctr_frz ? 1u << 3 : 0) | (st.asci ? 1u << 4 : 0) | (st.uncore ? 1u << 5 : 0) |
+                       (st.ovf_buf ? 1u << 6 : 0) | (st.cond_chgd ? 1u << 7 : 0);
+        CHECK_EQ(got, 1u << i, "bit %u sets its own field only", b);
+        CHECK(st.gp_ovf == 0 && st.fixed_ovf == 0 && st.unknown == 0, "bit %u: no counter, nothing unknown", b);
+    }
+    CHECK_EQ(ds_pmi_decode(0, &c, &st), DS_OK, "decode 0");
+    CHECK(!st.perf_metrics && !st.topa && !st.lbr_frz && !st.ctr_frz && !st.asci && !st.uncore && !st.ovf_buf &&
+          !st.cond_chgd && !st.gp_ovf && !st.fixed_ovf && !st.unknown, "0: every field clear");
 }

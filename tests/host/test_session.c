@@ -1543,6 +1543,12 @@ static void test_fixed_width_64(void)
              "period 2^63 + 1");
 }
 
+static void test_v6_sparse_gp(void);
+static void test_v5_ten_gp_overflow(void);
+static void test_bts_rings_dscpl(void);
+static void test_pebs_counter_errors_only(void);
+static void test_netburst_counters_distinct(void);
+
 int main(void)
 {
     test_pebs_check();
@@ -1574,5 +1580,160 @@ int main(void)
     test_lbr_no_row();
     test_apebs_region_4k();
     test_fixed_width_64();
+    test_v6_sparse_gp();
+    test_v5_ten_gp_overflow();
+    test_bts_rings_dscpl();
+    test_pebs_counter_errors_only();
+    test_netburst_counters_distinct();
     return check_summary();
+}
+
+/* Change one CPUID register of the fake (leaf, subleaf, register 0-3) and
+ * identify again. */
+static void cpuid_patch(uint32_t leaf, uint32_t sub, unsigned reg, uint32_t val)
+{
+    for (int i = 0; i < F.nleaves; i++)
+        if (F.leaves[i].leaf == leaf && F.leaves[i].sub == sub)
+            F.leaves[i].r[reg] = val;
+    identify(true);
+}
+
+/*
+ * Issue 10 test strength (version gates at their boundary): perfmon v6
+ * names its GP counters by the CPUID.(23H,1):EAX bitmap (SDM CPUID leaf
+ * 23H; Linux update_pmu_cap cntr_mask64) and addresses every one of them
+ * at IA32_PMC_GPn_CFG_A 1901H + 4n, so counters 8 and 9 are usable there.
+ * A Lunar Lake whose bitmap holds only GP8 and GP9 (a hypervisor keeping
+ * GP0-7): a counting request gets GP8 (the lowest free), an overflow
+ * request GP9 (the highest), at 1921H / 1925H.
+ */
+static void test_v6_sparse_gp(void)
+{
+    lunar(0);
+    cpuid_patch(0x23, 1, 0, 0x300);
+    CHECK_EQ(cpu.caps.gp_mask, 0x300, "GP8, GP9 only");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_COUNT), NULL), DS_OK, "count on v6 GP8");
+    CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == 8, "count: GP8 (got %d/%u)", S.req[0].kind, S.req[0].idx);
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow on v6 GP9");
+    CHECK(S.req[1].kind == DS_CTR_GP && S.req[1].idx == 9, "overflow: GP9 (got %d/%u)", S.req[1].kind, S.req[1].idx);
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_SESSION_NO_COUNTER, "both taken");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* EVTSEL C4H: USR 16, OS 17, EN 22; overflow adds INT 20 */
+    CHECK_EQ(fp_get(&F, 0x1921), 0x004300C4, "GP8 CFG_A (1921H): counting");
+    CHECK_EQ(fp_get(&F, 0x1925), 0x005300C4, "GP9 CFG_A (1925H): overflow");
+    CHECK_EQ(fp_get(&F, 0x38F) & 0x3FF, 0x300, "GLOBAL_CTRL GP8, GP9");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * Before perfmon v6 the GP counters' EVTSELs are IA32_PERFEVTSEL0-7
+ * (186H-18DH; 18EH is not an EVTSEL): a v5 part reporting 10 GP counters
+ * in CPUID.0AH:EAX[15:8] still samples on PMC7 at most.
+ */
+static void test_v5_ten_gp_overflow(void)
+{
+    fam6(0x000806F8, 0x08300A05, 0xFF, 0x00000604, 0x65BF); /* Sapphire Rapids words, 10 GP */
+    CHECK_EQ(cpu.caps.gp_counters, 10, "10 GP counters reported");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 500, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+    CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == 7, "v5: PMC7, not PMC8/9 (got %u)", S.req[0].idx);
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x18D), 0x005300C4, "IA32_PERFEVTSEL7");
+    CHECK_EQ(fp_get(&F, 0x18E), 0, "18EH untouched");
+    CHECK_EQ(fp_get(&F, 0x18F), 0, "18FH untouched");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * BTS limited to one ring needs CPUID.01H:ECX.DS-CPL[4] (SDM IA32_DEBUGCTL
+ * BTS_OFF_OS 9 / BTS_OFF_USR 10 "if CPUID.01H:ECX[4] = 1"): refused at
+ * ds_session_add with DS_ERR_NO_DSCPL for kernel-only and user-only; both
+ * rings (or 0) need nothing. With DS-CPL: kernel-only sets BTS_OFF_USR,
+ * user-only BTS_OFF_OS.
+ */
+static void test_bts_rings_dscpl(void)
+{
+    static const struct { unsigned rings; int err; uint64_t off; } rows[] = {
+        { DS_RING_KERNEL, DS_ERR_NO_DSCPL, 1u << 10 },
+        { DS_RING_USER, DS_ERR_NO_DSCPL, 1u << 9 },
+        { DS_RING_KERNEL | DS_RING_USER, DS_OK, 0 },
+        { 0, DS_OK, 0 },
+    };
+    struct ds_request r;
+    for (unsigned i = 0; i < N(rows); i++) {
+        skylake();
+        cpuid_patch(1, 0, 2, (1u << 2) | (1u << 15)); /* no DS-CPL */
+        CHECK(!cpu.caps.ds_cpl, "DS-CPL clear");
+        CHECK_EQ(init_default(), DS_OK, "init");
+        memset(&r, 0, sizeof r);
+        r.mode = DS_TRACE_BTS_CIRCULAR;
+        r.rings = rows[i].rings;
+        CHECK_EQ(add(r, NULL), rows[i].err, "no DS-CPL, rings %u", rows[i].rings);
+        skylake();
+        CHECK_EQ(init_default(), DS_OK, "init");
+        CHECK_EQ(add(r, NULL), DS_OK, "DS-CPL, rings %u", rows[i].rings);
+        CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+        CHECK_EQ(fp_get(&F, 0x1D9) & 0x7C0, 0xC0 | rows[i].off, "rings %u: DEBUGCTL TR|BTS + OFF bits", rows[i].rings);
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    }
+}
+
+/*
+ * A PEBS request where no counter can take PEBS although the event is
+ * precise: session.h/err.h say DS_ERR_SESSION_NO_COUNTER ("no PEBS-capable
+ * counter left"), not DS_ERR_SESSION_NOT_PRECISE ("event not precise on
+ * this microarchitecture"). A perfmon v6 part with PEBS format 6 but no
+ * PEBS_BASELINE takes PEBS on PMC0-3 only (the pre-adaptive rule, Linux
+ * INTEL_ALL_EVENT_CONSTRAINT(0, 0xf)); its CPUID.(23H,1) bitmap holds only
+ * GP8/GP9.
+ */
+static void test_pebs_counter_errors_only(void)
+{
+    lunar(1u << 14);
+    cpuid_patch(0x23, 1, 0, 0x300);
+    CHECK_EQ(cpu.caps.gp_mask, 0x300, "GP8, GP9 only");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NO_COUNTER,
+             "precise event, no PEBS-capable counter: NO_COUNTER");
+    lunar(1u << 14);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "with GP0-9: PEBS");
+    CHECK(S.req[0].idx < 4, "on PMC0-3 (got %u)", S.req[0].idx);
+}
+
+/*
+ * NetBurst: an added request's counter stays allocated for the next one
+ * (SDM Vol. 3B NetBurst ESCR/counter tables, netburst.md: MSR_FSB_ESCR0,
+ * MSR_PMH_ESCR0 and MSR_BSU_ESCR0 all drive
+ * MSR_BPU_COUNTER0/1; their ESCR1s drive MSR_BPU_COUNTER2/3). Three overflow
+ * requests on three of those ESCR pairs get three distinct counters of 0-3,
+ * each with its CCCR enabled at start.
+ */
+static void test_netburst_counters_distinct(void)
+{
+    static const struct { const char *ev, *mask; } rq[] = {
+        { "global_power_events", "RUNNING" }, { "page_walk_type", "DTMISS" },
+        { "bsq_cache_reference", "RD_2ndL_MISS" },
+    };
+    netburst();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    unsigned seen = 0;
+    for (unsigned i = 0; i < N(rq); i++) {
+        struct ds_request r = raw(0, 0, 5000, DS_SAMPLE_OVERFLOW);
+        r.raw.nb_event = rq[i].ev;
+        r.raw.nb_mask = rq[i].mask;
+        CHECK_EQ(add(r, NULL), DS_OK, "NetBurst overflow %s", rq[i].ev);
+        CHECK(S.req[i].idx < 4, "%s on BPU_COUNTER0-3 (got %u)", rq[i].ev, S.req[i].idx);
+        CHECK(!((seen >> S.req[i].idx) & 1), "%s: counter %u not already taken", rq[i].ev, S.req[i].idx);
+        seen |= 1u << S.req[i].idx;
+    }
+    CHECK_EQ(__builtin_popcount(seen), 3, "three distinct counters");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    for (unsigned i = 0; i < N(rq); i++) /* each counter's CCCR enabled (bit 12) */
+        CHECK(fp_get(&F, 0x360 + S.req[i].idx) & (1u << 12), "CCCR%u enabled", S.req[i].idx);
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
