@@ -115,8 +115,9 @@ static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
          * bits 33:32 reserved and WRMSR would #GP: require CPUID.(EAX=07H,
          * ECX=0):EBX.HLE[4] or .RTM[11]. (A part whose TSX was hidden by
          * microcode is refused too: conservative, never faults.) */
-        uint32_t r[4] = { 0, 0, 0, 0 };
-        if (c->perfmon_version < 3 || c->max_leaf < 7)
+        uint32_t r[4];
+        /* leaf 07H exists: check_arch needs leaf 0AH (caps.has_leaf_0a) */
+        if (c->perfmon_version < 3)
             return DS_ERR_PMC_RESERVED;
         ds_cpuid(cpu, 7, 0, r);
         if (!(r[1] & ((1u << 4) | (1u << 11))))
