@@ -729,8 +729,7 @@ int ds_nb_pmi_scan(struct ds_cpu *cpu, uint32_t armed, uint32_t *out_overflowed)
         return DS_ERR_NULL;
     if (armed >> DS_NB_NUM_COUNTERS)
         return DS_ERR_NB_BAD_COUNTER;
-    uint32_t ovf = 0;
-    *out_overflowed = 0;
+    uint32_t ovf = 0; /* both exits store it in *out_overflowed */
     for (unsigned c = 0; c < DS_NB_NUM_COUNTERS; c++) {
         if (!((armed >> c) & 1))
             continue;
