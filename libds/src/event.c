@@ -374,7 +374,7 @@ static int arch_bit(enum ds_event ev)
 static bool arch_unavailable(const struct ds_caps *c, enum ds_event ev)
 {
     int bit = arch_bit(ev);
-    if (bit < 0 || !c->has_leaf_0a || c->perfmon_version == 0)
+    if (bit < 0 || !c->has_leaf_0a) /* has_leaf_0a: perfmon version >= 1 (cpu.c) */
         return false;
     return bit < c->ebx_length && (c->events_unavailable & (1u << bit));
 }
