@@ -990,6 +990,21 @@ static void test_native_pairs_decide(void)
     }
 }
 
+/* mut3C: event.h field contract of the performance-counter rows: no
+ * NetBurst names, nb_metric -1 ("or -1": no replay-tagging metric). */
+static void test_pmc_rows_no_netburst_fields(void)
+{
+    size_t n;
+    const struct ds_event_desc *t = ds_event_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].uarch == DS_UARCH_NETBURST)
+            continue;
+        CHECK(t[i].nb_metric == -1 && !t[i].nb_event && !t[i].nb_mask && !t[i].nb_tag_event && !t[i].nb_tag_mask,
+              "%s %s: no NetBurst fields (metric %d)", ds_uarch_name(t[i].uarch), ds_event_name(t[i].event),
+              t[i].nb_metric);
+    }
+}
+
 int main(void)
 {
     test_dumps();
@@ -1009,5 +1024,6 @@ int main(void)
     test_unavailable_at_v1();
     test_wildcat_lake();
     test_native_pairs_decide();
+    test_pmc_rows_no_netburst_fields();
     return check_summary();
 }
