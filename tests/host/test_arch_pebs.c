@@ -1305,6 +1305,91 @@ static void test_exact_fit_and_odd_fields(void)
     CHECK_EQ(s.cache_latency, 0x8001, "cache latency [47:32]");
 }
 
+/* A record's LBR entries must be 8-byte aligned in memory (ds/arch_pebs.h:
+ * lbr points into the record, DS_ERR_APEBS_REC_ALIGN otherwise): a record
+ * at +4 is refused, at +8 (aligned, address bit 3 set) and +16 decoded
+ * (mutant arch_pebs.c:419 `& 7u` -> `& 8u` and the guard removal
+ * survived). A final fragment of exactly 16 bytes (header only, not null:
+ * MODE64 set) that ends @avail completes its record (mutant arch_pebs.c:457
+ * `avail - at < DS_APEBS_HDR_BYTES` -> `<=` survived). */
+static void test_lbr_align_and_last_fragment(void)
+{
+    static unsigned char b[2048] __attribute__((aligned(16)));
+    struct spec r;
+    struct ds_pebs_sample s;
+    uint32_t used;
+    static const struct { unsigned off; int want; } t[] = { { 4, DS_ERR_APEBS_REC_ALIGN }, { 8, DS_OK },
+                                                            { 12, DS_ERR_APEBS_REC_ALIGN }, { 16, DS_OK } };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        spec_init(&r, 4);
+        r.nlbr = 16;
+        memset(b, 0, sizeof(b));
+        size_t n = frag(b + t[i].off, &r, E_BASIC | E_LBR(2) | E_MODE64, 0);
+        CHECK_EQ(ds_arch_pebs_decode(b + t[i].off, n, &s, &used), t[i].want, "LBR record at +%u", t[i].off);
+        if (t[i].want == DS_OK)
+            CHECK(s.lbr_count == 16 && s.lbr[15].to == 0x50000F, "LBR entries at +%u", t[i].off);
+    }
+    spec_init(&r, 5);
+    memset(b, 0, sizeof(b));
+    size_t n1 = frag(b, &r, E_BASIC | E_CONT | E_MODE64, 0);
+    put64(b + n1, 16 | E_MODE64);
+    put64(b + n1 + 8, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n1 + 16, &s, &used), DS_OK, "16-byte last fragment ending avail");
+    CHECK_EQ(used, n1 + 16, "both fragments used");
+    CHECK_EQ(s.fragments, 2, "two fragments");
+    CHECK_EQ(ds_arch_pebs_decode(b, n1 + 8, &s, &used), DS_ERR_APEBS_REC_SHORT, "last fragment cut: short");
+}
+
+/* A fragment size with only bit 0 below 8 set is misaligned too (mutant
+ * arch_pebs.c:463 `sz & 7u` -> `& 6u` survived); @out_consumed may be NULL
+ * on success, and is 0 after an error other than DS_ERR_APEBS_NO_BASIC
+ * (ds/arch_pebs.h; mutant arch_pebs.c:495 `&&` -> `||` survived). */
+static void test_size_bit0_and_consumed(void)
+{
+    static unsigned char b[512] __attribute__((aligned(16)));
+    struct spec r;
+    struct ds_pebs_sample s;
+    uint32_t used;
+    spec_init(&r, 6);
+    memset(b, 0, sizeof(b));
+    size_t n = frag(b, &r, E_BASIC | E_MODE64, 0);
+    CHECK_EQ(ds_arch_pebs_decode(b, n, &s, NULL), DS_OK, "NULL out_consumed");
+    CHECK_EQ(s.ip, r.ip, "decoded");
+    put64(b, (get64(b) & ~0xFFFFull) | (n + 1)); /* size 65: bit 0 */
+    used = 0xDEAD;
+    CHECK_EQ(ds_arch_pebs_decode(b, sizeof(b), &s, &used), DS_ERR_APEBS_REC_ALIGN, "size %zu", n + 1);
+    CHECK_EQ(used, 0, "nothing consumed on error");
+    put64(b, (get64(b) & ~0xFFFFull) | (n + 4)); /* bit 2 */
+    CHECK_EQ(ds_arch_pebs_decode(b, sizeof(b), &s, &used), DS_ERR_APEBS_REC_ALIGN, "size %zu", n + 4);
+    put64(b, (get64(b) & ~0xFFFFull) | (n + 8));
+    CHECK_EQ(ds_arch_pebs_decode(b, sizeof(b), &s, &used), DS_OK, "size %zu: padded record", n + 8);
+    CHECK_EQ(used, n + 8, "padded size consumed");
+}
+
+/* A CPU not identified (caps still Panther Lake) and an arch-PEBS state
+ * whose setup flag is clear are refused before any MSR access
+ * (ds/arch_pebs.h: DS_ERR_NOT_IDENTIFIED, DS_ERR_APEBS_NOT_SETUP). */
+static void test_not_setup_refusals(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs_caps c;
+    struct ds_arch_pebs ap;
+    ptl(&f, 0);
+    CHECK_EQ(ident(&f, &cpu), DS_OK, "identify");
+    struct ds_arch_pebs_config cfg = cfg_of(buf8k, 0x100000, 1, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &cfg), DS_OK, "setup");
+    ap.setup = false;
+    unsigned w0 = f.writes, r0 = f.reads;
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_ERR_APEBS_NOT_SETUP, "install");
+    CHECK_EQ(ds_arch_pebs_counter_enable(&ap, DS_CTR_GP, 0, 0, 0), DS_ERR_APEBS_NOT_SETUP, "counter enable");
+    CHECK_EQ(ds_arch_pebs_counter_disable(&ap, DS_CTR_GP, 0), DS_ERR_APEBS_NOT_SETUP, "counter disable");
+    CHECK(f.writes == w0 && f.reads == r0, "no MSR access");
+    cpu.identified = false;
+    CHECK_EQ(ds_arch_pebs_detect(&cpu, &c), DS_ERR_NOT_IDENTIFIED, "detect");
+    CHECK_EQ(c.gp_mask, 0, "detect: out zeroed");
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1323,5 +1408,8 @@ int main(void)
     test_cntr_metrics_boundary();
     test_phys_bits_boundaries();
     test_exact_fit_and_odd_fields();
+    test_lbr_align_and_last_fragment();
+    test_size_bit0_and_consumed();
+    test_not_setup_refusals();
     return check_summary();
 }

@@ -799,6 +799,43 @@ static void test_area_boundaries(void)
     CHECK_EQ(rd64(&e.area, 0x18), b + 64 * 24 + 24, "threshold 0: circular, max + one record");
 }
 
+/* Canonical addresses at every edge (SDM Vol. 3A "Canonical Addressing":
+ * bits 63:47, or 63:56 with 5-level paging, all equal; mutant area.c:15
+ * 57 -> 56 survived); the area pointer misaligned by 1 (mutant area.c:270
+ * alignment mask - 1 -> - 2); ds_area_uninstall on a context never set up
+ * is DS_ERR_NOT_SETUP, not DS_ERR_NOT_INSTALLED (area.h; guard removal at
+ * area.c:547 survived). */
+static void test_canonical_edges_and_refusals(void)
+{
+    static const struct { uint64_t a; bool la57, ok; } t[] = {
+        { 0x00007FFFFFFFFFFFull, false, true }, { 0x0000800000000000ull, false, false },
+        { 0xFFFF800000000000ull, false, true }, { 0xFFFF7FFFFFFFFFFFull, false, false },
+        { 0x00FFFFFFFFFFFFFFull, false, false }, { 0, false, true }, { ~0ull, false, true },
+        { 0x00FFFFFFFFFFFFFFull, true, true }, { 0x0100000000000000ull, true, false },
+        { 0xFF00000000000000ull, true, true }, { 0xFEFFFFFFFFFFFFFFull, true, false },
+        { 0x0000800000000000ull, true, true }, { 0x0080000000000000ull, true, true },
+        { 0xFF80000000000000ull, true, true }, { 0, true, true }, { ~0ull, true, true },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        CHECK_EQ(ds_linear_canonical(t[i].a, t[i].la57), t[i].ok, "0x%016llx la57 %d", (unsigned long long)t[i].a,
+                 t[i].la57);
+    static struct env e;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    static _Alignas(64) unsigned char raw[sizeof(union ds_area) + 64];
+    for (unsigned off = 1; off < 8; off++) {
+        e.cfg.area = (union ds_area *)(void *)(raw + off);
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_AREA_ALIGN, "area pointer +%u", off);
+        e.cfg.area_linear = 0x00007F0000000000ull; /* aligned linear address: the pointer alone is misaligned */
+        CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_ERR_AREA_ALIGN, "area pointer +%u, linear aligned", off);
+        e.cfg.area_linear = 0;
+    }
+    struct ds_ctx z;
+    memset(&z, 0, sizeof(z));
+    CHECK_EQ(ds_area_uninstall(&z), DS_ERR_NOT_SETUP, "uninstall, never set up");
+    CHECK_EQ(ds_area_install(&z), DS_ERR_NOT_SETUP, "install, never set up");
+}
+
 int main(void)
 {
     test_layout_rule();
@@ -815,5 +852,6 @@ int main(void)
     test_reset_slot_matrix();
     test_reset_slot_fixed_beyond_0a_count();
     test_area_boundaries();
+    test_canonical_edges_and_refusals();
     return check_summary();
 }

@@ -1111,6 +1111,32 @@ static void test_freeze_perfmon_boundary(void)
     }
 }
 
+/* Every lbr.h entry point refuses a CPU that is not identified, even when
+ * its caps still describe a Skylake (identified cleared after a good
+ * identification): DS_ERR_NOT_IDENTIFIED, no MSR access (lbr.h contracts;
+ * mutant lbr.c:293 guard removal survived the lead's sample). */
+static void test_not_identified_refusals(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m, *got = NULL;
+    static struct ds_lbr_entry out[32];
+    size_t n = 7;
+    unsigned fmt = 99;
+    ds_lbr_lookup(6, 0x5E, &m);
+    lbr_cpu(&f, &cpu, m, 4, true, 5);
+    cpu.identified = false;
+    int log0 = f.nlog;
+    CHECK_EQ(ds_lbr_format(&cpu, m, &fmt), DS_ERR_NOT_IDENTIFIED, "format");
+    CHECK_EQ(ds_lbr_cpu_model(&cpu, &got), DS_ERR_NOT_IDENTIFIED, "cpu_model");
+    CHECK(got == NULL, "cpu_model: no row");
+    CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_ERR_NOT_IDENTIFIED, "enable");
+    CHECK_EQ(ds_lbr_disable(&cpu, m), DS_ERR_NOT_IDENTIFIED, "disable");
+    CHECK_EQ(ds_lbr_unfreeze(&cpu, m), DS_ERR_NOT_IDENTIFIED, "unfreeze");
+    CHECK_EQ(ds_lbr_read(&cpu, m, 5, out, 32, &n), DS_ERR_NOT_IDENTIFIED, "read");
+    CHECK_EQ(f.nlog, log0, "no MSR access");
+}
+
 int main(void)
 {
     test_table();
@@ -1133,5 +1159,6 @@ int main(void)
     test_arch_branch_filter_bit();
     test_sext_boundaries();
     test_freeze_perfmon_boundary();
+    test_not_identified_refusals();
     return check_summary();
 }

@@ -5,6 +5,7 @@
  * libds's structs), adaptive groups, and the drain against corrupt fields.
  */
 #include "check.h"
+#include <stdlib.h>
 #include "ds_env.h"
 #include <ds/ds.h>
 
@@ -1155,6 +1156,148 @@ static void test_latency_split_every_model(void)
     }
 }
 
+/* Format 6 with the counters group present but empty (header only: no GP,
+ * no fixed, no metrics; record 32 + 16 = 48 bytes, layout of
+ * test_fmt6_counters' Linux transcription) decoded with exactly its size
+ * available, and one byte less (mutant pebs.c:450 `avail < base + header`
+ * -> `<=` survived). */
+static void test_fmt6_empty_counters_exact(void)
+{
+    static unsigned char r[64] __attribute__((aligned(16)));
+    struct ds_pebs_sample s;
+    memset(r, 0, sizeof(r));
+    put64(r, 0x00, 0x10 | (48ull << 48));
+    put64(r, 0x08, 0xAAA0);
+    put32(r, 0x20, 0), put32(r, 0x24, 0), put32(r, 0x28, 0), put32(r, 0x2C, 0);
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, 48, false, &s), DS_OK, "48 bytes available, 48-byte record");
+    CHECK(s.ip == 0xAAA0 && (s.present & DS_SAMPLE_CNTRS) && s.cntr_gp_mask == 0 && s.cntr_fixed_mask == 0,
+          "empty counters group");
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, 47, false, &s), DS_ERR_REC_SHORT, "47 bytes available");
+}
+
+/* Adaptive drain boundaries (mutants pebs.c:877 `idx < b->linear` -> `<=` and
+ * pebs.c:861 `groups == 0` -> `== 1` survived): an empty buffer (index ==
+ * base) is no anomaly; a run of records carrying only the memory-info group
+ * decodes every record's own group. Layout: SDM Vol. 3B "Adaptive PEBS":
+ * basic group {header: groups [3:0], size [63:48]; IP; applicable; TSC},
+ * memory-info group {address, auxiliary info, latency, TSX info}; data_cfg
+ * bit 0 = MEMINFO. */
+static void test_adaptive_empty_and_meminfo_run(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = DS_PEBS_DATA_CFG_MEMINFO;
+    e.cfg.pebs.bytes = 16 * 64;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt4 meminfo setup");
+    CHECK_EQ(e.ctx.pebs.rec_size, 64, "basic + meminfo");
+    uint64_t base = (uint64_t)(uintptr_t)e.pebs;
+    e.area.a64.pebs_index = base;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "empty drain");
+    CHECK(c.n == 0 && st.records == 0 && st.present == 0 && st.anomalies == 0, "empty: nothing, no anomaly");
+    unsigned char *r = e.pebs;
+    for (unsigned k = 0; k < 3; k++) {
+        put64(r, 64 * k + 0x00, 0x1 | (64ull << 48));
+        put64(r, 64 * k + 0x08, 0x401000 + k);
+        put64(r, 64 * k + 0x20, 0x7F0000002000ull + 0x40 * k);
+        put64(r, 64 * k + 0x28, 0x100 + k);
+    }
+    e.area.a64.pebs_index = base + 3 * 64;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "meminfo drain");
+    CHECK_EQ(c.n, 3, "3 records");
+    for (int k = 0; k < c.n && k < 3; k++) {
+        CHECK_EQ(c.s[k].ip, 0x401000u + (unsigned)k, "record %d ip", k);
+        CHECK_EQ(c.s[k].data_addr, 0x7F0000002000ull + 0x40 * (unsigned)k, "record %d its own data address", k);
+        CHECK(c.s[k].present & DS_SAMPLE_MEM, "record %d memory info present", k);
+    }
+    CHECK_EQ(st.anomalies, 0, "clean");
+}
+
+/* The decoder never reads outside [rec, rec + avail) (ds/pebs.h): a format 6
+ * counters record cut before its counters header, in a buffer of exactly
+ * @avail bytes (ASan sees any read past it). Mutants pebs.c:450 `||` -> `&&`
+ * and the removal of pebs.c:453 `return DS_ERR_REC_SIZE` survived: they read
+ * the header past the end. */
+static void test_fmt6_cut_counters_in_bounds(void)
+{
+    static const struct { uint32_t size, avail; int want; } t[] = {
+        { 48, 40, DS_ERR_REC_SHORT }, /* header promises 48, 40 there */
+        { 40, 40, DS_ERR_REC_SIZE },  /* size too small for basic + counters header */
+        { 48, 44, DS_ERR_REC_SHORT },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        unsigned char *r = malloc(t[i].avail);
+        CHECK(r != NULL, "malloc");
+        if (!r)
+            return;
+        memset(r, 0, t[i].avail);
+        put64(r, 0x00, 0x10 | ((uint64_t)t[i].size << 48));
+        put64(r, 0x08, 0xAAA0);
+        struct ds_pebs_sample s;
+        CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, t[i].avail, false, &s), t[i].want, "size %u avail %u", t[i].size,
+                 t[i].avail);
+        free(r);
+    }
+}
+
+/* Refusals of a context whose setup flag is clear while its PEBS buffer
+ * fields are still there, and of a CPU not identified whose caps still say
+ * Ice Lake (pebs.h contracts: DS_ERR_NOT_SETUP / DS_ERR_NOT_IDENTIFIED;
+ * mutant pebs.c:962 guard removal survived the lead's sample: the check
+ * after it answered DS_ERR_NO_PEBS_BUFFER only for a zeroed context). */
+static void test_not_setup_refusals(void)
+{
+    static struct env e;
+    static struct collect c;
+    static struct ds_pebs_sample arr[4];
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 2 * e.ctx.pebs.rec_size;
+    e.ctx.setup = false;
+    uint64_t pend = 77;
+    size_t n = 5;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_pending(&e.ctx, &pend), DS_ERR_NOT_SETUP, "pending");
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_ERR_NOT_SETUP, "drain");
+    CHECK_EQ(c.n, 0, "drain: nothing delivered");
+    CHECK_EQ(ds_pebs_drain_array(&e.ctx, arr, 4, &n, &st), DS_ERR_NOT_SETUP, "drain_array");
+    CHECK_EQ(n, 0, "drain_array: none");
+    e.cpu.identified = false;
+    enum ds_pebs_fmt fmt = DS_PEBS_FMT_4;
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &fmt), DS_ERR_NOT_IDENTIFIED, "format_select");
+    unsigned char r[64];
+    memset(r, 0, sizeof(r));
+    put64(r, 0, 32ull << 48);
+    put64(r, 8, 0x401000);
+    struct ds_pebs_sample s;
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, r, 32, &s), DS_ERR_NOT_IDENTIFIED, "decode_cpu");
+    CHECK(s.ip == 0 && s.present == 0, "decode_cpu: sample cleared");
+}
+
+/* ds_pebs_decode_cpu's NULL arguments, each alone (pebs.h: DS_ERR_NULL;
+ * the guard removal at pebs.c:683 survived). */
+static void test_decode_cpu_nulls(void)
+{
+    static struct env e;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    unsigned char r[64];
+    memset(r, 0, sizeof(r));
+    put64(r, 0, 32ull << 48);
+    struct ds_pebs_sample s;
+    CHECK_EQ(ds_pebs_decode_cpu(NULL, DS_PEBS_FMT_4, r, 32, &s), DS_ERR_NULL, "NULL cpu");
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, NULL, 32, &s), DS_ERR_NULL, "NULL record");
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, r, 32, NULL), DS_ERR_NULL, "NULL sample");
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, r, 32, &s), DS_OK, "all given");
+}
+
 int main(void)
 {
     test_attribute();
@@ -1175,5 +1318,10 @@ int main(void)
     test_decode_clears_poison();
     test_drain_clears_previous_groups();
     test_latency_split_every_model();
+    test_fmt6_empty_counters_exact();
+    test_adaptive_empty_and_meminfo_run();
+    test_fmt6_cut_counters_in_bounds();
+    test_not_setup_refusals();
+    test_decode_cpu_nulls();
     return check_summary();
 }
