@@ -1557,6 +1557,7 @@ static void test_fixed_width_8(void);
 static void test_lbr_legacy_unfreeze(void);
 static void test_metrics_slots_from_0(void);
 static void test_apebs_cntr_fixed_select(void);
+static void test_stale_pebs_enable_and_v1(void);
 
 int main(void)
 {
@@ -1603,6 +1604,7 @@ int main(void)
     test_lbr_legacy_unfreeze();
     test_metrics_slots_from_0();
     test_apebs_cntr_fixed_select();
+    test_stale_pebs_enable_and_v1();
     return check_summary();
 }
 
@@ -2033,4 +2035,30 @@ static void test_apebs_cntr_fixed_select(void)
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
     CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (0x3ull << 35) | (uint32_t)(0 - 10000u), "GP0 CFG_C: ALLOW|GP, no FIXED");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * Start clears every stale IA32_PEBS_ENABLE bit, PMC0's included, before
+ * enabling its own (a left-over enable would make PEBS records for a
+ * counter nobody drains): Skylake instructions:p is on PMC1 (PREC_DIST),
+ * so after start PEBS_ENABLE holds bit 1 only. Perfmon v1 (Yonah-class
+ * 06_0EH: CPUID.0AH:EAX version 1, 2 GP counters, no global MSRs) still
+ * takes an overflow request on a GP counter.
+ */
+static void test_stale_pebs_enable_and_v1(void)
+{
+    skylake();
+    fp_set(&F, 0x3F1, 0x1);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 10000, DS_SAMPLE_PRECISE), NULL), DS_OK, "instructions:p");
+    CHECK_EQ(S.req[0].idx, 1, "PMC1");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3F1), 0x2, "PEBS_ENABLE: stale PMC0 bit cleared, PMC1 set");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    fam6(0x000006EC, 0x07280201, 0, 0, 0);
+    CHECK_EQ(cpu.caps.perfmon_version, 1, "perfmon v1");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "v1 overflow request");
+    CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx < 2, "on PMC0/1 (got %u)", S.req[0].idx);
 }
