@@ -1558,6 +1558,7 @@ static void test_lbr_legacy_unfreeze(void);
 static void test_metrics_slots_from_0(void);
 static void test_apebs_cntr_fixed_select(void);
 static void test_stale_pebs_enable_and_v1(void);
+static void test_netburst_ovf_only_its_request(void);
 
 int main(void)
 {
@@ -1605,6 +1606,7 @@ int main(void)
     test_metrics_slots_from_0();
     test_apebs_cntr_fixed_select();
     test_stale_pebs_enable_and_v1();
+    test_netburst_ovf_only_its_request();
     return check_summary();
 }
 
@@ -2061,4 +2063,33 @@ static void test_stale_pebs_enable_and_v1(void)
     CHECK_EQ(init_default(), DS_OK, "init");
     CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "v1 overflow request");
     CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx < 2, "on PMC0/1 (got %u)", S.req[0].idx);
+}
+
+/* A NetBurst counter overflow (CCCR.OVF, bit 31) is delivered to the
+ * overflow request on that counter only, not to another request whose
+ * index happens to be the same number (the BTS request, index 0). */
+static void test_netburst_ovf_only_its_request(void)
+{
+    netburst();
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request b;
+    memset(&b, 0, sizeof b);
+    b.mode = DS_TRACE_BTS_CIRCULAR;
+    CHECK_EQ(add(b, NULL), DS_OK, "BTS request 0");
+    struct ds_request r = raw(0, 0, 5000, DS_SAMPLE_OVERFLOW);
+    r.raw.nb_event = "global_power_events";
+    r.raw.nb_mask = "RUNNING";
+    CHECK_EQ(add(r, NULL), DS_OK, "overflow request 1");
+    CHECK_EQ(S.req[1].idx, S.req[0].idx, "same index number as the BTS request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    uint32_t cccr = 0x360 + S.req[1].idx;
+    fp_set(&F, cccr, fp_get(&F, cccr) | (1ull << 31));
+    fp_set(&F, 0x300 + S.req[1].idx, 3);
+    CHECK_EQ(ds_session_pmi(&S, 0x888, NULL), DS_OK, "PMI");
+    CHECK(got.n == 1 && got.req[0] == 1 && got.ip[0] == 0x888, "one sample, to request 1 (n %u)", got.n);
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
