@@ -276,7 +276,7 @@ static const struct hybrid_row hybrids18[] = {
 
 static enum ds_uarch uarch_hybrid(const struct ds_caps *c, const struct hybrid_row *h)
 {
-    for (size_t i = 0; c->has_leaf_1a && i < sizeof(natives) / sizeof(natives[0]); i++)
+    for (size_t i = 0; c->has_leaf_1a && i < DS_ARRAY_SIZE(natives); i++)
         if (natives[i].core_type == c->core_type && natives[i].native == c->native_model_id)
             return (enum ds_uarch)natives[i].uarch;
     if (c->has_leaf_1a && c->core_type == DS_CORE_TYPE_ATOM)
@@ -292,7 +292,7 @@ static enum ds_uarch uarch_hybrid(const struct ds_caps *c, const struct hybrid_r
 
 static enum ds_uarch uarch_family18(const struct ds_caps *c)
 {
-    for (size_t i = 0; i < sizeof(hybrids18) / sizeof(hybrids18[0]); i++)
+    for (size_t i = 0; i < DS_ARRAY_SIZE(hybrids18); i++)
         if (hybrids18[i].model == c->display_model)
             return uarch_hybrid(c, &hybrids18[i]);
     return DS_UARCH_UNKNOWN;
@@ -300,10 +300,10 @@ static enum ds_uarch uarch_family18(const struct ds_caps *c)
 
 static enum ds_uarch uarch_family6(const struct ds_caps *c)
 {
-    for (size_t i = 0; i < sizeof(uarch_models) / sizeof(uarch_models[0]); i++)
+    for (size_t i = 0; i < DS_ARRAY_SIZE(uarch_models); i++)
         if (uarch_models[i].model == c->display_model)
             return (enum ds_uarch)uarch_models[i].uarch;
-    for (size_t i = 0; i < sizeof(hybrids) / sizeof(hybrids[0]); i++)
+    for (size_t i = 0; i < DS_ARRAY_SIZE(hybrids); i++)
         if (hybrids[i].model == c->display_model)
             return uarch_hybrid(c, &hybrids[i]);
     return DS_UARCH_UNKNOWN;
@@ -374,7 +374,7 @@ static int arch_bit(enum ds_event ev)
 static bool arch_unavailable(const struct ds_caps *c, enum ds_event ev)
 {
     int bit = arch_bit(ev);
-    if (bit < 0 || !c->has_leaf_0a || c->perfmon_version == 0)
+    if (bit < 0 || !c->has_leaf_0a) /* has_leaf_0a: perfmon version >= 1 (cpu.c) */
         return false;
     return bit < c->ebx_length && (c->events_unavailable & (1u << bit));
 }
@@ -393,7 +393,7 @@ int ds_event_lookup(const struct ds_cpu *cpu, enum ds_event ev, struct ds_event_
         return r;
     if (arch_unavailable(&cpu->caps, ev))
         return DS_ERR_EVENT_UNAVAILABLE;
-    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+    for (size_t i = 0; i < DS_ARRAY_SIZE(table); i++)
         if (table[i].uarch == u && table[i].event == ev) {
             *out = table[i];
             return DS_OK;
@@ -404,6 +404,6 @@ int ds_event_lookup(const struct ds_cpu *cpu, enum ds_event ev, struct ds_event_
 const struct ds_event_desc *ds_event_table(size_t *out_n)
 {
     if (out_n)
-        *out_n = sizeof(table) / sizeof(table[0]);
+        *out_n = DS_ARRAY_SIZE(table);
     return table;
 }

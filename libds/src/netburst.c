@@ -40,7 +40,7 @@ enum {
 };
 _Static_assert(NESCR == DS_NB_NUM_ESCRS, "45 ESCRs");
 
-#define E2(n, m, s, a, b) { n, m, s, 2, { a, b, 0 }, 0 }
+#define E2(n, m, s, a, b) { n, m, s, 2, { a, b }, 0 }
 #define E3(n, m, s, a, b, c, f) { n, m, s, 3, { a, b, c }, f }
 static const struct ds_nb_escr_info escrs[DS_NB_NUM_ESCRS] = {
     [BSU0] = E2("MSR_BSU_ESCR0", 0x3A0, 7, 0, 1),   [BSU1] = E2("MSR_BSU_ESCR1", 0x3A1, 7, 2, 3),
@@ -338,11 +338,10 @@ static void compute_values(const struct ds_nb_request *req, const struct ds_nb_e
                     ((uint64_t)req->mask << DS_NB_ESCR_EMASK_SHIFT);
     if (req->tag_enable)
         escr |= DS_NB_ESCR_TAG_ENABLE | ((uint64_t)req->tag_value << DS_NB_ESCR_TAG_SHIFT);
-    if (req->thread == 0) {
-        escr |= (req->os ? DS_NB_ESCR_T0_OS : 0) | (req->usr ? DS_NB_ESCR_T0_USR : 0);
-    } else {
-        escr |= (req->os ? DS_NB_ESCR_T1_OS : 0) | (req->usr ? DS_NB_ESCR_T1_USR : 0);
-    }
+    if (req->os)
+        escr |= req->thread ? DS_NB_ESCR_T1_OS : DS_NB_ESCR_T0_OS;
+    if (req->usr)
+        escr |= req->thread ? DS_NB_ESCR_T1_USR : DS_NB_ESCR_T0_USR;
     /* Active thread: "any" (11b) on non-HT parts (SDM CCCR description);
      * with HT count only when the requesting logical CPU is active: the
      * ESCR's T0/T1 bits already restrict counting to that thread, and 11b
@@ -526,7 +525,7 @@ static bool cpu_has_ht(const struct ds_cpu *cpu)
     if (!(cpu->caps.cpuid1_edx & (1u << 28)))
         return false;
     ds_cpuid(cpu, 1, 0, r);
-    return ((r[1] >> 16) & 0xFF) >= 2;
+    return (uint8_t)(r[1] >> 16) >= 2; /* EBX[23:16] */
 }
 
 int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_request *req,
@@ -730,8 +729,7 @@ int ds_nb_pmi_scan(struct ds_cpu *cpu, uint32_t armed, uint32_t *out_overflowed)
         return DS_ERR_NULL;
     if (armed >> DS_NB_NUM_COUNTERS)
         return DS_ERR_NB_BAD_COUNTER;
-    uint32_t ovf = 0;
-    *out_overflowed = 0;
+    uint32_t ovf = 0; /* both exits store it in *out_overflowed */
     for (unsigned c = 0; c < DS_NB_NUM_COUNTERS; c++) {
         if (!((armed >> c) & 1))
             continue;

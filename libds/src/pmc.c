@@ -115,8 +115,9 @@ static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
          * bits 33:32 reserved and WRMSR would #GP: require CPUID.(EAX=07H,
          * ECX=0):EBX.HLE[4] or .RTM[11]. (A part whose TSX was hidden by
          * microcode is refused too: conservative, never faults.) */
-        uint32_t r[4] = { 0, 0, 0, 0 };
-        if (c->perfmon_version < 3 || c->max_leaf < 7)
+        uint32_t r[4];
+        /* leaf 07H exists: check_arch needs leaf 0AH (caps.has_leaf_0a) */
+        if (c->perfmon_version < 3)
             return DS_ERR_PMC_RESERVED;
         ds_cpuid(cpu, 7, 0, r);
         if (!(r[1] & ((1u << 4) | (1u << 11))))
@@ -462,7 +463,7 @@ static const struct pebs_ctr_rule pebs_ctr_default = { .gp = 0xF, .err = DS_ERR_
 /* The row for @c: the first matching row, else pebs_ctr_default. */
 static const struct pebs_ctr_rule *pebs_rule(const struct ds_caps *c)
 {
-    for (size_t i = 0; i < sizeof(pebs_ctr_rules) / sizeof(pebs_ctr_rules[0]); i++) {
+    for (size_t i = 0; i < DS_ARRAY_SIZE(pebs_ctr_rules); i++) {
         const struct pebs_ctr_rule *r = &pebs_ctr_rules[i];
         if (r->model) {
             if (c->display_family == 6 && c->display_model == r->model)
@@ -598,7 +599,7 @@ static uint32_t apebs_event_mask(unsigned cls, uint64_t evtsel)
     uint8_t ev = (uint8_t)(evtsel & 0xFF), um = (uint8_t)((evtsel >> 8) & 0xFF);
     if (evtsel & DS_PMC_EVTSEL_FLAGS)
         return 0xFFFFFFFFu;
-    for (size_t i = 0; i < sizeof(apebs_rows) / sizeof(apebs_rows[0]); i++) {
+    for (size_t i = 0; i < DS_ARRAY_SIZE(apebs_rows); i++) {
         const struct apebs_row *r = &apebs_rows[i];
         if ((r->cls & cls) && ev >= r->ev_lo && ev <= r->ev_hi && (r->any_umask || r->umask == um))
             return r->gp;

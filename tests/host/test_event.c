@@ -962,6 +962,49 @@ static void test_wildcat_lake(void)
     CHECK_EQ(uarch_of_sig(&f, 0x000D0660, DS_CORE_TYPE_CORE, true, &u), DS_ERR_EVENT_UARCH, "06_D6H");
 }
 
+/*
+ * mut3C: the native model ID decides over the model (design.md "Which
+ * uarch": core type and native model ID paired as Intel perfmon
+ * mapfile.csv pairs them, 20H/1 gracemont, 40H/1 goldencove, /2 crestmont /
+ * redwoodcove, /3 skymont / lioncove, /4 darkmont / cougarcove, /5
+ * arcticwolf / coyotecove), each pair checked on a hybrid model whose own
+ * E-core / P-core answer differs: Panther Lake 06_CCH for natives 1-3 and 5,
+ * Alder Lake 06_97H for native 4.
+ */
+static void test_native_pairs_decide(void)
+{
+    static const struct { uint32_t native; enum ds_uarch e, p; } pairs[] = {
+        { 1, DS_UARCH_GRACEMONT, DS_UARCH_GOLDENCOVE }, { 2, DS_UARCH_CRESTMONT, DS_UARCH_REDWOODCOVE },
+        { 3, DS_UARCH_SKYMONT, DS_UARCH_LIONCOVE },     { 4, DS_UARCH_DARKMONT, DS_UARCH_COUGARCOVE },
+        { 5, DS_UARCH_ARCTICWOLF, DS_UARCH_COYOTECOVE },
+    };
+    static struct fake_cpu f;
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        uint32_t sig = pairs[i].native == 4 ? 0x00090670 : 0x000C06C0;
+        for (int ct = 0; ct < 2; ct++) {
+            enum ds_uarch u = DS_UARCH_UNKNOWN, want = ct ? pairs[i].p : pairs[i].e;
+            int e = uarch_of_native(&f, sig, ct ? DS_CORE_TYPE_CORE : DS_CORE_TYPE_ATOM, pairs[i].native, true, &u);
+            CHECK(e == DS_OK && u == want, "sig %08x %s native %u: %s, want %s", sig, ct ? "core" : "atom",
+                  pairs[i].native, e == DS_OK ? ds_uarch_name(u) : ds_errname(e), ds_uarch_name(want));
+        }
+    }
+}
+
+/* mut3C: event.h field contract of the performance-counter rows: no
+ * NetBurst names, nb_metric -1 ("or -1": no replay-tagging metric). */
+static void test_pmc_rows_no_netburst_fields(void)
+{
+    size_t n;
+    const struct ds_event_desc *t = ds_event_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].uarch == DS_UARCH_NETBURST)
+            continue;
+        CHECK(t[i].nb_metric == -1 && !t[i].nb_event && !t[i].nb_mask && !t[i].nb_tag_event && !t[i].nb_tag_mask,
+              "%s %s: no NetBurst fields (metric %d)", ds_uarch_name(t[i].uarch), ds_event_name(t[i].event),
+              t[i].nb_metric);
+    }
+}
+
 int main(void)
 {
     test_dumps();
@@ -980,5 +1023,7 @@ int main(void)
     test_lookup_order();
     test_unavailable_at_v1();
     test_wildcat_lake();
+    test_native_pairs_decide();
+    test_pmc_rows_no_netburst_fields();
     return check_summary();
 }

@@ -1644,6 +1644,36 @@ static void test_adaptive_constraint_neighbours(void)
     check_masks(&f, &cpu, "LNL E neighbours", 8, grt, N(grt));
 }
 
+/*
+ * mut3C: rows of the PEBS counter table at their format edges. PEBS_BASELINE
+ * with format 3 (set in the capability word, not adaptive: SDM "Adaptive
+ * PEBS" needs format 4+) keeps the format-1..3 rule, PMC0-3 and no fixed
+ * counter. The Ice Lake INTEL_PLD_CONSTRAINT(0x1cd, 0xff) of Linux ds.c
+ * intel_icl_pebs_event_constraints restricts MEM_TRANS_RETIRED.LOAD_LATENCY
+ * to PMC0-7 even where more counters take PEBS (synthetic 06_7EH with
+ * perfmon v6, CPUID.23H GP 3FFH, format 5 + baseline), and only that event.
+ */
+static void test_pebs_rule_format_edges(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    arch_cpu(&f, &cpu, 0x000806F8, 0x08300805, 0x00000603, 0x7, (3u << 8) | 0x5 | (1u << 13) | (1u << 14));
+    uint64_t ev = DS_EVTSEL(0xC4, 0) | DS_EVTSEL_EN | DS_EVTSEL_USR;
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 3, ev), DS_OK, "fmt 3 + baseline: PMC3");
+    CHECK_EQ(ds_pmc_pebs_check(&cpu, 4, ev), DS_ERR_PMC_PEBS_COUNTER, "fmt 3 + baseline: PMC4");
+    CHECK_EQ(ds_pmc_pebs_check_fixed(&cpu, 0), DS_ERR_PMC_PEBS_NO_FIXED, "fmt 3 + baseline: no fixed PEBS");
+    lnl_cpu_sig(&f, &cpu, 0x000706E5, false, LNL_CAPS(5));
+    CHECK_EQ(cpu.caps.display_model, 0x7E, "06_7EH");
+    static const struct { uint8_t ev, um; } free_ev[] = { { 0xCC, 0x01 }, { 0xCE, 0x01 }, { 0xCD, 0x00 }, { 0xCD, 0x02 } };
+    for (unsigned i = 0; i < 10; i++) {
+        CHECK_EQ(ds_pmc_pebs_check(&cpu, i, DS_EVTSEL(0xCD, 0x01)), i < 8 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER,
+                 "ICL 01CDH PMC%u", i);
+        for (size_t k = 0; k < N(free_ev); k++)
+            CHECK_EQ(ds_pmc_pebs_check(&cpu, i, DS_EVTSEL(free_ev[k].ev, free_ev[k].um)), DS_OK, "ICL %02XH/%02XH PMC%u",
+                     free_ev[k].ev, free_ev[k].um, i);
+    }
+}
+
 int main(void)
 {
     test_period();
@@ -1684,5 +1714,6 @@ int main(void)
     test_nhm_workaround_no_pebs();
     test_adaptive_needs_format_and_baseline();
     test_adaptive_constraint_neighbours();
+    test_pebs_rule_format_edges();
     return check_summary();
 }

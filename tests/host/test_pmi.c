@@ -605,9 +605,11 @@ static void test_v6_counter_bitmap(void)
 }
 
 static void test_decode_known_per_version(void);
+static void test_idle_pebs_threshold_exact(void);
+static void test_legacy_restore_fault_and_not_init(void);
+
 static void test_mut3d_pmi(void);
 static void test_mut3d_pmi_gates(void);
-
 int main(void)
 {
     test_zero_bounds();
@@ -627,6 +629,8 @@ int main(void)
     test_scratch_sample_per_format();
     test_v6_counter_bitmap();
     test_decode_known_per_version();
+    test_idle_pebs_threshold_exact();
+    test_legacy_restore_fault_and_not_init();
     test_mut3d_pmi();
     test_mut3d_pmi_gates();
     return check_summary();
@@ -684,6 +688,68 @@ static void test_decode_known_per_version(void)
     CHECK_EQ(ds_pmi_decode(0, &c, &st), DS_OK, "decode 0");
     CHECK(!st.perf_metrics && !st.topa && !st.lbr_frz && !st.ctr_frz && !st.asci && !st.uncore && !st.ovf_buf &&
           !st.cond_chgd && !st.gp_ovf && !st.fixed_ovf && !st.unknown, "0: every field clear");
+}
+
+/*
+ * A PMI with GLOBAL_STATUS 0 still services a PEBS buffer that is due by
+ * its index (pmi.h: foreign NMI or a buffer due by its index). Due means
+ * the index reached the interrupt threshold the area holds (SDM "DS Save
+ * Area": the PMI is requested when PEBS Index >= PEBS Interrupt
+ * Threshold): one byte below is not due, index == threshold is.
+ */
+static void test_idle_pebs_threshold_exact(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    int got = 0;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    struct ds_pmi_config pc = { .pebs_sink = take, .pebs_arg = &got };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init");
+    uint64_t thr = e.area.a64.pebs_thresh;
+    CHECK(thr > e.area.a64.pebs_base, "threshold above base");
+    e.area.a64.pebs_index = thr - 1;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle, index = threshold - 1");
+    CHECK(!r.pebs_drained && !r.handled, "one byte below the threshold: not due, not ours");
+    e.area.a64.pebs_index = thr;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "handle, index = threshold");
+    CHECK(r.pebs_drained && r.handled, "index == threshold: due, drained");
+}
+
+/*
+ * Legacy freeze (v3): when the GLOBAL_CTRL restore at the end of the PMI
+ * #GPs, ds_pmi_handle reports DS_ERR_MSR_FAULT (the counters stay frozen:
+ * the caller must know), although the drain and the acknowledgement
+ * succeeded. And ds_pmi_pmu_enable on a ds_pmi never initialised is
+ * DS_ERR_PMI_NOT_INIT, with no MSR written.
+ */
+static void test_legacy_restore_fault_and_not_init(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    int got = 0;
+    fake_haswell(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_LEGACY, .global_ctrl = 0x1, .pebs_counters = 0x1,
+                                .pebs_sink = take, .pebs_arg = &got };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init");
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 0xC0;
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 1ull << 62);
+    e.f.fault_on_write = DS_MSR_IA32_PERF_GLOBAL_CTRL;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_MSR_FAULT, "GLOBAL_CTRL restore faulted: reported");
+    CHECK_EQ(got, 1, "the record was still drained");
+    e.f.fault_on_write = 0;
+
+    struct ds_pmi z;
+    memset(&z, 0, sizeof z);
+    unsigned w0 = e.f.writes;
+    CHECK_EQ(ds_pmi_pmu_enable(&z, true), DS_ERR_PMI_NOT_INIT, "pmu_enable before init");
+    CHECK_EQ(e.f.writes, w0, "nothing written");
 }
 
 /*

@@ -1544,14 +1544,25 @@ static void test_fixed_width_64(void)
 }
 
 static void test_v6_sparse_gp(void);
-static void test_mut3d_session(void);
-static void test_mut3d_session_stop_v1(void);
-static void test_mut3d_session_pebs_room(void);
 static void test_v5_ten_gp_overflow(void);
 static void test_bts_rings_dscpl(void);
 static void test_pebs_counter_errors_only(void);
 static void test_netburst_counters_distinct(void);
+static void test_add_refusals_exact(void);
+static void test_callbacks_per_kind(void);
+static void test_restore_after_outside_change(void);
+static void test_apebs_counter_choice(void);
+static void test_describe_no_cpu(void);
+static void test_fixed_width_8(void);
+static void test_lbr_legacy_unfreeze(void);
+static void test_metrics_slots_from_0(void);
+static void test_apebs_cntr_fixed_select(void);
+static void test_stale_pebs_enable_and_v1(void);
+static void test_netburst_ovf_only_its_request(void);
 
+static void test_mut3d_session(void);
+static void test_mut3d_session_stop_v1(void);
+static void test_mut3d_session_pebs_room(void);
 int main(void)
 {
     test_pebs_check();
@@ -1588,6 +1599,17 @@ int main(void)
     test_bts_rings_dscpl();
     test_pebs_counter_errors_only();
     test_netburst_counters_distinct();
+    test_add_refusals_exact();
+    test_callbacks_per_kind();
+    test_restore_after_outside_change();
+    test_apebs_counter_choice();
+    test_describe_no_cpu();
+    test_fixed_width_8();
+    test_lbr_legacy_unfreeze();
+    test_metrics_slots_from_0();
+    test_apebs_cntr_fixed_select();
+    test_stale_pebs_enable_and_v1();
+    test_netburst_ovf_only_its_request();
     test_mut3d_session();
     test_mut3d_session_stop_v1();
     test_mut3d_session_pebs_room();
@@ -1741,6 +1763,340 @@ static void test_netburst_counters_distinct(void)
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
     for (unsigned i = 0; i < N(rq); i++) /* each counter's CCCR enabled (bit 12) */
         CHECK(fp_get(&F, 0x360 + S.req[i].idx) & (1u << 12), "CCCR%u enabled", S.req[i].idx);
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * ds_session_add refuses at add time, with the documented code, what
+ * would otherwise fail later or silently (session.h, err.h):
+ * - load-latency threshold outside 3..65535 (pmc.h DS_PEBS_LDLAT_MIN/MAX,
+ *   SDM MSR_PEBS_LD_LAT [15:0]): DS_ERR_PMC_LDLAT_RANGE, at 2 and 65536,
+ *   accepted at 3 and 65535;
+ * - a second, different threshold (MSR_PEBS_LD_LAT is one per logical
+ *   CPU): DS_ERR_SESSION_NO_LDLAT; the same threshold again is fine;
+ * - record groups a format records (formats 1-3 record the memory fields
+ *   and the GPRs, SDM PEBS record layouts; format 0 and NetBurst only the
+ *   GPRs): DS_GROUP_MEM accepted on Nehalem/Skylake, refused on Core 2;
+ * - period 0 of a sampling request, also on NetBurst: BAD_PERIOD;
+ * - a counting request on a family-6 part without architectural perfmon
+ *   (CPUID.0AH:EAX[7:0] = 0): DS_ERR_NO_PERFMON.
+ */
+static void test_add_refusals_exact(void)
+{
+    static const struct { uint32_t ldlat; int err; } ll[] = {
+        { 2, DS_ERR_PMC_LDLAT_RANGE }, { 3, DS_OK }, { 0xFFFF, DS_OK }, { 0x10000, DS_ERR_PMC_LDLAT_RANGE },
+    };
+    for (unsigned i = 0; i < N(ll); i++) {
+        skylake();
+        CHECK_EQ(init_default(), DS_OK, "init");
+        struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+        r.ldlat = ll[i].ldlat;
+        CHECK_EQ(add(r, NULL), ll[i].err, "Skylake ldlat %u", ll[i].ldlat);
+    }
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request l = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+    l.ldlat = 40;
+    CHECK_EQ(add(l, NULL), DS_OK, "Ice Lake ldlat 40");
+    l.ldlat = 50;
+    CHECK_EQ(add(l, NULL), DS_ERR_SESSION_NO_LDLAT, "second threshold 50: one MSR_PEBS_LD_LAT");
+    l.ldlat = 40;
+    CHECK_EQ(add(l, NULL), DS_OK, "the same threshold 40 again");
+
+    void (*fmts[])(void) = { nehalem, skylake, core2 };
+    const int gerr[] = { DS_OK, DS_OK, DS_ERR_SESSION_GROUPS };
+    for (unsigned i = 0; i < N(fmts); i++) {
+        fmts[i]();
+        CHECK_EQ(init_default(), DS_OK, "init");
+        struct ds_request r = raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE);
+        r.groups = DS_GROUP_MEM;
+        CHECK_EQ(add(r, NULL), gerr[i], "format %u: DS_GROUP_MEM", cpu.caps.pebs_format);
+        r.groups = DS_GROUP_GPRS;
+        CHECK_EQ(add(r, NULL), DS_OK, "format %u: DS_GROUP_GPRS", cpu.caps.pebs_format);
+    }
+
+    netburst();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "NetBurst init");
+    struct ds_request nb = raw(0, 0, 0, DS_SAMPLE_OVERFLOW);
+    nb.raw.nb_event = "global_power_events";
+    nb.raw.nb_mask = "RUNNING";
+    CHECK_EQ(add(nb, NULL), DS_ERR_SESSION_BAD_PERIOD, "NetBurst overflow, period 0");
+    nb.period = 1;
+    CHECK_EQ(add(nb, NULL), DS_OK, "NetBurst overflow, period 1");
+
+    fam6(0x000006F6, 0, 0, 0, 0); /* Core 2 words with CPUID.0AH all 0: no arch perfmon */
+    CHECK_EQ(cpu.caps.perfmon_version, 0, "perfmon v0");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_COUNT), NULL), DS_ERR_NO_PERFMON, "count without perfmon");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_NO_PERFMON, "overflow without perfmon");
+}
+
+static int cb_pebs(void *arg, const struct ds_pebs_sample *p)
+{
+    (void)arg;
+    (void)p;
+    return 0;
+}
+
+/* Which requests need which callback (session.h: overflow samples need
+ * on_sample, PEBS records on_sample or on_pebs; BTS and counting requests
+ * deliver nothing through those). */
+static void test_callbacks_per_kind(void)
+{
+    skylake();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c;
+    memset(&c, 0, sizeof c);
+    c.mem = mem;
+    c.bytes = sizeof mem;
+    c.on_branch = on_branch;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init, on_branch only");
+    struct ds_request b;
+    memset(&b, 0, sizeof b);
+    b.mode = DS_TRACE_BTS_CIRCULAR;
+    CHECK_EQ(add(b, NULL), DS_OK, "on_branch only: BTS");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_COUNT), NULL), DS_OK, "on_branch only: counting");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_SESSION_NO_CALLBACK, "on_branch only: overflow");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NO_CALLBACK, "on_branch only: PEBS");
+    memset(&S, 0, sizeof S);
+    c.on_branch = NULL;
+    c.on_pebs = cb_pebs;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init, on_pebs only");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "on_pebs only: PEBS");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_ERR_SESSION_NO_CALLBACK, "on_pebs only: overflow");
+}
+
+/*
+ * A second start/teardown cycle saves the MSRs afresh (session.h: teardown
+ * puts back what start found): after the first teardown the MSRs change
+ * (another user of the PMU), and the second teardown must restore those
+ * new values, not the first cycle's.
+ */
+static void test_restore_after_outside_change(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start 1");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown 1");
+    dirty_all(0x5151);
+    take_snap();
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start 2");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown 2");
+    check_snap("second cycle after an outside change");
+}
+
+/*
+ * Architectural PEBS counter choice from CPUID.(23H,5) (SDM CPUID leaf 23H
+ * sub-leaf 5: EAX PEBS-capable GP bitmap, ECX fixed bitmap): a fixed-
+ * counter event takes fixed counter 0 when that bitmap has it; a GP event
+ * takes the lowest GP counter in the bitmap (GP1 when only GP1 is
+ * capable); no capable GP counter at all: the event is not precise here.
+ */
+static void test_apebs_counter_choice(void)
+{
+    panther();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "instructions precise");
+    CHECK(S.req[0].how == DS_HOW_APEBS && S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0,
+          "arch PEBS on fixed 0 (%d/%u)", S.req[0].kind, S.req[0].idx);
+
+    panther();
+    cpuid_patch(0x23, 5, 0, 0x2); /* only GP1 PEBS-capable */
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "GP event precise");
+    CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == 1, "GP1 (got %u)", S.req[0].idx);
+
+    panther();
+    cpuid_patch(0x23, 5, 0, 0);
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE,
+             "no PEBS-capable GP counter: not precise");
+}
+
+/* ds_session_describe on a zeroed session (never initialised, no CPU):
+ * family and model print as 0 (session.h: describe needs only @s), two
+ * hex digits each (ds__sb_hex minimum width 2). */
+static void test_describe_no_cpu(void)
+{
+    static struct ds_session z;
+    char txt[1024];
+    memset(&z, 0, sizeof z);
+    ds_session_describe(&z, txt, sizeof txt);
+    CHECK(strstr(txt, "(family 0x00 model 0x00)") != NULL, "no CPU: family/model 0: %s", txt);
+}
+
+/*
+ * The narrowest fixed counter a session samples on: CPUID.0AH:EDX[12:5] =
+ * 8 bits (pmc.h: widths 8..64). The period is at most 2^(w-1) = 128 there
+ * (a sampling counter starts at -period with its top bit set); the start
+ * value is -period in 8 bits. Width 7 is refused.
+ */
+static void test_fixed_width_8(void)
+{
+    fam6(0x000706E5, 0x08300805, 0xF, (8u << 5) | 4, 0x64BF); /* ICL, 4 fixed x 8 bits */
+    CHECK_EQ(cpu.caps.fixed_width, 8, "fixed width 8");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 128, DS_SAMPLE_PRECISE), NULL), DS_OK, "period 128 on 8 bits");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "on fixed 0");
+    CHECK_EQ(S.req[0].start, 0x80, "start = -128 in 8 bits");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 129, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_BAD_PERIOD, "period 129");
+    fam6(0x000706E5, 0x08300805, 0xF, (7u << 5) | 4, 0x64BF);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK(add(gen(DS_EVENT_INSTRUCTIONS, 64, DS_SAMPLE_PRECISE), NULL) != DS_OK || S.req[0].kind != DS_CTR_FIXED,
+          "width 7: no fixed-counter sampling");
+}
+
+/*
+ * Legacy LBR freeze (perfmon v2/v3, reference pmi.md; SDM "Freezing LBR
+ * and Performance Counters on PMI"): on a PMI the CPU clears
+ * IA32_DEBUGCTL.LBR [0] (and GLOBAL_CTRL); after the snapshot the session
+ * turns LBR recording back on. Haswell 06_3CH, perfmon v3 with PDCM: the
+ * automatic freeze mode is legacy.
+ */
+static void test_lbr_legacy_unfreeze(void)
+{
+    fam6(0x000306C3, 0x07300403, 0, 0x00000603, 0x2C4);
+    for (unsigned i = 0; i < 16; i++) {
+        fp_set(&F, 0x680 + i, 0x1000 + i);
+        fp_set(&F, 0x6C0 + i, 0x2000 + i);
+    }
+    fp_set(&F, 0x1C9, 3);
+    fp_set(&F, 0x1C8, 0);
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    c.lbr = true;
+    c.on_lbr = on_lbr;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init with LBR");
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), NULL), DS_OK, "add");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1D9) & 0x1801, 0x1801, "DEBUGCTL LBR | freeze LBRs | freeze perfmon");
+    /* the PMI as the CPU leaves it: LBR off, GLOBAL_CTRL 0, OvfBuf */
+    fp_set(&F, 0x1D9, fp_get(&F, 0x1D9) & ~1ull);
+    uint64_t gctl = fp_get(&F, 0x38F);
+    fp_set(&F, 0x38F, 0);
+    fp_set(&F, 0x38E, 1ull << 62);
+    lbr_calls = 0;
+    CHECK_EQ(ds_session_pmi(&S, 0, NULL), DS_OK, "PMI");
+    CHECK_EQ(lbr_calls, 1, "on_lbr once");
+    CHECK_EQ(fp_get(&F, 0x1D9) & 1, 1, "DEBUGCTL.LBR back on after the snapshot");
+    CHECK_EQ(fp_get(&F, 0x38F), gctl, "GLOBAL_CTRL restored (legacy freeze)");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/* DS_GROUP_METRICS counts TOPDOWN.SLOTS on fixed counter 3 from 0
+ * (session.h: counting from 0): a stale value there is cleared at start.
+ * Lunar Lake (perfmon v6): fixed counter 3 is MSR 198CH (1980H + 4 x 3). */
+static void test_metrics_slots_from_0(void)
+{
+    lunar(0);
+    fp_set(&F, 0x198C, 0x123456);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request r = raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE);
+    r.groups = DS_GROUP_CNTR | DS_GROUP_METRICS;
+    CHECK_EQ(add(r, NULL), DS_OK, "PEBS with the metrics group");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x198C), 0, "fixed counter 3 (SLOTS) starts at 0");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * Arch PEBS counters group selects (CFG_C [38:35], arch_pebs.h; Linux
+ * ARCH_PEBS_CNTR_*): CNTR_FIXED exactly when a fixed counter counts in the
+ * group (fixed 0 here, no metrics so no SLOTS), CNTR_GP when a GP counter
+ * does; reload [31:0] = -period. Without a fixed counter: no CNTR_FIXED
+ * and nothing else set.
+ */
+static void test_apebs_cntr_fixed_select(void)
+{
+    unsigned id[3];
+    panther();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR, id), DS_OK, "counters group without metrics");
+    CHECK(S.req[id[2]].kind == DS_CTR_FIXED && S.req[id[2]].idx == 0, "instructions count on fixed 0");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (0x7ull << 35) | (uint32_t)(0 - 10000u), "GP0 CFG_C: ALLOW|GP|FIXED");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    panther();
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request p = raw(0xC0, 0x00, 10000, DS_SAMPLE_PRECISE);
+    p.groups = DS_GROUP_CNTR;
+    CHECK_EQ(add(p, NULL), DS_OK, "PEBS with the counters group");
+    CHECK_EQ(add(raw(0xC4, 0x00, 0, DS_COUNT), NULL), DS_OK, "GP counting only");
+    CHECK(S.req[1].kind == DS_CTR_GP, "count on a GP counter");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (0x3ull << 35) | (uint32_t)(0 - 10000u), "GP0 CFG_C: ALLOW|GP, no FIXED");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * Start clears every stale IA32_PEBS_ENABLE bit, PMC0's included, before
+ * enabling its own (a left-over enable would make PEBS records for a
+ * counter nobody drains): Skylake instructions:p is on PMC1 (PREC_DIST),
+ * so after start PEBS_ENABLE holds bit 1 only. Perfmon v1 (Yonah-class
+ * 06_0EH: CPUID.0AH:EAX version 1, 2 GP counters, no global MSRs) still
+ * takes an overflow request on a GP counter.
+ */
+static void test_stale_pebs_enable_and_v1(void)
+{
+    skylake();
+    fp_set(&F, 0x3F1, 0x1);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 10000, DS_SAMPLE_PRECISE), NULL), DS_OK, "instructions:p");
+    CHECK_EQ(S.req[0].idx, 1, "PMC1");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x3F1), 0x2, "PEBS_ENABLE: stale PMC0 bit cleared, PMC1 set");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    fam6(0x000006EC, 0x07280201, 0, 0, 0);
+    CHECK_EQ(cpu.caps.perfmon_version, 1, "perfmon v1");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "v1 overflow request");
+    CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx < 2, "on PMC0/1 (got %u)", S.req[0].idx);
+}
+
+/* A NetBurst counter overflow (CCCR.OVF, bit 31) is delivered to the
+ * overflow request on that counter only, not to another request whose
+ * index happens to be the same number (the BTS request, index 0). */
+static void test_netburst_ovf_only_its_request(void)
+{
+    netburst();
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request b;
+    memset(&b, 0, sizeof b);
+    b.mode = DS_TRACE_BTS_CIRCULAR;
+    CHECK_EQ(add(b, NULL), DS_OK, "BTS request 0");
+    struct ds_request r = raw(0, 0, 5000, DS_SAMPLE_OVERFLOW);
+    r.raw.nb_event = "global_power_events";
+    r.raw.nb_mask = "RUNNING";
+    CHECK_EQ(add(r, NULL), DS_OK, "overflow request 1");
+    CHECK_EQ(S.req[1].idx, S.req[0].idx, "same index number as the BTS request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    uint32_t cccr = 0x360 + S.req[1].idx;
+    fp_set(&F, cccr, fp_get(&F, cccr) | (1ull << 31));
+    fp_set(&F, 0x300 + S.req[1].idx, 3);
+    CHECK_EQ(ds_session_pmi(&S, 0x888, NULL), DS_OK, "PMI");
+    CHECK(got.n == 1 && got.req[0] == 1 && got.ip[0] == 0x888, "one sample, to request 1 (n %u)", got.n);
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
