@@ -1563,6 +1563,7 @@ static void test_netburst_ovf_only_its_request(void);
 static void test_mut3d_session(void);
 static void test_mut3d_session_stop_v1(void);
 static void test_mut3d_session_pebs_room(void);
+static void test_mut3d_session_apebs_period(void);
 int main(void)
 {
     test_pebs_check();
@@ -1613,6 +1614,7 @@ int main(void)
     test_mut3d_session();
     test_mut3d_session_stop_v1();
     test_mut3d_session_pebs_room();
+    test_mut3d_session_apebs_period();
     return check_summary();
 }
 
@@ -2165,6 +2167,7 @@ static void test_mut3d_session_stop_v1(void)
     CHECK((fp_get(&F, 0x186 + n) >> 22) & 1, "EVTSEL%u.EN set while running", n);
     CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
     CHECK_EQ((fp_get(&F, 0x186 + n) >> 22) & 1, 0, "EVTSEL%u.EN clear after stop", n);
+    CHECK_EQ(fp_get(&F, 0x186 + n), 0, "EVTSEL%u cleared whole after stop (event too)", n);
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
@@ -2192,4 +2195,41 @@ static void test_mut3d_session_pebs_room(void)
         if (rows[i].want == DS_OK)
             CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     }
+}
+
+/*
+ * mut3D: arch PEBS reload is IA32_PMC_GPx_CFG_C[31:0] (SDM arch PEBS
+ * "reload value", 32 bits; Linux -period & ARCH_PEBS_RELOAD): -period must
+ * keep bit 31 set there, so 2^31 is the largest period (the w-1 rule of
+ * the fixed path with w = 32), 2^31 + 1 DS_ERR_SESSION_BAD_PERIOD; and a
+ * DS_COUNT request with a load latency is refused (DS_ERR_SESSION_NO_LDLAT:
+ * MSR_PEBS_LD_LAT only filters PEBS load records, SDM "Load Latency").
+ */
+static void test_mut3d_session_apebs_period(void)
+{
+    static const struct { uint64_t period; int want; } rows[] = {
+        { 1ull << 31, DS_OK }, { (1ull << 31) + 1, DS_ERR_SESSION_BAD_PERIOD },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        panther();
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.mem_phys = 0x100000;
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+        int e = add(raw(0xC0, 0x00, rows[i].period, DS_SAMPLE_PRECISE), NULL);
+        if (!e) {
+            CHECK_EQ(S.req[0].how, DS_HOW_APEBS, "architectural PEBS");
+            e = ds_session_start(&S);
+        }
+        CHECK_EQ(e, rows[i].want, "arch PEBS period %#llx", (unsigned long long)rows[i].period);
+        if (!e) {
+            CHECK_EQ(fp_get(&F, 0x1903) & 0xFFFFFFFFull, 0x80000000ull, "reload = -2^31 in 32 bits");
+            CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+        }
+    }
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request r = raw(0xC4, 0x00, 0, DS_COUNT);
+    r.ldlat = 30;
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_LDLAT, "DS_COUNT with load latency");
 }
