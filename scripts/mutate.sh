@@ -12,6 +12,8 @@
 #   const   an integer literal N -> N+1, or N-1 when N > 0 (wrong bit/table value)
 #   guard   `return DS_ERR_...;` -> `(void)0;`   (a removed check)
 # A mutant that does not compile is "stillborn" and not counted.
+# A mutant is killed when a test fails (ctest stops at the first failure) or
+# when the suite runs past 10x its unmutated time, at least 60 s (a hang).
 #
 # usage: scripts/mutate.sh [-n SAMPLE] [-s SEED] [-j JOBS] [-f FILE.c] [-L LABELS] [--list]
 #   -n  how many mutants to try, drawn at random from all sites (default 20; 0 = all)
@@ -183,8 +185,15 @@ case $labels in *fuzz*) targets="$targets fuzz_drain_target" ;; esac
 # shellcheck disable=SC2086
 ninja -C "$b" -j"$jobs" $targets >"$work/build0.log" 2>&1 || {
   echo "mutate.sh: the unmutated tree does not build, see $work/build0.log" >&2; exit 1; }
+t0=$(date +%s)
 (cd "$b" && ctest -L "$labels" -j"$jobs" >"$work/ctest0.log" 2>&1) || {
   echo "mutate.sh: the suite fails without mutants, see $work/ctest0.log" >&2; exit 1; }
+# A mutant that makes a test loop forever is caught by the test's own
+# TIMEOUT (120 s for host tests), which costs minutes per mutant: bound the
+# whole suite run instead, at 10x the unmutated run and never under 60 s (a
+# suite that runs ten times longer with the mutant did detect it: a hang).
+limit=$(( ($(date +%s) - t0) * 10 ))
+[ "$limit" -ge 60 ] || limit=60
 skipped=$(sed -n '/did not run:/,/^$/p' "$work/ctest0.log" | grep -oE '[a-z0-9_]+[.][a-z0-9_.]+' | tr '\n' ' ' || true)
 [ -z "$skipped" ] || echo "mutate.sh: skipped without mutants (they kill nothing): $skipped" >&2
 
@@ -209,11 +218,16 @@ EOF
     echo "stillborn $desc"
   else
     total=$((total + 1))
-    if (cd "$b" && timeout 900 ctest -L "$labels" -j"$jobs" --timeout 600 >"$work/ctest.log" 2>&1); then
+    rc=0
+    (cd "$b" && timeout "$limit" ctest -L "$labels" -j"$jobs" --stop-on-failure >"$work/ctest.log" 2>&1) || rc=$?
+    # timeout stops ctest, not the looping test it started
+    [ $rc != 124 ] || pkill -KILL -f "^$b/" || true
+    if [ $rc = 0 ]; then
       survivors+=("$desc")
       echo "SURVIVED  $desc"
     else
       killed=$((killed + 1))
+      grep -q "tests FAILED:" "$work/ctest.log" || echo "tests FAILED: (suite past ${limit} s) 0 - timeout (" >>"$work/ctest.log"
       failing=$(sed -n '/tests FAILED:/,$p' "$work/ctest.log" | grep -oE '[0-9]+ - [a-z0-9_.]+ \(' |
                 awk '{print $3}' | sort -u | tr '\n' ' ' || true)
       echo "killed    $desc (failing: $failing)"
