@@ -1137,6 +1137,38 @@ static void test_not_identified_refusals(void)
     CHECK_EQ(f.nlog, log0, "no MSR access");
 }
 
+/*
+ * Arch LBR with no depth enumerated: CPUID.(1CH,0):EAX[7:0] is the bitmap
+ * of supported depths, depth 8 * (n + 1) for each bit n set (SDM Vol. 3B
+ * 18.1.3, Arch LBR enumeration). An empty bitmap leaves no value that
+ * IA32_LBR_DEPTH accepts: enable refuses with DS_ERR_LBR_ARCH_DEPTH and
+ * writes neither IA32_LBR_DEPTH nor IA32_LBR_CTL; bitmap 01H gives depth 8.
+ */
+static void test_arch_depth_zero(void)
+{
+    for (unsigned bits = 0; bits < 2; bits++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        const struct ds_lbr_model *cm;
+        fp_reset(&f);
+        fp_intel(&f, 0x1C, sig_of(6, 0xFE), 1u << 15, 1u << 21);
+        fp_cpuid_set(&f, 0xA, 0, 0x07300805, 0, 0xF, 0x604);
+        fp_cpuid_set(&f, 7, 0, 0, 0, 0, 1u << 19);
+        fp_cpuid_set(&f, 0x1C, 0, bits, 0x7, 0x7, 0);
+        fp_set(&f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+        fp_set(&f, DS_MSR_IA32_PERF_CAPABILITIES, 0x3F);
+        fp_set(&f, DS_MSR_IA32_DEBUGCTL, 0);
+        fp_set(&f, DS_MSR_IA32_LBR_DEPTH, 0x55);
+        fp_set(&f, DS_MSR_IA32_LBR_CTL, 0x66);
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify");
+        CHECK_EQ(ds_lbr_cpu_model(&cpu, &cm), DS_OK, "Arch LBR by CPUID");
+        CHECK_EQ(ds_lbr_enable(&cpu, cm, NULL), bits ? DS_OK : DS_ERR_LBR_ARCH_DEPTH, "1CH EAX %u", bits);
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_DEPTH), bits ? 8u : 0x55u, "LBR_DEPTH (EAX %u)", bits);
+        /* IA32_LBR_CTL: LBREn 0, OS 1, USR 2, branch types 16-22 (SDM Vol. 4) */
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), bits ? 0x7F0007u : 0x66u, "LBR_CTL (EAX %u)", bits);
+    }
+}
+
 int main(void)
 {
     test_table();
@@ -1160,5 +1192,6 @@ int main(void)
     test_sext_boundaries();
     test_freeze_perfmon_boundary();
     test_not_identified_refusals();
+    test_arch_depth_zero();
     return check_summary();
 }

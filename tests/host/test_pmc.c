@@ -1674,6 +1674,23 @@ static void test_pebs_rule_format_edges(void)
     }
 }
 
+/*
+ * A counter write that faults after PERFEVTSELx was cleared leaves the
+ * counter disabled: PERFEVTSELx reads 0 (not the stale selector, not any
+ * other value), so no half-programmed counter runs (SDM Vol. 3B 18.2.1:
+ * EN bit 22 starts counting; a zero selector counts nothing).
+ */
+static void test_gp_program_fault_clears_evtsel(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    skylake(&f, &cpu, false);
+    fp_set(&f, DS_MSR_IA32_PERFEVTSEL0, 0x43003C);
+    f.fault_msr = DS_MSR_IA32_PMC0;
+    CHECK_EQ(ds_pmc_gp_program(&cpu, 0, 0x4300C0, 0xFFFFFFFF0000ull), DS_ERR_MSR_FAULT, "PMC0 write faults");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_PERFEVTSEL0), 0, "PERFEVTSEL0 left 0 after the fault");
+}
+
 int main(void)
 {
     test_period();
@@ -1715,5 +1732,6 @@ int main(void)
     test_adaptive_needs_format_and_baseline();
     test_adaptive_constraint_neighbours();
     test_pebs_rule_format_edges();
+    test_gp_program_fault_clears_evtsel();
     return check_summary();
 }

@@ -1265,6 +1265,7 @@ static const struct { const char *what; int err; } bad[] = {
     { "Lunar Lake without PERF_METRICS: metrics", DS_ERR_SESSION_NO_METRICS },
     { "overflow request, only on_pebs", DS_ERR_SESSION_NO_CALLBACK },
     { "PEBS request, only on_branch", DS_ERR_SESSION_NO_CALLBACK },
+    { "BTS request with groups", DS_ERR_SESSION_GROUPS },
     /* DS_ERR_SESSION_SAVE: not reachable (DS_SESSION_MAX_SAVED covers
      * DS_SESSION_MAX_REQ requests of 3 MSRs plus the shared ones) */
 };
@@ -1307,6 +1308,7 @@ static int run_bad(unsigned i)
     case 25: c.on_sample = NULL; c.on_pebs = pebs_take; memset(&S, 0, sizeof S); ds_session_init(&S, &cpu, &c);
              r.mode = DS_SAMPLE_OVERFLOW; return add(r, NULL);
     case 26: c.on_sample = NULL; memset(&S, 0, sizeof S); ds_session_init(&S, &cpu, &c); return add(r, NULL);
+    case 27: z.mode = DS_TRACE_BTS; z.groups = DS_GROUP_MEM; return add(z, NULL);
     default: return -1;
     }
 }
@@ -1564,6 +1566,7 @@ static void test_mut3d_session(void);
 static void test_mut3d_session_stop_v1(void);
 static void test_mut3d_session_pebs_room(void);
 static void test_mut3d_session_apebs_period(void);
+static void test_apebs_fixed_taken(void);
 int main(void)
 {
     test_pebs_check();
@@ -1615,6 +1618,7 @@ int main(void)
     test_mut3d_session_stop_v1();
     test_mut3d_session_pebs_room();
     test_mut3d_session_apebs_period();
+    test_apebs_fixed_taken();
     return check_summary();
 }
 
@@ -2232,4 +2236,25 @@ static void test_mut3d_session_apebs_period(void)
     struct ds_request r = raw(0xC4, 0x00, 0, DS_COUNT);
     r.ldlat = 30;
     CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_LDLAT, "DS_COUNT with load latency");
+}
+
+/*
+ * Architectural PEBS: a fixed counter already taken by one request is not
+ * given to the next (SDM: one event per counter). Two precise instruction
+ * requests on Panther Lake: the first on fixed counter 0 (CPUID.(23H,5)
+ * ECX bit 0), the second on a PEBS-capable GP counter, never fixed 0 again.
+ */
+static void test_apebs_fixed_taken(void)
+{
+    panther();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "first instructions");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 2000, DS_SAMPLE_PRECISE), NULL), DS_OK, "second instructions");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "first on fixed 0 (%d/%u)", S.req[0].kind,
+          S.req[0].idx);
+    CHECK(S.req[1].how == DS_HOW_APEBS && S.req[1].kind == DS_CTR_GP, "second on a GP counter (%d/%u)",
+          S.req[1].kind, S.req[1].idx);
 }
