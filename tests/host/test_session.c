@@ -2137,16 +2137,7 @@ static void test_mut3d_session(void)
         CHECK_EQ(fp_get(&F, 0x38D) & 0xF, rr[i].nibble, "rings %u: FIXED_CTR_CTRL nibble 0", rr[i].rings);
         CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     }
-    static const struct { uint32_t ldlat; int want; } ll[] = {
-        { 2, DS_ERR_PMC_LDLAT_RANGE }, { 3, DS_OK }, { 0xFFFF, DS_OK }, { 0x10000, DS_ERR_PMC_LDLAT_RANGE },
-    };
-    for (size_t i = 0; i < N(ll); i++) {
-        skylake();
-        CHECK_EQ(init_default(), DS_OK, "init");
-        struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
-        r.ldlat = ll[i].ldlat;
-        CHECK_EQ(add(r, NULL), ll[i].want, "ldlat %#x", ll[i].ldlat);
-    }
+    /* load latency 2 / 3 / 0xFFFF / 0x10000: test_add_refusals_exact */
 }
 
 /*
