@@ -610,6 +610,7 @@ static void test_legacy_restore_fault_and_not_init(void);
 
 static void test_mut3d_pmi(void);
 static void test_mut3d_pmi_gates(void);
+static void test_no_gp_ack_v2_v3(void);
 int main(void)
 {
     test_zero_bounds();
@@ -633,6 +634,7 @@ int main(void)
     test_legacy_restore_fault_and_not_init();
     test_mut3d_pmi();
     test_mut3d_pmi_gates();
+    test_no_gp_ack_v2_v3();
     return check_summary();
 }
 
@@ -875,4 +877,27 @@ static void test_mut3d_pmi_gates(void)
     CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_ERR_PMI_CTRL_MASK, "GLOBAL_CTRL bit 0 refused");
     pc.global_ctrl = 1ull << 32;
     CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "fixed 0 taken");
+}
+
+/*
+ * Perfmon v2 and v3 without GP counters (CPUID.0AH:EAX[15:8] = 0, as a
+ * hypervisor may report): PMC0 does not exist, so GLOBAL_OVF_CTRL bit 0 is
+ * reserved (SDM IA32_PERF_GLOBAL_OVF_CTRL: one clear bit per existing
+ * counter) and is neither acked nor written; fixed counter 0 (bit 32) is.
+ */
+static void test_no_gp_ack_v2_v3(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    uint64_t un = 0;
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
+    for (uint32_t v = 2; v <= 3; v++) {
+        fake_skylake_pmu(&e.f);
+        e.f.leaves[2].r[0] = 0x07300000 | v; /* leaf 0AH EAX: version v, 0 GP counters */
+        env_identify(&e, 1);
+        CHECK_EQ(e.cpu.caps.gp_mask, 0, "v%u: no GP counter", v);
+        CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "v%u: init", v);
+        CHECK_EQ(ds_pmi_ack(&pmi, 1 | (1ull << 32), &un), DS_OK, "v%u: ack bits 0 and 32", v);
+        CHECK_EQ(un, 1, "v%u: bit 0 unacked", v);
+    }
 }
