@@ -1298,6 +1298,50 @@ static void test_decode_cpu_nulls(void)
     CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_4, r, 32, &s), DS_OK, "all given");
 }
 
+/*
+ * Format 6 counters group at its top slots (asm/perf_event.h: 16 GP bits
+ * from CNTR_SHIFT 32, 8 fixed bits from FIX_SHIFT 48): a record with GP15
+ * and FIX7 (64 bytes: basic 32, header 16, two values), then one with GP0
+ * only (56 bytes). The second sample must not keep the first's GP15 / FIX7
+ * values (every slot is cleared, the last ones included).
+ */
+static void test_fmt6_top_counters_cleared(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x8000 | 0x4000 | 0x2000 | 0x600 | 0x80 | 0x3F);
+    /* leaf 0AH: v5, 16 GP counters of 48 bits, fixed bitmap FFH, 8 fixed */
+    set_leaf(&e.f, 0xA, 0x08301005, 0, 0xFF, 0x608);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = (1ull << 4) | (0x8001ull << 32) | (0x80ull << 48);
+    e.cfg.pebs.bytes = 40 * 72; /* configured record: 32 + 16 + 3 values */
+    e.cfg.pebs.thresh_records = 0;
+    int se = ds_area_setup(&e.ctx, &e.cpu, &e.cfg);
+    CHECK_EQ(se, DS_OK, "fmt6 setup with GP0, GP15, FIX7");
+    if (se)
+        return;
+    unsigned char *r = e.pebs;
+    memset(r, 0, 128);
+    put64(r, 0x00, 0x10 | (64ull << 48));
+    put64(r, 0x08, 0xAAA0);
+    put32(r, 0x20, 0x8000); put32(r, 0x24, 0x80);
+    put64(r, 0x30, 0x1515); put64(r, 0x38, 0x0707);
+    put64(r, 64 + 0x00, 0x10 | (56ull << 48));
+    put64(r, 64 + 0x08, 0xBBB0);
+    put32(r, 64 + 0x20, 0x1);
+    put64(r, 64 + 0x30, 0x999);
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 120;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "drain");
+    CHECK_EQ(c.n, 2, "2 records");
+    CHECK(c.s[0].cntr_gp[15] == 0x1515 && c.s[0].cntr_fixed[7] == 0x0707, "GP15 @0x30, FIX7 @0x38");
+    CHECK_EQ(c.s[1].cntr_gp[0], 0x999, "GP0 of record 1");
+    CHECK_EQ(c.s[1].cntr_gp[15], 0, "GP15 of record 0 does not leak");
+    CHECK_EQ(c.s[1].cntr_fixed[7], 0, "FIX7 of record 0 does not leak");
+}
+
 int main(void)
 {
     test_attribute();
@@ -1323,5 +1367,6 @@ int main(void)
     test_fmt6_cut_counters_in_bounds();
     test_not_setup_refusals();
     test_decode_cpu_nulls();
+    test_fmt6_top_counters_cleared();
     return check_summary();
 }
