@@ -1169,6 +1169,41 @@ static void test_arch_depth_zero(void)
     }
 }
 
+/*
+ * Arch LBR has no MSR_LBR_SELECT (filtering is IA32_LBR_CTL, SDM Vol. 3B
+ * 18.1.3): use_select on an Arch row is DS_ERR_LBR_NO_SELECT with no MSR
+ * written. Legacy rows: IA32_PERF_CAPABILITIES.LBR_FMT [5:0] values above
+ * 000111B (Goldmont Plus, the last legacy format; reference lbr.md) name no
+ * record layout a legacy row can decode: format 7 is accepted, 8 and 3FH
+ * are DS_ERR_LBR_BAD_FORMAT.
+ */
+static void test_arch_no_select_and_bad_format(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m = NULL;
+    struct ds_lbr_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    CHECK_EQ(ds_lbr_lookup(6, 0x97, &m), DS_OK, "Alder Lake row");
+    CHECK(m && (m->flags & DS_LBR_F_ARCH), "an Arch LBR row");
+    lbr_cpu(&f, &cpu, m, 5, true, 0x3F);
+    cfg.use_select = true;
+    cfg.select = 1;
+    fp_clear_log(&f);
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &cfg), DS_ERR_LBR_NO_SELECT, "Arch LBR: no LBR_SELECT");
+    CHECK_EQ(fp_nwrites(&f, DS_MSR_IA32_LBR_CTL) + fp_nwrites(&f, DS_MSR_IA32_LBR_DEPTH), 0, "nothing written");
+
+    static const struct { unsigned fmt; int err; } t[] = {
+        { 7, DS_OK }, { 8, DS_ERR_LBR_BAD_FORMAT }, { 0x3F, DS_ERR_LBR_BAD_FORMAT },
+    };
+    CHECK_EQ(ds_lbr_lookup(6, 0x5E, &m), DS_OK, "Skylake row");
+    for (unsigned k = 0; k < N(t); k++) {
+        unsigned got = 99;
+        lbr_cpu(&f, &cpu, m, 4, true, t[k].fmt);
+        CHECK_EQ(ds_lbr_format(&cpu, m, &got), t[k].err, "LBR_FMT %#x on a legacy row", t[k].fmt);
+    }
+}
+
 int main(void)
 {
     test_table();
@@ -1193,5 +1228,6 @@ int main(void)
     test_freeze_perfmon_boundary();
     test_not_identified_refusals();
     test_arch_depth_zero();
+    test_arch_no_select_and_bad_format();
     return check_summary();
 }
