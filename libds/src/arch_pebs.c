@@ -344,14 +344,16 @@ static uint32_t lbr_group(const unsigned char *q, uint32_t room, uint64_t hdr, s
  * 8-byte aligned (*e REC_ALIGN). */
 static uint32_t vecr_group(const unsigned char *q, uint32_t room, uint64_t h, struct ds_pebs_sample *s, int *e)
 {
-    static const uint64_t bit[5] = { DS_APEBS_HDR_XMM, DS_APEBS_HDR_YMMH, DS_APEBS_HDR_OPMASK, DS_APEBS_HDR_ZMMH,
+    static const uint64_t bit[] = { DS_APEBS_HDR_XMM, DS_APEBS_HDR_YMMH, DS_APEBS_HDR_OPMASK, DS_APEBS_HDR_ZMMH,
                                      DS_APEBS_HDR_H16ZMM };
-    static const uint32_t len[5] = { DS_APEBS_XMM_BYTES, DS_APEBS_YMMH_BYTES, DS_APEBS_OPMASK_BYTES,
+    static const uint32_t len[] = { DS_APEBS_XMM_BYTES, DS_APEBS_YMMH_BYTES, DS_APEBS_OPMASK_BYTES,
                                      DS_APEBS_ZMMH_BYTES, DS_APEBS_H16ZMM_BYTES };
-    static const uint32_t flag[5] = { DS_SAMPLE_XMM, DS_SAMPLE_YMMH, DS_SAMPLE_OPMASK, DS_SAMPLE_ZMMH,
+    static const uint32_t flag[] = { DS_SAMPLE_XMM, DS_SAMPLE_YMMH, DS_SAMPLE_OPMASK, DS_SAMPLE_ZMMH,
                                       DS_SAMPLE_H16ZMM };
+    _Static_assert(DS_ARRAY_SIZE(len) == DS_ARRAY_SIZE(bit) && DS_ARRAY_SIZE(flag) == DS_ARRAY_SIZE(bit),
+                   "one length and one sample flag per vector-register header bit");
     uint32_t total = DS_APEBS_XER_BYTES;
-    for (unsigned i = 0; i < 5; i++)
+    for (unsigned i = 0; i < DS_ARRAY_SIZE(bit); i++)
         total += (h & bit[i]) ? len[i] : 0;
     *e = DS_ERR_APEBS_REC_SIZE;
     if (total > room)
@@ -361,7 +363,7 @@ static uint32_t vecr_group(const unsigned char *q, uint32_t room, uint64_t h, st
         return 0;
     s->xstate = ds__ld64(q);
     const unsigned char *v = q + DS_APEBS_XER_BYTES;
-    for (unsigned i = 0; i < 5; i++) {
+    for (unsigned i = 0; i < DS_ARRAY_SIZE(bit); i++) {
         if (!(h & bit[i]))
             continue;
         const void *at = v;
