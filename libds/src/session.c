@@ -789,11 +789,18 @@ static void plan(struct ds_session *s)
     s->use_apebs = has_how(s, DS_HOW_APEBS);
 }
 
-/* Read @msr once and remember it, restored through @wmsr at teardown. */
+/* Read @msr once and remember it, restored through @wmsr at teardown.
+ * Every read precedes every write (save_all runs before carve/program), so
+ * a second save of an MSR would hold the same value: the search only keeps
+ * the table small. It walks a pointer to the end of this start's entries,
+ * never past it: entries beyond nsaved are a previous start's and must not
+ * count as saved (test_restore's second cycle). (An index loop from 0 gave
+ * an equivalent mutant, 0 -> 1: entry 0 is always save_all's first MSR,
+ * GLOBAL_CTRL or DEBUGCTL, saved once.) */
 static int save1(struct ds_session *s, uint32_t msr, uint32_t wmsr)
 {
-    for (unsigned i = 0; i < s->nsaved; i++)
-        if (s->saved[i].msr == msr)
+    for (const __typeof__(s->saved[0]) *p = s->saved; p != s->saved + s->nsaved; p++)
+        if (p->msr == msr)
             return DS_OK;
     if (s->nsaved >= DS_SESSION_MAX_SAVED)
         return DS_ERR_SESSION_SAVE;
