@@ -157,6 +157,11 @@ static bool pmi_takes(const struct ds_session *s, enum ds_ctr_kind k, unsigned i
     if (s->cpu->caps.netburst || c->perfmon_version < 2)
         return true;
     unsigned bit = k == DS_CTR_FIXED ? 32 + idx : idx;
+    /* bit < 64 only guards the shift: every caller asks for a counter it
+     * found in gp_mask / fixed_mask (ds_arch_pebs_detect refuses 23H.5
+     * bits outside 23H.1) with idx < 32 and fixed idx from the event rows
+     * (0-3), whose ack bits all exist; mutants of the guard (< 65, ||) are
+     * equivalent (issue 10, main ed7cc46 :160) */
     return bit < 64 && ((ds_pmi_ack_mask(c) >> bit) & 1);
 }
 

@@ -1567,6 +1567,7 @@ static void test_mut3d_session_stop_v1(void);
 static void test_mut3d_session_pebs_room(void);
 static void test_mut3d_session_apebs_period(void);
 static void test_apebs_fixed_taken(void);
+static void test_apebs_groups_per_cap(void);
 int main(void)
 {
     test_pebs_check();
@@ -1619,6 +1620,7 @@ int main(void)
     test_mut3d_session_pebs_room();
     test_mut3d_session_apebs_period();
     test_apebs_fixed_taken();
+    test_apebs_groups_per_cap();
     return check_summary();
 }
 
@@ -2248,4 +2250,40 @@ static void test_apebs_fixed_taken(void)
           S.req[0].idx);
     CHECK(S.req[1].how == DS_HOW_APEBS && S.req[1].kind == DS_CTR_GP, "second on a GP counter (%d/%u)",
           S.req[1].kind, S.req[1].idx);
+}
+
+/*
+ * mut4A: arch-PEBS record groups follow CPUID.(23H,4):EBX, the supported
+ * IA32_PMC_*_CFG_C bits 63:32 (SDM arch PEBS "CFG_C"; Linux
+ * intel_pmu_arch_pebs caps: AUX 62 -> memory info, GPR 61, XMM 49, LBR
+ * 41:40). Panther Lake's EBX 60060378H with one capability bit cleared at
+ * a time: that request's group alone is refused (DS_ERR_SESSION_GROUPS),
+ * the others still taken; with AUX and GPR both cleared neither memory nor
+ * GPRs. Kills the `: 0` -> `: 1` mutants of session.c groups_ok's arch row
+ * (main ed7cc46 :215, a 1 is DS_GROUP_MEM).
+ */
+static void test_apebs_groups_per_cap(void)
+{
+    static const struct { uint32_t clear; uint32_t refused; } rows[] = {
+        { 1u << 30, DS_GROUP_MEM },                        /* AUX [62] */
+        { 1u << 29, DS_GROUP_GPRS },                       /* GPR [61] */
+        { 1u << 17, DS_GROUP_XMM },                        /* XMM [49] */
+        { 3u << 8, DS_GROUP_LBR },                         /* LBR [41:40] */
+        { (1u << 30) | (1u << 29), DS_GROUP_MEM | DS_GROUP_GPRS },
+        { (1u << 30) | (1u << 29) | (1u << 17) | (3u << 8), DS_GROUP_ALL },
+    };
+    static const uint32_t groups[] = { DS_GROUP_MEM, DS_GROUP_GPRS, DS_GROUP_XMM, DS_GROUP_LBR };
+    for (size_t i = 0; i < N(rows); i++)
+        for (size_t g = 0; g < N(groups); g++) {
+            panther();
+            cpuid_patch(0x23, 4, 1, 0x60060378u & ~rows[i].clear);
+            memset(&S, 0, sizeof S);
+            struct ds_session_config c = cfg_mem();
+            c.mem_phys = 0x100000;
+            CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+            struct ds_request r = raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE);
+            r.groups = groups[g];
+            int want = (rows[i].refused & groups[g]) ? DS_ERR_SESSION_GROUPS : DS_OK;
+            CHECK_EQ(add(r, NULL), want, "caps without %#x: group %#x", rows[i].clear, groups[g]);
+        }
 }
