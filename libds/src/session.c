@@ -1148,7 +1148,10 @@ static int ses_ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_h
     struct ds_session *s = arg;
     uint32_t nbo = 0, n = 0;
     int e = DS_OK;
-    if (!fam6(s->cpu) && s->nb_armed)
+    /* nb_armed holds DS_HOW_NB_OVERFLOW counters, which only NetBurst has
+     * (pick_overflow -> pick_nb): no separate family test (its && -> ||
+     * mutant was equivalent, issue 10, main ed7cc46 :1139) */
+    if (s->nb_armed)
         e = ds_nb_pmi_scan(s->cpu, s->nb_armed, &nbo);
     for (unsigned i = 0; !e && i < s->nreq; i++) {
         const struct ds_session_req *r = &s->req[i];
