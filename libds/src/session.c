@@ -1131,12 +1131,15 @@ static int ses_bts_sink(void *arg, const struct ds_bts_branch *b)
 }
 
 /* Perfmon v1 (no GLOBAL_STATUS): a counter started at -period overflowed
- * when its top bit is clear (pmc.h ds_pmc_period_values). */
+ * when its top bit is clear (pmc.h ds_pmc_period_values). The width is
+ * 8..64: period_values (ds_pmc_gp_period) refused any other gp_width when
+ * the request was added (no second check here: its mutants, < 7, > 65,
+ * were equivalent; issue 10, main ed7cc46 :1127). */
 static bool v1_overflowed(struct ds_session *s, const struct ds_session_req *r)
 {
     uint64_t v = 0;
     unsigned w = s->cpu->caps.fw_write ? s->cpu->caps.gp_width : 32;
-    if (ds_pmc_gp_read(s->cpu, r->idx, &v) != DS_OK || w < 8 || w > 64)
+    if (ds_pmc_gp_read(s->cpu, r->idx, &v) != DS_OK)
         return false;
     return !((v >> (w - 1)) & 1);
 }

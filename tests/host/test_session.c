@@ -1568,6 +1568,8 @@ static void test_mut3d_session_pebs_room(void);
 static void test_mut3d_session_apebs_period(void);
 static void test_apebs_fixed_taken(void);
 static void test_apebs_groups_per_cap(void);
+static void test_v1_overflow_width_8(void);
+static void test_v1_overflow_legacy_bit31(void);
 int main(void)
 {
     test_pebs_check();
@@ -1621,6 +1623,8 @@ int main(void)
     test_mut3d_session_apebs_period();
     test_apebs_fixed_taken();
     test_apebs_groups_per_cap();
+    test_v1_overflow_width_8();
+    test_v1_overflow_legacy_bit31();
     return check_summary();
 }
 
@@ -2285,5 +2289,75 @@ static void test_apebs_groups_per_cap(void)
             r.groups = groups[g];
             int want = (rows[i].refused & groups[g]) ? DS_ERR_SESSION_GROUPS : DS_OK;
             CHECK_EQ(add(r, NULL), want, "caps without %#x: group %#x", rows[i].clear, groups[g]);
+        }
+}
+
+/*
+ * mut4A: perfmon v1 has no IA32_PERF_GLOBAL_STATUS (SDM "Architectural
+ * Performance Monitoring Version 1"); a sampling counter loaded with
+ * -period has overflowed when its top bit, bit (width - 1) with the width
+ * of CPUID.0AH:EAX[23:16], is clear. At the smallest width the session
+ * takes, 8 bits (full-width writes, PERF_CAPABILITIES[13]): period 100
+ * starts at 9CH; 05H and 7FH (bit 7 clear) are an overflow, one sample,
+ * the counter reloaded to 9CH; 80H and A0H (bit 7 set) are not. Kills
+ * v1_overflowed's `w < 8` -> `w <= 8` (main ed7cc46 session.c:1127).
+ */
+static void test_v1_overflow_width_8(void)
+{
+    static const struct { uint64_t ctr; bool ovf; } rows[] = {
+        { 0x05, true }, { 0x7F, true }, { 0x80, false }, { 0xA0, false },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        fam6(0x000006EC, 0x07080201, 0, 0, 1u << 13); /* Core Duo v1, 2 GP x 8 bits, FW_WRITE */
+        CHECK(cpu.caps.perfmon_version == 1 && cpu.caps.gp_width == 8 && cpu.caps.fw_write, "v1, 8 bits, FW_WRITE");
+        CHECK_EQ(init_default(), DS_OK, "init");
+        CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow request, period 100");
+        unsigned n = S.req[0].idx;
+        CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+        CHECK_EQ(fp_get(&F, 0xC1 + n), 0x9C, "PMC%u = -100 in 8 bits", n);
+        fp_set(&F, 0xC1 + n, rows[i].ctr);
+        int e = ds_session_pmi(&S, 0x777, NULL);
+        CHECK_EQ(got.n, rows[i].ovf ? 1u : 0u, "counter %#llx: samples", (unsigned long long)rows[i].ctr);
+        CHECK_EQ(e, rows[i].ovf ? DS_OK : DS_ERR_SESSION_SPURIOUS, "counter %#llx: result", (unsigned long long)rows[i].ctr);
+        CHECK_EQ(fp_get(&F, 0xC1 + n), rows[i].ovf ? 0x9C : rows[i].ctr, "counter %#llx: reloaded only on overflow",
+                 (unsigned long long)rows[i].ctr);
+        if (rows[i].ovf)
+            CHECK(got.req[0] == 0 && got.ip[0] == 0x777 && !got.pebs[0], "overflow sample of request 0 at the PMI IP");
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    }
+}
+
+/*
+ * mut4A: perfmon v1 without full-width writes: a write to IA32_PMCx loads
+ * bits 31:0 and sign-extends bit 31 to the counter width (SDM "Full-Width
+ * Writes to Performance Counter Registers"), so bit 31 is the top bit of
+ * every -period start and the overflow test looks at bit 31 whatever the
+ * width. Period 2^31 (the largest: bit 31 must be set) starts at
+ * 80000000H, sign-extended to FF80000000H on 40 bits; there bit 30 is
+ * clear and bit 32 set, on 32 bits bit 32 is absent: the start itself is
+ * no overflow on either width, a wrapped counter (3) is one.
+ */
+static void test_v1_overflow_legacy_bit31(void)
+{
+    static const struct { uint32_t eax0a; uint64_t start; } w[] = {
+        { 0x07280201, 0xFF80000000ull }, /* Core Duo, 40 bits */
+        { 0x07200201, 0x80000000ull },   /* 32 bits */
+    };
+    for (size_t k = 0; k < N(w); k++)
+        for (int wrapped = 0; wrapped < 2; wrapped++) {
+            fam6(0x000006EC, w[k].eax0a, 0, 0, 0);
+            CHECK(cpu.caps.perfmon_version == 1 && !cpu.caps.fw_write, "v1, legacy writes");
+            CHECK_EQ(init_default(), DS_OK, "init");
+            CHECK_EQ(add(raw(0xC4, 0x00, 1ull << 31, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "period 2^31");
+            unsigned n = S.req[0].idx;
+            CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+            CHECK_EQ(fp_get(&F, 0xC1 + n), w[k].start, "width %u: PMC%u start", cpu.caps.gp_width, n);
+            if (wrapped)
+                fp_set(&F, 0xC1 + n, 3);
+            int e = ds_session_pmi(&S, 0x555, NULL);
+            CHECK_EQ(got.n, (unsigned)wrapped, "width %u, %s: samples", cpu.caps.gp_width, wrapped ? "wrapped" : "at start");
+            CHECK_EQ(e, wrapped ? DS_OK : DS_ERR_SESSION_SPURIOUS, "width %u: result", cpu.caps.gp_width);
+            CHECK_EQ(fp_get(&F, 0xC1 + n), w[k].start, "width %u: counter at start after the PMI", cpu.caps.gp_width);
+            CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
         }
 }
