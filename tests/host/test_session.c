@@ -1570,6 +1570,8 @@ static void test_apebs_fixed_taken(void);
 static void test_apebs_groups_per_cap(void);
 static void test_v1_overflow_width_8(void);
 static void test_v1_overflow_legacy_bit31(void);
+static void test_gp_bitmap_ends(void);
+static void test_ldlat_wraps_to_pmc2(void);
 int main(void)
 {
     test_pebs_check();
@@ -1625,6 +1627,8 @@ int main(void)
     test_apebs_groups_per_cap();
     test_v1_overflow_width_8();
     test_v1_overflow_legacy_bit31();
+    test_gp_bitmap_ends();
+    test_ldlat_wraps_to_pmc2();
     return check_summary();
 }
 
@@ -2360,4 +2364,72 @@ static void test_v1_overflow_legacy_bit31(void)
             CHECK_EQ(fp_get(&F, 0xC1 + n), w[k].start, "width %u: counter at start after the PMI", cpu.caps.gp_width);
             CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
         }
+}
+
+/*
+ * mut4A: the counter searches cover the whole CPUID.(23H,1):EAX bitmap,
+ * bit 0 through bit 31 (SDM CPUID leaf 23H: a 32-bit GP counter bitmap;
+ * perfmon v6 addresses GPn at 1900H + 4n for any n). A Lunar Lake whose
+ * bitmap holds one counter, GP0 or GP31: a counting request and an
+ * overflow request each take that counter (the first), the second one is
+ * refused (DS_ERR_SESSION_NO_COUNTER). Panther Lake arch PEBS
+ * (CPUID.(23H,5):EAX the PEBS-capable GP counters) alike. Kills the loop
+ * bounds of add_count (main ed7cc46 session.c:563 0 -> 1, 32 -> 31),
+ * pick_overflow and pick_apebs.
+ */
+static void test_gp_bitmap_ends(void)
+{
+    static const uint32_t only[] = { 1u << 0, 1u << 31 };
+    for (size_t k = 0; k < N(only); k++) {
+        unsigned want = k ? 31u : 0u;
+        static const enum ds_sample_mode modes[] = { DS_COUNT, DS_SAMPLE_OVERFLOW };
+        for (size_t m = 0; m < N(modes); m++) {
+            lunar(0);
+            cpuid_patch(0x23, 1, 0, only[k]);
+            CHECK_EQ(cpu.caps.gp_mask, only[k], "GP bitmap %#x", only[k]);
+            CHECK_EQ(init_default(), DS_OK, "init");
+            CHECK_EQ(add(raw(0xC4, 0x00, 1000, modes[m]), NULL), DS_OK, "mode %d on GP%u", modes[m], want);
+            CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == want, "mode %d: GP%u (got %d/%u)", modes[m], want,
+                  S.req[0].kind, S.req[0].idx);
+            CHECK_EQ(add(raw(0xC4, 0x00, 1000, modes[m]), NULL), DS_ERR_SESSION_NO_COUNTER, "mode %d: GP%u taken",
+                     modes[m], want);
+        }
+        panther();
+        cpuid_patch(0x23, 1, 0, only[k]);
+        cpuid_patch(0x23, 5, 0, only[k]);
+        cpuid_patch(0x23, 5, 1, only[k]); /* PDIST GP bitmap inside the GP bitmap */
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.mem_phys = 0x100000;
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+        CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "arch PEBS on GP%u", want);
+        CHECK(S.req[0].how == DS_HOW_APEBS && S.req[0].kind == DS_CTR_GP && S.req[0].idx == want,
+              "arch PEBS: GP%u (got %d/%u)", want, S.req[0].kind, S.req[0].idx);
+        CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NO_COUNTER,
+                 "arch PEBS: GP%u taken", want);
+    }
+}
+
+/*
+ * mut4A: the load-latency search starts at PMC3 and wraps around to PMC0,
+ * PMC1, PMC2 (Linux intel_nehalem_pebs_event_constraints
+ * INTEL_PLD_CONSTRAINT(0x100b, 0xf): any of PMC0-3). Nehalem with PMC3
+ * taken by an overflow request and PMC0, PMC1 by two PEBS requests: the
+ * load-latency request still gets PMC2, the 32nd and last counter of the
+ * wrapped search (pick_ds_pebs `k < 32` -> 31 left it out).
+ */
+static void test_ldlat_wraps_to_pmc2(void)
+{
+    fam6(0x000106A5, 0x07300403, 0, 0x00000603, 0x1C3);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+    CHECK_EQ(S.req[0].idx, 3, "overflow on PMC3, the highest");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS 1");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS 2");
+    CHECK(S.req[1].idx == 0 && S.req[2].idx == 1, "PEBS on PMC0, PMC1 (%u, %u)", S.req[1].idx, S.req[2].idx);
+    struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+    r.ldlat = 40;
+    CHECK_EQ(add(r, NULL), DS_OK, "loads, latency > 40");
+    CHECK(S.req[3].how == DS_HOW_PEBS && S.req[3].kind == DS_CTR_GP && S.req[3].idx == 2, "load latency on PMC2 (%u)",
+          S.req[3].idx);
 }
