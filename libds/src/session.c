@@ -29,6 +29,13 @@ static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1)
 
 static bool fam6(const struct ds_cpu *cpu) { return !cpu->caps.netburst; }
 
+/* Request i of @s, in the order added, while @go holds: the one request
+ * loop of this file. Slots from nreq on are always zero (ds_session_add
+ * fills req[nreq] only on success) and most loops skip DS_HOW_NONE, so a
+ * bound mutated in one loop alone (< -> <=) was equivalent there; written
+ * once, every loop (used_counters among them) sees it (issue 10). */
+#define SES_FOR_REQ(s, i, go) for (unsigned i = 0; (go) && i < (s)->nreq; i++)
+
 /* --- init ------------------------------------------------------------------ */
 
 int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_session_config *c)
@@ -125,7 +132,7 @@ static uint64_t evtsel_of(const struct ds_event_desc *d, const struct ds_request
 static void used_counters(const struct ds_session *s, uint32_t *gp, uint32_t *fixed)
 {
     *gp = *fixed = 0;
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (r->how == DS_HOW_BTS || r->how == DS_HOW_NB_PEBS || r->how == DS_HOW_NB_OVERFLOW)
             continue;
@@ -140,7 +147,7 @@ static void used_counters(const struct ds_session *s, uint32_t *gp, uint32_t *fi
 
 static bool has_how(const struct ds_session *s, enum ds_session_how h)
 {
-    for (unsigned i = 0; i < s->nreq; i++)
+    SES_FOR_REQ(s, i, true)
         if (s->req[i].how == h)
             return true;
     return false;
@@ -190,7 +197,7 @@ static int cntr_group_ok(const struct ds_session *s, enum ds_pebs_fmt f, uint32_
         return DS_ERR_SESSION_NO_METRICS;
     if (!((c->fixed_mask >> SES_SLOTS_FIXED) & 1))
         return DS_ERR_SESSION_NO_METRICS;
-    for (unsigned i = 0; i < s->nreq; i++)
+    SES_FOR_REQ(s, i, true)
         if (s->req[i].rq.groups & DS_GROUP_METRICS)
             return DS_OK; /* fixed 3 already counts slots for the session */
     uint32_t ugp, ufx;
@@ -237,7 +244,7 @@ static int ldlat_ok(const struct ds_session *s, enum ds_pebs_fmt f, const struct
         return DS_ERR_SESSION_NO_LDLAT;
     if (rq->ldlat < DS_PEBS_LDLAT_MIN || rq->ldlat > DS_PEBS_LDLAT_MAX)
         return DS_ERR_PMC_LDLAT_RANGE;
-    for (unsigned i = 0; i < s->nreq; i++)
+    SES_FOR_REQ(s, i, true)
         if (s->req[i].rq.ldlat && s->req[i].rq.ldlat != rq->ldlat)
             return DS_ERR_SESSION_NO_LDLAT;
     return DS_OK;
@@ -759,7 +766,7 @@ static void plan(struct ds_session *s)
     s->gctl = s->pebs_bits = s->ovf_bits = s->cnt_bits = s->data_cfg = 0;
     s->nb_armed = 0;
     s->slots = false;
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (r->how == DS_HOW_PEBS || r->how == DS_HOW_APEBS)
             s->pebs_bits |= req_bit(r);
@@ -774,13 +781,13 @@ static void plan(struct ds_session *s)
     if (s->slots)
         s->cnt_bits |= 1ull << (32 + SES_SLOTS_FIXED);
     s->gctl = v2(s) ? (s->pebs_bits | s->ovf_bits | s->cnt_bits) : 0;
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (r->how == DS_HOW_PEBS && ds_pebs_fmt_adaptive(s->fmt) && s->cpu->caps.pebs_baseline)
             s->data_cfg |= data_cfg_of(s, r->rq.groups) | data_cfg_cntr(s, r->rq.groups);
     }
     unsigned npebs = 0;
-    for (unsigned i = 0; i < s->nreq; i++)
+    SES_FOR_REQ(s, i, true)
         if (is_pebs(&s->req[i])) {
             s->one_pebs = i;
             npebs++;
@@ -871,7 +878,7 @@ static int save_all(struct ds_session *s)
 {
     int e = DS_OK;
     bool nbp = has_how(s, DS_HOW_NB_PEBS), ldl = false;
-    for (unsigned i = 0; i < s->nreq; i++)
+    SES_FOR_REQ(s, i, true)
         ldl |= s->req[i].rq.ldlat != 0;
 #define SAVE(m) do { if (!e) e = save1(s, (m), (m)); } while (0)
     if (v2(s))
@@ -894,7 +901,7 @@ static int save_all(struct ds_session *s)
         SAVE(DS_MSR_IA32_LBR_CTL);
     }
 #undef SAVE
-    for (unsigned i = 0; !e && i < s->nreq; i++)
+    SES_FOR_REQ(s, i, !e)
         e = save_req(s, &s->req[i]);
     if (!e && s->slots) {
         struct ds_session_req sl = { .kind = DS_CTR_FIXED, .idx = SES_SLOTS_FIXED };
@@ -932,7 +939,7 @@ static int setup_area(struct ds_session *s, unsigned char *m, uint64_t lin, uint
         ac.pebs = (struct ds_buf_config){ m + SES_PAGE, lin + SES_PAGE, (size_t)(n * rsz), (uint32_t)(n - margin) };
         ac.pebs_data_cfg = s->data_cfg;
     }
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         if (s->req[i].how != DS_HOW_BTS)
             continue;
         uint32_t bsz = s->layout == DS_LAYOUT_64 ? DS_BTS_REC64_SIZE : DS_BTS_REC32_SIZE;
@@ -1075,7 +1082,7 @@ __attribute__((noinline)) static int pebs_dispatch(struct ds_session *s, const s
     else if (ds_pebs_attribute(p, s->pebs_bits, &ctrs) != DS_OK)
         ctrs &= s->pebs_bits;
     bool any = false;
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (r->how == DS_HOW_NB_PEBS || (is_pebs(r) && (ctrs & req_bit(r)))) {
             deliver(s, i, p, p->ip);
@@ -1156,7 +1163,7 @@ static int ses_ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_h
      * mutant was equivalent, issue 10, main ed7cc46 :1139) */
     if (s->nb_armed)
         e = ds_nb_pmi_scan(s->cpu, s->nb_armed, &nbo);
-    for (unsigned i = 0; !e && i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, !e) {
         const struct ds_session_req *r = &s->req[i];
         bool hit = false;
         if (r->how == DS_HOW_OVERFLOW) {
@@ -1227,7 +1234,7 @@ static int program_all(struct ds_session *s)
         e = ds_pmc_pebs_data_cfg(cpu, s->data_cfg);
     if (!e && !fam6(cpu))
         e = ds_nb_alloc_init(&s->nba, cpu->caps.display_model, false);
-    for (unsigned i = 0; !e && i < s->nreq; i++)
+    SES_FOR_REQ(s, i, !e)
         e = program_req(s, &s->req[i]);
     /* DS_GROUP_METRICS: TOPDOWN.SLOTS on fixed 3 from 0, OS and USR (the
      * metrics part of the counters group reports it; Linux counts slots on
@@ -1246,7 +1253,7 @@ static int program_all(struct ds_session *s)
         e = ds_lbr_enable(cpu, s->lbrm, &lc);
         s->lbr_on = e == DS_OK;
     }
-    for (unsigned i = 0; !e && i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, !e) {
         const struct ds_session_req *r = &s->req[i];
         unsigned rg = r->rq.rings ? r->rq.rings : (DS_RING_KERNEL | DS_RING_USER);
         if (r->how == DS_HOW_BTS)
@@ -1276,7 +1283,7 @@ static int unwind(struct ds_session *s)
         KEEP(ds_area_uninstall(&s->ctx));
     if (s->ap.installed)
         KEEP(ds_arch_pebs_uninstall(&s->ap));
-    for (unsigned i = 0; s->nb_live && i < s->nreq; i++)
+    SES_FOR_REQ(s, i, s->nb_live)
         if (s->req[i].how == DS_HOW_NB_PEBS || s->req[i].how == DS_HOW_NB_OVERFLOW)
             (void)ds_nb_release(s->cpu, &s->nba, &s->req[i].nbas); /* the restore below rewrites them */
     for (unsigned i = s->nsaved; i-- > 0;)
@@ -1292,7 +1299,7 @@ static int unwind(struct ds_session *s)
     /* the add-time allocation marks, for a later start */
     if (!fam6(s->cpu)) {
         ds_nb_alloc_init(&s->nba, s->cpu->caps.display_model, false);
-        for (unsigned i = 0; i < s->nreq; i++)
+        SES_FOR_REQ(s, i, true)
             if (s->req[i].how == DS_HOW_NB_PEBS || s->req[i].how == DS_HOW_NB_OVERFLOW) {
                 s->nba.escr_used |= 1ull << s->req[i].nbas.escr;
                 s->nba.counter_used |= 1u << s->req[i].nbas.counter;
@@ -1433,7 +1440,7 @@ int ds_session_stop(struct ds_session *s)
 #define KEEP(x) do { e = (x); if (e && !first) first = e; } while (0)
     if (v2(s))
         KEEP(ds_pmi_pmu_enable(&s->pmi, false));
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (!v2(s) && fam6(s->cpu) && (is_pebs(r) || r->how == DS_HOW_OVERFLOW || r->how == DS_HOW_COUNT) &&
             r->kind == DS_CTR_GP)
