@@ -78,8 +78,7 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
 static int resolve_event(const struct ds_session *s, const struct ds_request *rq, struct ds_event_desc *d)
 {
     ds__zero(d, sizeof(*d));
-    d->fixed = -1;
-    d->nb_metric = -1;
+    d->fixed = -1; /* a raw event has no fixed counter (the table rows set theirs) */
     if (rq->raw.set) {
         d->evsel = rq->raw.evsel;
         d->umask = rq->raw.umask;

@@ -1572,6 +1572,7 @@ static void test_v1_overflow_width_8(void);
 static void test_v1_overflow_legacy_bit31(void);
 static void test_gp_bitmap_ends(void);
 static void test_ldlat_wraps_to_pmc2(void);
+static void test_nb_metric_bound_and_overflow_refusals(void);
 int main(void)
 {
     test_pebs_check();
@@ -1629,6 +1630,7 @@ int main(void)
     test_v1_overflow_legacy_bit31();
     test_gp_bitmap_ends();
     test_ldlat_wraps_to_pmc2();
+    test_nb_metric_bound_and_overflow_refusals();
     return check_summary();
 }
 
@@ -2432,4 +2434,60 @@ static void test_ldlat_wraps_to_pmc2(void)
     CHECK_EQ(add(r, NULL), DS_OK, "loads, latency > 40");
     CHECK(S.req[3].how == DS_HOW_PEBS && S.req[3].kind == DS_CTR_GP && S.req[3].idx == 2, "load latency on PMC2 (%u)",
           S.req[3].idx);
+}
+
+/*
+ * mut4A: NetBurst PEBS is replay tagging, one of the nine metrics of the
+ * SDM replay-tagging table (1stL_cache_load_miss_retired ..
+ * split_store_retired, ds/netburst.h DS_NB_METRIC_*): a raw PRECISE
+ * request with metric 8 (the last) is taken as NetBurst PEBS, metric 9
+ * and -1 are DS_ERR_SESSION_NOT_PRECISE, and AUTO with metric 9 falls
+ * back to an overflow PMI (CCCR.OVF_PMI). Overflow sampling has neither
+ * a load-latency threshold (MSR_PEBS_LD_LAT filters PEBS load records
+ * only, SDM "Load Latency Performance Monitoring Facility") nor record
+ * groups: DS_SAMPLE_OVERFLOW with either is refused with that error, on
+ * family 6 and NetBurst.
+ */
+static void test_nb_metric_bound_and_overflow_refusals(void)
+{
+    CHECK_EQ(DS_NB_METRIC__COUNT, 9, "nine replay-tagging metrics");
+    static const struct { int metric; enum ds_sample_mode mode; int err; enum ds_session_how how; } rows[] = {
+        { 8, DS_SAMPLE_PRECISE, DS_OK, DS_HOW_NB_PEBS },
+        { 9, DS_SAMPLE_PRECISE, DS_ERR_SESSION_NOT_PRECISE, DS_HOW_NONE },
+        { -1, DS_SAMPLE_PRECISE, DS_ERR_SESSION_NOT_PRECISE, DS_HOW_NONE },
+        { 9, DS_SAMPLE_AUTO, DS_OK, DS_HOW_NB_OVERFLOW },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        netburst();
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.mem_linear = 0x200000;
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+        struct ds_request r = raw(0, 0, 3000, rows[i].mode);
+        r.raw.nb_event = "replay_event";
+        r.raw.nb_mask = "NBOGUS";
+        r.raw.nb_metric = rows[i].metric;
+        CHECK_EQ(add(r, NULL), rows[i].err, "metric %d mode %d", rows[i].metric, rows[i].mode);
+        if (!rows[i].err)
+            CHECK_EQ(S.req[0].how, rows[i].how, "metric %d mode %d: how", rows[i].metric, rows[i].mode);
+    }
+    for (int nb = 0; nb < 2; nb++) {
+        if (nb)
+            netburst();
+        else
+            skylake();
+        struct ds_request r = raw(0xC4, 0x00, 3000, DS_SAMPLE_OVERFLOW);
+        if (nb) {
+            r.raw.nb_event = "replay_event";
+            r.raw.nb_mask = "NBOGUS";
+        }
+        CHECK_EQ(init_default(), DS_OK, "init");
+        r.ldlat = 40;
+        CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_LDLAT, "%s: overflow with a load latency", nb ? "NetBurst" : "Skylake");
+        r.ldlat = 0;
+        r.groups = DS_GROUP_GPRS;
+        CHECK_EQ(add(r, NULL), DS_ERR_SESSION_GROUPS, "%s: overflow with record groups", nb ? "NetBurst" : "Skylake");
+        r.groups = 0;
+        CHECK_EQ(add(r, NULL), DS_OK, "%s: plain overflow", nb ? "NetBurst" : "Skylake");
+    }
 }
