@@ -385,8 +385,10 @@ static int pick_nb(struct ds_session *s, struct ds_session_req *r, const struct 
 {
     struct ds_nb_request q;
     ds__zero(&q, sizeof(q));
-    if (!d->nb_event)
-        return DS_ERR_SESSION_RAW;
+    /* d->nb_event is set: resolve_event refuses a raw NetBurst request
+     * without one (DS_ERR_SESSION_RAW) and every NetBurst table row names
+     * its event (test_event "NetBurst names"); no second check here (its
+     * removal was an equivalent mutant, issue 10 seed 9102) */
     int e = ds_nb_event_find(d->nb_event, &q.event);
     if (!e)
         e = ds_nb_mask_parse(q.event, d->nb_mask ? d->nb_mask : "", &q.mask);
