@@ -372,7 +372,10 @@ static int pick_nb_tag(struct ds_session *s, struct ds_session_req *r, const str
     q.pebs = q.pmi = false;
     q.tag_enable = true;
     struct ds_nb_alloc a = s->nba;
-    a.escr_used |= 1ull << r->nbas.escr; /* the counted event's own ESCR */
+    /* the counted event's counter is taken (test_nb_tag_pairing_counter);
+     * its ESCR needs no mark: the only tag event, uop_type, has the RAT
+     * ESCRs, never the counted front_end_event's CRU_ESCR2/3 (SDM ESCR
+     * restrictions; the mark was an equivalent mutant site, issue 10) */
     a.counter_used |= 1u << r->nbas.counter;
     e = ds_nb_assign(&a, &q, &r->nbtag);
     r->nb_tagged = e == DS_OK;

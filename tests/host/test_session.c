@@ -1573,6 +1573,7 @@ static void test_v1_overflow_legacy_bit31(void);
 static void test_gp_bitmap_ends(void);
 static void test_ldlat_wraps_to_pmc2(void);
 static void test_nb_metric_bound_and_overflow_refusals(void);
+static void test_nb_tag_pairing_counter(void);
 int main(void)
 {
     test_pebs_check();
@@ -1631,6 +1632,7 @@ int main(void)
     test_gp_bitmap_ends();
     test_ldlat_wraps_to_pmc2();
     test_nb_metric_bound_and_overflow_refusals();
+    test_nb_tag_pairing_counter();
     return check_summary();
 }
 
@@ -2490,4 +2492,42 @@ static void test_nb_metric_bound_and_overflow_refusals(void)
         r.groups = 0;
         CHECK_EQ(add(r, NULL), DS_OK, "%s: plain overflow", nb ? "NetBurst" : "Skylake");
     }
+}
+
+/*
+ * mut4A: front-end tagging on NetBurst (SDM "Tagging Mechanism for
+ * Front_end_event"): the upstream uop_type ESCR (MSR_RAT_ESCR0 3BCH with
+ * counters 12, 13, 16, or MSR_RAT_ESCR1 3BDH with 14, 15, 17: SDM
+ * uop_type ESCR restrictions) is paired with a counter no event of the
+ * session uses, the counted front_end_event's own counter included (a
+ * CCCR selects one ESCR, SDM CCCR ESCR_Select). instr_retired twice (CRU0
+ * on 12, CRU1 on 14) and resource_stall twice (ALF0 on 13, ALF1 on 15)
+ * leave 16 and 17: memory loads count front_end_event on 16 (CRU2), so
+ * RAT_ESCR0 has no free counter and the tag goes to RAT_ESCR1 (pairing
+ * 17). Kills pick_nb_tag's `1u << counter` -> `2u <<` (main ed7cc46
+ * session.c:365), which left 16 free for RAT_ESCR0.
+ */
+static void test_nb_tag_pairing_counter(void)
+{
+    netburst();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    static const struct { const char *ev, *mask; unsigned ctr; } pre[] = {
+        { "instr_retired", "NBOGUSNTAG", 12 }, { "instr_retired", "NBOGUSNTAG", 14 },
+        { "resource_stall", "SBFULL", 13 }, { "resource_stall", "SBFULL", 15 },
+    };
+    for (size_t i = 0; i < N(pre); i++) {
+        struct ds_request r = raw(0, 0, 3000, DS_SAMPLE_OVERFLOW);
+        r.raw.nb_event = pre[i].ev;
+        r.raw.nb_mask = pre[i].mask;
+        CHECK_EQ(add(r, NULL), DS_OK, "%s", pre[i].ev);
+        CHECK_EQ(S.req[i].idx, pre[i].ctr, "%s on counter %u", pre[i].ev, pre[i].ctr);
+    }
+    CHECK_EQ(add(gen(DS_EVENT_LOADS, 3000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "memory loads (front_end_event)");
+    CHECK_EQ(S.req[4].idx, 16, "front_end_event on counter 16");
+    CHECK_EQ(S.req[4].nbas.escr_msr, 0x3CC, "counted on MSR_CRU_ESCR2");
+    CHECK(S.req[4].nb_tagged, "tagged");
+    CHECK_EQ(S.req[4].nbtag.escr_msr, 0x3BD, "uop_type tag on MSR_RAT_ESCR1 (RAT_ESCR0's counters all taken)");
 }
