@@ -2530,4 +2530,11 @@ static void test_nb_tag_pairing_counter(void)
     CHECK_EQ(S.req[4].nbas.escr_msr, 0x3CC, "counted on MSR_CRU_ESCR2");
     CHECK(S.req[4].nb_tagged, "tagged");
     CHECK_EQ(S.req[4].nbtag.escr_msr, 0x3BD, "uop_type tag on MSR_RAT_ESCR1 (RAT_ESCR0's counters all taken)");
+    /* describe names counter 16 MSR_IQ_COUNTER4 (SDM: IQ_COUNTER4 310H =
+     * counter 16, IQ_COUNTER3 30FH = 15): only on request 4's line */
+    char buf[2048];
+    CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    const char *l3 = strstr(buf, "req 3:"), *l4 = strstr(buf, "req 4:"), *iq4 = strstr(buf, "(IQ_COUNTER4)");
+    CHECK(l3 && l4 && iq4 && iq4 > l4 && !strstr(iq4 + 1, "(IQ_COUNTER4)"), "IQ_COUNTER4 named once, on counter 16:\n%s", buf);
+    CHECK(l3 && l4 && iq4 && l3 < l4 && iq4 < strchr(l4, '\n'), "on request 4's line, not request 3's (counter 15)");
 }
