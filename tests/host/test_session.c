@@ -1576,6 +1576,7 @@ static void test_nb_metric_bound_and_overflow_refusals(void);
 static void test_nb_tag_pairing_counter(void);
 static void test_nb_teardown_keeps_every_claim(void);
 static void test_v1_stop_overflow(void);
+static void test_apebs_code_max_and_slm_ldlat(void);
 int main(void)
 {
     test_pebs_check();
@@ -1637,6 +1638,7 @@ int main(void)
     test_nb_tag_pairing_counter();
     test_nb_teardown_keeps_every_claim();
     test_v1_stop_overflow();
+    test_apebs_code_max_and_slm_ldlat();
     return check_summary();
 }
 
@@ -2609,4 +2611,34 @@ static void test_v1_stop_overflow(void)
     CHECK_EQ(fp_get(&F, 0x186 + n), 0, "EVTSEL1 cleared by stop");
     CHECK_EQ(fp_get(&F, 0x186), 0, "EVTSEL0 untouched");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * mut4A: the arch-PEBS buffer is 4 KiB << size code, code 0..15
+ * (IA32_PEBS_BASE size field; SDM arch PEBS, Linux ARCH_PEBS_SIZE_MASK
+ * 4 bits): a 256 MiB region (4 KiB << 16) still gets code 15, 128 MiB
+ * (the buffer is not touched before the CPU writes it). And Silvermont
+ * has no load-latency facility (perfmon Silvermont_core.json lists no
+ * LOAD_LATENCY event; Linux intel_slm_pebs_event_constraints has no
+ * INTEL_PLD_CONSTRAINT): memory loads with a threshold are
+ * DS_ERR_SESSION_NO_LDLAT.
+ */
+static void test_apebs_code_max_and_slm_ldlat(void)
+{
+    panther();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    c.bytes = (size_t)4096 << 16;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "arch PEBS");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start with 256 MiB");
+    CHECK_EQ(S.ap.bytes, 4096ull << 15, "buffer 4 KiB << 15");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    silvermont();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+    r.ldlat = 40;
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_LDLAT, "Silvermont loads with a latency threshold");
 }
