@@ -1577,6 +1577,7 @@ static void test_nb_tag_pairing_counter(void);
 static void test_nb_teardown_keeps_every_claim(void);
 static void test_v1_stop_overflow(void);
 static void test_apebs_code_max_and_slm_ldlat(void);
+static void test_pebs_part_4g(void);
 int main(void)
 {
     test_pebs_check();
@@ -1639,6 +1640,7 @@ int main(void)
     test_nb_teardown_keeps_every_claim();
     test_v1_stop_overflow();
     test_apebs_code_max_and_slm_ldlat();
+    test_pebs_part_4g();
     return check_summary();
 }
 
@@ -2641,4 +2643,33 @@ static void test_apebs_code_max_and_slm_ldlat(void)
     struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
     r.ldlat = 40;
     CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_LDLAT, "Silvermont loads with a latency threshold");
+}
+
+/*
+ * mut4A: a PEBS part of 4 GiB or more counts as 4 GiB - 1 (session.c
+ * div32: a 32-bit division, i386 has no 64-bit one in libds): records =
+ * floor((2^32 - 1) / record size). Skylake format 3 records are C8H bytes
+ * (SDM PEBS record format 3): 21474836 records from exactly 4 GiB; Ice
+ * Lake adaptive records without groups are the 32-byte basic group (SDM
+ * "Basic Info Group": format/size, IP, applicable counters, TSC):
+ * 7FFFFFFH records, not 2^27. 64-bit hosts only (size_t holds 4 GiB).
+ */
+static void test_pebs_part_4g(void)
+{
+    if (sizeof(size_t) < 8)
+        return;
+    static const struct { void (*prof)(void); uint64_t nrec; } rows[] = {
+        { skylake, 21474836u }, { icelake, 0x7FFFFFFu },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        rows[i].prof();
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.bytes = (size_t)(4096 + 0x100000000ull);
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+        CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS");
+        CHECK_EQ(ds_session_start(&S), DS_OK, "start with a 4 GiB PEBS part");
+        CHECK_EQ((uint64_t)S.ctx.pebs.nrec, rows[i].nrec, "records in 4 GiB - 1");
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    }
 }
