@@ -612,6 +612,8 @@ static void test_mut3d_pmi(void);
 static void test_mut3d_pmi_gates(void);
 static void test_no_gp_ack_v2_v3(void);
 static void test_v6_no_gp0(void);
+static void test_init_not_identified_not_setup(void);
+static void test_idle_due_no_hook(void);
 int main(void)
 {
     test_zero_bounds();
@@ -637,6 +639,8 @@ int main(void)
     test_mut3d_pmi_gates();
     test_no_gp_ack_v2_v3();
     test_v6_no_gp0();
+    test_init_not_identified_not_setup();
+    test_idle_due_no_hook();
     return check_summary();
 }
 
@@ -971,4 +975,76 @@ static void test_v6_no_gp0(void)
     CHECK_EQ(ds_pmi_decode(0x3, &e.cpu.caps, &st), DS_OK, "decode");
     CHECK_EQ(st.gp_ovf, 0x2, "GP1 overflowed");
     CHECK_EQ(st.unknown, 1, "bit 0 unknown");
+}
+
+/*
+ * mut4B: ds_pmi_init's context refusals (pmi.h: the CPU must be identified,
+ * a context given must be set up), each on an otherwise valid call, with
+ * the handle left as it was (nothing initialised). A CPU that was only
+ * ds_cpu_init'ed has zeroed caps, on which every other check passes with
+ * DS_FREEZE_NONE: only the identification check refuses it.
+ */
+static void test_init_not_identified_not_setup(void)
+{
+    static struct env e;
+    static struct ds_cpu raw;
+    static struct ds_ctx idle_ctx;
+    struct ds_pmi pmi;
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
+    fake_skylake_pmu(&e.f);
+    memset(&raw, 0, sizeof raw);
+    CHECK_EQ(ds_cpu_init(&raw, &fake_ops, &e.f), DS_OK, "cpu init");
+    memset(&pmi, 0xA5, sizeof pmi);
+    CHECK_EQ(ds_pmi_init(&pmi, &raw, NULL, &pc), DS_ERR_NOT_IDENTIFIED, "CPU not identified");
+    CHECK_EQ(((unsigned char *)&pmi)[0], 0xA5, "handle untouched");
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "identified: taken");
+    memset(&idle_ctx, 0, sizeof idle_ctx);
+    memset(&pmi, 0xA5, sizeof pmi);
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &idle_ctx, &pc), DS_ERR_NOT_SETUP, "context not set up");
+    CHECK_EQ(((unsigned char *)&pmi)[0], 0xA5, "handle untouched");
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "set-up context: taken");
+}
+
+/*
+ * mut4B: a PMI with GLOBAL_STATUS 0 whose PEBS buffer is due by its index
+ * (or a BTS buffer with its threshold interrupt armed) is serviced with
+ * status 0: nothing overflowed, so the overflow hook is not called and no
+ * counter is reported hooked, even for a non-PEBS counter that GLOBAL_CTRL
+ * enables (pmi.h: the hook gets the overflowed non-PEBS counters; status
+ * bit n = GP counter n, SDM IA32_PERF_GLOBAL_STATUS).
+ */
+static void test_idle_due_no_hook(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    struct hook_log h;
+    int got = 0, gotb = 0;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    struct ds_pmi_config pc = { .global_ctrl = 0x3, .pebs_counters = 0x2, .pebs_sink = take, .pebs_arg = &got,
+                                .bts_sink = take_bts, .bts_arg = &gotb, .ovf_hook = hook, .ovf_arg = &h };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init, GP0 plain, GP1 PEBS");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    e.area.a64.pebs_index = e.area.a64.pebs_thresh;
+    memset(&h, 0, sizeof h);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "idle PMI, PEBS due");
+    CHECK(r.pebs_drained, "PEBS drained");
+    CHECK_EQ(h.calls, 0, "PEBS due: no hook call");
+    CHECK_EQ(r.hooked, 0, "PEBS due: nothing hooked");
+    CHECK_EQ(r.status, 0, "status 0");
+    /* BTS with its threshold interrupt armed and reached */
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT), DS_OK, "BTS interrupt mode");
+    e.area.a64.pebs_index = e.area.a64.pebs_base;
+    e.area.a64.bts_index = e.area.a64.bts_thresh;
+    memset(&h, 0, sizeof h);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "idle PMI, BTS due");
+    CHECK(r.bts_drained, "BTS drained");
+    CHECK_EQ(h.calls, 0, "BTS due: no hook call");
+    CHECK_EQ(r.hooked, 0, "BTS due: nothing hooked");
+    ds_bts_disable(&e.ctx);
 }
