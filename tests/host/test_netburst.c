@@ -1141,6 +1141,7 @@ static void test_explicit_counter0(void)
     CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_BUSY, "explicit ESCR 0 busy");
 }
 
+static void test_pebs_escr_impossible_before_busy(void);
 int main(void)
 {
     test_tables();
@@ -1171,5 +1172,40 @@ int main(void)
     test_replay_tag_needs_ds();
     test_mask_parse_edges();
     test_explicit_counter0();
+    test_pebs_escr_impossible_before_busy();
     return check_summary();
+}
+
+/*
+ * mut4B: a PEBS request naming an ESCR that cannot drive the thread's PEBS
+ * counter (IQ_COUNTER4 = 16 for logical CPU 0, IQ_COUNTER5 = 17 for 1; SDM
+ * NetBurst PEBS and its Hyper-Threading section; ref_escr / netburst.md:
+ * CRU_ESCR2 drives 12, 13, 16, CRU_ESCR3 14, 15, 17) is an impossible
+ * pairing, DS_ERR_NB_PEBS_COUNTER, also while that ESCR is busy (impossible
+ * before busy, as test_impossible_before_busy for plain counters); the
+ * possible ESCR, busy, is DS_ERR_NB_ESCR_BUSY.
+ */
+static void test_pebs_escr_impossible_before_busy(void)
+{
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    unsigned rep, cru2, cru3;
+    CHECK_EQ(ds_nb_event_find("replay_event", &rep), DS_OK, "replay_event");
+    CHECK_EQ(ds_nb_escr_find("MSR_CRU_ESCR2", &cru2), DS_OK, "CRU_ESCR2");
+    CHECK_EQ(ds_nb_escr_find("MSR_CRU_ESCR3", &cru3), DS_OK, "CRU_ESCR3");
+    static const struct { unsigned thread; int wrong, right; } t[] = { { 0, 1, 0 }, { 1, 0, 1 } };
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned wrong = t[i].wrong ? cru3 : cru2, right = t[i].right ? cru3 : cru2;
+        ds_nb_alloc_init(&a, 3, true);
+        a.escr_used = (1ull << cru2) | (1ull << cru3);
+        struct ds_nb_request rq = { .event = rep, .mask = 1, .escr = (int)wrong, .counter = -1,
+                                    .thread = t[i].thread, .os = true, .pebs = true };
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_PEBS_COUNTER,
+                 "thread %u: busy ESCR that cannot drive the PEBS counter", t[i].thread);
+        rq.escr = (int)right;
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_BUSY, "thread %u: the right ESCR, busy", t[i].thread);
+        a.escr_used = 0;
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "thread %u: the right ESCR, free", t[i].thread);
+        CHECK_EQ(as.counter, t[i].thread ? 17 : 16, "thread %u: its PEBS counter", t[i].thread);
+    }
 }
