@@ -1142,6 +1142,7 @@ static void test_explicit_counter0(void)
 }
 
 static void test_pebs_escr_impossible_before_busy(void);
+static void test_explicit_escr0_honoured(void);
 int main(void)
 {
     test_tables();
@@ -1173,6 +1174,7 @@ int main(void)
     test_mask_parse_edges();
     test_explicit_counter0();
     test_pebs_escr_impossible_before_busy();
+    test_explicit_escr0_honoured();
     return check_summary();
 }
 
@@ -1208,4 +1210,35 @@ static void test_pebs_escr_impossible_before_busy(void)
         CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "thread %u: the right ESCR, free", t[i].thread);
         CHECK_EQ(as.counter, t[i].thread ? 17 : 16, "thread %u: its PEBS counter", t[i].thread);
     }
+}
+
+/*
+ * mut4B: an explicit ESCR is honoured when it is table row 0 too. ESCR 0 is
+ * MSR_BSU_ESCR0 (3A0H), which drives counters 0 and 1 only; BSU_ESCR1 drives
+ * 2 and 3 (ref_escr / netburst.md). bsq_cache_reference runs on either. With
+ * ESCR 0 named, counter automatic and counter 0 busy, nothing is left (the
+ * automatic choice skips counter 1, netburst.h ds_nb_assign): DS_ERR_NB_NO_FREE,
+ * never a silent move to BSU_ESCR1 / counter 2; counter 0 free: ESCR 0,
+ * counter 0.
+ */
+static void test_explicit_escr0_honoured(void)
+{
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    unsigned bsq, bsu0;
+    CHECK_EQ(ds_nb_event_find("bsq_cache_reference", &bsq), DS_OK, "bsq_cache_reference");
+    CHECK_EQ(ds_nb_escr_find("MSR_BSU_ESCR0", &bsu0), DS_OK, "BSU_ESCR0");
+    CHECK_EQ(bsu0, 0, "BSU_ESCR0 is row 0");
+    ds_nb_alloc_init(&a, 3, false);
+    struct ds_nb_request rq = { .event = bsq, .mask = 1, .escr = 0, .counter = -1, .os = true };
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "ESCR 0, counter 0 free");
+    CHECK_EQ(as.escr, 0, "ESCR 0 taken");
+    CHECK_EQ(as.counter, 0, "counter 0");
+    a.counter_used = 1u << 0;
+    memset(&as, 0, sizeof as);
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_NO_FREE, "ESCR 0 named, counter 0 busy: no free pair");
+    rq.escr = -1;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "any ESCR: BSU_ESCR1");
+    CHECK_EQ(as.escr, 1, "BSU_ESCR1");
+    CHECK_EQ(as.counter, 2, "counter 2");
 }
