@@ -1143,6 +1143,7 @@ static void test_explicit_counter0(void)
 
 static void test_pebs_escr_impossible_before_busy(void);
 static void test_explicit_escr0_honoured(void);
+static void test_explicit_escr0_busy(void);
 int main(void)
 {
     test_tables();
@@ -1175,6 +1176,7 @@ int main(void)
     test_explicit_counter0();
     test_pebs_escr_impossible_before_busy();
     test_explicit_escr0_honoured();
+    test_explicit_escr0_busy();
     return check_summary();
 }
 
@@ -1241,4 +1243,27 @@ static void test_explicit_escr0_honoured(void)
     CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "any ESCR: BSU_ESCR1");
     CHECK_EQ(as.escr, 1, "BSU_ESCR1");
     CHECK_EQ(as.counter, 2, "counter 2");
+}
+
+/*
+ * mut4B: the explicit-ESCR checks at ESCR index 0 (BSU_ESCR0, counters 0
+ * and 1) while it is busy: with counter 2 named (BSU_ESCR1's, never ESCR
+ * 0's) the pairing is impossible, DS_ERR_NB_ESCR_COUNTER before busy;
+ * with counter 0 or automatic, DS_ERR_NB_ESCR_BUSY (not NO_FREE), as for
+ * any other ESCR row (netburst.h ds_nb_assign errors).
+ */
+static void test_explicit_escr0_busy(void)
+{
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    unsigned bsq;
+    CHECK_EQ(ds_nb_event_find("bsq_cache_reference", &bsq), DS_OK, "bsq_cache_reference");
+    ds_nb_alloc_init(&a, 3, false);
+    a.escr_used = 1u << 0;
+    struct ds_nb_request rq = { .event = bsq, .mask = 1, .escr = 0, .counter = 2, .os = true };
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_COUNTER, "ESCR 0 busy, counter 2: impossible first");
+    rq.counter = 0;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_BUSY, "ESCR 0 busy, counter 0");
+    rq.counter = -1;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_BUSY, "ESCR 0 busy, counter automatic");
 }
