@@ -669,6 +669,43 @@ static void test_leaf0a_fields(void)
     }
 }
 
+/* Leaves 07H, 0AH and 23H are read when CPUID.0:EAX (the highest basic
+ * leaf) is exactly that leaf, not only above, and not when it is one less
+ * (SDM Vol. 2A CPUID: leaves up to and including the maximum are valid;
+ * above it the CPU returns the highest basic leaf's data, which the fake
+ * answering the leaf stands for). Words from ptl_core (the Panther Lake
+ * P-core dump): 07H EDX FC18C430H (bit 15 hybrid, bit 19 Arch LBR), 0AH EAX
+ * 0A300806H (version 6, 8 GP), 23H EAX 3BH with sub-leaf 1 GP bitmap 3FFH
+ * (which replaces leaf 0AH's FFH). Class of the leaf 1/1AH/1CH gates. */
+static void test_leaf_gates_at_max(void)
+{
+    static const struct { uint32_t max; uint32_t edx7; uint8_t ver; uint32_t sub23, gp_mask; } t[] = {
+        { 0x06, 0, 0, 0, 0 },                          /* no leaf 07H, 0AH, 23H */
+        { 0x07, 0xFC18C430u, 0, 0, 0 },                 /* 07H exactly */
+        { 0x09, 0xFC18C430u, 0, 0, 0 },                 /* 0AH one above */
+        { 0x0A, 0xFC18C430u, 6, 0, 0xFF },              /* 0AH exactly */
+        { 0x22, 0xFC18C430u, 6, 0, 0xFF },              /* 23H one above */
+        { 0x23, 0xFC18C430u, 6, 0x3B, 0x3FF },          /* 23H exactly */
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        ptl_core(&f, false);
+        set_max_leaf(&f, t[i].max);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "max %02XH: identify", t[i].max);
+        const struct ds_caps *c = &cpu.caps;
+        CHECK_EQ(c->cpuid7_edx, t[i].edx7, "max %02XH: leaf 07H EDX", t[i].max);
+        CHECK_EQ(c->hybrid, t[i].edx7 != 0, "max %02XH: hybrid", t[i].max);
+        CHECK_EQ(c->arch_lbr, t[i].edx7 != 0, "max %02XH: Arch LBR", t[i].max);
+        CHECK_EQ(c->perfmon_version, t[i].ver, "max %02XH: perfmon version", t[i].max);
+        CHECK_EQ(c->has_leaf_0a, t[i].ver != 0, "max %02XH: leaf 0AH", t[i].max);
+        CHECK_EQ(c->has_leaf_23, t[i].sub23 != 0, "max %02XH: leaf 23H", t[i].max);
+        CHECK_EQ(c->leaf23_subleaves, t[i].sub23, "max %02XH: 23H sub-leaves", t[i].max);
+        CHECK_EQ(c->gp_mask, t[i].gp_mask, "max %02XH: GP mask", t[i].max);
+    }
+}
+
 int main(void)
 {
     test_pmu_kind();
@@ -692,5 +729,6 @@ int main(void)
     test_leaf0a_intel_only();
     test_report_widths();
     test_leaf0a_fields();
+    test_leaf_gates_at_max();
     return check_summary();
 }
