@@ -41,10 +41,7 @@ int ds_cpu_init(struct ds_cpu *cpu, const struct ds_msr_ops *ops, void *ops_ctx)
     cpu->ia32e = false;
 #endif
     cpu->identified = false;
-    /* zero caps without memset (no libc) */
-    unsigned char *p = (unsigned char *)&cpu->caps;
-    for (size_t i = 0; i < sizeof(cpu->caps); i++)
-        p[i] = 0;
+    ds__zero(&cpu->caps, sizeof(cpu->caps)); /* no memset (no libc) */
     return DS_OK;
 }
 
@@ -345,9 +342,10 @@ int ds_cpu_identify(struct ds_cpu *cpu)
     if (!cpu)
         return DS_ERR_NULL;
     struct ds_caps *c = &cpu->caps;
-    unsigned char *p = (unsigned char *)c;
-    for (size_t i = 0; i < sizeof(*c); i++)
-        p[i] = 0;
+    /* Every byte, padding too (ds__zero, not a loop of its own: a byte loop
+     * here starting at 1 was an equivalent mutant, the first byte being
+     * vendor, which identify_vendor always writes). */
+    ds__zero(c, sizeof(*c));
     cpu->identified = false;
 
     identify_vendor(cpu, c);

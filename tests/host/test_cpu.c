@@ -706,6 +706,50 @@ static void test_leaf_gates_at_max(void)
     }
 }
 
+/* ds_cpu_init zeroes cpu->caps and clears identified (cpu.h contract:
+ * "Zeroes cpu->caps, clears identified"; the fields are readable): every
+ * byte of caps over a context poisoned with A5H, including the first and
+ * the last (mutant cpu.c:47 `p[i] = 0` -> `p[i] = 1` survived). Then
+ * ds_cpu_identify on an AMD CPU (no Intel leaves, no MSR) over poisoned
+ * caps: every field it does not fill is 0. */
+static void test_init_zeroes_caps(void)
+{
+    static struct ds_cpu cpu;
+    struct fake_cpu f;
+    memset(&cpu, 0xA5, sizeof(cpu));
+    CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, NULL), DS_OK, "init");
+    CHECK(!cpu.identified, "identified cleared");
+    const unsigned char *b = (const unsigned char *)&cpu.caps;
+    size_t bad = 0;
+    for (size_t i = 0; i < sizeof(cpu.caps); i++)
+        bad += b[i] != 0;
+    CHECK_EQ(bad, 0, "every byte of caps zero after init");
+    CHECK_EQ(b[0], 0, "first byte");
+    CHECK_EQ(b[sizeof(cpu.caps) - 1], 0, "last byte");
+
+    memset(&f, 0, sizeof(f));
+    fake_set_cpuid(&f, 0, 0, 1, 0x68747541, 0x444d4163, 0x69746e65); /* AuthenticAMD, max 1 */
+    fake_set_cpuid(&f, 1, 0, 0x00A00F11, 0, 0, 0);
+    memset(&cpu, 0xA5, sizeof(cpu));
+    CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, &f), DS_OK, "init AMD");
+    memset(&cpu.caps, 0xA5, sizeof(cpu.caps)); /* stale caps: identify must not keep any */
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify AMD");
+    struct ds_caps want;
+    memset(&want, 0, sizeof(want)); /* padding too: identify zeroes every byte */
+    want.vendor = DS_VENDOR_AMD;
+    memcpy(want.vendor_str, "AuthenticAMD", 13);
+    want.max_leaf = 1;
+    want.signature = 0x00A00F11;
+    want.family = 0xF;
+    want.model = 1;
+    want.stepping = 1;
+    want.display_family = 0x19;
+    want.display_model = 0x01; /* ext model 0, model 1 */
+    want.misc_enable_err = DS_ERR_NOT_INTEL;
+    want.perf_caps_err = DS_ERR_NOT_INTEL;
+    CHECK(memcmp(&cpu.caps, &want, sizeof(want)) == 0, "AMD caps: only the leaf 0/1 fields and the reasons");
+}
+
 int main(void)
 {
     test_pmu_kind();
@@ -730,5 +774,6 @@ int main(void)
     test_report_widths();
     test_leaf0a_fields();
     test_leaf_gates_at_max();
+    test_init_zeroes_caps();
     return check_summary();
 }
