@@ -750,6 +750,34 @@ static void test_init_zeroes_caps(void)
     CHECK(memcmp(&cpu.caps, &want, sizeof(want)) == 0, "AMD caps: only the leaf 0/1 fields and the reasons");
 }
 
+/* The leaf 0AH ECX fixed-counter bitmap counts from perfmon version 5 on,
+ * not at version 4, where ECX is reserved (SDM Vol. 3B "Architectural
+ * Performance Monitoring Version 5"; Linux intel_pmu_init reads it under
+ * "version >= 5"): the same words, EDX[4:0] = 3 and ECX = F0H, give fixed
+ * counters 0-2 at version 4 and 0-2 plus 4-7 at version 5 (fls(ECX) = 8). */
+static void test_fixed_bitmap_from_v5(void)
+{
+    static const struct { uint32_t eax; uint32_t mask; unsigned n; } t[] = {
+        { 0x08300804, 0x07, 3 }, /* v4: ECX ignored */
+        { 0x08300805, 0xF7, 8 }, /* v5: ECX | EDX's counters */
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        fake_skylake(&f);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0xA) {
+                f.leaves[k].r[0] = t[i].eax;
+                f.leaves[k].r[2] = 0xF0;
+                f.leaves[k].r[3] = 0x603; /* 3 fixed x 48 bit */
+            }
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "v%u: identify", t[i].eax & 0xFF);
+        CHECK_EQ(cpu.caps.fixed_mask, t[i].mask, "v%u: fixed mask", t[i].eax & 0xFF);
+        CHECK_EQ(cpu.caps.fixed_counters, t[i].n, "v%u: fixed counters", t[i].eax & 0xFF);
+    }
+}
+
 int main(void)
 {
     test_pmu_kind();
@@ -775,5 +803,6 @@ int main(void)
     test_leaf0a_fields();
     test_leaf_gates_at_max();
     test_init_zeroes_caps();
+    test_fixed_bitmap_from_v5();
     return check_summary();
 }
