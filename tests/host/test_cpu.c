@@ -778,6 +778,35 @@ static void test_fixed_bitmap_from_v5(void)
     }
 }
 
+/* Leaf 0AH EDX (fixed-counter count [4:0] and width [12:5]) is defined
+ * from perfmon version 2 on (SDM Vol. 2A leaf 0AH: "EDX[4:0] ... if
+ * Version ID > 1"; Linux intel_pmu_init reads it under "version > 1"):
+ * the same EDX 603H gives no fixed counter at version 1 and three 48-bit
+ * ones at version 2. */
+static void test_fixed_edx_from_v2(void)
+{
+    static const struct { uint32_t eax; unsigned n, w; uint32_t mask; } t[] = {
+        { 0x07280201, 0, 0, 0 },     /* v1: EDX reserved */
+        { 0x07280202, 3, 0x30, 0x7 }, /* v2 */
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        fake_skylake(&f);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0xA) {
+                f.leaves[k].r[0] = t[i].eax;
+                f.leaves[k].r[2] = 0;
+                f.leaves[k].r[3] = 0x603;
+            }
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "v%u: identify", t[i].eax & 0xFF);
+        CHECK_EQ(cpu.caps.fixed_counters, t[i].n, "v%u: fixed counters", t[i].eax & 0xFF);
+        CHECK_EQ(cpu.caps.fixed_width, t[i].w, "v%u: fixed width", t[i].eax & 0xFF);
+        CHECK_EQ(cpu.caps.fixed_mask, t[i].mask, "v%u: fixed mask", t[i].eax & 0xFF);
+    }
+}
+
 int main(void)
 {
     test_pmu_kind();
@@ -804,5 +833,6 @@ int main(void)
     test_leaf_gates_at_max();
     test_init_zeroes_caps();
     test_fixed_bitmap_from_v5();
+    test_fixed_edx_from_v2();
     return check_summary();
 }
