@@ -160,16 +160,19 @@ static void identify_ext_leaves(struct ds_cpu *cpu, struct ds_caps *c)
         c->leaf23_subleaves = r[0];
         c->leaf23_features = r[1];
     }
-    if (c->has_leaf_23 && (c->leaf23_subleaves & DS_LEAF23_SUB_COUNTERS)) {
+    /* The sub-leaf bits alone decide: leaf23_subleaves is 23H.0:EAX, read
+     * above, and has_leaf_23 is exactly "that EAX is not 0" (an extra
+     * `has_leaf_23 &&` here gave equivalent `&&` -> `||` mutants). */
+    if (c->leaf23_subleaves & DS_LEAF23_SUB_COUNTERS) {
         ds_cpuid(cpu, 0x23, 1, r);
         c->gp_mask = r[0];
         c->fixed_mask = r[1];
     }
-    if (c->has_leaf_23 && (c->leaf23_subleaves & DS_LEAF23_SUB_PEBS_CAPS)) {
+    if (c->leaf23_subleaves & DS_LEAF23_SUB_PEBS_CAPS) {
         ds_cpuid(cpu, 0x23, 4, r);
         c->arch_pebs_caps = r[1];
     }
-    if (c->has_leaf_23 && (c->leaf23_subleaves & DS_LEAF23_SUB_PEBS_CNTRS)) {
+    if (c->leaf23_subleaves & DS_LEAF23_SUB_PEBS_CNTRS) {
         ds_cpuid(cpu, 0x23, 5, r);
         c->arch_pebs_gp_mask = r[0];
         c->arch_pdist_gp_mask = r[1];
