@@ -1578,6 +1578,7 @@ static void test_nb_teardown_keeps_every_claim(void);
 static void test_v1_stop_overflow(void);
 static void test_apebs_code_max_and_slm_ldlat(void);
 static void test_pebs_part_4g(void);
+static void test_freeze_none_clears_stale_bit12(void);
 int main(void)
 {
     test_pebs_check();
@@ -1641,6 +1642,7 @@ int main(void)
     test_v1_stop_overflow();
     test_apebs_code_max_and_slm_ldlat();
     test_pebs_part_4g();
+    test_freeze_none_clears_stale_bit12();
     return check_summary();
 }
 
@@ -2672,4 +2674,29 @@ static void test_pebs_part_4g(void)
         CHECK_EQ((uint64_t)S.ctx.pebs.nrec, rows[i].nrec, "records in 4 GiB - 1");
         CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     }
+}
+
+/*
+ * mut4A: a session run without freezing clears a stale
+ * IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (bit 12; SDM "IA32_DEBUGCTL": the
+ * PMI would freeze the counters and nobody would unfreeze them) where the
+ * bit exists (CPUID.01H:ECX.PDCM[15], perfmon v2+), and teardown puts it
+ * back. Skylake words (v4, PDCM), freeze chosen as none, DEBUGCTL 1000H
+ * before start.
+ */
+static void test_freeze_none_clears_stale_bit12(void)
+{
+    skylake();
+    fp_set(&F, 0x1D9, 1u << 12);
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    c.freeze_set = true;
+    c.freeze = DS_FREEZE_NONE;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1D9) & (1u << 12), 0, "DEBUGCTL[12] cleared (freeze none)");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(fp_get(&F, 0x1D9), 1u << 12, "DEBUGCTL restored");
 }
