@@ -799,8 +799,7 @@ static void plan(struct ds_session *s)
     if (npebs != 1)
         s->one_pebs = DS_SESSION_MAX_REQ;
     s->pev.req = s->one_pebs; /* ses_one_sink's sample: req fixed, pebs/ip per record */
-    s->pev.pebs = NULL;
-    s->pev.ip = 0;
+    s->pev.pebs = NULL; /* (pev.ip is set with pev.pebs per record: ses_one_sink) */
     s->use_area = has_how(s, DS_HOW_PEBS) || has_how(s, DS_HOW_NB_PEBS) || has_how(s, DS_HOW_BTS);
     s->use_apebs = has_how(s, DS_HOW_APEBS);
 }
