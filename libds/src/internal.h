@@ -22,7 +22,8 @@ void ds__sb_init(struct ds__sb *sb, char *buf, size_t len);
 void ds__sb_putc(struct ds__sb *sb, char c);
 void ds__sb_puts(struct ds__sb *sb, const char *s);
 void ds__sb_dec(struct ds__sb *sb, uint64_t v);
-/* Hex with "0x" prefix; @digits = minimum number of digits (0 = as many as needed). */
+/* Hex with "0x" prefix; @digits = minimum number of digits (0 = as many as needed;
+ * above 16, 16: a 64-bit value has 16 hex digits). */
 void ds__sb_hex(struct ds__sb *sb, uint64_t v, unsigned digits);
 
 /* --- DS context internals (area.c, pebs.c, bts.c, pmi.c) ------------------ */

@@ -324,6 +324,11 @@ int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
         return DS_OK;
     if (c->perfmon_version < 2 || c->gp_counters < 4)
         return DS_ERR_PMC_BAD_COUNTER;
+    /* pebs is read (and written back) only where has_pebs, after
+     * ds_msr_read filled it: its initial value is never used (it only keeps
+     * -Wmaybe-uninitialized quiet), so `pebs = 1` there is an equivalent
+     * mutant. Without PEBS, 3F1H is not accessed (test_pmc
+     * test_nhm_workaround_no_pebs). */
     uint64_t gctl, pebs = 0, sel[4], ctr[4];
     uint32_t cmsr[4];
     bool has_pebs = c->pebs_advertised;

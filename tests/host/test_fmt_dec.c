@@ -18,6 +18,7 @@ static void one(uint64_t v)
 
 static void hex_cases(void);
 static void sb_bounds(void);
+static void hex_wide_digits(void);
 
 int main(void)
 {
@@ -42,6 +43,7 @@ int main(void)
     CHECK(sb.truncated, "truncation flagged");
     hex_cases();
     sb_bounds();
+    hex_wide_digits();
     return check_summary();
 }
 
@@ -116,4 +118,23 @@ static void sb_bounds(void)
     ds__sb_puts(&sb, NULL); /* NULL string: nothing */
     ds__sb_puts(&sb, "");
     CHECK(strcmp(b, "hi") == 0 && !sb.truncated, "puts appends: '%s'", b);
+}
+
+/* mut4B: a minimum width above 16 digits. A 64-bit value has 16 hex digits
+ * at most, and ds__sb_hex builds them in a 16-char scratch: widths 17, 20
+ * and UINT_MAX give exactly 16 digits (the pad loop stops at the scratch's
+ * end; a pad bound one higher writes past it: ASan, or a 17th digit). */
+static void hex_wide_digits(void)
+{
+    static const unsigned widths[] = { 17, 20, 0xFFFFFFFFu };
+    for (unsigned i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+        char got[40];
+        struct ds__sb sb;
+        ds__sb_init(&sb, got, sizeof(got));
+        ds__sb_hex(&sb, 1, widths[i]);
+        CHECK(strcmp(got, "0x0000000000000001") == 0, "hex(1, %u): got '%s'", widths[i], got);
+        ds__sb_init(&sb, got, sizeof(got));
+        ds__sb_hex(&sb, 0xABCull << 52, widths[i]);
+        CHECK(strcmp(got, "0xabc0000000000000") == 0, "hex(abc<<52, %u): got '%s'", widths[i], got);
+    }
 }

@@ -1141,6 +1141,9 @@ static void test_explicit_counter0(void)
     CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_BUSY, "explicit ESCR 0 busy");
 }
 
+static void test_pebs_escr_impossible_before_busy(void);
+static void test_explicit_escr0_honoured(void);
+static void test_explicit_escr0_busy(void);
 int main(void)
 {
     test_tables();
@@ -1171,5 +1174,96 @@ int main(void)
     test_replay_tag_needs_ds();
     test_mask_parse_edges();
     test_explicit_counter0();
+    test_pebs_escr_impossible_before_busy();
+    test_explicit_escr0_honoured();
+    test_explicit_escr0_busy();
     return check_summary();
+}
+
+/*
+ * mut4B: a PEBS request naming an ESCR that cannot drive the thread's PEBS
+ * counter (IQ_COUNTER4 = 16 for logical CPU 0, IQ_COUNTER5 = 17 for 1; SDM
+ * NetBurst PEBS and its Hyper-Threading section; ref_escr / netburst.md:
+ * CRU_ESCR2 drives 12, 13, 16, CRU_ESCR3 14, 15, 17) is an impossible
+ * pairing, DS_ERR_NB_PEBS_COUNTER, also while that ESCR is busy (impossible
+ * before busy, as test_impossible_before_busy for plain counters); the
+ * possible ESCR, busy, is DS_ERR_NB_ESCR_BUSY.
+ */
+static void test_pebs_escr_impossible_before_busy(void)
+{
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    unsigned rep, cru2, cru3;
+    CHECK_EQ(ds_nb_event_find("replay_event", &rep), DS_OK, "replay_event");
+    CHECK_EQ(ds_nb_escr_find("MSR_CRU_ESCR2", &cru2), DS_OK, "CRU_ESCR2");
+    CHECK_EQ(ds_nb_escr_find("MSR_CRU_ESCR3", &cru3), DS_OK, "CRU_ESCR3");
+    static const struct { unsigned thread; int wrong, right; } t[] = { { 0, 1, 0 }, { 1, 0, 1 } };
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned wrong = t[i].wrong ? cru3 : cru2, right = t[i].right ? cru3 : cru2;
+        ds_nb_alloc_init(&a, 3, true);
+        a.escr_used = (1ull << cru2) | (1ull << cru3);
+        struct ds_nb_request rq = { .event = rep, .mask = 1, .escr = (int)wrong, .counter = -1,
+                                    .thread = t[i].thread, .os = true, .pebs = true };
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_PEBS_COUNTER,
+                 "thread %u: busy ESCR that cannot drive the PEBS counter", t[i].thread);
+        rq.escr = (int)right;
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_BUSY, "thread %u: the right ESCR, busy", t[i].thread);
+        a.escr_used = 0;
+        CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "thread %u: the right ESCR, free", t[i].thread);
+        CHECK_EQ(as.counter, t[i].thread ? 17 : 16, "thread %u: its PEBS counter", t[i].thread);
+    }
+}
+
+/*
+ * mut4B: an explicit ESCR is honoured when it is table row 0 too. ESCR 0 is
+ * MSR_BSU_ESCR0 (3A0H), which drives counters 0 and 1 only; BSU_ESCR1 drives
+ * 2 and 3 (ref_escr / netburst.md). bsq_cache_reference runs on either. With
+ * ESCR 0 named, counter automatic and counter 0 busy, nothing is left (the
+ * automatic choice skips counter 1, netburst.h ds_nb_assign): DS_ERR_NB_NO_FREE,
+ * never a silent move to BSU_ESCR1 / counter 2; counter 0 free: ESCR 0,
+ * counter 0.
+ */
+static void test_explicit_escr0_honoured(void)
+{
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    unsigned bsq, bsu0;
+    CHECK_EQ(ds_nb_event_find("bsq_cache_reference", &bsq), DS_OK, "bsq_cache_reference");
+    CHECK_EQ(ds_nb_escr_find("MSR_BSU_ESCR0", &bsu0), DS_OK, "BSU_ESCR0");
+    CHECK_EQ(bsu0, 0, "BSU_ESCR0 is row 0");
+    ds_nb_alloc_init(&a, 3, false);
+    struct ds_nb_request rq = { .event = bsq, .mask = 1, .escr = 0, .counter = -1, .os = true };
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "ESCR 0, counter 0 free");
+    CHECK_EQ(as.escr, 0, "ESCR 0 taken");
+    CHECK_EQ(as.counter, 0, "counter 0");
+    a.counter_used = 1u << 0;
+    memset(&as, 0, sizeof as);
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_NO_FREE, "ESCR 0 named, counter 0 busy: no free pair");
+    rq.escr = -1;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_OK, "any ESCR: BSU_ESCR1");
+    CHECK_EQ(as.escr, 1, "BSU_ESCR1");
+    CHECK_EQ(as.counter, 2, "counter 2");
+}
+
+/*
+ * mut4B: the explicit-ESCR checks at ESCR index 0 (BSU_ESCR0, counters 0
+ * and 1) while it is busy: with counter 2 named (BSU_ESCR1's, never ESCR
+ * 0's) the pairing is impossible, DS_ERR_NB_ESCR_COUNTER before busy;
+ * with counter 0 or automatic, DS_ERR_NB_ESCR_BUSY (not NO_FREE), as for
+ * any other ESCR row (netburst.h ds_nb_assign errors).
+ */
+static void test_explicit_escr0_busy(void)
+{
+    struct ds_nb_alloc a;
+    struct ds_nb_assignment as;
+    unsigned bsq;
+    CHECK_EQ(ds_nb_event_find("bsq_cache_reference", &bsq), DS_OK, "bsq_cache_reference");
+    ds_nb_alloc_init(&a, 3, false);
+    a.escr_used = 1u << 0;
+    struct ds_nb_request rq = { .event = bsq, .mask = 1, .escr = 0, .counter = 2, .os = true };
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_COUNTER, "ESCR 0 busy, counter 2: impossible first");
+    rq.counter = 0;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_BUSY, "ESCR 0 busy, counter 0");
+    rq.counter = -1;
+    CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_BUSY, "ESCR 0 busy, counter automatic");
 }

@@ -611,6 +611,9 @@ static void test_legacy_restore_fault_and_not_init(void);
 static void test_mut3d_pmi(void);
 static void test_mut3d_pmi_gates(void);
 static void test_no_gp_ack_v2_v3(void);
+static void test_v6_no_gp0(void);
+static void test_init_not_identified_not_setup(void);
+static void test_idle_due_no_hook(void);
 int main(void)
 {
     test_zero_bounds();
@@ -635,6 +638,9 @@ int main(void)
     test_mut3d_pmi();
     test_mut3d_pmi_gates();
     test_no_gp_ack_v2_v3();
+    test_v6_no_gp0();
+    test_init_not_identified_not_setup();
+    test_idle_due_no_hook();
     return check_summary();
 }
 
@@ -900,4 +906,145 @@ static void test_no_gp_ack_v2_v3(void)
         CHECK_EQ(ds_pmi_ack(&pmi, 1 | (1ull << 32), &un), DS_OK, "v%u: ack bits 0 and 32", v);
         CHECK_EQ(un, 1, "v%u: bit 0 unacked", v);
     }
+}
+
+/*
+ * mut4B: perfmon v6 whose counter bitmap lacks GP0. The CPUID words of the
+ * Lunar Lake P-core (see test_v6_counter_bitmap) with CPUID.(23H,1):EAX =
+ * 3FEH (GP1-9 only; SDM Vol. 3B "Performance Monitoring Version 6": bit n
+ * of 23H.1 EAX set means GP counter n exists, Linux update_pmu_cap takes
+ * cntr_mask64 from it, so a clear bit 0 is a hole, as a hypervisor that
+ * keeps PMC0 for itself reports). GLOBAL_CTRL / GLOBAL_STATUS /
+ * GLOBAL_STATUS_RESET bit 0 names no counter: not in the ack mask, not
+ * acked (nothing written), not handed to the overflow hook, decoded as
+ * unknown, refused in GLOBAL_CTRL; GP1 works. Leaf 7 is present with Intel
+ * PT (EBX[25]) so the leaf-7 ack bits are computed: bit 55 acked, bit 0 not.
+ */
+static void test_v6_no_gp0(void)
+{
+    static struct env e;
+    static struct ds_pmi pmi;
+    struct ds_pmi_config cfg;
+    struct ds_pmi_status st;
+    struct ds_pmi_result r;
+    struct hook_log h;
+    uint64_t un = 0;
+    memset(&e.f, 0, sizeof e.f);
+    fake_set_cpuid(&e.f, 0, 0, 0x23, FAKE_INTEL_EBX, FAKE_INTEL_ECX, FAKE_INTEL_EDX);
+    fake_set_cpuid(&e.f, 1, 0, 0x000B06D1, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_cpuid(&e.f, 7, 0, 0, 1u << 25, 0, 0);
+    fake_set_cpuid(&e.f, 0xA, 0, 0x0D300806, 0x00000280, 0x00000007, 0x00008603);
+    fake_set_cpuid(&e.f, 0x23, 0, 0x0000000B, 0x00000003, 0, 0);
+    fake_set_cpuid(&e.f, 0x23, 1, 0x000003FE, 0x0000000F, 0, 0);
+    fake_set_msr(&e.f, DS_MSR_IA32_MISC_ENABLE, 1u << 7);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, 0);
+    env_identify(&e, 1);
+    CHECK_EQ(e.cpu.caps.perfmon_version, 6, "v6");
+    CHECK_EQ(e.cpu.caps.gp_mask, 0x3FE, "GP1-9 from 23H.1");
+    uint64_t m = ds_pmi_ack_mask(&e.cpu.caps);
+    CHECK_EQ(m & 0xFFFFFFFFull, 0x3FEull, "ack mask: GP1-9, no bit 0");
+    memset(&cfg, 0, sizeof cfg);
+    cfg.freeze = DS_FREEZE_NONE;
+    cfg.global_ctrl = 1;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_ERR_PMI_CTRL_MASK, "GLOBAL_CTRL bit 0 refused");
+    cfg.global_ctrl = 0;
+    cfg.pebs_counters = 1;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_ERR_PMI_CTRL_MASK, "PEBS counter 0 refused");
+    cfg.pebs_counters = 0;
+    cfg.global_ctrl = 0x2;
+    cfg.ovf_hook = hook;
+    cfg.ovf_arg = &h;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &cfg), DS_OK, "GP1 taken");
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_ack(&pmi, 1, &un), DS_OK, "ack bit 0");
+    CHECK_EQ(un, 1, "bit 0 unacked");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, NULL), 0, "nothing written for bit 0");
+    uint64_t last = 0;
+    CHECK_EQ(ds_pmi_ack(&pmi, 0x3 | (1ull << 55), &un), DS_OK, "ack bits 0, 1, 55");
+    CHECK_EQ(un, 1, "only bit 0 unacked");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, &last), 1, "one write");
+    CHECK_EQ(last, 0x2 | (1ull << 55), "GP1 and ToPA acked, bit 0 not");
+    memset(&h, 0, sizeof h);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x3);
+    memset(&r, 0, sizeof r);
+    ds_pmi_handle(&pmi, &r);
+    CHECK_EQ(h.calls, 1, "hook called once");
+    CHECK_EQ(h.ovf, 0x2, "hook sees GP1 only");
+    CHECK_EQ(ds_pmi_decode(0x3, &e.cpu.caps, &st), DS_OK, "decode");
+    CHECK_EQ(st.gp_ovf, 0x2, "GP1 overflowed");
+    CHECK_EQ(st.unknown, 1, "bit 0 unknown");
+}
+
+/*
+ * mut4B: ds_pmi_init's context refusals (pmi.h: the CPU must be identified,
+ * a context given must be set up), each on an otherwise valid call, with
+ * the handle left as it was (nothing initialised). A CPU that was only
+ * ds_cpu_init'ed has zeroed caps, on which every other check passes with
+ * DS_FREEZE_NONE: only the identification check refuses it.
+ */
+static void test_init_not_identified_not_setup(void)
+{
+    static struct env e;
+    static struct ds_cpu raw;
+    static struct ds_ctx idle_ctx;
+    struct ds_pmi pmi;
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
+    fake_skylake_pmu(&e.f);
+    memset(&raw, 0, sizeof raw);
+    CHECK_EQ(ds_cpu_init(&raw, &fake_ops, &e.f), DS_OK, "cpu init");
+    memset(&pmi, 0xA5, sizeof pmi);
+    CHECK_EQ(ds_pmi_init(&pmi, &raw, NULL, &pc), DS_ERR_NOT_IDENTIFIED, "CPU not identified");
+    CHECK_EQ(((unsigned char *)&pmi)[0], 0xA5, "handle untouched");
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "identified: taken");
+    memset(&idle_ctx, 0, sizeof idle_ctx);
+    memset(&pmi, 0xA5, sizeof pmi);
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &idle_ctx, &pc), DS_ERR_NOT_SETUP, "context not set up");
+    CHECK_EQ(((unsigned char *)&pmi)[0], 0xA5, "handle untouched");
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "set-up context: taken");
+}
+
+/*
+ * mut4B: a PMI with GLOBAL_STATUS 0 whose PEBS buffer is due by its index
+ * (or a BTS buffer with its threshold interrupt armed) is serviced with
+ * status 0: nothing overflowed, so the overflow hook is not called and no
+ * counter is reported hooked, even for a non-PEBS counter that GLOBAL_CTRL
+ * enables (pmi.h: the hook gets the overflowed non-PEBS counters; status
+ * bit n = GP counter n, SDM IA32_PERF_GLOBAL_STATUS).
+ */
+static void test_idle_due_no_hook(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    struct hook_log h;
+    int got = 0, gotb = 0;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    struct ds_pmi_config pc = { .global_ctrl = 0x3, .pebs_counters = 0x2, .pebs_sink = take, .pebs_arg = &got,
+                                .bts_sink = take_bts, .bts_arg = &gotb, .ovf_hook = hook, .ovf_arg = &h };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init, GP0 plain, GP1 PEBS");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    e.area.a64.pebs_index = e.area.a64.pebs_thresh;
+    memset(&h, 0, sizeof h);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "idle PMI, PEBS due");
+    CHECK(r.pebs_drained, "PEBS drained");
+    CHECK_EQ(h.calls, 0, "PEBS due: no hook call");
+    CHECK_EQ(r.hooked, 0, "PEBS due: nothing hooked");
+    CHECK_EQ(r.status, 0, "status 0");
+    /* BTS with its threshold interrupt armed and reached */
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT), DS_OK, "BTS interrupt mode");
+    e.area.a64.pebs_index = e.area.a64.pebs_base;
+    e.area.a64.bts_index = e.area.a64.bts_thresh;
+    memset(&h, 0, sizeof h);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "idle PMI, BTS due");
+    CHECK(r.bts_drained, "BTS drained");
+    CHECK_EQ(h.calls, 0, "BTS due: no hook call");
+    CHECK_EQ(r.hooked, 0, "BTS due: nothing hooked");
+    ds_bts_disable(&e.ctx);
 }
