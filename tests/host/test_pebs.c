@@ -1342,6 +1342,58 @@ static void test_fmt6_top_counters_cleared(void)
     CHECK_EQ(c.s[1].cntr_fixed[7], 0, "FIX7 of record 0 does not leak");
 }
 
+/*
+ * Adaptive header checks at the edges of their fields (SDM "Adaptive PEBS"
+ * basic-group header: bits 3:0 the groups of formats 4/5 (6 adds the
+ * counters group, bits 5:4), 23:4 (23:6) no group libds knows, LBR count
+ * 31:24, retire latency 47:32 on timed-PEBS parts, record size 63:48):
+ * - an unknown group at the lowest unknown bit (4 on formats 4/5, 6 on
+ *   format 6) and at the highest (23) is DS_ERR_REC_SIZE even when the size
+ *   field matches the known groups (mutant pebs.c:482 mask FFFFF0H -> FFFFEFH);
+ * - in a drain, a record after a valid one whose header differs only in
+ *   size bit 0 (bit 48) is a size lie, not a member of the fast run: one
+ *   taken, one corrupt (mutant DS__HDR_KEY_MASK 0xFFFF -> 0x10000, which
+ *   put bit 48 outside the key).
+ */
+static void test_adaptive_header_edges(void)
+{
+    unsigned char r[64];
+    struct ds_pebs_sample s;
+    static const struct { enum ds_pebs_fmt fmt; unsigned bit; } u[] = {
+        { DS_PEBS_FMT_4, 4 }, { DS_PEBS_FMT_4, 23 }, { DS_PEBS_FMT_5, 4 }, { DS_PEBS_FMT_5, 23 },
+        { DS_PEBS_FMT_6, 6 }, { DS_PEBS_FMT_6, 23 },
+    };
+    for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+        uint32_t size = mk_adaptive(r, 0, 0x100);
+        CHECK_EQ(ds_pebs_decode(u[i].fmt, r, size, false, &s), DS_OK, "fmt %x basic", (unsigned)u[i].fmt);
+        put64(r, 0, (1ull << u[i].bit) | ((uint64_t)size << 48));
+        CHECK_EQ(ds_pebs_decode(u[i].fmt, r, size, false, &s), DS_ERR_REC_SIZE, "fmt %x: unknown group bit %u",
+                 (unsigned)u[i].fmt, u[i].bit);
+    }
+
+    static struct env e;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = 0;
+    e.cfg.pebs.bytes = 4096;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    uint32_t o = mk_adaptive(e.pebs, 0, 0x100000);
+    o += mk_adaptive(e.pebs + o, 0, 0x200000);
+    put64(e.pebs + 32, 0, (uint64_t)(32 + 1) << 48); /* second header: size 33 */
+    o += mk_adaptive(e.pebs + o, 0, 0x300000);
+    e.area.a64.pebs_index = e.ctx.pebs.linear + o;
+    nbig = 0;
+    big_refuse = 128;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, big_sink, NULL, &st), DS_OK, "drain");
+    CHECK_EQ(st.records, 1, "the first record only");
+    CHECK_EQ(st.lost_corrupt, 1, "size 33 after size 32: one corrupt");
+    CHECK(st.anomalies & DS_DRAIN_SIZE_LIE, "size lie flagged");
+    CHECK_EQ(nbig, 1, "one sample");
+    CHECK_EQ(big[0].ip, 0x100008ull, "first record's IP");
+}
+
 int main(void)
 {
     test_attribute();
@@ -1368,5 +1420,6 @@ int main(void)
     test_not_setup_refusals();
     test_decode_cpu_nulls();
     test_fmt6_top_counters_cleared();
+    test_adaptive_header_edges();
     return check_summary();
 }
