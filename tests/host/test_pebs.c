@@ -1394,6 +1394,37 @@ static void test_adaptive_header_edges(void)
     CHECK_EQ(big[0].ip, 0x100008ull, "first record's IP");
 }
 
+/* Format 6 records with the counters group are checked for unknown group
+ * bits in header bits 31:0 only (bits 23:6 no group; SDM "Adaptive PEBS"
+ * header), never in the retire latency 47:32: a 56-byte record (basic 32,
+ * counters header 16, GP0's value 8; Linux setup_pebs_adaptive_sample_data)
+ * with bit 6 or bit 23 set is DS_ERR_REC_SIZE; with retire latency 123H it
+ * decodes, latency reported (mutant pebs.c cntr_check mask FFFFFFFFH ->
+ * 100000000H checked only bit 32). */
+static void test_fmt6_cntr_header_bits(void)
+{
+    unsigned char r[56];
+    struct ds_pebs_sample d;
+    static const struct { uint64_t extra; int rc; } t[] = {
+        { 0, DS_OK }, { 1ull << 6, DS_ERR_REC_SIZE }, { 1ull << 23, DS_ERR_REC_SIZE },
+        { 0x123ull << 32, DS_OK }, { (0x123ull << 32) | (1ull << 6), DS_ERR_REC_SIZE },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        memset(r, 0, sizeof(r));
+        put64(r, 0x00, 0x10 | t[i].extra | (56ull << 48)); /* counters group only */
+        put64(r, 0x08, 0xABC0);                               /* basic IP */
+        put32(r, 0x20, 0x1);                                  /* GP0 */
+        put64(r, 0x30, 0x777);                                /* GP0's value */
+        CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, sizeof(r), false, &d), t[i].rc, "header %016llx",
+                 (unsigned long long)(t[i].extra | 0x10));
+        if (t[i].rc == DS_OK) {
+            CHECK_EQ(d.cntr_gp[0], 0x777, "GP0 value (%zu)", i);
+            CHECK_EQ(d.retire_latency, (uint32_t)(t[i].extra >> 32), "retire latency (%zu)", i);
+            CHECK_EQ(d.ip, 0xABC0, "ip (%zu)", i);
+        }
+    }
+}
+
 int main(void)
 {
     test_attribute();
@@ -1421,5 +1452,6 @@ int main(void)
     test_decode_cpu_nulls();
     test_fmt6_top_counters_cleared();
     test_adaptive_header_edges();
+    test_fmt6_cntr_header_bits();
     return check_summary();
 }
