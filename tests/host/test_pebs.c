@@ -1425,6 +1425,60 @@ static void test_fmt6_cntr_header_bits(void)
     }
 }
 
+/*
+ * Adaptive drain accounting at its exact edges (pebs.h ds_drain_stats:
+ * "bytes claimed beyond the buffer count as ceil(bytes / configured record
+ * size) lost_beyond records"; "a record whose size field is inconsistent
+ * ends the walk"): 16 basic records of 32 bytes fill the buffer; an index
+ * 8, 32, 40, 64 bytes past the end loses 1, 1, 2, 2 records beyond it
+ * (mutant pebs.c adaptive_claimed `rem ? 1 : 0` -> `rem ? 2 : 0`). The last
+ * record's header claiming 64 bytes with exactly 32 left (a whole basic
+ * group) is a size lie; with 24 left (basic group cut) the index is
+ * misaligned (mutant walk_adaptive `< sizeof(struct ds_pebs_basic)` -> `<=`).
+ */
+static void test_adaptive_beyond_and_tail(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = 0;
+    e.cfg.pebs.bytes = 16 * 32;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    uint64_t base = e.ctx.pebs.linear, max = base + 16 * 32;
+    static const struct { uint64_t past, beyond; } t[] = { { 8, 1 }, { 32, 1 }, { 40, 2 }, { 64, 2 } };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        for (int k = 0; k < 16; k++)
+            put64(e.pebs, (size_t)k * 32, 32ull << 48);
+        e.area.a64.pebs_index = max + t[i].past;
+        memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+        CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "max + %u: drain", (unsigned)t[i].past);
+        CHECK_EQ(st.records, 16, "max + %u: the buffer's records", (unsigned)t[i].past);
+        CHECK_EQ(st.lost_beyond, t[i].beyond, "max + %u: lost beyond", (unsigned)t[i].past);
+        CHECK_EQ(st.present, 16 + t[i].beyond, "max + %u: present", (unsigned)t[i].past);
+        CHECK(st.anomalies & DS_DRAIN_INDEX_PAST_MAX, "max + %u: past max", (unsigned)t[i].past);
+        CHECK(invariant(&st), "max + %u: invariant", (unsigned)t[i].past);
+    }
+    static const struct { uint64_t idx; uint32_t flag; const char *what; } u[] = {
+        { 16 * 32, DS_DRAIN_SIZE_LIE | DS_DRAIN_FULL, "32 bytes left, size 64: size lie" },
+        { 15 * 32 + 24, DS_DRAIN_INDEX_MISALIGNED, "24 bytes left: misaligned" },
+    };
+    for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+        for (int k = 0; k < 16; k++)
+            put64(e.pebs, (size_t)k * 32, 32ull << 48);
+        put64(e.pebs, 15 * 32, 64ull << 48);
+        e.area.a64.pebs_index = base + u[i].idx;
+        memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+        CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "%s: drain", u[i].what);
+        CHECK_EQ(st.records, 15, "%s: 15 records", u[i].what);
+        CHECK_EQ(st.lost_corrupt, 1, "%s: one corrupt", u[i].what);
+        CHECK_EQ(st.anomalies, u[i].flag, "%s: anomalies", u[i].what);
+        CHECK(invariant(&st), "%s: invariant", u[i].what);
+    }
+}
+
 int main(void)
 {
     test_attribute();
@@ -1453,5 +1507,6 @@ int main(void)
     test_fmt6_top_counters_cleared();
     test_adaptive_header_edges();
     test_fmt6_cntr_header_bits();
+    test_adaptive_beyond_and_tail();
     return check_summary();
 }
