@@ -1479,6 +1479,32 @@ static void test_adaptive_beyond_and_tail(void)
     }
 }
 
+/* The split meminfo latency fields at their bit edges (Linux
+ * PMU_FL_INSTR_LATENCY parts, struct pebs_meminfo: instruction latency
+ * bits 15:0, cache latency 47:32; bits 31:16 and 63:48 are not latency):
+ * 0xFFFF8001_FFFF8003 splits into instr 8003H and cache 8001H on Sapphire
+ * Rapids 06_8FH (odd low bits, bit 15 set, the bits above each field set;
+ * the value 42H/17H above left cache bit 0 untested: mutant pebs.c
+ * `(lat >> 32) & 0xFFFF` -> `& 0xFFFE`). */
+static void test_latency_split_edges(void)
+{
+    static struct env e;
+    unsigned char r[64];
+    struct ds_pebs_sample s;
+    memset(r, 0, sizeof(r));
+    put64(r, 0, 1 | (64ull << 48));
+    put64(r, 32 + 0x10, 0xFFFF8001FFFF8003ull);
+    fake_icelake(&e.f);
+    set_leaf(&e.f, 1, 0x000806F8, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x4000 | 0x2000 | 0x500 | 0x80 | 0x3F); /* fmt 5 */
+    env_identify(&e, 1);
+    CHECK(ds_pebs_latency_split(&e.cpu), "SPR splits");
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_5, r, 64, &s), DS_OK, "decode");
+    CHECK_EQ(s.latency, 0xFFFF8001FFFF8003ull, "raw latency kept");
+    CHECK_EQ(s.instr_latency, 0x8003u, "instr latency bits 15:0");
+    CHECK_EQ(s.cache_latency, 0x8001u, "cache latency bits 47:32");
+}
+
 int main(void)
 {
     test_attribute();
@@ -1508,5 +1534,6 @@ int main(void)
     test_adaptive_header_edges();
     test_fmt6_cntr_header_bits();
     test_adaptive_beyond_and_tail();
+    test_latency_split_edges();
     return check_summary();
 }
