@@ -1440,6 +1440,32 @@ static void test_drain_exact_fill(void)
     free(mem);
 }
 
+/* The virtual range [mem, mem + size) may end exactly at the top of the
+ * address space but not wrap past it (ds/arch_pebs.h: DS_ERR_APEBS_MEM_ALIGN
+ * for a range that wraps). Setup only records the pointer, so addresses in
+ * the last pages are safe to pass: the last 4 KiB page with size code 0 and
+ * the last 8 KiB with size code 1 are accepted; the last page with 8 KiB
+ * wraps. Mutant arch_pebs.c `bytes - 1 > UINTPTR_MAX - m` -> `>=` / `bytes - 0`. */
+static void test_mem_top_of_address_space(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    static const struct { uintptr_t from_top; unsigned code; int rc; } t[] = {
+        { 4096, 0, DS_OK }, { 8192, 1, DS_OK }, { 4096, 1, DS_ERR_APEBS_MEM_ALIGN },
+        { 8192, 2, DS_ERR_APEBS_MEM_ALIGN },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        void *mem = (void *)(UINTPTR_MAX - t[i].from_top + 1);
+        struct ds_arch_pebs_config c = cfg_of(mem, 0x100000, t[i].code, 0);
+        CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), t[i].rc, "last %u bytes, size code %u",
+                 (unsigned)t[i].from_top, t[i].code);
+        CHECK_EQ(ap.setup, t[i].rc == DS_OK, "setup flag (%zu)", i);
+    }
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1462,5 +1488,6 @@ int main(void)
     test_size_bit0_and_consumed();
     test_not_setup_refusals();
     test_drain_exact_fill();
+    test_mem_top_of_address_space();
     return check_summary();
 }

@@ -1241,6 +1241,41 @@ static void test_arch_read_depth_bounds(void)
     }
 }
 
+/* IA32_LBR_CTL.OS/USR need CPUID.(1CH,0):EBX[0] (CPL filtering; reference
+ * msr.md, SDM CPUID leaf 1CH; Linux intel_pmu_arch_lbr_init drops
+ * ARCH_LBR_CTL_CPL without it): EBX = 2 (branch filtering only) makes the
+ * default LBR_CTL LBREN | branch types without OS/USR and refuses an
+ * explicit USR; EBX = 1 (CPL only) makes it LBREN | OS | USR and refuses the
+ * branch-type bits (mutant lbr.c arch_max_depth `(1u << 0)` -> `(1u << 1)`). */
+static void test_arch_cpl_filter_bit(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x97, &m);
+    static const struct { uint32_t ebx; uint64_t dflt; uint64_t ask; int ask_rc; } rows[] = {
+        { 2, DS_LBR_CTL_LBREN | DS_LBR_CTL_BRANCHES, DS_LBR_CTL_LBREN | DS_LBR_CTL_USR, DS_ERR_LBR_BAD_SELECT },
+        { 1, DS_LBR_CTL_LBREN | DS_LBR_CTL_OS | DS_LBR_CTL_USR, DS_LBR_CTL_LBREN | DS_LBR_CTL_BRANCHES,
+          DS_ERR_LBR_BAD_SELECT },
+        { 1, DS_LBR_CTL_LBREN | DS_LBR_CTL_OS | DS_LBR_CTL_USR, DS_LBR_CTL_LBREN | DS_LBR_CTL_OS, DS_OK },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        lbr_cpu(&f, &cpu, m, 5, true, 0x3F);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0x1C)
+                f.leaves[k].r[1] = rows[i].ebx;
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify EBX %u", rows[i].ebx);
+        CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "default enable, EBX %u", rows[i].ebx);
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), rows[i].dflt, "default LBR_CTL, EBX %u", rows[i].ebx);
+        fp_set(&f, DS_MSR_IA32_LBR_CTL, 0);
+        struct ds_lbr_config ac = { .arch_ctl = rows[i].ask };
+        CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), rows[i].ask_rc, "LBR_CTL %llx with EBX %u",
+                 (unsigned long long)rows[i].ask, rows[i].ebx);
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), rows[i].ask_rc == DS_OK ? rows[i].ask : 0,
+                 "LBR_CTL written only when accepted, EBX %u", rows[i].ebx);
+    }
+}
+
 int main(void)
 {
     test_table();
@@ -1267,5 +1302,6 @@ int main(void)
     test_arch_depth_zero();
     test_arch_no_select_and_bad_format();
     test_arch_read_depth_bounds();
+    test_arch_cpl_filter_bit();
     return check_summary();
 }
