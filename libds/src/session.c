@@ -698,18 +698,18 @@ static bool is_pebs(const struct ds_session_req *r)
     return r->how == DS_HOW_PEBS || r->how == DS_HOW_APEBS || r->how == DS_HOW_NB_PEBS;
 }
 
-/* Freeze: streamlined on perfmon v4+, legacy on v2/v3 (needs PDCM for
- * DEBUGCTL[12]), none on v1 and NetBurst (no global MSRs). */
+/* Freeze: streamlined on perfmon v4+, legacy on v2/v3, none on v1 and
+ * NetBurst (no global MSRs). Both modes set DEBUGCTL[12], which exists only
+ * with PDCM (SDM Vol. 4 IA32_DEBUGCTL; ds_pmi_set_freeze refuses it): none
+ * where CPUID hides PDCM, at any version (a VM may). */
 static enum ds_freeze_mode auto_freeze(const struct ds_session *s)
 {
     const struct ds_caps *c = &s->cpu->caps;
     if (s->cfg.freeze_set)
         return s->cfg.freeze;
-    if (!v2(s))
+    if (!v2(s) || !c->pdcm)
         return DS_FREEZE_NONE;
-    if (c->perfmon_version >= 4)
-        return DS_FREEZE_STREAMLINED;
-    return c->pdcm ? DS_FREEZE_LEGACY : DS_FREEZE_NONE;
+    return c->perfmon_version >= 4 ? DS_FREEZE_STREAMLINED : DS_FREEZE_LEGACY;
 }
 
 /* Adaptive MSR_PEBS_DATA_CFG bits of a request's groups. */

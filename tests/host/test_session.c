@@ -1579,6 +1579,7 @@ static void test_v1_stop_overflow(void);
 static void test_apebs_code_max_and_slm_ldlat(void);
 static void test_pebs_part_4g(void);
 static void test_freeze_none_clears_stale_bit12(void);
+static void test_auto_freeze_needs_pdcm(void);
 int main(void)
 {
     test_pebs_check();
@@ -1643,6 +1644,7 @@ int main(void)
     test_apebs_code_max_and_slm_ldlat();
     test_pebs_part_4g();
     test_freeze_none_clears_stale_bit12();
+    test_auto_freeze_needs_pdcm();
     return check_summary();
 }
 
@@ -2699,4 +2701,49 @@ static void test_freeze_none_clears_stale_bit12(void)
     CHECK_EQ(fp_get(&F, 0x1D9) & (1u << 12), 0, "DEBUGCTL[12] cleared (freeze none)");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     CHECK_EQ(fp_get(&F, 0x1D9), 1u << 12, "DEBUGCTL restored");
+}
+
+/*
+ * Both freeze modes set IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (bit 12), which
+ * exists only "if CPUID.01H:ECX[15] = 1 && CPUID.0AH:EAX[7:0] > 1" (SDM
+ * Vol. 4 Table 2-2, IA32_DEBUGCTL; streamlined freeze, SDM Vol. 3B
+ * "Freezing Performance Monitoring on PMI", changes how counters unfreeze,
+ * not that bit). So a perfmon v4/v5 CPU whose CPUID hides PDCM (a VM may)
+ * runs an automatic-freeze session without freezing, DEBUGCTL untouched;
+ * before, auto freeze chose streamlined there and start failed with
+ * DS_ERR_UNSUPPORTED. An explicit streamlined freeze is still refused, and
+ * the failed start leaves every MSR as found. Skylake (v4) and Ice Lake (v5)
+ * words with CPUID.01H:ECX.PDCM cleared.
+ */
+static void test_auto_freeze_needs_pdcm(void)
+{
+    for (int v5 = 0; v5 <= 1; v5++) {
+        if (v5)
+            icelake();
+        else
+            skylake();
+        for (int i = 0; i < F.nleaves; i++)
+            if (F.leaves[i].leaf == 1)
+                F.leaves[i].r[2] &= ~(1u << 15); /* CPUID.01H:ECX.PDCM */
+        identify(true);
+        CHECK(!cpu.caps.pdcm, "PDCM hidden");
+        take_snap();
+        memset(&S, 0, sizeof S);
+        CHECK_EQ(init_default(), DS_OK, "init");
+        CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+        CHECK_EQ(ds_session_start(&S), DS_OK, "auto freeze without PDCM: start");
+        CHECK_EQ(S.freeze, DS_FREEZE_NONE, "freeze none");
+        CHECK_EQ(fp_get(&F, 0x1D9) & (1u << 12), 0, "DEBUGCTL[12] not set");
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+        check_snap("no-PDCM auto freeze");
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.freeze_set = true;
+        c.freeze = DS_FREEZE_STREAMLINED;
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init explicit streamlined");
+        CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+        CHECK_EQ(ds_session_start(&S), DS_ERR_UNSUPPORTED, "explicit streamlined freeze without PDCM refused");
+        CHECK_EQ(S.state, DS_SESSION_READY, "session READY again");
+        check_snap("refused freeze unwound");
+    }
 }
