@@ -614,6 +614,7 @@ static void test_no_gp_ack_v2_v3(void);
 static void test_v6_no_gp0(void);
 static void test_init_not_identified_not_setup(void);
 static void test_idle_due_no_hook(void);
+static void test_init_null(void);
 int main(void)
 {
     test_zero_bounds();
@@ -641,6 +642,7 @@ int main(void)
     test_v6_no_gp0();
     test_init_not_identified_not_setup();
     test_idle_due_no_hook();
+    test_init_null();
     return check_summary();
 }
 
@@ -1047,4 +1049,19 @@ static void test_idle_due_no_hook(void)
     CHECK_EQ(h.calls, 0, "BTS due: no hook call");
     CHECK_EQ(r.hooked, 0, "BTS due: nothing hooked");
     ds_bts_disable(&e.ctx);
+}
+
+/* mut4B: ds_pmi_init with a NULL handle, CPU or config is DS_ERR_NULL
+ * (pmi.h; COMMON rules: every public function validates its pointers). */
+static void test_init_null(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pmi_init(NULL, &e.cpu, NULL, &pc), DS_ERR_NULL, "NULL handle");
+    CHECK_EQ(ds_pmi_init(&pmi, NULL, NULL, &pc), DS_ERR_NULL, "NULL CPU");
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, NULL), DS_ERR_NULL, "NULL config");
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "all given");
 }
