@@ -379,6 +379,7 @@ static void test_nb_counter_width(void);
 static void test_area_pattern_page_aligned(void);
 static void test_bts_scratch_8_records(void);
 static void test_bts_restore_not_confirmed(void);
+static void test_bts_exercise_and_netburst(void);
 
 int main(void)
 {
@@ -397,6 +398,7 @@ int main(void)
     test_area_pattern_page_aligned();
     test_bts_scratch_8_records();
     test_bts_restore_not_confirmed();
+    test_bts_exercise_and_netburst();
     return check_summary();
 }
 
@@ -592,4 +594,50 @@ static void test_bts_restore_not_confirmed(void)
         else
             CHECK(!r.bts.restored, "case %d: restore not confirmed", k);
     }
+}
+
+/*
+ * mut4B: the BTS item's details (probe.h): `wrote` is the DEBUGCTL bits BTS
+ * was enabled with, TR|BTS (bits 6 and 7, reference msr.md), no BTINT; the
+ * exercise callback runs only when BTS was enabled (not after a DEBUGCTL
+ * write fault) and may be NULL (then nothing ran: inert). On NetBurst the
+ * BTS item is tested too (MSR_DEBUGCTLA, 32-bit layout, linear addresses
+ * below 4 GiB), and IA32_PEBS_ENABLE with a NetBurst enable bit (24-26,
+ * netburst.md) makes the DS area busy, with 0 it does not.
+ */
+static void test_bts_exercise_and_netburst(void)
+{
+    static struct env e;
+    static struct scratch sc;
+    struct ds_probe_result r;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    mk_scratch(&sc, true);
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "probe");
+    CHECK_EQ(r.bts.wrote, (1u << 6) | (1u << 7), "wrote TR|BTS");
+    mk_scratch(&sc, true);
+    sc.s.exercise = NULL;
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "probe without exercise");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_INERT, "nothing ran: inert");
+    mk_scratch(&sc, true);
+    e.f.fault_on_write = DS_MSR_IA32_DEBUGCTL;
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "probe, DEBUGCTL write faults");
+    e.f.fault_on_write = 0;
+    CHECK_EQ(r.bts.verdict, DS_PROBE_FAULT, "BTS enable faulted");
+    CHECK_EQ(sc.calls, 0, "not exercised after a failed enable");
+
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    mk_scratch(&sc, false);
+    sc.s.area_linear = 0x10000;
+    sc.s.buf_linear = 0x20000;
+    sc.s.buf_bytes = 16 * 12;
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "NetBurst probe");
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_WORKING, "NetBurst DS_AREA");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_INERT, "NetBurst BTS tested (nothing appended: inert)");
+    CHECK_EQ(sc.calls, 1, "exercised");
+    CHECK_EQ(r.bts.wrote, (1u << 2) | (1u << 3), "MSR_DEBUGCTLA TR|BTS");
+    fake_set_msr(&e.f, DS_MSR_IA32_PEBS_ENABLE, 1u << 24);
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "NetBurst probe, PEBS on");
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_BUSY, "NetBurst PEBS_ENABLE bit 24: busy");
 }
