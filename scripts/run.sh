@@ -15,9 +15,10 @@ the kernel's serial console here. Exit status: 0 if every kernel check
 passed, 1 if one failed, 2 if the kernel did not finish (crash, triple
 fault, hang past --timeout, QEMU error).
 
-Accelerator: KVM with -cpu host,migratable=no,pmu=on when /dev/kvm is usable (then the
-report shows your CPU's real DS/PEBS/BTS/LBR/perfmon), else TCG, which
-emulates no PMU, DS or LBR (the report then shows none of them).
+Accelerator: KVM with -cpu host,migratable=no,pmu=on when /dev/kvm is usable and
+served by VT-x/AMD-V (scripts/kvm-host.sh; then the report shows your CPU's
+real DS/PEBS/BTS/LBR/perfmon as KVM passes them on), else TCG, which emulates
+no PMU, DS or LBR (the report then shows none of them).
 
 options:
   --arch i386|x86_64   which kernel (default x86_64)
@@ -102,20 +103,20 @@ kvm_facts() {
   echo "run.sh: a KVM guest never has BTS (DEBUGCTL.BTS #GP) nor Arch LBR; legacy PEBS only on PEBS-EPT hosts (ICX, SPR and later)"
 }
 
-accel=tcg cpu=qemu64
-# KVM is usable if a QEMU with accel=kvm and -cpu host initialises: probe
-# one, stopped (-S), and make it quit at once through its monitor.
-if [ $tcg -eq 0 ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] &&
-   printf 'quit\n' | timeout 20 qemu-system-x86_64 -machine pc,accel=kvm -cpu host,migratable=no,pmu=on -S -display none \
-     -nodefaults -no-user-config -monitor stdio >/dev/null 2>&1; then
-  accel=kvm cpu=host,migratable=no,pmu=on  # migratable=no: the host's LBR format (as kvm-unit-tests)
+accel=tcg cpu=qemu64 why="not requested"
+# KVM only where VT-x/AMD-V serves /dev/kvm and QEMU starts a -cpu host
+# guest: scripts/kvm-host.sh says which, or why not (KVM PVM, for one).
+if [ $tcg -eq 0 ]; then
+  if why=$("$here/scripts/kvm-host.sh"); then
+    accel=kvm cpu=host,migratable=no,pmu=on  # migratable=no: the host's LBR format (as kvm-unit-tests)
+  else
+    why=${why#tcg: }
+  fi
 fi
 if [ $accel = tcg ]; then
-  why="not requested"
-  [ $tcg -eq 1 ] || why="/dev/kvm not usable"
-  echo "run.sh: KVM $why: using TCG (no PMU, DS or LBR emulation; the report will show none)" >&2
+  echo "run.sh: KVM not used ($why): using TCG (no PMU, DS or LBR emulation; the report will show none)" >&2
 else
-  echo "run.sh: using KVM with -cpu host,migratable=no,pmu=on" >&2
+  echo "run.sh: using KVM with -cpu host,migratable=no,pmu=on ($why)" >&2
   kvm_facts >&2
 fi
 

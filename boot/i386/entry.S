@@ -105,6 +105,16 @@ _start:
     rep stosb
     mov $k_boot_stack_top, %esp
 
+    /* Our GDT (flat 32-bit code 0x08, data 0x10), before the IDT below. */
+    lgdt gdt_desc
+    ljmp $0x08, $1f
+1:  mov $0x10, %ax
+    mov %ax, %ds
+    mov %ax, %es
+    mov %ax, %ss
+    mov %ax, %fs
+    mov %ax, %gs
+
     /*
      * Paging: an identity map of all 4 GiB, so that linear = physical for
      * everything the kernel touches (image, boot information, VGA text, the
@@ -157,18 +167,32 @@ _start:
     jb 5b
 4:  mov $page_dir, %eax
     mov %eax, %cr3
+    /*
+     * A hypervisor may refuse 32-bit paging: KVM PVM (a KVM for hosts
+     * without VT-x/AMD-V) injected #GP at this MOV to CR0 on the lent Intel
+     * Xeon 06_CFH VM (issue 14, trace kvm:kvm_inj_exception), and with no
+     * IDT that was a silent triple fault. So an IDT whose only gate, #GP
+     * (vector 13, SDM Vol. 3A "Exception and Interrupt Reference"), leads
+     * to paging_refused, which says so and stops; it is dropped right after.
+     * The test build LIBDS_TEST_REFUSE_PG raises a #GP at this point (a
+     * null selector loaded into SS: #GP(0), SDM Vol. 2B "MOV") to test that
+     * path under TCG, which never refuses paging.
+     */
+    mov $paging_refused, %eax
+    mov %ax, early_idt + 13 * 8     /* offset 15:0 */
+    movw $0x08, early_idt + 13 * 8 + 2
+    movw $0x8E00, early_idt + 13 * 8 + 4 /* P, DPL 0, 32-bit interrupt gate */
+    shr $16, %eax
+    mov %ax, early_idt + 13 * 8 + 6 /* offset 31:16 */
+    lidt early_idt_desc
+#ifdef LIBDS_TEST_REFUSE_PG
+    xor %eax, %eax
+    mov %ax, %ss
+#endif
     mov %cr0, %eax
     or $(CR0_PG | CR0_WP), %eax
     mov %eax, %cr0                  /* identity map: the next fetch is the same */
-
-    lgdt gdt_desc
-    ljmp $0x08, $1f
-1:  mov $0x10, %ax
-    mov %ax, %ds
-    mov %ax, %es
-    mov %ax, %ss
-    mov %ax, %fs
-    mov %ax, %gs
+    lidt no_idt_desc                /* kmain installs the kernel's IDT */
     xor %ebp, %ebp
     pushl entry_info                /* info */
     pushl entry_magic               /* magic */
@@ -204,6 +228,15 @@ missing_features:
     call early_puts
     jmp early_fail_end
 
+paging_refused:                     /* #GP at the MOV to CR0 above */
+    mov $k_boot_stack_top, %esp
+    call early_fail_begin
+    mov $msg_cpu, %esi
+    call early_puts
+    mov $msg_paging, %esi
+    call early_puts
+    jmp early_fail_end
+
 #include "../early32.inc"
 
     .section .rodata
@@ -219,6 +252,8 @@ msg_cmov:
     .asciz " CMOV"
 msg_tail:
     .asciz " (the kernel is built -march=i686); halted\r\n"
+msg_paging:
+    .asciz "MOV to CR0 setting PG (32-bit paging) raised #GP: a hypervisor that refuses 32-bit paging (KVM PVM, on a host without VT-x/AMD-V, does); boot the x86_64 kernel, or use TCG; halted\r\n"
 
     .section .rodata
     .balign 8
@@ -230,6 +265,13 @@ gdt_end:
 gdt_desc:
     .short gdt_end - gdt - 1
     .long gdt
+    .balign 8
+early_idt_desc:                     /* vectors 0-13; only #GP is present */
+    .short 14 * 8 - 1
+    .long early_idt
+no_idt_desc:
+    .short 0
+    .long 0
 
     .data
     .balign 4
@@ -237,6 +279,9 @@ entry_magic: .long 0
 entry_info:  .long 0
 
     .section .bss
+    .balign 8
+early_idt:                          /* gate 13 written before the CR0.PG write */
+    .skip 14 * 8
     .balign 4096
 page_dir:
     .skip 4096

@@ -41,10 +41,7 @@ int ds_cpu_init(struct ds_cpu *cpu, const struct ds_msr_ops *ops, void *ops_ctx)
     cpu->ia32e = false;
 #endif
     cpu->identified = false;
-    /* zero caps without memset (no libc) */
-    unsigned char *p = (unsigned char *)&cpu->caps;
-    for (size_t i = 0; i < sizeof(cpu->caps); i++)
-        p[i] = 0;
+    ds__zero(&cpu->caps, sizeof(cpu->caps)); /* no memset (no libc) */
     return DS_OK;
 }
 
@@ -163,16 +160,19 @@ static void identify_ext_leaves(struct ds_cpu *cpu, struct ds_caps *c)
         c->leaf23_subleaves = r[0];
         c->leaf23_features = r[1];
     }
-    if (c->has_leaf_23 && (c->leaf23_subleaves & DS_LEAF23_SUB_COUNTERS)) {
+    /* The sub-leaf bits alone decide: leaf23_subleaves is 23H.0:EAX, read
+     * above, and has_leaf_23 is exactly "that EAX is not 0" (an extra
+     * `has_leaf_23 &&` here gave equivalent `&&` -> `||` mutants). */
+    if (c->leaf23_subleaves & DS_LEAF23_SUB_COUNTERS) {
         ds_cpuid(cpu, 0x23, 1, r);
         c->gp_mask = r[0];
         c->fixed_mask = r[1];
     }
-    if (c->has_leaf_23 && (c->leaf23_subleaves & DS_LEAF23_SUB_PEBS_CAPS)) {
+    if (c->leaf23_subleaves & DS_LEAF23_SUB_PEBS_CAPS) {
         ds_cpuid(cpu, 0x23, 4, r);
         c->arch_pebs_caps = r[1];
     }
-    if (c->has_leaf_23 && (c->leaf23_subleaves & DS_LEAF23_SUB_PEBS_CNTRS)) {
+    if (c->leaf23_subleaves & DS_LEAF23_SUB_PEBS_CNTRS) {
         ds_cpuid(cpu, 0x23, 5, r);
         c->arch_pebs_gp_mask = r[0];
         c->arch_pdist_gp_mask = r[1];
@@ -345,9 +345,10 @@ int ds_cpu_identify(struct ds_cpu *cpu)
     if (!cpu)
         return DS_ERR_NULL;
     struct ds_caps *c = &cpu->caps;
-    unsigned char *p = (unsigned char *)c;
-    for (size_t i = 0; i < sizeof(*c); i++)
-        p[i] = 0;
+    /* Every byte, padding too (ds__zero, not a loop of its own: a byte loop
+     * here starting at 1 was an equivalent mutant, the first byte being
+     * vendor, which identify_vendor always writes). */
+    ds__zero(c, sizeof(*c));
     cpu->identified = false;
 
     identify_vendor(cpu, c);

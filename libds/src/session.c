@@ -29,6 +29,13 @@ static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1)
 
 static bool fam6(const struct ds_cpu *cpu) { return !cpu->caps.netburst; }
 
+/* Request i of @s, in the order added, while @go holds: the one request
+ * loop of this file. Slots from nreq on are always zero (ds_session_add
+ * fills req[nreq] only on success) and most loops skip DS_HOW_NONE, so a
+ * bound mutated in one loop alone (< -> <=) was equivalent there; written
+ * once, every loop (used_counters among them) sees it (issue 10). */
+#define SES_FOR_REQ(s, i, go) for (unsigned i = 0; (go) && i < (s)->nreq; i++)
+
 /* --- init ------------------------------------------------------------------ */
 
 int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_session_config *c)
@@ -71,8 +78,7 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
 static int resolve_event(const struct ds_session *s, const struct ds_request *rq, struct ds_event_desc *d)
 {
     ds__zero(d, sizeof(*d));
-    d->fixed = -1;
-    d->nb_metric = -1;
+    d->fixed = -1; /* a raw event has no fixed counter (the table rows set theirs) */
     if (rq->raw.set) {
         d->evsel = rq->raw.evsel;
         d->umask = rq->raw.umask;
@@ -125,7 +131,7 @@ static uint64_t evtsel_of(const struct ds_event_desc *d, const struct ds_request
 static void used_counters(const struct ds_session *s, uint32_t *gp, uint32_t *fixed)
 {
     *gp = *fixed = 0;
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (r->how == DS_HOW_BTS || r->how == DS_HOW_NB_PEBS || r->how == DS_HOW_NB_OVERFLOW)
             continue;
@@ -140,7 +146,7 @@ static void used_counters(const struct ds_session *s, uint32_t *gp, uint32_t *fi
 
 static bool has_how(const struct ds_session *s, enum ds_session_how h)
 {
-    for (unsigned i = 0; i < s->nreq; i++)
+    SES_FOR_REQ(s, i, true)
         if (s->req[i].how == h)
             return true;
     return false;
@@ -157,6 +163,11 @@ static bool pmi_takes(const struct ds_session *s, enum ds_ctr_kind k, unsigned i
     if (s->cpu->caps.netburst || c->perfmon_version < 2)
         return true;
     unsigned bit = k == DS_CTR_FIXED ? 32 + idx : idx;
+    /* bit < 64 only guards the shift: every caller asks for a counter it
+     * found in gp_mask / fixed_mask (ds_arch_pebs_detect refuses 23H.5
+     * bits outside 23H.1) with idx < 32 and fixed idx from the event rows
+     * (0-3), whose ack bits all exist; mutants of the guard (< 65, ||) are
+     * equivalent (issue 10, main ed7cc46 :160) */
     return bit < 64 && ((ds_pmi_ack_mask(c) >> bit) & 1);
 }
 
@@ -185,7 +196,7 @@ static int cntr_group_ok(const struct ds_session *s, enum ds_pebs_fmt f, uint32_
         return DS_ERR_SESSION_NO_METRICS;
     if (!((c->fixed_mask >> SES_SLOTS_FIXED) & 1))
         return DS_ERR_SESSION_NO_METRICS;
-    for (unsigned i = 0; i < s->nreq; i++)
+    SES_FOR_REQ(s, i, true)
         if (s->req[i].rq.groups & DS_GROUP_METRICS)
             return DS_OK; /* fixed 3 already counts slots for the session */
     uint32_t ugp, ufx;
@@ -232,7 +243,7 @@ static int ldlat_ok(const struct ds_session *s, enum ds_pebs_fmt f, const struct
         return DS_ERR_SESSION_NO_LDLAT;
     if (rq->ldlat < DS_PEBS_LDLAT_MIN || rq->ldlat > DS_PEBS_LDLAT_MAX)
         return DS_ERR_PMC_LDLAT_RANGE;
-    for (unsigned i = 0; i < s->nreq; i++)
+    SES_FOR_REQ(s, i, true)
         if (s->req[i].rq.ldlat && s->req[i].rq.ldlat != rq->ldlat)
             return DS_ERR_SESSION_NO_LDLAT;
     return DS_OK;
@@ -374,8 +385,10 @@ static int pick_nb(struct ds_session *s, struct ds_session_req *r, const struct 
 {
     struct ds_nb_request q;
     ds__zero(&q, sizeof(q));
-    if (!d->nb_event)
-        return DS_ERR_SESSION_RAW;
+    /* d->nb_event is set: resolve_event refuses a raw NetBurst request
+     * without one (DS_ERR_SESSION_RAW) and every NetBurst table row names
+     * its event (test_event "NetBurst names"); no second check here (its
+     * removal was an equivalent mutant, issue 10 seed 9102) */
     int e = ds_nb_event_find(d->nb_event, &q.event);
     if (!e)
         e = ds_nb_mask_parse(q.event, d->nb_mask ? d->nb_mask : "", &q.mask);
@@ -754,7 +767,7 @@ static void plan(struct ds_session *s)
     s->gctl = s->pebs_bits = s->ovf_bits = s->cnt_bits = s->data_cfg = 0;
     s->nb_armed = 0;
     s->slots = false;
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (r->how == DS_HOW_PEBS || r->how == DS_HOW_APEBS)
             s->pebs_bits |= req_bit(r);
@@ -769,13 +782,13 @@ static void plan(struct ds_session *s)
     if (s->slots)
         s->cnt_bits |= 1ull << (32 + SES_SLOTS_FIXED);
     s->gctl = v2(s) ? (s->pebs_bits | s->ovf_bits | s->cnt_bits) : 0;
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (r->how == DS_HOW_PEBS && ds_pebs_fmt_adaptive(s->fmt) && s->cpu->caps.pebs_baseline)
             s->data_cfg |= data_cfg_of(s, r->rq.groups) | data_cfg_cntr(s, r->rq.groups);
     }
     unsigned npebs = 0;
-    for (unsigned i = 0; i < s->nreq; i++)
+    SES_FOR_REQ(s, i, true)
         if (is_pebs(&s->req[i])) {
             s->one_pebs = i;
             npebs++;
@@ -789,11 +802,18 @@ static void plan(struct ds_session *s)
     s->use_apebs = has_how(s, DS_HOW_APEBS);
 }
 
-/* Read @msr once and remember it, restored through @wmsr at teardown. */
+/* Read @msr once and remember it, restored through @wmsr at teardown.
+ * Every read precedes every write (save_all runs before carve/program), so
+ * a second save of an MSR would hold the same value: the search only keeps
+ * the table small. It walks a pointer to the end of this start's entries,
+ * never past it: entries beyond nsaved are a previous start's and must not
+ * count as saved (test_restore's second cycle). (An index loop from 0 gave
+ * an equivalent mutant, 0 -> 1: entry 0 is always save_all's first MSR,
+ * GLOBAL_CTRL or DEBUGCTL, saved once.) */
 static int save1(struct ds_session *s, uint32_t msr, uint32_t wmsr)
 {
-    for (unsigned i = 0; i < s->nsaved; i++)
-        if (s->saved[i].msr == msr)
+    for (const __typeof__(s->saved[0]) *p = s->saved; p != s->saved + s->nsaved; p++)
+        if (p->msr == msr)
             return DS_OK;
     if (s->nsaved >= DS_SESSION_MAX_SAVED)
         return DS_ERR_SESSION_SAVE;
@@ -859,7 +879,7 @@ static int save_all(struct ds_session *s)
 {
     int e = DS_OK;
     bool nbp = has_how(s, DS_HOW_NB_PEBS), ldl = false;
-    for (unsigned i = 0; i < s->nreq; i++)
+    SES_FOR_REQ(s, i, true)
         ldl |= s->req[i].rq.ldlat != 0;
 #define SAVE(m) do { if (!e) e = save1(s, (m), (m)); } while (0)
     if (v2(s))
@@ -882,7 +902,7 @@ static int save_all(struct ds_session *s)
         SAVE(DS_MSR_IA32_LBR_CTL);
     }
 #undef SAVE
-    for (unsigned i = 0; !e && i < s->nreq; i++)
+    SES_FOR_REQ(s, i, !e)
         e = save_req(s, &s->req[i]);
     if (!e && s->slots) {
         struct ds_session_req sl = { .kind = DS_CTR_FIXED, .idx = SES_SLOTS_FIXED };
@@ -920,7 +940,7 @@ static int setup_area(struct ds_session *s, unsigned char *m, uint64_t lin, uint
         ac.pebs = (struct ds_buf_config){ m + SES_PAGE, lin + SES_PAGE, (size_t)(n * rsz), (uint32_t)(n - margin) };
         ac.pebs_data_cfg = s->data_cfg;
     }
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         if (s->req[i].how != DS_HOW_BTS)
             continue;
         uint32_t bsz = s->layout == DS_LAYOUT_64 ? DS_BTS_REC64_SIZE : DS_BTS_REC32_SIZE;
@@ -1063,7 +1083,7 @@ __attribute__((noinline)) static int pebs_dispatch(struct ds_session *s, const s
     else if (ds_pebs_attribute(p, s->pebs_bits, &ctrs) != DS_OK)
         ctrs &= s->pebs_bits;
     bool any = false;
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (r->how == DS_HOW_NB_PEBS || (is_pebs(r) && (ctrs & req_bit(r)))) {
             deliver(s, i, p, p->ip);
@@ -1119,12 +1139,15 @@ static int ses_bts_sink(void *arg, const struct ds_bts_branch *b)
 }
 
 /* Perfmon v1 (no GLOBAL_STATUS): a counter started at -period overflowed
- * when its top bit is clear (pmc.h ds_pmc_period_values). */
+ * when its top bit is clear (pmc.h ds_pmc_period_values). The width is
+ * 8..64: period_values (ds_pmc_gp_period) refused any other gp_width when
+ * the request was added (no second check here: its mutants, < 7, > 65,
+ * were equivalent; issue 10, main ed7cc46 :1127). */
 static bool v1_overflowed(struct ds_session *s, const struct ds_session_req *r)
 {
     uint64_t v = 0;
     unsigned w = s->cpu->caps.fw_write ? s->cpu->caps.gp_width : 32;
-    if (ds_pmc_gp_read(s->cpu, r->idx, &v) != DS_OK || w < 8 || w > 64)
+    if (ds_pmc_gp_read(s->cpu, r->idx, &v) != DS_OK)
         return false;
     return !((v >> (w - 1)) & 1);
 }
@@ -1136,9 +1159,12 @@ static int ses_ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_h
     struct ds_session *s = arg;
     uint32_t nbo = 0, n = 0;
     int e = DS_OK;
-    if (!fam6(s->cpu) && s->nb_armed)
+    /* nb_armed holds DS_HOW_NB_OVERFLOW counters, which only NetBurst has
+     * (pick_overflow -> pick_nb): no separate family test (its && -> ||
+     * mutant was equivalent, issue 10, main ed7cc46 :1139) */
+    if (s->nb_armed)
         e = ds_nb_pmi_scan(s->cpu, s->nb_armed, &nbo);
-    for (unsigned i = 0; !e && i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, !e) {
         const struct ds_session_req *r = &s->req[i];
         bool hit = false;
         if (r->how == DS_HOW_OVERFLOW) {
@@ -1209,7 +1235,7 @@ static int program_all(struct ds_session *s)
         e = ds_pmc_pebs_data_cfg(cpu, s->data_cfg);
     if (!e && !fam6(cpu))
         e = ds_nb_alloc_init(&s->nba, cpu->caps.display_model, false);
-    for (unsigned i = 0; !e && i < s->nreq; i++)
+    SES_FOR_REQ(s, i, !e)
         e = program_req(s, &s->req[i]);
     /* DS_GROUP_METRICS: TOPDOWN.SLOTS on fixed 3 from 0, OS and USR (the
      * metrics part of the counters group reports it; Linux counts slots on
@@ -1228,7 +1254,7 @@ static int program_all(struct ds_session *s)
         e = ds_lbr_enable(cpu, s->lbrm, &lc);
         s->lbr_on = e == DS_OK;
     }
-    for (unsigned i = 0; !e && i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, !e) {
         const struct ds_session_req *r = &s->req[i];
         unsigned rg = r->rq.rings ? r->rq.rings : (DS_RING_KERNEL | DS_RING_USER);
         if (r->how == DS_HOW_BTS)
@@ -1258,7 +1284,7 @@ static int unwind(struct ds_session *s)
         KEEP(ds_area_uninstall(&s->ctx));
     if (s->ap.installed)
         KEEP(ds_arch_pebs_uninstall(&s->ap));
-    for (unsigned i = 0; s->nb_live && i < s->nreq; i++)
+    SES_FOR_REQ(s, i, s->nb_live)
         if (s->req[i].how == DS_HOW_NB_PEBS || s->req[i].how == DS_HOW_NB_OVERFLOW)
             (void)ds_nb_release(s->cpu, &s->nba, &s->req[i].nbas); /* the restore below rewrites them */
     for (unsigned i = s->nsaved; i-- > 0;)
@@ -1274,7 +1300,7 @@ static int unwind(struct ds_session *s)
     /* the add-time allocation marks, for a later start */
     if (!fam6(s->cpu)) {
         ds_nb_alloc_init(&s->nba, s->cpu->caps.display_model, false);
-        for (unsigned i = 0; i < s->nreq; i++)
+        SES_FOR_REQ(s, i, true)
             if (s->req[i].how == DS_HOW_NB_PEBS || s->req[i].how == DS_HOW_NB_OVERFLOW) {
                 s->nba.escr_used |= 1ull << s->req[i].nbas.escr;
                 s->nba.counter_used |= 1u << s->req[i].nbas.counter;
@@ -1415,7 +1441,7 @@ int ds_session_stop(struct ds_session *s)
 #define KEEP(x) do { e = (x); if (e && !first) first = e; } while (0)
     if (v2(s))
         KEEP(ds_pmi_pmu_enable(&s->pmi, false));
-    for (unsigned i = 0; i < s->nreq; i++) {
+    SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (!v2(s) && fam6(s->cpu) && (is_pebs(r) || r->how == DS_HOW_OVERFLOW || r->how == DS_HOW_COUNT) &&
             r->kind == DS_CTR_GP)

@@ -15,7 +15,7 @@
 # Every failure prints one line "boot.sh: FAIL: <reason>".
 set -uo pipefail
 
-arch=x86_64 mode=kernel build= append= timeout_s=60 expect=pass cpu_opt= smp= machine=
+arch=x86_64 mode=kernel build= append= timeout_s=60 expect=pass cpu_opt= smp= machine= elf=
 usage() { sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; cat <<EOT
 options: --arch i386|x86_64  --mode kernel|bios|uefi  --build DIR (default: build)
          --append "kernel options" (kernel mode only)  --timeout SECONDS
@@ -27,7 +27,8 @@ options: --arch i386|x86_64  --mode kernel|bios|uefi  --build DIR (default: buil
          --cpu MODEL   QEMU -cpu for this run (overrides LIBDS_QEMU_CPU)
          --smp N       QEMU -smp N (with TCG: multi-threaded, -accel tcg,thread=multi)
          --machine M   QEMU machine type (default pc)
-environment: LIBDS_QEMU_ACCEL=tcg|kvm (default tcg), LIBDS_QEMU_CPU (default: qemu64 / host with kvm)
+         --elf FILE    kernel mode: boot FILE instead of BUILD/kernel/libds-ARCH.elf
+environment: LIBDS_QEMU_ACCEL=tcg|kvm|auto (default tcg; kvm and auto ask scripts/kvm-host.sh), LIBDS_QEMU_CPU (default: qemu64 / host with kvm)
 EOT
 }
 while [ $# -gt 0 ]; do
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift 2 ;;
     --append) append=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
+    --elf) elf=$2; shift 2 ;;
     --expect) expect=$2; shift 2 ;;
     --cpu) cpu_opt=$2; shift 2 ;;
     --smp) smp=$2; shift 2 ;;
@@ -55,6 +57,15 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/libds-boot.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 log=$work/serial.log
 accel=${LIBDS_QEMU_ACCEL:-tcg}
+case $accel in
+  tcg) ;;
+  kvm) # asked for KVM: a host whose KVM cannot run the kernels fails with why
+    kvm_why=$("$here/scripts/kvm-host.sh") || fail "LIBDS_QEMU_ACCEL=kvm, but ${kvm_why#tcg: }" ;;
+  auto) # KVM where usable, else TCG, saying why
+    if kvm_why=$("$here/scripts/kvm-host.sh"); then accel=kvm
+    else accel=tcg; echo "boot.sh: LIBDS_QEMU_ACCEL=auto: TCG (${kvm_why#tcg: })"; fi ;;
+  *) echo "boot.sh: LIBDS_QEMU_ACCEL must be tcg, kvm or auto" >&2; exit 2 ;;
+esac
 if [ "$accel" = kvm ]; then cpu=${LIBDS_QEMU_CPU:-host,migratable=no,pmu=on}; else cpu=${LIBDS_QEMU_CPU:-qemu64}; fi
 [ -n "$cpu_opt" ] && cpu=$cpu_opt
 qemu=(qemu-system-x86_64 -machine "${machine:-pc},accel=$accel" -cpu "$cpu" -m 256M -display none -no-reboot
@@ -68,7 +79,7 @@ if [ -n "$smp" ]; then
 fi
 case $mode in
   kernel)
-    k=$build/kernel/libds-$arch.elf
+    k=${elf:-$build/kernel/libds-$arch.elf}
     [ -f "$k" ] || fail "kernel $k not built"
     qemu+=(-kernel "$k" -append "$append") ;;
   bios|uefi)

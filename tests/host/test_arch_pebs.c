@@ -1390,6 +1390,82 @@ static void test_not_setup_refusals(void)
     CHECK_EQ(c.gp_mask, 0, "detect: out zeroed");
 }
 
+/* A write offset exactly at the buffer size is a full buffer, not one past
+ * it (reference: IA32_PEBS_INDEX[26:4] is the next write offset in 16-byte
+ * units, so an offset equal to the size means every byte holds records and
+ * none were lost beyond; Linux intel_pmu_drain_arch_pebs walks base ..
+ * base + offset): 8192 bytes tiled with 128 basic records, offset 8192 ->
+ * 128 records, nothing beyond, no INDEX_PAST_MAX; offset 8192 + 16 -> one
+ * lost beyond it. Mutant arch_pebs.c `claimed > ap->bytes` -> `>=`. */
+static void test_drain_exact_fill(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    struct ds_drain_stats st;
+    static struct ds_pebs_sample arr[200];
+    size_t n;
+    unsigned char *mem = aligned_alloc(4096, 8192);
+    const uint64_t thr = IDX_THRESH(256);
+    struct spec r;
+
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    struct ds_arch_pebs_config c = cfg_of(mem, 0x3000000, 1, 4096);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "setup");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install");
+    for (unsigned i = 0; i < 128; i++) {
+        spec_init(&r, 100 + i);
+        CHECK_EQ(frag(mem + 64 * i, &r, E_BASIC, 0), 64, "basic record: 64 bytes");
+    }
+    static const struct { uint64_t idx; uint64_t beyond; bool past; const char *what; } t[] = {
+        { 8192, 0, false, "offset = size" },
+        { 8192 | IDX_FULL, 0, false, "offset = size, FULL" },
+        { 8192 + 16, 1, true, "offset = size + 16" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        fake_set_msr(&f, 0x3F5, t[i].idx | IDX_EN | thr);
+        CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_OK, "%s: drain", t[i].what);
+        CHECK_EQ(n, 128, "%s: every record of the buffer", t[i].what);
+        CHECK_EQ(st.records, 128, "%s: records", t[i].what);
+        CHECK_EQ(st.lost_beyond, t[i].beyond, "%s: lost beyond", t[i].what);
+        CHECK_EQ(st.present, 128 + t[i].beyond, "%s: present", t[i].what);
+        CHECK_EQ(!!(st.anomalies & DS_DRAIN_INDEX_PAST_MAX), t[i].past, "%s: INDEX_PAST_MAX", t[i].what);
+        CHECK_EQ(!!(st.anomalies & DS_DRAIN_FULL), !!(t[i].idx & IDX_FULL), "%s: FULL", t[i].what);
+        spec_init(&r, 100 + 127);
+        CHECK_EQ(arr[127].ip, r.ip, "%s: last record at the buffer end", t[i].what);
+        check_invariant(&st, t[i].what);
+        CHECK_EQ(fake_get_msr(&f, 0x3F5), IDX_EN | thr, "%s: INDEX reset", t[i].what);
+    }
+    free(mem);
+}
+
+/* The virtual range [mem, mem + size) may end exactly at the top of the
+ * address space but not wrap past it (ds/arch_pebs.h: DS_ERR_APEBS_MEM_ALIGN
+ * for a range that wraps). Setup only records the pointer, so addresses in
+ * the last pages are safe to pass: the last 4 KiB page with size code 0 and
+ * the last 8 KiB with size code 1 are accepted; the last page with 8 KiB
+ * wraps. Mutant arch_pebs.c `bytes - 1 > UINTPTR_MAX - m` -> `>=` / `bytes - 0`. */
+static void test_mem_top_of_address_space(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    static const struct { uintptr_t from_top; unsigned code; int rc; } t[] = {
+        { 4096, 0, DS_OK }, { 8192, 1, DS_OK }, { 4096, 1, DS_ERR_APEBS_MEM_ALIGN },
+        { 8192, 2, DS_ERR_APEBS_MEM_ALIGN },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        void *mem = (void *)(UINTPTR_MAX - t[i].from_top + 1);
+        struct ds_arch_pebs_config c = cfg_of(mem, 0x100000, t[i].code, 0);
+        CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), t[i].rc, "last %u bytes, size code %u",
+                 (unsigned)t[i].from_top, t[i].code);
+        CHECK_EQ(ap.setup, t[i].rc == DS_OK, "setup flag (%zu)", i);
+    }
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1411,5 +1487,7 @@ int main(void)
     test_lbr_align_and_last_fragment();
     test_size_bit0_and_consumed();
     test_not_setup_refusals();
+    test_drain_exact_fill();
+    test_mem_top_of_address_space();
     return check_summary();
 }

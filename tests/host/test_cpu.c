@@ -669,6 +669,144 @@ static void test_leaf0a_fields(void)
     }
 }
 
+/* Leaves 07H, 0AH and 23H are read when CPUID.0:EAX (the highest basic
+ * leaf) is exactly that leaf, not only above, and not when it is one less
+ * (SDM Vol. 2A CPUID: leaves up to and including the maximum are valid;
+ * above it the CPU returns the highest basic leaf's data, which the fake
+ * answering the leaf stands for). Words from ptl_core (the Panther Lake
+ * P-core dump): 07H EDX FC18C430H (bit 15 hybrid, bit 19 Arch LBR), 0AH EAX
+ * 0A300806H (version 6, 8 GP), 23H EAX 3BH with sub-leaf 1 GP bitmap 3FFH
+ * (which replaces leaf 0AH's FFH). Class of the leaf 1/1AH/1CH gates. */
+static void test_leaf_gates_at_max(void)
+{
+    static const struct { uint32_t max; uint32_t edx7; uint8_t ver; uint32_t sub23, gp_mask; } t[] = {
+        { 0x06, 0, 0, 0, 0 },                          /* no leaf 07H, 0AH, 23H */
+        { 0x07, 0xFC18C430u, 0, 0, 0 },                 /* 07H exactly */
+        { 0x09, 0xFC18C430u, 0, 0, 0 },                 /* 0AH one above */
+        { 0x0A, 0xFC18C430u, 6, 0, 0xFF },              /* 0AH exactly */
+        { 0x22, 0xFC18C430u, 6, 0, 0xFF },              /* 23H one above */
+        { 0x23, 0xFC18C430u, 6, 0x3B, 0x3FF },          /* 23H exactly */
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        ptl_core(&f, false);
+        set_max_leaf(&f, t[i].max);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "max %02XH: identify", t[i].max);
+        const struct ds_caps *c = &cpu.caps;
+        CHECK_EQ(c->cpuid7_edx, t[i].edx7, "max %02XH: leaf 07H EDX", t[i].max);
+        CHECK_EQ(c->hybrid, t[i].edx7 != 0, "max %02XH: hybrid", t[i].max);
+        CHECK_EQ(c->arch_lbr, t[i].edx7 != 0, "max %02XH: Arch LBR", t[i].max);
+        CHECK_EQ(c->perfmon_version, t[i].ver, "max %02XH: perfmon version", t[i].max);
+        CHECK_EQ(c->has_leaf_0a, t[i].ver != 0, "max %02XH: leaf 0AH", t[i].max);
+        CHECK_EQ(c->has_leaf_23, t[i].sub23 != 0, "max %02XH: leaf 23H", t[i].max);
+        CHECK_EQ(c->leaf23_subleaves, t[i].sub23, "max %02XH: 23H sub-leaves", t[i].max);
+        CHECK_EQ(c->gp_mask, t[i].gp_mask, "max %02XH: GP mask", t[i].max);
+    }
+}
+
+/* ds_cpu_init zeroes cpu->caps and clears identified (cpu.h contract:
+ * "Zeroes cpu->caps, clears identified"; the fields are readable): every
+ * byte of caps over a context poisoned with A5H, including the first and
+ * the last (mutant cpu.c:47 `p[i] = 0` -> `p[i] = 1` survived). Then
+ * ds_cpu_identify on an AMD CPU (no Intel leaves, no MSR) over poisoned
+ * caps: every field it does not fill is 0. */
+static void test_init_zeroes_caps(void)
+{
+    static struct ds_cpu cpu;
+    struct fake_cpu f;
+    memset(&cpu, 0xA5, sizeof(cpu));
+    CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, NULL), DS_OK, "init");
+    CHECK(!cpu.identified, "identified cleared");
+    const unsigned char *b = (const unsigned char *)&cpu.caps;
+    size_t bad = 0;
+    for (size_t i = 0; i < sizeof(cpu.caps); i++)
+        bad += b[i] != 0;
+    CHECK_EQ(bad, 0, "every byte of caps zero after init");
+    CHECK_EQ(b[0], 0, "first byte");
+    CHECK_EQ(b[sizeof(cpu.caps) - 1], 0, "last byte");
+
+    memset(&f, 0, sizeof(f));
+    fake_set_cpuid(&f, 0, 0, 1, 0x68747541, 0x444d4163, 0x69746e65); /* AuthenticAMD, max 1 */
+    fake_set_cpuid(&f, 1, 0, 0x00A00F11, 0, 0, 0);
+    memset(&cpu, 0xA5, sizeof(cpu));
+    CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, &f), DS_OK, "init AMD");
+    memset(&cpu.caps, 0xA5, sizeof(cpu.caps)); /* stale caps: identify must not keep any */
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify AMD");
+    struct ds_caps want;
+    memset(&want, 0, sizeof(want)); /* padding too: identify zeroes every byte */
+    want.vendor = DS_VENDOR_AMD;
+    memcpy(want.vendor_str, "AuthenticAMD", 13);
+    want.max_leaf = 1;
+    want.signature = 0x00A00F11;
+    want.family = 0xF;
+    want.model = 1;
+    want.stepping = 1;
+    want.display_family = 0x19;
+    want.display_model = 0x01; /* ext model 0, model 1 */
+    want.misc_enable_err = DS_ERR_NOT_INTEL;
+    want.perf_caps_err = DS_ERR_NOT_INTEL;
+    CHECK(memcmp(&cpu.caps, &want, sizeof(want)) == 0, "AMD caps: only the leaf 0/1 fields and the reasons");
+}
+
+/* The leaf 0AH ECX fixed-counter bitmap counts from perfmon version 5 on,
+ * not at version 4, where ECX is reserved (SDM Vol. 3B "Architectural
+ * Performance Monitoring Version 5"; Linux intel_pmu_init reads it under
+ * "version >= 5"): the same words, EDX[4:0] = 3 and ECX = F0H, give fixed
+ * counters 0-2 at version 4 and 0-2 plus 4-7 at version 5 (fls(ECX) = 8). */
+static void test_fixed_bitmap_from_v5(void)
+{
+    static const struct { uint32_t eax; uint32_t mask; unsigned n; } t[] = {
+        { 0x08300804, 0x07, 3 }, /* v4: ECX ignored */
+        { 0x08300805, 0xF7, 8 }, /* v5: ECX | EDX's counters */
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        fake_skylake(&f);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0xA) {
+                f.leaves[k].r[0] = t[i].eax;
+                f.leaves[k].r[2] = 0xF0;
+                f.leaves[k].r[3] = 0x603; /* 3 fixed x 48 bit */
+            }
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "v%u: identify", t[i].eax & 0xFF);
+        CHECK_EQ(cpu.caps.fixed_mask, t[i].mask, "v%u: fixed mask", t[i].eax & 0xFF);
+        CHECK_EQ(cpu.caps.fixed_counters, t[i].n, "v%u: fixed counters", t[i].eax & 0xFF);
+    }
+}
+
+/* Leaf 0AH EDX (fixed-counter count [4:0] and width [12:5]) is defined
+ * from perfmon version 2 on (SDM Vol. 2A leaf 0AH: "EDX[4:0] ... if
+ * Version ID > 1"; Linux intel_pmu_init reads it under "version > 1"):
+ * the same EDX 603H gives no fixed counter at version 1 and three 48-bit
+ * ones at version 2. */
+static void test_fixed_edx_from_v2(void)
+{
+    static const struct { uint32_t eax; unsigned n, w; uint32_t mask; } t[] = {
+        { 0x07280201, 0, 0, 0 },     /* v1: EDX reserved */
+        { 0x07280202, 3, 0x30, 0x7 }, /* v2 */
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        fake_skylake(&f);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0xA) {
+                f.leaves[k].r[0] = t[i].eax;
+                f.leaves[k].r[2] = 0;
+                f.leaves[k].r[3] = 0x603;
+            }
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "v%u: identify", t[i].eax & 0xFF);
+        CHECK_EQ(cpu.caps.fixed_counters, t[i].n, "v%u: fixed counters", t[i].eax & 0xFF);
+        CHECK_EQ(cpu.caps.fixed_width, t[i].w, "v%u: fixed width", t[i].eax & 0xFF);
+        CHECK_EQ(cpu.caps.fixed_mask, t[i].mask, "v%u: fixed mask", t[i].eax & 0xFF);
+    }
+}
+
 int main(void)
 {
     test_pmu_kind();
@@ -692,5 +830,9 @@ int main(void)
     test_leaf0a_intel_only();
     test_report_widths();
     test_leaf0a_fields();
+    test_leaf_gates_at_max();
+    test_init_zeroes_caps();
+    test_fixed_bitmap_from_v5();
+    test_fixed_edx_from_v2();
     return check_summary();
 }

@@ -1204,6 +1204,78 @@ static void test_arch_no_select_and_bad_format(void)
     }
 }
 
+/* ds_lbr_read on an Arch LBR row takes the IA32_LBR_DEPTH values the CPU
+ * can hold, multiples of 8 from 8 to 64 (SDM Vol. 3B "Architectural Last
+ * Branch Records": CPUID.1CH EAX[7:0] bit n = depth 8 * (n + 1)), and
+ * refuses the others with DS_ERR_LBR_ARCH_DEPTH without reading an entry:
+ * 0, 1, 9, 63, 72 refused; 8 and 64 read, the latter into an array of exactly 64
+ * (63 is DS_ERR_LBR_NOSPC). Every entry of the fake is non-zero (lbr_cpu
+ * fills 64 slots), so the read returns the whole depth. */
+static void test_arch_read_depth_bounds(void)
+{
+    static const struct { uint64_t depth; size_t cap; int rc; size_t got; } t[] = {
+        { 0, 64, DS_ERR_LBR_ARCH_DEPTH, 0 },  { 8, 64, DS_OK, 8 },
+        { 64, 64, DS_OK, 64 },                { 64, 63, DS_ERR_LBR_NOSPC, 0 },
+        { 63, 64, DS_ERR_LBR_ARCH_DEPTH, 0 }, { 72, 80, DS_ERR_LBR_ARCH_DEPTH, 0 },
+        { 9, 64, DS_ERR_LBR_ARCH_DEPTH, 0 },  { 1, 64, DS_ERR_LBR_ARCH_DEPTH, 0 },
+    };
+    const struct ds_lbr_model *m;
+    CHECK_EQ(ds_lbr_lookup(6, 0x8F, &m), DS_OK, "Sapphire Rapids row");
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        struct ds_lbr_entry out[80];
+        size_t got = 99;
+        lbr_cpu(&f, &cpu, m, 5, true, 5);
+        fp_set(&f, DS_MSR_IA32_LBR_DEPTH, t[i].depth);
+        fp_clear_log(&f);
+        CHECK_EQ(ds_lbr_read(&cpu, m, DS_LBR_FMT_ARCH, out, t[i].cap, &got), t[i].rc, "depth %u cap %zu",
+                 (unsigned)t[i].depth, t[i].cap);
+        CHECK_EQ(got, t[i].got, "depth %u cap %zu: entries", (unsigned)t[i].depth, t[i].cap);
+        if (t[i].rc == DS_OK && got == t[i].got)
+            CHECK_EQ(out[got - 1].from, fp_get(&f, m->from_base + got - 1), "depth %u: last entry read",
+                     (unsigned)t[i].depth);
+        else
+            CHECK_EQ(f.reads, 1, "depth %u cap %zu: only IA32_LBR_DEPTH read", (unsigned)t[i].depth, t[i].cap);
+        CHECK_EQ(f.writes, 0, "depth %u: nothing written", (unsigned)t[i].depth);
+    }
+}
+
+/* IA32_LBR_CTL.OS/USR need CPUID.(1CH,0):EBX[0] (CPL filtering; reference
+ * msr.md, SDM CPUID leaf 1CH; Linux intel_pmu_arch_lbr_init drops
+ * ARCH_LBR_CTL_CPL without it): EBX = 2 (branch filtering only) makes the
+ * default LBR_CTL LBREN | branch types without OS/USR and refuses an
+ * explicit USR; EBX = 1 (CPL only) makes it LBREN | OS | USR and refuses the
+ * branch-type bits (mutant lbr.c arch_max_depth `(1u << 0)` -> `(1u << 1)`). */
+static void test_arch_cpl_filter_bit(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    ds_lbr_lookup(6, 0x97, &m);
+    static const struct { uint32_t ebx; uint64_t dflt; uint64_t ask; int ask_rc; } rows[] = {
+        { 2, DS_LBR_CTL_LBREN | DS_LBR_CTL_BRANCHES, DS_LBR_CTL_LBREN | DS_LBR_CTL_USR, DS_ERR_LBR_BAD_SELECT },
+        { 1, DS_LBR_CTL_LBREN | DS_LBR_CTL_OS | DS_LBR_CTL_USR, DS_LBR_CTL_LBREN | DS_LBR_CTL_BRANCHES,
+          DS_ERR_LBR_BAD_SELECT },
+        { 1, DS_LBR_CTL_LBREN | DS_LBR_CTL_OS | DS_LBR_CTL_USR, DS_LBR_CTL_LBREN | DS_LBR_CTL_OS, DS_OK },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        lbr_cpu(&f, &cpu, m, 5, true, 0x3F);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0x1C)
+                f.leaves[k].r[1] = rows[i].ebx;
+        CHECK_EQ(fp_identify(&f, &cpu), DS_OK, "identify EBX %u", rows[i].ebx);
+        CHECK_EQ(ds_lbr_enable(&cpu, m, NULL), DS_OK, "default enable, EBX %u", rows[i].ebx);
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), rows[i].dflt, "default LBR_CTL, EBX %u", rows[i].ebx);
+        fp_set(&f, DS_MSR_IA32_LBR_CTL, 0);
+        struct ds_lbr_config ac = { .arch_ctl = rows[i].ask };
+        CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), rows[i].ask_rc, "LBR_CTL %llx with EBX %u",
+                 (unsigned long long)rows[i].ask, rows[i].ebx);
+        CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), rows[i].ask_rc == DS_OK ? rows[i].ask : 0,
+                 "LBR_CTL written only when accepted, EBX %u", rows[i].ebx);
+    }
+}
+
 int main(void)
 {
     test_table();
@@ -1229,5 +1301,7 @@ int main(void)
     test_not_identified_refusals();
     test_arch_depth_zero();
     test_arch_no_select_and_bad_format();
+    test_arch_read_depth_bounds();
+    test_arch_cpl_filter_bit();
     return check_summary();
 }

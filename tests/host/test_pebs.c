@@ -1342,6 +1342,169 @@ static void test_fmt6_top_counters_cleared(void)
     CHECK_EQ(c.s[1].cntr_fixed[7], 0, "FIX7 of record 0 does not leak");
 }
 
+/*
+ * Adaptive header checks at the edges of their fields (SDM "Adaptive PEBS"
+ * basic-group header: bits 3:0 the groups of formats 4/5 (6 adds the
+ * counters group, bits 5:4), 23:4 (23:6) no group libds knows, LBR count
+ * 31:24, retire latency 47:32 on timed-PEBS parts, record size 63:48):
+ * - an unknown group at the lowest unknown bit (4 on formats 4/5, 6 on
+ *   format 6) and at the highest (23) is DS_ERR_REC_SIZE even when the size
+ *   field matches the known groups (mutant pebs.c:482 mask FFFFF0H -> FFFFEFH);
+ * - in a drain, a record after a valid one whose header differs only in
+ *   size bit 0 (bit 48) is a size lie, not a member of the fast run: one
+ *   taken, one corrupt (mutant DS__HDR_KEY_MASK 0xFFFF -> 0x10000, which
+ *   put bit 48 outside the key).
+ */
+static void test_adaptive_header_edges(void)
+{
+    unsigned char r[64];
+    struct ds_pebs_sample s;
+    static const struct { enum ds_pebs_fmt fmt; unsigned bit; } u[] = {
+        { DS_PEBS_FMT_4, 4 }, { DS_PEBS_FMT_4, 23 }, { DS_PEBS_FMT_5, 4 }, { DS_PEBS_FMT_5, 23 },
+        { DS_PEBS_FMT_6, 6 }, { DS_PEBS_FMT_6, 23 },
+    };
+    for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+        uint32_t size = mk_adaptive(r, 0, 0x100);
+        CHECK_EQ(ds_pebs_decode(u[i].fmt, r, size, false, &s), DS_OK, "fmt %x basic", (unsigned)u[i].fmt);
+        put64(r, 0, (1ull << u[i].bit) | ((uint64_t)size << 48));
+        CHECK_EQ(ds_pebs_decode(u[i].fmt, r, size, false, &s), DS_ERR_REC_SIZE, "fmt %x: unknown group bit %u",
+                 (unsigned)u[i].fmt, u[i].bit);
+    }
+
+    static struct env e;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = 0;
+    e.cfg.pebs.bytes = 4096;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    uint32_t o = mk_adaptive(e.pebs, 0, 0x100000);
+    o += mk_adaptive(e.pebs + o, 0, 0x200000);
+    put64(e.pebs + 32, 0, (uint64_t)(32 + 1) << 48); /* second header: size 33 */
+    o += mk_adaptive(e.pebs + o, 0, 0x300000);
+    e.area.a64.pebs_index = e.ctx.pebs.linear + o;
+    nbig = 0;
+    big_refuse = 128;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, big_sink, NULL, &st), DS_OK, "drain");
+    CHECK_EQ(st.records, 1, "the first record only");
+    CHECK_EQ(st.lost_corrupt, 1, "size 33 after size 32: one corrupt");
+    CHECK(st.anomalies & DS_DRAIN_SIZE_LIE, "size lie flagged");
+    CHECK_EQ(nbig, 1, "one sample");
+    CHECK_EQ(big[0].ip, 0x100008ull, "first record's IP");
+}
+
+/* Format 6 records with the counters group are checked for unknown group
+ * bits in header bits 31:0 only (bits 23:6 no group; SDM "Adaptive PEBS"
+ * header), never in the retire latency 47:32: a 56-byte record (basic 32,
+ * counters header 16, GP0's value 8; Linux setup_pebs_adaptive_sample_data)
+ * with bit 6 or bit 23 set is DS_ERR_REC_SIZE; with retire latency 123H it
+ * decodes, latency reported (mutant pebs.c cntr_check mask FFFFFFFFH ->
+ * 100000000H checked only bit 32). */
+static void test_fmt6_cntr_header_bits(void)
+{
+    unsigned char r[56];
+    struct ds_pebs_sample d;
+    static const struct { uint64_t extra; int rc; } t[] = {
+        { 0, DS_OK }, { 1ull << 6, DS_ERR_REC_SIZE }, { 1ull << 23, DS_ERR_REC_SIZE },
+        { 0x123ull << 32, DS_OK }, { (0x123ull << 32) | (1ull << 6), DS_ERR_REC_SIZE },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        memset(r, 0, sizeof(r));
+        put64(r, 0x00, 0x10 | t[i].extra | (56ull << 48)); /* counters group only */
+        put64(r, 0x08, 0xABC0);                               /* basic IP */
+        put32(r, 0x20, 0x1);                                  /* GP0 */
+        put64(r, 0x30, 0x777);                                /* GP0's value */
+        CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r, sizeof(r), false, &d), t[i].rc, "header %016llx",
+                 (unsigned long long)(t[i].extra | 0x10));
+        if (t[i].rc == DS_OK) {
+            CHECK_EQ(d.cntr_gp[0], 0x777, "GP0 value (%zu)", i);
+            CHECK_EQ(d.retire_latency, (uint32_t)(t[i].extra >> 32), "retire latency (%zu)", i);
+            CHECK_EQ(d.ip, 0xABC0, "ip (%zu)", i);
+        }
+    }
+}
+
+/*
+ * Adaptive drain accounting at its exact edges (pebs.h ds_drain_stats:
+ * "bytes claimed beyond the buffer count as ceil(bytes / configured record
+ * size) lost_beyond records"; "a record whose size field is inconsistent
+ * ends the walk"): 16 basic records of 32 bytes fill the buffer; an index
+ * 8, 32, 40, 64 bytes past the end loses 1, 1, 2, 2 records beyond it
+ * (mutant pebs.c adaptive_claimed `rem ? 1 : 0` -> `rem ? 2 : 0`). The last
+ * record's header claiming 64 bytes with exactly 32 left (a whole basic
+ * group) is a size lie; with 24 left (basic group cut) the index is
+ * misaligned (mutant walk_adaptive `< sizeof(struct ds_pebs_basic)` -> `<=`).
+ */
+static void test_adaptive_beyond_and_tail(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = 0;
+    e.cfg.pebs.bytes = 16 * 32;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    uint64_t base = e.ctx.pebs.linear, max = base + 16 * 32;
+    static const struct { uint64_t past, beyond; } t[] = { { 8, 1 }, { 32, 1 }, { 40, 2 }, { 64, 2 } };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        for (int k = 0; k < 16; k++)
+            put64(e.pebs, (size_t)k * 32, 32ull << 48);
+        e.area.a64.pebs_index = max + t[i].past;
+        memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+        CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "max + %u: drain", (unsigned)t[i].past);
+        CHECK_EQ(st.records, 16, "max + %u: the buffer's records", (unsigned)t[i].past);
+        CHECK_EQ(st.lost_beyond, t[i].beyond, "max + %u: lost beyond", (unsigned)t[i].past);
+        CHECK_EQ(st.present, 16 + t[i].beyond, "max + %u: present", (unsigned)t[i].past);
+        CHECK(st.anomalies & DS_DRAIN_INDEX_PAST_MAX, "max + %u: past max", (unsigned)t[i].past);
+        CHECK(invariant(&st), "max + %u: invariant", (unsigned)t[i].past);
+    }
+    static const struct { uint64_t idx; uint32_t flag; const char *what; } u[] = {
+        { 16 * 32, DS_DRAIN_SIZE_LIE | DS_DRAIN_FULL, "32 bytes left, size 64: size lie" },
+        { 15 * 32 + 24, DS_DRAIN_INDEX_MISALIGNED, "24 bytes left: misaligned" },
+    };
+    for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+        for (int k = 0; k < 16; k++)
+            put64(e.pebs, (size_t)k * 32, 32ull << 48);
+        put64(e.pebs, 15 * 32, 64ull << 48);
+        e.area.a64.pebs_index = base + u[i].idx;
+        memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+        CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "%s: drain", u[i].what);
+        CHECK_EQ(st.records, 15, "%s: 15 records", u[i].what);
+        CHECK_EQ(st.lost_corrupt, 1, "%s: one corrupt", u[i].what);
+        CHECK_EQ(st.anomalies, u[i].flag, "%s: anomalies", u[i].what);
+        CHECK(invariant(&st), "%s: invariant", u[i].what);
+    }
+}
+
+/* The split meminfo latency fields at their bit edges (Linux
+ * PMU_FL_INSTR_LATENCY parts, struct pebs_meminfo: instruction latency
+ * bits 15:0, cache latency 47:32; bits 31:16 and 63:48 are not latency):
+ * 0xFFFF8001_FFFF8003 splits into instr 8003H and cache 8001H on Sapphire
+ * Rapids 06_8FH (odd low bits, bit 15 set, the bits above each field set;
+ * the value 42H/17H above left cache bit 0 untested: mutant pebs.c
+ * `(lat >> 32) & 0xFFFF` -> `& 0xFFFE`). */
+static void test_latency_split_edges(void)
+{
+    static struct env e;
+    unsigned char r[64];
+    struct ds_pebs_sample s;
+    memset(r, 0, sizeof(r));
+    put64(r, 0, 1 | (64ull << 48));
+    put64(r, 32 + 0x10, 0xFFFF8001FFFF8003ull);
+    fake_icelake(&e.f);
+    set_leaf(&e.f, 1, 0x000806F8, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x4000 | 0x2000 | 0x500 | 0x80 | 0x3F); /* fmt 5 */
+    env_identify(&e, 1);
+    CHECK(ds_pebs_latency_split(&e.cpu), "SPR splits");
+    CHECK_EQ(ds_pebs_decode_cpu(&e.cpu, DS_PEBS_FMT_5, r, 64, &s), DS_OK, "decode");
+    CHECK_EQ(s.latency, 0xFFFF8001FFFF8003ull, "raw latency kept");
+    CHECK_EQ(s.instr_latency, 0x8003u, "instr latency bits 15:0");
+    CHECK_EQ(s.cache_latency, 0x8001u, "cache latency bits 47:32");
+}
+
 int main(void)
 {
     test_attribute();
@@ -1368,5 +1531,9 @@ int main(void)
     test_not_setup_refusals();
     test_decode_cpu_nulls();
     test_fmt6_top_counters_cleared();
+    test_adaptive_header_edges();
+    test_fmt6_cntr_header_bits();
+    test_adaptive_beyond_and_tail();
+    test_latency_split_edges();
     return check_summary();
 }

@@ -1567,6 +1567,12 @@ static void test_mut3d_session_stop_v1(void);
 static void test_mut3d_session_pebs_room(void);
 static void test_mut3d_session_apebs_period(void);
 static void test_apebs_fixed_taken(void);
+static void test_apebs_groups_per_cap(void);
+static void test_v1_overflow_width_8(void);
+static void test_v1_overflow_legacy_bit31(void);
+static void test_gp_bitmap_ends(void);
+static void test_ldlat_wraps_to_pmc2(void);
+static void test_nb_metric_bound_and_overflow_refusals(void);
 int main(void)
 {
     test_pebs_check();
@@ -1619,6 +1625,12 @@ int main(void)
     test_mut3d_session_pebs_room();
     test_mut3d_session_apebs_period();
     test_apebs_fixed_taken();
+    test_apebs_groups_per_cap();
+    test_v1_overflow_width_8();
+    test_v1_overflow_legacy_bit31();
+    test_gp_bitmap_ends();
+    test_ldlat_wraps_to_pmc2();
+    test_nb_metric_bound_and_overflow_refusals();
     return check_summary();
 }
 
@@ -2248,4 +2260,234 @@ static void test_apebs_fixed_taken(void)
           S.req[0].idx);
     CHECK(S.req[1].how == DS_HOW_APEBS && S.req[1].kind == DS_CTR_GP, "second on a GP counter (%d/%u)",
           S.req[1].kind, S.req[1].idx);
+}
+
+/*
+ * mut4A: arch-PEBS record groups follow CPUID.(23H,4):EBX, the supported
+ * IA32_PMC_*_CFG_C bits 63:32 (SDM arch PEBS "CFG_C"; Linux
+ * intel_pmu_arch_pebs caps: AUX 62 -> memory info, GPR 61, XMM 49, LBR
+ * 41:40). Panther Lake's EBX 60060378H with one capability bit cleared at
+ * a time: that request's group alone is refused (DS_ERR_SESSION_GROUPS),
+ * the others still taken; with AUX and GPR both cleared neither memory nor
+ * GPRs. Kills the `: 0` -> `: 1` mutants of session.c groups_ok's arch row
+ * (main ed7cc46 :215, a 1 is DS_GROUP_MEM).
+ */
+static void test_apebs_groups_per_cap(void)
+{
+    static const struct { uint32_t clear; uint32_t refused; } rows[] = {
+        { 1u << 30, DS_GROUP_MEM },                        /* AUX [62] */
+        { 1u << 29, DS_GROUP_GPRS },                       /* GPR [61] */
+        { 1u << 17, DS_GROUP_XMM },                        /* XMM [49] */
+        { 3u << 8, DS_GROUP_LBR },                         /* LBR [41:40] */
+        { (1u << 30) | (1u << 29), DS_GROUP_MEM | DS_GROUP_GPRS },
+        { (1u << 30) | (1u << 29) | (1u << 17) | (3u << 8), DS_GROUP_ALL },
+    };
+    static const uint32_t groups[] = { DS_GROUP_MEM, DS_GROUP_GPRS, DS_GROUP_XMM, DS_GROUP_LBR };
+    for (size_t i = 0; i < N(rows); i++)
+        for (size_t g = 0; g < N(groups); g++) {
+            panther();
+            cpuid_patch(0x23, 4, 1, 0x60060378u & ~rows[i].clear);
+            memset(&S, 0, sizeof S);
+            struct ds_session_config c = cfg_mem();
+            c.mem_phys = 0x100000;
+            CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+            struct ds_request r = raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE);
+            r.groups = groups[g];
+            int want = (rows[i].refused & groups[g]) ? DS_ERR_SESSION_GROUPS : DS_OK;
+            CHECK_EQ(add(r, NULL), want, "caps without %#x: group %#x", rows[i].clear, groups[g]);
+        }
+}
+
+/*
+ * mut4A: perfmon v1 has no IA32_PERF_GLOBAL_STATUS (SDM "Architectural
+ * Performance Monitoring Version 1"); a sampling counter loaded with
+ * -period has overflowed when its top bit, bit (width - 1) with the width
+ * of CPUID.0AH:EAX[23:16], is clear. At the smallest width the session
+ * takes, 8 bits (full-width writes, PERF_CAPABILITIES[13]): period 100
+ * starts at 9CH; 05H and 7FH (bit 7 clear) are an overflow, one sample,
+ * the counter reloaded to 9CH; 80H and A0H (bit 7 set) are not. Kills
+ * v1_overflowed's `w < 8` -> `w <= 8` (main ed7cc46 session.c:1127).
+ */
+static void test_v1_overflow_width_8(void)
+{
+    static const struct { uint64_t ctr; bool ovf; } rows[] = {
+        { 0x05, true }, { 0x7F, true }, { 0x80, false }, { 0xA0, false },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        fam6(0x000006EC, 0x07080201, 0, 0, 1u << 13); /* Core Duo v1, 2 GP x 8 bits, FW_WRITE */
+        CHECK(cpu.caps.perfmon_version == 1 && cpu.caps.gp_width == 8 && cpu.caps.fw_write, "v1, 8 bits, FW_WRITE");
+        CHECK_EQ(init_default(), DS_OK, "init");
+        CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow request, period 100");
+        unsigned n = S.req[0].idx;
+        CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+        CHECK_EQ(fp_get(&F, 0xC1 + n), 0x9C, "PMC%u = -100 in 8 bits", n);
+        fp_set(&F, 0xC1 + n, rows[i].ctr);
+        int e = ds_session_pmi(&S, 0x777, NULL);
+        CHECK_EQ(got.n, rows[i].ovf ? 1u : 0u, "counter %#llx: samples", (unsigned long long)rows[i].ctr);
+        CHECK_EQ(e, rows[i].ovf ? DS_OK : DS_ERR_SESSION_SPURIOUS, "counter %#llx: result", (unsigned long long)rows[i].ctr);
+        CHECK_EQ(fp_get(&F, 0xC1 + n), rows[i].ovf ? 0x9C : rows[i].ctr, "counter %#llx: reloaded only on overflow",
+                 (unsigned long long)rows[i].ctr);
+        if (rows[i].ovf)
+            CHECK(got.req[0] == 0 && got.ip[0] == 0x777 && !got.pebs[0], "overflow sample of request 0 at the PMI IP");
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    }
+}
+
+/*
+ * mut4A: perfmon v1 without full-width writes: a write to IA32_PMCx loads
+ * bits 31:0 and sign-extends bit 31 to the counter width (SDM "Full-Width
+ * Writes to Performance Counter Registers"), so bit 31 is the top bit of
+ * every -period start and the overflow test looks at bit 31 whatever the
+ * width. Period 2^31 (the largest: bit 31 must be set) starts at
+ * 80000000H, sign-extended to FF80000000H on 40 bits; there bit 30 is
+ * clear and bit 32 set, on 32 bits bit 32 is absent: the start itself is
+ * no overflow on either width, a wrapped counter (3) is one.
+ */
+static void test_v1_overflow_legacy_bit31(void)
+{
+    static const struct { uint32_t eax0a; uint64_t start; } w[] = {
+        { 0x07280201, 0xFF80000000ull }, /* Core Duo, 40 bits */
+        { 0x07200201, 0x80000000ull },   /* 32 bits */
+    };
+    for (size_t k = 0; k < N(w); k++)
+        for (int wrapped = 0; wrapped < 2; wrapped++) {
+            fam6(0x000006EC, w[k].eax0a, 0, 0, 0);
+            CHECK(cpu.caps.perfmon_version == 1 && !cpu.caps.fw_write, "v1, legacy writes");
+            CHECK_EQ(init_default(), DS_OK, "init");
+            CHECK_EQ(add(raw(0xC4, 0x00, 1ull << 31, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "period 2^31");
+            unsigned n = S.req[0].idx;
+            CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+            CHECK_EQ(fp_get(&F, 0xC1 + n), w[k].start, "width %u: PMC%u start", cpu.caps.gp_width, n);
+            if (wrapped)
+                fp_set(&F, 0xC1 + n, 3);
+            int e = ds_session_pmi(&S, 0x555, NULL);
+            CHECK_EQ(got.n, (unsigned)wrapped, "width %u, %s: samples", cpu.caps.gp_width, wrapped ? "wrapped" : "at start");
+            CHECK_EQ(e, wrapped ? DS_OK : DS_ERR_SESSION_SPURIOUS, "width %u: result", cpu.caps.gp_width);
+            CHECK_EQ(fp_get(&F, 0xC1 + n), w[k].start, "width %u: counter at start after the PMI", cpu.caps.gp_width);
+            CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+        }
+}
+
+/*
+ * mut4A: the counter searches cover the whole CPUID.(23H,1):EAX bitmap,
+ * bit 0 through bit 31 (SDM CPUID leaf 23H: a 32-bit GP counter bitmap;
+ * perfmon v6 addresses GPn at 1900H + 4n for any n). A Lunar Lake whose
+ * bitmap holds one counter, GP0 or GP31: a counting request and an
+ * overflow request each take that counter (the first), the second one is
+ * refused (DS_ERR_SESSION_NO_COUNTER). Panther Lake arch PEBS
+ * (CPUID.(23H,5):EAX the PEBS-capable GP counters) alike. Kills the loop
+ * bounds of add_count (main ed7cc46 session.c:563 0 -> 1, 32 -> 31),
+ * pick_overflow and pick_apebs.
+ */
+static void test_gp_bitmap_ends(void)
+{
+    static const uint32_t only[] = { 1u << 0, 1u << 31 };
+    for (size_t k = 0; k < N(only); k++) {
+        unsigned want = k ? 31u : 0u;
+        static const enum ds_sample_mode modes[] = { DS_COUNT, DS_SAMPLE_OVERFLOW };
+        for (size_t m = 0; m < N(modes); m++) {
+            lunar(0);
+            cpuid_patch(0x23, 1, 0, only[k]);
+            CHECK_EQ(cpu.caps.gp_mask, only[k], "GP bitmap %#x", only[k]);
+            CHECK_EQ(init_default(), DS_OK, "init");
+            CHECK_EQ(add(raw(0xC4, 0x00, 1000, modes[m]), NULL), DS_OK, "mode %d on GP%u", modes[m], want);
+            CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == want, "mode %d: GP%u (got %d/%u)", modes[m], want,
+                  S.req[0].kind, S.req[0].idx);
+            CHECK_EQ(add(raw(0xC4, 0x00, 1000, modes[m]), NULL), DS_ERR_SESSION_NO_COUNTER, "mode %d: GP%u taken",
+                     modes[m], want);
+        }
+        panther();
+        cpuid_patch(0x23, 1, 0, only[k]);
+        cpuid_patch(0x23, 5, 0, only[k]);
+        cpuid_patch(0x23, 5, 1, only[k]); /* PDIST GP bitmap inside the GP bitmap */
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.mem_phys = 0x100000;
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+        CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "arch PEBS on GP%u", want);
+        CHECK(S.req[0].how == DS_HOW_APEBS && S.req[0].kind == DS_CTR_GP && S.req[0].idx == want,
+              "arch PEBS: GP%u (got %d/%u)", want, S.req[0].kind, S.req[0].idx);
+        CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NO_COUNTER,
+                 "arch PEBS: GP%u taken", want);
+    }
+}
+
+/*
+ * mut4A: the load-latency search starts at PMC3 and wraps around to PMC0,
+ * PMC1, PMC2 (Linux intel_nehalem_pebs_event_constraints
+ * INTEL_PLD_CONSTRAINT(0x100b, 0xf): any of PMC0-3). Nehalem with PMC3
+ * taken by an overflow request and PMC0, PMC1 by two PEBS requests: the
+ * load-latency request still gets PMC2, the 32nd and last counter of the
+ * wrapped search (pick_ds_pebs `k < 32` -> 31 left it out).
+ */
+static void test_ldlat_wraps_to_pmc2(void)
+{
+    fam6(0x000106A5, 0x07300403, 0, 0x00000603, 0x1C3);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+    CHECK_EQ(S.req[0].idx, 3, "overflow on PMC3, the highest");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS 1");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS 2");
+    CHECK(S.req[1].idx == 0 && S.req[2].idx == 1, "PEBS on PMC0, PMC1 (%u, %u)", S.req[1].idx, S.req[2].idx);
+    struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+    r.ldlat = 40;
+    CHECK_EQ(add(r, NULL), DS_OK, "loads, latency > 40");
+    CHECK(S.req[3].how == DS_HOW_PEBS && S.req[3].kind == DS_CTR_GP && S.req[3].idx == 2, "load latency on PMC2 (%u)",
+          S.req[3].idx);
+}
+
+/*
+ * mut4A: NetBurst PEBS is replay tagging, one of the nine metrics of the
+ * SDM replay-tagging table (1stL_cache_load_miss_retired ..
+ * split_store_retired, ds/netburst.h DS_NB_METRIC_*): a raw PRECISE
+ * request with metric 8 (the last) is taken as NetBurst PEBS, metric 9
+ * and -1 are DS_ERR_SESSION_NOT_PRECISE, and AUTO with metric 9 falls
+ * back to an overflow PMI (CCCR.OVF_PMI). Overflow sampling has neither
+ * a load-latency threshold (MSR_PEBS_LD_LAT filters PEBS load records
+ * only, SDM "Load Latency Performance Monitoring Facility") nor record
+ * groups: DS_SAMPLE_OVERFLOW with either is refused with that error, on
+ * family 6 and NetBurst.
+ */
+static void test_nb_metric_bound_and_overflow_refusals(void)
+{
+    CHECK_EQ(DS_NB_METRIC__COUNT, 9, "nine replay-tagging metrics");
+    static const struct { int metric; enum ds_sample_mode mode; int err; enum ds_session_how how; } rows[] = {
+        { 8, DS_SAMPLE_PRECISE, DS_OK, DS_HOW_NB_PEBS },
+        { 9, DS_SAMPLE_PRECISE, DS_ERR_SESSION_NOT_PRECISE, DS_HOW_NONE },
+        { -1, DS_SAMPLE_PRECISE, DS_ERR_SESSION_NOT_PRECISE, DS_HOW_NONE },
+        { 9, DS_SAMPLE_AUTO, DS_OK, DS_HOW_NB_OVERFLOW },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        netburst();
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.mem_linear = 0x200000;
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+        struct ds_request r = raw(0, 0, 3000, rows[i].mode);
+        r.raw.nb_event = "replay_event";
+        r.raw.nb_mask = "NBOGUS";
+        r.raw.nb_metric = rows[i].metric;
+        CHECK_EQ(add(r, NULL), rows[i].err, "metric %d mode %d", rows[i].metric, rows[i].mode);
+        if (!rows[i].err)
+            CHECK_EQ(S.req[0].how, rows[i].how, "metric %d mode %d: how", rows[i].metric, rows[i].mode);
+    }
+    for (int nb = 0; nb < 2; nb++) {
+        if (nb)
+            netburst();
+        else
+            skylake();
+        struct ds_request r = raw(0xC4, 0x00, 3000, DS_SAMPLE_OVERFLOW);
+        if (nb) {
+            r.raw.nb_event = "replay_event";
+            r.raw.nb_mask = "NBOGUS";
+        }
+        CHECK_EQ(init_default(), DS_OK, "init");
+        r.ldlat = 40;
+        CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_LDLAT, "%s: overflow with a load latency", nb ? "NetBurst" : "Skylake");
+        r.ldlat = 0;
+        r.groups = DS_GROUP_GPRS;
+        CHECK_EQ(add(r, NULL), DS_ERR_SESSION_GROUPS, "%s: overflow with record groups", nb ? "NetBurst" : "Skylake");
+        r.groups = 0;
+        CHECK_EQ(add(r, NULL), DS_OK, "%s: plain overflow", nb ? "NetBurst" : "Skylake");
+    }
 }
