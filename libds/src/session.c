@@ -372,7 +372,10 @@ static int pick_nb_tag(struct ds_session *s, struct ds_session_req *r, const str
     q.pebs = q.pmi = false;
     q.tag_enable = true;
     struct ds_nb_alloc a = s->nba;
-    a.escr_used |= 1ull << r->nbas.escr; /* the counted event's own ESCR */
+    /* the counted event's counter is taken (test_nb_tag_pairing_counter);
+     * its ESCR needs no mark: the only tag event, uop_type, has the RAT
+     * ESCRs, never the counted front_end_event's CRU_ESCR2/3 (SDM ESCR
+     * restrictions; the mark was an equivalent mutant site, issue 10) */
     a.counter_used |= 1u << r->nbas.counter;
     e = ds_nb_assign(&a, &q, &r->nbtag);
     r->nb_tagged = e == DS_OK;
@@ -796,8 +799,7 @@ static void plan(struct ds_session *s)
     if (npebs != 1)
         s->one_pebs = DS_SESSION_MAX_REQ;
     s->pev.req = s->one_pebs; /* ses_one_sink's sample: req fixed, pebs/ip per record */
-    s->pev.pebs = NULL;
-    s->pev.ip = 0;
+    s->pev.pebs = NULL; /* (pev.ip is set with pev.pebs per record: ses_one_sink) */
     s->use_area = has_how(s, DS_HOW_PEBS) || has_how(s, DS_HOW_NB_PEBS) || has_how(s, DS_HOW_BTS);
     s->use_apebs = has_how(s, DS_HOW_APEBS);
 }
@@ -1290,7 +1292,8 @@ static int unwind(struct ds_session *s)
     for (unsigned i = s->nsaved; i-- > 0;)
         KEEP(ds_msr_write(s->cpu, s->saved[i].wmsr, s->saved[i].val) ? DS_ERR_MSR_FAULT : DS_OK);
 #undef KEEP
-    s->nsaved = 0;
+    /* (nsaved is left: the next start resets it before saving, and
+     * nothing reads it before; a reset here was an equivalent mutant site) */
     s->nb_live = s->started = false;
     ds__zero(&s->ctx, sizeof(s->ctx));
     ds__zero(&s->pmi, sizeof(s->pmi));
@@ -1323,10 +1326,8 @@ int ds_session_start(struct ds_session *s)
     ds__zero(&s->pebs_stats, sizeof(s->pebs_stats)); /* session.h: cleared at start */
     ds__zero(&s->bts_stats, sizeof(s->bts_stats));
     int e = save_all(s);
-    if (e) {
-        s->nsaved = 0; /* reads only: nothing to undo */
-        return e;
-    }
+    if (e)
+        return e; /* reads only: nothing to undo (not started: teardown refuses, start resets nsaved) */
     s->started = true;
     e = carve(s);
     if (!e)

@@ -1573,6 +1573,12 @@ static void test_v1_overflow_legacy_bit31(void);
 static void test_gp_bitmap_ends(void);
 static void test_ldlat_wraps_to_pmc2(void);
 static void test_nb_metric_bound_and_overflow_refusals(void);
+static void test_nb_tag_pairing_counter(void);
+static void test_nb_teardown_keeps_every_claim(void);
+static void test_v1_stop_overflow(void);
+static void test_apebs_code_max_and_slm_ldlat(void);
+static void test_pebs_part_4g(void);
+static void test_freeze_none_clears_stale_bit12(void);
 int main(void)
 {
     test_pebs_check();
@@ -1631,6 +1637,12 @@ int main(void)
     test_gp_bitmap_ends();
     test_ldlat_wraps_to_pmc2();
     test_nb_metric_bound_and_overflow_refusals();
+    test_nb_tag_pairing_counter();
+    test_nb_teardown_keeps_every_claim();
+    test_v1_stop_overflow();
+    test_apebs_code_max_and_slm_ldlat();
+    test_pebs_part_4g();
+    test_freeze_none_clears_stale_bit12();
     return check_summary();
 }
 
@@ -2490,4 +2502,201 @@ static void test_nb_metric_bound_and_overflow_refusals(void)
         r.groups = 0;
         CHECK_EQ(add(r, NULL), DS_OK, "%s: plain overflow", nb ? "NetBurst" : "Skylake");
     }
+}
+
+/*
+ * mut4A: front-end tagging on NetBurst (SDM "Tagging Mechanism for
+ * Front_end_event"): the upstream uop_type ESCR (MSR_RAT_ESCR0 3BCH with
+ * counters 12, 13, 16, or MSR_RAT_ESCR1 3BDH with 14, 15, 17: SDM
+ * uop_type ESCR restrictions) is paired with a counter no event of the
+ * session uses, the counted front_end_event's own counter included (a
+ * CCCR selects one ESCR, SDM CCCR ESCR_Select). instr_retired twice (CRU0
+ * on 12, CRU1 on 14) and resource_stall twice (ALF0 on 13, ALF1 on 15)
+ * leave 16 and 17: memory loads count front_end_event on 16 (CRU2), so
+ * RAT_ESCR0 has no free counter and the tag goes to RAT_ESCR1 (pairing
+ * 17). Kills pick_nb_tag's `1u << counter` -> `2u <<` (main ed7cc46
+ * session.c:365), which left 16 free for RAT_ESCR0.
+ */
+static void test_nb_tag_pairing_counter(void)
+{
+    netburst();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    static const struct { const char *ev, *mask; unsigned ctr; } pre[] = {
+        { "instr_retired", "NBOGUSNTAG", 12 }, { "instr_retired", "NBOGUSNTAG", 14 },
+        { "resource_stall", "SBFULL", 13 }, { "resource_stall", "SBFULL", 15 },
+    };
+    for (size_t i = 0; i < N(pre); i++) {
+        struct ds_request r = raw(0, 0, 3000, DS_SAMPLE_OVERFLOW);
+        r.raw.nb_event = pre[i].ev;
+        r.raw.nb_mask = pre[i].mask;
+        CHECK_EQ(add(r, NULL), DS_OK, "%s", pre[i].ev);
+        CHECK_EQ(S.req[i].idx, pre[i].ctr, "%s on counter %u", pre[i].ev, pre[i].ctr);
+    }
+    CHECK_EQ(add(gen(DS_EVENT_LOADS, 3000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "memory loads (front_end_event)");
+    CHECK_EQ(S.req[4].idx, 16, "front_end_event on counter 16");
+    CHECK_EQ(S.req[4].nbas.escr_msr, 0x3CC, "counted on MSR_CRU_ESCR2");
+    CHECK(S.req[4].nb_tagged, "tagged");
+    CHECK_EQ(S.req[4].nbtag.escr_msr, 0x3BD, "uop_type tag on MSR_RAT_ESCR1 (RAT_ESCR0's counters all taken)");
+    /* describe names counter 16 MSR_IQ_COUNTER4 (SDM: IQ_COUNTER4 310H =
+     * counter 16, IQ_COUNTER3 30FH = 15): only on request 4's line */
+    char buf[2048];
+    CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    const char *l3 = strstr(buf, "req 3:"), *l4 = strstr(buf, "req 4:"), *iq4 = strstr(buf, "(IQ_COUNTER4)");
+    CHECK(l3 && l4 && iq4 && iq4 > l4 && !strstr(iq4 + 1, "(IQ_COUNTER4)"), "IQ_COUNTER4 named once, on counter 16:\n%s", buf);
+    CHECK(l3 && l4 && iq4 && l3 < l4 && iq4 < strchr(l4, '\n'), "on request 4's line, not request 3's (counter 15)");
+}
+
+/*
+ * mut4A: teardown keeps the add-time NetBurst claims of every request
+ * (session.h: requests stay added for a later start): the counted ESCR,
+ * the counter and a front-end tag's ESCR. Memory loads count
+ * front_end_event on MSR_CRU_ESCR2 / counter 12, tagged by uop_type on
+ * MSR_RAT_ESCR0 (3BCH, SDM uop_type ESCRs RAT_ESCR0/1); instr_retired
+ * takes CRU_ESCR0 and counter 13. After a start and teardown, a
+ * uop_type request finds RAT_ESCR0 taken (RAT_ESCR1 3BDH, counter 14),
+ * a replay_event request CRU_ESCR2 taken (CRU_ESCR3 3CDH) and a
+ * resource_stall request (MSR_ALF_ESCR0: counters 12, 13, 16) counters
+ * 12 and 13 taken (16).
+ */
+static void test_nb_teardown_keeps_every_claim(void)
+{
+    static const struct { const char *ev, *mask; uint32_t escr; unsigned ctr; } after[] = {
+        { "uop_type", "TAGLOADS", 0x3BD, 14 },
+        { "replay_event", "NBOGUS", 0x3CD, 14 },
+        { "resource_stall", "SBFULL", 0x3CA, 16 },
+    };
+    for (size_t i = 0; i < N(after); i++) {
+        netburst();
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.mem_linear = 0x200000;
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+        CHECK_EQ(add(gen(DS_EVENT_LOADS, 3000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "memory loads");
+        CHECK(S.req[0].nbas.escr_msr == 0x3CC && S.req[0].idx == 12 && S.req[0].nb_tagged &&
+              S.req[0].nbtag.escr_msr == 0x3BC, "front_end_event CRU_ESCR2/12, tag RAT_ESCR0");
+        struct ds_request r = raw(0, 0, 3000, DS_SAMPLE_OVERFLOW);
+        r.raw.nb_event = "instr_retired";
+        r.raw.nb_mask = "NBOGUSNTAG";
+        CHECK_EQ(add(r, NULL), DS_OK, "instr_retired");
+        CHECK(S.req[1].nbas.escr_msr == 0x3B8 && S.req[1].idx == 13, "instr_retired CRU_ESCR0/13");
+        CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+        r.raw.nb_event = after[i].ev;
+        r.raw.nb_mask = after[i].mask;
+        CHECK_EQ(add(r, NULL), DS_OK, "%s after teardown", after[i].ev);
+        CHECK(S.req[2].nbas.escr_msr == after[i].escr && S.req[2].idx == after[i].ctr, "%s: ESCR %#x counter %u (got %#x/%u)",
+              after[i].ev, after[i].escr, after[i].ctr, S.req[2].nbas.escr_msr, S.req[2].idx);
+    }
+}
+
+/*
+ * mut4A: perfmon v1 has no IA32_PERF_GLOBAL_CTRL (SDM "Architectural
+ * Performance Monitoring Version 1"): stop turns an overflow counter off
+ * through its IA32_PERFEVTSELx.EN (bit 22), and a BTS request beside it
+ * touches no counter (Core Duo 06_0EH words).
+ */
+static void test_v1_stop_overflow(void)
+{
+    fam6(0x000006EC, 0x07280201, 0, 0, 0);
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+    struct ds_request t;
+    memset(&t, 0, sizeof t);
+    t.mode = DS_TRACE_BTS_CIRCULAR;
+    CHECK_EQ(add(t, NULL), DS_OK, "BTS");
+    unsigned n = S.req[0].idx;
+    CHECK_EQ(n, 1, "overflow on PMC1, the highest");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x186 + n), 0x005300C4, "EVTSEL1 = C4H USR OS INT EN");
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
+    CHECK_EQ(fp_get(&F, 0x186 + n), 0, "EVTSEL1 cleared by stop");
+    CHECK_EQ(fp_get(&F, 0x186), 0, "EVTSEL0 untouched");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * mut4A: the arch-PEBS buffer is 4 KiB << size code, code 0..15
+ * (IA32_PEBS_BASE size field; SDM arch PEBS, Linux ARCH_PEBS_SIZE_MASK
+ * 4 bits): a 256 MiB region (4 KiB << 16) still gets code 15, 128 MiB
+ * (the buffer is not touched before the CPU writes it). And Silvermont
+ * has no load-latency facility (perfmon Silvermont_core.json lists no
+ * LOAD_LATENCY event; Linux intel_slm_pebs_event_constraints has no
+ * INTEL_PLD_CONSTRAINT): memory loads with a threshold are
+ * DS_ERR_SESSION_NO_LDLAT.
+ */
+static void test_apebs_code_max_and_slm_ldlat(void)
+{
+    panther();
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    c.bytes = (size_t)4096 << 16;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "arch PEBS");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start with 256 MiB");
+    CHECK_EQ(S.ap.bytes, 4096ull << 15, "buffer 4 KiB << 15");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+
+    silvermont();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request r = gen(DS_EVENT_LOADS, 1000, DS_SAMPLE_PRECISE);
+    r.ldlat = 40;
+    CHECK_EQ(add(r, NULL), DS_ERR_SESSION_NO_LDLAT, "Silvermont loads with a latency threshold");
+}
+
+/*
+ * mut4A: a PEBS part of 4 GiB or more counts as 4 GiB - 1 (session.c
+ * div32: a 32-bit division, i386 has no 64-bit one in libds): records =
+ * floor((2^32 - 1) / record size). Skylake format 3 records are C8H bytes
+ * (SDM PEBS record format 3): 21474836 records from exactly 4 GiB; Ice
+ * Lake adaptive records without groups are the 32-byte basic group (SDM
+ * "Basic Info Group": format/size, IP, applicable counters, TSC):
+ * 7FFFFFFH records, not 2^27. 64-bit hosts only (size_t holds 4 GiB).
+ */
+static void test_pebs_part_4g(void)
+{
+    if (sizeof(size_t) < 8)
+        return;
+    static const struct { void (*prof)(void); uint64_t nrec; } rows[] = {
+        { skylake, 21474836u }, { icelake, 0x7FFFFFFu },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        rows[i].prof();
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.bytes = (size_t)(4096 + 0x100000000ull);
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+        CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS");
+        CHECK_EQ(ds_session_start(&S), DS_OK, "start with a 4 GiB PEBS part");
+        CHECK_EQ((uint64_t)S.ctx.pebs.nrec, rows[i].nrec, "records in 4 GiB - 1");
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    }
+}
+
+/*
+ * mut4A: a session run without freezing clears a stale
+ * IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (bit 12; SDM "IA32_DEBUGCTL": the
+ * PMI would freeze the counters and nobody would unfreeze them) where the
+ * bit exists (CPUID.01H:ECX.PDCM[15], perfmon v2+), and teardown puts it
+ * back. Skylake words (v4, PDCM), freeze chosen as none, DEBUGCTL 1000H
+ * before start.
+ */
+static void test_freeze_none_clears_stale_bit12(void)
+{
+    skylake();
+    fp_set(&F, 0x1D9, 1u << 12);
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    c.freeze_set = true;
+    c.freeze = DS_FREEZE_NONE;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1D9) & (1u << 12), 0, "DEBUGCTL[12] cleared (freeze none)");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(fp_get(&F, 0x1D9), 1u << 12, "DEBUGCTL restored");
 }
