@@ -305,6 +305,7 @@ static void test_bts_boundaries(void)
 
 static void test_circular_boundaries(void);
 
+static void test_bts_refusals_mut4b(void);
 int main(void)
 {
     test_bits();
@@ -314,6 +315,7 @@ int main(void)
     test_mode_follows_enable();
     test_bts_boundaries();
     test_circular_boundaries();
+    test_bts_refusals_mut4b();
     return check_summary();
 }
 
@@ -388,4 +390,57 @@ static void test_circular_boundaries(void)
     CHECK_EQ(c.b[0].to, 0x6203, "its to-address");
     CHECK_EQ(c.b[63].from, 0x5202, "newest = slot 2");
     ds_bts_disable(&e.ctx);
+}
+
+/*
+ * mut4B: the BTS refusals no other test reaches (bts.h contracts):
+ * - a context never set up is DS_ERR_NOT_SETUP on every BTS entry point
+ *   (not DS_ERR_NO_BTS_BUFFER, which a zeroed context would also give);
+ * - ds_bts_enable after the CPU was identified again with
+ *   IA32_MISC_ENABLE.BTS_UNAVAILABLE (bit 11, SDM Vol. 4 Table 2-2) set is
+ *   DS_ERR_BTS_UNAVAILABLE and writes no DEBUGCTL (caps are plain data the
+ *   context reads at enable time);
+ * - ds_bts_drain with records present and no sink is DS_ERR_NULL and
+ *   leaves the index where it was.
+ */
+static void test_bts_refusals_mut4b(void)
+{
+    static struct env e;
+    static struct ds_ctx z;
+    struct ds_drain_stats st;
+    struct ds_bts_branch arr[2];
+    size_t n = 0;
+    bool reached = true;
+    static struct col c;
+    memset(&z, 0, sizeof z);
+    CHECK_EQ(ds_bts_enable(&z, 0), DS_ERR_NOT_SETUP, "enable, not set up");
+    CHECK_EQ(ds_bts_disable(&z), DS_ERR_NOT_SETUP, "disable, not set up");
+    CHECK_EQ(ds_bts_drain(&z, col, &c, &st), DS_ERR_NOT_SETUP, "drain, not set up");
+    CHECK_EQ(ds_bts_drain_array(&z, arr, 2, &n, &st), DS_ERR_NOT_SETUP, "drain_array, not set up");
+    CHECK_EQ(ds_bts_threshold_reached(&z, &reached), DS_ERR_NOT_SETUP, "threshold_reached, not set up");
+
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    uint64_t misc = fake_get_msr(&e.f, DS_MSR_IA32_MISC_ENABLE);
+    fake_set_msr(&e.f, DS_MSR_IA32_MISC_ENABLE, misc | (1ull << 11));
+    CHECK_EQ(ds_cpu_identify(&e.cpu), DS_OK, "identified again");
+    CHECK(!e.cpu.caps.bts_advertised, "BTS_UNAVAILABLE now set");
+    e.f.nlog = 0;
+    CHECK_EQ(ds_bts_enable(&e.ctx, 0), DS_ERR_BTS_UNAVAILABLE, "enable refused");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_DEBUGCTL, NULL), 0, "DEBUGCTL not written");
+    CHECK(!e.ctx.bts_enabled, "not enabled");
+
+    uint64_t base = (uint64_t)(uintptr_t)e.bts;
+    for (int i = 0; i < 3; i++)
+        put64(e.bts, i * 24, 0x9000 + i);
+    e.area.a64.bts_index = base + 3 * 24;
+    CHECK_EQ(ds_bts_drain(&e.ctx, NULL, NULL, &st), DS_ERR_NULL, "drain without a sink");
+    CHECK_EQ(e.area.a64.bts_index, base + 3 * 24, "index unchanged");
+    memset(&c, 0, sizeof c);
+    CHECK_EQ(ds_bts_drain(&e.ctx, col, &c, &st), DS_OK, "drain with a sink");
+    CHECK_EQ(c.n, 3, "3 branches");
+    CHECK_EQ(c.b[2].from, 0x9002, "the third");
+    CHECK_EQ(st.records, 3, "the 3 records still there");
 }

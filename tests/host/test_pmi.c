@@ -614,6 +614,8 @@ static void test_no_gp_ack_v2_v3(void);
 static void test_v6_no_gp0(void);
 static void test_init_not_identified_not_setup(void);
 static void test_idle_due_no_hook(void);
+static void test_init_null(void);
+static void test_perf_metrics_ctrl_and_no_leaf_0a_decode(void);
 int main(void)
 {
     test_zero_bounds();
@@ -641,6 +643,8 @@ int main(void)
     test_v6_no_gp0();
     test_init_not_identified_not_setup();
     test_idle_due_no_hook();
+    test_init_null();
+    test_perf_metrics_ctrl_and_no_leaf_0a_decode();
     return check_summary();
 }
 
@@ -1047,4 +1051,52 @@ static void test_idle_due_no_hook(void)
     CHECK_EQ(h.calls, 0, "BTS due: no hook call");
     CHECK_EQ(r.hooked, 0, "BTS due: nothing hooked");
     ds_bts_disable(&e.ctx);
+}
+
+/* mut4B: ds_pmi_init with a NULL handle, CPU or config is DS_ERR_NULL
+ * (pmi.h; COMMON rules: every public function validates its pointers). */
+static void test_init_null(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_pmi_init(NULL, &e.cpu, NULL, &pc), DS_ERR_NULL, "NULL handle");
+    CHECK_EQ(ds_pmi_init(&pmi, NULL, NULL, &pc), DS_ERR_NULL, "NULL CPU");
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, NULL), DS_ERR_NULL, "NULL config");
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "all given");
+}
+
+/*
+ * mut4B: with IA32_PERF_CAPABILITIES.PERF_METRICS (bit 15, SDM Vol. 4)
+ * GLOBAL_CTRL takes bit 48 (EN_PERF_METRICS, SDM IA32_PERF_GLOBAL_CTRL),
+ * not bit 49 (reserved); on the Ice Lake profile (v5, 8 GP, 4 fixed).
+ * Without leaf 0AH (NetBurst) no GLOBAL_STATUS bit is a counter: decoding
+ * bit 0 gives no GP overflow and reports it unknown.
+ */
+static void test_perf_metrics_ctrl_and_no_leaf_0a_decode(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_status st;
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
+    fake_icelake(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x8000 | 0x4000 | 0x2000 | 0x400 | 0x80 | 0x3F);
+    env_identify(&e, 1);
+    CHECK(e.cpu.caps.perf_metrics, "PERF_METRICS reported");
+    pc.global_ctrl = 1ull << 48;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "GLOBAL_CTRL bit 48 with PERF_METRICS");
+    pc.global_ctrl = 1ull << 49;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_ERR_PMI_CTRL_MASK, "bit 49 reserved");
+    pc.global_ctrl = (1ull << 48) | 0xFF | (0xFull << 32);
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "GP0-7, fixed 0-3, metrics");
+
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    CHECK(!e.cpu.caps.has_leaf_0a, "NetBurst: no leaf 0AH");
+    CHECK_EQ(ds_pmi_decode(0x1 | (1ull << 32), &e.cpu.caps, &st), DS_OK, "decode");
+    CHECK_EQ(st.gp_ovf, 0, "no GP counter bit");
+    CHECK_EQ(st.fixed_ovf, 0, "no fixed counter bit");
+    CHECK_EQ(st.unknown, 0x1 | (1ull << 32), "bits 0 and 32 unknown");
 }

@@ -377,6 +377,9 @@ static void test_counter_width_mask(void);
 static void test_counter_count_boundary(void);
 static void test_nb_counter_width(void);
 static void test_area_pattern_page_aligned(void);
+static void test_bts_scratch_8_records(void);
+static void test_bts_restore_not_confirmed(void);
+static void test_bts_exercise_and_netburst(void);
 
 int main(void)
 {
@@ -393,6 +396,9 @@ int main(void)
     test_counter_count_boundary();
     test_nb_counter_width();
     test_area_pattern_page_aligned();
+    test_bts_scratch_8_records();
+    test_bts_restore_not_confirmed();
+    test_bts_exercise_and_netburst();
     return check_summary();
 }
 
@@ -506,4 +512,132 @@ static void test_area_pattern_page_aligned(void)
     CHECK(r.ds_area.wrote != pat && (r.ds_area.wrote & 0xFFF) == 0 && r.ds_area.wrote < (1ull << 32),
           "second pattern %#llx", (unsigned long long)r.ds_area.wrote);
     CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DS_AREA), pat, "prior value back");
+}
+
+/*
+ * mut4B: the BTS probe needs room for 8 records of the layout (probe.h
+ * scratch contract; 24 bytes each in the 64-bit layout, SDM "BTS Record
+ * Format"): exactly 8 * 24 bytes is tested and works, 7 * 24 bytes (7
+ * records) is NOT_TESTED with DS_ERR_BUF_SMALL and writes no MSR for BTS
+ * (IA32_DS_AREA and DEBUGCTL untouched by the BTS item).
+ */
+static void test_bts_scratch_8_records(void)
+{
+    static struct env e;
+    static struct scratch sc;
+    struct ds_probe_result r;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    mk_scratch(&sc, true);
+    sc.s.buf_bytes = 8 * 24;
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "probe, 8 records");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_WORKING, "8 records: tested, working");
+    CHECK_EQ(sc.calls, 1, "exercised");
+    mk_scratch(&sc, true);
+    sc.s.buf_bytes = 7 * 24;
+    e.f.nlog = 0;
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "probe, 7 records");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_NOT_TESTED, "7 records: not tested");
+    CHECK_EQ(r.bts.reason, DS_ERR_BUF_SMALL, "7 records: buffer too small");
+    CHECK(r.bts.restored, "nothing to restore");
+    CHECK_EQ(sc.calls, 0, "not exercised");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_DEBUGCTL, NULL), 0, "DEBUGCTL not written");
+    /* the DS_AREA item's hold test writes DS_AREA twice (pattern, prior) */
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_DS_AREA, NULL), 2, "DS_AREA: the area item's two writes only");
+}
+
+/* A backend whose DEBUGCTL drops bit 1 (BTF) on every write, and whose
+ * second IA32_DS_AREA write (the probe's uninstall) stores the value but
+ * reports a fault: ways the probe's restore can fail to be confirmed. */
+static struct { bool drop_btf; int area_fault_at; int area_writes; } RB;
+static int rb_write(void *ctx, uint32_t msr, uint64_t val)
+{
+    if (msr == DS_MSR_IA32_DEBUGCTL && RB.drop_btf)
+        val &= ~2ull;
+    int e = fake_write(ctx, msr, val);
+    if (msr == DS_MSR_IA32_DS_AREA && ++RB.area_writes == RB.area_fault_at)
+        return DS_ERR_MSR_FAULT;
+    return e;
+}
+static const struct ds_msr_ops rb_ops = { fake_read, rb_write, fake_cpuid };
+
+/*
+ * mut4B: bts.restored (probe.h: the prior values are back and read back
+ * equal) is false when DEBUGCTL reads back different from its prior value
+ * after the restore write, and when uninstalling the probe's DS area
+ * reports a fault even though the register then reads back the old value.
+ */
+static void test_bts_restore_not_confirmed(void)
+{
+    static struct env e;
+    static struct scratch sc;
+    struct ds_probe_result r;
+    for (int k = 0; k < 3; k++) {
+        fake_skylake_pmu(&e.f);
+        fake_set_msr(&e.f, DS_MSR_IA32_DS_AREA, 0xABC000);
+        fake_set_msr(&e.f, DS_MSR_IA32_DEBUGCTL, k == 1 ? 0x2 : 0);
+        env_identify(&e, 1);
+        ds_cpu_init(&e.cpu, &rb_ops, &e.f);
+        ds_cpu_set_ia32e(&e.cpu, true);
+        CHECK_EQ(ds_cpu_identify(&e.cpu), DS_OK, "identify");
+        memset(&RB, 0, sizeof RB);
+        RB.drop_btf = k == 1;
+        /* DS_AREA writes: area item pattern, prior; BTS install, uninstall */
+        RB.area_fault_at = k == 2 ? 4 : 0;
+        mk_scratch(&sc, true);
+        CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "probe %d", k);
+        CHECK_EQ(r.bts.verdict, DS_PROBE_WORKING, "case %d: BTS worked", k);
+        CHECK_EQ(RB.area_writes, 4, "case %d: 4 DS_AREA writes", k);
+        CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_DS_AREA), 0xABC000, "case %d: DS_AREA holds the prior value", k);
+        if (k == 0)
+            CHECK(r.bts.restored, "clean restore confirmed");
+        else
+            CHECK(!r.bts.restored, "case %d: restore not confirmed", k);
+    }
+}
+
+/*
+ * mut4B: the BTS item's details (probe.h): `wrote` is the DEBUGCTL bits BTS
+ * was enabled with, TR|BTS (bits 6 and 7, reference msr.md), no BTINT; the
+ * exercise callback runs only when BTS was enabled (not after a DEBUGCTL
+ * write fault) and may be NULL (then nothing ran: inert). On NetBurst the
+ * BTS item is tested too (MSR_DEBUGCTLA, 32-bit layout, linear addresses
+ * below 4 GiB), and IA32_PEBS_ENABLE with a NetBurst enable bit (24-26,
+ * netburst.md) makes the DS area busy, with 0 it does not.
+ */
+static void test_bts_exercise_and_netburst(void)
+{
+    static struct env e;
+    static struct scratch sc;
+    struct ds_probe_result r;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    mk_scratch(&sc, true);
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "probe");
+    CHECK_EQ(r.bts.wrote, (1u << 6) | (1u << 7), "wrote TR|BTS");
+    mk_scratch(&sc, true);
+    sc.s.exercise = NULL;
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "probe without exercise");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_INERT, "nothing ran: inert");
+    mk_scratch(&sc, true);
+    e.f.fault_on_write = DS_MSR_IA32_DEBUGCTL;
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "probe, DEBUGCTL write faults");
+    e.f.fault_on_write = 0;
+    CHECK_EQ(r.bts.verdict, DS_PROBE_FAULT, "BTS enable faulted");
+    CHECK_EQ(sc.calls, 0, "not exercised after a failed enable");
+
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    mk_scratch(&sc, false);
+    sc.s.area_linear = 0x10000;
+    sc.s.buf_linear = 0x20000;
+    sc.s.buf_bytes = 16 * 12;
+    CHECK_EQ(ds_probe(&e.cpu, &sc.s, &r), DS_OK, "NetBurst probe");
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_WORKING, "NetBurst DS_AREA");
+    CHECK_EQ(r.bts.verdict, DS_PROBE_INERT, "NetBurst BTS tested (nothing appended: inert)");
+    CHECK_EQ(sc.calls, 1, "exercised");
+    CHECK_EQ(r.bts.wrote, (1u << 2) | (1u << 3), "MSR_DEBUGCTLA TR|BTS");
+    fake_set_msr(&e.f, DS_MSR_IA32_PEBS_ENABLE, 1u << 24);
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "NetBurst probe, PEBS on");
+    CHECK_EQ(r.ds_area.verdict, DS_PROBE_BUSY, "NetBurst PEBS_ENABLE bit 24: busy");
 }
