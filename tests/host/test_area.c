@@ -384,6 +384,8 @@ static const struct bad bads[] = {
     { "IA32_MISC_ENABLE read faults (BTS/PEBS unknown)", DS_ERR_MISC_ENABLE_UNREAD },
     { "PEBS: PERF_CAPABILITIES read faults (format unknown)", DS_ERR_PEBS_CAPS_UNREAD },
     { "BTS buffer of 2^32 records (record count is 32-bit)", DS_ERR_BUF_SIZE },
+    { "CPUID.01H:EDX.DS clear, BTS buffer only", DS_ERR_NO_DS },
+    { "CPUID.01H:EDX.DS clear, PEBS buffer only", DS_ERR_NO_DS },
 };
 
 static int noop_pebs(void *a, const struct ds_pebs_sample *s) { (void)a; (void)s; return 0; }
@@ -541,6 +543,19 @@ static int run_bad(int i, struct env *e, int *write_attempt)
              c->bts.bytes = 0;
 #endif
              return ds_area_setup(&e->ctx, &e->cpu, c);
+    case 76: case 77: /* a CPU without DS (a KVM guest): NO_DS first, whichever buffer; the
+                       * BTS-only request reaches no other DS check (setup_check_facility) */
+        for (int k = 0; k < e->f.nleaves; k++)
+            if (e->f.leaves[k].leaf == 1)
+                e->f.leaves[k].r[3] &= ~(1u << 21); /* SDM CPUID.01H:EDX.DS[21] */
+        env_identify(e, 1); e->f.writes = 0;
+        if (i == 76) {
+            c->pebs.mem = NULL;
+        } else {
+            c->bts.mem = NULL;
+            c->pebs.mem = e->pebs; c->pebs.bytes = 16 * 0xC8; c->pebs.thresh_records = 1;
+        }
+        return ds_area_setup(&e->ctx, &e->cpu, c);
     }
     return r;
 }
