@@ -1144,6 +1144,7 @@ static void test_explicit_counter0(void)
 static void test_pebs_escr_impossible_before_busy(void);
 static void test_explicit_escr0_honoured(void);
 static void test_explicit_escr0_busy(void);
+static void test_null_each_pointer(void);
 int main(void)
 {
     test_tables();
@@ -1177,6 +1178,7 @@ int main(void)
     test_pebs_escr_impossible_before_busy();
     test_explicit_escr0_honoured();
     test_explicit_escr0_busy();
+    test_null_each_pointer();
     return check_summary();
 }
 
@@ -1266,4 +1268,40 @@ static void test_explicit_escr0_busy(void)
     CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_BUSY, "ESCR 0 busy, counter 0");
     rq.counter = -1;
     CHECK_EQ(ds_nb_assign(&a, &rq, &as), DS_ERR_NB_ESCR_BUSY, "ESCR 0 busy, counter automatic");
+}
+
+/*
+ * netburst.h: every pointer argument NULL on its own is DS_ERR_NULL, and
+ * nothing reaches an MSR (a check written `!a && !b` would pass a single
+ * NULL on to a dereference). The valid calls around them show the other
+ * arguments were good. Hunting seed 9401: ds_nb_release `!a || !as` ->
+ * `&&` survived.
+ */
+static void test_null_each_pointer(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    struct ds_nb_alloc a;
+    unsigned br = 0, ix = 0;
+    netburst_cpu(&f, &cpu, 4, true);
+    ds_nb_alloc_init(&a, 4, false);
+    CHECK_EQ(ds_nb_event_find(NULL, &ix), DS_ERR_NULL, "event_find: name NULL");
+    CHECK_EQ(ds_nb_event_find("branch_retired", NULL), DS_ERR_NULL, "event_find: out NULL");
+    CHECK_EQ(ds_nb_event_find("branch_retired", &br), DS_OK, "event_find");
+    CHECK_EQ(ds_nb_escr_find("MSR_CRU_ESCR2", NULL), DS_ERR_NULL, "escr_find: out NULL");
+    CHECK_EQ(ds_nb_escr_find("MSR_CRU_ESCR2", &ix), DS_OK, "escr_find");
+    CHECK_EQ(ds_nb_mask_parse(br, "MMNP", NULL), DS_ERR_NULL, "mask_parse: out NULL");
+    struct ds_nb_request rq = { .event = br, .mask = 1, .escr = -1, .counter = -1, .os = true };
+    struct ds_nb_assignment as;
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_program(&cpu, NULL, &rq, 0, &as), DS_ERR_NULL, "program: alloc NULL");
+    CHECK_EQ(ds_nb_program(&cpu, &a, NULL, 0, &as), DS_ERR_NULL, "program: request NULL");
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, NULL), DS_ERR_NULL, "program: out NULL");
+    CHECK_EQ(f.writes, 0, "no MSR written by the refused programs");
+    CHECK_EQ(ds_nb_program(&cpu, &a, &rq, 0, &as), DS_OK, "program");
+    fp_clear_log(&f);
+    CHECK_EQ(ds_nb_release(&cpu, NULL, &as), DS_ERR_NULL, "release: alloc NULL");
+    CHECK_EQ(ds_nb_release(&cpu, &a, NULL), DS_ERR_NULL, "release: assignment NULL");
+    CHECK_EQ(f.writes, 0, "no MSR written by the refused releases");
+    CHECK_EQ(ds_nb_release(&cpu, &a, &as), DS_OK, "release");
 }
