@@ -1580,6 +1580,7 @@ static void test_apebs_code_max_and_slm_ldlat(void);
 static void test_pebs_part_4g(void);
 static void test_freeze_none_clears_stale_bit12(void);
 static void test_auto_freeze_needs_pdcm(void);
+static void test_bts_room(void);
 int main(void)
 {
     test_pebs_check();
@@ -1645,6 +1646,7 @@ int main(void)
     test_pebs_part_4g();
     test_freeze_none_clears_stale_bit12();
     test_auto_freeze_needs_pdcm();
+    test_bts_room();
     return check_summary();
 }
 
@@ -2745,5 +2747,41 @@ static void test_auto_freeze_needs_pdcm(void)
         CHECK_EQ(ds_session_start(&S), DS_ERR_UNSUPPORTED, "explicit streamlined freeze without PDCM refused");
         CHECK_EQ(S.state, DS_SESSION_READY, "session READY again");
         check_snap("refused freeze unwound");
+    }
+}
+
+/*
+ * The smallest BTS part a session takes, after the 4 KiB DS-area page.
+ * 64-bit BTS records are 24 bytes (SDM Vol. 3B "BTS Record Format"). An
+ * interrupting BTS buffer needs a threshold of at least one record and
+ * DS_THRESH_MARGIN (2) records above it (area.h: 1 <= thresh <= records -
+ * margin): 3 records; a circular one (no threshold) needs 1 record. One
+ * byte less is DS_ERR_SESSION_BUF_SMALL at start. Hunting seed 9401:
+ * session.c `n < margin + 1` -> `<=` survived.
+ */
+static void test_bts_room(void)
+{
+    static const struct { enum ds_sample_mode mode; size_t bytes; int want; } rows[] = {
+        { DS_TRACE_BTS, 4096 + 3 * 24, DS_OK },
+        { DS_TRACE_BTS, 4096 + 3 * 24 - 1, DS_ERR_SESSION_BUF_SMALL },
+        { DS_TRACE_BTS_CIRCULAR, 4096 + 24, DS_OK },
+        { DS_TRACE_BTS_CIRCULAR, 4096 + 24 - 1, DS_ERR_SESSION_BUF_SMALL },
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        skylake();
+        struct ds_session_config c = cfg_mem();
+        c.bytes = rows[i].bytes;
+        memset(&S, 0, sizeof S);
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init %zu bytes", rows[i].bytes);
+        struct ds_request r;
+        memset(&r, 0, sizeof r);
+        r.mode = rows[i].mode;
+        CHECK_EQ(add(r, NULL), DS_OK, "BTS request");
+        CHECK_EQ(ds_session_start(&S), rows[i].want, "row %zu: %zu bytes", i, rows[i].bytes);
+        if (rows[i].want == DS_OK) {
+            const struct ds_area64 *a = (const struct ds_area64 *)(const void *)mem;
+            CHECK_EQ(a->bts_max - a->bts_base, rows[i].bytes - 4096, "row %zu: the whole part", i);
+            CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+        }
     }
 }
