@@ -380,6 +380,7 @@ static void test_area_pattern_page_aligned(void);
 static void test_bts_scratch_8_records(void);
 static void test_bts_restore_not_confirmed(void);
 static void test_bts_exercise_and_netburst(void);
+static void test_counter_w64_low_bits(void);
 
 int main(void)
 {
@@ -399,6 +400,7 @@ int main(void)
     test_bts_scratch_8_records();
     test_bts_restore_not_confirmed();
     test_bts_exercise_and_netburst();
+    test_counter_w64_low_bits();
     return check_summary();
 }
 
@@ -640,4 +642,16 @@ static void test_bts_exercise_and_netburst(void)
     fake_set_msr(&e.f, DS_MSR_IA32_PEBS_ENABLE, 1u << 24);
     CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "NetBurst probe, PEBS on");
     CHECK_EQ(r.ds_area.verdict, DS_PROBE_BUSY, "NetBurst PEBS_ENABLE bit 24: busy");
+}
+
+/* A 64-bit wide counter (CPUID.0AH:EAX[23:16] = 64) is compared on all 64
+ * bits, the lowest ones included (SDM Vol. 3B "Architectural Performance
+ * Monitoring": the counter is EAX[23:16] bits wide): a read-back that differs
+ * only in bit 0 or bit 1 is inert, as it is at width 48. */
+static void test_counter_w64_low_bits(void)
+{
+    static struct fake_cpu f;
+    CHECK_EQ(probe_counter_with(&f, 0, 0x07400404, 0, 1ull << 0), DS_PROBE_INERT, "w64: bit 0 differs");
+    CHECK_EQ(probe_counter_with(&f, 0, 0x07400404, 0, 1ull << 1), DS_PROBE_INERT, "w64: bit 1 differs");
+    CHECK_EQ(probe_counter_with(&f, 0, 0x07300404, 0, 1ull << 0), DS_PROBE_INERT, "w48: bit 0 differs");
 }
