@@ -616,6 +616,7 @@ static void test_init_not_identified_not_setup(void);
 static void test_idle_due_no_hook(void);
 static void test_init_null(void);
 static void test_perf_metrics_ctrl_and_no_leaf_0a_decode(void);
+static void test_mut5b_poison_and_silent_hook(void);
 int main(void)
 {
     test_zero_bounds();
@@ -645,6 +646,7 @@ int main(void)
     test_idle_due_no_hook();
     test_init_null();
     test_perf_metrics_ctrl_and_no_leaf_0a_decode();
+    test_mut5b_poison_and_silent_hook();
     return check_summary();
 }
 
@@ -1099,4 +1101,55 @@ static void test_perf_metrics_ctrl_and_no_leaf_0a_decode(void)
     CHECK_EQ(st.gp_ovf, 0, "no GP counter bit");
     CHECK_EQ(st.fixed_ovf, 0, "no fixed counter bit");
     CHECK_EQ(st.unknown, 0x1 | (1ull << 32), "bits 0 and 32 unknown");
+}
+
+/* mut5B: a hook that reports nothing (pmi.h: "Set *out_handled to how many
+ * overflows it serviced"; one that returns without writing it serviced
+ * none) counts 0, and ds_pmi_handle clears every result field over a stale
+ * struct (pmi.h: "ds_pmi_handle clears this on every NMI"): no LBR entries
+ * without an LBR snapshot. */
+static int silent_calls;
+static int silent_hook(void *a, uint64_t ovf, bool no_global, uint32_t *handled)
+{
+    (void)a;
+    (void)ovf;
+    (void)no_global;
+    (void)handled;
+    silent_calls++;
+    return DS_OK;
+}
+
+static void test_mut5b_poison_and_silent_hook(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    /* NetBurst: no global status, the hook is called on every PMI */
+    fake_netburst(&e.f);
+    env_identify(&e, 0);
+    struct ds_pmi_config pc = { .ovf_hook = silent_hook };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "init NetBurst, silent hook");
+    memset(&r, 0xA5, sizeof r);
+    silent_calls = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "NetBurst PMI");
+    CHECK_EQ(silent_calls, 1, "hook called");
+    CHECK_EQ(r.hook_handled, 0, "hook serviced nothing: 0 handled");
+    CHECK(!r.handled, "nothing ours: spurious");
+    CHECK_EQ(r.lbr_n, 0, "no LBR snapshot: 0 entries over a stale result");
+    CHECK(!r.lbr_taken && !r.lbr_frozen && !r.storm, "flags cleared");
+    CHECK_EQ(r.status | r.acked | r.unacked | r.hooked, 0, "masks cleared");
+    /* Skylake: GP0 overflow to a silent hook */
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    struct ds_pmi_config pg = { .global_ctrl = 0x1, .ovf_hook = silent_hook };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pg), DS_OK, "init Skylake, silent hook");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+    memset(&r, 0xA5, sizeof r);
+    silent_calls = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "GP0 PMI");
+    CHECK_EQ(silent_calls, 1, "hook called");
+    CHECK_EQ(r.hooked, 0x1, "GP0 passed to the hook");
+    CHECK_EQ(r.hook_handled, 0, "hook serviced nothing: 0 handled");
+    CHECK_EQ(r.lbr_n, 0, "no LBR snapshot: 0 entries");
+    CHECK_EQ(r.acked, 0x1, "GP0 acknowledged");
 }
