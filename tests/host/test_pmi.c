@@ -617,6 +617,7 @@ static void test_idle_due_no_hook(void);
 static void test_init_null(void);
 static void test_perf_metrics_ctrl_and_no_leaf_0a_decode(void);
 static void test_mut5b_poison_and_silent_hook(void);
+static void test_mut5b_legacy_restore_fault_first_error(void);
 int main(void)
 {
     test_zero_bounds();
@@ -647,6 +648,7 @@ int main(void)
     test_init_null();
     test_perf_metrics_ctrl_and_no_leaf_0a_decode();
     test_mut5b_poison_and_silent_hook();
+    test_mut5b_legacy_restore_fault_first_error();
     return check_summary();
 }
 
@@ -1152,4 +1154,42 @@ static void test_mut5b_poison_and_silent_hook(void)
     CHECK_EQ(r.hook_handled, 0, "hook serviced nothing: 0 handled");
     CHECK_EQ(r.lbr_n, 0, "no LBR snapshot: 0 entries");
     CHECK_EQ(r.acked, 0x1, "GP0 acknowledged");
+}
+
+/* mut5B: legacy freeze, the GLOBAL_CTRL restore write faults. pmi.h
+ * ds_pmi_handle: "The first error wins": after a failed hook the result is
+ * DS_ERR_PMI_HOOK, not the later restore fault; with a good hook the fault
+ * is reported (DS_ERR_MSR_FAULT). */
+static int failing_hook(void *a, uint64_t ovf, bool no_global, uint32_t *handled)
+{
+    (void)a;
+    (void)ovf;
+    (void)no_global;
+    *handled = 0;
+    return DS_ERR_NULL;
+}
+
+static void test_mut5b_legacy_restore_fault_first_error(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    struct hook_log h;
+    fake_haswell(&e.f);
+    env_identify(&e, 1);
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_LEGACY, .global_ctrl = 0x3, .ovf_hook = failing_hook };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pc), DS_OK, "init legacy, failing hook");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+    e.f.fault_on_write = DS_MSR_IA32_PERF_GLOBAL_CTRL;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_PMI_HOOK, "hook error first, restore fault second: hook error wins");
+    CHECK_EQ(r.acked, 0x1, "acknowledged despite the hook");
+    struct ds_pmi_config pg = { .freeze = DS_FREEZE_LEGACY, .global_ctrl = 0x3, .ovf_hook = hook, .ovf_arg = &h };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pg), DS_OK, "init legacy, good hook");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+    memset(&h, 0, sizeof h);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_MSR_FAULT, "restore fault alone is reported");
+    e.f.fault_on_write = 0;
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "no fault: OK");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0x3, "enables restored");
 }
