@@ -1276,6 +1276,7 @@ static void test_arch_cpl_filter_bit(void)
     }
 }
 
+static void test_mut5b_arch_freeze_needs_pdcm(void);
 int main(void)
 {
     test_table();
@@ -1303,5 +1304,31 @@ int main(void)
     test_arch_no_select_and_bad_format();
     test_arch_read_depth_bounds();
     test_arch_cpl_filter_bit();
+    test_mut5b_arch_freeze_needs_pdcm();
     return check_summary();
+}
+
+/* mut5B: the Arch LBR path refuses freeze-on-PMI like the legacy one when
+ * IA32_DEBUGCTL[11] does not exist: it exists "if CPUID.01H:ECX[15] = 1 &&
+ * CPUID.0AH:EAX[7:0] > 1" (SDM Vol. 4 IA32_DEBUGCTL). An Arch LBR CPU
+ * (06_97H row) with PDCM hidden is DS_ERR_LBR_NO_FREEZE with nothing written;
+ * the same request without freeze succeeds (mutant lbr.c:450 guard removal
+ * survived). */
+static void test_mut5b_arch_freeze_needs_pdcm(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    CHECK_EQ(ds_lbr_lookup(6, 0x97, &m), DS_OK, "Arch LBR row");
+    lbr_cpu(&f, &cpu, m, 5, false, 0);
+    CHECK(cpu.caps.arch_lbr, "Arch LBR enumerated");
+    f.nlog = 0;
+    struct ds_lbr_config ac = { .freeze_on_pmi = true, .arch_ctl = DS_LBR_CTL_LBREN | DS_LBR_CTL_USR };
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), DS_ERR_LBR_NO_FREEZE, "Arch, no PDCM: freeze refused");
+    CHECK_EQ(f.nlog, 0, "refused before any MSR write");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), 0, "LBR_CTL untouched");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_DEBUGCTL), 0, "DEBUGCTL untouched");
+    ac.freeze_on_pmi = false;
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), DS_OK, "Arch, no PDCM, no freeze: enabled");
+    CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), DS_LBR_CTL_LBREN | DS_LBR_CTL_USR, "LBR_CTL LBREn|USR");
 }
