@@ -1277,6 +1277,7 @@ static void test_arch_cpl_filter_bit(void)
 }
 
 static void test_mut5b_arch_freeze_needs_pdcm(void);
+static void test_mut5b_netburst_no_select(void);
 int main(void)
 {
     test_table();
@@ -1305,6 +1306,7 @@ int main(void)
     test_arch_read_depth_bounds();
     test_arch_cpl_filter_bit();
     test_mut5b_arch_freeze_needs_pdcm();
+    test_mut5b_netburst_no_select();
     return check_summary();
 }
 
@@ -1331,4 +1333,19 @@ static void test_mut5b_arch_freeze_needs_pdcm(void)
     ac.freeze_on_pmi = false;
     CHECK_EQ(ds_lbr_enable(&cpu, m, &ac), DS_OK, "Arch, no PDCM, no freeze: enabled");
     CHECK_EQ(fp_get(&f, DS_MSR_IA32_LBR_CTL), DS_LBR_CTL_LBREN | DS_LBR_CTL_USR, "LBR_CTL LBREn|USR");
+}
+
+/* mut5B: NetBurst has no MSR_LBR_SELECT (SDM Vol. 3B NetBurst LBR: only
+ * MSR_DEBUGCTLA bit 0): a filtered request is DS_ERR_LBR_NO_SELECT with
+ * DEBUGCTLA untouched (mutant lbr.c:514 guard removal survived). */
+static void test_mut5b_netburst_no_select(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    const struct ds_lbr_model *m;
+    CHECK_EQ(ds_lbr_lookup(0xF, 0x03, &m), DS_OK, "NetBurst row");
+    lbr_cpu(&f, &cpu, m, 0, false, 0);
+    struct ds_lbr_config sel = { .use_select = true };
+    CHECK_EQ(ds_lbr_enable(&cpu, m, &sel), DS_ERR_LBR_NO_SELECT, "NetBurst LBR_SELECT refused");
+    CHECK_EQ(fp_get(&f, 0x1D9), 0, "MSR_DEBUGCTLA untouched");
 }
