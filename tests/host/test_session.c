@@ -20,8 +20,13 @@ static _Alignas(4096) unsigned char mem[64 * 1024];
  * GLOBAL_OVF_CTRL clears those GLOBAL_STATUS bits (SDM "IA32_PERF_GLOBAL_
  * OVF_CTRL"), and IA32_A_PMCn writes land in IA32_PMCn (full-width alias). */
 static bool freeze_gp; /* DEBUGCTL[12] #GPs (a KVM guest, issue 14) */
+static uint32_t wfault; /* writes (only) of this MSR #GP when non-zero */
 static int t_write(void *ctx, uint32_t msr, uint64_t v)
 {
+    if (wfault && msr == wfault) {
+        fp_log(&F, 'w', msr, v);
+        return DS_ERR_MSR_FAULT;
+    }
     if (freeze_gp && msr == 0x1D9 && (v & (1u << 12))) {
         fp_log(&F, 'w', msr, v);
         return DS_ERR_MSR_FAULT;
@@ -1581,6 +1586,7 @@ static void test_pebs_part_4g(void);
 static void test_freeze_none_clears_stale_bit12(void);
 static void test_auto_freeze_needs_pdcm(void);
 static void test_bts_room(void);
+static void test_start_write_fault_sweep(void);
 int main(void)
 {
     test_pebs_check();
@@ -1647,6 +1653,7 @@ int main(void)
     test_freeze_none_clears_stale_bit12();
     test_auto_freeze_needs_pdcm();
     test_bts_room();
+    test_start_write_fault_sweep();
     return check_summary();
 }
 
@@ -2784,4 +2791,90 @@ static void test_bts_room(void)
             CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
         }
     }
+}
+
+/*
+ * A start whose every step works on a clean CPU, rerun once per MSR it
+ * wrote with writes of that one MSR faulting (#GP; reads still work, so the
+ * saves pass and the fault lands in the programming steps after them).
+ * session.h: start returns DS_ERR_MSR_FAULT for a faulting access, unwinds
+ * and leaves the session READY; every MSR is as found (the faulted one was
+ * never changed, the others are written back). Freeze is explicit (none):
+ * the auto choice's fallback on a DEBUGCTL[12] fault is test_freeze_fault's.
+ * Known survivor: program_all `!e && !fam6` -> `||` ran the NetBurst
+ * allocator reset over an earlier step's error and started anyway (only
+ * on NetBurst, where that reset runs: a DS_AREA write fault).
+ */
+static int sweep_start(int prof)
+{
+    if (prof == 3)
+        netburst();
+    else if (prof == 2)
+        icelake();
+    else
+        skylake();
+    take_snap();
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    c.freeze_set = true;
+    c.freeze = DS_FREEZE_NONE;
+    c.lbr = prof == 1;
+    c.on_lbr = on_lbr;
+    if (prof == 3)
+        c.mem_linear = 0x200000; /* the 32-bit DS layout needs addresses below 4 GiB */
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "sweep init");
+    if (prof == 3) { /* NetBurst replay_event PEBS (as test_netburst) */
+        struct ds_request r = raw(0, 0, 4000, DS_SAMPLE_PRECISE);
+        r.raw.nb_event = "replay_event";
+        r.raw.nb_mask = "NBOGUS";
+        r.raw.nb_metric = DS_NB_METRIC_1STL_CACHE_LOAD_MISS;
+        CHECK_EQ(add(r, NULL), DS_OK, "sweep NetBurst PEBS");
+        fp_clear_log(&F);
+        return ds_session_start(&S);
+    }
+    struct ds_request p = raw(0xD0, 0x81, 1000, DS_SAMPLE_PRECISE); /* MEM_INST_RETIRED.ALL_LOADS */
+    if (prof == 2)
+        p.groups = DS_GROUP_MEM; /* Ice Lake adaptive PEBS: MSR_PEBS_DATA_CFG */
+    CHECK_EQ(add(p, NULL), DS_OK, "sweep PEBS");
+    CHECK_EQ(add(raw(0x3C, 0x00, 5000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "sweep overflow");
+    struct ds_request b;
+    memset(&b, 0, sizeof b);
+    b.mode = DS_TRACE_BTS;
+    CHECK_EQ(add(b, NULL), DS_OK, "sweep BTS");
+    fp_clear_log(&F);
+    return ds_session_start(&S);
+}
+static void test_start_write_fault_sweep(void)
+{
+    /* 0, 1: Skylake, LBR off/on; 2: Ice Lake adaptive (its fake has no
+     * LBRs); 3: NetBurst PEBS */
+    for (int prof = 0; prof <= 3; prof++) {
+        static uint32_t seen[256];
+        unsigned ns = 0;
+        wfault = 0;
+        CHECK_EQ(sweep_start(prof), DS_OK, "clean start (profile %d)", prof);
+        for (int i = 0; i < F.nlog; i++) {
+            if (F.log[i].kind != 'w')
+                continue;
+            unsigned j = 0;
+            while (j < ns && seen[j] != F.log[i].msr)
+                j++;
+            if (j == ns && ns < N(seen))
+                seen[ns++] = F.log[i].msr;
+        }
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "clean teardown");
+        CHECK(ns >= 4, "start wrote %u MSRs", ns);
+        for (unsigned k = 0; k < ns; k++) {
+            wfault = seen[k];
+            int e = sweep_start(prof);
+            CHECK_EQ(e, DS_ERR_MSR_FAULT, "profile %d: writes of MSR 0x%x fault: start says so", prof, seen[k]);
+            CHECK_EQ(S.state, DS_SESSION_READY, "profile %d: 0x%x: READY again", prof, seen[k]);
+            wfault = 0;
+            if (e == DS_OK)
+                (void)ds_session_teardown(&S);
+            check_snap("write fault unwound");
+        }
+    }
+    wfault = 0;
 }
