@@ -1252,7 +1252,9 @@ static int program_all(struct ds_session *s)
     if (!e)
         e = pmi_setup(s);
     if (!e && s->cfg.lbr) {
-        struct ds_lbr_config lc = { s->freeze != DS_FREEZE_NONE, false, 0, 0 };
+        /* no LBR_SELECT, default Arch LBR_CTL (lbr.h: arch_ctl 0); the unnamed
+         * fields zero (a written-out select 0 was an equivalent mutant site) */
+        struct ds_lbr_config lc = { .freeze_on_pmi = s->freeze != DS_FREEZE_NONE };
         e = ds_lbr_enable(cpu, s->lbrm, &lc);
         s->lbr_on = e == DS_OK;
     }

@@ -1587,6 +1587,7 @@ static void test_freeze_none_clears_stale_bit12(void);
 static void test_auto_freeze_needs_pdcm(void);
 static void test_bts_room(void);
 static void test_start_write_fault_sweep(void);
+static void test_arch_lbr_ctl_default(void);
 int main(void)
 {
     test_pebs_check();
@@ -1654,6 +1655,7 @@ int main(void)
     test_auto_freeze_needs_pdcm();
     test_bts_room();
     test_start_write_fault_sweep();
+    test_arch_lbr_ctl_default();
     return check_summary();
 }
 
@@ -2877,4 +2879,41 @@ static void test_start_write_fault_sweep(void)
         }
     }
     wfault = 0;
+}
+
+/*
+ * cfg.lbr on an Arch LBR CPU (Lunar Lake, CPUID.(07H,0):EDX[19]; leaf 1CH
+ * EAX 80H = depth 64, EBX 7 = CPL, branch and call-stack filtering) takes
+ * the default IA32_LBR_CTL: SDM Vol. 3B "IA32_LBR_CTL": LBREn [0], OS [1],
+ * USR [2], the branch types JCC .. OTHER_BRANCH [22:16], no call-stack [3]:
+ * 0x7F0007; IA32_LBR_DEPTH = 64; both restored by teardown. Known
+ * survivor: session.c's ds_lbr_config arch_ctl 0 -> 1 (LBREn alone).
+ */
+static void test_arch_lbr_ctl_default(void)
+{
+    lunar(0);
+    fp_cpuid_set(&F, 7, 0, 0, 0, 0, 1u << 19);
+    fp_cpuid_set(&F, 0x1C, 0, 0x80, 0x7, 0x7, 0);
+    fp_set(&F, 0x14CE, 0);
+    fp_set(&F, 0x14CF, 0);
+    for (unsigned i = 0; i < 64; i++) {
+        fp_set(&F, 0x1500 + i, 0);
+        fp_set(&F, 0x1600 + i, 0);
+        fp_set(&F, 0x1200 + i, 0);
+    }
+    identify(true);
+    CHECK(cpu.caps.arch_lbr, "Arch LBR enumerated");
+    take_snap();
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    c.lbr = true;
+    c.on_lbr = on_lbr;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init with Arch LBR");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x14CE), 0x7F0007, "IA32_LBR_CTL: LBREn | OS | USR | every branch type");
+    CHECK_EQ(fp_get(&F, 0x14CF), 64, "IA32_LBR_DEPTH: the deepest of leaf 1CH");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    check_snap("Arch LBR session");
 }
