@@ -1278,7 +1278,7 @@ static int program_all(struct ds_session *s)
 static int unwind(struct ds_session *s)
 {
     int first = DS_OK, e;
-#define KEEP(x) do { e = (x); if (e && !first) first = e; } while (0)
+#define KEEP(x) do { e = (x); if (!first) first = e; } while (0) /* the first error: a DS_OK e keeps first DS_OK */
     if (s->ctx.bts_enabled)
         KEEP(ds_bts_disable(&s->ctx));
     if (s->lbr_on)
@@ -1421,14 +1421,16 @@ int ds_session_drain_now(struct ds_session *s)
     }
     if (s->ap.installed) {
         ds__zero(&st, sizeof(st));
-        if ((e = ds_arch_pebs_drain(&s->ap, pebs_sink_of(s), pebs_arg_of(s), &st)) != DS_OK && !first)
-            first = e;
+        e = ds_arch_pebs_drain(&s->ap, pebs_sink_of(s), pebs_arg_of(s), &st);
+        if (!first)
+            first = e; /* the first error (e DS_OK keeps first DS_OK) */
         stats_add(&s->pebs_stats, &st);
     }
     if (s->ctx.setup && s->ctx.bts.mem) {
         ds__zero(&st, sizeof(st));
-        if ((e = ds_bts_drain(&s->ctx, ses_bts_sink, s, &st)) != DS_OK && !first)
-            first = e;
+        e = ds_bts_drain(&s->ctx, ses_bts_sink, s, &st);
+        if (!first)
+            first = e; /* the first error (e DS_OK keeps first DS_OK) */
         stats_add(&s->bts_stats, &st);
     }
     return first;
@@ -1441,7 +1443,7 @@ int ds_session_stop(struct ds_session *s)
     if (s->state != DS_SESSION_RUNNING)
         return DS_ERR_SESSION_STATE;
     int first = DS_OK, e;
-#define KEEP(x) do { e = (x); if (e && !first) first = e; } while (0)
+#define KEEP(x) do { e = (x); if (!first) first = e; } while (0) /* the first error: a DS_OK e keeps first DS_OK */
     if (v2(s))
         KEEP(ds_pmi_pmu_enable(&s->pmi, false));
     SES_FOR_REQ(s, i, true) {
