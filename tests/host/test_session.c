@@ -1589,6 +1589,7 @@ static void test_bts_room(void);
 static void test_start_write_fault_sweep(void);
 static void test_arch_lbr_ctl_default(void);
 static void test_one_pebs_owns_every_record(void);
+static void test_apebs_fixed_per_bit(void);
 int main(void)
 {
     test_pebs_check();
@@ -1658,6 +1659,7 @@ int main(void)
     test_start_write_fault_sweep();
     test_arch_lbr_ctl_default();
     test_one_pebs_owns_every_record();
+    test_apebs_fixed_per_bit();
     return check_summary();
 }
 
@@ -2949,4 +2951,30 @@ static void test_one_pebs_owns_every_record(void)
     CHECK_EQ(S.pebs_stats.lost_rejected, 0, "nothing refused");
     CHECK_EQ(S.pebs_stats.records, 2, "2 records");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * Arch PEBS on fixed counter 0 (INST_RETIRED.ANY) exactly when
+ * CPUID.(23H,5):ECX bit 0 says fixed 0 can do arch PEBS (SDM CPUID leaf
+ * 23H sub-leaf 5: ECX = fixed counters supporting arch PEBS): ECX 1 ->
+ * fixed 0; ECX 0EH (fixed 1-3, not 0) -> a GP counter. Hunting seed 9112:
+ * pick_apebs `(fixed_mask >> fixed) & 1` -> `& 2` (the neighbour's bit)
+ * survived, Panther Lake's ECX 0FH has both.
+ */
+static void test_apebs_fixed_per_bit(void)
+{
+    static const struct { uint32_t ecx; bool fixed; } rows[] = { { 0x1, true }, { 0xE, false } };
+    for (size_t i = 0; i < N(rows); i++) {
+        panther();
+        cpuid_patch(0x23, 5, 2, rows[i].ecx);
+        memset(&S, 0, sizeof S);
+        struct ds_session_config c = cfg_mem();
+        c.mem_phys = 0x100000;
+        CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+        CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "instructions");
+        CHECK_EQ(S.req[0].how, DS_HOW_APEBS, "23H.5 ECX 0x%x: arch PEBS", rows[i].ecx);
+        CHECK_EQ(S.req[0].kind, rows[i].fixed ? DS_CTR_FIXED : DS_CTR_GP, "23H.5 ECX 0x%x: fixed %d", rows[i].ecx,
+                 rows[i].fixed);
+        CHECK_EQ(S.req[0].idx, 0, "23H.5 ECX 0x%x: counter 0 of its kind", rows[i].ecx);
+    }
 }
