@@ -1590,6 +1590,7 @@ static void test_start_write_fault_sweep(void);
 static void test_arch_lbr_ctl_default(void);
 static void test_one_pebs_owns_every_record(void);
 static void test_apebs_fixed_per_bit(void);
+static void test_count_fixed_per_bit(void);
 int main(void)
 {
     test_pebs_check();
@@ -1660,6 +1661,7 @@ int main(void)
     test_arch_lbr_ctl_default();
     test_one_pebs_owns_every_record();
     test_apebs_fixed_per_bit();
+    test_count_fixed_per_bit();
     return check_summary();
 }
 
@@ -2976,5 +2978,26 @@ static void test_apebs_fixed_per_bit(void)
         CHECK_EQ(S.req[0].kind, rows[i].fixed ? DS_CTR_FIXED : DS_CTR_GP, "23H.5 ECX 0x%x: fixed %d", rows[i].ecx,
                  rows[i].fixed);
         CHECK_EQ(S.req[0].idx, 0, "23H.5 ECX 0x%x: counter 0 of its kind", rows[i].ecx);
+    }
+}
+
+/*
+ * The same per-bit rule for a counting request (DS_COUNT): instructions on
+ * fixed counter 0 exactly when it exists. Perfmon v5 (SDM CPUID.0AH:
+ * fixed counter i is supported iff ECX[i] or EDX[4:0] > i): ECX 1, EDX[4:0]
+ * 0 -> fixed 0; ECX 2 (fixed 1 only) -> a GP counter. The class of
+ * pick_apebs `& 1` -> `& 2` in add_count.
+ */
+static void test_count_fixed_per_bit(void)
+{
+    static const struct { uint32_t ecx; bool fixed; } rows[] = { { 0x1, true }, { 0x2, false } };
+    for (size_t i = 0; i < N(rows); i++) {
+        fam6(0x000706E5, 0x08300805, rows[i].ecx, 0x00000600, 0x64BF); /* icelake() with ECX, EDX[4:0] 0 */
+        CHECK_EQ(cpu.caps.fixed_mask, rows[i].ecx, "fixed_mask = ECX 0x%x", rows[i].ecx);
+        CHECK_EQ(init_default(), DS_OK, "init");
+        CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 0, DS_COUNT), NULL), DS_OK, "count instructions");
+        CHECK_EQ(S.req[0].kind, rows[i].fixed ? DS_CTR_FIXED : DS_CTR_GP, "0AH ECX 0x%x: fixed %d", rows[i].ecx,
+                 rows[i].fixed);
+        CHECK_EQ(S.req[0].idx, 0, "0AH ECX 0x%x: counter 0 of its kind", rows[i].ecx);
     }
 }
