@@ -1591,6 +1591,7 @@ static void test_arch_lbr_ctl_default(void);
 static void test_one_pebs_owns_every_record(void);
 static void test_apebs_fixed_per_bit(void);
 static void test_count_fixed_per_bit(void);
+static void test_ds_pebs_fixed_taken(void);
 int main(void)
 {
     test_pebs_check();
@@ -1662,6 +1663,7 @@ int main(void)
     test_one_pebs_owns_every_record();
     test_apebs_fixed_per_bit();
     test_count_fixed_per_bit();
+    test_ds_pebs_fixed_taken();
     return check_summary();
 }
 
@@ -3000,4 +3002,32 @@ static void test_count_fixed_per_bit(void)
                  rows[i].fixed);
         CHECK_EQ(S.req[0].idx, 0, "0AH ECX 0x%x: counter 0 of its kind", rows[i].ecx);
     }
+}
+
+/*
+ * DS-area PEBS on fixed 0 (Ice Lake adaptive PEBS: SDM "PEBS on fixed
+ * counters" needs format 4+ with baseline) serves one request: a second
+ * precise instructions request gets a GP counter, and a third a GP counter
+ * other than the second's. The DS-PEBS twin of test_apebs_fixed_taken:
+ * pick_ds_pebs `!((ufx >> fixed) & 1)` -> `& 2` gave fixed 0 twice.
+ */
+static void test_ds_pebs_fixed_taken(void)
+{
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    for (int k = 0; k < 3; k++)
+        CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000 + 1000 * (uint64_t)k, DS_SAMPLE_PRECISE), NULL), DS_OK,
+                 "instructions %d", k);
+    CHECK_EQ(S.req[0].how, DS_HOW_PEBS, "first: PEBS");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "first on fixed 0 (%d/%u)", S.req[0].kind,
+          S.req[0].idx);
+    CHECK(S.req[1].how == DS_HOW_PEBS && S.req[1].kind == DS_CTR_GP, "second PEBS on a GP counter (%d/%u)",
+          S.req[1].kind, S.req[1].idx);
+    CHECK(S.req[2].how == DS_HOW_PEBS && S.req[2].kind == DS_CTR_GP && S.req[2].idx != S.req[1].idx,
+          "third on another GP counter (%d/%u)", S.req[2].kind, S.req[2].idx);
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    /* SDM IA32_PEBS_ENABLE: PMCn bit n, fixed counter m bit 32 + m */
+    CHECK_EQ(fp_get(&F, 0x3F1), (1ull << 32) | (1ull << S.req[1].idx) | (1ull << S.req[2].idx),
+             "PEBS_ENABLE: fixed 0 and the two GP counters");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
