@@ -1592,6 +1592,7 @@ static void test_one_pebs_owns_every_record(void);
 static void test_apebs_fixed_per_bit(void);
 static void test_count_fixed_per_bit(void);
 static void test_ds_pebs_fixed_taken(void);
+static void test_v4_lbr_unfreeze_only_frozen(void);
 int main(void)
 {
     test_pebs_check();
@@ -1664,6 +1665,7 @@ int main(void)
     test_apebs_fixed_per_bit();
     test_count_fixed_per_bit();
     test_ds_pebs_fixed_taken();
+    test_v4_lbr_unfreeze_only_frozen();
     return check_summary();
 }
 
@@ -3029,5 +3031,52 @@ static void test_ds_pebs_fixed_taken(void)
     /* SDM IA32_PEBS_ENABLE: PMCn bit n, fixed counter m bit 32 + m */
     CHECK_EQ(fp_get(&F, 0x3F1), (1ull << 32) | (1ull << S.req[1].idx) | (1ull << S.req[2].idx),
              "PEBS_ENABLE: fixed 0 and the two GP counters");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * Perfmon v4 (Skylake) with LBR and the freeze: a handled PMI whose
+ * GLOBAL_STATUS lacks LBR_Frz (58) acknowledges what it had and does not
+ * write LBR_Frz to IA32_PERF_GLOBAL_STATUS_RESET (390H); with LBR_Frz set
+ * it does (SDM "Freezing LBR and Performance Counters on PMI": v4 records
+ * the freeze in status bit 58; Linux intel_pmu_handle_irq acknowledges the
+ * status bits it read). Before v4 there is no such bit (the CPU clears
+ * DEBUGCTL.LBR: test_lbr_legacy_unfreeze). Hunting seed 9113: lbr_after's
+ * `perfmon_version < 4` -> `<= 4` (an unfreeze on every v4 PMI) survived.
+ */
+static bool wrote_390_bit58(void)
+{
+    for (int i = 0; i < F.nlog; i++)
+        if (F.log[i].kind == 'w' && F.log[i].msr == 0x390 && (F.log[i].val & (1ull << 58)))
+            return true;
+    return false;
+}
+static void test_v4_lbr_unfreeze_only_frozen(void)
+{
+    skylake();
+    for (unsigned i = 0; i < 32; i++) {
+        fp_set(&F, 0x680 + i, 0);
+        fp_set(&F, 0x6C0 + i, 0);
+        fp_set(&F, 0xDC0 + i, 0);
+    }
+    fp_set(&F, 0x1C9, 0);
+    fp_set(&F, 0x1C8, 0);
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    c.lbr = true;
+    c.on_lbr = on_lbr;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init with LBR");
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), NULL), DS_OK, "add");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK(S.freeze != DS_FREEZE_NONE, "a freeze (auto on v4)");
+    fp_set(&F, 0x38E, 1ull << 62); /* OvfBuffer, no LBR_Frz */
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_pmi(&S, 0, NULL), DS_OK, "PMI without LBR_Frz");
+    CHECK(!wrote_390_bit58(), "no LBR_Frz written to STATUS_RESET");
+    fp_set(&F, 0x38E, (1ull << 62) | (1ull << 58));
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_pmi(&S, 0, NULL), DS_OK, "PMI with LBR_Frz");
+    CHECK(wrote_390_bit58(), "LBR_Frz reset");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
