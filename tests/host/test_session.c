@@ -1593,6 +1593,7 @@ static void test_apebs_fixed_per_bit(void);
 static void test_count_fixed_per_bit(void);
 static void test_ds_pebs_fixed_taken(void);
 static void test_v4_lbr_unfreeze_only_frozen(void);
+static void test_count_fixed_taken(void);
 int main(void)
 {
     test_pebs_check();
@@ -1666,6 +1667,7 @@ int main(void)
     test_count_fixed_per_bit();
     test_ds_pebs_fixed_taken();
     test_v4_lbr_unfreeze_only_frozen();
+    test_count_fixed_taken();
     return check_summary();
 }
 
@@ -3079,4 +3081,22 @@ static void test_v4_lbr_unfreeze_only_frozen(void)
     CHECK_EQ(ds_session_pmi(&S, 0, NULL), DS_OK, "PMI with LBR_Frz");
     CHECK(wrote_390_bit58(), "LBR_Frz reset");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
+/*
+ * Two DS_COUNT instructions requests (Ice Lake): fixed 0 counts for one
+ * only, the second gets a GP counter; cycles still take fixed 1 (SDM
+ * fixed counters: 0 INST_RETIRED.ANY, 1 CPU_CLK_UNHALTED.CORE). Kills
+ * add_count `!((ufx >> fixed) & 1)` -> `& 2` (fixed 0 given twice).
+ */
+static void test_count_fixed_taken(void)
+{
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 0, DS_COUNT), NULL), DS_OK, "count instructions 1");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 0, DS_COUNT), NULL), DS_OK, "count instructions 2");
+    CHECK_EQ(add(gen(DS_EVENT_CYCLES, 0, DS_COUNT), NULL), DS_OK, "count cycles");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "first on fixed 0 (%d/%u)", S.req[0].kind, S.req[0].idx);
+    CHECK_EQ(S.req[1].kind, DS_CTR_GP, "second on a GP counter");
+    CHECK(S.req[2].kind == DS_CTR_FIXED && S.req[2].idx == 1, "cycles on fixed 1 (%d/%u)", S.req[2].kind, S.req[2].idx);
 }
