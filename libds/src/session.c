@@ -815,7 +815,7 @@ static void plan(struct ds_session *s)
  * GLOBAL_CTRL or DEBUGCTL, saved once.) */
 static int save1(struct ds_session *s, uint32_t msr, uint32_t wmsr)
 {
-    for (const __typeof__(s->saved[0]) *p = s->saved; p != s->saved + s->nsaved; p++)
+    for (const __typeof__(*s->saved) *p = s->saved; p != s->saved + s->nsaved; p++)
         if (p->msr == msr)
             return DS_OK;
     if (s->nsaved >= DS_SESSION_MAX_SAVED)
