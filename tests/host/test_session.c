@@ -1594,6 +1594,7 @@ static void test_count_fixed_per_bit(void);
 static void test_ds_pebs_fixed_taken(void);
 static void test_v4_lbr_unfreeze_only_frozen(void);
 static void test_count_fixed_taken(void);
+static void test_count_prec_dist_any_p(void);
 int main(void)
 {
     test_pebs_check();
@@ -1668,6 +1669,7 @@ int main(void)
     test_ds_pebs_fixed_taken();
     test_v4_lbr_unfreeze_only_frozen();
     test_count_fixed_taken();
+    test_count_prec_dist_any_p();
     return check_summary();
 }
 
@@ -3099,4 +3101,22 @@ static void test_count_fixed_taken(void)
     CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "first on fixed 0 (%d/%u)", S.req[0].kind, S.req[0].idx);
     CHECK_EQ(S.req[1].kind, DS_CTR_GP, "second on a GP counter");
     CHECK(S.req[2].kind == DS_CTR_FIXED && S.req[2].idx == 1, "cycles on fixed 1 (%d/%u)", S.req[2].kind, S.req[2].idx);
+}
+
+/*
+ * Skylake's instructions row is INST_RETIRED.PREC_DIST C0H/01H, PMC1 only
+ * (Linux ds.c INTEL_PST_CONSTRAINT(0x01c0, 0x2)). A second DS_COUNT
+ * instructions request (fixed 0 taken) counts INST_RETIRED.ANY_P C0H/00H,
+ * the same instructions, on PMC0, the first free GP counter. Resample of
+ * seed 9112: add_count's `== 0x01C0` -> `!=` (PMC1 with PREC_DIST) survived.
+ */
+static void test_count_prec_dist_any_p(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 0, DS_COUNT), NULL), DS_OK, "count instructions 1");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 0, DS_COUNT), NULL), DS_OK, "count instructions 2");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "first on fixed 0 (%d/%u)", S.req[0].kind, S.req[0].idx);
+    CHECK(S.req[1].kind == DS_CTR_GP && S.req[1].idx == 0, "second on PMC0 (%d/%u)", S.req[1].kind, S.req[1].idx);
+    CHECK_EQ(S.req[1].evtsel & 0xFFFF, 0x00C0, "second counts INST_RETIRED.ANY_P C0H/00H");
 }
