@@ -109,9 +109,8 @@ accel=tcg cpu=qemu64 why="not requested"
 if [ $tcg -eq 0 ]; then
   if why=$("$here/scripts/kvm-host.sh"); then
     accel=kvm cpu=host,migratable=no,pmu=on  # migratable=no: the host's LBR format (as kvm-unit-tests)
-  else
-    why=${why#tcg: }
   fi
+  why=${why#*: }
 fi
 if [ $accel = tcg ]; then
   echo "run.sh: KVM not used ($why): using TCG (no PMU, DS or LBR emulation; the report will show none)" >&2

@@ -94,8 +94,9 @@ static int resolve_event(const struct ds_session *s, const struct ds_request *rq
             return DS_ERR_SESSION_RAW;
         return DS_OK;
     }
-    if (rq->event == DS_EVENT_NONE)
-        return DS_ERR_SESSION_NO_EVENT;
+    /* (event NONE without raw never gets here: ds_session_add's
+     * check_request refuses it with DS_ERR_SESSION_NO_EVENT first; a second
+     * guard here was an equivalent mutant site, issue 10 seed 9112 M32) */
     int e = lookup_event(s->cpu, rq->event, d);
     if (e)
         return e;
@@ -199,10 +200,10 @@ static int cntr_group_ok(const struct ds_session *s, enum ds_pebs_fmt f, uint32_
     SES_FOR_REQ(s, i, true)
         if (s->req[i].rq.groups & DS_GROUP_METRICS)
             return DS_OK; /* fixed 3 already counts slots for the session */
-    uint32_t ugp, ufx;
-    used_counters(s, &ugp, &ufx);
-    if (((ufx >> SES_SLOTS_FIXED) & 1) || !pmi_takes(s, DS_CTR_FIXED, SES_SLOTS_FIXED))
-        return DS_ERR_SESSION_NO_COUNTER;
+    /* Fixed 3 is free here: only this group takes it (event rows name fixed
+     * 0-2, raw requests none), and fixed_mask bit 3 (checked above) puts
+     * ack bit 35 in ds_pmi_ack_mask, so pmi_takes holds. A "taken or no
+     * PMI" guard here was unreachable (issue 10 seed 9111 M73, equivalent). */
     return DS_OK;
 }
 
@@ -814,7 +815,7 @@ static void plan(struct ds_session *s)
  * GLOBAL_CTRL or DEBUGCTL, saved once.) */
 static int save1(struct ds_session *s, uint32_t msr, uint32_t wmsr)
 {
-    for (const __typeof__(s->saved[0]) *p = s->saved; p != s->saved + s->nsaved; p++)
+    for (const __typeof__(*s->saved) *p = s->saved; p != s->saved + s->nsaved; p++)
         if (p->msr == msr)
             return DS_OK;
     if (s->nsaved >= DS_SESSION_MAX_SAVED)
@@ -1252,7 +1253,9 @@ static int program_all(struct ds_session *s)
     if (!e)
         e = pmi_setup(s);
     if (!e && s->cfg.lbr) {
-        struct ds_lbr_config lc = { s->freeze != DS_FREEZE_NONE, false, 0, 0 };
+        /* no LBR_SELECT, default Arch LBR_CTL (lbr.h: arch_ctl 0); the unnamed
+         * fields zero (a written-out select 0 was an equivalent mutant site) */
+        struct ds_lbr_config lc = { .freeze_on_pmi = s->freeze != DS_FREEZE_NONE };
         e = ds_lbr_enable(cpu, s->lbrm, &lc);
         s->lbr_on = e == DS_OK;
     }
@@ -1276,7 +1279,7 @@ static int program_all(struct ds_session *s)
 static int unwind(struct ds_session *s)
 {
     int first = DS_OK, e;
-#define KEEP(x) do { e = (x); if (e && !first) first = e; } while (0)
+#define KEEP(x) do { e = (x); if (!first) first = e; } while (0) /* the first error: a DS_OK e keeps first DS_OK */
     if (s->ctx.bts_enabled)
         KEEP(ds_bts_disable(&s->ctx));
     if (s->lbr_on)
@@ -1419,14 +1422,16 @@ int ds_session_drain_now(struct ds_session *s)
     }
     if (s->ap.installed) {
         ds__zero(&st, sizeof(st));
-        if ((e = ds_arch_pebs_drain(&s->ap, pebs_sink_of(s), pebs_arg_of(s), &st)) != DS_OK && !first)
-            first = e;
+        e = ds_arch_pebs_drain(&s->ap, pebs_sink_of(s), pebs_arg_of(s), &st);
+        if (!first)
+            first = e; /* the first error (e DS_OK keeps first DS_OK) */
         stats_add(&s->pebs_stats, &st);
     }
     if (s->ctx.setup && s->ctx.bts.mem) {
         ds__zero(&st, sizeof(st));
-        if ((e = ds_bts_drain(&s->ctx, ses_bts_sink, s, &st)) != DS_OK && !first)
-            first = e;
+        e = ds_bts_drain(&s->ctx, ses_bts_sink, s, &st);
+        if (!first)
+            first = e; /* the first error (e DS_OK keeps first DS_OK) */
         stats_add(&s->bts_stats, &st);
     }
     return first;
@@ -1439,7 +1444,7 @@ int ds_session_stop(struct ds_session *s)
     if (s->state != DS_SESSION_RUNNING)
         return DS_ERR_SESSION_STATE;
     int first = DS_OK, e;
-#define KEEP(x) do { e = (x); if (e && !first) first = e; } while (0)
+#define KEEP(x) do { e = (x); if (!first) first = e; } while (0) /* the first error: a DS_OK e keeps first DS_OK */
     if (v2(s))
         KEEP(ds_pmi_pmu_enable(&s->pmi, false));
     SES_FOR_REQ(s, i, true) {
