@@ -807,6 +807,7 @@ static void test_fixed_edx_from_v2(void)
     }
 }
 
+static void test_leaf23_eax_0_and_1(void);
 int main(void)
 {
     test_pmu_kind();
@@ -834,5 +835,31 @@ int main(void)
     test_init_zeroes_caps();
     test_fixed_bitmap_from_v5();
     test_fixed_edx_from_v2();
+    test_leaf23_eax_0_and_1();
     return check_summary();
+}
+
+/*
+ * has_leaf_23 is "CPUID.(23H,0):EAX is not 0" (cpu.h), read only at max
+ * leaf >= 23H: at max leaf 23H exactly, EAX 0 is no leaf 23H (and the
+ * capability report prints no leaf23 lines), EAX 1 (one sub-leaf bit) is
+ * leaf 23H. Blind seed 9907: `r[0] != 0` -> `!= 1` survived (the Panther
+ * Lake words, 3BH, cannot tell them apart).
+ */
+static void test_leaf23_eax_0_and_1(void)
+{
+    static const uint32_t eax[] = { 0, 1 };
+    for (size_t i = 0; i < 2; i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        ptl_core(&f, false);
+        set_max_leaf(&f, 0x23);
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 0x23 && f.leaves[k].sub == 0)
+                f.leaves[k].r[0] = eax[i];
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "23H.0 EAX %u: identify", eax[i]);
+        CHECK_EQ(cpu.caps.has_leaf_23, eax[i] != 0, "23H.0 EAX %u: has_leaf_23", eax[i]);
+        CHECK_EQ(cpu.caps.leaf23_subleaves, eax[i], "23H.0 EAX %u: sub-leaves", eax[i]);
+    }
 }

@@ -1586,6 +1586,7 @@ static void test_pebs_part_4g(void);
 static void test_freeze_none_clears_stale_bit12(void);
 static void test_auto_freeze_needs_pdcm(void);
 static void test_bts_room(void);
+static void test_blind9907_bts_unavailable_and_fixed_width_65(void);
 static void test_start_write_fault_sweep(void);
 static void test_arch_lbr_ctl_default(void);
 static void test_one_pebs_owns_every_record(void);
@@ -1670,6 +1671,7 @@ int main(void)
     test_v4_lbr_unfreeze_only_frozen();
     test_count_fixed_taken();
     test_count_prec_dist_any_p();
+    test_blind9907_bts_unavailable_and_fixed_width_65();
     return check_summary();
 }
 
@@ -3119,4 +3121,35 @@ static void test_count_prec_dist_any_p(void)
     CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "first on fixed 0 (%d/%u)", S.req[0].kind, S.req[0].idx);
     CHECK(S.req[1].kind == DS_CTR_GP && S.req[1].idx == 0, "second on PMC0 (%d/%u)", S.req[1].kind, S.req[1].idx);
     CHECK_EQ(S.req[1].evtsel & 0xFFFF, 0x00C0, "second counts INST_RETIRED.ANY_P C0H/00H");
+}
+
+/*
+ * Blind seed 9907 survivors. (1) A CPU with DS whose IA32_MISC_ENABLE
+ * sets BTS_UNAVAILABLE (bit 11, SDM Vol. 4 Table 2-2) has a DS layout but
+ * no BTS: a BTS request is DS_ERR_SESSION_NO_DS (add_bts `||` -> `&&`
+ * survived: every earlier no-BTS profile had no DS at all). (2) A fixed
+ * counter width of 65 (CPUID.0AH:EDX[12:5] is 8 bits; the SDM bounds
+ * counter widths by 64; pmc.h widths 8..64) takes no fixed-counter
+ * sampling, as width 7 does (test_fixed_width_8): `w > 64` -> `> 65`
+ * survived.
+ */
+static void test_blind9907_bts_unavailable_and_fixed_width_65(void)
+{
+    skylake();
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 11));
+    identify(true);
+    CHECK(cpu.caps.ds && !cpu.caps.bts_advertised && cpu.caps.pebs_advertised, "DS and PEBS, BTS unavailable");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request t;
+    memset(&t, 0, sizeof t);
+    t.mode = DS_TRACE_BTS;
+    CHECK_EQ(add(t, NULL), DS_ERR_SESSION_NO_DS, "BTS with BTS_UNAVAILABLE");
+    t.mode = DS_TRACE_BTS_CIRCULAR;
+    CHECK_EQ(add(t, NULL), DS_ERR_SESSION_NO_DS, "circular BTS with BTS_UNAVAILABLE");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS still taken");
+    fam6(0x000706E5, 0x08300805, 0xF, (65u << 5) | 4, 0x64BF); /* ICL, 4 fixed x 65 bits */
+    CHECK_EQ(cpu.caps.fixed_width, 65, "fixed width 65 as CPUID says");
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK(add(gen(DS_EVENT_INSTRUCTIONS, 64, DS_SAMPLE_PRECISE), NULL) != DS_OK || S.req[0].kind != DS_CTR_FIXED,
+          "width 65: no fixed-counter sampling");
 }
