@@ -426,6 +426,9 @@ static void test_setup_table(void)
         { cfg_of((void *)(uintptr_t)0x40000010u, 0x100000, 0, 0), DS_ERR_APEBS_MEM_ALIGN, "pointer 16-byte aligned only" },
         { cfg_of(pg, 0x100800, 0, 0), DS_ERR_APEBS_BASE_ALIGN, "physical not 4 KiB aligned" },
         { cfg_of(pg, 0x100008, 0, 0), DS_ERR_APEBS_BASE_ALIGN, "physical low bits (would alias the size code)" },
+        /* bit 0 alone (blind seed 9931: `PAGE - 1` -> `PAGE - 2` survived) */
+        { cfg_of(pg, 0x100001, 0, 0), DS_ERR_APEBS_BASE_ALIGN, "physical bit 0 set" },
+        { cfg_of((void *)(uintptr_t)0x40000001u, 0x100000, 0, 0), DS_ERR_APEBS_MEM_ALIGN, "pointer bit 0 set" },
         { cfg_of(pg, top46 - 4096, 0, 0), DS_OK, "last page below MAXPHYADDR 46" },
         { cfg_of(pg, top46 - 4096, 1, 0), DS_ERR_APEBS_PHYS_ADDR, "8 KiB crossing 2^46" },
         { cfg_of(pg, top46, 0, 0), DS_ERR_APEBS_PHYS_ADDR, "at 2^46" },
