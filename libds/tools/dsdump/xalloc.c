@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Allocation that does not return on failure: see xalloc.h. */
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void oom(void)
+{
+    fprintf(stderr, "dsdump: out of memory\n");
+    exit(2);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n);
+    if (!p)
+        oom();
+    return p;
+}
