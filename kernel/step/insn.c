@@ -2,14 +2,24 @@
 /*
  * Single-step instruction classifier: see insn.h. Opcode properties come from
  * the Intel SDM Vol. 2, Appendix A "Opcode Map" (one-byte, two-byte 0F and
- * three-byte 0F 38 / 0F 3A maps) and "Instruction Format" (prefixes, REX,
- * ModRM, SIB, displacement and immediate sizes). Freestanding: no libc.
+ * three-byte 0F 38 / 0F 3A maps, and the opcode extensions by ModRM.reg of
+ * Table A-6) and "Instruction Format" (prefixes, REX, ModRM, SIB, displacement
+ * and immediate sizes). Freestanding: no libc.
+ *
+ * Table-driven: each opcode of a map has one 32-bit attribute word saying
+ * what follows the opcode (ModRM, immediate and relative-displacement sizes,
+ * moffs), where it is invalid, its branch kind, how it accesses a ModRM
+ * memory operand and the size of that access. Opcodes whose meaning depends
+ * on ModRM.reg (groups 1, 3, 4, 5, 8, 11) name a group table, whose row for
+ * the reg field adds the attributes of that form. step_decode() then reads
+ * the bytes in order: prefixes, opcode, ModRM/SIB/displacement, immediates.
  */
 #include "insn.h"
 
 #include <stdbool.h>
 
-/* Opcode properties (additive immediate sizes). */
+/* Attribute bits 0-15: what follows the opcode and where it is valid
+ * (additive immediate sizes). */
 #define P_M   0x0001u /* ModRM follows */
 #define P_IB  0x0002u /* imm8 */
 #define P_IW  0x0004u /* imm16 */
@@ -22,131 +32,149 @@
 #define P_I64 0x0200u /* invalid in 64-bit mode (#UD) */
 #define P_UD  0x0400u /* undefined opcode */
 #define P_PF  0x0800u /* prefix byte (handled before the table) */
-#define P_ESC 0x1000u /* 0F escape */
+#define P_ESC 0x1000u /* 0F escape (0F 38 / 0F 3A in the 0F map) */
+#define P_MEM 0x2000u /* the ModRM operand must be memory (#UD with mod = 11b) */
+#define P_REG 0x4000u /* the mod field is ignored: always a register (MOV CR/DR) */
+#define P_STR 0x8000u /* string instruction (STEP_I_STRING) */
+
+/* Bits 16-19: the branch kind (enum step_br_kind). */
+#define K_SHIFT 16u
+#define K(k) ((uint32_t)(k) << K_SHIFT)
+
+/* Bits 20-23: memory access of the ModRM r/m operand (or moffs) when it is in memory. */
+#define A_SHIFT 20u
+#define A_UNK   0u /* accesses memory in a way this decoder does not classify */
+#define A_NONE  1u /* no access (LEA, hint NOPs, prefetches) */
+#define A_LOAD  2u
+#define A_STORE 3u
+#define A_RMW   4u
+#define A_LD64  5u /* 63: MOVSXD (load) in 64-bit mode, ARPL (read-modify-write) otherwise */
+#define A(a) ((uint32_t)(a) << A_SHIFT)
+
+/* Bits 24-27: bytes accessed at that operand. */
+#define S_SHIFT    24u
+#define SZ_OP      0u /* the operand size, 1 with P_BY */
+#define SZ_1       1u
+#define SZ_2       2u
+#define SZ_63      3u /* 63: m32 (MOVSXD) in 64-bit mode, m16 (ARPL) otherwise */
+#define SZ_FARPTR  4u /* m16:16/32/64: 2 + operand size (LES, LDS, far JMP/CALL) */
+#define SZ_BOUND   5u /* m16&16 / m32&32: twice the operand size */
+#define SZ_STACK   6u /* PUSH/POP r/m: 8 in 64-bit mode (2 with 66), else the operand size */
+#define SZ_BRANCH  7u /* near JMP/CALL r/m: 8 in 64-bit mode (66 ignored), else the operand size */
+#define S(s) ((uint32_t)(s) << S_SHIFT)
+
+/* Bits 28-30: the group table that completes the attributes by ModRM.reg. */
+#define G_SHIFT 28u
+#define G_NONE 0u
+#define G_1    1u /* 80-83 */
+#define G_3B   2u /* F6 */
+#define G_3V   3u /* F7 */
+#define G_4    4u /* FE */
+#define G_5    5u /* FF */
+#define G_8    6u /* 0F BA */
+#define G_11   7u /* C6, C7 */
+#define G(g) ((uint32_t)(g) << G_SHIFT)
 
 #define M_  P_M
 #define MB  (P_M | P_BY)
 #define IBB (P_IB | P_BY)
+#define AL  A(A_LOAD)
+#define AS  A(A_STORE)
+#define AR  A(A_RMW)
+#define AN  A(A_NONE)
+#define JCC8  (P_R8 | K(STEP_BR_JCC))
+#define JCCZ  (P_RZ | K(STEP_BR_JCC))
+#define LOOP8 (P_R8 | K(STEP_BR_LOOP))
+#define OTHER K(STEP_BR_OTHER)
+/* ALU op r/m, r; op r, r/m; op AL/rAX, imm (00-05, 08-0D, ... 38-3D; CMP only reads). */
+#define ALU6 MB | AR, M_ | AR, MB | AL, M_ | AL, IBB, P_IZ
+#define CMP6 MB | AL, M_ | AL, MB | AL, M_ | AL, IBB, P_IZ
 
 /* One-byte opcode map (SDM Table A-2). */
-static const uint16_t map1[256] = {
-    /* 00 */ MB, M_, MB, M_, IBB, P_IZ, P_I64, P_I64, MB, M_, MB, M_, IBB, P_IZ, P_I64, P_ESC,
-    /* 10 */ MB, M_, MB, M_, IBB, P_IZ, P_I64, P_I64, MB, M_, MB, M_, IBB, P_IZ, P_I64, P_I64,
-    /* 20 */ MB, M_, MB, M_, IBB, P_IZ, P_PF, P_I64, MB, M_, MB, M_, IBB, P_IZ, P_PF, P_I64,
-    /* 30 */ MB, M_, MB, M_, IBB, P_IZ, P_PF, P_I64, MB, M_, MB, M_, IBB, P_IZ, P_PF, P_I64,
+static const uint32_t map1[256] = {
+    /* 00 */ ALU6, P_I64, P_I64, ALU6, P_I64, P_ESC,
+    /* 10 */ ALU6, P_I64, P_I64, ALU6, P_I64, P_I64,
+    /* 20 */ ALU6, P_PF, P_I64, ALU6, P_PF, P_I64,
+    /* 30 */ ALU6, P_PF, P_I64, CMP6, P_PF, P_I64,
     /* 40 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* INC/DEC; REX in 64-bit mode */
     /* 50 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    /* 60 */ P_I64, P_I64, P_M | P_I64, M_, P_PF, P_PF, P_PF, P_PF,
-             P_IZ, P_M | P_IZ, P_IB, P_M | P_IB, P_BY, 0, P_BY, 0,
-    /* 70 */ P_R8, P_R8, P_R8, P_R8, P_R8, P_R8, P_R8, P_R8,
-             P_R8, P_R8, P_R8, P_R8, P_R8, P_R8, P_R8, P_R8,
-    /* 80 */ P_M | IBB, P_M | P_IZ, P_M | IBB | P_I64, P_M | P_IB, MB, M_, MB, M_,
-             MB, M_, MB, M_, M_, M_, M_, M_,
-    /* 90 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, P_IZ | P_IW | P_I64, 0, 0, 0, 0, 0,
-    /* A0 */ P_MO | P_BY, P_MO, P_MO | P_BY, P_MO, P_BY, 0, P_BY, 0,
-             IBB, P_IZ, P_BY, 0, P_BY, 0, P_BY, 0,
+    /* 60 */ P_I64, P_I64, P_M | P_I64 | P_MEM | AL | S(SZ_BOUND), M_ | A(A_LD64) | S(SZ_63),
+             P_PF, P_PF, P_PF, P_PF,
+             P_IZ, P_M | P_IZ | AL, P_IB, P_M | P_IB | AL,
+             P_BY | P_STR, P_STR, P_BY | P_STR, P_STR,
+    /* 70 */ JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8,
+             JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8,
+    /* 80 */ P_M | IBB | G(G_1), P_M | P_IZ | G(G_1), P_M | IBB | P_I64 | G(G_1), P_M | P_IB | G(G_1),
+             MB | AL, M_ | AL, MB | AR, M_ | AR,                 /* TEST, XCHG */
+             MB | AS, M_ | AS, MB | AL, M_ | AL,                 /* MOV */
+             M_ | AS | S(SZ_2), M_ | AN | P_MEM, M_ | AL | S(SZ_2), M_ | AS | S(SZ_STACK), /* MOV Sreg, LEA, POP */
+    /* 90 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, P_IZ | P_IW | P_I64 | K(STEP_BR_FAR), 0, 0, 0, 0, 0,
+    /* A0 */ P_MO | P_BY | AL, P_MO | AL, P_MO | P_BY | AS, P_MO | AS,
+             P_BY | P_STR, P_STR, P_BY | P_STR, P_STR,
+             IBB, P_IZ, P_BY | P_STR, P_STR, P_BY | P_STR, P_STR, P_BY | P_STR, P_STR,
     /* B0 */ IBB, IBB, IBB, IBB, IBB, IBB, IBB, IBB,
              P_IV, P_IV, P_IV, P_IV, P_IV, P_IV, P_IV, P_IV,
-    /* C0 */ P_M | IBB, P_M | P_IB, P_IW, 0, P_M | P_I64, P_M | P_I64, P_M | IBB, P_M | P_IZ,
-             P_IW | P_IB, 0, P_IW, 0, 0, P_IB, P_I64, 0,
-    /* D0 */ MB, M_, MB, M_, P_IB | P_I64, P_IB | P_I64, P_UD, 0, M_, M_, M_, M_, M_, M_, M_, M_,
-    /* E0 */ P_R8, P_R8, P_R8, P_R8, IBB, P_IB, IBB, P_IB,
-             P_RZ, P_RZ, P_IZ | P_IW | P_I64, P_R8, P_BY, 0, P_BY, 0,
-    /* F0 */ P_PF, 0, P_PF, P_PF, 0, 0, MB, M_, 0, 0, 0, 0, 0, 0, MB, M_,
+    /* C0 */ P_M | IBB | AR, P_M | P_IB | AR, P_IW | K(STEP_BR_RET), K(STEP_BR_RET),
+             P_M | P_I64 | P_MEM | AL | S(SZ_FARPTR), P_M | P_I64 | P_MEM | AL | S(SZ_FARPTR), /* LES, LDS */
+             P_M | IBB | G(G_11), P_M | P_IZ | G(G_11),
+             P_IW | P_IB, 0, P_IW | K(STEP_BR_FAR), K(STEP_BR_FAR),
+             OTHER, P_IB | OTHER, P_I64 | OTHER, OTHER,          /* INT3, INT n, INTO, IRET */
+    /* D0 */ MB | AR, M_ | AR, MB | AR, M_ | AR, P_IB | P_I64, P_IB | P_I64, P_UD, 0,
+             M_, M_, M_, M_, M_, M_, M_, M_,                     /* x87 */
+    /* E0 */ LOOP8, LOOP8, LOOP8, LOOP8, IBB, P_IB, IBB, P_IB,
+             P_RZ | K(STEP_BR_CALL_REL), P_RZ | K(STEP_BR_JMP_REL),
+             P_IZ | P_IW | P_I64 | K(STEP_BR_FAR), P_R8 | K(STEP_BR_JMP_REL), P_BY, 0, P_BY, 0,
+    /* F0 */ P_PF, OTHER, P_PF, P_PF, 0, 0, MB | G(G_3B), M_ | G(G_3V),
+             0, 0, 0, 0, 0, 0, MB | G(G_4), M_ | G(G_5),
 };
 
+#define MN (M_ | AN)
+#define SETCC (M_ | AS | S(SZ_1))
+
 /* Two-byte opcode map, 0F xx (SDM Table A-3). */
-static const uint16_t map2[256] = {
-    /* 00 */ M_, M_, M_, M_, P_UD, 0, 0, 0, 0, 0, P_UD, 0, P_UD, M_, 0, P_M | P_IB,
-    /* 10 */ M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_,
-    /* 20 */ M_, M_, M_, M_, P_UD, P_UD, P_UD, P_UD, M_, M_, M_, M_, M_, M_, M_, M_,
-    /* 30 */ 0, 0, 0, 0, 0, 0, P_UD, 0, P_ESC, P_UD, P_ESC, P_UD, P_UD, P_UD, P_UD, P_UD,
-    /* 40 */ M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_,
+static const uint32_t map2[256] = {
+    /* 00 */ M_, M_, M_, M_, P_UD, OTHER, 0, OTHER, 0, 0, P_UD, 0, P_UD, MN, 0, P_M | P_IB, /* SYSCALL, SYSRET */
+    /* 10 */ M_, M_, M_, M_, M_, M_, M_, M_, MN, MN, MN, MN, MN, MN, MN, MN,
+    /* 20 */ M_ | P_REG, M_ | P_REG, M_ | P_REG, M_ | P_REG, P_UD, P_UD, P_UD, P_UD,
+             M_, M_, M_, M_, M_, M_, M_, M_,
+    /* 30 */ 0, 0, 0, 0, OTHER, OTHER, P_UD, 0, P_ESC, P_UD, P_ESC, P_UD, P_UD, P_UD, P_UD, P_UD,
+    /* 40 */ M_ | AL, M_ | AL, M_ | AL, M_ | AL, M_ | AL, M_ | AL, M_ | AL, M_ | AL, /* CMOVcc */
+             M_ | AL, M_ | AL, M_ | AL, M_ | AL, M_ | AL, M_ | AL, M_ | AL, M_ | AL,
     /* 50 */ M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_,
     /* 60 */ M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_,
     /* 70 */ P_M | P_IB, P_M | P_IB, P_M | P_IB, P_M | P_IB, M_, M_, M_, 0,
              M_, M_, P_UD, P_UD, M_, M_, M_, M_,
-    /* 80 */ P_RZ, P_RZ, P_RZ, P_RZ, P_RZ, P_RZ, P_RZ, P_RZ,
-             P_RZ, P_RZ, P_RZ, P_RZ, P_RZ, P_RZ, P_RZ, P_RZ,
-    /* 90 */ M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_,
-    /* A0 */ 0, 0, 0, M_, P_M | P_IB, M_, P_UD, P_UD, 0, 0, 0, M_, P_M | P_IB, M_, M_, M_,
-    /* B0 */ MB, M_, M_, M_, M_, M_, M_, M_, M_, M_, P_M | P_IB, M_, M_, M_, M_, M_,
-    /* C0 */ MB, M_, P_M | P_IB, M_, P_M | P_IB, P_M | P_IB, P_M | P_IB, M_,
+    /* 80 */ JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ,
+             JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ,
+    /* 90 */ SETCC, SETCC, SETCC, SETCC, SETCC, SETCC, SETCC, SETCC,
+             SETCC, SETCC, SETCC, SETCC, SETCC, SETCC, SETCC, SETCC,
+    /* A0 */ 0, 0, 0, M_ | AL, P_M | P_IB | AR, M_ | AR, P_UD, P_UD,      /* BT, SHLD */
+             0, 0, OTHER, M_ | AR, P_M | P_IB | AR, M_ | AR, M_, M_ | AL, /* RSM, BTS, SHRD, IMUL */
+    /* B0 */ MB | AR, M_ | AR, M_, M_ | AR, M_, M_, M_ | AL | S(SZ_1), M_ | AL | S(SZ_2), /* CMPXCHG, BTR, MOVZX */
+             M_ | AL, M_, P_M | P_IB | G(G_8), M_ | AR,                  /* POPCNT, BTC */
+             M_ | AL, M_ | AL, M_ | AL | S(SZ_1), M_ | AL | S(SZ_2),     /* BSF, BSR, MOVSX */
+    /* C0 */ MB | AR, M_ | AR, P_M | P_IB, M_ | AS, P_M | P_IB, P_M | P_IB, P_M | P_IB, M_, /* XADD, MOVNTI */
              0, 0, 0, 0, 0, 0, 0, 0,
     /* D0 */ M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_,
     /* E0 */ M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_,
     /* F0 */ M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_, M_,
 };
 
-/* Memory access of the ModRM r/m operand when it is in memory. */
-#define A_NONE  0u /* no access (LEA, hint NOPs, prefetches) */
-#define A_LOAD  1u
-#define A_STORE 2u
-#define A_RMW   3u
-#define A_UNK   4u /* accesses memory in a way this decoder does not classify */
-
-static unsigned access_map1(uint8_t op, unsigned reg, unsigned mode)
-{
-    if (op < 0x40) {
-        switch (op & 7u) {
-        case 0: case 1:              /* ALU r/m, r */
-            return (op & 0x38u) == 0x38u ? A_LOAD : A_RMW; /* CMP only reads */
-        case 2: case 3:              /* ALU r, r/m */
-            return A_LOAD;
-        default:
-            return A_NONE;
-        }
-    }
-    switch (op) {
-    case 0x62: return A_LOAD;                          /* BOUND */
-    case 0x63: return mode == STEP_MODE_64 ? A_LOAD : A_RMW; /* MOVSXD / ARPL */
-    case 0x69: case 0x6B: return A_LOAD;               /* IMUL r, r/m, imm */
-    case 0x80: case 0x81: case 0x82: case 0x83:
-        return reg == 7 ? A_LOAD : A_RMW;              /* CMP reads only */
-    case 0x84: case 0x85: return A_LOAD;               /* TEST */
-    case 0x86: case 0x87: return A_RMW;                /* XCHG */
-    case 0x88: case 0x89: case 0x8C: return A_STORE;   /* MOV r/m, r / Sreg */
-    case 0x8A: case 0x8B: case 0x8E: return A_LOAD;    /* MOV r, r/m / Sreg, r/m */
-    case 0x8D: return A_NONE;                          /* LEA */
-    case 0x8F: return A_STORE;                         /* POP r/m */
-    case 0xC0: case 0xC1: case 0xD0: case 0xD1: case 0xD2: case 0xD3:
-        return A_RMW;                                  /* shifts/rotates */
-    case 0xC4: case 0xC5: return A_LOAD;               /* LES/LDS */
-    case 0xC6: case 0xC7: return reg == 0 ? A_STORE : A_UNK; /* MOV r/m, imm */
-    case 0xF6: case 0xF7:
-        return (reg == 2 || reg == 3) ? A_RMW : A_LOAD; /* NOT/NEG; TEST/MUL/DIV */
-    case 0xFE: return reg <= 1 ? A_RMW : A_UNK;        /* INC/DEC */
-    case 0xFF:
-        if (reg <= 1)
-            return A_RMW;                              /* INC/DEC */
-        return reg == 7 ? A_UNK : A_LOAD;              /* CALL/CALLF/JMP/JMPF/PUSH */
-    default:
-        return A_UNK;                                  /* x87 D8-DF etc. */
-    }
-}
-
-static unsigned access_map2(uint8_t op, unsigned reg)
-{
-    if (op >= 0x40 && op <= 0x4F)
-        return A_LOAD;                                 /* CMOVcc (always reads) */
-    if (op >= 0x90 && op <= 0x9F)
-        return A_STORE;                                /* SETcc */
-    switch (op) {
-    case 0x0D: case 0x18: case 0x19: case 0x1A: case 0x1B: case 0x1C:
-    case 0x1D: case 0x1E: case 0x1F:
-        return A_NONE;                                 /* prefetch / hint NOP */
-    case 0xA3: return A_LOAD;                          /* BT */
-    case 0xAB: case 0xB3: case 0xBB: return A_RMW;     /* BTS/BTR/BTC */
-    case 0xA4: case 0xA5: case 0xAC: case 0xAD: return A_RMW; /* SHLD/SHRD */
-    case 0xAF: return A_LOAD;                          /* IMUL r, r/m */
-    case 0xB0: case 0xB1: case 0xC0: case 0xC1: return A_RMW; /* CMPXCHG/XADD */
-    case 0xB6: case 0xB7: case 0xBE: case 0xBF: return A_LOAD; /* MOVZX/MOVSX */
-    case 0xB8: case 0xBC: case 0xBD: return A_LOAD;    /* POPCNT/BSF/BSR */
-    case 0xBA: return reg == 4 ? A_LOAD : (reg >= 5 ? A_RMW : A_UNK); /* BT/BTS/BTR/BTC imm */
-    case 0xC3: return A_STORE;                         /* MOVNTI */
-    default: return A_UNK;                             /* SSE/MMX/system */
-    }
-}
+/* Opcode extensions by ModRM.reg (SDM Table A-6), added to the opcode's attributes. */
+static const uint32_t groups[8][8] = {
+    [G_1] = {AR, AR, AR, AR, AR, AR, AR, AL},              /* ADD..XOR r/m, imm; CMP reads only */
+    [G_3B] = {P_IB | AL, P_IB | AL, AR, AR, AL, AL, AL, AL}, /* TEST imm8, NOT, NEG, MUL..IDIV */
+    [G_3V] = {P_IZ | AL, P_IZ | AL, AR, AR, AL, AL, AL, AL}, /* TEST imm16/32, ... */
+    [G_4] = {AR, AR},                                      /* INC, DEC */
+    [G_5] = {AR, AR,                                       /* INC, DEC */
+             K(STEP_BR_CALL_IND) | AL | S(SZ_BRANCH),
+             K(STEP_BR_FAR) | P_MEM | AL | S(SZ_FARPTR),   /* CALLF m16:16/32/64 */
+             K(STEP_BR_JMP_IND) | AL | S(SZ_BRANCH),
+             K(STEP_BR_FAR) | P_MEM | AL | S(SZ_FARPTR),   /* JMPF */
+             AL | S(SZ_STACK)},                            /* PUSH */
+    [G_8] = {0, 0, 0, 0, AL, AR, AR, AR},                  /* BT, BTS, BTR, BTC r/m, imm8 */
+    [G_11] = {AS},                                         /* MOV r/m, imm (XABORT/XBEGIN: reg 7) */
+};
 
 static const char *const kind_names[STEP_BR__COUNT] = {
     "none", "jcc", "jmp_rel", "jmp_ind", "call_rel", "call_ind", "ret", "loop", "far", "other",
@@ -200,41 +228,269 @@ static void clear(struct step_insn *o)
         p[i] = 0;
 }
 
-static void classify(struct step_insn *o, unsigned reg, bool mem)
-{
-    uint8_t op = o->opcode;
+/* What step_decode has read so far; its steps below fill it in order. */
+struct dec {
+    const uint8_t *code;
+    size_t lim;              /* bytes that may be read: min(avail, 15) */
+    size_t i;                /* the next byte */
+    enum step_err short_err; /* an instruction past lim: TRUNC if avail < 15, else TOOLONG */
+    bool m64;
+    bool last_2e, last_3e;   /* the last of the 2E/3E prefixes */
+    bool mem;                /* an explicit memory operand */
+    uint32_t fl;             /* STEP_I_* */
+    uint32_t attr;           /* the opcode's attributes (its group's row added) */
+    unsigned reg;            /* ModRM.reg, 0 without ModRM */
+    unsigned rel_len;        /* bytes of rel8/rel16/rel32, 0 if none */
+};
 
-    if (o->map == 1) {
-        if (op >= 0x80 && op <= 0x8F)
-            o->kind = STEP_BR_JCC;
-        else if (op == 0x05 || op == 0x07 || op == 0x34 || op == 0x35 || op == 0xAA)
-            o->kind = STEP_BR_OTHER;   /* SYSCALL SYSRET SYSENTER SYSEXIT RSM */
-        return;
+/* Legacy prefixes in any order; REX counts only directly before the opcode.
+ * Then the operand and address sizes. */
+static enum step_err dec_prefixes(struct dec *d, struct step_insn *out)
+{
+    uint8_t rex = 0;
+    for (;;) {
+        if (d->i >= d->lim)
+            return d->short_err;
+        uint8_t b = d->code[d->i];
+        bool legacy = true;
+        switch (b) {
+        case 0xF0: d->fl |= STEP_I_LOCK; break;
+        case 0xF2: d->fl |= STEP_I_REPNE; break;
+        case 0xF3: d->fl |= STEP_I_REP; break;
+        case 0x66: d->fl |= STEP_I_OPSIZE; break;
+        case 0x67: d->fl |= STEP_I_ADDRSIZE; break;
+        case 0x26: out->seg = STEP_SEG_ES; break;
+        case 0x2E: out->seg = STEP_SEG_CS; break;
+        case 0x36: out->seg = STEP_SEG_SS; break;
+        case 0x3E: out->seg = STEP_SEG_DS; break;
+        case 0x64: out->seg = STEP_SEG_FS; break;
+        case 0x65: out->seg = STEP_SEG_GS; break;
+        default: legacy = false; break;
+        }
+        if (legacy) {
+            rex = 0; /* a REX before a legacy prefix is ignored */
+            d->last_2e = b == 0x2E ? true : (b == 0x3E ? false : d->last_2e);
+            d->last_3e = b == 0x3E ? true : (b == 0x2E ? false : d->last_3e);
+            d->i++;
+            continue;
+        }
+        if (d->m64 && (b & 0xF0u) == 0x40u) {
+            rex = b;
+            d->i++;
+            continue;
+        }
+        break;
     }
-    if (o->map != 0)
-        return;
-    if (op >= 0x70 && op <= 0x7F)
-        o->kind = STEP_BR_JCC;
-    else if (op >= 0xE0 && op <= 0xE3)
-        o->kind = STEP_BR_LOOP;
-    else if (op == 0xEB || op == 0xE9)
-        o->kind = STEP_BR_JMP_REL;
-    else if (op == 0xE8)
-        o->kind = STEP_BR_CALL_REL;
-    else if (op == 0xC3 || op == 0xC2)
-        o->kind = STEP_BR_RET;
-    else if (op == 0xCA || op == 0xCB || op == 0x9A || op == 0xEA)
-        o->kind = STEP_BR_FAR;
-    else if (op == 0xCC || op == 0xCD || op == 0xCE || op == 0xF1 || op == 0xCF)
-        o->kind = STEP_BR_OTHER;
-    else if (op == 0xFF) {
-        if (reg == 2)
-            o->kind = STEP_BR_CALL_IND;
-        else if (reg == 4)
-            o->kind = STEP_BR_JMP_IND;
-        else if ((reg == 3 || reg == 5) && mem)
-            o->kind = STEP_BR_FAR;
+    out->nprefix = (uint8_t)d->i;
+    out->rex = rex;
+    bool o16 = (d->fl & STEP_I_OPSIZE) != 0, a16 = (d->fl & STEP_I_ADDRSIZE) != 0;
+    out->opsize = d->m64 && (rex & 0x08u) ? 8 : (o16 ? 2 : 4);
+    out->addrsize = d->m64 ? (a16 ? 4 : 8) : (a16 ? 2 : 4);
+    return STEP_OK;
+}
+
+/* VEX/EVEX/XOP/REX2 escapes of the one-byte map (SDM "VEX prefix", "EVEX";
+ * AMD XOP): *vex set, or short_err when the byte that tells is missing. */
+static enum step_err dec_vex(const struct dec *d, uint8_t op, bool *vex)
+{
+    *vex = false;
+    if (op == 0xC4 || op == 0xC5 || op == 0x62) {
+        if (d->m64) {
+            *vex = true;
+        } else {
+            if (d->i >= d->lim)
+                return d->short_err;
+            *vex = (d->code[d->i] & 0xC0u) == 0xC0u; /* LES/LDS/BOUND need a memory operand */
+        }
+    } else if (op == 0x8F) {
+        if (d->i >= d->lim)
+            return d->short_err;
+        *vex = (d->code[d->i] & 0x38u) != 0; /* POP r/m is 8F /0 only */
+    } else if (op == 0xD5 && d->m64) {
+        *vex = true; /* REX2 (APX); AAD is invalid in 64-bit mode */
     }
+    return STEP_OK;
+}
+
+/* The opcode, its map and its attributes; VEX-like escapes and undefined opcodes refused. */
+static enum step_err dec_opcode(struct dec *d, struct step_insn *out)
+{
+    uint8_t op = d->code[d->i++];
+    if (op == 0x0F) {
+        if (d->i >= d->lim)
+            return d->short_err;
+        op = d->code[d->i++];
+        if (op == 0x38 || op == 0x3A) {
+            out->map = op == 0x38 ? 2 : 3;
+            if (d->i >= d->lim)
+                return d->short_err;
+            op = d->code[d->i++];
+            d->attr = out->map == 2 ? P_M : (P_M | P_IB); /* every 0F 38 / 0F 3A opcode has ModRM */
+        } else {
+            out->map = 1;
+            d->attr = map2[op];
+        }
+    } else {
+        out->map = 0;
+        d->attr = map1[op];
+        bool vex;
+        enum step_err e = dec_vex(d, op, &vex);
+        if (e != STEP_OK)
+            return e;
+        if (vex) {
+            out->opcode = op;
+            out->flags = d->fl;
+            return STEP_ERR_VEX;
+        }
+    }
+    out->opcode = op;
+    if ((d->attr & P_UD) || ((d->attr & P_I64) && d->m64))
+        return STEP_ERR_UNDEF;
+    return STEP_OK;
+}
+
+/* Displacement bytes of a ModRM memory operand (SIB base 101b with mod 00: disp32). */
+static unsigned disp_len(unsigned addrsize, unsigned mod, unsigned rm, uint8_t sib)
+{
+    if (addrsize == 2) /* SDM "16-Bit Addressing Forms with the ModR/M Byte" */
+        return (mod == 0 && rm == 6) || mod == 2 ? 2 : (mod == 1 ? 1 : 0);
+    if (mod == 0)
+        return rm == 5 || (rm == 4 && (sib & 7u) == 5u) ? 4 : 0;
+    return mod == 1 ? 1 : 4;
+}
+
+/* ModRM (the group row for its reg added to the attributes), SIB, displacement. */
+static enum step_err dec_modrm(struct dec *d, struct step_insn *out)
+{
+    if (!(d->attr & P_M))
+        return STEP_OK;
+    if (d->i >= d->lim)
+        return d->short_err;
+    uint8_t modrm = d->code[d->i++];
+    unsigned mod = modrm >> 6, rm = modrm & 7u;
+    out->modrm = modrm;
+    d->fl |= STEP_I_MODRM;
+    d->reg = (modrm >> 3) & 7u;
+    d->attr |= groups[d->attr >> G_SHIFT & 7u][d->reg];
+    if (mod == 3 || (d->attr & P_REG))
+        return STEP_OK;
+    d->mem = true;
+    if (out->addrsize != 2 && rm == 4) {
+        if (d->i >= d->lim)
+            return d->short_err;
+        out->sib = d->code[d->i++];
+        d->fl |= STEP_I_SIB;
+    }
+    if (out->addrsize != 2 && mod == 0 && rm == 5 && d->m64)
+        d->fl |= STEP_I_RIPREL;
+    unsigned n = disp_len(out->addrsize, mod, rm, out->sib);
+    if (n) {
+        if (d->i + n > d->lim)
+            return d->short_err;
+        out->disp = (int64_t)sext(le(d->code + d->i, n), n);
+        d->i += n;
+    }
+    return STEP_OK;
+}
+
+/* Immediates, moffs and relative displacements; then the length. */
+static enum step_err dec_imm(struct dec *d, struct step_insn *out)
+{
+    unsigned imm = 0;
+    if (d->attr & P_IB)
+        imm += 1;
+    if (d->attr & P_IW)
+        imm += 2;
+    if (d->attr & P_IZ)
+        imm += out->opsize == 2 ? 2 : 4;
+    if (d->attr & P_IV)
+        imm += out->opsize;
+    if (d->attr & P_MO) {
+        imm += out->addrsize;
+        d->mem = true;
+        d->fl |= STEP_I_MOFFS;
+    }
+    if (d->attr & P_R8)
+        d->rel_len = 1;
+    if (d->attr & P_RZ) /* Intel: 66 is ignored by near branches in 64-bit mode */
+        d->rel_len = (!d->m64 && out->opsize == 2) ? 2 : 4;
+    imm += d->rel_len;
+    if (d->i + imm > d->lim)
+        return d->short_err;
+    if (d->fl & STEP_I_MOFFS)
+        out->disp = (int64_t)le(d->code + d->i, out->addrsize);
+    out->imm_len = (uint8_t)imm;
+    d->i += imm;
+    out->len = (uint8_t)d->i;
+    return STEP_OK;
+}
+
+/* Branch kind, relative target, and what the prefixes mean on a branch. */
+static void dec_branch(struct dec *d, struct step_insn *out)
+{
+    out->kind = (uint8_t)(d->attr >> K_SHIFT & 15u);
+    if (d->rel_len) {
+        /* Branch operand size: 64 bits in 64-bit mode, else 16 or 32. */
+        unsigned bsz = d->m64 ? 8u : out->opsize;
+        out->rel = (int64_t)sext(le(d->code + d->i - d->rel_len, d->rel_len), d->rel_len);
+        out->target = wrap(out->ip + out->len + (uint64_t)out->rel, bsz);
+        d->fl |= STEP_I_REL;
+    }
+    if (out->kind == STEP_BR_JCC || out->kind == STEP_BR_LOOP)
+        d->fl |= STEP_I_COND;
+    if (out->kind == STEP_BR_JCC) {
+        if (d->last_2e)
+            d->fl |= STEP_I_HINT_NT;
+        if (d->last_3e)
+            d->fl |= STEP_I_HINT_T;
+    }
+    if ((out->kind == STEP_BR_JMP_IND || out->kind == STEP_BR_CALL_IND) && d->last_3e)
+        d->fl |= STEP_I_NOTRACK;
+    if ((d->fl & STEP_I_REPNE) && out->kind >= STEP_BR_JCC && out->kind <= STEP_BR_RET)
+        d->fl |= STEP_I_BND;
+    if (d->attr & P_STR)
+        d->fl |= STEP_I_STRING;
+}
+
+/* The access class of the memory operand (A_UNK for the 0F 38 / 0F 3A maps but MOVBE). */
+static unsigned mem_access(const struct dec *d, const struct step_insn *out)
+{
+    unsigned acc = d->attr >> A_SHIFT & 15u;
+    if (out->map == 2 && (out->opcode == 0xF0 || out->opcode == 0xF1) &&
+        !(d->fl & (STEP_I_OPSIZE | STEP_I_REPNE | STEP_I_REP)))
+        return out->opcode == 0xF0 ? A_LOAD : A_STORE; /* MOVBE */
+    if (acc == A_LD64)
+        return d->m64 ? A_LOAD : A_RMW;
+    return acc;
+}
+
+static unsigned mem_size(const struct dec *d, const struct step_insn *out)
+{
+    switch (d->attr >> S_SHIFT & 15u) {
+    case SZ_1: return 1;
+    case SZ_2: return 2;
+    case SZ_63: return d->m64 ? 4u : 2u;
+    case SZ_FARPTR: return 2u + out->opsize;
+    case SZ_BOUND: return 2u * out->opsize;
+    case SZ_STACK: return d->m64 ? ((d->fl & STEP_I_OPSIZE) ? 2u : 8u) : out->opsize;
+    case SZ_BRANCH: return d->m64 ? 8u : out->opsize;
+    default: return (d->attr & P_BY) ? 1u : out->opsize;
+    }
+}
+
+/* The memory operand: load/store flags and the bytes accessed. */
+static void dec_mem(struct dec *d, struct step_insn *out)
+{
+    if (!d->mem)
+        return;
+    d->fl |= STEP_I_MEM;
+    unsigned acc = mem_access(d, out);
+    if (acc == A_LOAD || acc == A_RMW)
+        d->fl |= STEP_I_LOAD;
+    if (acc == A_STORE || acc == A_RMW)
+        d->fl |= STEP_I_STORE;
+    if (acc != A_NONE && acc != A_UNK)
+        out->mem_size = (uint8_t)mem_size(d, out);
 }
 
 enum step_err step_decode(const uint8_t *code, size_t avail, unsigned mode, uint64_t ip,
@@ -249,273 +505,30 @@ enum step_err step_decode(const uint8_t *code, size_t avail, unsigned mode, uint
     if (mode != STEP_MODE_32 && mode != STEP_MODE_64)
         return STEP_ERR_INVAL;
 
-    const bool m64 = mode == STEP_MODE_64;
-    const size_t lim = avail < STEP_INSN_MAX ? avail : STEP_INSN_MAX;
-    /* Bytes needed beyond lim: TRUNC if the caller gave fewer than 15, else
-     * the instruction is too long. */
-    const enum step_err short_err = avail < STEP_INSN_MAX ? STEP_ERR_TRUNC : STEP_ERR_TOOLONG;
-    size_t i = 0;
-    uint32_t fl = 0;
-    uint8_t rex = 0;
-    bool last_2e = false, last_3e = false;
-
+    struct dec d = {
+        .code = code,
+        .lim = avail < STEP_INSN_MAX ? avail : STEP_INSN_MAX,
+        .short_err = avail < STEP_INSN_MAX ? STEP_ERR_TRUNC : STEP_ERR_TOOLONG,
+        .m64 = mode == STEP_MODE_64,
+    };
     out->mode = (uint8_t)mode;
-    out->ip = m64 ? ip : (ip & 0xFFFFFFFFu);
+    out->ip = d.m64 ? ip : (ip & 0xFFFFFFFFu);
 
-    /* Prefixes: legacy in any order; REX counts only directly before the opcode. */
-    for (;;) {
-        if (i >= lim)
-            return short_err;
-        uint8_t b = code[i];
-        bool legacy = true;
-        switch (b) {
-        case 0xF0: fl |= STEP_I_LOCK; break;
-        case 0xF2: fl |= STEP_I_REPNE; break;
-        case 0xF3: fl |= STEP_I_REP; break;
-        case 0x66: fl |= STEP_I_OPSIZE; break;
-        case 0x67: fl |= STEP_I_ADDRSIZE; break;
-        case 0x26: out->seg = STEP_SEG_ES; break;
-        case 0x2E: out->seg = STEP_SEG_CS; break;
-        case 0x36: out->seg = STEP_SEG_SS; break;
-        case 0x3E: out->seg = STEP_SEG_DS; break;
-        case 0x64: out->seg = STEP_SEG_FS; break;
-        case 0x65: out->seg = STEP_SEG_GS; break;
-        default: legacy = false; break;
-        }
-        if (legacy) {
-            rex = 0; /* a REX before a legacy prefix is ignored */
-            last_2e = b == 0x2E ? true : (b == 0x3E ? false : last_2e);
-            last_3e = b == 0x3E ? true : (b == 0x2E ? false : last_3e);
-            i++;
-            continue;
-        }
-        if (m64 && (b & 0xF0u) == 0x40u) {
-            rex = b;
-            i++;
-            continue;
-        }
-        break;
-    }
-    out->nprefix = (uint8_t)i;
-    out->rex = rex;
-
-    /* Operand and address sizes. */
-    if (m64)
-        out->opsize = (rex & 0x08u) ? 8 : ((fl & STEP_I_OPSIZE) ? 2 : 4);
-    else
-        out->opsize = (fl & STEP_I_OPSIZE) ? 2 : 4;
-    if (m64)
-        out->addrsize = (fl & STEP_I_ADDRSIZE) ? 4 : 8;
-    else
-        out->addrsize = (fl & STEP_I_ADDRSIZE) ? 2 : 4;
-
-    /* Opcode and map. */
-    uint8_t op = code[i++];
-    uint16_t prop;
-    if (op == 0x0F) {
-        if (i >= lim)
-            return short_err;
-        op = code[i++];
-        if (op == 0x38 || op == 0x3A) {
-            out->map = op == 0x38 ? 2 : 3;
-            if (i >= lim)
-                return short_err;
-            op = code[i++];
-            prop = out->map == 2 ? P_M : (P_M | P_IB);
-        } else {
-            out->map = 1;
-            prop = map2[op];
-        }
-    } else {
-        out->map = 0;
-        prop = map1[op];
-        /* VEX/EVEX/XOP/REX2 escapes (SDM "VEX prefix", "EVEX"; AMD XOP). */
-        bool vex = false;
-        if (op == 0xC4 || op == 0xC5 || op == 0x62) {
-            if (m64) {
-                vex = true;
-            } else {
-                if (i >= lim)
-                    return short_err;
-                vex = (code[i] & 0xC0u) == 0xC0u; /* LES/LDS/BOUND need a memory operand */
-            }
-        } else if (op == 0x8F) {
-            if (i >= lim)
-                return short_err;
-            vex = (code[i] & 0x38u) != 0; /* POP r/m is 8F /0 only */
-        } else if (op == 0xD5 && m64) {
-            vex = true; /* REX2 (APX); AAD is invalid in 64-bit mode */
-        }
-        if (vex) {
-            out->opcode = op;
-            out->flags = fl;
-            return STEP_ERR_VEX;
-        }
-    }
-    out->opcode = op;
-
-    if (prop & P_UD)
-        return STEP_ERR_UNDEF;
-    if ((prop & P_I64) && m64)
-        return STEP_ERR_UNDEF;
-
-    /* ModRM, SIB, displacement. */
-    unsigned reg = 0;
-    bool mem = false;
-    unsigned disp_len = 0;
-    if (prop & P_M) {
-        if (i >= lim)
-            return short_err;
-        uint8_t modrm = code[i++];
-        unsigned mod = modrm >> 6, rm = modrm & 7u;
-        out->modrm = modrm;
-        fl |= STEP_I_MODRM;
-        reg = (modrm >> 3) & 7u;
-        /* MOV to/from CR/DR (0F 20-23): the mod field is ignored, always a register. */
-        bool regonly = out->map == 1 && op >= 0x20 && op <= 0x23;
-        if (mod != 3 && !regonly) {
-            mem = true;
-            if (out->addrsize == 2) {
-                if (mod == 0 && rm == 6)
-                    disp_len = 2;
-                else if (mod == 1)
-                    disp_len = 1;
-                else if (mod == 2)
-                    disp_len = 2;
-            } else {
-                if (rm == 4) {
-                    if (i >= lim)
-                        return short_err;
-                    out->sib = code[i++];
-                    fl |= STEP_I_SIB;
-                    if (mod == 0 && (out->sib & 7u) == 5u)
-                        disp_len = 4;
-                }
-                if (mod == 0 && rm == 5) {
-                    disp_len = 4;
-                    if (m64)
-                        fl |= STEP_I_RIPREL;
-                } else if (mod == 1) {
-                    disp_len = 1;
-                } else if (mod == 2) {
-                    disp_len = 4;
-                }
-            }
-        }
-        if (disp_len) {
-            if (i + disp_len > lim)
-                return short_err;
-            out->disp = (int64_t)sext(le(code + i, disp_len), disp_len);
-            i += disp_len;
-        }
-    }
-    if ((op == 0xFF && out->map == 0 && (reg == 3 || reg == 5) && !mem) ||
-        ((prop & P_M) && !mem && out->map == 0 && (op == 0x8D || op == 0xC4 || op == 0xC5 || op == 0x62)))
+    enum step_err e = dec_prefixes(&d, out);
+    if (e == STEP_OK)
+        e = dec_opcode(&d, out);
+    if (e == STEP_OK)
+        e = dec_modrm(&d, out);
+    if (e != STEP_OK)
+        return e;
+    if ((d.attr & P_MEM) && !d.mem)
         return STEP_ERR_UNDEF; /* far JMP/CALL, LEA, LES, LDS, BOUND need memory */
-
-    /* Immediates, moffs, relative displacements. */
-    unsigned imm = 0;
-    if (prop & P_IB)
-        imm += 1;
-    if (prop & P_IW)
-        imm += 2;
-    if (prop & P_IZ)
-        imm += out->opsize == 2 ? 2 : 4;
-    if (prop & P_IV)
-        imm += out->opsize;
-    if (out->map == 0 && (op == 0xF6 || op == 0xF7) && reg <= 1)
-        imm += op == 0xF6 ? 1 : (out->opsize == 2 ? 2 : 4); /* TEST r/m, imm */
-    if (prop & P_MO) {
-        imm += out->addrsize;
-        mem = true;
-        fl |= STEP_I_MOFFS;
-    }
-    unsigned rel_len = 0;
-    if (prop & P_R8)
-        rel_len = 1;
-    if (prop & P_RZ) /* Intel: 66 is ignored by near branches in 64-bit mode */
-        rel_len = (!m64 && out->opsize == 2) ? 2 : 4;
-    imm += rel_len;
-    if (i + imm > lim)
-        return short_err;
-    if (fl & STEP_I_MOFFS)
-        out->disp = (int64_t)le(code + i, out->addrsize);
-    out->imm_len = (uint8_t)imm;
-    i += imm;
-    out->len = (uint8_t)i;
-
-    /* Kind, relative target, prefix meanings on branches. */
-    classify(out, reg, mem);
-    if (rel_len) {
-        /* Branch operand size: 64 bits in 64-bit mode, else 16 or 32. */
-        unsigned bsz = m64 ? 8u : out->opsize;
-        out->rel = (int64_t)sext(le(code + i - rel_len, rel_len), rel_len);
-        out->target = wrap(out->ip + out->len + (uint64_t)out->rel, bsz);
-        fl |= STEP_I_REL;
-    }
-    if (out->kind == STEP_BR_JCC || out->kind == STEP_BR_LOOP)
-        fl |= STEP_I_COND;
-    if (out->kind == STEP_BR_JCC) {
-        if (last_2e)
-            fl |= STEP_I_HINT_NT;
-        if (last_3e)
-            fl |= STEP_I_HINT_T;
-    }
-    if ((out->kind == STEP_BR_JMP_IND || out->kind == STEP_BR_CALL_IND) && last_3e)
-        fl |= STEP_I_NOTRACK;
-    if ((fl & STEP_I_REPNE) && out->kind >= STEP_BR_JCC && out->kind <= STEP_BR_RET)
-        fl |= STEP_I_BND;
-    if (out->map == 0 && ((op >= 0xA4 && op <= 0xA7) || (op >= 0xAA && op <= 0xAF) ||
-                          (op >= 0x6C && op <= 0x6F)))
-        fl |= STEP_I_STRING;
-
-    /* Memory operand: access kind and size. */
-    if (mem) {
-        unsigned acc;
-        fl |= STEP_I_MEM;
-        if (fl & STEP_I_MOFFS)
-            acc = (op == 0xA0 || op == 0xA1) ? A_LOAD : A_STORE;
-        else if (out->map == 0)
-            acc = access_map1(op, reg, mode);
-        else if (out->map == 1)
-            acc = access_map2(op, reg);
-        else if (out->map == 2 && (op == 0xF0 || op == 0xF1) && !(fl & STEP_I_OPSIZE) &&
-                 !(fl & STEP_I_REPNE) && !(fl & STEP_I_REP))
-            acc = op == 0xF0 ? A_LOAD : A_STORE;       /* MOVBE */
-        else
-            acc = A_UNK;
-        if (acc == A_LOAD || acc == A_RMW)
-            fl |= STEP_I_LOAD;
-        if (acc == A_STORE || acc == A_RMW)
-            fl |= STEP_I_STORE;
-        if (acc != A_NONE && acc != A_UNK) {
-            unsigned sz = (prop & P_BY) ? 1u : out->opsize;
-            if (out->map == 1 && (op == 0xB6 || op == 0xBE))
-                sz = 1;                                 /* MOVZX/MOVSX r, m8 */
-            else if (out->map == 1 && (op == 0xB7 || op == 0xBF))
-                sz = 2;                                 /* MOVZX/MOVSX r, m16 */
-            else if (out->map == 1 && op >= 0x90 && op <= 0x9F)
-                sz = 1;                                 /* SETcc */
-            else if (out->map == 0 && op == 0x63 && m64)
-                sz = 4;                                 /* MOVSXD r, m32 */
-            else if (out->map == 0 && op == 0x63)
-                sz = 2;                                 /* ARPL */
-            else if (out->map == 0 && (op == 0x8C || op == 0x8E))
-                sz = 2;                                 /* MOV Sreg */
-            else if (out->map == 0 && (op == 0xC4 || op == 0xC5))
-                sz = 2u + out->opsize;                  /* LES/LDS m16:16/32 */
-            else if (out->map == 0 && op == 0x62)
-                sz = 2u * out->opsize;                  /* BOUND m16&16/m32&32 */
-            else if (out->map == 0 && op == 0xFF && (reg == 2 || reg == 4 || reg == 6))
-                sz = m64 ? (reg == 6 && (fl & STEP_I_OPSIZE) ? 2u : 8u) : out->opsize;
-            else if (out->map == 0 && op == 0xFF && (reg == 3 || reg == 5))
-                sz = 2u + (out->opsize == 2 ? 2u : (out->opsize == 8 ? 8u : 4u)); /* m16:16/32/64 */
-            else if (out->map == 0 && op == 0x8F)
-                sz = m64 ? ((fl & STEP_I_OPSIZE) ? 2u : 8u) : out->opsize; /* POP r/m */
-            out->mem_size = (uint8_t)sz;
-        }
-    }
-    out->flags = fl;
+    e = dec_imm(&d, out);
+    if (e != STEP_OK)
+        return e;
+    dec_branch(&d, out);
+    dec_mem(&d, out);
+    out->flags = d.fl;
     return STEP_OK;
 }
 
