@@ -16,6 +16,63 @@ static void clear(struct step_event *e)
         p[i] = 0;
 }
 
+/* Branch, taken, mispredicted, mismatch or a REP iteration: the flags f
+ * (STEP_EV_RETIRED at first) updated, br_from/br_to filled for a taken branch. */
+static uint32_t feed_flow(const struct step_insn *in, uint64_t fall, uint32_t f, struct step_event *out)
+{
+    if (in->kind != STEP_BR_NONE) {
+        bool taken;
+        f |= STEP_EV_BRANCH;
+        if (in->flags & STEP_I_COND) {
+            f |= STEP_EV_COND;
+            taken = out->next_ip != fall;
+            if (taken && out->next_ip != in->target)
+                f |= STEP_EV_MISMATCH;
+            bool predict_taken = in->target < out->ip;
+            if (taken != predict_taken)
+                f |= STEP_EV_MISPRED;
+        } else {
+            taken = true;
+            if ((in->flags & STEP_I_REL) && out->next_ip != in->target)
+                f |= STEP_EV_MISMATCH;
+        }
+        if (taken) {
+            f |= STEP_EV_TAKEN;
+            out->br_from = out->ip;
+            out->br_to = out->next_ip;
+        }
+    } else if (out->next_ip != fall) {
+        if ((in->flags & STEP_I_STRING) && (in->flags & (STEP_I_REP | STEP_I_REPNE)) &&
+            out->next_ip == out->ip)
+            f = (f & ~STEP_EV_RETIRED) | STEP_EV_REP_ITER;
+        else
+            f |= STEP_EV_MISMATCH;
+    }
+    return f;
+}
+
+/* The load and store of the step at the address its registers before give. */
+static uint32_t feed_mem(const struct step_insn *in, const struct step_regs *before, uint32_t f,
+                         struct step_event *out)
+{
+    if ((in->flags & (STEP_I_LOAD | STEP_I_STORE)) && !(f & STEP_EV_REP_ITER)) {
+        uint64_t lin;
+        if (step_mem_addr(in, before, &lin) == STEP_OK) {
+            if (in->flags & STEP_I_LOAD) {
+                f |= STEP_EV_LOAD;
+                out->load_addr = lin;
+                out->load_size = in->mem_size;
+            }
+            if (in->flags & STEP_I_STORE) {
+                f |= STEP_EV_STORE;
+                out->store_addr = lin;
+                out->store_size = in->mem_size;
+            }
+        }
+    }
+    return f;
+}
+
 enum step_err step_feed(const struct step_regs *before, const struct step_regs *after,
                         unsigned mode, unsigned cpl, const uint8_t *code, size_t avail,
                         struct step_event *out)
@@ -54,50 +111,8 @@ enum step_err step_feed(const struct step_regs *before, const struct step_regs *
     out->len = in.len;
     out->br_kind = in.kind;
 
-    if (in.kind != STEP_BR_NONE) {
-        bool taken;
-        f |= STEP_EV_BRANCH;
-        if (in.flags & STEP_I_COND) {
-            f |= STEP_EV_COND;
-            taken = out->next_ip != fall;
-            if (taken && out->next_ip != in.target)
-                f |= STEP_EV_MISMATCH;
-            bool predict_taken = in.target < out->ip;
-            if (taken != predict_taken)
-                f |= STEP_EV_MISPRED;
-        } else {
-            taken = true;
-            if ((in.flags & STEP_I_REL) && out->next_ip != in.target)
-                f |= STEP_EV_MISMATCH;
-        }
-        if (taken) {
-            f |= STEP_EV_TAKEN;
-            out->br_from = out->ip;
-            out->br_to = out->next_ip;
-        }
-    } else if (out->next_ip != fall) {
-        if ((in.flags & STEP_I_STRING) && (in.flags & (STEP_I_REP | STEP_I_REPNE)) &&
-            out->next_ip == out->ip)
-            f = (f & ~STEP_EV_RETIRED) | STEP_EV_REP_ITER;
-        else
-            f |= STEP_EV_MISMATCH;
-    }
-
-    if ((in.flags & (STEP_I_LOAD | STEP_I_STORE)) && !(f & STEP_EV_REP_ITER)) {
-        uint64_t lin;
-        if (step_mem_addr(&in, before, &lin) == STEP_OK) {
-            if (in.flags & STEP_I_LOAD) {
-                f |= STEP_EV_LOAD;
-                out->load_addr = lin;
-                out->load_size = in.mem_size;
-            }
-            if (in.flags & STEP_I_STORE) {
-                f |= STEP_EV_STORE;
-                out->store_addr = lin;
-                out->store_size = in.mem_size;
-            }
-        }
-    }
+    f = feed_flow(&in, fall, f, out);
+    f = feed_mem(&in, before, f, out);
     out->flags = f;
     return STEP_OK;
 }
