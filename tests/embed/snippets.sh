@@ -46,5 +46,23 @@ check "$root/README.md" '^## Using libds in your kernel'
 check "$root/docs/porting.md" '^## 1\. Getting libds into your build'
 flags "$root/README.md" '^## Using libds in your kernel'
 flags "$root/docs/porting.md" '^## 1\. Getting libds into your build'
+# README "### Kernel options": one row per option (three conflicting
+# profile= rows once), and the profile= row names every profile the kernel
+# accepts (kernel/e2e/e2e.c profiles[]) and both default lists exactly.
+opts() { awk '/^### Kernel options/ { t = 1; next } t && /^#/ { t = 0 } t && /^\| `/' "$root/README.md"; }
+dups=$(opts | cut -d'|' -f2 | sort | uniq -d)
+n=$((n + 1))
+[ -z "$dups" ] || { echo "FAIL: README kernel options: rows repeated:$dups"; fail=$((fail + 1)); }
+prow=$(opts | grep '^| `profile=')
+e2e="$root/kernel/e2e/e2e.c"
+for p in $(sed -n 's/.*{"\([a-z0-9_]*\)", DSM_[A-Z0-9_]*}.*/\1/p; s/[^"]*"\([a-z0-9_]*\)", DSM_[A-Z0-9_]*}/\1 /gp' "$e2e" | tr ' ' '\n' | sort -u); do
+  n=$((n + 1))
+  case "$prow" in *"\`$p\`"*) ;; *) echo "FAIL: README profile= row lacks $p (e2e.c profiles[])"; fail=$((fail + 1)) ;; esac
+done
+while IFS= read -r d; do
+  n=$((n + 1))
+  list=$(printf '%s' "$d" | grep -o '"[a-z0-9_]*"' | tr -d '"' | paste -sd, -)
+  case "$prow" in *": $list;"*|*": $list)"*) ;; *) echo "FAIL: README profile= row lacks the default list $list"; fail=$((fail + 1)) ;; esac
+done < <(awk '/default_profiles\[\] = \{/ { d = 1; l = "" } d { l = l $0 } d && /\};/ { print l; d = 0 }' "$e2e")
 echo "$n lines checked, $fail failed"
 [ "$fail" -eq 0 ]
