@@ -12,6 +12,15 @@ fail() { echo "FAIL: $*"; exit 1; }
 want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
 got=$(make -s -C "$mk" LIBDS="$root/libds" O="$work" print-srcs | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
 [ "$want" = "$got" ] || fail "src/*.c is not LIBDS_SOURCES: wildcard '$got' vs list '$want'"
+# O empty (make O= or no O at all): the snippet's objects go to ./libds/, not
+# to /libds/ at the file-system root (it wrote $(O)/libds/ once).
+for o in "O=" ""; do
+  objs=$(make -s -C "$mk" LIBDS="$root/libds" $o print-objs)
+  [ -n "$objs" ] || fail "no objects listed with '$o'"
+  for f in $objs; do
+    case "$f" in ./libds/*.o) ;; *) fail "with '${o:-no O}' an object goes to $f, not ./libds/" ;; esac
+  done
+done
 # -MD lists every header each object read: libds must not see the host's C
 # library headers (a kernel without -ffreestanding in its own CFLAGS, as xv6,
 # pulled in /usr/include/stdint.h through gcc's stdint.h before the snippet
