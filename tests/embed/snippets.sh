@@ -64,5 +64,15 @@ while IFS= read -r d; do
   list=$(printf '%s' "$d" | grep -o '"[a-z0-9_]*"' | tr -d '"' | paste -sd, -)
   case "$prow" in *": $list;"*|*": $list)"*) ;; *) echo "FAIL: README profile= row lacks the default list $list"; fail=$((fail + 1)) ;; esac
 done < <(awk '/default_profiles\[\] = \{/ { d = 1; l = "" } d { l = l $0 } d && /\};/ { print l; d = 0 }' "$e2e")
+# Every public header is named in porting.md's list and design.md's Layout
+# (both once omitted session.h, event.h and arch_pebs.h).
+for h in "$root"/libds/include/ds/*.h; do
+  h=$(basename "$h")
+  for doc in "$root/docs/porting.md:^What is in libds" "$root/docs/design.md:^## Layout"; do
+    n=$((n + 1))
+    awk -v start="${doc#*:}" '$0 ~ start { p = 1 } p && /^$/ { exit } p' "${doc%%:*}" | grep -qF "\`$h\`" ||
+      { echo "FAIL: ${doc%%:*}: header list lacks $h"; fail=$((fail + 1)); }
+  done
+done
 echo "$n lines checked, $fail failed"
 [ "$fail" -eq 0 ]
