@@ -25,7 +25,12 @@ done
 # library headers (a kernel without -ffreestanding in its own CFLAGS, as xv6,
 # pulled in /usr/include/stdint.h through gcc's stdint.h before the snippet
 # passed the flag itself).
-make -C "$mk" LIBDS="$root/libds" O="$work" CC="${CC:-gcc} -MD" "$work/kernel.elf"
+# The model's list (porting.md section 10): the snippet's wildcard + adapter
+# names exactly model/sources.cmake's DSMODEL_KERNEL_SOURCES.
+want=$(sed -n 's|^ *${CMAKE_CURRENT_LIST_DIR}/\(.*\.c\)$|'"$root"'/model/\1|p' "$root/model/sources.cmake" | sort | tr '\n' ' ')
+got=$(make -s -C "$mk" LIBDS="$root/libds" LIBDS_MODEL="$root/model" print-model-srcs | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
+[ -n "$want" ] && [ "$want" = "$got" ] || fail "model sources: snippet '$got' vs model/sources.cmake '$want'"
+make -C "$mk" LIBDS="$root/libds" LIBDS_MODEL="$root/model" O="$work" CC="${CC:-gcc} -MD" "$work/kernel.elf"
 ls "$work"/libds/*.d >/dev/null || fail "no dependency files written"
 if grep -l '/usr/include/' "$work"/libds/*.d; then
   grep -ho '/usr/include/[^ ]*' "$work"/libds/*.d | sort -u | head -5
@@ -33,4 +38,7 @@ if grep -l '/usr/include/' "$work"/libds/*.d; then
 fi
 readelf -h "$work/kernel.elf" | grep 'Class:.*ELF32' >/dev/null || fail "not an ELF32 kernel"
 nm "$work/kernel.elf" | grep ' T ds_cpu_identify$' >/dev/null || fail "libds not linked"
+for sym in dsm_init dsm_retire ds_model_cpu_init ds_model_mem_init; do
+  nm "$work/kernel.elf" | grep " T $sym\$" >/dev/null || fail "model: $sym not linked"
+done
 echo "make from the source list: PASS"
