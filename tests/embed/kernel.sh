@@ -15,7 +15,7 @@ export CC=$cc
 
 # --- the README snippet "installed package", shell part (keep in sync) ---
 cmake --install "$build" --prefix "$prefix" --component libds
-[ -z "$model" ] || cmake --install "$build" --prefix "$prefix" --component model
+cmake --install "$build" --prefix "$prefix" --component model
 cmake -S "$src/kernel" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix"
 cmake --build "$work/build"
 # --- end snippet ---

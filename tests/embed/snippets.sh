@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # ctest embed.snippets: every line of every code block in README.md's
-# "Using libds in your kernel" section and in docs/porting.md section 1 must
+# "Using libds in your kernel" section and in docs/porting.md sections 1, 9
+# (sessions: tests/embed/porting/pmi_kernel.c) and 10 (the model) must
 # appear verbatim in the test files that exercise it, so the documented
 # snippets are the tested ones.
 # usage: snippets.sh <repo root>
@@ -9,7 +10,8 @@ set -euo pipefail
 root=$1
 tests=("$root/tests/embed/kernel.sh" "$root/tests/embed/kernel/CMakeLists.txt"
        "$root/tests/embed/subdir/CMakeLists.txt" "$root/tests/embed/make/Makefile"
-       "$root/tests/embed/kernel/sample.c")
+       "$root/tests/embed/kernel/sample.c" "$root/tests/embed/porting/pmi_kernel.c"
+       "$root/model/CMakeLists.txt" "$root/tests/model/tests/e2e_model_mem.c")
 extract() { # <file> <start heading regex> : code lines of that section
   awk -v start="$2" '
     $0 ~ start { insec = 1; next }
@@ -44,8 +46,11 @@ flags() { # <doc> <heading>
 }
 check "$root/README.md" '^## Using libds in your kernel'
 check "$root/docs/porting.md" '^## 1\. Getting libds into your build'
+check "$root/docs/porting.md" '^## 9\. Sessions in your kernel'
+check "$root/docs/porting.md" '^## 10\. The reference model as an emulated Intel PMU'
 flags "$root/README.md" '^## Using libds in your kernel'
 flags "$root/docs/porting.md" '^## 1\. Getting libds into your build'
+flags "$root/docs/porting.md" '^## 10\. The reference model as an emulated Intel PMU'
 # README "### Kernel options": one row per option (three conflicting
 # profile= rows once), and the profile= row names every profile the kernel
 # accepts (kernel/e2e/e2e.c profiles[]) and both default lists exactly.

@@ -13,9 +13,9 @@
  * records carry top-2-GiB addresses end to end.
  *
  * The second step (session_step) samples instructions with PEBS through
- * the session API (session.h, issue 16) on EVERY model profile: the lines
- * the README's "Sampling in ten lines" shows are copied from it, and
- * embed.snippets checks they still match.
+ * the session API (session.h, issue 16) on EVERY model profile: the
+ * README's "Sampling in ten lines" (copied from tests/embed/porting/
+ * pmi_kernel.c, native MSR access) with the model's backend instead.
  *
  * Built only when the model sources and the libds BTS API are present
  * (CMakeLists.txt: EMBED_SAMPLE).
@@ -235,7 +235,8 @@ static int expected(enum dsm_profile p)
     }
 }
 
-/* The ten libds calls of the README, on one model profile. */
+/* The ten libds calls of the README, on one model profile (the model's
+ * backend instead of NULL, NULL). */
 static int session_step(void)
 {
     int e = ds_cpu_init(&kcpu, &ds_model_msr_ops, &model);

@@ -45,17 +45,27 @@ static void on_pmi(void *ctx, uint32_t reasons)
         pmi_err++;
 }
 
+/* The model as this kernel's PMU (docs/porting.md section 10). */
+static int model_up(enum dsm_profile p)
+{
+    int e = ds_model_mem_init(&mm, buf, PHYS, sizeof buf);  /* the region at its pointer and at PHYS */
+    if (e == DS_OK && dsm_init(&model, p, &ds_model_mem_ops, &mm) != DSM_OK)
+        e = DS_ERR_INVAL;
+    dsm_set_pmi(&model, on_pmi, NULL);                      /* the model's PMI: your PMI handler */
+    if (e == DS_OK)
+        e = ds_model_cpu_init(&cpu, &model);                /* libds's MSRs and CPUID go to the model */
+    if (e == DS_OK)
+        e = ds_cpu_identify(&cpu);
+    return e;
+}
+
 static void run(enum dsm_profile p, bool want_apebs)
 {
     const char *pn = dsm_profile_name(p);
     memset(&ses, 0, sizeof ses);
     memset(buf, 0, sizeof buf);
     samples = pmi_err = 0;
-    CHECK_EQ(ds_model_mem_init(&mm, buf, PHYS, sizeof buf), DS_OK, "%s: mem init", pn);
-    CHECK_EQ(dsm_init(&model, p, &ds_model_mem_ops, &mm), DSM_OK, "%s: model", pn);
-    dsm_set_pmi(&model, on_pmi, NULL);
-    CHECK_EQ(ds_model_cpu_init(&cpu, &model), DS_OK, "%s: libds cpu", pn);
-    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "%s: identify", pn);
+    CHECK_EQ(model_up(p), DS_OK, "%s: model, libds on it, identify", pn);
     struct ds_session_config cfg = {.mem = buf, .bytes = sizeof buf, .on_sample = on_sample};
     cfg.mem_phys = PHYS;
     cfg.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA;
