@@ -119,6 +119,7 @@ static void test_pmi_states(void)
     CHECK_EQ(ds_session_add(&S, &r, &id), DS_OK, "add");
     expect_inert("request added, not started");
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(S.freeze, DS_FREEZE_LEGACY, "perfmon v3 with PDCM: legacy freeze (the PMI restores GLOBAL_CTRL)");
     unsigned idx = S.req[id].idx;
     uint64_t gctl = fp_get(&F, 0x38F);
     CHECK(gctl & (1ull << idx), "GLOBAL_CTRL enables PMC%u", idx);
