@@ -160,7 +160,8 @@ struct ds_session_config {
     uint64_t mem_linear;       /* linear address of mem as the CPU sees it; 0 = (uintptr_t)mem */
     uint64_t mem_phys;         /* physical address of mem (arch PEBS writes physical memory); 0 = identity */
                                /* (so physical page 0 cannot be named: Linux never hands it out either,
-                                  x86 reserves the low 64 KiB, CONFIG_X86_RESERVE_LOW). On the reference
+                                  x86 keeps low memory reserved, since 5.13 the whole first 1 MiB: "x86/
+                                  setup: always reserve the first 1M of RAM"). On the reference
                                   model, give the model memory ops that translate this physical address
                                   (ds_model_ops.h ds_model_mem_ops), never dsm_identity_mem_ops */
     bool lbr;                  /* snapshot the LBR stack at each PMI while frozen (on_lbr) */
