@@ -12,10 +12,10 @@ build=$1 src=$2 work=$3 cc=$4 model=${5:-}
 rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
 export CC=$cc
-export EMBED_MODEL_DIR=$model   # the sample step's model sources (kernel/CMakeLists.txt)
 
 # --- the README snippet "installed package", shell part (keep in sync) ---
 cmake --install "$build" --prefix "$prefix" --component libds
+cmake --install "$build" --prefix "$prefix" --component model
 cmake -S "$src/kernel" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix"
 cmake --build "$work/build"
 # --- end snippet ---
@@ -39,7 +39,20 @@ for a in i386 x86_64; do
   [ -f "$inc/ds/ds.h" ] || fail "libds-$a.pc: no ds/ds.h under $inc"
   [ -f "$lib/libds_$a.a" ] || fail "libds-$a.pc: no libds_$a.a under $lib"
   grep -q -- "-lds_$a" <<<"$flags" || fail "libds-$a.pc: no -lds_$a"
+  [ -n "$model" ] || continue
+  # the model component (docs/porting.md section 10): its own .pc, requiring libds
+  flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs "libds-model-$a")
+  for w in "-lds_model_$a" "-lds_$a"; do
+    grep -q -- "$w" <<<"$flags" || fail "libds-model-$a.pc: no $w"
+  done
+  inc=$(grep -o -- '-I[^ ]*libds-model' <<<"$flags" | cut -c3-)
+  [ -f "$inc/dsmodel.h" ] && [ -f "$inc/ds_model_ops.h" ] || fail "libds-model-$a.pc: no model headers under '$inc'"
+  [ -f "$prefix/lib/libds_model_$a.a" ] || fail "no libds_model_$a.a"
 done
+if [ -n "$model" ]; then
+  grep -q "$prefix/lib/libds_model_x86_64.a" "$work/build/build.ninja" ||
+    fail "the kernel did not link the installed $prefix/lib/libds_model_x86_64.a"
+fi
 
 # Boot it: QEMU -kernel finds the PVH note in the ELF64.
 set +e

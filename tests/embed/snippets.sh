@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # ctest embed.snippets: every line of every code block in README.md's
-# "Using libds in your kernel" section and in docs/porting.md section 1 must
+# "Using libds in your kernel" section and in docs/porting.md sections 1, 9
+# (sessions: tests/embed/porting/pmi_kernel.c) and 10 (the model) must
 # appear verbatim in the test files that exercise it, so the documented
 # snippets are the tested ones.
 # usage: snippets.sh <repo root>
@@ -9,7 +10,8 @@ set -euo pipefail
 root=$1
 tests=("$root/tests/embed/kernel.sh" "$root/tests/embed/kernel/CMakeLists.txt"
        "$root/tests/embed/subdir/CMakeLists.txt" "$root/tests/embed/make/Makefile"
-       "$root/tests/embed/kernel/sample.c")
+       "$root/tests/embed/kernel/sample.c" "$root/tests/embed/porting/pmi_kernel.c"
+       "$root/model/CMakeLists.txt" "$root/tests/model/tests/e2e_model_mem.c")
 extract() { # <file> <start heading regex> : code lines of that section
   awk -v start="$2" '
     $0 ~ start { insec = 1; next }
@@ -44,7 +46,38 @@ flags() { # <doc> <heading>
 }
 check "$root/README.md" '^## Using libds in your kernel'
 check "$root/docs/porting.md" '^## 1\. Getting libds into your build'
+check "$root/docs/porting.md" '^## 9\. Sessions in your kernel'
+check "$root/docs/porting.md" '^## 10\. The reference model as an emulated Intel PMU'
 flags "$root/README.md" '^## Using libds in your kernel'
 flags "$root/docs/porting.md" '^## 1\. Getting libds into your build'
+flags "$root/docs/porting.md" '^## 10\. The reference model as an emulated Intel PMU'
+# README "### Kernel options": one row per option (three conflicting
+# profile= rows once), and the profile= row names every profile the kernel
+# accepts (kernel/e2e/e2e.c profiles[]) and both default lists exactly.
+opts() { awk '/^### Kernel options/ { t = 1; next } t && /^#/ { t = 0 } t && /^\| `/' "$root/README.md"; }
+dups=$(opts | cut -d'|' -f2 | sort | uniq -d)
+n=$((n + 1))
+[ -z "$dups" ] || { echo "FAIL: README kernel options: rows repeated:$dups"; fail=$((fail + 1)); }
+prow=$(opts | grep '^| `profile=')
+e2e="$root/kernel/e2e/e2e.c"
+for p in $(sed -n 's/.*{"\([a-z0-9_]*\)", DSM_[A-Z0-9_]*}.*/\1/p; s/[^"]*"\([a-z0-9_]*\)", DSM_[A-Z0-9_]*}/\1 /gp' "$e2e" | tr ' ' '\n' | sort -u); do
+  n=$((n + 1))
+  case "$prow" in *"\`$p\`"*) ;; *) echo "FAIL: README profile= row lacks $p (e2e.c profiles[])"; fail=$((fail + 1)) ;; esac
+done
+while IFS= read -r d; do
+  n=$((n + 1))
+  list=$(printf '%s' "$d" | grep -o '"[a-z0-9_]*"' | tr -d '"' | paste -sd, -)
+  case "$prow" in *": $list;"*|*": $list)"*) ;; *) echo "FAIL: README profile= row lacks the default list $list"; fail=$((fail + 1)) ;; esac
+done < <(awk '/default_profiles\[\] = \{/ { d = 1; l = "" } d { l = l $0 } d && /\};/ { print l; d = 0 }' "$e2e")
+# Every public header is named in porting.md's list and design.md's Layout
+# (both once omitted session.h, event.h and arch_pebs.h).
+for h in "$root"/libds/include/ds/*.h; do
+  h=$(basename "$h")
+  for doc in "$root/docs/porting.md:^What is in libds" "$root/docs/design.md:^## Layout"; do
+    n=$((n + 1))
+    awk -v start="${doc#*:}" '$0 ~ start { p = 1 } p && /^$/ { exit } p' "${doc%%:*}" | grep -qF "\`$h\`" ||
+      { echo "FAIL: ${doc%%:*}: header list lacks $h"; fail=$((fail + 1)); }
+  done
+done
 echo "$n lines checked, $fail failed"
 [ "$fail" -eq 0 ]

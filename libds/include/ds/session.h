@@ -34,6 +34,34 @@
  * acknowledges its bits) and the counter values a CPU without full-width
  * writes cannot load (IA32_PMCx takes 32 bits sign-extended).
  *
+ * Life cycle, as a kernel meets it (tests/host/test_session_life.c):
+ *  - ds_session_pmi may be called on the struct in every state, so the
+ *    handler can be installed before the session exists. On a zeroed,
+ *    initialised (READY: init/add done, not started) or torn-down session it
+ *    returns DS_ERR_SESSION_SPURIOUS, touches no MSR, calls no callback and
+ *    clears the caller's result: an NMI handler passes the NMI on.
+ *  - After ds_session_stop (STOPPED, before teardown) the PMI handler is
+ *    still set up: a PMI latched before the stop (its GLOBAL_STATUS bit
+ *    set) is handled -- acknowledged, any records left drained, overflow
+ *    counters reloaded and their samples delivered to the callbacks (which
+ *    must therefore stay valid until teardown) -- and returns DS_OK; a PMI
+ *    with none of its bits costs one RDMSR and returns
+ *    DS_ERR_SESSION_SPURIOUS. It never restarts the stopped counters (the
+ *    legacy-freeze GLOBAL_CTRL restore is skipped once stopped).
+ *  - Mask the LVT Performance Counter entry around every other call on a
+ *    live session (start, stop, drain_now, teardown): they must not run
+ *    concurrently with ds_session_pmi on the same CPU, and an NMI cannot be
+ *    held off with IF.
+ *  - A failed ds_session_init changes nothing: a zeroed struct stays zeroed
+ *    and takes a correct init next; a READY one keeps its configuration and
+ *    requests. A failed ds_session_add adds nothing (the next add gets the
+ *    next id). A failed ds_session_start writes back what it wrote and
+ *    leaves the session READY with its requests: start again, or init again
+ *    (a new region), while ds_session_teardown answers DS_ERR_SESSION_STATE
+ *    (nothing to undo). ds_session_init on a STOPPED session is accepted and
+ *    forgets the saved MSRs with the DS area still installed: tear down
+ *    first, as the init contract says.
+ *
  * Not verified on hardware here (no Intel PMU on this host): the host tests
  * run the fake CPUs of tests/host, the embed kernel the reference model.
  */
@@ -131,6 +159,11 @@ struct ds_session_config {
     size_t bytes;
     uint64_t mem_linear;       /* linear address of mem as the CPU sees it; 0 = (uintptr_t)mem */
     uint64_t mem_phys;         /* physical address of mem (arch PEBS writes physical memory); 0 = identity */
+                               /* (so physical page 0 cannot be named: Linux never hands it out either,
+                                  x86 keeps low memory reserved, since 5.13 the whole first 1 MiB: "x86/
+                                  setup: always reserve the first 1M of RAM"). On the reference
+                                  model, give the model memory ops that translate this physical address
+                                  (ds_model_ops.h ds_model_mem_ops), never dsm_identity_mem_ops */
     bool lbr;                  /* snapshot the LBR stack at each PMI while frozen (on_lbr) */
     bool freeze_set;           /* use @freeze; else auto: streamlined v4+, legacy v2/v3, none v1/NetBurst */
     enum ds_freeze_mode freeze;
@@ -302,6 +335,12 @@ int ds__session_pmi_rest(struct ds_session *s, struct ds_pmi_result *res, int er
  * a few tests; everything else is ds__session_pmi_rest. A PMI the session
  * took always has result.handled (every drain and every ack sets it; the
  * LBR snapshot is only taken for status bits that are then acked).
+ * Stack, on the interrupted (or IST) stack: at most 1476 bytes (i386) /
+ * 1328 (x86_64) as a function of its own, with the session's sinks, plus
+ * your callbacks and MSR backend (ctest embed.stack.*: gcc 12 -O2 with the
+ * installed library's flags; budget 1600; docs/porting.md section 11).
+ * sizeof(struct ds_session) is 5916 bytes (i386) / 6400 (x86_64): place it
+ * statically per CPU, never on a kernel stack.
  */
 static inline int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, struct ds_pmi_result *out)
 {

@@ -13,9 +13,9 @@
  * records carry top-2-GiB addresses end to end.
  *
  * The second step (session_step) samples instructions with PEBS through
- * the session API (session.h, issue 16) on EVERY model profile: the lines
- * the README's "Sampling in ten lines" shows are copied from it, and
- * embed.snippets checks they still match.
+ * the session API (session.h, issue 16) on EVERY model profile: the
+ * README's "Sampling in ten lines" (copied from tests/embed/porting/
+ * pmi_kernel.c, native MSR access) with the model's backend instead.
  *
  * Built only when the model sources and the libds BTS API are present
  * (CMakeLists.txt: EMBED_SAMPLE).
@@ -165,38 +165,10 @@ static unsigned n_samples, n_bad;
 
 /* The region at its linear address (DS-area PEBS) and at its physical
  * address (architectural PEBS): this higher-half kernel's .bss is not
- * identity-mapped, so the model's physical window is translated here. */
-static unsigned char *ses_at(uint64_t a, size_t len)
-{
-    uint64_t l = (uintptr_t)buf;
-    if (a >= l && a + len <= l + sizeof(buf))
-        return buf + (a - l);
-    if (a >= SES_PHYS && a + len <= SES_PHYS + sizeof(buf))
-        return buf + (a - SES_PHYS);
-    return NULL;
-}
-
-static int ses_read(void *ctx, uint64_t a, void *p, size_t len)
-{
-    (void)ctx;
-    unsigned char *q = ses_at(a, len);
-    if (!q)
-        return 1;
-    memcpy(p, q, len);
-    return 0;
-}
-
-static int ses_write(void *ctx, uint64_t a, const void *p, size_t len)
-{
-    (void)ctx;
-    unsigned char *q = ses_at(a, len);
-    if (!q)
-        return 1;
-    memcpy(q, p, len);
-    return 0;
-}
-
-static const struct dsm_mem_ops ses_mem = {ses_read, ses_write};
+ * identity-mapped, so the model writes through the adapter's memory
+ * operations over the region (ds_model_mem_ops, docs/porting.md section 10),
+ * never through the physical address as a pointer. */
+static struct ds_model_mem ses_mm;
 
 static uint64_t insn_ip(unsigned i) { return (uintptr_t)&kmain + 4 * (i % 64); }
 
@@ -235,7 +207,8 @@ static int expected(enum dsm_profile p)
     }
 }
 
-/* The ten libds calls of the README, on one model profile. */
+/* The ten libds calls of the README, on one model profile (the model's
+ * backend instead of NULL, NULL). */
 static int session_step(void)
 {
     int e = ds_cpu_init(&kcpu, &ds_model_msr_ops, &model);
@@ -243,7 +216,7 @@ static int session_step(void)
     if (e == DS_OK)
         e = ds_cpu_identify(&kcpu);
     struct ds_session_config cfg = {.mem = buf, .bytes = sizeof(buf), .on_sample = on_sample};
-    cfg.mem_phys = SES_PHYS;                  /* not identity-mapped (see ses_at) */
+    cfg.mem_phys = SES_PHYS;                  /* not identity-mapped (see ses_mm) */
     cfg.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA; /* the model has no Merom errata */
     if (e == DS_OK)
         e = ds_session_init(&ses, &kcpu, &cfg);
@@ -260,7 +233,8 @@ static void session_profile(enum dsm_profile p)
     memset(&ses, 0, sizeof(ses));
     memset(buf, 0, sizeof(buf));
     n_samples = n_bad = 0;
-    if (dsm_init(&model, p, &ses_mem, NULL) != DSM_OK) {
+    if (ds_model_mem_init(&ses_mm, buf, SES_PHYS, sizeof(buf)) != DS_OK ||
+        dsm_init(&model, p, &ds_model_mem_ops, &ses_mm) != DSM_OK) {
         check(0, "model profile");
         return;
     }
