@@ -7,6 +7,8 @@
 #include <stdbool.h>
 
 extern char __image_start[], __image_end[];
+static uint64_t pt_at; /* i386 without PSE: the entry's 4 MiB of page tables */
+static uint64_t pt_base(void) { return pt_at; }
 
 #define LOW  (1ull << 20)  /* below: BIOS data, the AP trampoline, VGA */
 #define HIGH (1ull << 32)  /* the identity map ends here */
@@ -25,6 +27,11 @@ static bool used(uint64_t a, uint64_t n, uint64_t *skip_to)
             *skip_to = k_boot.resv[i].end;
             return true;
         }
+    uint64_t pt = pt_base();
+    if (pt && a < pt + (4ull << 20) && a + n > pt) {
+        *skip_to = pt + (4ull << 20);
+        return true;
+    }
     return false;
 }
 
@@ -79,6 +86,8 @@ static uint64_t blocks(const struct k_mem_range *r, uint64_t from, uint64_t *sum
                     nb = k_boot.resv[i].base;
             if ((uintptr_t)__image_start > b && (uintptr_t)__image_start < nb)
                 nb = (uintptr_t)__image_start;
+            if (pt_base() > b && pt_base() < nb)
+                nb = pt_base();
             b = nb;
         }
         big = b - a > big ? b - a : big;
@@ -105,3 +114,17 @@ uint64_t k_mem_total(void)
         blocks(&k_boot.ram[i], LOW, &sum);
     return sum;
 }
+
+#if defined(__i386__)
+/* boot/i386/entry.S, without PSE, with paging still off: the 4 MiB for the
+ * 4 KiB page tables that identity-map 4 GiB, the allocator's first block.
+ * Returns 0 where none is free. */
+uintptr_t k_boot_pt_alloc(uint32_t magic, uintptr_t info);
+uintptr_t k_boot_pt_alloc(uint32_t magic, uintptr_t info)
+{
+    k_boot_parse(magic, info, &k_boot);
+    void *p = k_mem_alloc(4u << 20, 4096);
+    pt_at = (uintptr_t)p;
+    return (uintptr_t)p;
+}
+#endif
