@@ -146,6 +146,12 @@ foreach(arch i386 x86_64)
   set_tests_properties(boot.${arch}.kernel.smp64_lowmem PROPERTIES PASS_REGULAR_EXPRESSION
     "smp: cpu 63 \\(APIC id 63\\): not started: per-CPU state does not fit in memory \\([0-9]+ KiB per CPU; [0-9]+ of 64 CPU\\(s\\) fit in the largest free block, [0-9]+ KiB, of [0-9]+ KiB free RAM\\); the run continues.*# smp: [1-5][0-9] of 64 CPU\\(s\\) running.*ok [0-9]+ - smp: cpu 63 \\(APIC id 63\\) not started, reason: per-CPU state does not fit.*boot.sh: PASS")
 endforeach()
+# The e2e flows on at most e2e_cpus= CPUs (default 16): the others are left
+# out with a line, and the verdict says so.
+libds_boot_test(x86_64.kernel.smp2_e2e_cap x86_64 kernel 60 --smp 2
+                --append "tests=smp_e2e e2e_cpus=1 profile=skylake")
+set_tests_properties(boot.x86_64.kernel.smp2_e2e_cap PROPERTIES PASS_REGULAR_EXPRESSION
+  "# smp_e2e: the flows run on 1 of 2 running CPU\\(s\\) \\(e2e_cpus=1; e2e_cpus=0: all\\).*ok [0-9]+ - smp_e2e: e2e ran on cpu 0 \\(APIC id 0\\).*ok [0-9]+ - smp_e2e: 1 of 1 running CPU\\(s\\) ran the e2e flows.*# verdict \\| smp_e2e: e2e flows on 1 of 2 CPUs \\(e2e_cpus=1\\).*boot.sh: PASS")
 # Without PSE the i386 entry's 4 KiB page tables come from the memory map:
 # with too little RAM it says so before any C runs.
 libds_boot_test(i386.no_pse_lowmem i386 kernel 30 --cpu qemu32,-pse --mem 5M --expect unsupported)
