@@ -471,8 +471,9 @@ static bool report_setup(void)
         kprintf("# smp: no memory for a table of %u CPUs: the boot CPU only\n", madt.ncpus);
         return false;
     }
-    kprintf("# smp: per-CPU state %lu KiB per CPU, %u CPU slot(s), from free RAM (%s, %lu KiB)\n",
-            (unsigned long)(percpu_bytes(1) >> 10), nslots, k_boot.mem_source, (unsigned long)(k_mem_total() >> 10));
+    kprintf("# smp: per-CPU state %lu KiB per CPU, %u CPU slot(s), from free RAM (%s: %u RAM range(s), %lu KiB free)\n",
+            (unsigned long)(percpu_bytes(1) >> 10), nslots, k_boot.mem_source, k_boot.nram,
+            (unsigned long)(k_mem_total() >> 10));
     return true;
 }
 
