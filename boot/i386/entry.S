@@ -127,8 +127,10 @@ _start:
      * not be confirmed here (no KVM on the machine that wrote it): it makes
      * the kernel run in a state VMX can run natively either way.
      * 4 MiB pages if CPUID.01H:EDX.PSE[3] (SDM Vol. 3A "32-Bit Paging"),
-     * else 1024 page tables of 4 KiB pages (.pagetables, 4 MiB, not part
-     * of the cleared .bss: every entry is written here).
+     * else 1024 page tables of 4 KiB pages (4 MiB, every entry written
+     * here) in free RAM of the loader's memory map, not in the image
+     * (issue 24: RW memsz <= 1 MiB): k_boot_pt_alloc (kernel/src/mem.c)
+     * finds them with the boot allocator before any other allocation.
      * The 4 MiB / 4 KiB page of the default local APIC base 0xFEE00000 is
      * uncached (PCD|PWT), as on the x86_64 kernel.
      */
@@ -147,19 +149,26 @@ _start:
     or $CR4_PSE, %eax
     mov %eax, %cr4
     jmp 4f
-2:  xor %ecx, %ecx                  /* PTE[i] = i * 4 KiB | RW | P */
+2:  pushl entry_info                /* 4 MiB of free RAM from the loader's map */
+    pushl entry_magic               /* (kernel/src/mem.c; C with paging off, */
+    call k_boot_pt_alloc            /* nothing in it faults) */
+    add $8, %esp
+    test %eax, %eax
+    jz no_pt_memory
+    mov %eax, %esi
+    xor %ecx, %ecx                  /* PTE[i] = i * 4 KiB | RW | P */
 3:  mov %ecx, %eax
     shl $12, %eax
     or $0x03, %eax
-    mov %eax, page_tables(,%ecx,4)
+    mov %eax, (%esi,%ecx,4)
     inc %ecx
     cmp $1024 * 1024, %ecx
     jb 3b
-    orl $0x18, page_tables + (0xFEE00000 >> 12) * 4
-    xor %ecx, %ecx                  /* PDE[i] = page_tables + i * 4 KiB */
+    orl $0x18, (0xFEE00000 >> 12) * 4(%esi)
+    xor %ecx, %ecx                  /* PDE[i] = page tables + i * 4 KiB */
 5:  mov %ecx, %eax
     shl $12, %eax
-    add $page_tables, %eax
+    add %esi, %eax
     or $0x03, %eax
     mov %eax, page_dir(,%ecx,4)
     inc %ecx
@@ -236,6 +245,13 @@ paging_refused:                     /* #GP at the MOV to CR0 above */
     mov $msg_paging, %esi
     call early_puts
     jmp early_fail_end
+no_pt_memory:                       /* no PSE, and no 4 MiB of free RAM */
+    call early_fail_begin
+    mov $msg_cpu, %esi
+    call early_puts
+    mov $msg_ptmem, %esi
+    call early_puts
+    jmp early_fail_end
 
 #include "../early32.inc"
 
@@ -252,6 +268,8 @@ msg_cmov:
     .asciz " CMOV"
 msg_tail:
     .asciz " (the kernel is built -march=i686); halted\r\n"
+msg_ptmem:
+    .asciz "no PSE (CPUID.01H:EDX[3] = 0), and the memory map has no free 4 MiB for 4 KiB page tables; halted\r\n"
 msg_paging:
     .asciz "MOV to CR0 setting PG (32-bit paging) raised #GP: a hypervisor that refuses 32-bit paging (KVM PVM, on a host without VT-x/AMD-V, does); boot the x86_64 kernel, or use TCG; halted\r\n"
 
@@ -285,10 +303,6 @@ early_idt:                          /* gate 13 written before the CR0.PG write *
     .balign 4096
 page_dir:
     .skip 4096
-    .section .pagetables, "aw", @nobits
-    .balign 4096
-page_tables:                        /* only with no PSE: all 4 GiB in 4 KiB pages */
-    .skip 1024 * 4096
 
     .section .bss
     .balign 16

@@ -151,6 +151,7 @@ struct e2e {
     size_t loglen;
     char logbuf[E2E_LOG_BYTES];
     bool ran;
+    bool posted;             /* k_e2e_run_all posted the flows to this CPU */
     /* backend */
     bool model;
     enum dsm_profile prof;
@@ -197,7 +198,7 @@ struct e2e {
     const char *profile;     /* of the current log, for the verdict */
 };
 
-static struct e2e e2e_cpus[K_SMP_MAX];
+K_PERCPU(struct e2e, e2e_cpus);
 
 /* The calling CPU's state; a function never changes CPU, hence const. */
 static struct e2e *e2e_self(void) __attribute__((const));
@@ -2023,10 +2024,9 @@ static void run_posted(void)
     __atomic_store_n(&E.ran, true, __ATOMIC_RELEASE);
 }
 
-unsigned k_e2e_run_all(const char *const profiles[K_SMP_MAX], struct k_e2e_cpu_result res[K_SMP_MAX])
+unsigned k_e2e_run_all(const char *const profiles[], const bool take[], struct k_e2e_cpu_result res[])
 {
-    unsigned n = k_smp_count(), ran = 0;
-    bool posted[K_SMP_MAX] = {false};
+    unsigned n = k_smp_slots(), ran = 0;
     for (unsigned i = 0; i < n; i++) {
         struct e2e *e = &e2e_cpus[i];
         const struct k_smp_cpu *c = k_smp_cpu(i);
@@ -2042,10 +2042,10 @@ unsigned k_e2e_run_all(const char *const profiles[K_SMP_MAX], struct k_e2e_cpu_r
     e2e_handlers(true);
     k_console_lines(true); /* from here on every CPU prints: whole lines only */
     for (unsigned i = 1; i < n; i++)
-        posted[i] = k_smp_cpu(i)->state == K_SMP_IDENTIFIED && k_smp_post(i, run_posted) == 0;
+        e2e_cpus[i].posted = take[i] && k_smp_cpu(i)->state == K_SMP_IDENTIFIED && k_smp_post(i, run_posted) == 0;
     run_posted(); /* the BSP's share, at the same time */
     for (unsigned i = 1; i < n; i++)
-        if (posted[i])
+        if (e2e_cpus[i].posted)
             k_smp_wait(i);
     k_console_lines(false);
     e2e_handlers(false);

@@ -28,13 +28,15 @@ void k_e2e_run(void);
  * identified on itself) and, where profiles[i] is not NULL, those model
  * profiles instead of profile= (same syntax, at most 127 characters;
  * cpu_profile.N=). Its checks are prefixed "cpuN "; console output goes
- * out a whole line at a time (k_console_lines). Returns how many CPUs ran;
- * res[i] is CPU i's: its logs and checks over all of them. */
+ * out a whole line at a time (k_console_lines). The arrays have
+ * k_smp_slots() elements (issue 24: no CPU maximum); an AP runs the flows
+ * where take[i] (the BSP always does). Returns how many CPUs ran; res[i] is
+ * CPU i's: its logs and checks over all of them. */
 struct k_e2e_cpu_result {
     bool ran;
     unsigned logs, passed, failed, skipped;
     uint64_t t0, t1; /* TSC at the start and the end of the CPU's flows */
 };
-unsigned k_e2e_run_all(const char *const profiles[K_SMP_MAX], struct k_e2e_cpu_result res[K_SMP_MAX]);
+unsigned k_e2e_run_all(const char *const profiles[], const bool take[], struct k_e2e_cpu_result res[]);
 
 #endif

@@ -63,39 +63,35 @@ static bool table_ok(uint64_t a)
     return len >= 36 && a + len <= (1ull << 32) && sum_ok((uintptr_t)a, len);
 }
 
-static void add_cpu(struct k_acpi_madt_info *o, uint32_t id, uint32_t uid, uint32_t flags, bool x2)
+/* Count, allocate, fill (k/madt.h). */
+static int read_madt(uintptr_t t, struct k_acpi_madt_info *o, k_acpi_alloc_fn alloc)
 {
-    o->nlisted++;
-    /* flags bit 0 Enabled, bit 1 Online Capable (ACPI 6.3+): a CPU with
-     * neither cannot be started. */
-    if (!(flags & 3) || o->ncpus >= K_ACPI_MAX_CPUS)
-        return;
-    for (unsigned i = 0; i < o->ncpus; i++)
-        if (o->cpu[i].apic_id == id)
-            return; /* listed as both type 0 and type 9 */
-    o->cpu[o->ncpus].apic_id = id;
-    o->cpu[o->ncpus].uid = uid;
-    o->cpu[o->ncpus].x2apic = x2;
-    o->ncpus++;
-}
-
-static void parse_madt(uintptr_t t, struct k_acpi_madt_info *o)
-{
+    const uint8_t *p = (const uint8_t *)t;
     uint32_t len = rd32(t + 4);
-    o->lapic_addr = rd32(t + 36);
-    for (uintptr_t e = t + 44; e + 2 <= t + len;) {
-        uint8_t type = rd8(e), elen = rd8(e + 1);
-        if (elen < 2 || e + elen > t + len)
-            break;
-        if (type == 0 && elen >= 8)          /* Processor Local APIC */
-            add_cpu(o, rd8(e + 3), rd8(e + 2), rd32(e + 4), false);
-        else if (type == 9 && elen >= 16)    /* Processor Local x2APIC */
-            add_cpu(o, rd32(e + 4), rd32(e + 12), rd32(e + 8), true);
-        e += elen;
+    struct k_madt_cpus m = { 0 };
+    k_madt_parse(p, len, &m);
+    o->lapic_addr = m.lapic_addr;
+    o->nlisted = m.nlisted;
+    o->nignored = m.nignored;
+    if (!m.ncpus) {
+        o->error = "MADT lists no enabled processor";
+        return -1;
     }
+    m.cap = m.ncpus;
+    m.cpu = alloc(m.cap * sizeof(*m.cpu));
+    if (!m.cpu) {
+        o->error = "no memory for the MADT's CPU list";
+        return -1;
+    }
+    k_madt_parse(p, len, &m);
+    o->cpu = m.cpu;
+    o->ncpus = m.ncpus;
+    o->nx2 = m.nx2;
+    o->max_id = m.max_id;
+    return 0;
 }
 
-int k_acpi_madt(uintptr_t boot_rsdp, const char *boot_src, struct k_acpi_madt_info *o)
+int k_acpi_madt(uintptr_t boot_rsdp, const char *boot_src, struct k_acpi_madt_info *o, k_acpi_alloc_fn alloc)
 {
     memset(o, 0, sizeof(*o));
     uintptr_t r = 0;
@@ -123,12 +119,8 @@ int k_acpi_madt(uintptr_t boot_rsdp, const char *boot_src, struct k_acpi_madt_in
     for (uint32_t i = 0; i < n; i++) {
         uintptr_t ea = (uintptr_t)sdt + 36 + i * (wide ? 8 : 4);
         uint64_t t = wide ? rd64(ea) : rd32(ea);
-        if (table_ok(t) && sig_is((uintptr_t)t, "APIC", 4)) {
-            parse_madt((uintptr_t)t, o);
-            if (!o->ncpus)
-                o->error = "MADT lists no enabled processor";
-            return o->ncpus ? 0 : -1;
-        }
+        if (table_ok(t) && sig_is((uintptr_t)t, "APIC", 4))
+            return read_madt((uintptr_t)t, o, alloc);
     }
     o->error = "no MADT (\"APIC\") table";
     return -1;

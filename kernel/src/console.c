@@ -106,10 +106,11 @@ static void raw_putc(char c)
 #define LINE_MAX_CHARS 4095 /* > the longest DSLOG line (docs/records.md: about 2.6 KB) */
 static struct k_spin out_lock;
 static volatile bool line_mode;
-static struct {
+struct line {
     char b[LINE_MAX_CHARS + 1];
     unsigned n;
-} lines[K_SMP_MAX];
+};
+K_PERCPU(struct line, lines);
 
 static void line_flush(unsigned cpu)
 {
@@ -123,7 +124,7 @@ static void line_flush(unsigned cpu)
 void k_console_lines(bool on)
 {
     if (!on) /* the caller is the only CPU printing again: flush what is left */
-        for (unsigned i = 0; i < K_SMP_MAX; i++)
+        for (unsigned i = 0; i < k_smp_slots(); i++)
             if (lines[i].n)
                 line_flush(i);
     line_mode = on;
@@ -139,7 +140,7 @@ void k_console_write_block(const char *s, size_t n)
 
 void kputc(char c)
 {
-    if (!line_mode) {
+    if (!line_mode || !lines) {
         raw_putc(c);
         return;
     }

@@ -97,7 +97,9 @@ void kmain(uint32_t magic, uintptr_t info)
     pic_disable();
     k_trap_init();
     bool allow_x2 = !k_opt_is("apic", "xapic");
-    if (k_lapic_init(allow_x2) == 0) {
+    int lapic_err = k_lapic_init(allow_x2);
+    k_smp_setup(); /* the CPU list and the per-CPU state (k/smp.h) */
+    if (lapic_err == 0) {
         kprintf("# local APIC: %s, id %u, version 0x%x\n", k_lapic_mode_name(), k_lapic_id(),
                 k_lapic_read(K_APIC_VERSION));
         k_pmi_init(k_opt_is("pmi", "nmi") ? K_PMI_NMI : K_PMI_FIXED);

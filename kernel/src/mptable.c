@@ -46,18 +46,34 @@ static uintptr_t find_fps(void)
     return r ? r : scan(0xF0000, 0x10000);
 }
 
-static void add_cpu(struct k_acpi_madt_info *o, uint32_t id, uint8_t flags)
+/* Processor entries (type 0) of the table at @t: counted (o->cpu NULL)
+ * or stored. */
+static void walk(uintptr_t t, struct k_acpi_madt_info *o)
 {
-    o->nlisted++;
-    if (!(flags & 1) || o->ncpus >= K_ACPI_MAX_CPUS)
-        return;
-    o->cpu[o->ncpus].apic_id = id;
-    o->cpu[o->ncpus].uid = o->ncpus;
-    o->cpu[o->ncpus].x2apic = false;
-    o->ncpus++;
+    uint16_t n = rd16(t + 34), len = rd16(t + 4);
+    uintptr_t e = t + 44, end = t + len;
+    o->ncpus = o->nlisted = 0;
+    for (uint16_t i = 0; i < n && e < end; i++) {
+        uint8_t type = rd8(e);
+        if (type == 0 && e + 20 <= end) {
+            o->nlisted++;
+            if (rd8(e + 3) & 1) { /* EN */
+                if (o->cpu)
+                    o->cpu[o->ncpus] = (struct k_acpi_cpu){ .apic_id = rd8(e + 1), .uid = o->ncpus, .x2apic = false };
+                if (rd8(e + 1) > o->max_id)
+                    o->max_id = rd8(e + 1);
+                o->ncpus++;
+            }
+            e += 20;
+        } else if (type >= 1 && type <= 4) {
+            e += 8;
+        } else {
+            break; /* unknown entry: its length is unknown */
+        }
+    }
 }
 
-int k_mptable_cpus(struct k_acpi_madt_info *o)
+int k_mptable_cpus(struct k_acpi_madt_info *o, k_acpi_alloc_fn alloc)
 {
     memset(o, 0, sizeof(*o));
     uintptr_t f = find_fps();
@@ -79,18 +95,14 @@ int k_mptable_cpus(struct k_acpi_madt_info *o)
         return -1;
     }
     o->lapic_addr = rd32(t + 36);
-    uint16_t n = rd16(t + 34);
-    uintptr_t e = t + 44, end = t + len;
-    for (uint16_t i = 0; i < n && e < end; i++) {
-        uint8_t type = rd8(e);
-        if (type == 0 && e + 20 <= end) {
-            add_cpu(o, rd8(e + 1), rd8(e + 3));
-            e += 20;
-        } else if (type >= 1 && type <= 4) {
-            e += 8;
-        } else {
-            break; /* unknown entry: its length is unknown */
+    walk(t, o);
+    if (o->ncpus) {
+        o->cpu = alloc(o->ncpus * sizeof(*o->cpu));
+        if (!o->cpu) {
+            o->error = "no memory for the MP table's CPU list";
+            return -1;
         }
+        walk(t, o);
     }
     if (!o->ncpus)
         o->error = "MP configuration table lists no enabled processor";

@@ -8,7 +8,7 @@
 
 /* Per CPU (issue 13): CPUs running the e2e flows at once each pick fixed or
  * NMI delivery for their own LVT PC. */
-static volatile enum k_pmi_mode modes[K_SMP_MAX];
+K_PERCPU(volatile enum k_pmi_mode, modes); /* after k_smp_setup */
 #define cur_mode (modes[k_smp_self()])
 static k_pmi_fn pmi_fn;
 static void *pmi_ctx;
@@ -60,7 +60,7 @@ static void nmi_vector(struct k_trap_frame *f, void *ctx)
 
 void k_pmi_init(enum k_pmi_mode m)
 {
-    for (unsigned i = 0; i < K_SMP_MAX; i++)
+    for (unsigned i = 0; i < k_smp_slots(); i++)
         modes[i] = m;
     k_trap_register(K_VEC_PMI, pmi_vector, NULL);
     k_trap_register(K_VEC_NMI, nmi_vector, NULL);

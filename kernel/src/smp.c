@@ -8,6 +8,7 @@
 #include <k/io.h>
 #include <k/ktest.h>
 #include <k/lapic.h>
+#include <k/mem.h>
 #include <k/safe.h>
 #include <k/string.h>
 #include <k/trap.h>
@@ -33,10 +34,16 @@ struct ap_area {
 #endif
 };
 
-static struct k_smp_cpu cpus[K_SMP_MAX];
-static struct ap_area areas[K_SMP_MAX];
-static unsigned ncpus;
+K_PERCPU(struct ap_area, areas);
+static struct k_smp_cpu *cpus;  /* ncpus entries from k_mem_alloc; cpu0 before k_smp_setup */
+static struct k_smp_cpu cpu0;
+static unsigned ncpus, nslots;
 static bool enumerated;
+/* What k_smp_setup found, for k_smp_start to print. */
+static struct k_acpi_madt_info madt;
+static enum { SETUP_OFF, SETUP_NO_APIC, SETUP_NO_LIST, SETUP_MPTABLE, SETUP_MADT, SETUP_TRAMP } setup_how;
+static const char *madt_error;
+static char nomem_why[160];
 static struct {
     uint16_t limit;
     uintptr_t base;
@@ -44,6 +51,7 @@ static struct {
 static bool ap_x2apic;
 
 unsigned k_smp_count(void) { return ncpus; }
+unsigned k_smp_slots(void) { return nslots; }
 const struct k_smp_cpu *k_smp_cpu(unsigned i) { return i < ncpus ? &cpus[i] : 0; }
 bool k_smp_enumerated(void) { return enumerated; }
 
@@ -266,10 +274,8 @@ static const char *excluded(unsigned n, uint32_t id, unsigned max)
     k_snprintf(num, sizeof num, "%u", n);
     if (k_opt("cpus", 0) && !k_opt_list_has("cpus", num))
         return "not in cpus=";
-    if (n >= K_SMP_MAX)
-        return "beyond K_SMP_MAX";
-    if (id > 0xFF && k_lapic_mode() != K_LAPIC_X2APIC)
-        return "x2APIC ID above 255 needs x2APIC mode";
+    if (id >= 0xFF && k_lapic_mode() != K_LAPIC_X2APIC)
+        return "APIC ID 255 or above needs x2APIC mode (CPUID.01H:ECX.x2APIC[21] = 0, or apic=xapic)";
     return 0;
 }
 
@@ -303,13 +309,19 @@ static void report(const struct k_smp_cpu *c, const char *bsp_caps)
     }
 }
 
-static void enumerate(struct k_acpi_madt_info *m, unsigned max)
+static void *alloc8(size_t n) { return k_mem_alloc(n, 8); }
+
+/* The CPU table: the BSP first, then the list's CPUs in its order. */
+static void enumerate(const struct k_acpi_madt_info *m, unsigned max)
 {
     uint32_t bsp = k_lapic_id();
-    cpus[0] = (struct k_smp_cpu){ .index = 0, .apic_id = bsp, .apic_id_seen = bsp, .state = K_SMP_IDENTIFIED,
-                                  .identify_err = k_cpu_identify_err, .cpu = k_cpu };
+    struct k_smp_cpu *t = alloc8((m->ncpus + 1) * sizeof(*t));
+    if (!t)
+        return; /* cpu0 alone; k_smp_start reports it */
+    t[0] = cpu0;
+    cpus = t;
     ncpus = 1;
-    for (unsigned i = 0; i < m->ncpus && ncpus < K_SMP_MAX; i++) {
+    for (unsigned i = 0; i < m->ncpus; i++) {
         if (m->cpu[i].apic_id == bsp)
             continue;
         struct k_smp_cpu *c = &cpus[ncpus];
@@ -319,8 +331,65 @@ static void enumerate(struct k_acpi_madt_info *m, unsigned max)
         c->state = c->why ? K_SMP_SKIPPED : K_SMP_ABSENT;
         ncpus++;
     }
-    if (m->ncpus > K_SMP_MAX)
-        kprintf("# smp: %u CPUs listed, only the first %u are handled (K_SMP_MAX)\n", m->ncpus, K_SMP_MAX);
+}
+
+extern const struct k_percpu __kpercpu_start[], __kpercpu_end[];
+
+static size_t percpu_bytes(unsigned n)
+{
+    size_t sum = 0;
+    for (const struct k_percpu *d = __kpercpu_start; d < __kpercpu_end; d++)
+        sum = ((sum + d->align - 1) & ~(size_t)(d->align - 1)) + (size_t)d->size * n;
+    return sum;
+}
+
+/* One block for every K_PERCPU array with @n elements each, or false. */
+static bool percpu_alloc(unsigned n)
+{
+    uint8_t *p = k_mem_alloc(percpu_bytes(n), 4096);
+    if (!p)
+        return false;
+    size_t off = 0;
+    for (const struct k_percpu *d = __kpercpu_start; d < __kpercpu_end; d++) {
+        off = (off + d->align - 1) & ~(size_t)(d->align - 1);
+        void *base = p + off;
+        memcpy(d->var, &base, sizeof base);
+        off += (size_t)d->size * n;
+    }
+    nslots = n;
+    return true;
+}
+
+/* Per-CPU state for every CPU that may run, or as many as fit; the others
+ * are reported (nomem_why) and not started. */
+static void size_percpu(void)
+{
+    unsigned want = 1;
+    for (unsigned i = 1; i < ncpus; i++)
+        if (cpus[i].state != K_SMP_SKIPPED)
+            want = i + 1;
+    uint64_t largest = k_mem_largest();
+    unsigned n = want;
+    while (n > 1 && percpu_bytes(n) + 4096 > largest)
+        n--;
+    if (!percpu_alloc(n)) {
+        kprintf("# smp: FAILED: the boot CPU's per-CPU state (%lu KiB) does not fit in free RAM "
+                "(largest free block %lu KiB of %lu KiB; memory map: %s)\n", (unsigned long)(percpu_bytes(1) >> 10),
+                (unsigned long)(largest >> 10), (unsigned long)(k_mem_total() >> 10), k_boot.mem_source);
+        ktest_fail("per-CPU state for the boot CPU does not fit in memory");
+        ktest_finish();
+    }
+    if (n == want)
+        return;
+    k_snprintf(nomem_why, sizeof nomem_why,
+               "per-CPU state does not fit in memory (%lu KiB per CPU; %u of %u CPU(s) fit in the largest free block, "
+               "%lu KiB, of %lu KiB free RAM)", (unsigned long)(percpu_bytes(1) >> 10), n, want,
+               (unsigned long)(largest >> 10), (unsigned long)(k_mem_total() >> 10));
+    for (unsigned i = n; i < ncpus; i++)
+        if (cpus[i].state != K_SMP_SKIPPED) {
+            cpus[i].state = K_SMP_SKIPPED;
+            cpus[i].why = nomem_why;
+        }
 }
 
 static bool overlaps(uintptr_t a, size_t n)
@@ -328,43 +397,94 @@ static bool overlaps(uintptr_t a, size_t n)
     return k_boot.info < a + n && k_boot.info + k_boot.info_size > a;
 }
 
-void k_smp_start(void)
+/* The trampoline and the halt bytes overwrite low memory: refuse if the
+ * loader put its information block there (QEMU's multiboot1 loader uses
+ * 0x9500, just past them; a UEFI GRUB may use anything). */
+static bool tramp_clash(void)
 {
-    static struct k_acpi_madt_info madt;
-    static char bsp_caps[2048];
+    size_t tsz = (size_t)(k_ap_tramp_end - k_ap_tramp_start);
+    return overlaps(K_AP_TRAMP_BASE, tsz) || overlaps(K_AP_DEAD_BASE, 4);
+}
+
+void k_smp_setup(void)
+{
+    uint32_t bsp = k_lapic_mode() != K_LAPIC_NONE ? k_lapic_id() : 0;
+    cpu0 = (struct k_smp_cpu){ .index = 0, .apic_id = bsp, .apic_id_seen = bsp, .state = K_SMP_IDENTIFIED };
+    cpus = &cpu0;
+    ncpus = 1;
     if (k_opt_is("smp", "off")) {
+        setup_how = SETUP_OFF;
+    } else if (k_lapic_mode() == K_LAPIC_NONE) {
+        setup_how = SETUP_NO_APIC;
+    } else {
+        bool mp_only = k_opt_is("smp_enum", "mptable");
+        setup_how = SETUP_MADT;
+        if (mp_only || k_acpi_madt(k_boot.acpi_rsdp, k_boot.acpi_rsdp_src, &madt, alloc8)) {
+            madt_error = mp_only ? 0 : madt.error;
+            setup_how = k_mptable_cpus(&madt, alloc8) ? SETUP_NO_LIST : SETUP_MPTABLE;
+        }
+        if ((setup_how == SETUP_MADT || setup_how == SETUP_MPTABLE) && tramp_clash()) {
+            setup_how = SETUP_TRAMP;
+        } else if (setup_how == SETUP_MADT || setup_how == SETUP_MPTABLE) {
+            enumerated = true;
+            enumerate(&madt, (unsigned)k_opt_u64("smp", 0));
+        }
+    }
+    size_percpu();
+}
+
+/* What k_smp_setup found; false: the boot CPU only. */
+static bool report_setup(void)
+{
+    switch (setup_how) {
+    case SETUP_OFF:
         kprintf("# smp: off (smp=off): the boot CPU only\n");
-        return;
-    }
-    if (k_lapic_mode() == K_LAPIC_NONE) {
+        return false;
+    case SETUP_NO_APIC:
         kprintf("# smp: no usable local APIC: the boot CPU only\n");
-        return;
-    }
-    bool mp_only = k_opt_is("smp_enum", "mptable");
-    if (mp_only || k_acpi_madt(k_boot.acpi_rsdp, k_boot.acpi_rsdp_src, &madt)) {
-        if (!mp_only)
-            kprintf("# smp: no MADT: %s; trying the MP table\n", madt.error);
-        if (k_mptable_cpus(&madt)) {
+        return false;
+    case SETUP_NO_LIST:
+    case SETUP_MPTABLE:
+        if (madt_error)
+            kprintf("# smp: no MADT: %s; trying the MP table\n", madt_error);
+        if (setup_how == SETUP_NO_LIST) {
             kprintf("# smp: no CPU list: %s; the boot CPU only\n", madt.error);
-            return;
+            return false;
         }
         kprintf("# smp: MP floating pointer at 0x%lx (spec 1.%u), %u processor(s) usable of %u listed\n",
                 (unsigned long)madt.rsdp, madt.revision, madt.ncpus, madt.nlisted);
-    } else {
+        break;
+    default:
         kprintf("# smp: ACPI RSDP at 0x%lx (%s, revision %u), MADT: %u processor(s) usable of %u listed\n",
                 (unsigned long)madt.rsdp, madt.rsdp_source, madt.revision, madt.ncpus, madt.nlisted);
+        if (madt.nx2 || madt.nignored)
+            kprintf("# smp: MADT: %u from x2APIC entries, %u invalid entries ignored, highest APIC id %u\n",
+                    madt.nx2, madt.nignored, madt.max_id);
+        break;
     }
-    /* The trampoline and the halt bytes overwrite low memory: refuse if the
-     * loader put its information block there (QEMU's multiboot1 loader
-     * uses 0x9500, just past them; a UEFI GRUB may use anything). */
-    size_t tsz = (size_t)(k_ap_tramp_end - k_ap_tramp_start);
-    if (overlaps(K_AP_TRAMP_BASE, tsz) || overlaps(K_AP_DEAD_BASE, 4)) {
+    if (setup_how == SETUP_TRAMP) {
         kprintf("# smp: boot information at 0x%lx (%lu bytes) overlaps the AP trampoline at 0x%x: the boot CPU only\n",
                 (unsigned long)k_boot.info, (unsigned long)k_boot.info_size, K_AP_TRAMP_BASE);
-        return;
+        return false;
     }
-    enumerated = true;
-    enumerate(&madt, (unsigned)k_opt_u64("smp", 0));
+    if (ncpus == 1 && madt.ncpus > 1) {
+        kprintf("# smp: no memory for a table of %u CPUs: the boot CPU only\n", madt.ncpus);
+        return false;
+    }
+    kprintf("# smp: per-CPU state %lu KiB per CPU, %u CPU slot(s), from free RAM (%s: %u RAM range(s), %lu KiB free)\n",
+            (unsigned long)(percpu_bytes(1) >> 10), nslots, k_boot.mem_source, k_boot.nram,
+            (unsigned long)(k_mem_total() >> 10));
+    return true;
+}
+
+void k_smp_start(void)
+{
+    static char bsp_caps[2048];
+    cpus[0].identify_err = k_cpu_identify_err;
+    cpus[0].cpu = k_cpu;
+    if (!report_setup())
+        return;
+    size_t tsz = (size_t)(k_ap_tramp_end - k_ap_tramp_start);
     memcpy((void *)(uintptr_t)K_AP_TRAMP_BASE, k_ap_tramp_start, tsz);
     static const uint8_t dead[4] = { 0xFA, 0xF4, 0xEB, 0xFD }; /* 1: cli; hlt; jmp 1b */
     memcpy((void *)(uintptr_t)K_AP_DEAD_BASE, dead, sizeof dead);
@@ -387,8 +507,8 @@ void k_smp_start(void)
 
 unsigned k_smp_self(void)
 {
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), base = (uintptr_t)&areas[0];
-    if (sp < base || sp >= (uintptr_t)&areas[ncpus > 1 ? ncpus : 1])
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), base = (uintptr_t)areas;
+    if (sp < base || sp >= base + (uintptr_t)nslots * sizeof(struct ap_area))
         return 0;
     return (unsigned)((sp - base) / sizeof(struct ap_area));
 }

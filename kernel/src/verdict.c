@@ -15,6 +15,7 @@
 static struct {
     char cpu[LINE];
     char backend[LINE];
+    char note[LINE];
     struct {
         const char *name;
         unsigned n[3];
@@ -32,6 +33,14 @@ void k_verdict_cpu(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     k_vsnprintf(V.cpu, sizeof V.cpu, fmt, ap);
+    va_end(ap);
+}
+
+void k_verdict_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    k_vsnprintf(V.note, sizeof V.note, fmt, ap);
     va_end(ap);
 }
 
@@ -94,6 +103,8 @@ void k_verdict_show(unsigned passed, unsigned failed, unsigned skipped)
     unsigned n = 0;
     n = add(lines, n, "libds test kernel (%s): %s", K_ARCH, pass ? "PASS" : "FAIL");
     n = add(lines, n, "cpu: %s", V.cpu[0] ? V.cpu : "not identified");
+    if (V.note[0])
+        n = add(lines, n, "%s", V.note);
     if (V.backend[0])
         n = add(lines, n, "%s", V.backend);
     for (unsigned i = 0; i < V.ngroups; i++)

@@ -47,13 +47,13 @@ struct conc {
     uint64_t t0, t1;  /* TSC at start and end, for the overlap line */
 };
 
-static struct conc runs[K_SMP_MAX];
+K_PERCPU(struct conc, runs);
 static const enum dsm_profile profs[] = {DSM_SKYLAKE, DSM_HASWELL, DSM_ICELAKE, DSM_CORE2};
 
 static struct conc *mine(void)
 {
     uint32_t id = k_lapic_id();
-    for (unsigned i = 0; i < k_smp_count(); i++)
+    for (unsigned i = 0; i < k_smp_slots(); i++)
         if (runs[i].apic_id == id)
             return &runs[i];
     return 0;
@@ -173,8 +173,8 @@ static void conc_run(void)
 
 static void test_conc(void)
 {
-    unsigned n = k_smp_count();
-    if (!k_smp_enumerated() || n < 2) {
+    unsigned n = k_smp_slots();
+    if (!k_smp_enumerated() || k_smp_count() < 2) {
         ktest_skip("one CPU (smp=off, no MADT, or -smp 1): nothing runs concurrently");
         return;
     }

@@ -15,7 +15,7 @@
 # Every failure prints one line "boot.sh: FAIL: <reason>".
 set -uo pipefail
 
-arch=x86_64 mode=kernel build= append= timeout_s=60 expect=pass cpu_opt= smp= machine= elf=
+arch=x86_64 mode=kernel build= append= timeout_s=60 expect=pass cpu_opt= smp= machine= elf= mem=256M
 usage() { sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; cat <<EOT
 options: --arch i386|x86_64  --mode kernel|bios|uefi  --build DIR (default: build)
          --append "kernel options" (kernel mode only)  --timeout SECONDS
@@ -27,6 +27,7 @@ options: --arch i386|x86_64  --mode kernel|bios|uefi  --build DIR (default: buil
          --cpu MODEL   QEMU -cpu for this run (overrides LIBDS_QEMU_CPU)
          --smp N       QEMU -smp N (with TCG: multi-threaded, -accel tcg,thread=multi)
          --machine M   QEMU machine type (default pc)
+         --mem SIZE    QEMU -m SIZE (default 256M)
          --elf FILE    kernel mode: boot FILE instead of BUILD/kernel/libds-ARCH.elf
 environment: LIBDS_QEMU_ACCEL=tcg|kvm|auto (default tcg; kvm and auto ask scripts/kvm-host.sh), LIBDS_QEMU_CPU (default: qemu64 / host with kvm)
 EOT
@@ -43,6 +44,7 @@ while [ $# -gt 0 ]; do
     --cpu) cpu_opt=$2; shift 2 ;;
     --smp) smp=$2; shift 2 ;;
     --machine) machine=$2; shift 2 ;;
+    --mem) mem=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "boot.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -68,7 +70,7 @@ case $accel in
 esac
 if [ "$accel" = kvm ]; then cpu=${LIBDS_QEMU_CPU:-host,migratable=no,pmu=on}; else cpu=${LIBDS_QEMU_CPU:-qemu64}; fi
 [ -n "$cpu_opt" ] && cpu=$cpu_opt
-qemu=(qemu-system-x86_64 -machine "${machine:-pc},accel=$accel" -cpu "$cpu" -m 256M -display none -no-reboot
+qemu=(qemu-system-x86_64 -machine "${machine:-pc},accel=$accel" -cpu "$cpu" -m "$mem" -display none -no-reboot
       -serial "file:$log" -monitor none -device isa-debug-exit,iobase=0xf4,iosize=0x04)
 if [ -n "$smp" ]; then
   # SMP under TCG: one host thread per vCPU, so the CPUs really run at once.

@@ -11,23 +11,24 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <k/madt.h>
 
-#define K_ACPI_MAX_CPUS 64
-
-struct k_acpi_cpu {
-    uint32_t apic_id;   /* local APIC ID (type 0: 8 bits) or x2APIC ID (type 9) */
-    uint32_t uid;       /* ACPI processor UID */
-    bool x2apic;        /* from a type-9 entry */
-};
+/* Where the CPU list goes: allocated once its length is known (issue 24:
+ * no compile-time maximum). Returns NULL when it does not fit. */
+typedef void *(*k_acpi_alloc_fn)(size_t bytes);
 
 struct k_acpi_madt_info {
     const char *rsdp_source;  /* "multiboot2 ACPI new", "multiboot2 ACPI old", "PVH", "BIOS area", or NULL */
     uintptr_t rsdp;           /* physical address of the RSDP (0: none) */
     uint8_t revision;         /* RSDP revision (0: ACPI 1.0, RSDT only) */
     uint32_t lapic_addr;      /* MADT local interrupt controller address */
-    unsigned ncpus;           /* enabled (or online-capable) processors listed, at most K_ACPI_MAX_CPUS */
+    unsigned ncpus;           /* enabled (or online-capable) processors listed */
     unsigned nlisted;         /* every processor entry seen, disabled ones included */
-    struct k_acpi_cpu cpu[K_ACPI_MAX_CPUS];
+    unsigned nignored;        /* invalid entries (k/madt.h) */
+    unsigned nx2;             /* CPUs from x2APIC (type 9) entries */
+    uint32_t max_id;          /* highest usable APIC ID */
+    struct k_acpi_cpu *cpu;   /* ncpus entries, from the caller's allocator */
     const char *error;        /* why no MADT was found, NULL on success */
 };
 
@@ -35,12 +36,12 @@ struct k_acpi_madt_info {
  * rsdp_paddr) if non-zero, else search the EBDA's first KiB and
  * 0xE0000-0xFFFFF on 16-byte boundaries. Then parse the MADT. Returns 0, or
  * -1 with out->error set. Not NMI-safe (boot time only). */
-int k_acpi_madt(uintptr_t boot_rsdp, const char *boot_src, struct k_acpi_madt_info *out);
+int k_acpi_madt(uintptr_t boot_rsdp, const char *boot_src, struct k_acpi_madt_info *out, k_acpi_alloc_fn alloc);
 
 /* Fallback without a MADT: the MP specification 1.4 tables
  * (kernel/src/mptable.c). Fills the same structure: rsdp_source "MP table",
  * rsdp = the floating pointer's address, revision = its spec revision.
  * Returns 0, or -1 with out->error set. */
-int k_mptable_cpus(struct k_acpi_madt_info *out);
+int k_mptable_cpus(struct k_acpi_madt_info *out, k_acpi_alloc_fn alloc);
 
 #endif

@@ -6,6 +6,12 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#define K_BOOT_MAX_RAM 32
+#define K_BOOT_MAX_RESV 24
+struct k_mem_range {
+    uint64_t base, end;       /* [base, end) */
+};
+
 struct k_boot_info {
     const char *protocol;     /* "multiboot2", "multiboot1", "pvh" */
     const char *cmdline;      /* "" if none */
@@ -23,6 +29,16 @@ struct k_boot_info {
     uintptr_t acpi_rsdp;      /* RSDP given by the loader (mb2 tag 15/14, PVH), 0 if none */
     const char *acpi_rsdp_src;
     uintptr_t info, info_size; /* the loader's information block (mb2: total_size), for overlap checks */
+    /* Free RAM (memory map type 1: mb2 tag 6, mb1 mmap, PVH memmap; else
+     * 1 MiB + mem_kib) for the boot allocator (k/mem.h), and what in it the
+     * loader already used: the information block, modules, strings, the
+     * map itself. ram_dropped: RAM entries beyond K_BOOT_MAX_RAM. */
+    const char *mem_source;   /* "multiboot2 memory map", ..., "mem_upper", or "none" */
+    struct k_mem_range ram[K_BOOT_MAX_RAM];
+    unsigned nram, ram_dropped;
+    struct k_mem_range resv[K_BOOT_MAX_RESV];
+    unsigned nresv;
+    bool resv_full;           /* a range was not recorded: the allocator refuses to run */
 };
 
 /* Parse the boot information; returns -1 for an unknown magic. */

@@ -15,6 +15,12 @@
  * K_SMP_START_TIMEOUT_MS is reported, sent INIT again (so that a late start
  * cannot run on the next AP's stack), and the run continues.
  *
+ * How many CPUs: as many as the MADT (types 0 and 9) or the MP table lists,
+ * no compile-time maximum (issue 24). k_smp_setup() sizes the CPU table and
+ * every K_PERCPU array from that count and allocates them from free RAM
+ * (k/mem.h); a CPU whose per-CPU state does not fit is reported with the
+ * reason and not started.
+ *
  * Kernel options: smp=off (BSP only), smp=N (at most N CPUs, BSP included),
  * cpus=0,2,3 (logical CPU numbers allowed to start; 0 is the BSP and always
  * runs; the others are numbered 1.. in MADT order, BSP excluded).
@@ -30,7 +36,6 @@
 #include <stdbool.h>
 #include <ds/cpu.h>
 
-#define K_SMP_MAX 16
 #define K_AP_TRAMP_BASE 0x8000u
 #define K_AP_DEAD_BASE  0x9000u   /* smp_fail= test hook: a SIPI target that only halts */
 #define K_SMP_START_TIMEOUT_MS 2000u
@@ -56,11 +61,36 @@ struct k_smp_cpu {
     unsigned posted;              /* calls_done when the last call was posted */
 };
 
-/* Enumerate and start the APs (call once, on the BSP, after k_lapic_init,
- * k_trap_init and the BSP's capability report). Prints one line per CPU. */
+/* Enumerate the CPUs and allocate the CPU table and the per-CPU arrays
+ * (call once, on the BSP, after k_lapic_init, before anything uses a
+ * K_PERCPU array). Prints nothing unless even the boot CPU's per-CPU state
+ * does not fit: then it says so and ends the run (FAIL). */
+void k_smp_setup(void);
+/* Start the APs (call once, on the BSP, after k_smp_setup, k_trap_init and
+ * the BSP's capability report). Prints one line per CPU. */
 void k_smp_start(void);
 /* Number of CPU slots filled (BSP included) and the table. */
 unsigned k_smp_count(void);
+/* CPU slots with per-CPU state (K_PERCPU arrays have this many elements):
+ * 1 + the highest logical number that may run; at least 1 after
+ * k_smp_setup. Every CPU that runs has i < k_smp_slots(). */
+unsigned k_smp_slots(void);
+
+/* Per-CPU state (issue 24): nothing sized by a CPU maximum in .bss. A file
+ * declares K_PERCPU(type, name); k_smp_setup() points `name` at a zeroed
+ * array of k_smp_slots() elements from free RAM: name[k_smp_self()] is the
+ * caller's. NULL before k_smp_setup. The descriptors are collected in
+ * section .kpercpu (linker/<arch>.ld), 32 bytes apart on both arches (the
+ * type's alignment: GCC aligns a 24-byte static object to 16 on x86_64). */
+struct k_percpu {
+    void *var;          /* address of the `type *` variable */
+    uint32_t size, align;
+    const char *name;
+} __attribute__((aligned(32)));
+#define K_PERCPU(type, name)                                                                        \
+    static type *name;                                                                              \
+    static const struct k_percpu name##_percpu __attribute__((section(".kpercpu"), used)) = {       \
+        &name, sizeof(type), _Alignof(type), #name }
 const struct k_smp_cpu *k_smp_cpu(unsigned i);
 /* The MADT was read (false: no ACPI, smp=off before enumeration, ...). */
 bool k_smp_enumerated(void);

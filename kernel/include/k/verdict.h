@@ -14,6 +14,8 @@
 
 void k_verdict_cpu(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void k_verdict_backend(const char *backend, const char *why);
+/* A line under the CPU's (e.g. "e2e flows on 16 of 64 CPUs"); the last one set. */
+void k_verdict_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One RUN line of the record log: the profile (or "hw") and run name. */
 void k_verdict_run(const char *profile, const char *run, unsigned records);
 /* One check of group: 0 passed, 1 failed, 2 skipped. */
