@@ -3354,7 +3354,8 @@ static void test_teardown_retry(void)
 }
 
 /*
- * Issue 31 fault sweep: on every session profile of this file, from
+ * Issue 31 fault sweep: on every session profile of this file (and
+ * Skylake with the LBR snapshot), from
  * non-zero MSR values, the k-th MSR write of start, of stop or of
  * teardown faults (once), for every k; teardown is then called until
  * ds_session_unrestored says 0, and every MSR must equal its value before
@@ -3367,8 +3368,18 @@ static int sweep_setup(unsigned prof)
     void (*const profs[])(void) = { core2, nehalem, silvermont, skylake, icelake, sapphire, netburst, panther };
     if (prof < N(profs))
         profs[prof]();
-    else
+    else if (prof == 8)
         lunar(0);
+    else {
+        skylake(); /* 9: with the LBR snapshot (DEBUGCTL LBR/freeze bits; stack as test_lbr) */
+        for (unsigned i = 0; i < 32; i++) {
+            fp_set(&F, 0x680 + i, 0x1000 + i);
+            fp_set(&F, 0x6C0 + i, 0x2000 + i);
+            fp_set(&F, 0xDC0 + i, 0);
+        }
+        fp_set(&F, 0x1C9, 5);
+        fp_set(&F, 0x1C8, 0);
+    }
     dirty_all(0xA5A5A5A5A5A5A5A5ull ^ prof);
     take_snap();
     memset(&S, 0, sizeof S);
@@ -3377,6 +3388,8 @@ static int sweep_setup(unsigned prof)
     if (cpu.caps.netburst)
         c.mem_linear = 0x200000;
     c.mem_phys = 0x100000;
+    c.lbr = prof == 9;
+    c.on_lbr = on_lbr;
     if (ds_session_init(&S, &cpu, &c) != DS_OK)
         return -1;
     struct ds_request r = raw(0xC0, 0x00, 3000, DS_SAMPLE_AUTO);
@@ -3430,7 +3443,7 @@ static bool sweep_run(unsigned prof, int phase, int k, int *writes)
             hit = k > 0 && wfail_at == 0;
         }
     } else
-        CHECK(k > 0 && phase == PH_START, "profile %u: start fails only with a fault", prof);
+        CHECK(k > 0 && phase == PH_START, "profile %u: start fails only with a fault (%s)", prof, ds_errname(e));
     wfail_at = 0;
     for (int n = 0; n < 3 && ds_session_unrestored(&S) > 0; n++)
         (void)ds_session_teardown(&S);
@@ -3444,7 +3457,7 @@ static bool sweep_run(unsigned prof, int phase, int k, int *writes)
 
 static void test_kth_write_fault_sweep(void)
 {
-    for (unsigned prof = 0; prof <= 8; prof++)
+    for (unsigned prof = 0; prof <= 9; prof++)
         for (int phase = PH_START; phase <= PH_TEARDOWN; phase++) {
             int clean = 0, w = 0;
             (void)sweep_run(prof, phase, 0, &clean);
