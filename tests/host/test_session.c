@@ -1243,8 +1243,8 @@ static void test_on_pebs(void)
 
 /* --- bad input: one row per session error ----------------------------------- */
 
-struct misuse_row { const char *what; int err; bool reads; };
-static const struct misuse_row misuse[21];
+struct misuse_row { const char *what; int err; };
+static const struct misuse_row misuse[24];
 
 static const struct { const char *what; int err; } bad[] = {
     { "add after start", DS_ERR_SESSION_STATE },
@@ -3182,28 +3182,31 @@ static void test_blind9907_bts_unavailable_and_fixed_width_65(void)
  * width), Vol. 3B freeze modes (perfmon v2 FREEZE_PERFMON_ON_PMI, v4
  * streamlined), perfmon *_core.json 3CH "PEBS": "0" (pmc.c).
  */
-static const struct misuse_row misuse[21] = {
-    { "region = the struct ds_session", DS_ERR_SESSION_MEM_OVERLAP, false },
-    { "region = the struct ds_cpu", DS_ERR_SESSION_MEM_OVERLAP, false },
-    { "region over the last 8 bytes of the session", DS_ERR_SESSION_MEM_OVERLAP, false },
-    { "bytes = SIZE_MAX over a 64 KiB array", DS_ERR_SESSION_MEM_RANGE, false },
-    { "mem_linear + bytes wraps 2^64", DS_ERR_SESSION_MEM_RANGE, false },
-    { "mem_phys + bytes wraps 2^64", DS_ERR_SESSION_MEM_RANGE, false },
-    { "linear range past 2^47 (48-bit width)", DS_ERR_SESSION_MEM_RANGE, false },
-    { "non-canonical mem_linear", DS_ERR_SESSION_MEM_RANGE, false },
-    { "init on a stopped session", DS_ERR_SESSION_STATE, false },
-    { "freeze mode 9", DS_ERR_PMI_FREEZE_MODE, false },
-    { "freeze mode 3 on Skylake", DS_ERR_PMI_FREEZE_MODE, false },
-    { "streamlined freeze on Core 2 (v2)", DS_ERR_PMI_FREEZE_MODE, false },
-    { "legacy freeze on NetBurst", DS_ERR_PMI_FREEZE_MODE, false },
-    { "pebs_flags bit 1", DS_ERR_BAD_FLAGS, false },
-    { "start: 4 KiB + 100 bytes", DS_ERR_SESSION_BUF_SMALL, false },
-    { "start: arch PEBS physical address off 4 KiB", DS_ERR_APEBS_BASE_ALIGN, false },
-    { "start: arch PEBS physical range at MAXPHYADDR", DS_ERR_APEBS_PHYS_ADDR, false },
-    { "start: 32-bit DS layout, PEBS buffer across 4 GiB", DS_ERR_BUF_ADDR, false },
-    { "Skylake: raw 3CH precise", DS_ERR_SESSION_NOT_PRECISE, false },
-    { "Skylake: raw nb_metric 5", DS_ERR_SESSION_RAW, false },
-    { "Skylake: raw with nb_mask", DS_ERR_SESSION_RAW, false },
+static const struct misuse_row misuse[24] = {
+    { "region = the struct ds_session", DS_ERR_SESSION_MEM_OVERLAP },
+    { "region = the struct ds_cpu", DS_ERR_SESSION_MEM_OVERLAP },
+    { "region over the last 8 bytes of the session", DS_ERR_SESSION_MEM_OVERLAP },
+    { "bytes = SIZE_MAX over a 64 KiB array", DS_ERR_SESSION_MEM_RANGE },
+    { "mem_linear + bytes wraps 2^64", DS_ERR_SESSION_MEM_RANGE },
+    { "mem_phys + bytes wraps 2^64", DS_ERR_SESSION_MEM_RANGE },
+    { "linear range past 2^47 (48-bit width)", DS_ERR_SESSION_MEM_RANGE },
+    { "non-canonical mem_linear", DS_ERR_SESSION_MEM_RANGE },
+    { "init on a stopped session", DS_ERR_SESSION_STATE },
+    { "freeze mode 9", DS_ERR_PMI_FREEZE_MODE },
+    { "freeze mode 3 on Skylake", DS_ERR_PMI_FREEZE_MODE },
+    { "streamlined freeze on Core 2 (v2)", DS_ERR_PMI_FREEZE_MODE },
+    { "legacy freeze on NetBurst", DS_ERR_PMI_FREEZE_MODE },
+    { "pebs_flags bit 1", DS_ERR_BAD_FLAGS },
+    { "start: 4 KiB + 100 bytes", DS_ERR_SESSION_BUF_SMALL },
+    { "start: arch PEBS physical address off 4 KiB", DS_ERR_APEBS_BASE_ALIGN },
+    { "start: arch PEBS physical range at MAXPHYADDR", DS_ERR_APEBS_PHYS_ADDR },
+    { "start: 32-bit DS layout, PEBS buffer across 4 GiB", DS_ERR_BUF_ADDR },
+    { "Skylake: raw 3CH precise", DS_ERR_SESSION_NOT_PRECISE },
+    { "Skylake: raw nb_metric 5", DS_ERR_SESSION_RAW },
+    { "Skylake: raw with nb_mask", DS_ERR_SESSION_RAW },
+    { "start: arch PEBS part under 4 KiB", DS_ERR_SESSION_BUF_SMALL },
+    { "start: interrupt BTS with one record after the DS area page", DS_ERR_SESSION_BUF_SMALL },
+    { "start: 32-bit DS layout, DS area at 4 GiB", DS_ERR_AREA_ADDR },
 };
 
 /* Run row @i; the refused call is the last, after fp_clear_log. */
@@ -3256,10 +3259,28 @@ static int run_misuse(unsigned i)
     case 18: r.raw.evsel = 0x3C; break;
     case 19: r.raw.nb_metric = 5; break;
     case 20: r.raw.nb_mask = "NBOGUS"; break;
+    case 21: case 22: case 23:
+        if (i == 21)
+            panther(); /* arch PEBS: no DS area page */
+        c.bytes = i == 21 ? 4095 : 4096 + 24; /* arch PEBS: under a page; BTS: one 24-byte record */
+        c.mem_phys = 0x100000;
+        if (i == 23) {
+            netburst();
+            c.bytes = sizeof mem;
+            c.mem_linear = 0x100000000ull; /* the SDM's 32-bit DS area: below 4 GiB */
+        }
+        if (i >= 22) {
+            memset(&r, 0, sizeof r);
+            r.mode = DS_TRACE_BTS;
+        }
+        if (ds_session_init(&S, &cpu, &c) != DS_OK || add(r, NULL) != DS_OK)
+            return -2;
+        fp_clear_log(&F);
+        return ds_session_start(&S);
     default: return -1;
     }
     int e = ds_session_init(&S, &cpu, &c);
-    if (i < 18 || e)
+    if (i < 18 || i > 20 || e)
         return e;
     fp_clear_log(&F);
     return add(r, NULL);
@@ -3271,7 +3292,7 @@ static void test_misuse_table(void)
         int e = run_misuse(i);
         CHECK_EQ(e, misuse[i].err, "misuse '%s' -> %s (got %s)", misuse[i].what, ds_errname(misuse[i].err),
                  ds_errname(e));
-        CHECK(F.writes == 0 && (misuse[i].reads || F.reads == 0), "misuse '%s': %u reads, %u writes before the refusal",
+        CHECK(F.writes == 0 && F.reads == 0, "misuse '%s': %u reads, %u writes before the refusal",
               misuse[i].what, F.reads, F.writes);
         if (S.started) {
             /* the stopped session keeps its restore duty */
