@@ -696,6 +696,17 @@ static int pebs_errata(struct ds_cpu *cpu, unsigned flags)
 
 static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
 
+int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags)
+{
+    if (!cpu)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (flags & ~DS_PMC_PEBS_ALLOW_ERRATA)
+        return DS_ERR_BAD_FLAGS;
+    return pebs_errata(cpu, flags);
+}
+
 int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
 {
     return ds_pmc_pebs_enable_ex(cpu, idx, evtsel, 0);
@@ -1050,6 +1061,13 @@ int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
 {
     (void)cpu;
     (void)data_cfg;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags)
+{
+    (void)cpu;
+    (void)flags;
     return DS_ERR_UNSUPPORTED;
 }
 #endif /* !DS_CONFIG_PMC || !DS_CONFIG_PEBS */

@@ -1433,6 +1433,10 @@ int ds_session_start(struct ds_session *s)
     /* memory only (ds_area_setup, ds_arch_pebs_setup): every refusal of
      * the region comes before the first MSR access */
     int e = carve(s);
+    /* the PEBS errata gates (Sandy Bridge microcode: IA32_BIOS_SIGN_ID
+     * only) before any PMU MSR, not after programming the counters */
+    if (!e && has_how(s, DS_HOW_PEBS))
+        e = ds_pmc_pebs_errata_check(s->cpu, s->cfg.pebs_flags);
     if (!e)
         e = save_all(s); /* reads only */
     if (e) {

@@ -1598,6 +1598,7 @@ static void test_start_write_fault_sweep(void);
 static void test_misuse_table(void);
 static void test_teardown_retry(void);
 static void test_kth_write_fault_sweep(void);
+static void test_snb_ucode_before_programming(void);
 static void test_arch_lbr_ctl_default(void);
 static void test_one_pebs_owns_every_record(void);
 static void test_apebs_fixed_per_bit(void);
@@ -1685,6 +1686,7 @@ int main(void)
     test_misuse_table();
     test_teardown_retry();
     test_kth_write_fault_sweep();
+    test_snb_ucode_before_programming();
     return check_summary();
 }
 
@@ -3488,4 +3490,36 @@ static void test_kth_write_fault_sweep(void)
                 k++;
             CHECK_EQ(k, clean + 1, "profile %u phase %d: every one of its %d writes faulted once", prof, phase, clean);
         }
+}
+
+/*
+ * Issue 31: the Sandy Bridge microcode gate (Linux pebs_ucodes: 06_2AH
+ * stepping 7 needs revision >= 0x28) refuses a PEBS session at start
+ * before any PMU MSR: the only access is the SDM revision read (write 0 to
+ * IA32_BIOS_SIGN_ID 8BH, CPUID(1), read 8BH; this fake's revision stays
+ * 0). Before, start programmed the counters and refused in
+ * ds_pmc_pebs_enable_ex. DS_PMC_PEBS_ALLOW_ERRATA skips the read.
+ */
+static void test_snb_ucode_before_programming(void)
+{
+    fam6(0x000206A7, 0x07300803, 0, 0x00000603, 0x1C3); /* 06_2AH stepping 7, PEBS format 1 */
+    fp_set(&F, 0x8B, 0);
+    take_snap();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add PEBS");
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_start(&S), DS_ERR_PMC_PEBS_UCODE, "old microcode refused");
+    CHECK(F.writes == 1 && fp_nwrites(&F, 0x8B) == 1, "only IA32_BIOS_SIGN_ID written (%u writes)", F.writes);
+    CHECK(S.state == DS_SESSION_READY && ds_session_unrestored(&S) == 0, "READY, nothing to restore");
+    check_snap("microcode refusal");
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init accepting errata");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add");
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start with DS_PMC_PEBS_ALLOW_ERRATA");
+    CHECK_EQ(fp_nwrites(&F, 0x8B), 0, "no microcode read");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    check_snap("errata accepted");
 }

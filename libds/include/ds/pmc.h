@@ -314,6 +314,18 @@ int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out);
 int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags);
 
 /*
+ * The errata gates of ds_pmc_pebs_enable_ex() alone, for a caller that
+ * must refuse before it programs anything (sessions check at start before
+ * the first PMU MSR). Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
+ * DS_ERR_BAD_FLAGS, DS_ERR_PMC_PEBS_ERRATUM, DS_ERR_PMC_PEBS_UCODE,
+ * DS_ERR_MSR_FAULT, DS_ERR_UNSUPPORTED (DS_CONFIG_PMC/PEBS=0).
+ * MSRs: on 06_2AH/2DH without DS_PMC_PEBS_ALLOW_ERRATA writes 0 to and
+ * reads IA32_BIOS_SIGN_ID (0x8B) around a CPUID(1); else none. NMI-safe:
+ * as ds_pmc_microcode_rev().
+ */
+int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags);
+
+/*
  * Enable PEBS on fixed counter @idx: IA32_PEBS_ENABLE |= bit 32+idx. Only
  * where the fixed counters take PEBS: adaptive PEBS (formats 4-6 with
  * PEBS_BASELINE; DS counter-reset slot 8+idx on format 4, 32+idx on 5/6)

@@ -279,6 +279,8 @@ int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *
  * region errors of ds_area_setup / ds_arch_pebs_setup (alignment, range,
  * MAXPHYADDR): all these before the first MSR access (the region is
  * carved and checked in memory, then every MSR is read, then written);
+ * the PEBS errata gates below (pmc.h ds_pmc_pebs_errata_check) before
+ * any PMU MSR (Sandy Bridge: IA32_BIOS_SIGN_ID only);
  * and the building blocks' errors while programming (then everything
  * already written is restored and the session is READY again; if a
  * restore write fails too, the session is STOPPED with
