@@ -3317,6 +3317,32 @@ static void test_misuse_table(void)
     c.mem_linear = 0x00FFFFFFFFFF8000ull;
     memset(&S, 0, sizeof S);
     CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_ERR_SESSION_MEM_RANGE, "past 2^56 at 57 bits");
+    /* overlap boundaries: a region ending where the session starts, or
+     * starting where it ends, is not over it (init only: never carved) */
+    skylake();
+    static struct ds_session S2;
+    c = cfg_mem();
+    c.mem = (void *)((uintptr_t)&S2 - 4096);
+    c.bytes = 4096;
+    CHECK_EQ(ds_session_init(&S2, &cpu, &c), DS_OK, "region ending at the session");
+    memset(&S2, 0, sizeof S2);
+    c.mem = (void *)((uintptr_t)&S2 + sizeof S2);
+    CHECK_EQ(ds_session_init(&S2, &cpu, &c), DS_OK, "region starting after the session");
+    memset(&S2, 0, sizeof S2);
+    c.mem = (void *)((uintptr_t)&S2 - 4096);
+    c.bytes = 4097;
+    CHECK_EQ(ds_session_init(&S2, &cpu, &c), DS_ERR_SESSION_MEM_OVERLAP, "one byte over the session");
+    memset(&S2, 0, sizeof S2);
+    c.mem = (void *)((uintptr_t)&cpu + sizeof cpu - 1);
+    c.bytes = 4096;
+    CHECK_EQ(ds_session_init(&S2, &cpu, &c), DS_ERR_SESSION_MEM_OVERLAP, "the last byte of the ds_cpu");
+    /* family 6 raw: nb_metric 0 (a zeroed request) and -1 taken, 1 not */
+    for (int nm = -2; nm <= 1; nm++) {
+        CHECK_EQ(init_default(), DS_OK, "init");
+        struct ds_request r = raw(0xC0, 0, 1000, DS_SAMPLE_AUTO);
+        r.raw.nb_metric = nm;
+        CHECK_EQ(add(r, NULL), nm == 0 || nm == -1 ? DS_OK : DS_ERR_SESSION_RAW, "Skylake raw nb_metric %d", nm);
+    }
     /* every session code has a row here or in test_bad_table's loop range */
     CHECK(strcmp(ds_errname(DS_ERR_SESSION_MEM_RANGE), "DS_ERR_SESSION_MEM_RANGE") == 0, "MEM_RANGE named");
     CHECK(strcmp(ds_errname(DS_ERR_SESSION_MEM_OVERLAP), "DS_ERR_SESSION_MEM_OVERLAP") == 0, "MEM_OVERLAP named");
