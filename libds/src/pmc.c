@@ -528,6 +528,11 @@ static int nhm_pebs_event(const struct ds_caps *c, uint64_t evtsel)
  * only on PMC1 (mask 0x2); on Sandy/Ivy Bridge (06_2AH/2DH/3AH/3EH)
  * MEM_TRANS_RETIRED.LAT_ABOVE_THR (CDH/01H) and .PRECISE_STORES (CDH/02H)
  * only on PMC3 (mask 0x8). Applied to the generic PMC0-3 row only.
+ * Event 3CH (CPU_CLK_UNHALTED.*) is no PEBS event at all: perfmon
+ * SNB/IVB/HSW/BDW/SKL *_core.json give every 3CH row "PEBS": "0", and
+ * Linux never PEBS-enables it: intel_pebs_aliases_snb/_skl rewrite a
+ * precise 003CH into the UOPS_RETIRED / INST_RETIRED cycles encodings
+ * (libds's generic cycles rows are those; a raw 3CH is refused).
  */
 static int pebs_event_counter(const struct ds_caps *c, unsigned idx, uint64_t evtsel)
 {
@@ -535,6 +540,8 @@ static int pebs_event_counter(const struct ds_caps *c, unsigned idx, uint64_t ev
     uint64_t fl = evtsel & DS_PMC_EVTSEL_FLAGS;
     bool snb_ivb = c->display_family == 6 && (c->display_model == 0x2A || c->display_model == 0x2D ||
                                               c->display_model == 0x3A || c->display_model == 0x3E);
+    if (ev == 0x3C)
+        return DS_ERR_PMC_PEBS_EVENT; /* unhalted cycles: no PEBS (see above) */
     if (ev == 0xC0 && um == 0x01 && (!fl || fl == (DS_EVTSEL_INV | (16ull << DS_EVTSEL_CMASK_SHIFT))))
         return idx == 1 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
     if (snb_ivb && ev == 0xCD && (um == 0x01 || um == 0x02) && !fl)
@@ -689,6 +696,17 @@ static int pebs_errata(struct ds_cpu *cpu, unsigned flags)
 
 static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
 
+int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags)
+{
+    if (!cpu)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (flags & ~DS_PMC_PEBS_ALLOW_ERRATA)
+        return DS_ERR_BAD_FLAGS;
+    return pebs_errata(cpu, flags);
+}
+
 int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
 {
     return ds_pmc_pebs_enable_ex(cpu, idx, evtsel, 0);
@@ -700,7 +718,7 @@ int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uns
     if (e)
         return e;
     if (flags & ~DS_PMC_PEBS_ALLOW_ERRATA)
-        return DS_ERR_INVAL;
+        return DS_ERR_BAD_FLAGS;
     e = pebs_gp_rules(cpu, idx, evtsel);
     if (e)
         return e;
@@ -1043,6 +1061,13 @@ int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
 {
     (void)cpu;
     (void)data_cfg;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags)
+{
+    (void)cpu;
+    (void)flags;
     return DS_ERR_UNSUPPORTED;
 }
 #endif /* !DS_CONFIG_PMC || !DS_CONFIG_PEBS */

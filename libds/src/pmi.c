@@ -7,6 +7,28 @@
 #include <ds/pmi.h>
 #include "internal.h"
 
+/* The freeze modes of @cpu (pure, kept in every configuration: sessions
+ * validate at init what ds_pmi_init would refuse at start). */
+int ds_pmi_freeze_check(const struct ds_cpu *cpu, enum ds_freeze_mode f)
+{
+    if (!cpu)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    const struct ds_caps *c = &cpu->caps;
+    bool global = !c->netburst && c->has_leaf_0a && c->perfmon_version >= 2;
+    switch (f) {
+    case DS_FREEZE_NONE:
+        return DS_OK;
+    case DS_FREEZE_LEGACY:
+        return global ? DS_OK : DS_ERR_PMI_FREEZE_MODE;
+    case DS_FREEZE_STREAMLINED:
+        return global && c->perfmon_version >= 4 ? DS_OK : DS_ERR_PMI_FREEZE_MODE;
+    default:
+        return DS_ERR_PMI_FREEZE_MODE;
+    }
+}
+
 #if DS_CONFIG_PMI
 
 /* GLOBAL_CTRL / GLOBAL_STATUS bit n is GP counter n for every counter that
@@ -28,7 +50,8 @@ static uint64_t counter_bits(const struct ds_caps *c)
 
 uint64_t ds_pmi_ack_mask(const struct ds_caps *c)
 {
-    if (!c || !c->has_leaf_0a || c->perfmon_version < 2)
+    /* NetBurst has no IA32_PERF_GLOBAL_* MSRs, whatever leaf 0AH says */
+    if (!c || c->netburst || !c->has_leaf_0a || c->perfmon_version < 2)
         return 0;
     uint64_t m = counter_bits(c) | DS_GSTATUS_OVF_BUF | DS_GSTATUS_COND_CHGD;
     if (c->perfmon_version >= 3)
@@ -99,22 +122,13 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
         return DS_ERR_NOT_IDENTIFIED;
     if (ctx && !ctx->setup)
         return DS_ERR_NOT_SETUP;
+    if (ctx && ctx->cpu != cpu)
+        return DS_ERR_PMI_CTX_CPU; /* set up for another struct ds_cpu */
     const struct ds_caps *c = &cpu->caps;
     bool global = !c->netburst && c->has_leaf_0a && c->perfmon_version >= 2;
-    switch (cfg->freeze) {
-    case DS_FREEZE_NONE:
-        break;
-    case DS_FREEZE_LEGACY:
-        if (!global)
-            return DS_ERR_PMI_FREEZE_MODE;
-        break;
-    case DS_FREEZE_STREAMLINED:
-        if (!global || c->perfmon_version < 4)
-            return DS_ERR_PMI_FREEZE_MODE;
-        break;
-    default:
-        return DS_ERR_PMI_FREEZE_MODE;
-    }
+    int e = ds_pmi_freeze_check(cpu, cfg->freeze);
+    if (e)
+        return e;
     uint64_t cb = counter_bits(c);
     if (global) {
         /* GLOBAL_CTRL also has bit 48 (PERF_METRICS enable) on perfmon v4+ parts that have it. */

@@ -38,11 +38,67 @@ static bool fam6(const struct ds_cpu *cpu) { return !cpu->caps.netburst; }
 
 /* --- init ------------------------------------------------------------------ */
 
+/* Does [a, a + an) meet [b, b + bn)? (both non-wrapping) */
+static bool meets(uintptr_t a, size_t an, uintptr_t b, size_t bn)
+{
+    return a < b + bn && b < a + an;
+}
+
+/* Linear-address width: CPUID 80000008H:EAX[15:8] (SDM Vol. 2A), 48 where
+ * the leaf is absent or says less; the DS area and buffers are canonical
+ * at that width (SDM Vol. 3B "DS Save Area": 64-bit linear addresses). */
+static bool lin_la57(const struct ds_cpu *cpu)
+{
+    uint32_t r[4] = { 0, 0, 0, 0 };
+    ds_cpuid(cpu, 0x80000000u, 0, r);
+    if (r[0] < 0x80000008u || r[0] > 0x8000FFFFu)
+        return false;
+    ds_cpuid(cpu, 0x80000008u, 0, r);
+    return ((r[0] >> 8) & 0xFF) >= 57;
+}
+
+/* The region of @c: no wrap (pointer, linear, physical), within the
+ * linear-address width (64-bit DS layout: both ends canonical, one half),
+ * not over @s or @cpu (setting up the DS area there would wipe them).
+ * The 32-bit layout's 4 GiB limit (of the parts carved: an overflow-only
+ * session uses none) and MAXPHYADDR are ds_area_setup's and
+ * ds_arch_pebs_setup's, at start before any MSR access. */
+static int region_ok(const struct ds_session *s, const struct ds_cpu *cpu, const struct ds_session_config *c)
+{
+    if (!c->mem)
+        return DS_OK;
+    uintptr_t m = (uintptr_t)c->mem;
+    uint64_t lin = c->mem_linear ? c->mem_linear : (uint64_t)m, last = lin + c->bytes - 1;
+    if (!c->bytes)
+        return DS_OK; /* nothing carved: start refuses a buffer (DS_ERR_SESSION_BUF_SMALL) */
+    if (m + c->bytes - 1 < m || last < lin || (c->mem_phys && c->mem_phys + c->bytes - 1 < c->mem_phys))
+        return DS_ERR_SESSION_MEM_RANGE;
+    enum ds_layout l = DS_LAYOUT_NONE;
+    bool la57 = lin_la57(cpu);
+    (void)ds_area_layout(cpu, &l);
+    if (l != DS_LAYOUT_32 && (!ds_linear_canonical(lin, la57) || !ds_linear_canonical(last, la57) ||
+                              (lin >> 63) != (last >> 63)))
+        return DS_ERR_SESSION_MEM_RANGE;
+    if (meets(m, c->bytes, (uintptr_t)s, sizeof(*s)) || meets(m, c->bytes, (uintptr_t)cpu, sizeof(*cpu)))
+        return DS_ERR_SESSION_MEM_OVERLAP;
+    return DS_OK;
+}
+
+/* What ds_pmi_init and ds_pmc_pebs_enable_ex would refuse at start, known now. */
+static int config_ok(const struct ds_cpu *cpu, const struct ds_session_config *c)
+{
+    if (c->pebs_flags & ~DS_PMC_PEBS_ALLOW_ERRATA)
+        return DS_ERR_BAD_FLAGS;
+    return c->freeze_set ? ds_pmi_freeze_check(cpu, c->freeze) : DS_OK;
+}
+
 int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_session_config *c)
 {
     if (!s || !cpu || !c)
         return DS_ERR_NULL;
-    if (s->state == DS_SESSION_RUNNING)
+    /* running, stopped, or with MSRs still to restore: teardown first (the
+     * saved values would be lost) */
+    if (s->state == DS_SESSION_RUNNING || s->state == DS_SESSION_STOPPED || s->started)
         return DS_ERR_SESSION_STATE;
     if (!cpu->identified)
         return DS_ERR_NOT_IDENTIFIED;
@@ -52,6 +108,11 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
         return DS_ERR_SESSION_NO_SINK;
     if (c->bytes && !c->mem)
         return DS_ERR_SESSION_MEM;
+    int e = region_ok(s, cpu, c);
+    if (!e)
+        e = config_ok(cpu, c);
+    if (e)
+        return e;
     if (c->lbr && !c->on_lbr)
         return DS_ERR_SESSION_LBR;
     const struct ds_lbr_model *m = NULL;
@@ -91,6 +152,10 @@ static int resolve_event(const struct ds_session *s, const struct ds_request *rq
         d->ldlat = rq->ldlat != 0;
         d->name = "raw";
         if (fam6(s->cpu) ? rq->raw.evsel == 0 : !rq->raw.nb_event)
+            return DS_ERR_SESSION_RAW;
+        /* family 6: the NetBurst fields unset (nb_metric 0 of a zeroed
+         * request, or -1), never silently ignored */
+        if (fam6(s->cpu) && (rq->raw.nb_event || rq->raw.nb_mask || (rq->raw.nb_metric != 0 && rq->raw.nb_metric != -1)))
             return DS_ERR_SESSION_RAW;
         return DS_OK;
     }
@@ -911,6 +976,13 @@ static int save_all(struct ds_session *s)
         struct ds_session_req sl = { .kind = DS_CTR_FIXED, .idx = SES_SLOTS_FIXED };
         e = save_counter(s, &sl);
     }
+    /* ds_pmc_nhm_workaround (program_all) writes EVTSEL0-3 and PMC0-3 of
+     * Nehalem/Westmere whatever the requests use: a fault in its middle
+     * left them changed (issue 31 fault sweep) */
+    for (unsigned i = 0; !e && i < 4 && s->uarch == DS_UARCH_NEHALEM && has_how(s, DS_HOW_PEBS); i++) {
+        struct ds_session_req gp = { .kind = DS_CTR_GP, .idx = i };
+        e = save_counter(s, &gp);
+    }
     return e;
 }
 
@@ -928,6 +1000,7 @@ static int setup_area(struct ds_session *s, unsigned char *m, uint64_t lin, uint
     ds__zero(&ac, sizeof(ac));
     ac.area = (union ds_area *)(void *)m;
     ac.area_linear = lin;
+    ac.la57 = lin_la57(s->cpu); /* the width init checked the region against */
     if (has_how(s, DS_HOW_PEBS) || has_how(s, DS_HOW_NB_PEBS)) {
         uint32_t rsz = ds_pebs_record_size(s->fmt, s->data_cfg), margin = 0;
         int e = ds_pebs_thresh_margin(s->cpu, s->fmt, &margin);
@@ -1274,8 +1347,38 @@ static int program_all(struct ds_session *s)
     return e;
 }
 
+/* Forget the building blocks' state of a start (memory only; the
+ * arch-PEBS caps are kept). */
+static void forget_hw(struct ds_session *s)
+{
+    ds__zero(&s->ctx, sizeof(s->ctx));
+    ds__zero(&s->pmi, sizeof(s->pmi));
+    struct ds_arch_pebs_caps ac = s->ap.caps;
+    ds__zero(&s->ap, sizeof(s->ap));
+    s->ap.caps = ac;
+}
+
+/* Write every saved MSR back, newest first; the ones whose write fails
+ * stay saved (in order) for the next teardown, the others are forgotten. */
+_Static_assert(DS_SESSION_MAX_SAVED <= 64, "restore_saved keeps a 64-bit mask");
+static int restore_saved(struct ds_session *s)
+{
+    uint64_t failed = 0;
+    for (unsigned i = s->nsaved; i-- > 0;)
+        if (ds_msr_write(s->cpu, s->saved[i].wmsr, s->saved[i].val))
+            failed |= 1ull << i;
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->nsaved; i++)
+        if ((failed >> i) & 1)
+            s->saved[n++] = s->saved[i];
+    s->nsaved = n;
+    return n ? DS_ERR_MSR_FAULT : DS_OK;
+}
+
 /* Undo start: building blocks' own cleanup, then every saved MSR written
- * back in reverse order. Every step is tried; the first error is returned. */
+ * back in reverse order. Every step is tried; the first error is returned.
+ * MSRs whose write failed stay saved: the session stays started (STOPPED)
+ * and the next teardown tries them again (ds_session_unrestored). */
 static int unwind(struct ds_session *s)
 {
     int first = DS_OK, e;
@@ -1292,17 +1395,11 @@ static int unwind(struct ds_session *s)
     SES_FOR_REQ(s, i, s->nb_live)
         if (s->req[i].how == DS_HOW_NB_PEBS || s->req[i].how == DS_HOW_NB_OVERFLOW)
             (void)ds_nb_release(s->cpu, &s->nba, &s->req[i].nbas); /* the restore below rewrites them */
-    for (unsigned i = s->nsaved; i-- > 0;)
-        KEEP(ds_msr_write(s->cpu, s->saved[i].wmsr, s->saved[i].val) ? DS_ERR_MSR_FAULT : DS_OK);
+    KEEP(restore_saved(s));
 #undef KEEP
-    /* (nsaved is left: the next start resets it before saving, and
-     * nothing reads it before; a reset here was an equivalent mutant site) */
-    s->nb_live = s->started = false;
-    ds__zero(&s->ctx, sizeof(s->ctx));
-    ds__zero(&s->pmi, sizeof(s->pmi));
-    struct ds_arch_pebs_caps ac = s->ap.caps;
-    ds__zero(&s->ap, sizeof(s->ap));
-    s->ap.caps = ac;
+    s->nb_live = false;
+    s->started = s->nsaved != 0; /* MSRs still to restore: teardown again */
+    forget_hw(s);
     /* the add-time allocation marks, for a later start */
     if (!fam6(s->cpu)) {
         ds_nb_alloc_init(&s->nba, s->cpu->caps.display_model, false);
@@ -1314,8 +1411,13 @@ static int unwind(struct ds_session *s)
                     s->nba.escr_used |= 1ull << s->req[i].nbtag.escr;
             }
     }
-    s->state = DS_SESSION_READY;
+    s->state = s->started ? DS_SESSION_STOPPED : DS_SESSION_READY;
     return first;
+}
+
+unsigned ds_session_unrestored(const struct ds_session *s)
+{
+    return s && s->started ? s->nsaved : 0;
 }
 
 int ds_session_start(struct ds_session *s)
@@ -1328,13 +1430,21 @@ int ds_session_start(struct ds_session *s)
     s->nsaved = 0;
     ds__zero(&s->pebs_stats, sizeof(s->pebs_stats)); /* session.h: cleared at start */
     ds__zero(&s->bts_stats, sizeof(s->bts_stats));
-    int e = save_all(s);
-    if (e)
-        return e; /* reads only: nothing to undo (not started: teardown refuses, start resets nsaved) */
-    s->started = true;
-    e = carve(s);
+    /* memory only (ds_area_setup, ds_arch_pebs_setup): every refusal of
+     * the region comes before the first MSR access */
+    int e = carve(s);
+    /* the PEBS errata gates (Sandy Bridge microcode: IA32_BIOS_SIGN_ID
+     * only) before any PMU MSR, not after programming the counters */
+    if (!e && has_how(s, DS_HOW_PEBS))
+        e = ds_pmc_pebs_errata_check(s->cpu, s->cfg.pebs_flags);
     if (!e)
-        e = program_all(s);
+        e = save_all(s); /* reads only */
+    if (e) {
+        forget_hw(s); /* nothing written: nothing to undo (not started: teardown refuses) */
+        return e;
+    }
+    s->started = true;
+    e = program_all(s);
     if (e) {
         (void)unwind(s);
         return e;

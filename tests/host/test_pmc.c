@@ -467,7 +467,7 @@ static void test_merom_errata(void)
         fp_set(&f, 0x3F1, 0);
         CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, evt, DS_PMC_PEBS_ALLOW_ERRATA), DS_OK, "sig %05x override", sigs[s]);
         CHECK_EQ(fp_get(&f, 0x3F1), 1, "override sets bit 0");
-        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, evt, 0x2), DS_ERR_INVAL, "unknown flag");
+        CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 0, evt, 0x2), DS_ERR_BAD_FLAGS, "unknown flag");
         CHECK_EQ(ds_pmc_pebs_enable_ex(&cpu, 1, evt, DS_PMC_PEBS_ALLOW_ERRATA), DS_ERR_PMC_PEBS_COUNTER,
                  "override does not lift the PMC0 rule");
     }
@@ -818,9 +818,23 @@ static void test_nhm_pebs_events(void)
     }
     /* Ivy Bridge (format 1 too) and Haswell: any event */
     arch_cpu(&f, &cpu, 0x000306A9, 0x07300803, 0x603, 0, (1u << 8) | 3 | (1u << 6));
-    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, EVF(0x3C, 0, 0)), DS_OK, "IVB: any event");
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, EVF(0x24, 0x3F, 0)), DS_OK, "IVB: any event");
     arch_cpu(&f, &cpu, 0x000306C3, 0x07300803, 0x603, 0, (2u << 8) | 3 | (1u << 6));
-    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, EVF(0x3C, 0, 0)), DS_OK, "HSW: any event");
+    CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, EVF(0x24, 0x3F, 0)), DS_OK, "HSW: any event");
+    /* issue 31: but not 3CH, unhalted cycles: perfmon IVB/HSW/SKL
+     * *_core.json CPU_CLK_UNHALTED.THREAD_P 3CH/00H and .REF_XCLK 3CH/01H
+     * "PEBS": "0"; Linux intel_pebs_aliases_snb/_skl rewrite a precise 003CH
+     * rather than enable PEBS on it. Refused with nothing written. */
+    static const uint32_t sig[] = { 0x000306A9, 0x000306C3, 0x000506E3 };
+    for (unsigned k = 0; k < 3; k++) {
+        arch_cpu(&f, &cpu, sig[k], 0x07300803 + (k == 2), 0x603, 0, ((k + 1u) << 8) | 3 | (1u << 6));
+        for (unsigned um = 0; um < 2; um++) {
+            fp_clear_log(&f);
+            CHECK_EQ(ds_pmc_pebs_enable(&cpu, 0, EVF(0x3C, um, 0)), DS_ERR_PMC_PEBS_EVENT, "sig %05x 3CH/%02x", sig[k], um);
+            CHECK_EQ(ds_pmc_pebs_check(&cpu, 2, EVF(0x3C, um, 0)), DS_ERR_PMC_PEBS_EVENT, "check: the same");
+            CHECK_EQ(f.writes, 0, "nothing written");
+        }
+    }
 }
 
 /*

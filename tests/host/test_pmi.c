@@ -53,6 +53,37 @@ static void test_decode(void)
     fake_netburst(&e.f);
     env_identify(&e, 0);
     CHECK_EQ(ds_pmi_ack_mask(&e.cpu.caps), 0, "NetBurst: no global MSRs");
+    /* issue 31: a NetBurst whose CPUID reports a leaf 0AH (v2, 2 GP
+     * counters) still has no IA32_PERF_GLOBAL_* MSRs (SDM Vol. 3B: the
+     * NetBurst PMU is ESCR/CCCR only) */
+    struct ds_caps nb = e.cpu.caps;
+    nb.has_leaf_0a = true;
+    nb.perfmon_version = 2;
+    nb.gp_mask = 0x3;
+    CHECK_EQ(ds_pmi_ack_mask(&nb), 0, "NetBurst with a leaf 0AH: no global MSRs");
+}
+
+/* issue 31: ds_pmi_init refuses a DS context set up for another struct
+ * ds_cpu (a copy of the same CPU): the handler would drain through one and
+ * program MSRs through the other. */
+static void test_ctx_other_cpu(void)
+{
+    static struct env e;
+    static struct ds_cpu copy;
+    struct ds_pmi pmi;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    copy = e.cpu;
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
+    memset(&pmi, 0x5A, sizeof pmi);
+    unsigned r0 = e.f.reads, w0 = e.f.writes;
+    CHECK_EQ(ds_pmi_init(&pmi, &copy, &e.ctx, &pc), DS_ERR_PMI_CTX_CPU, "context of another ds_cpu");
+    CHECK(e.f.reads == r0 && e.f.writes == w0, "no MSR access");
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "its own ds_cpu");
+    CHECK_EQ(ds_pmi_freeze_check(&e.cpu, (enum ds_freeze_mode)3), DS_ERR_PMI_FREEZE_MODE, "freeze 3");
+    CHECK_EQ(ds_pmi_freeze_check(&e.cpu, DS_FREEZE_STREAMLINED), DS_OK, "v4: streamlined");
+    CHECK_EQ(ds_pmi_freeze_check(NULL, DS_FREEZE_NONE), DS_ERR_NULL, "NULL cpu");
 }
 
 static void test_v4_streamlined_pebs(void)
@@ -626,6 +657,7 @@ int main(void)
     test_freeze_off_clears();
     test_building_blocks();
     test_decode();
+    test_ctx_other_cpu();
     test_v4_streamlined_pebs();
     test_v3_legacy();
     test_netburst();

@@ -248,7 +248,9 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * CBH, F7H any unit mask; C2H; 0BH/10H, 0CH/01H, C8H/20H; C5H/02H on
  * Nehalem, C5H any on Westmere; C0H/00H with INV + CMASK 16), with
  * EDGE/INV/CMASK/ANY clear except where listed: else DS_ERR_PMC_PEBS_EVENT.
- * Sandy Bridge onwards any event (Linux allows all events there), except
+ * Sandy Bridge onwards any event (Linux allows all events there) but 3CH
+ * (unhalted cycles, perfmon "PEBS": "0"; Linux rewrites a precise 003CH:
+ * pebs_aliases): DS_ERR_PMC_PEBS_EVENT, except
  * the per-counter ones (DS_ERR_PMC_PEBS_EVENT_COUNTER): INST_RETIRED.PREC_DIST
  * C0H/01H only on PMC1, and on Sandy/Ivy Bridge MEM_TRANS_RETIRED CDH/01H,
  * CDH/02H only on PMC3 (Linux intel_snb_/ivb_/hsw_/skl_pebs_event_constraints).
@@ -289,7 +291,7 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
  * without DEBUGCTL[12], no LBR freeze with PEBS; on old SNB microcode the
  * PEBS corruption Linux guards against) and skips the microcode read.
  * Errors: those of ds_pmc_pebs_enable(), DS_ERR_PMC_PEBS_ERRATUM,
- * DS_ERR_PMC_PEBS_UCODE, DS_ERR_INVAL (unknown flag bits).
+ * DS_ERR_PMC_PEBS_UCODE, DS_ERR_BAD_FLAGS (unknown flag bits).
  * MSRs: as ds_pmc_pebs_enable(); on 06_2AH/2DH also writes 0 to and reads
  * IA32_BIOS_SIGN_ID (0x8B) around a CPUID(1). NMI-safe: as
  * ds_pmc_pebs_enable() (the SNB check executes CPUID, which is
@@ -310,6 +312,18 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
  */
 int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out);
 int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags);
+
+/*
+ * The errata gates of ds_pmc_pebs_enable_ex() alone, for a caller that
+ * must refuse before it programs anything (sessions check at start before
+ * the first PMU MSR). Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
+ * DS_ERR_BAD_FLAGS, DS_ERR_PMC_PEBS_ERRATUM, DS_ERR_PMC_PEBS_UCODE,
+ * DS_ERR_MSR_FAULT, DS_ERR_UNSUPPORTED (DS_CONFIG_PMC/PEBS=0).
+ * MSRs: on 06_2AH/2DH without DS_PMC_PEBS_ALLOW_ERRATA writes 0 to and
+ * reads IA32_BIOS_SIGN_ID (0x8B) around a CPUID(1); else none. NMI-safe:
+ * as ds_pmc_microcode_rev().
+ */
+int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags);
 
 /*
  * Enable PEBS on fixed counter @idx: IA32_PEBS_ENABLE |= bit 32+idx. Only

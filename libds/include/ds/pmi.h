@@ -99,7 +99,8 @@ int ds_pmi_decode(uint64_t raw, const struct ds_caps *caps, struct ds_pmi_status
  * (ASCI, needs SGX) depend on CPUID.07H, which @caps does not hold: they
  * are never in this mask; ds_pmi_init() adds them to pmi->ack_mask on
  * perfmon v4+ when CPUID.(EAX=07H,ECX=0):EBX[25] / EBX[2] report the feature.
- * 0 without global MSRs (and for NULL @caps). No error return.
+ * 0 without global MSRs (NetBurst, even where a leaf 0AH is reported;
+ * perfmon v1; NULL @caps). No error return.
  * MSRs: none. NMI-safe: yes (pure).
  */
 uint64_t ds_pmi_ack_mask(const struct ds_caps *caps);
@@ -215,9 +216,19 @@ struct ds_pmi_result {
 };
 
 /*
+ * Is freeze mode @f possible on @cpu? DS_FREEZE_NONE always; LEGACY needs
+ * the global MSRs (perfmon v2+, not NetBurst); STREAMLINED perfmon v4+;
+ * any other value is unknown. Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
+ * DS_ERR_PMI_FREEZE_MODE. MSRs: none. NMI-safe: yes (pure). Compiled in
+ * every configuration.
+ */
+int ds_pmi_freeze_check(const struct ds_cpu *cpu, enum ds_freeze_mode f);
+
+/*
  * Prepare @pmi. Validates the config against @cpu's caps.
  * Errors: DS_ERR_NULL; DS_ERR_NOT_IDENTIFIED; DS_ERR_NOT_SETUP (@ctx given
- * but not set up); DS_ERR_PMI_FREEZE_MODE (LEGACY needs v2..v3 or later
+ * but not set up); DS_ERR_PMI_CTX_CPU (@ctx set up for another struct
+ * ds_cpu, e.g. a copy of @cpu); DS_ERR_PMI_FREEZE_MODE (ds_pmi_freeze_check: LEGACY needs v2..v3 or later
  * global MSRs and not NetBurst; STREAMLINED needs perfmon v4+; unknown
  * mode); DS_ERR_PMI_CTRL_MASK (global_ctrl or pebs_counters name counters
  * the CPU lacks: bits outside caps.gp_mask / fixed_mask, so GP8-9 of a
