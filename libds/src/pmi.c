@@ -473,22 +473,42 @@ static void result_clear(struct ds_pmi_result *r)
     r->lbr_err = DS_OK;
 }
 
+/* Status 0 with a threshold-armed BTS buffer under legacy freeze: the PMI
+ * may be a BTS threshold PMI, which sets no GLOBAL_STATUS bit, and
+ * FREEZE_PERFMON_ON_PMI cleared GLOBAL_CTRL on it ("a PMI request clears
+ * each of the ENABLE field of MSR_PERF_GLOBAL_CTRL", SDM Vol. 3B
+ * IA32_DEBUGCTL bit 12). Restore the enables as Linux intel_pmu_handle_irq
+ * does on every exit (__intel_pmu_enable_all), while this PMU is enabled.
+ * (The index alone cannot tell: a drain since the PMI reset it.) */
+static int bts_unfreeze(struct ds_pmi *pmi, struct ds_pmi_result *r, int ret)
+{
+    if (pmi->cfg.freeze != DS_FREEZE_LEGACY || !pmi->pmu_enabled || ret == DS_ERR_MSR_FAULT)
+        return ret;
+    r->msr_writes++;
+    int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+    return ret ? ret : e;
+}
+
 /* Status 0: only a buffer whose index reached its threshold can be ours;
- * service() (and its frame) only then. */
+ * service() (and its frame) only then; with BTS threshold PMIs armed, the
+ * legacy-freeze restore (bts_unfreeze). */
 static int idle_check(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
     const struct ds_ctx *ctx = pmi->ctx;
-    bool due = false;
+    bool due = false, bts = false;
     if (!ctx)
         return DS_OK;
 #if DS_CONFIG_BTS
-    due = ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT);
+    bts = due = ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT);
 #endif
 #if DS_CONFIG_PEBS
     if (!due && ctx->pebs.mem && ctx->pebs.thresh_records)
         due = ds__area_get(ctx, true, DS__INDEX) >= ctx->pebs.thresh_at;
 #endif
-    return due ? service(pmi, 0, r) : DS_OK;
+    if (!due)
+        return DS_OK;
+    int ret = service(pmi, 0, r);
+    return bts ? bts_unfreeze(pmi, r, ret) : ret;
 }
 
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
