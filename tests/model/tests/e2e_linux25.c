@@ -172,8 +172,107 @@ static void test_bts_legacy_freeze(void)
         bts_freeze_one(ps[k]);
 }
 
+#define NI 1200u
+#define PERIOD 7u
+/* A PRECISE instructions request with @groups, optionally a DS_COUNT
+ * branches request; started. Returns the DS_COUNT request's id in *cid. */
+static int start_cntr(enum dsm_profile p, uint32_t groups, bool count, unsigned *cid)
+{
+    struct ds_request rq, cq;
+    memset(&rq, 0, sizeof rq);
+    rq.event = DS_EVENT_INSTRUCTIONS;
+    rq.period = PERIOD;
+    rq.mode = DS_SAMPLE_PRECISE;
+    rq.groups = groups;
+    memset(&cq, 0, sizeof cq);
+    cq.event = DS_EVENT_BRANCHES;
+    cq.mode = DS_COUNT;
+    int e = prepare(p, sizeof blk);
+    if (!e)
+        e = ds_session_add(&T.s, &rq, NULL);
+    if (!e && count)
+        e = ds_session_add(&T.s, &cq, cid);
+    return e ? e : ds_session_start(&T.s);
+}
+
+static void metrics_one(enum dsm_profile p)
+{
+    const char *pn = dsm_profile_name(p);
+    int e = start_cntr(p, DS_GROUP_CNTR | DS_GROUP_METRICS, false, NULL);
+    CHECK_EQ(e, DS_OK, "%s counters group + metrics: start (%s)", pn, ds_errname(e));
+    if (e)
+        return;
+    CHECK(T.m.gctrl >> 48 & 1, "%s: GLOBAL_CTRL bit 48 (EN_PERF_METRICS) set (0x%llx)", pn,
+          (unsigned long long)T.m.gctrl);
+    run(NI, false);
+    CHECK_EQ(ds_session_stop(&T.s), DS_OK, "%s: stop", pn);
+    CHECK_EQ(ds_session_teardown(&T.s), DS_OK, "%s: teardown", pn);
+    CHECK(T.met_recs > 10 && T.met_recs == T.recs, "%s: metrics in every record (%llu of %llu)", pn,
+          (unsigned long long)T.met_recs, (unsigned long long)T.recs);
+    CHECK_EQ(T.met_bad, 0, "%s: every record's PERF_METRICS updated (Retiring FFH), slots counted", pn);
+    CHECK_EQ(T.pmi_err, DS_OK, "%s: every PMI handled (%s)", pn, ds_errname(T.pmi_err));
+    CHECK_EQ(T.m.gctrl, 0, "%s: GLOBAL_CTRL restored", pn);
+}
+
+static void test_metrics_enable(void)
+{
+    metrics_one(DSM_LUNARLAKE); /* PEBS format 6 + PERF_METRICS */
+    metrics_one(DSM_PTL_P);     /* architectural PEBS, CPUID.(23H,4):EBX[6] */
+    /* without PERF_METRICS the session refuses metrics: nothing to enable */
+    int e = start_cntr(DSM_PTL_E, DS_GROUP_CNTR | DS_GROUP_METRICS, false, NULL);
+    CHECK_EQ(e, DS_ERR_SESSION_NO_METRICS, "ptl-e: no metrics (%s)", ds_errname(e));
+}
+
+static uint64_t cfg_c(enum ds_ctr_kind k, unsigned idx)
+{
+    uint64_t v = ~0ull;
+    CHECK_EQ(dsm_rdmsr(&T.m, (k == DS_CTR_FIXED ? 0x1983u : 0x1903u) + 4u * idx, &v), DSM_OK, "CFG_C readable");
+    return v;
+}
+
+static void cntr_allow_one(enum dsm_profile p, bool met)
+{
+    const char *pn = dsm_profile_name(p);
+    unsigned cid = 0;
+    int e = start_cntr(p, DS_GROUP_CNTR | (met ? DS_GROUP_METRICS : 0), true, &cid);
+    CHECK_EQ(e, DS_OK, "%s counters group + DS_COUNT branches: start (%s)", pn, ds_errname(e));
+    if (e)
+        return;
+    const struct ds_session_req *c = &T.s.req[cid], *r = &T.s.req[0];
+    T.want_cnt = true;
+    T.ckind = c->kind;
+    T.cidx = c->idx;
+    CHECK_EQ(r->how, DS_HOW_APEBS, "%s: served by architectural PEBS", pn);
+    CHECK_EQ(cfg_c(c->kind, c->idx), 1ull << 35, "%s: the DS_COUNT counter's CFG_C is CNTR_ALLOW alone", pn);
+    CHECK(cfg_c(r->kind, r->idx) >> 35 & 1, "%s: the PEBS counter's CFG_C has CNTR_ALLOW", pn);
+    if (met)
+        CHECK_EQ(cfg_c(DS_CTR_FIXED, 3), 1ull << 35, "%s: fixed 3 (slots) CFG_C is CNTR_ALLOW alone", pn);
+    run(NI, false);
+    CHECK_EQ(ds_session_stop(&T.s), DS_OK, "%s: stop", pn);
+    CHECK_EQ(ds_session_teardown(&T.s), DS_OK, "%s: teardown", pn);
+    CHECK(T.recs > 10, "%s: records (%llu)", pn, (unsigned long long)T.recs);
+    CHECK_EQ(T.cnt_missing, 0, "%s: the DS_COUNT counter %s%u in every record's counters group, never going back", pn,
+             c->kind == DS_CTR_FIXED ? "FIXED" : "PMC", c->idx);
+    CHECK(T.cprev > 0, "%s: it counted branches (%llu)", pn, (unsigned long long)T.cprev);
+    CHECK_EQ(cfg_c(c->kind, c->idx), 0, "%s: teardown restores the DS_COUNT counter's CFG_C", pn);
+    if (met) {
+        CHECK_EQ(cfg_c(DS_CTR_FIXED, 3), 0, "%s: teardown restores fixed 3's CFG_C", pn);
+        CHECK_EQ(T.met_bad, 0, "%s: metrics updated in every record", pn);
+    }
+    CHECK_EQ(T.pmi_err, DS_OK, "%s: every PMI handled (%s)", pn, ds_errname(T.pmi_err));
+}
+
+static void test_cntr_allow(void)
+{
+    cntr_allow_one(DSM_PTL_P, false);
+    cntr_allow_one(DSM_PTL_P, true);
+    cntr_allow_one(DSM_PTL_E, false);
+}
+
 int main(void)
 {
     test_bts_legacy_freeze();
+    test_metrics_enable();
+    test_cntr_allow();
     return check_summary();
 }
