@@ -197,6 +197,19 @@ int ds_pmi_read_status(struct ds_pmi *pmi, uint64_t *out_status)
     return ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, out_status);
 }
 
+/* BTS runs with its threshold PMI (DS_BTS_INT): the one PMI of this PMU
+ * that sets no GLOBAL_STATUS bit (ds_pmi_ack, idle_check). */
+static bool bts_int_armed(const struct ds_pmi *pmi)
+{
+#if DS_CONFIG_BTS
+    const struct ds_ctx *ctx = pmi->ctx;
+    return ctx && ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT);
+#else
+    (void)pmi;
+    return false;
+#endif
+}
+
 int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
 {
     if (!pmi)
@@ -213,8 +226,9 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
         if (e)
             return e;
     }
-    /* Legacy freeze: restore only for a PMI of this PMU while it is enabled (item 3). */
-    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && status && pmi->pmu_enabled)
+    /* Legacy freeze: restore only for a PMI of this PMU while it is enabled
+     * (item 3); status 0 is one with BTS threshold PMIs armed (bts_unfreeze) */
+    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && (status || bts_int_armed(pmi)) && pmi->pmu_enabled)
         return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
     return DS_OK;
 }
@@ -495,12 +509,9 @@ static int bts_unfreeze(struct ds_pmi *pmi, struct ds_pmi_result *r, int ret)
 static int idle_check(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
     const struct ds_ctx *ctx = pmi->ctx;
-    bool due = false, bts = false;
+    bool bts = bts_int_armed(pmi), due = bts;
     if (!ctx)
         return DS_OK;
-#if DS_CONFIG_BTS
-    bts = due = ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT);
-#endif
 #if DS_CONFIG_PEBS
     if (!due && ctx->pebs.mem && ctx->pebs.thresh_records)
         due = ds__area_get(ctx, true, DS__INDEX) >= ctx->pebs.thresh_at;

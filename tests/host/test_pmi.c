@@ -1268,6 +1268,21 @@ static void test_lnx25_bts_legacy_unfreeze(void)
     CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "BTS PMI, no freeze");
     CHECK(r.bts_drained, "drained");
     CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, NULL), 0, "no freeze: no GLOBAL_CTRL write");
+    /* the own-ISR building block: ds_pmi_ack(status 0) restores with BTINT
+     * armed, not without */
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init legacy (ack)");
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_OK, "pmu on");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_ack(&pmi, 0, NULL), DS_OK, "ack status 0, BTINT armed");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, NULL), 0, "nothing to acknowledge");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0xF, "ack: enables restored");
+    CHECK_EQ(ds_bts_disable(&e.ctx), DS_OK, "BTS off");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_ack(&pmi, 0, NULL), DS_OK, "ack status 0, BTS off");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, NULL), 0, "ack, no BTINT: no GLOBAL_CTRL write");
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT), DS_OK, "BTS with BTINT");
     /* the restore write faults: reported, after the drain */
     CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init legacy again");
     CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_OK, "pmu on");

@@ -270,8 +270,9 @@ int ds_pmi_pmu_enable(struct ds_pmi *pmi, bool on);
  * ds_pmi_read_status(): 1 RDMSR IA32_PERF_GLOBAL_STATUS (perfmon v2+ only:
  * DS_ERR_UNSUPPORTED otherwise, nothing read).
  * ds_pmi_ack(): WRMSR 0x390 (OVF_CTRL / STATUS_RESET) = @status & ack mask
- * (nothing if that is 0), then with DS_FREEZE_LEGACY, @status != 0 and
- * pmi->pmu_enabled, WRMSR GLOBAL_CTRL = cfg.global_ctrl. *out_unacked (may be NULL) gets the bits not ackable on
+ * (nothing if that is 0), then with DS_FREEZE_LEGACY, pmi->pmu_enabled and
+ * @status != 0 (or BTS running with DS_BTS_INT, whose threshold PMI sets no
+ * status bit: see ds_pmi_handle step 6), WRMSR GLOBAL_CTRL = cfg.global_ctrl. *out_unacked (may be NULL) gets the bits not ackable on
  * this CPU. Errors: DS_ERR_NULL (@pmi; @out_status for read_status),
  * DS_ERR_PMI_NOT_INIT, DS_ERR_UNSUPPORTED (no perfmon v2+ global MSRs),
  * DS_ERR_MSR_FAULT (ack: the GLOBAL_CTRL write is skipped after a fault).
