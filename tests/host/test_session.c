@@ -697,6 +697,17 @@ static void test_cntr_arch(void)
     CHECK_EQ(fp_get(&F, 0x38F), 0x1000900000003ull, "GLOBAL_CTRL (+ 48 EN_PERF_METRICS: Linux intel_set_masks)");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     check_snap("arch PEBS counters group");
+    /* metrics with no fixed counter but slots: CNTR_FIXED stays clear
+     * (GLOBAL_CTRL bit 48 is EN_PERF_METRICS, no fixed counter 16) */
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request pm = raw(0xC0, 0x00, 10000, DS_SAMPLE_PRECISE);
+    pm.groups = DS_GROUP_CNTR | DS_GROUP_METRICS;
+    CHECK_EQ(add(pm, NULL), DS_OK, "PEBS C0H with counters + metrics, nothing else");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (0xBull << 35) | (uint32_t)(0 - 10000u),
+             "GP0 CFG_C: ALLOW, GP, METRICS, no FIXED");
+    CHECK_EQ(fp_get(&F, 0x38F), 0x1000800000001ull, "GLOBAL_CTRL: PMC0, fixed 3, EN_PERF_METRICS");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     /* CPUID.(23H,4):EBX[3] (CNTR_ALLOW) not enumerated: no member could be
      * allowed, no counters group (metrics alone included) */
     for (int k = 0; k < F.nleaves; k++)
