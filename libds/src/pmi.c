@@ -496,7 +496,7 @@ static void result_clear(struct ds_pmi_result *r)
  * (The index alone cannot tell: a drain since the PMI reset it.) */
 static int bts_unfreeze(struct ds_pmi *pmi, struct ds_pmi_result *r, int ret)
 {
-    if (pmi->cfg.freeze != DS_FREEZE_LEGACY || !pmi->pmu_enabled || ret == DS_ERR_MSR_FAULT)
+    if (pmi->cfg.freeze != DS_FREEZE_LEGACY || !pmi->pmu_enabled)
         return ret;
     r->msr_writes++;
     int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
