@@ -903,8 +903,12 @@ static void check_lbr(const struct run_cfg *rc)
  * GP mask PMC0|PMC1 (bits 47:32) and fixed mask fixed 0 (55:48) puts the three
  * values into every record. With PERF_CAPABILITIES.PERF_METRICS also bit 5:
  * TOPDOWN.SLOTS (fixed 3, from 0) and IA32_PERF_METRICS (329H, set to
- * CNTR_METRICS_SEED before the run) follow the counters. */
+ * CNTR_METRICS_SEED before the run) follow the counters. The session sets
+ * GLOBAL_CTRL bit 48 (EN_PERF_METRICS, Linux intel_set_masks), so the model
+ * updates PERF_METRICS over the seed: every slot retires there, Retiring
+ * (bits 7:0) FFH and the other metrics 0 (model/include/dsmodel.h). */
 #define CNTR_METRICS_SEED 0x0807060504030201ull
+#define CNTR_METRICS_MODEL 0xFFull
 #define CNTR_GP_MASK 0x3u
 #define CNTR_FIXED_MASK 0x1u
 #define CNTR_DATA_CFG (DS_PEBS_DATA_CFG_CNTRS | ((uint64_t)CNTR_GP_MASK << DS_PEBS_DATA_CFG_GP_SHIFT) | \
@@ -913,8 +917,8 @@ static void check_lbr(const struct run_cfg *rc)
 /* The counters group's counting side as session requests (DS_COUNT, no
  * PMI): the run's event on the lowest free GP counter (PMC1, PMC0 samples)
  * and instructions on fixed 0; the session counts slots on fixed 3 itself
- * (DS_GROUP_METRICS). IA32_PERF_METRICS is seeded here (the model computes
- * no metrics; a plain register there), after the session saved nothing of it. */
+ * (DS_GROUP_METRICS). IA32_PERF_METRICS is seeded here, after the session
+ * saved nothing of it: a record still holding the seed was never updated. */
 static bool cntr_requests(const struct run_cfg *rc)
 {
     struct ds_request c;
@@ -958,9 +962,10 @@ static void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
         if (!(r->hdr & DSREC_ADAPTIVE_CNTRS) || r->cntr_gp_mask != CNTR_GP_MASK ||
             r->cntr_fixed_mask != CNTR_FIXED_MASK || r->has_metrics != met)
             bad_mask++;
-        /* model: IA32_PERF_METRICS as written (it computes none), slots a period apart */
-        if (met && i && (E.model ? (r->metrics != CNTR_METRICS_SEED || r->slots - E.pebs[i - 1].slots != rc->period)
-                                 : r->slots - E.pebs[i - 1].slots < rc->period))
+        /* model: IA32_PERF_METRICS updated (EN_PERF_METRICS), slots a period apart;
+         * hardware: updated, so never the seed */
+        if (met && i && (E.model ? (r->metrics != CNTR_METRICS_MODEL || r->slots - E.pebs[i - 1].slots != rc->period)
+                                 : (r->metrics == CNTR_METRICS_SEED || r->slots - E.pebs[i - 1].slots < rc->period)))
             bad_met++;
         if ((r->hdr >> DSREC_ADAPTIVE_SIZE_SHIFT) != want_size)
             bad_size++;
@@ -978,7 +983,7 @@ static void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
     if (met)
         check(E.npebs > 1 && bad_met == 0,
               "%s: metrics in every record: slots (fixed 3) grow by %s%u, PERF_METRICS %s (%u off)", rc->name,
-              E.model ? "exactly " : "at least ", (unsigned)rc->period, E.model ? "as written" : "read", bad_met);
+              E.model ? "exactly " : "at least ", (unsigned)rc->period, E.model ? "Retiring FFH" : "updated", bad_met);
     check(E.npebs > 1 && bad_step == 0, "%s: PMC1 and fixed 0 grow by %s%u events from record to record (%u steps off)",
           rc->name, E.model ? "exactly " : "at least ", (unsigned)rc->period, bad_step);
 }

@@ -238,6 +238,20 @@ int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind,
     return ds_msr_write(ap->cpu, msr, 0);
 }
 
+/* A counting member of a counters group: CFG_C = CNTR_ALLOW, no EN, no
+ * reload (Linux intel_pmu_enable_event_ext: ext = ARCH_PEBS_CNTR_ALLOW for
+ * a non-precise event of a PEBS counter group, written to every member). */
+int ds_arch_pebs_counter_allow(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, bool allow)
+{
+    uint32_t msr;
+    int e = counter_msr(ap, kind, index, &msr);
+    if (e)
+        return e;
+    if (allow && !(ap->caps.cfg_c_caps & DS_APEBS_CFG_CNTR_ALLOW))
+        return DS_ERR_APEBS_GROUP;
+    return ds_msr_write(ap->cpu, msr, allow ? DS_APEBS_CFG_CNTR_ALLOW : 0);
+}
+
 /* --- Decoder -------------------------------------------------------------------------- */
 
 /* Linux arch_pebs_record_continued: CONT, or a null fragment (bits 63:16 zero). */
@@ -689,6 +703,15 @@ int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind,
     (void)ap;
     (void)kind;
     (void)index;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_arch_pebs_counter_allow(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, bool allow)
+{
+    (void)ap;
+    (void)kind;
+    (void)index;
+    (void)allow;
     return DS_ERR_UNSUPPORTED;
 }
 

@@ -211,6 +211,19 @@ int ds_pmi_read_status(struct ds_pmi *pmi, uint64_t *out_status)
     return ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, out_status);
 }
 
+/* BTS runs with its threshold PMI (DS_BTS_INT): the one PMI of this PMU
+ * that sets no GLOBAL_STATUS bit (ds_pmi_ack, idle_check). */
+static bool bts_int_armed(const struct ds_pmi *pmi)
+{
+#if DS_CONFIG_BTS
+    const struct ds_ctx *ctx = pmi->ctx;
+    return ctx && ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT);
+#else
+    (void)pmi;
+    return false;
+#endif
+}
+
 int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
 {
     if (!pmi)
@@ -227,8 +240,9 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
         if (e)
             return e;
     }
-    /* Legacy freeze: restore only for a PMI of this PMU while it is enabled (item 3). */
-    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && status && pmi->pmu_enabled)
+    /* Legacy freeze: restore only for a PMI of this PMU while it is enabled
+     * (item 3); status 0 is one with BTS threshold PMIs armed (bts_unfreeze) */
+    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && (status || bts_int_armed(pmi)) && pmi->pmu_enabled)
         return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
     return DS_OK;
 }
@@ -487,22 +501,39 @@ static void result_clear(struct ds_pmi_result *r)
     r->lbr_err = DS_OK;
 }
 
+/* Status 0 with a threshold-armed BTS buffer under legacy freeze: the PMI
+ * may be a BTS threshold PMI, which sets no GLOBAL_STATUS bit, and
+ * FREEZE_PERFMON_ON_PMI cleared GLOBAL_CTRL on it ("a PMI request clears
+ * each of the ENABLE field of MSR_PERF_GLOBAL_CTRL", SDM Vol. 3B
+ * IA32_DEBUGCTL bit 12). Restore the enables as Linux intel_pmu_handle_irq
+ * does on every exit (__intel_pmu_enable_all), while this PMU is enabled.
+ * (The index alone cannot tell: a drain since the PMI reset it.) */
+static int bts_unfreeze(struct ds_pmi *pmi, struct ds_pmi_result *r, int ret)
+{
+    if (pmi->cfg.freeze != DS_FREEZE_LEGACY || !pmi->pmu_enabled)
+        return ret;
+    r->msr_writes++;
+    int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+    return ret ? ret : e;
+}
+
 /* Status 0: only a buffer whose index reached its threshold can be ours;
- * service() (and its frame) only then. */
+ * service() (and its frame) only then; with BTS threshold PMIs armed, the
+ * legacy-freeze restore (bts_unfreeze). */
 static int idle_check(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
     const struct ds_ctx *ctx = pmi->ctx;
-    bool due = false;
+    bool bts = bts_int_armed(pmi), due = bts;
     if (!ctx)
         return DS_OK;
-#if DS_CONFIG_BTS
-    due = ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT);
-#endif
 #if DS_CONFIG_PEBS
     if (!due && ctx->pebs.mem && ctx->pebs.thresh_records)
         due = ds__area_get(ctx, true, DS__INDEX) >= ctx->pebs.thresh_at;
 #endif
-    return due ? service(pmi, 0, r) : DS_OK;
+    if (!due)
+        return DS_OK;
+    int ret = service(pmi, 0, r);
+    return bts ? bts_unfreeze(pmi, r, ret) : ret;
 }
 
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)

@@ -23,6 +23,8 @@ static void uarch_of(const struct ds_cpu *cpu, enum ds_uarch *u)
 
 #define SES_PAGE 4096u
 #define SES_SLOTS_FIXED 3u /* TOPDOWN.SLOTS: fixed counter 3 (SDM "Performance Metrics"; Linux INTEL_PMC_IDX_FIXED_SLOTS) */
+#define SES_EN_PERF_METRICS (1ull << 48) /* IA32_PERF_GLOBAL_CTRL (Linux GLOBAL_CTRL_EN_PERF_METRICS) */
+#define SES_FIXED_BITS(g) (((g) >> 32) & 0xFFFFull) /* fixed counters of a GLOBAL_CTRL value, not bit 48 */
 #define SES_GROUPS_KNOWN (DS_GROUP_ALL | DS_GROUP_CNTR | DS_GROUP_METRICS)
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
@@ -242,7 +244,8 @@ static bool pmi_takes(const struct ds_session *s, enum ds_ctr_kind k, unsigned i
  * intel_pmu_has_pebs_counter_group: pebs_format >= 6 && pebs_baseline) or
  * arch PEBS with the CFG_C bits in CPUID.(23H,4) (36 GP, 37 fixed, 38
  * metrics: Linux masks ARCH_PEBS_CNTR_* with the caps). Metrics also need
- * PERF_CAPABILITIES.PERF_METRICS on format 6 (pmc.h ds_pmc_pebs_data_cfg)
+ * PERF_CAPABILITIES.PERF_METRICS (format 6: pmc.h ds_pmc_pebs_data_cfg; both:
+ * GLOBAL_CTRL bit 48, plan)
  * and a free fixed counter 3 for TOPDOWN.SLOTS. */
 static int cntr_group_ok(const struct ds_session *s, enum ds_pebs_fmt f, uint32_t g)
 {
@@ -256,9 +259,14 @@ static int cntr_group_ok(const struct ds_session *s, enum ds_pebs_fmt f, uint32_
     if (arch && (g & DS_GROUP_CNTR) && (ac & (DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED)) !=
                                           (DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED))
         return DS_ERR_SESSION_NO_CNTR_GROUP;
+    /* every member needs CNTR_ALLOW (35) in its CFG_C (apebs_groups, member_allow) */
+    if (arch && !(ac & DS_APEBS_CFG_CNTR_ALLOW))
+        return DS_ERR_SESSION_NO_CNTR_GROUP;
     if (!(g & DS_GROUP_METRICS))
         return DS_OK;
-    if (arch ? !(ac & DS_APEBS_CFG_CNTR_METRICS) : !c->perf_metrics)
+    /* PERF_METRICS on arch PEBS too: Linux reaches CNTR_METRICS only through
+     * a topdown group, which needs intel_cap.perf_metrics */
+    if (!c->perf_metrics || (arch && !(ac & DS_APEBS_CFG_CNTR_METRICS)))
         return DS_ERR_SESSION_NO_METRICS;
     if (!((c->fixed_mask >> SES_SLOTS_FIXED) & 1))
         return DS_ERR_SESSION_NO_METRICS;
@@ -790,10 +798,20 @@ static uint64_t data_cfg_of(const struct ds_session *s, uint32_t g)
     return v;
 }
 
+/* Arch PEBS with a counters group in some request: every counter of the
+ * session is a member of it (the group records s->gctl's counters). */
+static bool apebs_cntr(const struct ds_session *s)
+{
+    SES_FOR_REQ(s, i, s->use_apebs)
+        if (s->req[i].how == DS_HOW_APEBS && (s->req[i].rq.groups & (DS_GROUP_CNTR | DS_GROUP_METRICS)))
+            return true;
+    return false;
+}
+
 /* Arch-PEBS CFG_C groups of a request (Linux intel_pmu_enable_event_ext:
  * CNTR_GP / CNTR_FIXED where the group's GP / fixed masks are not empty,
- * CNTR_METRICS with metrics, CNTR_ALLOW on the PEBS counter of a counter
- * group, all masked with the CPUID.(23H,4) caps: cntr_group_ok checked). */
+ * CNTR_METRICS with metrics, CNTR_ALLOW on every member of a counter group,
+ * all masked with the CPUID.(23H,4) caps: cntr_group_ok checked). */
 static uint64_t apebs_groups(const struct ds_session *s, uint32_t g)
 {
     uint64_t v = ((g & DS_GROUP_MEM) ? DS_APEBS_CFG_AUX : 0) | ((g & DS_GROUP_GPRS) ? DS_APEBS_CFG_GPR : 0) |
@@ -802,15 +820,14 @@ static uint64_t apebs_groups(const struct ds_session *s, uint32_t g)
     uint64_t ac = (uint64_t)s->cpu->caps.arch_pebs_caps << 32;
     if (g & DS_GROUP_CNTR) {
         v |= (s->gctl & 0xFFFFFFFFull) ? DS_APEBS_CFG_CNTR_GP : 0;
-        v |= ((s->gctl >> 32) & ~(s->slots ? 1ull << SES_SLOTS_FIXED : 0)) ? DS_APEBS_CFG_CNTR_FIXED : 0;
+        v |= (SES_FIXED_BITS(s->gctl) & ~(s->slots ? 1ull << SES_SLOTS_FIXED : 0)) ? DS_APEBS_CFG_CNTR_FIXED : 0;
     }
     if (g & DS_GROUP_METRICS)
         v |= DS_APEBS_CFG_CNTR_METRICS;
-    /* Not verified on hardware (no arch-PEBS CPU here): Linux also sets
-     * CNTR_ALLOW on the counting members' CFG_C, which this session does
-     * not write (no building block for a CFG_C without EN); the model
-     * snapshots every enabled counter regardless. */
-    if (v & (DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED | DS_APEBS_CFG_CNTR_METRICS))
+    /* CNTR_ALLOW on the PEBS counters here, on the counting members through
+     * ds_arch_pebs_counter_allow (program_req, program_all): Linux
+     * is_pebs_counter_event_group -> ARCH_PEBS_CNTR_ALLOW on every member */
+    if (apebs_cntr(s))
         v |= DS_APEBS_CFG_CNTR_ALLOW & ac;
     return v;
 }
@@ -851,6 +868,11 @@ static void plan(struct ds_session *s)
     if (s->slots)
         s->cnt_bits |= 1ull << (32 + SES_SLOTS_FIXED);
     s->gctl = v2(s) ? (s->pebs_bits | s->ovf_bits | s->cnt_bits) : 0;
+    /* DS_GROUP_METRICS: GLOBAL_CTRL bit 48 EN_PERF_METRICS, without which
+     * PERF_METRICS is not updated (Linux intel_set_masks sets it for
+     * INTEL_PMC_IDX_METRIC_BASE; intel_ctrl has it with perf_metrics) */
+    if (s->slots && v2(s) && s->cpu->caps.perf_metrics)
+        s->gctl |= SES_EN_PERF_METRICS;
     SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (r->how == DS_HOW_PEBS && ds_pebs_fmt_adaptive(s->fmt) && s->cpu->caps.pebs_baseline)
@@ -915,6 +937,13 @@ static int save_counter(struct ds_session *s, const struct ds_session_req *r)
     return e ? e : save1(s, rd, wr);
 }
 
+/* The CFG_C member_allow writes (arch PEBS with a counters group). */
+static int save_allow(struct ds_session *s, const struct ds_session_req *r)
+{
+    uint32_t m = ds_arch_pebs_cfg_c_msr(r->kind, r->idx);
+    return apebs_cntr(s) ? save1(s, m, m) : DS_OK;
+}
+
 static int save_req(struct ds_session *s, const struct ds_session_req *r)
 {
     int e = DS_OK;
@@ -934,9 +963,11 @@ static int save_req(struct ds_session *s, const struct ds_session_req *r)
         e = save1(s, m, m);
         return e ? e : save_counter(s, r);
     }
-    case DS_HOW_PEBS:
     case DS_HOW_OVERFLOW:
     case DS_HOW_COUNT:
+        e = save_allow(s, r);
+        return e ? e : save_counter(s, r);
+    case DS_HOW_PEBS:
         return save_counter(s, r);
     default:
         return DS_OK;
@@ -974,7 +1005,9 @@ static int save_all(struct ds_session *s)
         e = save_req(s, &s->req[i]);
     if (!e && s->slots) {
         struct ds_session_req sl = { .kind = DS_CTR_FIXED, .idx = SES_SLOTS_FIXED };
-        e = save_counter(s, &sl);
+        e = save_allow(s, &sl);
+        if (!e)
+            e = save_counter(s, &sl);
     }
     /* ds_pmc_nhm_workaround (program_all) writes EVTSEL0-3 and PMC0-3 of
      * Nehalem/Westmere whatever the requests use: a fault in its middle
@@ -1099,6 +1132,14 @@ static int program_ds_pebs(struct ds_session *s, const struct ds_session_req *r)
     return e ? e : ds_pmc_pebs_enable_ex(cpu, r->idx, ev, s->cfg.pebs_flags);
 }
 
+/* A counting member (overflow, DS_COUNT) of an arch-PEBS counters group:
+ * CFG_C = CNTR_ALLOW without EN (Linux intel_pmu_enable_event_ext on every
+ * member of a PEBS counter group); nothing without arch PEBS. */
+static int member_allow(struct ds_session *s, const struct ds_session_req *r)
+{
+    return apebs_cntr(s) ? ds_arch_pebs_counter_allow(&s->ap, r->kind, r->idx, true) : DS_OK;
+}
+
 static int program_req(struct ds_session *s, struct ds_session_req *r)
 {
     struct ds_cpu *cpu = s->cpu;
@@ -1128,10 +1169,12 @@ static int program_req(struct ds_session *s, struct ds_session_req *r)
         e = ds_area_set_reset(&s->ctx, DS_CTR_GP, 0, r->start);
         return e ? e : ds_nb_replay_tag(cpu, (unsigned)r->nb_metric, true);
     case DS_HOW_OVERFLOW:
-        return ds_pmc_gp_program(cpu, r->idx, r->evtsel, r->start);
+        e = ds_pmc_gp_program(cpu, r->idx, r->evtsel, r->start);
+        return e ? e : member_allow(s, r);
     case DS_HOW_COUNT: /* from 0, no EVTSEL.INT / FIXED_CTR_CTRL PMI bit */
-        return r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, fixed_ctrl(r), false, 0)
-                                       : ds_pmc_gp_program(cpu, r->idx, r->evtsel, 0);
+        e = r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, fixed_ctrl(r), false, 0)
+                                    : ds_pmc_gp_program(cpu, r->idx, r->evtsel, 0);
+        return e ? e : member_allow(s, r);
     default:
         return DS_OK;
     }
@@ -1315,12 +1358,13 @@ static int program_all(struct ds_session *s)
         e = program_req(s, &s->req[i]);
     /* DS_GROUP_METRICS: TOPDOWN.SLOTS on fixed 3 from 0, OS and USR (the
      * metrics part of the counters group reports it; Linux counts slots on
-     * INTEL_PMC_IDX_FIXED_SLOTS for every topdown group) */
-    /* (GLOBAL_CTRL bit 48, PERF_METRICS enable, is not set, as the
-     * hand-wired e2e flow never did; the model needs none; not verified on
-     * hardware) */
+     * INTEL_PMC_IDX_FIXED_SLOTS for every topdown group); GLOBAL_CTRL bit 48
+     * is in s->gctl (plan), written by ds_pmi_pmu_enable below; arch PEBS:
+     * fixed 3 is a counting member of the counters group (member_allow) */
     if (!e && s->slots)
         e = ds_pmc_fixed_program(cpu, SES_SLOTS_FIXED, DS_FIXED_OS | DS_FIXED_USR, false, 0);
+    if (!e && s->slots && apebs_cntr(s))
+        e = ds_arch_pebs_counter_allow(&s->ap, DS_CTR_FIXED, SES_SLOTS_FIXED, true);
     if (!e && has_how(s, DS_HOW_PEBS))
         e = ds_pmc_nhm_workaround(cpu); /* Nehalem/Westmere errata; DS_OK elsewhere */
     if (!e)

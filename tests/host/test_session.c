@@ -583,7 +583,8 @@ static void test_cntr_fmt6(void)
     CHECK_EQ(fp_get(&F, 0x1904), 0, "PMC1 counts from 0");
     /* FIXED_CTR_CTRL: 4 bits per counter, OS 0 + USR 1: fixed 0 and fixed 3 (slots), no PMI bit */
     CHECK_EQ(fp_get(&F, 0x38D), 0x3003, "FIXED_CTR_CTRL");
-    CHECK_EQ(fp_get(&F, 0x38F), 0x900000003ull, "GLOBAL_CTRL: PMC0, PMC1, fixed 0, fixed 3");
+    /* + bit 48 EN_PERF_METRICS (Linux intel_set_masks for INTEL_PMC_IDX_METRIC_BASE) */
+    CHECK_EQ(fp_get(&F, 0x38F), 0x1000900000003ull, "GLOBAL_CTRL: PMC0, PMC1, fixed 0, fixed 3, EN_PERF_METRICS");
     CHECK_EQ(fp_get(&F, 0x3F1), 1, "PEBS_ENABLE: PMC0 only");
     /* SDM adaptive record: basic 32 + counters header 16 + 3 values + slots + metrics = 88 */
     struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
@@ -674,17 +675,63 @@ static void test_cntr_arch(void)
     c.mem_phys = 0x100000;
     CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
     unsigned id[3];
+    /* metrics need PERF_CAPABILITIES.PERF_METRICS (15) on arch PEBS too:
+     * Linux topdown events need intel_cap.perf_metrics */
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR | DS_GROUP_METRICS, id), DS_ERR_SESSION_NO_METRICS,
+             "arch PEBS metrics without PERF_METRICS");
+    fp_set(&F, DS_MSR_IA32_PERF_CAPABILITIES, 0x8000 | 0xF00 | 0x3F);
+    identify(true);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
     CHECK_EQ(cntr_requests(DS_GROUP_CNTR | DS_GROUP_METRICS, id), DS_OK, "arch PEBS counters group");
     CHECK(S.req[id[1]].idx == 1 && S.req[id[2]].kind == DS_CTR_FIXED && S.req[id[2]].idx == 0, "PMC1, fixed 0");
     take_snap();
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
     CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (0xFull << 35) | (uint32_t)(0 - 10000u), "GP0 CFG_C");
-    CHECK_EQ(fp_get(&F, 0x1907), 0, "GP1 CFG_C untouched (count only)");
+    /* Linux intel_pmu_enable_event_ext: every member of a PEBS counter group
+     * gets ARCH_PEBS_CNTR_ALLOW (35); EN (63) only the precise one */
+    CHECK_EQ(fp_get(&F, 0x1907), 1ull << 35, "GP1 CFG_C: CNTR_ALLOW alone (count only)");
+    CHECK_EQ(fp_get(&F, 0x1983), 1ull << 35, "fixed 0 CFG_C: CNTR_ALLOW alone (count only)");
+    CHECK_EQ(fp_get(&F, 0x198F), 1ull << 35, "fixed 3 CFG_C: CNTR_ALLOW alone (slots)");
+    CHECK_EQ(fp_get(&F, 0x198B), 0, "fixed 2 CFG_C untouched (not in the session)");
     CHECK_EQ(fp_get(&F, 0x1905), 0x4300C0ull, "GP1 CFG_A");
     CHECK_EQ(fp_get(&F, 0x38D), 0x3003, "FIXED_CTR_CTRL");
-    CHECK_EQ(fp_get(&F, 0x38F), 0x900000003ull, "GLOBAL_CTRL");
+    CHECK_EQ(fp_get(&F, 0x38F), 0x1000900000003ull, "GLOBAL_CTRL (+ 48 EN_PERF_METRICS: Linux intel_set_masks)");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     check_snap("arch PEBS counters group");
+    /* metrics with no fixed counter but slots: CNTR_FIXED stays clear
+     * (GLOBAL_CTRL bit 48 is EN_PERF_METRICS, no fixed counter 16) */
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request pm = raw(0xC0, 0x00, 10000, DS_SAMPLE_PRECISE);
+    pm.groups = DS_GROUP_CNTR | DS_GROUP_METRICS;
+    CHECK_EQ(add(pm, NULL), DS_OK, "PEBS C0H with counters + metrics, nothing else");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (0xBull << 35) | (uint32_t)(0 - 10000u),
+             "GP0 CFG_C: ALLOW, GP, METRICS, no FIXED");
+    CHECK_EQ(fp_get(&F, 0x38F), 0x1000800000001ull, "GLOBAL_CTRL: PMC0, fixed 3, EN_PERF_METRICS");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    /* CPUID.(23H,4):EBX[3] (CNTR_ALLOW) not enumerated: no member could be
+     * allowed, no counters group (metrics alone included) */
+    for (int k = 0; k < F.nleaves; k++)
+        if (F.leaves[k].leaf == 0x23 && F.leaves[k].sub == 4)
+            F.leaves[k].r[1] &= ~0x8u;
+    identify(true);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR, id), DS_ERR_SESSION_NO_CNTR_GROUP, "no CNTR_ALLOW: no counters group");
+    CHECK_EQ(cntr_requests(DS_GROUP_METRICS, id), DS_ERR_SESSION_NO_CNTR_GROUP, "no CNTR_ALLOW: no metrics group");
+    for (int k = 0; k < F.nleaves; k++)
+        if (F.leaves[k].leaf == 0x23 && F.leaves[k].sub == 4)
+            F.leaves[k].r[1] |= 0x8u;
+    identify(true);
+    /* without a counters group no member is allowed: a second PEBS-only
+     * session leaves every CFG_C but the PEBS counter's at 0 */
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(cntr_requests(0, id), DS_OK, "arch PEBS without a counters group, two counting requests");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (uint32_t)(0 - 10000u), "GP0 CFG_C: EN + reload, no CNTR_ALLOW");
+    CHECK_EQ(fp_get(&F, 0x1907), 0, "GP1 CFG_C untouched");
+    CHECK_EQ(fp_get(&F, 0x1983), 0, "fixed 0 CFG_C untouched");
+    CHECK_EQ(fp_get(&F, 0x38F), 0x100000003ull, "GLOBAL_CTRL: no fixed 3, no bit 48");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
 /* --- generic events (event.h rows) ------------------------------------------- */

@@ -295,6 +295,25 @@ int ds_arch_pebs_counter_enable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, 
  * DS_ERR_MSR_FAULT. MSRs: writes that CFG_C. NMI-safe: yes. */
 int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index);
 
+/*
+ * CFG_C of a counter that COUNTS in a counters group without sampling (a
+ * DS_COUNT or overflow counter, fixed 3 counting TOPDOWN.SLOTS): @allow
+ * true writes CNTR_ALLOW (bit 35) alone, no EN, no reload, no groups; false
+ * writes 0. Linux intel_pmu_enable_event_ext sets ARCH_PEBS_CNTR_ALLOW on
+ * every member of a PEBS counter group (is_pebs_counter_event_group), EN
+ * only on the precise one; a counter without it is not recorded in the
+ * counters group of the records (the model, model/src/dsm_archpebs.c
+ * grp_cntr, is as strict). The PEBS counter itself takes CNTR_ALLOW through
+ * ds_arch_pebs_counter_enable's @groups.
+ * Errors: DS_ERR_NULL, DS_ERR_APEBS_NOT_SETUP, DS_ERR_INVAL (kind),
+ * DS_ERR_APEBS_COUNTER (not PEBS-capable per CPUID.(23H,5): its CFG_C bits
+ * are reserved, KVM arch_pebs_cfg_c_rsvd; index >= 32), DS_ERR_APEBS_GROUP
+ * (@allow where CPUID.(23H,4):EBX[3] does not enumerate CNTR_ALLOW),
+ * DS_ERR_MSR_FAULT. Nothing is written on a validation error.
+ * MSRs: writes that CFG_C. NMI-safe: yes.
+ */
+int ds_arch_pebs_counter_allow(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, bool allow);
+
 /* --- Decoder -------------------------------------------------------------------- */
 
 /*

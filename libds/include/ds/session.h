@@ -113,11 +113,16 @@ enum ds_sample_mode {
  * 35-38 where CPUID.(23H,4) has them; Linux intel_pmu_enable_event_ext,
  * setup_pebs_adaptive_sample_data). DS_GROUP_CNTR: every record carries the
  * values of the session's counters (its PEBS, overflow and DS_COUNT
- * counters; arch PEBS: the hardware's choice, see design.md), decoded into
+ * counters; arch PEBS: each of them with CFG_C CNTR_ALLOW (bit 35), the
+ * counting ones through ds_arch_pebs_counter_allow, as Linux
+ * intel_pmu_enable_event_ext sets it on every group member), decoded into
  * ds_session_sample.pebs->cntr_gp[] / cntr_fixed[] with their masks.
- * DS_GROUP_METRICS (needs PERF_CAPABILITIES.PERF_METRICS / CFG_C bit 38):
- * TOPDOWN.SLOTS and IA32_PERF_METRICS (pebs->topdown_slots, perf_metrics);
- * the session counts TOPDOWN.SLOTS on fixed counter 3 from 0 for it. */
+ * DS_GROUP_METRICS (needs PERF_CAPABILITIES.PERF_METRICS, and on arch PEBS
+ * CFG_C bit 38 as well): TOPDOWN.SLOTS and IA32_PERF_METRICS
+ * (pebs->topdown_slots, perf_metrics); the session counts TOPDOWN.SLOTS on
+ * fixed counter 3 from 0 for it and sets IA32_PERF_GLOBAL_CTRL bit 48
+ * (EN_PERF_METRICS, Linux intel_set_masks), without which PERF_METRICS is
+ * not updated. */
 #define DS_GROUP_CNTR    0x10u
 #define DS_GROUP_METRICS 0x20u
 
@@ -293,8 +298,9 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
  * an nb_metric other than 0 and -1), _NO_CNTR_GROUP
  * (DS_GROUP_CNTR/METRICS where the format has no counters group: formats
  * 0-5, format 6 without PEBS_BASELINE, arch PEBS without CPUID.(23H,4)
- * bits 36/37 resp. 38), _NO_METRICS (DS_GROUP_METRICS on format 6 without
- * PERF_CAPABILITIES.PERF_METRICS or without fixed counter 3; fixed 3 taken:
+ * bit 35 (CNTR_ALLOW), or bits 36/37 resp. 38), _NO_METRICS (DS_GROUP_METRICS without
+ * PERF_CAPABILITIES.PERF_METRICS (format 6 and arch PEBS), arch PEBS without
+ * CPUID.(23H,4) bit 38, or without fixed counter 3; fixed 3 taken:
  * _NO_COUNTER), _NO_CALLBACK (overflow sampling without on_sample, PEBS
  * without on_sample or on_pebs), the ds_event_lookup
  * errors (DS_ERR_EVENT_*), DS_ERR_UNSUPPORTED (generic events not linked).
