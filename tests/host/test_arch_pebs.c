@@ -869,11 +869,12 @@ static void test_decode_fragments(void)
     CHECK_EQ(ds_arch_pebs_decode(b, a, &s, &used), DS_ERR_APEBS_REC_SHORT, "continuation absent");
     CHECK_EQ(used, 0, "nothing consumed");
 
-    /* orphan: first fragment without basic; consumed covers its chain */
+    /* orphan: first fragment without basic; consumed is that fragment alone
+     * (Linux skips it, its CONT is not followed) */
     a = frag(b, &r, E_GPR | E_CONT, 0);
     c = frag(b + a, &r, E_AUX, 0);
     CHECK_EQ(ds_arch_pebs_decode(b, a + c, &s, &used), DS_ERR_APEBS_NO_BASIC, "orphan");
-    CHECK_EQ(used, a + c, "orphan chain length");
+    CHECK_EQ(used, a, "orphan fragment alone");
 }
 
 /* Truncated and lying headers: never read outside the bytes given (ASan
@@ -1099,7 +1100,8 @@ static void test_drain(void)
     CHECK(st.anomalies & DS_DRAIN_SIZE_LIE, "size lie");
     check_invariant(&st, "corrupt");
 
-    /* orphan fragment chain, then a good record */
+    /* two fragments without basic (the first with CONT), then a good record:
+     * each is skipped alone (Linux), one lost_corrupt each */
     memset(mem, 0, 8192);
     k = frag(mem, &r, E_GPR | E_CONT, 0);
     k += frag(mem + k, &r, E_AUX, 0);
@@ -1107,7 +1109,7 @@ static void test_drain(void)
     fake_set_msr(&f, 0x3F5, k | IDX_EN | thr);
     CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_OK, "orphan");
     CHECK_EQ(st.records, 1, "good one");
-    CHECK_EQ(st.lost_corrupt, 1, "orphan chain = one");
+    CHECK_EQ(st.lost_corrupt, 2, "one per orphan fragment");
     CHECK(st.anomalies & DS_DRAIN_APEBS_ORPHAN, "orphan anomaly");
     check_invariant(&st, "orphan");
 
@@ -1469,6 +1471,61 @@ static void test_mem_top_of_address_space(void)
     }
 }
 
+/* Issue 25 item 3: a first fragment without the basic group is skipped
+ * alone, as Linux intel_pmu_drain_arch_pebs does ("1st fragment or single
+ * record must have basic group": at += header->size; continue), whatever its
+ * CONT bit says; the fragment after it starts a record. A leading null
+ * fragment (bits 63:16 zero) therefore never swallows the complete record
+ * behind it. Before the fix the null fragment and the record were walked as
+ * one orphan chain and the record was lost. */
+static void test_orphan_fragment_skipped_alone(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    struct ds_drain_stats st;
+    static struct ds_pebs_sample arr[8];
+    struct ds_pebs_sample s;
+    struct spec r;
+    size_t n;
+    uint32_t used = 0;
+    unsigned char *mem = aligned_alloc(4096, 4096);
+    memset(mem, 0, 4096);
+    spec_init(&r, 71);
+    put64(mem, 16); /* null fragment: size 16, bits 63:16 zero */
+    size_t a = 16 + frag(mem + 16, &r, E_BASIC | E_AUX, 0);
+    CHECK_EQ(ds_arch_pebs_decode(mem, a, &s, &used), DS_ERR_APEBS_NO_BASIC, "leading null fragment");
+    CHECK_EQ(used, 16, "only the null fragment consumed");
+    CHECK_EQ(ds_arch_pebs_decode(mem + 16, a - 16, &s, &used), DS_OK, "the record behind it");
+    check_basic(&s, &r, "after null");
+
+    /* CONT orphan: skipped alone too; its CONT is not followed */
+    spec_init(&r, 72);
+    size_t b = frag(mem + a, &r, E_GPR | E_CONT, 0);
+    size_t c = frag(mem + a + b, &r, E_BASIC, 0);
+    CHECK_EQ(ds_arch_pebs_decode(mem + a, b + c, &s, &used), DS_ERR_APEBS_NO_BASIC, "CONT orphan");
+    CHECK_EQ(used, b, "only the CONT orphan consumed");
+
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    struct ds_arch_pebs_config cf = cfg_of(mem, 0x3000000, 0, 256);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &cf), DS_OK, "setup");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install");
+    fake_set_msr(&f, 0x3F5, (a + b + c) | IDX_EN | IDX_THRESH(256));
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 8, &n, &st), DS_OK, "drain");
+    CHECK_EQ(n, 2, "both complete records delivered");
+    CHECK_EQ(st.records, 2, "records");
+    CHECK_EQ(st.lost_corrupt, 2, "the null fragment and the CONT orphan");
+    CHECK(st.anomalies & DS_DRAIN_APEBS_ORPHAN, "orphan anomaly");
+    spec_init(&r, 71);
+    CHECK_EQ(arr[0].ip, r.ip, "first record");
+    CHECK_EQ(arr[0].data_addr, r.addr, "first record's aux");
+    spec_init(&r, 72);
+    CHECK_EQ(arr[1].ip, r.ip, "second record");
+    check_invariant(&st, "orphans");
+    free(mem);
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1492,5 +1549,6 @@ int main(void)
     test_not_setup_refusals();
     test_drain_exact_fill();
     test_mem_top_of_address_space();
+    test_orphan_fragment_skipped_alone();
     return check_summary();
 }
