@@ -338,7 +338,10 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
                       true, 0x801, 0xFFDFFFFFull, 0x3FF, 0x5E, 0, 0, { 0, 0, 0 }, { { 0, 0 } }, 0x2, false },
     /* Panther Lake (dsm_archpebs.c): CPUID 00H/01H/0AH from the real dump, PERF_CAPABILITIES
      * PEBS_FMT 0xF (architectural PEBS), FW_WRITE, Arch LBR format 3FH; no DS-area PEBS
-     * (pebs_fmt -1); LBR geometry of the Arch LBR row 06_97H. */
+     * (pebs_fmt -1: IA32_PEBS_ENABLE 3F1H and MSR_PEBS_DATA_CFG 3F2H #GP, as they do not
+     * exist with arch-PEBS: Linux "perf/x86/intel: Initialize architectural PEBS", Dapeng
+     * Mi, 20251029102136.61364-6; e2e_arch_pebs probe_ptl); LBR geometry of the Arch LBR
+     * row 06_97H. */
     [DSM_PTL_P] = { "ptl-p (06_CCH P-core, arch PEBS)", K_ARCH, true, 0x28, 0x000C06C3, 0x7FFAFBFF, EDX_STD,
                     0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0x2F3F, -1, false, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97 },
     [DSM_PTL_E] = { "ptl-e (06_CCH E-core, arch PEBS)", K_ARCH, true, 0x28, 0x000C06C3, 0x7FFAFBFF, EDX_STD,

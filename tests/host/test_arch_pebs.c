@@ -1526,6 +1526,77 @@ static void test_orphan_fragment_skipped_alone(void)
     free(mem);
 }
 
+/* Issue 25 item 4: ds_probe on an architectural-PEBS CPU never touches
+ * IA32_PEBS_ENABLE (3F1H, absent there: Linux "perf/x86/intel: Initialize
+ * architectural PEBS"; the fake faults on it, being unmapped). The DS area
+ * item checks BTS alone; the arch_pebs item reads IA32_PEBS_INDEX (busy
+ * with EN, a fault names 0x3F5) and hold-tests IA32_PEBS_BASE. Before the
+ * fix: "ds_area: fault (IA32_PEBS_ENABLE (0x3F1) ...)". */
+static void test_probe_arch_pebs(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_probe_result pr;
+    char txt[1024];
+    ptl(&f, 0);
+    fake_set_msr(&f, DS_MSR_IA32_DEBUGCTL, 0);
+    fake_set_msr(&f, DS_MSR_IA32_DS_AREA, 0);
+    fake_set_msr(&f, DS_MSR_IA32_PERFEVTSEL0, 0);
+    fake_set_msr(&f, DS_MSR_IA32_PMC0, 0);
+    fake_set_msr(&f, DS_MSR_IA32_A_PMC0, 0);
+    fake_set_msr(&f, 0x3F4, 0x5000 | 1);
+    ident(&f, &cpu);
+    f.faults = 0;
+    f.nlog = 0;
+    CHECK_EQ(ds_probe(&cpu, NULL, &pr), DS_OK, "probe");
+    CHECK_EQ(f.faults, 0, "no MSR fault (3F1H untouched)");
+    CHECK_EQ(pr.ds_area.verdict, DS_PROBE_WORKING, "ds_area working");
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_WORKING, "arch_pebs working");
+    CHECK_EQ(pr.arch_pebs.msr, 0x3F4, "IA32_PEBS_BASE tested");
+    CHECK(pr.arch_pebs.restored, "restored");
+    CHECK_EQ(fake_get_msr(&f, 0x3F4), 0x5000 | 1, "prior BASE back");
+    CHECK_EQ(pr.arch_pebs.wrote & 0xFFF, 0, "pattern: 4 KiB aligned, size code 0");
+    for (unsigned i = 0; i < f.nlog; i++)
+        CHECK(f.log[i].msr != 0x3F1 && f.log[i].msr != 0x3F5, "no write to 0x%X", f.log[i].msr);
+    CHECK_EQ(ds_probe_format(&pr, txt, sizeof txt), DS_OK, "text");
+    CHECK(strstr(txt, "ds_area: working (") && strstr(txt, "arch_pebs: working ("), "text: %s", txt);
+
+    fake_set_msr(&f, 0x3F5, IDX_EN);
+    f.nlog = 0;
+    CHECK_EQ(ds_probe(&cpu, NULL, &pr), DS_OK, "probe, arch-PEBS on");
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_BUSY, "INDEX.EN: busy");
+    CHECK_EQ(pr.arch_pebs.msr, 0x3F5, "busy names INDEX");
+    CHECK_EQ(pr.ds_area.verdict, DS_PROBE_WORKING, "DS area still free");
+    for (unsigned i = 0; i < f.nlog; i++)
+        CHECK(f.log[i].msr != 0x3F4, "BASE not written while busy");
+    CHECK_EQ(ds_probe_format(&pr, txt, sizeof txt), DS_OK, "text busy");
+    CHECK(strstr(txt, "arch_pebs: busy (IA32_PEBS_INDEX (0x3F5): "), "text busy: %s", txt);
+
+    fake_set_msr(&f, 0x3F5, 0);
+    f.fault_on_read = 0x3F5;
+    CHECK_EQ(ds_probe(&cpu, NULL, &pr), DS_OK, "probe, INDEX faults");
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_FAULT, "INDEX fault");
+    CHECK_EQ(pr.arch_pebs.msr, 0x3F5, "fault names INDEX");
+    f.fault_on_read = 0;
+    f.fault_on_write = 0x3F4;
+    CHECK_EQ(ds_probe(&cpu, NULL, &pr), DS_OK, "probe, BASE write faults");
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_FAULT, "BASE fault");
+    CHECK_EQ(pr.arch_pebs.msr, 0x3F4, "fault names BASE");
+    f.fault_on_write = 0;
+
+    /* PEBS_FMT 0xF without the 23H sub-leaves: not enumerated, nothing of
+     * arch-PEBS touched, and still no 3F1H (Linux intel_pebs_init keys the
+     * DS-area PEBS path on the format) */
+    set_cpuid_word(&f, 0x23, 0, 0, 0x3);
+    ident(&f, &cpu);
+    f.faults = 0;
+    CHECK_EQ(ds_probe(&cpu, NULL, &pr), DS_OK, "probe, 23H.4/5 absent");
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_NOT_ADVERTISED, "not enumerated");
+    CHECK_EQ(pr.arch_pebs.reason, DS_ERR_APEBS_NOT_ENUMERATED, "reason");
+    CHECK_EQ(pr.ds_area.verdict, DS_PROBE_WORKING, "ds_area working without 3F1H");
+    CHECK_EQ(f.faults, 0, "no fault");
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1550,5 +1621,6 @@ int main(void)
     test_drain_exact_fill();
     test_mem_top_of_address_space();
     test_orphan_fragment_skipped_alone();
+    test_probe_arch_pebs();
     return check_summary();
 }
