@@ -336,6 +336,8 @@ static void identify_leaf0a(struct ds_cpu *cpu, struct ds_caps *c)
         c->fixed_counters = (uint8_t)(r[3] & 0x1F);
         c->fixed_width = (uint8_t)((r[3] >> 5) & 0xFF);
     }
+    /* EDX[15] AnyThread deprecation: Linux intel_pmu_init reads it from v5 */
+    c->anythread_deprecated = c->perfmon_version >= 5 && (r[3] & (1u << 15));
     identify_fixed(c, r[2]);
     c->gp_mask = c->gp_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->gp_counters) - 1);
 }

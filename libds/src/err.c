@@ -94,6 +94,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMC_PEBS_UCODE, "Sandy Bridge microcode too old for PEBS (06_2AH < 0x28, 06_2DH < 0x618/0x70C)"),
     ROW(DS_ERR_PMC_NO_UMASK2, "event-select UMASK2 not enumerated by CPUID leaf 23H"),
     ROW(DS_ERR_PMC_NO_EQ, "event-select EQ bit not enumerated by CPUID leaf 23H"),
+    ROW(DS_ERR_PMC_ANY_DEPRECATED, "AnyThread set but CPUID.0AH:EDX[15] deprecates it (perfmon v5+; Linux hides the any format there)"),
     ROW(DS_ERR_PMC_PEBS_EVENT_COUNTER, "this PEBS event is restricted to another counter (PREC_DIST: PMC1, SNB/IVB MEM_TRANS_RETIRED: PMC3)"),
 
     /* 300..349: NetBurst */

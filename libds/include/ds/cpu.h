@@ -151,6 +151,7 @@ struct ds_caps {
     uint32_t fixed_mask;          /* supported fixed counters: v5+ ECX | low EDX[4:0] bits (SDM rule) */
     uint8_t fixed_counters;       /* EDX[4:0] (v2+), or fls(ECX) on v5+ */
     uint8_t fixed_width;          /* EDX[12:5] */
+    bool anythread_deprecated;    /* EDX[15], read from v5 (Linux intel_pmu_init): AnyThread refused */
     /* Counters that exist, as bitmaps: CPUID.23H.1 EAX (GP) / EBX (fixed)
      * where enumerated (they supersede leaf 0AH and may be non-contiguous),
      * else derived from leaf 0AH (gp_counters contiguous; fixed_mask above).
