@@ -447,6 +447,15 @@ static void init_ext_leaves(struct dsm_cpu *c, const struct dsm_prof *pr)
             c->fixed_avail = pr->l23[1][1];
     }
     c->timed_pebs = (pr->caps & DSM_CAP_TIMED_PEBS) != 0;
+    if (pr->l23[0][0]) {
+        /* GenuineIntel00B06D1_LunarLake_04_CPUID.txt (the only profiles with leaf
+         * 23H here): 07H.0 EAX 2 (max sub-leaf), 07H.1 44C009D7H/3/0/00040430H;
+         * EAX[8] enumerates leaf 23H (Linux X86_FEATURE_ARCH_PERFMON_EXT). */
+        static const uint32_t l7_1[4] = { 0x44C009D7, 0x3, 0, 0x00040430 };
+        c->cpuid_7[0] = 0x2;
+        for (int i = 0; i < 4; i++)
+            c->cpuid_7_1[i] = l7_1[i];
+    }
 }
 
 int dsm_init(struct dsm_cpu *c, enum dsm_profile p, const struct dsm_mem_ops *mem, void *mem_ctx)
@@ -631,6 +640,8 @@ void dsm_cpuid(struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4])
         src = c->cpuid1;
     else if (leaf == 7 && sub == 0)
         src = c->cpuid_7;
+    else if (leaf == 7 && sub == 1)
+        src = c->cpuid_7_1;
     else if (leaf == 0xA)
         src = c->cpuid_a;
     else if (leaf == 0x1C && sub == 0)
