@@ -177,6 +177,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_SESSION_NO_CNTR_GROUP, "counters group asked where the PEBS format has none (format 6 with PEBS_BASELINE or arch PEBS)"),
     ROW(DS_ERR_SESSION_NO_METRICS, "metrics in the counters group need PERF_CAPABILITIES.PERF_METRICS and fixed counter 3"),
     ROW(DS_ERR_SESSION_NO_CALLBACK, "no callback for this request's samples (overflow samples need on_sample; PEBS records on_sample or on_pebs)"),
+    ROW(DS_ERR_SESSION_PDIST, "pdist (most precise) request needs DS_SAMPLE_PRECISE on architectural PEBS (CPUID.(23H,5) PDIST counters)"),
 
 };
 

@@ -208,7 +208,8 @@ enum ds_err {
     DS_ERR_SESSION_NO_CNTR_GROUP = 499, /* DS_GROUP_CNTR/METRICS where the PEBS format has no counters group */
     DS_ERR_SESSION_NO_METRICS = 500, /* DS_GROUP_METRICS without PERF_METRICS or fixed counter 3 */
     DS_ERR_SESSION_NO_CALLBACK = 501, /* request's samples have no callback (overflow: on_sample; PEBS: on_sample or on_pebs) */
-    /* sessions: next free value 502 */
+    DS_ERR_SESSION_PDIST = 502, /* ds_request.pdist without DS_SAMPLE_PRECISE or without architectural PEBS */
+    /* sessions: next free value 503 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

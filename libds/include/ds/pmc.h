@@ -49,6 +49,14 @@ extern "C" {
 #define DS_EVTSEL_IN_TX        (1ull << 32)  /* Haswell+ TSX */
 #define DS_EVTSEL_IN_TXCP      (1ull << 33)
 #define DS_EVTSEL_ADAPTIVE     (1ull << 34)  /* adaptive PEBS record (fmt 4+ with baseline) */
+/* Bit 35 (Linux ARCH_PERFMON_EVENTSEL_BR_CNTR, branch-counter logging into
+ * Arch LBR INFO[39:32]) is refused as reserved (DS_ERR_PMC_RESERVED): Linux
+ * sets it only for the GP counters 0-3 that CPUID.1CH:ECX[19:16] names,
+ * for events grouped with an LBR-sampling leader that asks for
+ * PERF_SAMPLE_BRANCH_COUNTERS (intel_pmu_hw_config branch_sample_counters,
+ * PMU_FL_BR_CNTR); libds has no event groups tied to an LBR snapshot. The
+ * decode side (lbr.h br_cntr) serves callers that program it themselves.
+ * docs/design.md "Deviations from Linux". */
 #define DS_EVTSEL_EQ           (1ull << 36)  /* v6: CPUID.(23H,0):EBX[1] */
 #define DS_EVTSEL_UMASK2_SHIFT 40
 #define DS_EVTSEL_UMASK2_MASK  (0xFFull << 40) /* v6: CPUID.(23H,0):EBX[0] */
