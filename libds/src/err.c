@@ -95,6 +95,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMC_PEBS_UCODE, "Sandy Bridge microcode too old for PEBS (06_2AH < 0x28, 06_2DH < 0x618/0x70C)"),
     ROW(DS_ERR_PMC_NO_UMASK2, "event-select UMASK2 not enumerated by CPUID leaf 23H"),
     ROW(DS_ERR_PMC_NO_EQ, "event-select EQ bit not enumerated by CPUID leaf 23H"),
+    ROW(DS_ERR_PMC_ANY_DEPRECATED, "AnyThread set but CPUID.0AH:EDX[15] deprecates it (perfmon v5+; Linux hides the any format there)"),
     ROW(DS_ERR_PMC_PEBS_EVENT_COUNTER, "this PEBS event is restricted to another counter (PREC_DIST: PMC1, SNB/IVB MEM_TRANS_RETIRED: PMC3)"),
 
     /* 300..349: NetBurst */
@@ -180,6 +181,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_SESSION_NO_CALLBACK, "no callback for this request's samples (overflow samples need on_sample; PEBS records on_sample or on_pebs)"),
     ROW(DS_ERR_SESSION_MEM_OVERLAP, "session region overlaps the struct ds_session or the struct ds_cpu"),
     ROW(DS_ERR_SESSION_MEM_RANGE, "session region wraps, or lies beyond the CPU's linear-address width, 4 GiB (32-bit DS area) or MAXPHYADDR"),
+    ROW(DS_ERR_SESSION_PDIST, "pdist (most precise) request needs DS_SAMPLE_PRECISE on architectural PEBS (CPUID.(23H,5) PDIST counters)"),
 
 };
 

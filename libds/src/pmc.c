@@ -109,6 +109,8 @@ static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
         return DS_ERR_PMC_RESERVED;
     if ((evtsel & DS_EVTSEL_ANY) && c->perfmon_version < 3)
         return DS_ERR_PMC_RESERVED;
+    if ((evtsel & DS_EVTSEL_ANY) && c->anythread_deprecated)
+        return DS_ERR_PMC_ANY_DEPRECATED; /* Linux drops the `any` format there */
     if (evtsel & (DS_EVTSEL_IN_TX | DS_EVTSEL_IN_TXCP)) {
         /* IN_TX/IN_TXCP exist only on TSX parts (Haswell+, reference msr.md;
          * Linux HSW_IN_TX). Perfmon v3 alone (Nehalem..Ivy Bridge) leaves
@@ -251,6 +253,8 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
         return DS_ERR_PMC_BAD_FIXED;
     if (ctrl > 0xF || ((ctrl & DS_FIXED_ANY) && c->perfmon_version < 3))
         return DS_ERR_PMC_RESERVED;
+    if ((ctrl & DS_FIXED_ANY) && c->anythread_deprecated)
+        return DS_ERR_PMC_ANY_DEPRECATED;
     if (adaptive && !adaptive_pebs(c))
         return DS_ERR_PMC_RESERVED;
     /* Fixed counters have no IA32_A_* alias; libds writes the value as is and

@@ -404,19 +404,22 @@ static int pick_ds_pebs(struct ds_session *s, struct ds_session_req *r, const st
     return pebs_search_err(ev, other, any);
 }
 
-/* Architectural PEBS: CPUID.(23H,5) PEBS-capable counters. */
+/* Architectural PEBS: CPUID.(23H,5) PEBS-capable counters; the PDIST ones
+ * for a pdist request (Linux intel_pmu_hw_config: precise_ip >= 3 ?
+ * pebs_cap.pdists : pebs_cap.counters). */
 static int pick_apebs(struct ds_session *s, struct ds_session_req *r, const struct ds_event_desc *d)
 {
     uint32_t ugp, ufx;
     used_counters(s, &ugp, &ufx);
     const struct ds_arch_pebs_caps *ac = &s->ap.caps;
-    if (d->precise == DS_PRECISE_FIXED && d->fixed >= 0 && d->fixed < 32 && ((ac->fixed_mask >> d->fixed) & 1) &&
+    uint32_t fxm = r->rq.pdist ? ac->pdist_fixed_mask : ac->fixed_mask;
+    if (d->precise == DS_PRECISE_FIXED && d->fixed >= 0 && d->fixed < 32 && ((fxm >> d->fixed) & 1) &&
         !((ufx >> d->fixed) & 1) && pmi_takes(s, DS_CTR_FIXED, (unsigned)d->fixed)) {
         r->kind = DS_CTR_FIXED;
         r->idx = (unsigned)d->fixed;
         return DS_OK;
     }
-    uint32_t cand = ac->gp_mask & s->cpu->caps.gp_mask;
+    uint32_t cand = (r->rq.pdist ? ac->pdist_gp_mask : ac->gp_mask) & s->cpu->caps.gp_mask;
     if (!cand)
         return DS_ERR_SESSION_NOT_PRECISE;
     for (unsigned i = 0; i < 32; i++)
@@ -500,6 +503,8 @@ static int try_pebs(struct ds_session *s, struct ds_session_req *r, const struct
         return e;
     if (d->precise == DS_PRECISE_NONE)
         return DS_ERR_SESSION_NOT_PRECISE;
+    if (r->rq.pdist && f != DS_PEBS_FMT_ARCH)
+        return DS_ERR_SESSION_PDIST; /* no PDIST bitmap: DS-area or NetBurst PEBS */
     /* Merom/Conroe 06_0FH: PEBS errata (pmc.h ds_pmc_pebs_enable_ex; Linux
      * intel_clovertown_quirk), known without an MSR: refused here so that
      * AUTO falls back to overflow (the Sandy Bridge microcode gate needs an
@@ -670,6 +675,8 @@ static int check_request(const struct ds_request *rq)
         return DS_ERR_SESSION_BAD_RINGS;
     if (rq->mode < DS_TRACE_BTS && rq->period == 0)
         return DS_ERR_SESSION_BAD_PERIOD;
+    if (rq->pdist && rq->mode != DS_SAMPLE_PRECISE)
+        return DS_ERR_SESSION_PDIST;
     return DS_OK;
 }
 

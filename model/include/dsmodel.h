@@ -213,6 +213,7 @@ struct dsm_cpu {
     uint8_t kind;                 /* 0 no perfmon, 1 NetBurst, 2 architectural */
     bool lm, ia32e;
     uint32_t cpuid0[4], cpuid1[4], cpuid_a[4], cpuid_1c[4], cpuid_7[4], cpuid_x0[4], cpuid_x1[4];
+    uint32_t cpuid_7_1[4];   /* CPUID.(07H,1): the profiles with leaf 23H (real dumps) */
     uint64_t misc_enable, perf_caps;
     uint8_t version, ngp, nfixed, gp_width, fixed_width;
     int8_t pebs_fmt;              /* -1 none, 0..6 (5: DSM_KVM_SPR); NetBurst uses DSM_PEBS_NB */

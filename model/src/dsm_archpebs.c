@@ -88,7 +88,7 @@
 #define AP_H_BASIC       (1ull << 63)
 #define AP_MAXPHY        46   /* [D] 80000008H EAX[7:0] = 2EH */
 
-/* [D] CPUID words: leaf 23H sub-leaves 0-5 (EAX, EBX, ECX, EDX), 1AH, 07H.0, 1CH. */
+/* [D] CPUID words: leaf 23H sub-leaves 0-5 (EAX, EBX, ECX, EDX), 1AH, 07H.0/1, 1CH. */
 static const uint32_t ap_23_p[6][4] = {
     { 0x0000003B, 0x00000003, 0, 0 }, { 0x000003FF, 0x0000000F, 0, 0 }, { 0, 0, 0, 0 },
     { 0x00001DFF, 0, 0, 0 }, { 0, 0x60060378, 0, 0 }, { 0x000003FF, 0x00000003, 0x0000000F, 0x00000001 },
@@ -109,6 +109,8 @@ void dsm__apebs_init(struct dsm_cpu *c, bool ecore)
     c->ap.ecore = ecore;
     /* [D] 07H.0 (EDX[19] Arch LBR), 1CH (Arch LBR depths 8/16/32) */
     c->cpuid_7[0] = 0x00000002; c->cpuid_7[1] = 0x239CA7EB; c->cpuid_7[2] = 0x994007BC; c->cpuid_7[3] = 0xFC18C430;
+    /* [D] 07H.1: EAX[8] enumerates leaf 23H (Linux X86_FEATURE_ARCH_PERFMON_EXT) */
+    c->cpuid_7_1[0] = 0x4CCE09D7; c->cpuid_7_1[1] = 0x1; c->cpuid_7_1[2] = 0x2; c->cpuid_7_1[3] = 0x00040430;
     c->cpuid_1c[0] = ecore ? 0xC000000Bu : 0x4000000Bu; c->cpuid_1c[1] = 0x7; c->cpuid_1c[2] = 0x000F0007;
     c->lbrsel_valid = 0;
     /* [D] 23H.1 EAX/EBX: the counters that exist, beyond leaf 0AH's 8 GP / 3 fixed

@@ -338,7 +338,10 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
                       true, 0x801, 0xFFDFFFFFull, 0x3FF, 0x5E, 0, 0, { 0, 0, 0 }, { { 0, 0 } }, 0x2, false },
     /* Panther Lake (dsm_archpebs.c): CPUID 00H/01H/0AH from the real dump, PERF_CAPABILITIES
      * PEBS_FMT 0xF (architectural PEBS), FW_WRITE, Arch LBR format 3FH; no DS-area PEBS
-     * (pebs_fmt -1); LBR geometry of the Arch LBR row 06_97H. The P-core also has
+     * (pebs_fmt -1: IA32_PEBS_ENABLE 3F1H and MSR_PEBS_DATA_CFG 3F2H #GP, as they do not
+     * exist with arch-PEBS: Linux "perf/x86/intel: Initialize architectural PEBS", Dapeng
+     * Mi, 20251029102136.61364-6; e2e_arch_pebs probe_ptl); LBR geometry of the Arch LBR
+     * row 06_97H. The P-core also has
      * PERF_METRICS (15): its CPUID.(23H,4):EBX[6] enumerates the metrics in the
      * records' counters group, which Linux reaches only through a topdown group, and
      * topdown events need intel_cap.perf_metrics (Linux clears it for the atom PMU
@@ -448,6 +451,15 @@ static void init_ext_leaves(struct dsm_cpu *c, const struct dsm_prof *pr)
             c->fixed_avail = pr->l23[1][1];
     }
     c->timed_pebs = (pr->caps & DSM_CAP_TIMED_PEBS) != 0;
+    if (pr->l23[0][0]) {
+        /* GenuineIntel00B06D1_LunarLake_04_CPUID.txt (the only profiles with leaf
+         * 23H here): 07H.0 EAX 2 (max sub-leaf), 07H.1 44C009D7H/3/0/00040430H;
+         * EAX[8] enumerates leaf 23H (Linux X86_FEATURE_ARCH_PERFMON_EXT). */
+        static const uint32_t l7_1[4] = { 0x44C009D7, 0x3, 0, 0x00040430 };
+        c->cpuid_7[0] = 0x2;
+        for (int i = 0; i < 4; i++)
+            c->cpuid_7_1[i] = l7_1[i];
+    }
 }
 
 int dsm_init(struct dsm_cpu *c, enum dsm_profile p, const struct dsm_mem_ops *mem, void *mem_ctx)
@@ -632,6 +644,8 @@ void dsm_cpuid(struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4])
         src = c->cpuid1;
     else if (leaf == 7 && sub == 0)
         src = c->cpuid_7;
+    else if (leaf == 7 && sub == 1)
+        src = c->cpuid_7_1;
     else if (leaf == 0xA)
         src = c->cpuid_a;
     else if (leaf == 0x1C && sub == 0)

@@ -1044,6 +1044,35 @@ static void test_any_from_v3(void)
     CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL_ANY, 0), DS_OK, "ANY on v3");
 }
 
+/* Issue 25 item 6a: CPUID.0AH:EDX[15] (AnyThread deprecation, read by Linux
+ * intel_pmu_init from perfmon v5: "if (version >= 5) ... anythread_deprecated
+ * = edx.split.anythread_deprecated", which then drops the `any` format
+ * attribute) makes EVTSEL bit 21 and FIXED_CTR_CTRL ANY refused with
+ * DS_ERR_PMC_ANY_DEPRECATED. Words from the real ICX dump (0AH 08300805H /
+ * 0 / 0FH / 8604H: EDX[15] set) and Skylake (07300804H / 603H, v4, bit
+ * clear); a v4 EDX with bit 15 set is not read as deprecation (Linux reads
+ * it from v5 only), nor a v5 EDX with the bit clear. */
+static void test_any_deprecated(void)
+{
+    static const struct { uint32_t a0a, d0a; int rc; const char *what; } t[] = {
+        { 0x08300805, 0x00008604, DS_ERR_PMC_ANY_DEPRECATED, "ICX v5, EDX[15]" },
+        { 0x08300805, 0x00000604, DS_OK, "v5, EDX[15] clear" },
+        { 0x07300804, 0x00008603, DS_OK, "v4, EDX[15] set: not read" },
+        { 0x07300804, 0x00000603, DS_OK, "Skylake v4" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_pmu f;
+        struct ds_cpu cpu;
+        arch_cpu(&f, &cpu, 0x000606A6, t[i].a0a, t[i].d0a, (t[i].a0a & 0xFF) >= 5 ? 0xF : 0, 0x64BF);
+        CHECK_EQ(cpu.caps.anythread_deprecated, t[i].rc != DS_OK, "%s: caps", t[i].what);
+        CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL(0x3C, 0) | DS_EVTSEL_ANY, 0), t[i].rc, "%s: GP ANY", t[i].what);
+        CHECK_EQ(ds_pmc_gp_program(&cpu, 0, DS_EVTSEL(0x3C, 0), 0), DS_OK, "%s: GP without ANY", t[i].what);
+        CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, DS_FIXED_ANY | DS_FIXED_OS, false, 0), t[i].rc, "%s: fixed ANY",
+                 t[i].what);
+        CHECK_EQ(ds_pmc_fixed_program(&cpu, 1, DS_FIXED_OS, false, 0), DS_OK, "%s: fixed without ANY", t[i].what);
+    }
+}
+
 /*
  * Nehalem errata workaround step 5 (Linux core.c intel_pmu_nhm_workaround
  * comment: "5) Clear 4 pairs of PERFEVTSELx and PMCx"): after GLOBAL_CTRL
@@ -1725,6 +1754,7 @@ int main(void)
     test_adaptive_event_counters();
     test_adaptive_ldlat();
     test_any_from_v3();
+    test_any_deprecated();
     test_nhm_workaround_clears_evtsel();
     test_global_ctrl_fixed15();
     test_msr_fault_sweep();

@@ -1613,6 +1613,7 @@ static void test_add_refusals_exact(void);
 static void test_callbacks_per_kind(void);
 static void test_restore_after_outside_change(void);
 static void test_apebs_counter_choice(void);
+static void test_apebs_pdist(void);
 static void test_describe_no_cpu(void);
 static void test_fixed_width_8(void);
 static void test_lbr_legacy_unfreeze(void);
@@ -1694,6 +1695,7 @@ int main(void)
     test_callbacks_per_kind();
     test_restore_after_outside_change();
     test_apebs_counter_choice();
+    test_apebs_pdist();
     test_describe_no_cpu();
     test_fixed_width_8();
     test_lbr_legacy_unfreeze();
@@ -2042,6 +2044,67 @@ static void test_apebs_counter_choice(void)
     CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
     CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE,
              "no PEBS-capable GP counter: not precise");
+}
+
+/* Issue 25 item 6c: the most precise request (ds_request.pdist; Linux
+ * precise_ip 3, intel_pmu_hw_config: "pebs_mask = precise_ip >= 3 ?
+ * pebs_cap.pdists : pebs_cap.counters" as the event's dyn_constraint) takes
+ * only the CPUID.(23H,5) PDIST counters: EBX GP 3 (GP0, GP1) and EDX fixed
+ * 1 (fixed 0) in the Panther Lake P-core words. Two GP pdist requests get
+ * GP0 and GP1, a third has no counter; without pdist it gets GP2. pdist
+ * needs DS_SAMPLE_PRECISE and architectural PEBS (DS_ERR_SESSION_PDIST).
+ * Before the fix pdist did not exist: the counter choice read 23H.5 EAX/ECX
+ * only. */
+static void test_apebs_pdist(void)
+{
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    panther();
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request q = raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE);
+    q.pdist = true;
+    CHECK_EQ(add(q, NULL), DS_OK, "pdist 1");
+    CHECK_EQ(add(q, NULL), DS_OK, "pdist 2");
+    CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == 0, "GP0 (got %u)", S.req[0].idx);
+    CHECK(S.req[1].kind == DS_CTR_GP && S.req[1].idx == 1, "GP1 (got %u)", S.req[1].idx);
+    CHECK_EQ(add(q, NULL), DS_ERR_SESSION_NO_COUNTER, "pdist 3: GP0/GP1 taken");
+    q.pdist = false;
+    CHECK_EQ(add(q, NULL), DS_OK, "not pdist");
+    CHECK(S.req[2].kind == DS_CTR_GP && S.req[2].idx == 2, "GP2 (got %u)", S.req[2].idx);
+
+    panther();
+    cpuid_patch(0x23, 5, 1, 0x4); /* PDIST GP2 only */
+    cpuid_patch(0x23, 5, 3, 0);   /* no PDIST fixed counter */
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request g = gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_PRECISE);
+    g.pdist = true;
+    CHECK_EQ(add(g, NULL), DS_OK, "instructions pdist");
+    CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == 2, "fixed 0 not PDIST: GP2 (%d/%u)", S.req[0].kind,
+          S.req[0].idx);
+    g.pdist = false;
+    CHECK_EQ(add(g, NULL), DS_OK, "instructions");
+    CHECK(S.req[1].kind == DS_CTR_FIXED && S.req[1].idx == 0, "not pdist: fixed 0");
+
+    panther();
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    q.pdist = true;
+    q.mode = DS_SAMPLE_AUTO;
+    CHECK_EQ(add(q, NULL), DS_ERR_SESSION_PDIST, "pdist with AUTO");
+    q.mode = DS_SAMPLE_OVERFLOW;
+    CHECK_EQ(add(q, NULL), DS_ERR_SESSION_PDIST, "pdist with OVERFLOW");
+    q.mode = DS_COUNT;
+    CHECK_EQ(add(q, NULL), DS_ERR_SESSION_PDIST, "pdist with COUNT");
+    CHECK_EQ(S.nreq, 0, "nothing added");
+
+    skylake(); /* DS-area PEBS format 3: no PDIST bitmap to follow */
+    memset(&S, 0, sizeof S);
+    struct ds_session_config k = cfg_mem();
+    CHECK_EQ(ds_session_init(&S, &cpu, &k), DS_OK, "init skylake");
+    q.mode = DS_SAMPLE_PRECISE;
+    CHECK_EQ(add(q, NULL), DS_ERR_SESSION_PDIST, "pdist without arch PEBS");
 }
 
 /* ds_session_describe on a zeroed session (never initialised, no CPU):

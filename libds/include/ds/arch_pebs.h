@@ -171,7 +171,7 @@ extern "C" {
 #define DS_APEBS_CNTR_HDR_BYTES    16u   /* gp, fixed, metrics, reserved (u32 each) */
 
 /* Drain anomaly bits beyond those of pebs.h (struct ds_drain_stats.anomalies). */
-#define DS_DRAIN_APEBS_ORPHAN      (1u << 16) /* fragment(s) without a basic group outside a record: lost_corrupt */
+#define DS_DRAIN_APEBS_ORPHAN      (1u << 16) /* a fragment without a basic group outside a record: lost_corrupt */
 
 /* --- Detection ---------------------------------------------------------------- */
 
@@ -325,9 +325,11 @@ int ds_arch_pebs_counter_allow(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, u
  * size = bytes of all fragments, fragments = their count); xmm, ymmh,
  * opmask, zmmh, h16zmm and lbr point into @rec (each part must lie inside
  * its fragment, 8-byte aligned: DS_ERR_APEBS_REC_ALIGN otherwise); xstate
- * is the XER header's first quadword. *@out_consumed = bytes of the record's fragments (also on
- * DS_ERR_APEBS_NO_BASIC, where it covers the orphan chain; 0 on the other
- * errors). @out_consumed may be NULL.
+ * is the XER header's first quadword. *@out_consumed = bytes of the record's fragments; on
+ * DS_ERR_APEBS_NO_BASIC the size of that first fragment alone (it is
+ * skipped, its CONT bit not followed, and the next fragment starts a
+ * record: Linux intel_pmu_drain_arch_pebs); 0 on the other errors.
+ * @out_consumed may be NULL.
  * Errors: DS_ERR_NULL, DS_ERR_APEBS_REC_SHORT (a header or fragment, or a
  * promised continuation, extends past @avail; size field < 16),
  * DS_ERR_APEBS_REC_ALIGN (size not a multiple of 8), DS_ERR_APEBS_REC_SIZE
@@ -347,7 +349,8 @@ int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *ou
  *   lost_beyond: 1 when the offset points past the buffer (the number of
  *     records there is unknowable; DS_DRAIN_INDEX_PAST_MAX);
  *   lost_corrupt: 1 for an undecodable tail (the walk ends there;
- *     DS_DRAIN_SIZE_LIE), 1 per orphan fragment chain (DS_DRAIN_APEBS_ORPHAN);
+ *     DS_DRAIN_SIZE_LIE), 1 per skipped first fragment without the basic
+ *     group, null fragments included (DS_DRAIN_APEBS_ORPHAN);
  *   lost_rejected: refused by the sink;
  *   lost_race: records written between the first INDEX read and the reset
  *     (INDEX read again before the write; DS_DRAIN_RACE).

@@ -117,7 +117,8 @@ enum ds_err {
     DS_ERR_PMC_NO_UMASK2 = 270,      /* EVTSEL.UMASK2 [47:40] set but CPUID.(23H,0):EBX[0] does not enumerate it */
     DS_ERR_PMC_NO_EQ = 271,          /* EVTSEL.EQ [36] set but CPUID.(23H,0):EBX[1] does not enumerate it */
     DS_ERR_PMC_PEBS_EVENT_COUNTER = 272, /* this PEBS event only on another counter (PREC_DIST: PMC1; SNB/IVB MEM_TRANS_RETIRED: PMC3) */
-    /* pmc: next free value 273 */
+    DS_ERR_PMC_ANY_DEPRECATED = 273, /* AnyThread (EVTSEL bit 21 / FIXED_CTR_CTRL ANY) set where CPUID.0AH:EDX[15] deprecates it (v5+) */
+    /* pmc: next free value 274 */
 
     /* --- 300..349: NetBurst ---------------------------------------------- */
     DS_ERR_NB_NOT_NETBURST = 300,    /* CPU is not DisplayFamily 0FH Intel */
@@ -211,7 +212,8 @@ enum ds_err {
     DS_ERR_SESSION_NO_CALLBACK = 501, /* request's samples have no callback (overflow: on_sample; PEBS: on_sample or on_pebs) */
     DS_ERR_SESSION_MEM_OVERLAP = 502, /* config region overlaps the struct ds_session or the struct ds_cpu */
     DS_ERR_SESSION_MEM_RANGE = 503, /* region wraps, or is beyond the linear-address width / 4 GiB (32-bit DS) / MAXPHYADDR */
-    /* sessions: next free value 504 */
+    DS_ERR_SESSION_PDIST = 504, /* ds_request.pdist without DS_SAMPLE_PRECISE or without architectural PEBS */
+    /* sessions: next free value 505 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

@@ -49,6 +49,14 @@ extern "C" {
 #define DS_EVTSEL_IN_TX        (1ull << 32)  /* Haswell+ TSX */
 #define DS_EVTSEL_IN_TXCP      (1ull << 33)
 #define DS_EVTSEL_ADAPTIVE     (1ull << 34)  /* adaptive PEBS record (fmt 4+ with baseline) */
+/* Bit 35 (Linux ARCH_PERFMON_EVENTSEL_BR_CNTR, branch-counter logging into
+ * Arch LBR INFO[39:32]) is refused as reserved (DS_ERR_PMC_RESERVED): Linux
+ * sets it only for the GP counters 0-3 that CPUID.1CH:ECX[19:16] names,
+ * for events grouped with an LBR-sampling leader that asks for
+ * PERF_SAMPLE_BRANCH_COUNTERS (intel_pmu_hw_config branch_sample_counters,
+ * PMU_FL_BR_CNTR); libds has no event groups tied to an LBR snapshot. The
+ * decode side (lbr.h br_cntr) serves callers that program it themselves.
+ * docs/design.md "Deviations from Linux". */
 #define DS_EVTSEL_EQ           (1ull << 36)  /* v6: CPUID.(23H,0):EBX[1] */
 #define DS_EVTSEL_UMASK2_SHIFT 40
 #define DS_EVTSEL_UMASK2_MASK  (0xFFull << 40) /* v6: CPUID.(23H,0):EBX[0] */
@@ -123,12 +131,14 @@ int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_st
  * and idx < 8 before perfmon v6 (the legacy MSR table defines IA32_PMC0..7
  * only; v6 uses DS_PMC_MSR_GP_CTR/CFG_A for every counter), evtsel has no
  * bit above 34 except UMASK2 [47:40] / EQ [36] where CPUID.(23H,0):EBX
- * enumerates them, bit 21 (ANY) only on v3+, bits 32/33 only with
+ * enumerates them, bit 21 (ANY) only on v3+ and not where CPUID.0AH:EDX[15]
+ * deprecates it (caps.anythread_deprecated, v5+: DS_ERR_PMC_ANY_DEPRECATED;
+ * Linux intel_pmu_init drops the `any` format there), bits 32/33 only with
  * perfmon v3+ and TSX (CPUID.07H:EBX.HLE or .RTM; one CPUID leaf 07H query),
  * bit 34 only with adaptive PEBS; start fits.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_RESERVED,
- * DS_ERR_PMC_NO_UMASK2, DS_ERR_PMC_NO_EQ,
+ * DS_ERR_PMC_NO_UMASK2, DS_ERR_PMC_NO_EQ, DS_ERR_PMC_ANY_DEPRECATED,
  * DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (EVTSEL then written back to 0).
  * MSRs: reads none; writes IA32_PERFEVTSELn (0x186+idx) and IA32_PMCn
  * (0xC1+idx) or IA32_A_PMCn (0x4C1+idx); on perfmon v6 IA32_PMC_GPn_CFG_A
@@ -164,7 +174,8 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out);
  * Checks: perfmon v2+, idx present (EDX[4:0] or the v5 ECX bitmap; on
  * perfmon v2-v4 fixed 0-2 always, unless CPUID.01H:ECX[31] says hypervisor:
  * early Core 2 reports EDX[4:0] = 0, Linux intel_pmu_init assumes 3),
- * ANY only v3+, adaptive only with adaptive PEBS, start < 2^fixed_width.
+ * ANY only v3+ and not where deprecated (DS_ERR_PMC_ANY_DEPRECATED, as for
+ * ds_pmc_gp_program), adaptive only with adaptive PEBS, start < 2^fixed_width.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_FIXED (also perfmon v1, idx > 7),
  * DS_ERR_PMC_RESERVED (ctrl > 0xF, ANY before v3, adaptive without

@@ -145,6 +145,11 @@ struct ds_request {
     uint32_t ldlat;            /* load-latency threshold in cycles (3..65535), 0 = none */
     uint32_t groups;           /* DS_GROUP_*; 0 = what the format records anyway */
     unsigned rings;            /* DS_RING_*; 0 = both */
+    /* Most precise (Linux precise_ip 3): DS_SAMPLE_PRECISE on architectural
+     * PEBS only, on a counter CPUID.(23H,5) EBX (GP) / EDX (fixed) names
+     * PDIST-capable (Linux intel_pmu_hw_config: pebs_cap.pdists); else
+     * DS_ERR_SESSION_PDIST (any other mode, or DS-area PEBS). */
+    bool pdist;
 };
 
 /* One sample delivered to on_sample. */
