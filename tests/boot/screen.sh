@@ -4,7 +4,7 @@
 # (the kernel ends with exit=halt, the verdict on screen) with a display
 # device, wait for the verdict on serial, then read the screen through the
 # QEMU monitor: a screendump of the framebuffer when the kernel drew on one
-# (GRUB gives one on OVMF and, for this kernel, on SeaBIOS too), else the VGA
+# (GRUB gives one on OVMF; on BIOS the menu keeps VGA text), else the VGA
 # text buffer, and check the verdict there (screencheck.py).
 # usage: screen.sh BUILD ARCH uefi|bios TIMEOUT FONT
 set -u
