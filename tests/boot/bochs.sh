@@ -58,7 +58,9 @@ TERM=xterm script -qfec "bochs -q -f $work/bochsrc -rc $work/debugger.rc" /dev/n
 bpid=$!
 disown $bpid   # no "Killed" message from bash when it ends
 verdict='^# verdict: \(PASS\|FAIL\); halted'
+banner_s=
 for ((i = 0; i < tmo; i++)); do
+  [ -z "$banner_s" ] && grep -aq '^libds test kernel' "$work/serial.log" 2>/dev/null && banner_s=$(( $(date +%s) - start ))
   grep -aq "$verdict" "$work/serial.log" 2>/dev/null && break
   kill -0 $bpid 2>/dev/null || break
   sleep 1
@@ -66,7 +68,7 @@ done
 secs=$(( $(date +%s) - start ))
 tr -d '\r' <"$work/serial.log" 2>/dev/null | sed -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' >"$work/clean.log"
 cat "$work/clean.log"
-echo "--- Bochs ($model, $(basename "$iso")): ${secs}s"
+echo "--- Bochs ($model, $(basename "$iso")): kernel banner after ${banner_s:-?}s, ended after ${secs}s"
 if ! grep -aq "$verdict" "$work/clean.log"; then
   msg=$(grep -a -A1 'Bochs is exiting with the following message' "$work/screen.out" | tail -1 | tr -d '\r\033')
   grep -aq 'free magic is broken\|out of range pointer' "$work/clean.log" && fail "GRUB heap corrupted before the kernel ran"

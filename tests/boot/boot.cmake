@@ -92,6 +92,12 @@ foreach(arch i386 x86_64)
            COMMAND ${PROJECT_SOURCE_DIR}/tests/boot/bochs.sh ${CMAKE_BINARY_DIR}/libds-bochs-${arch}.iso ${arch} ${_t})
   set_tests_properties(boot.${arch}.bochs_bios PROPERTIES LABELS boot TIMEOUT ${_ct} SKIP_RETURN_CODE 77)
 endforeach()
+# A NetBurst CPU model (Bochs's Pentium 4 Celeron D 336, family 0FH).
+add_test(NAME boot.i386.bochs_bios_netburst
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/boot/bochs.sh ${CMAKE_BINARY_DIR}/libds-bochs-i386.iso i386 ${_t}
+                 p4_prescott_celeron_336)
+set_tests_properties(boot.i386.bochs_bios_netburst PROPERTIES LABELS boot TIMEOUT ${_ct} SKIP_RETURN_CODE 77
+                     PASS_REGULAR_EXPRESSION "cpu: GenuineIntel 0F_04H.*bochs.sh: PASS")
 
 # The one-screen verdict (issue 14), read off the screen: the framebuffer
 # (OVMF, pixel-exact against the kernel's font) and the VGA text buffer (SeaBIOS).
