@@ -380,11 +380,13 @@ static void check_nb_row(const struct ds_event_desc *d)
     }
 }
 
-/* Where pmc.h checks PEBS events (Core 2, Atom, Nehalem), a row that says
- * "not precise" must also be refused there: the table and pmc.h agree. */
+/* Where pmc.h checks PEBS events (Core 2, Nehalem), a row that says
+ * "not precise" must also be refused there: the table and pmc.h agree.
+ * Bonnell left the list with issue 25 item 8: pmc.h follows Linux's
+ * catch-all row there, like Sandy Bridge onwards (the rows follow perfmon). */
 static bool pmc_lists_events(enum ds_uarch u)
 {
-    return u == DS_UARCH_CORE2 || u == DS_UARCH_BONNELL || u == DS_UARCH_NEHALEM;
+    return u == DS_UARCH_CORE2 || u == DS_UARCH_NEHALEM;
 }
 
 static void check_pmc_row(const struct ds_event_desc *d, const struct profile *p)
