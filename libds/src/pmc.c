@@ -615,8 +615,9 @@ static int ldlat13_counter(const struct ds_cpu *cpu, unsigned idx, uint64_t evts
  *    ALL_LOADS/ALL_STORES D0H/81H, 82H "PEBScounters" 0-3, MEM_TRANS_RETIRED.
  *    LOAD_LATENCY_GT_* CDH/01H 2-9.
  *  - Coyote Cove (Nova Lake P-cores): perfmon novalake_coyotecove_core.json
- *    V1.00 D0H/81H, 82H 0-3, CDH/01H 2-7 (0xFC); Linux has no Nova Lake
- *    PEBS constraint list to follow.
+ *    V1.00 MEM_INST_RETIRED D0H 0-3 except .ANY D0H/87H (every counter),
+ *    CDH/01H 2-7 (0xFC), CDH/02H 0-1; Linux has no Nova Lake PEBS
+ *    constraint list to follow.
  */
 enum { AP_ICL = 1, AP_GLC = 2, AP_LNC = 4, AP_GRT = 8, AP_BIG = AP_ICL | AP_GLC | AP_LNC,
        AP_CGC = 16, AP_CYC = 32, AP_ARCH = AP_CGC | AP_CYC };
@@ -648,6 +649,8 @@ static const struct apebs_row apebs_rows[] = {
     { AP_LNC | AP_CGC, 0xCD, 0xCD, 0x01, false, 0x3FC },
     { AP_LNC | AP_CGC, 0xCD, 0xCD, 0x02, false, 0x3 },
     { AP_CYC, 0xCD, 0xCD, 0x01, false, 0xFC },
+    { AP_CYC, 0xCD, 0xCD, 0x02, false, 0x3 },
+    { AP_CYC, 0xD0, 0xD0, 0x87, false, 0xFFFFFFFFu },   /* MEM_INST_RETIRED.ANY: every counter */
     { .cls = AP_BIG | AP_ARCH, .ev_lo = 0xD0, .ev_hi = 0xD4, .any_umask = true, .gp = 0xF },
     { AP_GRT, 0xD0, 0xD0, 0x05, false, 0x3 },
     { AP_GRT, 0xD0, 0xD0, 0x06, false, 0xF },
