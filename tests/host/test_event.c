@@ -1007,6 +1007,47 @@ static void test_pmc_rows_no_netburst_fields(void)
     }
 }
 
+/*
+ * Issue 25 items 10 and 12. Linux's L1-dcache read/write access ids
+ * (core.c core2_hw_cache_event_ids 0x0f40 L1D_CACHE_LD.MESI / 0x0f41
+ * L1D_CACHE_ST.MESI; snb_hw_cache_event_ids 0xf1d0 / 0xf2d0, transcribed
+ * here) differ from the Core 2 and Sandy Bridge loads/stores rows: each such
+ * row names Linux's id beside it with the reason. The Sandy Bridge ..
+ * Skylake PREC_DIST rows cite Linux ds.c's real constraint,
+ * INTEL_FLAGS_UEVENT_CONSTRAINT(0x01c0, 0x2) (intel_snb_/hsw_/skl_pebs_
+ * event_constraints), not INTEL_PST_CONSTRAINT.
+ */
+static void test_tab25_linux_ids_beside_rows(void)
+{
+    static const struct { enum ds_uarch u; enum ds_event e; uint16_t linux_id; const char *cite; } ids[] = {
+        { DS_UARCH_CORE2, DS_EVENT_LOADS, 0x0f40, "0x0f40" },
+        { DS_UARCH_CORE2, DS_EVENT_STORES, 0x0f41, "0x0f41" },
+        { DS_UARCH_SANDYBRIDGE, DS_EVENT_LOADS, 0xf1d0, "0xf1d0" },
+        { DS_UARCH_SANDYBRIDGE, DS_EVENT_STORES, 0xf2d0, "0xf2d0" },
+    };
+    size_t n;
+    const struct ds_event_desc *t = ds_event_table(&n);
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+        const struct ds_event_desc *d = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (t[i].uarch == ids[k].u && t[i].event == ids[k].e)
+                d = &t[i];
+        CHECK(d != NULL, "%s %s row", ds_uarch_name(ids[k].u), ds_event_name(ids[k].e));
+        if (!d)
+            continue;
+        bool same = ((uint16_t)(d->umask << 8 | d->evsel)) == ids[k].linux_id;
+        CHECK(same || (strstr(d->source, "Linux") && strstr(d->source, ids[k].cite)),
+              "%s %s %02X/%02X differs from Linux %s: the row says why (%s)", ds_uarch_name(ids[k].u),
+              ds_event_name(ids[k].e), d->evsel, d->umask, ids[k].cite, d->source);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].evsel != 0xC0 || t[i].umask != 0x01 || t[i].uarch < DS_UARCH_SANDYBRIDGE || t[i].uarch > DS_UARCH_SKYLAKE)
+            continue;
+        CHECK(strstr(t[i].source, "INTEL_FLAGS_UEVENT_CONSTRAINT(0x01c0, 0x2)") && !strstr(t[i].source, "PST_CONSTRAINT"),
+              "%s PREC_DIST cites Linux's constraint: %s", ds_uarch_name(t[i].uarch), t[i].source);
+    }
+}
+
 int main(void)
 {
     test_dumps();
@@ -1027,5 +1068,6 @@ int main(void)
     test_wildcat_lake();
     test_native_pairs_decide();
     test_pmc_rows_no_netburst_fields();
+    test_tab25_linux_ids_beside_rows();
     return check_summary();
 }
