@@ -200,6 +200,16 @@ static const struct ds_event_desc table[] = {
     R(DS_UARCH_ARCTICWOLF, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 1"),
     R(DS_UARCH_ARCTICWOLF, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 1"),
     R(DS_UARCH_ARCTICWOLF, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 0"),
+
+    /* Yonah (Core Solo/Duo 06_0EH): Linux core.c intel_pmu_init "Core
+     * events" (name "core") counts it with the architectural
+     * intel_perfmon_event_map on perfmon v1 (no fixed counters, no PEBS,
+     * no hw_cache ids: loads/stores DS_ERR_EVENT_NONE); SDM Vol. 3B
+     * architectural events (Table 20-1). Perfmon publishes no file. */
+    R(DS_UARCH_YONAH, I, 0xC0, 0x00, 0, false, -1, P_NONE, 0, 0, "INSTR_RETIRED", "architectural event C0H/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x00c0"),
+    R(DS_UARCH_YONAH, B, 0xC4, 0x00, 0, false, -1, P_NONE, 0, 0, "BR_INST_RETIRED", "architectural event C4H/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x00c4"),
+    R(DS_UARCH_YONAH, M, 0xC5, 0x00, 0, false, -1, P_NONE, 0, 0, "BR_MISP_RETIRED", "architectural event C5H/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x00c5"),
+    R(DS_UARCH_YONAH, C, 0x3C, 0x00, 0, false, -1, P_NONE, 0, 0, "UNHALTED_CORE_CYCLES", "architectural event 3CH/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x003c"),
 };
 
 /* Family 6 parts with one core type: DisplayModel -> uarch. */
@@ -209,6 +219,7 @@ struct model_row {
 };
 
 static const struct model_row uarch_models[] = {
+    { 0x0E, DS_UARCH_YONAH }, /* Linux intel_pmu_init INTEL_CORE_YONAH: "core" */
     { 0x0F, DS_UARCH_CORE2 }, { 0x16, DS_UARCH_CORE2 }, { 0x17, DS_UARCH_CORE2 }, { 0x1D, DS_UARCH_CORE2 },
     { 0x1C, DS_UARCH_BONNELL }, { 0x26, DS_UARCH_BONNELL }, { 0x27, DS_UARCH_BONNELL },
     { 0x35, DS_UARCH_BONNELL }, { 0x36, DS_UARCH_BONNELL },
@@ -345,6 +356,7 @@ static const char *const uarch_names[DS_UARCH__COUNT] = {
     "unknown", "netburst", "core2", "bonnell", "silvermont", "knights", "goldmont", "goldmont_plus",
     "tremont", "nehalem", "sandybridge", "haswell", "skylake", "icelake", "goldencove", "gracemont",
     "redwoodcove", "crestmont", "lioncove", "skymont", "cougarcove", "darkmont", "coyotecove", "arcticwolf",
+    "yonah",
 };
 
 const char *ds_uarch_name(enum ds_uarch u)
