@@ -75,9 +75,9 @@ static const struct { uint8_t model; enum linit init; } linux_models[] = {
 static const struct { uint8_t model; const char *why; } extra[] = {
     { 0x0D, "Pentium M: Linux p6_pmu_init (no ARCH_PERFMON), no LBR; EDK2 layout, DS_LBR_F_UNCONFIRMED" },
     { 0x0E, "Yonah: Linux 'core' has no lbr_init; EDK2 layout, DS_LBR_F_UNCONFIRMED" },
-    { 0x1F, "INTEL_NEHALEM_G (Auburndale/Havendale) is a Nehalem (intel-family.h) absent from Linux's NEHALEM case" },
-    { 0x5D, "Silvermont SoFIA (SDM LBR table lists 06_5DH with the Silvermont 8-entry stack); not in Linux's case" },
-    { 0x66, "Cannon Lake (SDM LBR table: 32 entries with LBR_INFO as Skylake); Linux has no Cannon Lake case" },
+    { 0x1F, "INTEL_NEHALEM_G: SDM Table 17-4 and 16-3 list 06_1FH with Nehalem's 16 entries; absent from Linux's NEHALEM case" },
+    { 0x5D, "SDM Table 17-4 and EDK2 SilvermontMsr.h list 06_5DH with Silvermont's 8 entries; not in Linux's case" },
+    { 0x66, "Cannon Lake: Xen vmx.c sk_lbr and EDK2 SkylakeMsr.h (32 entries, LBR_INFO); Linux has no Cannon Lake case" },
     { 0x8A, "Lakefield: Linux has no case (row DS_LBR_F_UNCONFIRMED, Sunny Cove layout)" },
     { 0x9D, "Ice Lake NNPI: Linux has no case (row DS_LBR_F_UNCONFIRMED)" },
     { 0x75, "Airmont NP: Linux has no case (row DS_LBR_F_UNCONFIRMED, Airmont layout)" },
