@@ -679,12 +679,13 @@ int ds_pmc_pebs_event_counters(const struct ds_cpu *cpu, uint64_t evtsel, uint32
         return DS_ERR_NOT_IDENTIFIED;
     if (cpu->caps.vendor != DS_VENDOR_INTEL)
         return DS_ERR_NOT_INTEL;
-    uint32_t gp = apebs_event_mask(apebs_class(cpu), evtsel);
-    uint32_t llgp;
     const struct ds_caps *c = &cpu->caps;
-    if (c->pebs_format >= 1 && c->pebs_format <= 3 &&
-        (evtsel & 0xFFFFu) == ldlat13_event(cpu, &llgp) && !(evtsel & DS_PMC_EVTSEL_FLAGS))
-        gp &= llgp;
+    unsigned cls = apebs_class(cpu);
+    uint32_t gp = c->pebs_format >= 4 || (cls & AP_ARCH) ? apebs_event_mask(cls, evtsel) : 0xFFFFFFFFu;
+    for (unsigned i = 0; c->pebs_format >= 1 && c->pebs_format <= 3 && i < 32; i++)
+        if (ldlat13_counter(cpu, i, evtsel) ||
+            (!nhm_wsm(c) && pebs_rule(c) == &pebs_ctr_default && pebs_event_counter(c, i, evtsel)))
+            gp &= ~(1u << i);
     *out_gp = gp;
     return DS_OK;
 }

@@ -1708,6 +1708,26 @@ static void test_gp_program_fault_clears_evtsel(void)
  * for the event itself. Ivy Bridge 06_3AH (no microcode gate) stands in for
  * Sandy/Ivy Bridge.
  */
+static void test_tab25_event_counters_errors(void)
+{
+    struct fake_pmu f;
+    struct ds_cpu cpu;
+    uint32_t m = 0x55;
+    memset(&cpu, 0, sizeof cpu);
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xCD, 1), &m), DS_ERR_NOT_IDENTIFIED, "not identified");
+    CHECK_EQ(m, 0, "out cleared");
+    CHECK_EQ(ds_pmc_pebs_event_counters(NULL, 0, &m), DS_ERR_NULL, "NULL cpu");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, 0, NULL), DS_ERR_NULL, "NULL out");
+    /* an AMD CPU (AuthenticAMD): not Intel */
+    fp_reset(&f);
+    fp_cpuid_set(&f, 0, 0, 0xD, 0x68747541u, 0x444D4163u, 0x69746E65u);
+    fp_cpuid_set(&f, 1, 0, 0x00A60F12, 0, 0, 0);
+    fp_identify(&f, &cpu);
+    m = 0x55;
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xCD, 1), &m), DS_ERR_NOT_INTEL, "AMD");
+    CHECK_EQ(m, 0, "out cleared on AMD");
+}
+
 static void test_tab25_fmt13_ldlat_counters(void)
 {
     static const struct {
@@ -1731,6 +1751,11 @@ static void test_tab25_fmt13_ldlat_counters(void)
         uint32_t got = 0;
         CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, ll, &got), DS_OK, "%s counters", rows[k].nm);
         CHECK_EQ(got, rows[k].gp, "%s load-latency event counters", rows[k].nm);
+        CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xC0, 0x01), &got), DS_OK, "%s PREC_DIST", rows[k].nm);
+        CHECK_EQ(got, rows[k].ev == 0x0B ? 0xFFFFFFFFu : 0x2u, "%s C0H/01H: PMC1 from Sandy Bridge (Linux 0x01c0 0x2)",
+                 rows[k].nm);
+        CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xC4, 0x04), &got), DS_OK, "%s C4H/04H", rows[k].nm);
+        CHECK_EQ(got, 0xFFFFFFFFu, "%s C4H/04H: no event row", rows[k].nm);
         for (unsigned i = 0; i < 4; i++) {
             int want = ((rows[k].gp >> i) & 1) ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
             fp_set(&f, 0x3F1, 0);
@@ -1828,6 +1853,7 @@ int main(void)
     test_pebs_rule_format_edges();
     test_gp_program_fault_clears_evtsel();
     test_tab25_fmt13_ldlat_counters();
+    test_tab25_event_counters_errors();
     test_tab25_bonnell_pebs_events();
     return check_summary();
 }

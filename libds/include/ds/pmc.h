@@ -402,8 +402,9 @@ int ds_pmc_pebs_check_fixed(const struct ds_cpu *cpu, unsigned idx);
 /*
  * The GP counters (bit n = PMCn) on which event @evtsel may take PEBS by the
  * per-event constraints of @cpu's microarchitecture alone: the adaptive
- * rows of ds_pmc_pebs_check (Ice Lake, Golden/Redwood/Lion Cove,
- * Gracemont/Crestmont/Skymont), the formats 1-3 load-latency event, and the
+ * rows of ds_pmc_pebs_check (formats 4-6: Ice Lake, Golden/Redwood/Lion
+ * Cove, Gracemont/Crestmont/Skymont), the formats 1-3 rows (PREC_DIST
+ * PMC1, Sandy/Ivy Bridge CDH/02H PMC3, the load-latency event), and the
  * architectural-PEBS P-cores, which have no PEBS_ENABLE to check against:
  * Cougar Cove (Linux intel_lnc_pebs_event_constraints; perfmon
  * pantherlake_cougarcove_core.json) MEM_INST_RETIRED D0H..D4H PMC0-3,
