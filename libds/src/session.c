@@ -419,9 +419,15 @@ static int pick_apebs(struct ds_session *s, struct ds_session_req *r, const stru
         r->idx = (unsigned)d->fixed;
         return DS_OK;
     }
-    uint32_t cand = (r->rq.pdist ? ac->pdist_gp_mask : ac->gp_mask) & s->cpu->caps.gp_mask;
+    uint32_t cand = (r->rq.pdist ? ac->pdist_gp_mask : ac->gp_mask) & s->cpu->caps.gp_mask, ev;
     if (!cand)
         return DS_ERR_SESSION_NOT_PRECISE;
+    /* the event's own counters (pmc.h: Cougar/Coyote Cove loads, stores PMC0-3, ldlat PMC2-9 / 2-7) */
+    int e = ds_pmc_pebs_event_counters(s->cpu, r->evtsel, &ev);
+    if (e)
+        return e;
+    if (!(cand &= ev))
+        return DS_ERR_PMC_PEBS_EVENT_COUNTER;
     for (unsigned i = 0; i < 32; i++)
         if (((cand >> i) & 1) && !((ugp >> i) & 1) && pmi_takes(s, DS_CTR_GP, i)) {
             r->kind = DS_CTR_GP;

@@ -414,7 +414,7 @@ static void test_exhaustion(void)
     CHECK_EQ(add(raw(0x3C, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE,
              "Nehalem: cycles not in the PEBS list");
     CHECK_EQ(add(raw(0x0B, 0x10, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "Nehalem load latency event");
-    CHECK_EQ(S.req[0].idx, 0, "PMC0");
+    CHECK_EQ(S.req[0].idx, 3, "PMC3 (perfmon NehalemEP_core.json \"Counter\": \"3\"; issue 25 item 7)");
 }
 
 static void test_adaptive(void)
@@ -1614,6 +1614,7 @@ static void test_callbacks_per_kind(void);
 static void test_restore_after_outside_change(void);
 static void test_apebs_counter_choice(void);
 static void test_apebs_pdist(void);
+static void test_tab25_apebs_event_counters(void);
 static void test_describe_no_cpu(void);
 static void test_fixed_width_8(void);
 static void test_lbr_legacy_unfreeze(void);
@@ -1736,6 +1737,7 @@ int main(void)
     test_teardown_retry();
     test_kth_write_fault_sweep();
     test_snb_ucode_before_programming();
+    test_tab25_apebs_event_counters();
     return check_summary();
 }
 
@@ -2580,15 +2582,16 @@ static void test_gp_bitmap_ends(void)
 
 /*
  * mut4A: the load-latency search starts at PMC3 and wraps around to PMC0,
- * PMC1, PMC2 (Linux intel_nehalem_pebs_event_constraints
- * INTEL_PLD_CONSTRAINT(0x100b, 0xf): any of PMC0-3). Nehalem with PMC3
+ * PMC1, PMC2 (Skylake MEM_TRANS_RETIRED.LOAD_LATENCY CDH/01H: any of PMC0-3,
+ * perfmon skylake_core.json "Counter": "0,1,2,3", Linux 0xf; Nehalem was the
+ * CPU here until issue 25 item 7 put its 0BH/10H on PMC3 only). PMC3
  * taken by an overflow request and PMC0, PMC1 by two PEBS requests: the
  * load-latency request still gets PMC2, the 32nd and last counter of the
  * wrapped search (pick_ds_pebs `k < 32` -> 31 left it out).
  */
 static void test_ldlat_wraps_to_pmc2(void)
 {
-    fam6(0x000106A5, 0x07300403, 0, 0x00000603, 0x1C3);
+    skylake();
     CHECK_EQ(init_default(), DS_OK, "init");
     CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
     CHECK_EQ(S.req[0].idx, 3, "overflow on PMC3, the highest");
@@ -3658,4 +3661,61 @@ static void test_snb_ucode_before_programming(void)
     CHECK_EQ(fp_nwrites(&F, 0x8B), 0, "no microcode read");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     check_snap("errata accepted");
+ * Issue 25 item 11: architectural PEBS picks a counter the event may use.
+ * Panther Lake Cougar Cove (perfmon pantherlake_cougarcove_core.json V1.07
+ * "PEBScounters"; Linux intel_pmu_init "pantherlake_hybrid" -> lnl_common ->
+ * intel_lnc_pebs_event_constraints): MEM_INST_RETIRED.ALL_LOADS/ALL_STORES
+ * D0H/81H, 82H on PMC0-3, MEM_TRANS_RETIRED.LOAD_LATENCY CDH/01H on PMC2-9.
+ * Nova Lake Coyote Cove (novalake_coyotecove_core.json V1.00): D0H on PMC0-3,
+ * CDH/01H on PMC2-7. Before the fix the session took the first
+ * CPUID.(23H,5) counter whatever the event.
+ */
+static void tab25_apebs_pick(uint8_t ev, uint8_t um, uint32_t gp23, int want, unsigned idx, const char *what)
+{
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    cpuid_patch(0x23, 5, 0, gp23);
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "%s: init", what);
+    CHECK_EQ(add(raw(ev, um, 1000, DS_SAMPLE_PRECISE), NULL), want, "%s: add", what);
+    if (want == DS_OK)
+        CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == idx, "%s: PMC%u (got %u)", what, idx, S.req[0].idx);
+}
+
+static void test_tab25_apebs_event_counters(void)
+{
+    uint32_t m = 0;
+    panther();
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xD0, 0x81), &m), DS_OK, "PTL loads");
+    CHECK_EQ(m, 0xF, "Cougar Cove D0H/81H PMC0-3");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xD0, 0x82), &m), DS_OK, "PTL stores");
+    CHECK_EQ(m, 0xF, "Cougar Cove D0H/82H PMC0-3");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xCD, 0x01), &m), DS_OK, "PTL ldlat");
+    CHECK_EQ(m, 0x3FC, "Cougar Cove CDH/01H PMC2-9");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xC4, 0x00), &m), DS_OK, "PTL branches");
+    CHECK_EQ(m, 0xFFFFFFFFu, "Cougar Cove C4H/00H: no event constraint (PEBScounters 0-9)");
+    CHECK_EQ(ds_pmc_pebs_event_counters(NULL, 0, &m), DS_ERR_NULL, "NULL cpu");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, 0, NULL), DS_ERR_NULL, "NULL out");
+    tab25_apebs_pick(0xCD, 0x01, 0x3FF, DS_OK, 2, "PTL CDH/01H");
+    panther();
+    tab25_apebs_pick(0xD0, 0x81, 0x3F8, DS_OK, 3, "PTL D0H/81H with PMC0-2 not PEBS-capable");
+    panther();
+    tab25_apebs_pick(0xD0, 0x82, 0x3F0, DS_ERR_PMC_PEBS_EVENT_COUNTER, 0, "PTL D0H/82H, PEBS only on PMC4-9");
+    panther();
+    tab25_apebs_pick(0xCD, 0x01, 0x3, DS_ERR_PMC_PEBS_EVENT_COUNTER, 0, "PTL CDH/01H, PEBS only on PMC0-1");
+    /* Nova Lake 12_01H Coyote Cove: DisplayFamily 18 = 0FH + extended 3, native model 5 */
+    panther();
+    cpuid_patch(0x1, 0, 0, 0x00300F10);
+    cpuid_patch(0x1A, 0, 0, 0x40000005);
+    enum ds_uarch u;
+    CHECK_EQ(ds_uarch_of(&cpu, &u), DS_OK, "uarch");
+    CHECK_EQ(u, DS_UARCH_COYOTECOVE, "Coyote Cove");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xCD, 0x01), &m), DS_OK, "NVL ldlat");
+    CHECK_EQ(m, 0xFC, "Coyote Cove CDH/01H PMC2-7");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xD0, 0x81), &m), DS_OK, "NVL loads");
+    CHECK_EQ(m, 0xF, "Coyote Cove D0H/81H PMC0-3");
+    tab25_apebs_pick(0xCD, 0x01, 0x300, DS_ERR_PMC_PEBS_EVENT_COUNTER, 0, "NVL CDH/01H, PEBS only on PMC8-9");
+    cpuid_patch(0x1, 0, 0, 0x00300F10);
+    cpuid_patch(0x1A, 0, 0, 0x40000005);
+    tab25_apebs_pick(0xCD, 0x01, 0x3C0, DS_OK, 6, "NVL CDH/01H on PMC6-9");
 }

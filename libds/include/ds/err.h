@@ -116,7 +116,7 @@ enum ds_err {
     DS_ERR_PMC_PEBS_UCODE = 269,     /* PEBS refused: Sandy Bridge microcode older than Linux pebs_ucodes (IA32_BIOS_SIGN_ID) */
     DS_ERR_PMC_NO_UMASK2 = 270,      /* EVTSEL.UMASK2 [47:40] set but CPUID.(23H,0):EBX[0] does not enumerate it */
     DS_ERR_PMC_NO_EQ = 271,          /* EVTSEL.EQ [36] set but CPUID.(23H,0):EBX[1] does not enumerate it */
-    DS_ERR_PMC_PEBS_EVENT_COUNTER = 272, /* this PEBS event only on another counter (PREC_DIST: PMC1; SNB/IVB MEM_TRANS_RETIRED: PMC3) */
+    DS_ERR_PMC_PEBS_EVENT_COUNTER = 272, /* this PEBS event only on another counter (PREC_DIST: PMC1; formats 1-3 load latency: PMC3 to Broadwell; pmc.h ds_pmc_pebs_event_counters) */
     DS_ERR_PMC_ANY_DEPRECATED = 273, /* AnyThread (EVTSEL bit 21 / FIXED_CTR_CTRL ANY) set where CPUID.0AH:EDX[15] deprecates it (v5+) */
     /* pmc: next free value 274 */
 

@@ -232,11 +232,14 @@ int ds_pmc_nhm_workaround(struct ds_cpu *cpu);
  * C1H/FEH, BR_INST_RETIRED.MISPRED C5H/00H, SIMD_INST_RETIRED.ANY C7H/1FH,
  * MEM_LOAD_RETIRED CBH/01H,02H,04H,08H,10H; Linux ds.c
  * intel_core2_pebs_event_constraints agrees and also lets any CBH unit mask
- * through; libds keeps to the SDM's five); Atom (1CH, 26H, 27H, 35H, 36H):
- * INST_RETIRED.ANY C0H/00H, BR_INST_RETIRED.MISPRED C5H/00H and
- * MEM_LOAD_RETIRED (CBH, any unit mask, as Linux ds.c
- * intel_atom_pebs_event_constraints allows; the Atom list is single-source,
- * not checked against the SDM here). Returns DS_OK, DS_ERR_PMC_PEBS_EVENT,
+ * through; libds keeps to the SDM's five); Atom Bonnell (1CH, 26H, 27H,
+ * 35H, 36H): every event and unit mask, as Linux ds.c
+ * intel_atom_pebs_event_constraints' "Allow all events as PEBS with no
+ * flags" row INTEL_ALL_EVENT_CONSTRAINT(0, 0x1) does (perfmon
+ * bonnell_core.json marks C0H/00H, C5H/00H, CBH/04H, 10H/81H, 10H/82H,
+ * 82H/02H, B0H/80H PEBS); ds_pmc_pebs_enable also refuses EDGE/INV/CMASK/
+ * ANY there except the cycles:p alias C0H/00H INV CMASK 16 (Linux
+ * 0x108000c0). Returns DS_OK, DS_ERR_PMC_PEBS_EVENT,
  * or DS_ERR_UNSUPPORTED for a model not in either list.
  * MSRs: none. NMI-safe: yes (pure).
  */
@@ -363,8 +366,13 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
 
 /*
  * Load-latency PEBS (Nehalem+, PEBS formats 1-3): MSR_PEBS_LD_LAT =
- * @threshold, then IA32_PEBS_ENABLE |= PMCn | LL_EN_PMCn (bit 32+n). idx 0..3.
- * The counter must count MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD (caller).
+ * @threshold, then IA32_PEBS_ENABLE |= PMCn | LL_EN_PMCn (bit 32+n). idx 0..3
+ * and a counter of the model's load-latency event (the caller programs it):
+ * Nehalem/Westmere MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD 0BH/10H PMC3,
+ * Sandy Bridge .. Broadwell MEM_TRANS_RETIRED CDH/01H PMC3 (Haswell,
+ * Broadwell and Nehalem PMC3 deviate from Linux's 0xf: perfmon "Counter":
+ * "3", libpfm4 cntmsk 0x8; pmc.c ldlat13_event), Skylake CDH/01H PMC0-3;
+ * another counter is DS_ERR_PMC_PEBS_EVENT_COUNTER, nothing written.
  * Adaptive PEBS (formats 4-6, Ice Lake+): MSR_PEBS_LD_LAT = @threshold, then
  * IA32_PEBS_ENABLE |= PMCn only (bits 32+ are fixed-counter PEBS there); the
  * counter counts MEM_TRANS_RETIRED.LOAD_LATENCY CDH/01H (P-cores: Ice Lake
@@ -373,7 +381,7 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
  * Errors: the pebs_enable CPU checks, DS_ERR_PMC_NO_LDLAT (format 0, or an
  * adaptive core libds has no load-latency event for: Tremont, unknown
  * models), DS_ERR_PMC_LDLAT_RANGE, DS_ERR_PMC_BAD_COUNTER (adaptive: no such
- * counter), DS_ERR_PMC_PEBS_EVENT_COUNTER (adaptive: not a counter of the
+ * counter), DS_ERR_PMC_PEBS_EVENT_COUNTER (not a counter of the
  * load-latency event),
  * DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_PMC0_ONLY (the counter table),
  * DS_ERR_PMC_PEBS_UCODE (Sandy Bridge microcode gate of
@@ -415,6 +423,25 @@ int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg);
  */
 int ds_pmc_pebs_check(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
 int ds_pmc_pebs_check_fixed(const struct ds_cpu *cpu, unsigned idx);
+
+/*
+ * The GP counters (bit n = PMCn) on which event @evtsel may take PEBS by the
+ * per-event constraints of @cpu's microarchitecture alone: the adaptive
+ * rows of ds_pmc_pebs_check (formats 4-6: Ice Lake, Golden/Redwood/Lion
+ * Cove, Gracemont/Crestmont/Skymont), the formats 1-3 rows (PREC_DIST
+ * PMC1, Sandy/Ivy Bridge CDH/02H PMC3, the load-latency event), and the
+ * architectural-PEBS P-cores, which have no PEBS_ENABLE to check against:
+ * Cougar Cove (Linux intel_lnc_pebs_event_constraints; perfmon
+ * pantherlake_cougarcove_core.json) MEM_INST_RETIRED D0H..D4H PMC0-3,
+ * CDH/01H PMC2-9, CDH/02H PMC0-1; Coyote Cove (perfmon
+ * novalake_coyotecove_core.json V1.00) D0H..D4H PMC0-3, CDH/01H PMC2-7.
+ * All ones where no row applies (the counter tables decide alone); which
+ * counters exist is not checked. The session intersects it with
+ * CPUID.(23H,5) on architectural PEBS. Errors: DS_ERR_NULL,
+ * DS_ERR_NOT_IDENTIFIED, DS_ERR_NOT_INTEL (*@out_gp 0 on error).
+ * MSRs: none. NMI-safe: yes (pure).
+ */
+int ds_pmc_pebs_event_counters(const struct ds_cpu *cpu, uint64_t evtsel, uint32_t *out_gp);
 
 #ifdef __cplusplus
 }
