@@ -86,7 +86,7 @@ _Static_assert(sizeof(struct pf_ev_header) == 8, "perf_event_header");
 _Static_assert(sizeof(struct pf_build_id) == 36 || sizeof(struct pf_build_id) == 40, "build_id_event");
 
 enum { PF_TYPE_HARDWARE = 0, PF_TYPE_RAW = 4, PF_HW_BRANCH_INSTRUCTIONS = 4 };
-enum { PF_RECORD_MMAP = 1, PF_RECORD_LOST = 2, PF_RECORD_COMM = 3, PF_RECORD_SAMPLE = 9 };
+enum { PF_RECORD_MMAP = 1, PF_RECORD_COMM = 3, PF_RECORD_SAMPLE = 9, PF_RECORD_LOST_SAMPLES = 13 };
 enum { PF_MISC_USER = 2 };
 #define PF_S_IP (1ull << 0)
 #define PF_S_TID (1ull << 1)
@@ -101,13 +101,14 @@ enum { PF_MISC_USER = 2 };
 #define PF_BRANCH_ANY (1ull << 3)
 #define PF_ATTR_EXCLUDE_KERNEL (1ull << 5) /* the kernel is mapped as a process: no kernel map */
 #define PF_ATTR_PRECISE_IP(n) ((uint64_t)(n) << 15)
+#define PF_ATTR_SAMPLE_ID_ALL (1ull << 18) /* COMM, MMAP, LOST_SAMPLES carry a sample_id: their CPU and time */
 enum { PF_REGS_ABI_NONE = 0, PF_REGS_ABI_32 = 1, PF_REGS_ABI_64 = 2 };
 /* arch/x86/include/uapi/asm/perf_regs.h: AX BX CX DX SI DI BP SP IP FLAGS (0-9), R8-R15 (16-23). */
 #define PF_REGS_MASK32 0x3FFull
 #define PF_REGS_MASK64 0xFF03FFull
 enum {
     HEADER_BUILD_ID = 2, HEADER_HOSTNAME = 3, HEADER_OSRELEASE = 4, HEADER_VERSION = 5, HEADER_ARCH = 6,
-    HEADER_NRCPUS = 7, HEADER_CPUDESC = 8, HEADER_CMDLINE = 11, HEADER_EVENT_DESC = 12, HEADER_BRANCH_STACK = 15,
+    HEADER_NRCPUS = 7, HEADER_CPUDESC = 8, HEADER_CMDLINE = 11, HEADER_EVENT_DESC = 12,
 };
 #define PF_PID 1u
 
@@ -173,9 +174,21 @@ struct wr {
     const struct pd_input *in;
     struct ev *ev; /* nruns * K_KINDS */
     struct buf data;
+    uint64_t *last;   /* per log: the time (ns) of its CPU's latest record so far, shared by the CPU's logs */
+    unsigned *slot;   /* per log: index of its CPU among the distinct CPUs (its "last" is last[slot]) */
+    unsigned ncpus;   /* distinct CPUs */
+    uint32_t max_cpu; /* highest CPU number */
+    uint64_t first_id; /* the first event's id: the sample_id of COMM and MMAP */
 };
 
 static uint64_t ev_id(size_t run, int kind) { return (uint64_t)run * K_KINDS + (uint64_t)kind + 1; }
+
+/* The HDR cpu= of a log: the CPU of its records (0 without cpu=). */
+static uint32_t log_cpu(const struct pd_input *in, unsigned log)
+{
+    const struct dslog_rec *h = log < in->nlogs ? in->hdrs[log] : NULL;
+    return h && dslog_has(h, K_CPU) ? (uint32_t)h->v[K_CPU] : 0;
+}
 
 static int log_is32(const struct pd_input *in, unsigned log)
 {
@@ -189,7 +202,7 @@ static void ev_define(struct wr *w, size_t run, int kind, int branch_stack)
     struct pf_attr *a = &e->attr;
     e->used = 1;
     a->size = sizeof *a;
-    a->flags = PF_ATTR_EXCLUDE_KERNEL;
+    a->flags = PF_ATTR_EXCLUDE_KERNEL | PF_ATTR_SAMPLE_ID_ALL;
     /* The same fields for every event, so that perf script -F ip,sym,addr,iregs
      * works on the whole file (an event without one of them makes it refuse). */
     a->sample_type = PF_S_IDENTIFIER | PF_S_IP | PF_S_TID | PF_S_TIME | PF_S_ADDR | PF_S_CPU | PF_S_PERIOD |
@@ -247,6 +260,44 @@ static void define_events(struct wr *w)
     free(lbr_group);
 }
 
+/* The distinct CPUs of the logs (HDR cpu=): a slot each for its clock. */
+struct logcpu {
+    uint32_t cpu;
+    unsigned log;
+};
+
+static int logcpu_cmp(const void *a, const void *b)
+{
+    const struct logcpu *x = a, *y = b;
+    return x->cpu != y->cpu ? (x->cpu > y->cpu) - (x->cpu < y->cpu) : (x->log > y->log) - (x->log < y->log);
+}
+
+static int cpus_init(struct wr *w)
+{
+    const struct pd_input *in = w->in;
+    struct logcpu *lc = calloc(in->nlogs + 1, sizeof *lc);
+    w->slot = calloc(in->nlogs + 1, sizeof *w->slot);
+    w->last = calloc(in->nlogs + 1, sizeof *w->last);
+    if (!lc || !w->slot || !w->last) {
+        free(lc);
+        return -1;
+    }
+    for (unsigned l = 0; l < in->nlogs; l++)
+        lc[l] = (struct logcpu){log_cpu(in, l), l};
+    qsort(lc, in->nlogs, sizeof *lc, logcpu_cmp);
+    for (unsigned i = 0; i < in->nlogs; i++) {
+        if (!i || lc[i].cpu != lc[i - 1].cpu)
+            w->ncpus++;
+        w->slot[lc[i].log] = w->ncpus - 1;
+        w->max_cpu = lc[i].cpu;
+    }
+    free(lc);
+    for (size_t i = 0; i < in->nruns * K_KINDS && !w->first_id; i++)
+        if (w->ev[i].used)
+            w->first_id = ev_id(i / K_KINDS, (int)(i % K_KINDS));
+    return 0;
+}
+
 /* ---- records ---- */
 
 static void put_header(struct buf *b, uint32_t type, uint16_t misc, size_t size)
@@ -255,18 +306,31 @@ static void put_header(struct buf *b, uint32_t type, uint16_t misc, size_t size)
     put(b, &h, sizeof h);
 }
 
+/* struct sample_id of sample_type TID | TIME | CPU | IDENTIFIER (sample_id_all). */
+#define PF_SAMPLE_ID_SIZE 32u
+static void put_sample_id(struct buf *b, uint64_t time, uint32_t cpu, uint64_t id)
+{
+    put32(b, PF_PID);
+    put32(b, PF_PID);
+    put64(b, time);
+    put32(b, cpu);
+    put32(b, 0);
+    put64(b, id);
+}
+
 static void put_comm_mmap(struct wr *w)
 {
     static const char comm[16] = "libds-kernel";
-    put_header(&w->data, PF_RECORD_COMM, 0, 8 + 8 + sizeof comm);
+    put_header(&w->data, PF_RECORD_COMM, 0, 8 + 8 + sizeof comm + PF_SAMPLE_ID_SIZE);
     put32(&w->data, PF_PID);
     put32(&w->data, PF_PID);
     put(&w->data, comm, sizeof comm);
+    put_sample_id(&w->data, 0, 0, w->first_id);
     const struct pd_elf *e = &w->in->elf;
     if (!e->path)
         return;
     size_t fn = (strlen(e->path) + 1 + 7) / 8 * 8;
-    put_header(&w->data, PF_RECORD_MMAP, PF_MISC_USER, 8 + 8 + 24 + fn);
+    put_header(&w->data, PF_RECORD_MMAP, PF_MISC_USER, 8 + 8 + 24 + fn + PF_SAMPLE_ID_SIZE);
     put32(&w->data, PF_PID);
     put32(&w->data, PF_PID);
     put64(&w->data, e->start);
@@ -276,21 +340,28 @@ static void put_comm_mmap(struct wr *w)
     put(&w->data, e->path, strlen(e->path) + 1);
     static const uint8_t zero[8];
     put(&w->data, zero, fn - (w->data.n - at));
+    put_sample_id(&w->data, 0, 0, w->first_id);
 }
 
 struct branch {
     uint64_t from, to, flags;
 };
 
-/* perf_branch_entry flags: mispred bit 0, predicted bit 1, cycles [19:4]. */
-static uint64_t branch_flags(int mispred, uint64_t cycles)
+/* perf_branch_entry flags: mispred bit 0, predicted bit 1; cycles [19:4] left 0
+ * (issue 27 item 3): with a non-zero cycles field, perf 6.1 `report -b --sort
+ * symbol_from` (or symbol_to, with any other keys) reads freed memory and
+ * segfaults (valgrind: an invalid read 88 bytes into a freed 120-byte block),
+ * on any file with such entries, symbols resolved or not; with cycles 0 it
+ * does not. dsdump's LBR output keeps the cycle counts. */
+static uint64_t branch_flags(int mispred)
 {
-    return (mispred ? 1u : 2u) | ((cycles > 0xFFFF ? 0xFFFF : cycles) << 4);
+    return mispred ? 1u : 2u;
 }
 
 struct sample {
     size_t run;
     int kind;
+    uint32_t cpu;
     uint64_t ip, time, addr, weight;
     const struct dslog_rec *regs; /* record with GPRs, or NULL */
     const struct branch *br;
@@ -323,7 +394,8 @@ static void put_sample(struct wr *w, const struct sample *s)
     put32(b, PF_PID);
     put64(b, s->time);
     put64(b, s->addr);
-    put64(b, 0); /* cpu, reserved */
+    put32(b, s->cpu);
+    put32(b, 0); /* reserved */
     put64(b, a->sample_period);
     if (a->sample_type & PF_S_BRANCH_STACK) {
         put64(b, s->nbr);
@@ -336,21 +408,38 @@ static void put_sample(struct wr *w, const struct sample *s)
         ((struct pf_ev_header *)(void *)(b->p + at))->size = (uint16_t)(b->n - at);
 }
 
-static uint64_t item_time(const struct pd_item *it, size_t i)
+/* One time base (issue 27 item 2): nanoseconds of the TSC, converted with the
+ * HDR's tsc_khz (ticks * 10^6 / kHz); without tsc_khz a tick counts as 1 ns (a
+ * 1 GHz TSC, the documented fallback). A record without a TSC (BTS, LBR, PEBS
+ * formats 0/1) takes its CPU's latest time + 1 ns, and every record at least
+ * that: times rise strictly per CPU in log order. */
+static uint64_t item_time(struct wr *w, const struct pd_item *it)
 {
-    return dslog_has(it->r, K_TSC) && it->r->v[K_TSC] ? it->r->v[K_TSC] : (uint64_t)i + 1;
+    unsigned log = it->log < w->in->nlogs ? it->log : 0;
+    uint64_t *last = &w->last[w->in->nlogs ? w->slot[log] : 0], t = 0;
+    const struct dslog_rec *h = log < w->in->nlogs ? w->in->hdrs[log] : NULL;
+    if (dslog_has(it->r, K_TSC) && it->r->v[K_TSC]) {
+        uint64_t tsc = it->r->v[K_TSC], khz = h ? h->tsc_khz : 0;
+        t = khz ? (uint64_t)((unsigned __int128)tsc * 1000000u / khz) : tsc;
+    }
+    if (t <= *last)
+        t = *last + 1;
+    *last = t;
+    return t;
 }
 
-static void pebs_sample(struct wr *w, const struct pd_item *it, size_t i)
+static uint32_t item_cpu(const struct wr *w, const struct pd_item *it) { return log_cpu(w->in, it->log); }
+
+static void pebs_sample(struct wr *w, const struct pd_item *it)
 {
     const struct dslog_rec *r = it->r;
     struct branch br[DSLOG_LBR_MAX];
-    for (uint32_t k = 0; k < r->lbr_count && k < DSLOG_LBR_MAX; k++) /* LBR_INFO: MISPRED [63], CYCLES [15:0] */
-        br[k] = (struct branch){r->lbr[k][0], r->lbr[k][1], branch_flags((int)(r->lbr[k][2] >> 63), r->lbr[k][2] & 0xFFFF)};
+    for (uint32_t k = 0; k < r->lbr_count && k < DSLOG_LBR_MAX; k++) /* LBR_INFO: MISPRED [63] */
+        br[k] = (struct branch){r->lbr[k][0], r->lbr[k][1], branch_flags((int)(r->lbr[k][2] >> 63))};
     struct sample s = {
         .run = it->run, .kind = K_PEBS,
         .ip = dslog_has(r, K_EVENTING_IP) ? r->v[K_EVENTING_IP] : r->v[K_IP],
-        .time = item_time(it, i),
+        .cpu = item_cpu(w, it), .time = item_time(w, it),
         .addr = dslog_has(r, K_DATA_LA) ? r->v[K_DATA_LA] : 0,
         .weight = dslog_has(r, K_LATENCY) ? r->v[K_LATENCY] : 0,
         .regs = r, .br = br, .nbr = r->lbr_count,
@@ -370,10 +459,10 @@ static size_t lbr_sample(struct wr *w, size_t i)
             (j > i && it->r->v[K_IDX] == 0))
             break;
         br[n++] = (struct branch){it->r->v[K_FROM], it->r->v[K_TO],
-                                  branch_flags(dslog_has(it->r, K_MISPRED) && it->r->v[K_MISPRED],
-                                               dslog_has(it->r, K_CYCLES) ? it->r->v[K_CYCLES] : 0)};
+                                  branch_flags(dslog_has(it->r, K_MISPRED) && it->r->v[K_MISPRED])};
     }
-    struct sample s = {.run = first->run, .kind = K_LBR, .ip = br[0].to, .time = item_time(first, i),
+    struct sample s = {.run = first->run, .kind = K_LBR, .ip = br[0].to, .cpu = item_cpu(w, first),
+                       .time = item_time(w, first),
                        .br = br, .nbr = n};
     put_sample(w, &s);
     return j;
@@ -391,9 +480,11 @@ static void lost_record(struct wr *w, const struct pd_item *it)
         if (kind == K_KINDS)
             return;
     }
-    put_header(&w->data, PF_RECORD_LOST, 0, 8 + 16);
-    put64(&w->data, ev_id(it->run, kind));
+    /* PERF_RECORD_LOST_SAMPLES, as the kernel writes for samples it dropped:
+     * perf report's "Total Lost Samples", per event and CPU in perf script. */
+    put_header(&w->data, PF_RECORD_LOST_SAMPLES, 0, 8 + 8 + PF_SAMPLE_ID_SIZE);
     put64(&w->data, it->r->v[K_COUNT]);
+    put_sample_id(&w->data, item_time(w, it), item_cpu(w, it), ev_id(it->run, kind));
 }
 
 static void write_records(struct wr *w)
@@ -406,10 +497,11 @@ static void write_records(struct wr *w)
             continue;
         }
         if (it->r->type == DSLOG_PEBS && it->run != PD_NONE)
-            pebs_sample(w, it, i);
+            pebs_sample(w, it);
         else if (it->r->type == DSLOG_BTS && it->run != PD_NONE)
             put_sample(w, &(struct sample){.run = it->run, .kind = K_BTS, .ip = it->r->v[K_FROM],
-                                           .addr = it->r->v[K_TO], .time = item_time(it, i)});
+                                           .addr = it->r->v[K_TO], .cpu = item_cpu(w, it),
+                                           .time = item_time(w, it)});
         else if (it->r->type == DSLOG_LOST)
             lost_record(w, it);
         i++;
@@ -462,14 +554,6 @@ static void feat_event_desc(struct wr *w, struct buf *b)
     }
 }
 
-static int any_branch_stack(const struct wr *w)
-{
-    for (size_t i = 0; i < w->in->nruns * K_KINDS; i++)
-        if (w->ev[i].used && (w->ev[i].attr.sample_type & PF_S_BRANCH_STACK))
-            return 1;
-    return 0;
-}
-
 /* Feature data in bit order; returns the bitmap. */
 static void write_features(struct wr *w, struct buf *feat, uint64_t bitmap[4], struct pf_section *sec, int *nsec)
 {
@@ -487,14 +571,12 @@ static void write_features(struct wr *w, struct buf *feat, uint64_t bitmap[4], s
         case HEADER_OSRELEASE: put_hstr(feat, h ? h->s[K_KERNEL] : "?"); break;
         case HEADER_VERSION: put_hstr(feat, "dsdump (DSLOG 1)"); break;
         case HEADER_ARCH: put_hstr(feat, h && !strcmp(h->s[K_ARCH], "i386") ? "i386" : "x86_64"); break;
-        case HEADER_NRCPUS: put32(feat, 1), put32(feat, 1); break;
+        case HEADER_NRCPUS: /* nr_cpus_available (the highest CPU + 1), nr_cpus_online */
+            put32(feat, w->max_cpu + 1), put32(feat, w->ncpus ? w->ncpus : 1);
+            break;
         case HEADER_CPUDESC: feat_cpudesc(w, feat); break;
         case HEADER_CMDLINE: put32(feat, 1), put_hstr(feat, w->in->cmdline ? w->in->cmdline : "dsdump"); break;
         case HEADER_EVENT_DESC: feat_event_desc(w, feat); break;
-        case HEADER_BRANCH_STACK: /* as perf record -b: perf report defaults to branch mode */
-            if (!any_branch_stack(w))
-                continue;
-            break; /* (no data; --no-branch-stack gives the sample table) */
         default: continue;
         }
         bitmap[bit / 64] |= 1ull << (bit % 64);
@@ -526,6 +608,8 @@ int pd_write(const char *path, const struct pd_input *in, char *err, size_t errs
     if (!w.ev)
         goto oom;
     define_events(&w);
+    if (cpus_init(&w))
+        goto oom;
     write_records(&w);
 
     size_t nattr = 0;
@@ -571,6 +655,8 @@ oom:
     snprintf(err, errsz, "out of memory");
 out:
     free(w.ev);
+    free(w.slot);
+    free(w.last);
     free(w.data.p);
     free(head.p);
     free(feat.p);
