@@ -101,6 +101,7 @@ expect_bad bad_unknown_type 8 "unknown record type 'PEBX'" "PEBS run hot: 7 samp
 expect_bad bad_lost_line 13 "records=8, but 7" "PEBS run hot: 7 samples"
 expect_bad bad_missing_header 4 "before any 'DSLOG 1 HDR'"
 check "missing header: final error" grep -q "no 'DSLOG 1 HDR' header line" "$work/bad_missing_header.err"
+expect_bad bad_tsc_khz 13 "bad value '0' for key 'tsc_khz'" "PEBS run hot: 4 samples"
 expect_bad bad_truncated_log 20 "line truncated" "PEBS run hot: 8 samples"
 check "truncated log: no END" grep -q "without the END line" "$work/bad_truncated_log.err"
 
