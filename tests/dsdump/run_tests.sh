@@ -82,6 +82,18 @@ open(sys.argv[2],'w').write(''.join(out))" "$dir/logs/good_smp2.log" "$work/smp_
 check "cpu 0 only: exit 0, no per-CPU block" bash -c "grep -q 'PEBS run 1:skylake/hot: 1 samples' '$work/smp_cpu0.out' && ! grep -Eq '^## CPU|^# Per CPU' '$work/smp_cpu0.out'"
 check "no cpu= (fmt3, multi): no per-CPU block" bash -c "! grep -Eq '^## CPU|^# Per CPU' '$work/good_fmt3.out' '$work/good_multi_crlf.out'"
 
+# --junit (issue 27 item 9): one testcase per TAP line, skips as skipped, failures as failures.
+printf 'ok 1 - caps: a <b> & "c"\nnot ok 2 - pmi fails\nok 3 - lbr # SKIP no LBR\n' >"$work/tap.log"
+cat "$dir/logs/good_smp2.log" >>"$work/tap.log"
+"$dsdump" --junit "$work/tap.xml" "$work/tap.log" >/dev/null 2>&1
+check "--junit: 5 testcases, 1 failure, 1 skipped, escaped" python3 -c "
+import sys, xml.etree.ElementTree as E
+s = E.parse(sys.argv[1]).getroot().find('testsuite'); c = s.findall('testcase')
+assert (s.get('tests'), s.get('failures'), s.get('skipped')) == ('5', '1', '1'), s.attrib
+assert [x.get('name') for x in c[:3]] == ['caps: a <b> & \"c\"', 'pmi fails', 'lbr'], [x.get('name') for x in c]
+assert c[1].find('failure') is not None and c[2].find('skipped').get('message') == 'no LBR'
+" "$work/tap.xml"
+
 # Malformed logs: exit 1, the error names the line, earlier records still reported.
 expect_bad() { # name line message-part samples-before
   local f=$1 line=$2 msg=$3

@@ -15,6 +15,7 @@
  *   cpugroups    runs, LOST lines and logs grouped per CPU (HDR cpu=) -> runs
  *   out_text     the text report -> out_bts (BTS trace), out_lbr (LBR stacks)
  *   out_json, out_csv, out_svg   --json, --csv, --svg (out_json, out_svg -> utf8)
+ *   out_junit    --junit: the log's TAP checks as JUnit XML
  *   perfdata     --perf-data (write_perf below converts the runs for it)
  * xalloc (allocation that exits on failure) is used by all of them.
  */
@@ -23,6 +24,7 @@
 #include "options.h"
 #include "out_csv.h"
 #include "out_json.h"
+#include "out_junit.h"
 #include "out_svg.h"
 #include "out_text.h"
 #include "perfdata.h"
@@ -113,11 +115,22 @@ int main(int argc, char **argv)
         }
         S.syms = &st;
     }
+    if (o.junit && !(S.tap = tmpfile())) {
+        fprintf(stderr, "dsdump: --junit: %s\n", strerror(errno));
+        return 2;
+    }
     if (read_log(fin, &S, err, sizeof err))
         return 2;
     struct runs R = {0};
     aggregate(&S, &R);
     rc = write_outputs(&o, &S, &R, &pelf, argc, argv, err, sizeof err);
+    if (S.tap) {
+        if (write_junit(o.junit, S.tap, S.name, S.nerr)) {
+            fprintf(stderr, "dsdump: %s: %s\n", o.junit, strerror(errno));
+            rc = 2;
+        }
+        fclose(S.tap);
+    }
     runs_free(&R);
     input_free(&S);
     if (S.syms)

@@ -56,6 +56,8 @@ int read_log(FILE *fin, struct input *S, char *err, size_t errsz)
             add_error(S, rd.line, "NUL byte in a DSLOG line");
             continue;
         }
+        if (S->tap && (!strncmp(line, "ok ", 3) || !strncmp(line, "not ok ", 7)))
+            fputs(line, S->tap);
         enum dslog_status s = dslog_feed(&rd, line, (size_t)n, &tmp->r, err, errsz);
         if (s == DSLOG_NOT_RECORD)
             continue;

@@ -33,6 +33,7 @@ struct input {
     size_t nerr, caperr;
     const char *name;           /* the input's name in messages (a path or "<stdin>") */
     const struct symtab *syms;  /* -e: symbols of the kernel ELF, else NULL */
+    FILE *tap;                  /* --junit: the log's TAP lines (ok/not ok) are copied here, else NULL */
 };
 
 /* Records an error at line (0: of the whole log); the first 50 are also printed on stderr. */

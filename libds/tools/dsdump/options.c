@@ -19,6 +19,8 @@ static void usage(FILE *f)
             "      --json       print everything as one JSON document\n"
             "      --csv        print the sample table as CSV (log,run,symbol,samples,percent,cpu)\n"
             "      --svg FILE   also write an SVG hot-spot chart of the sample table to FILE\n"
+            "      --junit FILE  also write the log's TAP checks as JUnit XML (one testcase per\n"
+            "                   ok/not ok line, '# SKIP' as skipped) for CI systems\n"
             "      --limit N    show at most N BTS branches per run in the text report\n"
             "      --lbr-limit N  show at most N LBR snapshots per log in the text report\n"
             "      --lbr-entries N  show at most N entries of each LBR snapshot\n"
@@ -61,6 +63,8 @@ int parse_args(int argc, char **argv, struct opts *o)
             o->json = 1;
         } else if (!strcmp(a, "--csv")) {
             o->csv = 1;
+        } else if (!strcmp(a, "--junit") && i + 1 < argc) {
+            o->junit = argv[++i];
         } else if (!strcmp(a, "--svg") && i + 1 < argc) {
             o->svg = argv[++i];
         } else if (!strcmp(a, "--perf-data") && i + 1 < argc) {
