@@ -104,24 +104,25 @@ m = re.search(r'lost (\d+) chunks', err)
 check(m is None, 'perf report prints no "lost N chunks" (the LOST counts are lost samples)')
 
 # ---- perf script: BTS in order, LBR stacks, PEBS registers ----
-rc, scr, _ = perf('script', '-F', 'event,ip,addr,brstack', '--show-lost-events')
+rc, scr, _ = perf('script', '-F', 'cpu,event,ip,addr,brstack', '--show-lost-events')  # per CPU: perf orders by time
 check(rc == 0, 'perf script exit 0')
 bts_got, lbr_got = collections.defaultdict(list), collections.defaultdict(list)
 for line in scr.splitlines():
-    m = re.match(r'\s*(branches/\S+|\S+):\s+([0-9a-f]+)\s+=>\s+([0-9a-f]+)', line)
-    if m and m.group(1).startswith('branches/'):
-        bts_got[m.group(1)].append((int(m.group(2), 16), int(m.group(3), 16)))
+    m = re.match(r'\s*\[(\d+)\]\s+(branches/\S+|\S+):\s+([0-9a-f]+)\s+=>\s+([0-9a-f]+)', line)
+    if m and m.group(2).startswith('branches/'):
+        bts_got[(int(m.group(1)), m.group(2))].append((int(m.group(3), 16), int(m.group(4), 16)))
         continue
-    m = re.match(r'\s*(lbr/\S+):\s+[0-9a-f]+\s+[0-9a-f]+\s+(.*)$', line)
+    m = re.match(r'\s*\[(\d+)\]\s+(lbr/\S+):\s+[0-9a-f]+\s+[0-9a-f]+\s+(.*)$', line)
     if m:
-        ents = [e.split('/') for e in m.group(2).split()]
-        lbr_got[m.group(1)].append([(int(e[0], 16), int(e[1], 16), e[2] == 'M', e[5]) for e in ents])
+        ents = [e.split('/') for e in m.group(3).split()]
+        lbr_got[(int(m.group(1)), m.group(2))].append([(int(e[0], 16), int(e[1], 16), e[2] == 'M', e[5]) for e in ents])
 bts_want, lbr_want = collections.defaultdict(list), collections.defaultdict(list)
 for logi, t, kv in recs:
+    cpu = int(hdrs[logi].get('cpu', 0)) if logi >= 0 else 0
     if t == 'BTS':
-        bts_want['branches/' + label(logi, kv['run'])].append((int(kv['from'], 16), int(kv['to'], 16)))
+        bts_want[(cpu, 'branches/' + label(logi, kv['run']))].append((int(kv['from'], 16), int(kv['to'], 16)))
     if t == 'LBR':
-        ev, e = 'lbr/' + label(logi, kv['run']), (int(kv['from'], 16), int(kv['to'], 16),
+        ev, e = (cpu, 'lbr/' + label(logi, kv['run'])), (int(kv['from'], 16), int(kv['to'], 16),
                                                 kv.get('mispred') == '1', '0')  # cycles not written (perfdata.c: perf 6.1 crash)
         if kv['idx'] == '0':
             lbr_want[ev].append([])
