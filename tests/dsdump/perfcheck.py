@@ -206,6 +206,17 @@ for m in re.finditer(r'^(\d+) \d+ 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_LOST_
     lost_got[int(m.group(1))] += int(m.group(2))
 check(lost_got == lost_want, f'perf script -D: LOST_SAMPLES per CPU {dict(lost_got)} == {dict(lost_want)}')
 
+# ---- hotspot's parser (item 6), where installed (Debian hotspot) ----
+hp = next((p for p in ('/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser', shutil.which('hotspot-perfparser') or '')
+           if p and os.access(p, os.X_OK)), None)
+if hp:
+    p = subprocess.run([hp, '--input', data, '--output', os.path.join(out, 'hotspot.out')], capture_output=True,
+                       text=True, errors='replace', timeout=120)
+    bad = [l for l in p.stderr.splitlines() if 'not fully parsed' in l or 'but not present' in l]
+    check(p.returncode == 0 and not bad, f'hotspot-perfparser parses every event ({len(bad)} complaints: {bad[:1]})')
+else:
+    print('# SKIP hotspot-perfparser: not installed (Debian: apt-get install hotspot)')
+
 # ---- header and annotate ----
 rc, hdr, _ = perf('report', '--header-only')
 check(all(f"profile={h['profile']} backend={h['backend']}" in hdr for h in hdrs),
