@@ -197,6 +197,14 @@ for m in 32 64; do
   "$dsdump" -e "$elf" --json "$work/sym$m.log" > "$work/sym$m.json"
   check "ELF$m JSON symbols" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['runs'][0]['symbols'][0]; sys.exit(0 if s['symbol']=='func_hot' and s['samples']==7 else 1)" "$work/sym$m.json"
 done
+# The ELF of the other arch (issue 27 item 7): a warning naming both; none when they fit.
+if [ -f "$work/sym32.elf" ] && [ -f "$work/sym64.elf" ]; then
+  check "ELF64 log + ELF64: no arch warning" bash -c "! grep -q 'warning' '$work/sym64.out'"
+  "$dsdump" -e "$work/sym32.elf" "$work/sym64.log" >/dev/null 2>"$work/mismatch.err"
+  check "ELF32 on an x86_64 log: warning" grep -q "sym32.elf is ELF32 e_machine 3, but the log at line 1 is arch=x86_64" "$work/mismatch.err"
+  "$dsdump" -e "$work/sym64.elf" "$work/sym32.log" >/dev/null 2>"$work/mismatch2.err"
+  check "ELF64 on an i386 log: warning" grep -q "sym64.elf is ELF64 e_machine 62, but the log at line 1 is arch=i386" "$work/mismatch2.err"
+fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -88,6 +88,21 @@ static int write_outputs(const struct opts *o, struct input *S, struct runs *R, 
     return rc;
 }
 
+/* Issue 27 item 7: an ELF of the other arch gives wrong symbols silently. */
+static void warn_elf_mismatch(const struct input *S, const char *elf)
+{
+    for (size_t i = 0; i < S->items.n; i++) {
+        const struct item *it = &S->items.v[i];
+        char d[48];
+        const char *what;
+        if (it->r.type == DSLOG_HDR && (what = symtab_mismatch(S->syms, it->r.s[K_ARCH], d, sizeof d))) {
+            fprintf(stderr, "dsdump: warning: %s is %s, but the log at line %lu is arch=%s: its symbols will be "
+                            "wrong (give the kernel ELF that wrote the log)\n", elf, what, it->line, it->r.s[K_ARCH]);
+            return;
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct opts o;
@@ -121,6 +136,8 @@ int main(int argc, char **argv)
     }
     if (read_log(fin, &S, err, sizeof err))
         return 2;
+    if (S.syms)
+        warn_elf_mismatch(&S, o.elf);
     struct runs R = {0};
     aggregate(&S, &R);
     rc = write_outputs(&o, &S, &R, &pelf, argc, argv, err, sizeof err);
