@@ -186,13 +186,12 @@ static uint64_t ev_id(size_t run, int kind) { return (uint64_t)run * K_KINDS + (
 /* The HDR cpu= of a log: the CPU of its records (0 without cpu=). */
 static uint32_t log_cpu(const struct pd_input *in, unsigned log)
 {
-    const struct dslog_rec *h = log < in->nlogs ? in->hdrs[log] : NULL;
-    return h && dslog_has(h, K_CPU) ? (uint32_t)h->v[K_CPU] : 0;
+    return log < in->nlogs && in->logs[log].has_cpu ? in->logs[log].cpu : 0;
 }
 
 static int log_is32(const struct pd_input *in, unsigned log)
 {
-    return log < in->nlogs && in->hdrs[log] && !strcmp(in->hdrs[log]->s[K_ARCH], "i386");
+    return log < in->nlogs && in->logs[log].present && !strcmp(in->logs[log].arch, "i386");
 }
 
 static void ev_define(struct wr *w, size_t run, int kind, int branch_stack)
@@ -208,9 +207,9 @@ static void ev_define(struct wr *w, size_t run, int kind, int branch_stack)
     a->sample_type = PF_S_IDENTIFIER | PF_S_IP | PF_S_TID | PF_S_TIME | PF_S_ADDR | PF_S_CPU | PF_S_PERIOD |
                      PF_S_WEIGHT | PF_S_REGS_INTR;
     a->sample_regs_intr = log_is32(w->in, ru->log) ? PF_REGS_MASK32 : PF_REGS_MASK64;
-    uint64_t period = ru->summary && ru->summary->v[K_PERIOD] ? ru->summary->v[K_PERIOD] : 1;
-    const char *prof = w->in->nlogs > 1 && ru->log < w->in->nlogs && w->in->hdrs[ru->log]
-                           ? w->in->hdrs[ru->log]->s[K_PROFILE] : NULL;
+    uint64_t period = ru->period ? ru->period : 1;
+    const char *prof = w->in->nlogs > 1 && ru->log < w->in->nlogs && w->in->logs[ru->log].present
+                           ? w->in->logs[ru->log].profile : NULL;
     char label[80];
     snprintf(label, sizeof label, "%s%s%s", prof ? prof : "", prof ? "/" : "", ru->name);
     switch (kind) {
@@ -245,8 +244,9 @@ static void define_events(struct wr *w)
         w->data.oom = 1;
         return;
     }
+    struct dslog_rec buf;
     for (size_t i = 0; i < in->nitems; i++)
-        if (in->items[i].run != PD_NONE && in->items[i].r->type == DSLOG_PEBS && in->items[i].r->lbr_count)
+        if (in->items[i].run != PD_NONE && in->items[i].type == DSLOG_PEBS && in->rec(in->ctx, i, &buf)->lbr_count)
             lbr_group[in->items[i].run] = 1;
     for (size_t r = 0; r < in->nruns; r++) {
         const struct pd_run *ru = &in->runs[r];
@@ -413,13 +413,12 @@ static void put_sample(struct wr *w, const struct sample *s)
  * 1 GHz TSC, the documented fallback). A record without a TSC (BTS, LBR, PEBS
  * formats 0/1) takes its CPU's latest time + 1 ns, and every record at least
  * that: times rise strictly per CPU in log order. */
-static uint64_t item_time(struct wr *w, const struct pd_item *it)
+static uint64_t item_time(struct wr *w, const struct pd_item *it, const struct dslog_rec *r)
 {
     unsigned log = it->log < w->in->nlogs ? it->log : 0;
     uint64_t *last = &w->last[w->in->nlogs ? w->slot[log] : 0], t = 0;
-    const struct dslog_rec *h = log < w->in->nlogs ? w->in->hdrs[log] : NULL;
-    if (dslog_has(it->r, K_TSC) && it->r->v[K_TSC]) {
-        uint64_t tsc = it->r->v[K_TSC], khz = h ? h->tsc_khz : 0;
+    if (dslog_has(r, K_TSC) && r->v[K_TSC]) {
+        uint64_t tsc = r->v[K_TSC], khz = log < w->in->nlogs ? w->in->logs[log].tsc_khz : 0;
         t = khz ? (uint64_t)((unsigned __int128)tsc * 1000000u / khz) : tsc;
     }
     if (t <= *last)
@@ -430,16 +429,15 @@ static uint64_t item_time(struct wr *w, const struct pd_item *it)
 
 static uint32_t item_cpu(const struct wr *w, const struct pd_item *it) { return log_cpu(w->in, it->log); }
 
-static void pebs_sample(struct wr *w, const struct pd_item *it)
+static void pebs_sample(struct wr *w, const struct pd_item *it, const struct dslog_rec *r)
 {
-    const struct dslog_rec *r = it->r;
     struct branch br[DSLOG_LBR_MAX];
     for (uint32_t k = 0; k < r->lbr_count && k < DSLOG_LBR_MAX; k++) /* LBR_INFO: MISPRED [63] */
         br[k] = (struct branch){r->lbr[k][0], r->lbr[k][1], branch_flags((int)(r->lbr[k][2] >> 63))};
     struct sample s = {
         .run = it->run, .kind = K_PEBS,
         .ip = dslog_has(r, K_EVENTING_IP) ? r->v[K_EVENTING_IP] : r->v[K_IP],
-        .cpu = item_cpu(w, it), .time = item_time(w, it),
+        .cpu = item_cpu(w, it), .time = item_time(w, it, r),
         .addr = dslog_has(r, K_DATA_LA) ? r->v[K_DATA_LA] : 0,
         .weight = dslog_has(r, K_LATENCY) ? r->v[K_LATENCY] : 0,
         .regs = r, .br = br, .nbr = r->lbr_count,
@@ -452,27 +450,30 @@ static size_t lbr_sample(struct wr *w, size_t i)
 {
     const struct pd_item *first = &w->in->items[i];
     struct branch br[DSLOG_LBR_MAX];
+    struct dslog_rec buf;
+    const struct dslog_rec *r = w->in->rec(w->in->ctx, i, &buf);
+    uint64_t snap = r->v[K_SNAP];
+    struct sample s = {.run = first->run, .kind = K_LBR, .cpu = item_cpu(w, first), .time = item_time(w, first, r)};
     size_t n = 0, j = i;
     for (; j < w->in->nitems && n < DSLOG_LBR_MAX; j++) {
         const struct pd_item *it = &w->in->items[j];
-        if (it->r->type != DSLOG_LBR || it->run != first->run || it->r->v[K_SNAP] != first->r->v[K_SNAP] ||
-            (j > i && it->r->v[K_IDX] == 0))
+        if (it->type != DSLOG_LBR || it->run != first->run)
             break;
-        br[n++] = (struct branch){it->r->v[K_FROM], it->r->v[K_TO],
-                                  branch_flags(dslog_has(it->r, K_MISPRED) && it->r->v[K_MISPRED])};
+        r = w->in->rec(w->in->ctx, j, &buf);
+        if (r->v[K_SNAP] != snap || (j > i && r->v[K_IDX] == 0))
+            break;
+        br[n++] = (struct branch){r->v[K_FROM], r->v[K_TO], branch_flags(dslog_has(r, K_MISPRED) && r->v[K_MISPRED])};
     }
-    struct sample s = {.run = first->run, .kind = K_LBR, .ip = br[0].to, .cpu = item_cpu(w, first),
-                       .time = item_time(w, first),
-                       .br = br, .nbr = n};
+    s.ip = br[0].to, s.br = br, s.nbr = n;
     put_sample(w, &s);
     return j;
 }
 
-static void lost_record(struct wr *w, const struct pd_item *it)
+static void lost_record(struct wr *w, const struct pd_item *it, const struct dslog_rec *r)
 {
-    const char *k = it->r->s[K_KIND];
+    const char *k = r->s[K_KIND];
     int kind = !strcmp(k, "pebs") ? K_PEBS : !strcmp(k, "bts") ? K_BTS : K_LBR;
-    if (!it->r->v[K_COUNT] || it->run == PD_NONE)
+    if (!r->v[K_COUNT] || it->run == PD_NONE)
         return;
     if (!w->ev[it->run * K_KINDS + kind].used) { /* lost everything: the event still exists */
         for (kind = 0; kind < K_KINDS && !w->ev[it->run * K_KINDS + kind].used; kind++)
@@ -483,27 +484,30 @@ static void lost_record(struct wr *w, const struct pd_item *it)
     /* PERF_RECORD_LOST_SAMPLES, as the kernel writes for samples it dropped:
      * perf report's "Total Lost Samples", per event and CPU in perf script. */
     put_header(&w->data, PF_RECORD_LOST_SAMPLES, 0, 8 + 8 + PF_SAMPLE_ID_SIZE);
-    put64(&w->data, it->r->v[K_COUNT]);
-    put_sample_id(&w->data, item_time(w, it), item_cpu(w, it), ev_id(it->run, kind));
+    put64(&w->data, r->v[K_COUNT]);
+    put_sample_id(&w->data, item_time(w, it, r), item_cpu(w, it), ev_id(it->run, kind));
 }
 
 static void write_records(struct wr *w)
 {
     put_comm_mmap(w);
+    struct dslog_rec buf;
     for (size_t i = 0; i < w->in->nitems;) {
         const struct pd_item *it = &w->in->items[i];
-        if (it->r->type == DSLOG_LBR && it->run != PD_NONE) {
+        if (it->type == DSLOG_LBR && it->run != PD_NONE) {
             i = lbr_sample(w, i);
             continue;
         }
-        if (it->r->type == DSLOG_PEBS && it->run != PD_NONE)
-            pebs_sample(w, it);
-        else if (it->r->type == DSLOG_BTS && it->run != PD_NONE)
-            put_sample(w, &(struct sample){.run = it->run, .kind = K_BTS, .ip = it->r->v[K_FROM],
-                                           .addr = it->r->v[K_TO], .cpu = item_cpu(w, it),
-                                           .time = item_time(w, it)});
-        else if (it->r->type == DSLOG_LOST)
-            lost_record(w, it);
+        const struct dslog_rec *r = it->type == DSLOG_PEBS || it->type == DSLOG_BTS || it->type == DSLOG_LOST
+                                        ? w->in->rec(w->in->ctx, i, &buf) : NULL;
+        if (it->type == DSLOG_PEBS && it->run != PD_NONE)
+            pebs_sample(w, it, r);
+        else if (it->type == DSLOG_BTS && it->run != PD_NONE)
+            put_sample(w, &(struct sample){.run = it->run, .kind = K_BTS, .ip = r->v[K_FROM],
+                                           .addr = r->v[K_TO], .cpu = item_cpu(w, it),
+                                           .time = item_time(w, it, r)});
+        else if (it->type == DSLOG_LOST)
+            lost_record(w, it, r);
         i++;
     }
 }
@@ -527,12 +531,12 @@ static void feat_cpudesc(struct wr *w, struct buf *b)
 {
     char d[1024] = "";
     for (unsigned l = 0; l < w->in->nlogs; l++) {
-        const struct dslog_rec *h = w->in->hdrs[l];
-        if (!h)
+        const struct pd_log *h = &w->in->logs[l];
+        if (!h->present)
             continue;
         size_t n = strlen(d);
-        snprintf(d + n, sizeof d - n, "%slog %u: profile=%s backend=%s%s%s", n ? "; " : "", l, h->s[K_PROFILE],
-                 h->s[K_BACKEND], dslog_has(h, K_WHY) ? " why=" : "", dslog_has(h, K_WHY) ? h->s[K_WHY] : "");
+        snprintf(d + n, sizeof d - n, "%slog %u: profile=%s backend=%s%s%s", n ? "; " : "", l, h->profile,
+                 h->backend, h->has_why ? " why=" : "", h->has_why ? h->why : "");
     }
     put_hstr(b, d[0] ? d : "libds test kernel (no HDR line)");
 }
@@ -557,7 +561,7 @@ static void feat_event_desc(struct wr *w, struct buf *b)
 /* Feature data in bit order; returns the bitmap. */
 static void write_features(struct wr *w, struct buf *feat, uint64_t bitmap[4], struct pf_section *sec, int *nsec)
 {
-    const struct dslog_rec *h = w->in->nlogs ? w->in->hdrs[0] : NULL;
+    const struct pd_log *h = w->in->nlogs && w->in->logs[0].present ? &w->in->logs[0] : NULL;
     *nsec = 0;
     for (int bit = 0; bit < 64; bit++) {
         size_t at = feat->n;
@@ -568,9 +572,9 @@ static void write_features(struct wr *w, struct buf *feat, uint64_t bitmap[4], s
             feat_build_id(w, feat);
             break;
         case HEADER_HOSTNAME: put_hstr(feat, "libds-test-kernel"); break;
-        case HEADER_OSRELEASE: put_hstr(feat, h ? h->s[K_KERNEL] : "?"); break;
+        case HEADER_OSRELEASE: put_hstr(feat, h ? h->kernel : "?"); break;
         case HEADER_VERSION: put_hstr(feat, "dsdump (DSLOG 1)"); break;
-        case HEADER_ARCH: put_hstr(feat, h && !strcmp(h->s[K_ARCH], "i386") ? "i386" : "x86_64"); break;
+        case HEADER_ARCH: put_hstr(feat, h && !strcmp(h->arch, "i386") ? "i386" : "x86_64"); break;
         case HEADER_NRCPUS: /* nr_cpus_available (the highest CPU + 1), nr_cpus_online */
             put32(feat, w->max_cpu + 1), put32(feat, w->ncpus ? w->ncpus : 1);
             break;
