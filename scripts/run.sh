@@ -48,6 +48,8 @@ kernel options (key=value, passed on the kernel command line; they imply
   profile=p1,p2        model profiles (netburst_m3, netburst_m4_64, core2, atom,
                        nehalem, haswell, skylake, icelake, sapphirerapids,
                        graniterapids, lunarlake, alderlake_p, alderlake_e)
+environment: LIBDS_BUILD_DIR (default build/), LIBDS_RUN_DIR (where serial.log and
+perf.data go, default build/run)
 example: scripts/run.sh -- tests=caps,pmi pmi=nmi
 EOT
 }
@@ -81,10 +83,10 @@ fi
 
 if [ $build -eq 1 ]; then
   "$here/scripts/deps.sh"
-  cmake -S "$here" -B "$here/build" -G Ninja >/dev/null
-  cmake --build "$here/build"
+  cmake -S "$here" -B "${LIBDS_BUILD_DIR:-$here/build}" -G Ninja >/dev/null
+  cmake --build "${LIBDS_BUILD_DIR:-$here/build}"
 fi
-b=$here/build
+b=${LIBDS_BUILD_DIR:-$here/build}
 
 # What the host's KVM gives a guest PMU (Linux kvm / kvm_intel module
 # parameters, perf's view of the host PMU), so a missing facility has a reason.
@@ -136,7 +138,7 @@ else
   fi
 fi
 echo "run.sh: ${qemu[*]}" >&2
-out=$b/run
+out=${LIBDS_RUN_DIR:-$b/run}
 mkdir -p "$out"
 log=$out/serial.log
 set +e
