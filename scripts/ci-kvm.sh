@@ -6,16 +6,17 @@
 # --junit) and exit with the kernel's verdict.
 # usage: scripts/ci-kvm.sh [--junit FILE] [run.sh options...]
 #   --junit FILE   where the JUnit XML goes (default build/run/junit.xml)
+# Environment as run.sh: LIBDS_BUILD_DIR, LIBDS_RUN_DIR.
 # Exit status: run.sh's: 0 every check passed, 1 a check failed, 2 the kernel
 # did not finish; 2 also when no JUnit file could be written.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-junit=$here/build/run/junit.xml
+junit=${LIBDS_RUN_DIR:-${LIBDS_BUILD_DIR:-$here/build}/run}/junit.xml
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --junit) junit=${2:?}; shift 2 ;;
-    -h|--help) sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) args+=("$1"); shift ;;
   esac
 done
@@ -27,8 +28,9 @@ else
 fi
 "$here/scripts/run.sh" "${args[@]}"
 rc=$?
-log=$here/build/run/serial.log
-dsdump=$here/build/libds/tools/dsdump/dsdump
+b=${LIBDS_BUILD_DIR:-$here/build}  # as run.sh
+log=${LIBDS_RUN_DIR:-$b/run}/serial.log
+dsdump=$b/libds/tools/dsdump/dsdump
 rm -f "$junit"
 [ -s "$log" ] && "$dsdump" --junit "$junit" "$log" >/dev/null 2>&1  # exit 1 (log errors) still writes it
 if [ ! -s "$junit" ]; then
