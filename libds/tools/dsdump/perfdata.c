@@ -114,11 +114,42 @@ enum {
 
 /* ---- growable byte buffer ---- */
 
+static int write_all(int fd, const void *p, size_t n)
+{
+    const uint8_t *c = p;
+    while (n) {
+        ssize_t k = write(fd, c, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        c += k, n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* The data section is streamed (issue 27 item 7: perf.data is larger than
+ * the log): with stream set, a record that starts past STREAM_AT buffered
+ * bytes first writes them to fd. */
 struct buf {
     uint8_t *p;
     size_t n, cap;
     int oom;
+    int stream, fd, ioerr; /* ioerr: errno of a failed write */
+    uint64_t flushed;      /* bytes written to fd */
 };
+
+#define STREAM_AT 65536u
+
+static void buf_flush(struct buf *b)
+{
+    if (!b->stream || b->oom || b->ioerr || !b->n)
+        return;
+    if (write_all(b->fd, b->p, b->n))
+        b->ioerr = errno ? errno : EIO;
+    b->flushed += b->n;
+    b->n = 0;
+}
 
 static void put(struct buf *b, const void *d, size_t n)
 {
@@ -166,8 +197,7 @@ enum { K_PEBS, K_BTS, K_LBR, K_KINDS };
 
 struct ev {
     int used;
-    struct pf_attr attr;
-    char name[96];
+    struct pf_attr attr; /* (its name: ev_name) */
 };
 
 struct wr {
@@ -194,6 +224,18 @@ static int log_is32(const struct pd_input *in, unsigned log)
     return log < in->nlogs && in->logs[log].present && !strcmp(in->logs[log].arch, "i386");
 }
 
+/* An event's name: "<run>" ("<profile>/<run>" with several logs) for PEBS,
+ * "branches/..." for BTS, "lbr/..." for LBR snapshots. */
+static void ev_name(const struct wr *w, size_t run, int kind, char *b, size_t n)
+{
+    const struct pd_run *ru = &w->in->runs[run];
+    const char *prof = w->in->nlogs > 1 && ru->log < w->in->nlogs && w->in->logs[ru->log].present
+                           ? w->in->logs[ru->log].profile : NULL;
+    char label[80];
+    snprintf(label, sizeof label, "%s%s%s", prof ? prof : "", prof ? "/" : "", ru->name);
+    snprintf(b, n, "%s%s", kind == K_BTS ? "branches/" : kind == K_LBR ? "lbr/" : "", label);
+}
+
 static void ev_define(struct wr *w, size_t run, int kind, int branch_stack)
 {
     const struct pd_run *ru = &w->in->runs[run];
@@ -208,27 +250,20 @@ static void ev_define(struct wr *w, size_t run, int kind, int branch_stack)
                      PF_S_WEIGHT | PF_S_REGS_INTR;
     a->sample_regs_intr = log_is32(w->in, ru->log) ? PF_REGS_MASK32 : PF_REGS_MASK64;
     uint64_t period = ru->period ? ru->period : 1;
-    const char *prof = w->in->nlogs > 1 && ru->log < w->in->nlogs && w->in->logs[ru->log].present
-                           ? w->in->logs[ru->log].profile : NULL;
-    char label[80];
-    snprintf(label, sizeof label, "%s%s%s", prof ? prof : "", prof ? "/" : "", ru->name);
     switch (kind) {
     case K_PEBS:
         a->type = PF_TYPE_RAW;
         a->sample_period = period;
         a->flags |= PF_ATTR_PRECISE_IP(2);
-        snprintf(e->name, sizeof e->name, "%s", label);
         break;
     case K_BTS: /* what perf itself uses for BTS: branch instructions, period 1 */
         a->type = PF_TYPE_HARDWARE;
         a->config = PF_HW_BRANCH_INSTRUCTIONS;
         a->sample_period = 1;
-        snprintf(e->name, sizeof e->name, "branches/%s", label);
         break;
     default:
         a->type = PF_TYPE_RAW;
         a->sample_period = period;
-        snprintf(e->name, sizeof e->name, "lbr/%s", label);
     }
     if (branch_stack) {
         a->sample_type |= PF_S_BRANCH_STACK;
@@ -302,6 +337,8 @@ static int cpus_init(struct wr *w)
 
 static void put_header(struct buf *b, uint32_t type, uint16_t misc, size_t size)
 {
+    if (b->n >= STREAM_AT)
+        buf_flush(b);
     struct pf_ev_header h = {type, misc, (uint16_t)size};
     put(b, &h, sizeof h);
 }
@@ -386,8 +423,8 @@ static void put_sample(struct wr *w, const struct sample *s)
 {
     const struct pf_attr *a = &w->ev[s->run * K_KINDS + s->kind].attr;
     struct buf *b = &w->data;
-    size_t at = b->n;
     put_header(b, PF_RECORD_SAMPLE, PF_MISC_USER, 0); /* size patched below */
+    size_t at = b->n - sizeof(struct pf_ev_header);
     put64(b, ev_id(s->run, s->kind));
     put64(b, s->ip);
     put32(b, PF_PID);
@@ -553,7 +590,9 @@ static void feat_event_desc(struct wr *w, struct buf *b)
             continue;
         put(b, &w->ev[i].attr, sizeof w->ev[i].attr);
         put32(b, 1);
-        put_hstr(b, w->ev[i].name);
+        char name[96];
+        ev_name(w, i / K_KINDS, (int)(i % K_KINDS), name, sizeof name);
+        put_hstr(b, name);
         put64(b, ev_id(i / K_KINDS, (int)(i % K_KINDS)));
     }
 }
@@ -589,48 +628,50 @@ static void write_features(struct wr *w, struct buf *feat, uint64_t bitmap[4], s
     }
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    const uint8_t *c = p;
-    while (n) {
-        ssize_t k = write(fd, c, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        c += k, n -= (size_t)k;
-    }
-    return 0;
-}
-
 int pd_write(const char *path, const struct pd_input *in, char *err, size_t errsz)
 {
     struct wr w = {.in = in};
     w.ev = calloc(in->nruns * K_KINDS + 1, sizeof *w.ev);
     struct buf head = {0}, feat = {0};
-    int rc = -1;
+    int rc = -1, fd = -1;
     if (!w.ev)
         goto oom;
     define_events(&w);
     if (cpus_init(&w))
         goto oom;
-    write_records(&w);
-
     size_t nattr = 0;
     for (size_t i = 0; i < in->nruns * K_KINDS; i++)
         nattr += (size_t)w.ev[i].used;
     uint64_t attrs_off = sizeof(struct pf_header), ids_off = attrs_off + nattr * sizeof(struct pf_file_attr);
     uint64_t data_off = ids_off + nattr * 8;
+    /* the data section first (streamed), then the feature sections, then the header */
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || lseek(fd, (off_t)data_off, SEEK_SET) < 0)
+        goto ioerr;
+    w.data.stream = 1, w.data.fd = fd;
+    write_records(&w);
+    buf_flush(&w.data);
+    if (w.data.oom)
+        goto oom;
+    if (w.data.ioerr) {
+        errno = w.data.ioerr;
+        goto ioerr;
+    }
     struct pf_header h = {.magic = "PERFILE2", .size = sizeof h, .attr_size = sizeof(struct pf_file_attr)};
     h.attrs = (struct pf_section){attrs_off, nattr * sizeof(struct pf_file_attr)};
-    h.data = (struct pf_section){data_off, w.data.n};
+    h.data = (struct pf_section){data_off, w.data.flushed};
     struct pf_section sec[64];
     int nsec;
     write_features(&w, &feat, h.features, sec, &nsec);
-    uint64_t feat_off = data_off + w.data.n + (uint64_t)nsec * sizeof(struct pf_section);
+    uint64_t feat_off = data_off + w.data.flushed + (uint64_t)nsec * sizeof(struct pf_section);
     for (int i = 0; i < nsec; i++)
         sec[i].offset += feat_off;
 
+    if (feat.oom)
+        goto oom;
+    if (write_all(fd, sec, (size_t)nsec * sizeof *sec) || write_all(fd, feat.p, feat.n) || lseek(fd, 0, SEEK_SET) < 0)
+        goto ioerr;
+    head.stream = 1, head.fd = fd; /* the header, the attrs and their ids, streamed too */
     put(&head, &h, sizeof h);
     size_t k = 0;
     for (size_t i = 0; i < in->nruns * K_KINDS; i++) {
@@ -638,26 +679,33 @@ int pd_write(const char *path, const struct pd_input *in, char *err, size_t errs
             continue;
         struct pf_file_attr fa = {.attr = w.ev[i].attr, .ids = {ids_off + 8 * k++, 8}};
         put(&head, &fa, sizeof fa);
+        if (head.n >= STREAM_AT)
+            buf_flush(&head);
     }
     for (size_t i = 0; i < in->nruns * K_KINDS; i++)
         if (w.ev[i].used)
             put64(&head, ev_id(i / K_KINDS, (int)(i % K_KINDS)));
-    if (head.oom || w.data.oom || feat.oom)
+    buf_flush(&head);
+    if (head.oom)
         goto oom;
-
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || write_all(fd, head.p, head.n) || write_all(fd, w.data.p, w.data.n) ||
-        write_all(fd, sec, (size_t)nsec * sizeof *sec) || write_all(fd, feat.p, feat.n) || close(fd)) {
-        snprintf(err, errsz, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        goto out;
+    if (head.ioerr) {
+        errno = head.ioerr;
+        goto ioerr;
     }
+    int cl = close(fd);
+    fd = -1;
+    if (cl)
+        goto ioerr;
     rc = 0;
+    goto out;
+ioerr:
+    snprintf(err, errsz, "%s: %s", path, strerror(errno));
     goto out;
 oom:
     snprintf(err, errsz, "out of memory");
 out:
+    if (fd >= 0)
+        close(fd);
     free(w.ev);
     free(w.slot);
     free(w.last);
