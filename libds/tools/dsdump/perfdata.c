@@ -628,6 +628,25 @@ static void write_features(struct wr *w, struct buf *feat, uint64_t bitmap[4], s
     }
 }
 
+/* The file header, the attrs and their ids, streamed to b (at offset 0). */
+static void write_head(const struct wr *w, struct buf *b, const struct pf_header *h, uint64_t ids_off)
+{
+    put(b, h, sizeof *h);
+    size_t k = 0, n = w->in->nruns * K_KINDS;
+    for (size_t i = 0; i < n; i++) {
+        if (!w->ev[i].used)
+            continue;
+        struct pf_file_attr fa = {.attr = w->ev[i].attr, .ids = {ids_off + 8 * k++, 8}};
+        put(b, &fa, sizeof fa);
+        if (b->n >= STREAM_AT)
+            buf_flush(b);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (w->ev[i].used)
+            put64(b, ev_id(i / K_KINDS, (int)(i % K_KINDS)));
+    buf_flush(b);
+}
+
 int pd_write(const char *path, const struct pd_input *in, char *err, size_t errsz)
 {
     struct wr w = {.in = in};
@@ -671,21 +690,8 @@ int pd_write(const char *path, const struct pd_input *in, char *err, size_t errs
         goto oom;
     if (write_all(fd, sec, (size_t)nsec * sizeof *sec) || write_all(fd, feat.p, feat.n) || lseek(fd, 0, SEEK_SET) < 0)
         goto ioerr;
-    head.stream = 1, head.fd = fd; /* the header, the attrs and their ids, streamed too */
-    put(&head, &h, sizeof h);
-    size_t k = 0;
-    for (size_t i = 0; i < in->nruns * K_KINDS; i++) {
-        if (!w.ev[i].used)
-            continue;
-        struct pf_file_attr fa = {.attr = w.ev[i].attr, .ids = {ids_off + 8 * k++, 8}};
-        put(&head, &fa, sizeof fa);
-        if (head.n >= STREAM_AT)
-            buf_flush(&head);
-    }
-    for (size_t i = 0; i < in->nruns * K_KINDS; i++)
-        if (w.ev[i].used)
-            put64(&head, ev_id(i / K_KINDS, (int)(i % K_KINDS)));
-    buf_flush(&head);
+    head.stream = 1, head.fd = fd;
+    write_head(&w, &head, &h, ids_off);
     if (head.oom)
         goto oom;
     if (head.ioerr) {
