@@ -206,6 +206,37 @@ for m in re.finditer(r'^(\d+) \d+ 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_LOST_
     lost_got[int(m.group(1))] += int(m.group(2))
 check(lost_got == lost_want, f'perf script -D: LOST_SAMPLES per CPU {dict(lost_got)} == {dict(lost_want)}')
 
+# ---- with an ELF: perf and dsdump name the same symbol for every branch (item 5) ----
+if elf:
+    rc, js, _ = run(dsdump, '--json', '-e', elf, log)
+    d = __import__('json').loads(js)
+    hdr_of = {r['log']: r for r in d['records'] if r['type'] == 'HDR'}
+    want_br = collections.Counter()
+    for r in d['records']:
+        if r['type'] in ('BTS', 'LBR') and 'from_symbol' in r:
+            ev = ('branches/' if r['type'] == 'BTS' else 'lbr/') + label(r['log'], r['run'])
+            want_br[(ev, r['from_symbol'], r['to_symbol'])] += 1
+    got_br = collections.Counter()
+    rc, scr, _ = perf('script', '-F', 'event,ip,sym,symoff,addr')  # BTS: from sym => to sym
+    for line in scr.splitlines():
+        m = re.match(r'\s*(branches/\S+):\s+[0-9a-f]+\s+(\S+)\s+=>\s+[0-9a-f]+\s+(\S+)', line)
+        if m:
+            got_br[(m.group(1), m.group(2), m.group(3))] += 1
+    rc, scr, _ = perf('script', '-F', 'event,brstacksym')  # LBR stacks (the PEBS LBR group is not in dsdump's records)
+    for line in scr.splitlines():
+        m = re.match(r'\s*(lbr/\S+):\s+(.*)$', line)
+        if m:
+            for e in m.group(2).split():
+                f = e.split('/')
+                got_br[(m.group(1), f[0], f[1])] += 1
+    fix = lambda c: collections.Counter({(e, re.sub(r'\+0x0$', '', a), re.sub(r'\+0x0$', '', b)): n
+                                         for (e, a, b), n in c.items()})
+    got_br, want_br = fix(got_br), fix(want_br)
+    check(got_br == want_br and sum(want_br.values()) > 0,
+          f'perf and dsdump give every BTS/LBR branch the same symbols ({sum(want_br.values())} branches)')
+    if got_br != want_br:
+        print('  perf only:  ', list((got_br - want_br).items())[:4], '\n  dsdump only:', list((want_br - got_br).items())[:4])
+
 # ---- hotspot's parser (item 6), where installed (Debian hotspot) ----
 hp = next((p for p in ('/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser', shutil.which('hotspot-perfparser') or '')
            if p and os.access(p, os.X_OK)), None)
