@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The checks of each run and its DSLOG records. Expectations come from
+ * kernel/workloads/workloads.h (the assembly's exact counts), the model's
+ * documented sampling rule (dsm_pebs_expected) and the taken branches the
+ * single-step feed saw; on hardware, the tolerances of the test kernel
+ * (kernel/e2e): PEBS samples within 2 + 25 %, >= 75 % of the sampled IPs in
+ * the workload (kernel code around it counts too), BTS records from the
+ * workload = its taken branches.
+ */
+#include <linux/kernel.h>
+#include "ldk.h"
+
+static const u32 ldk_msr_list[LDK_NMSR] = {
+    0x1D9u /* DEBUGCTL */, 0x600u /* DS_AREA */, 0x3F1u /* PEBS_ENABLE */, 0x3F2u /* DATA_CFG / MATRIX_VERT */,
+    0x3F6u /* LD_LAT */, 0x38Du /* FIXED_CTR_CTRL */, 0x38Fu /* GLOBAL_CTRL */, 0x186u, 0x187u, 0x188u,
+    0x189u /* PERFEVTSEL0-3 */, 0x1C8u /* LBR_SELECT */, 0x14CEu /* ARCH LBR_CTL */, 0x3F4u, 0x3F5u /* PEBS_BASE/INDEX */,
+    0x1903u, 0x1907u /* GP0/1 CFG_C */, 0x370u, 0x371u /* IQ_CCCR4/5 */, 0x3B2u, 0x3B3u /* CRU_ESCR2/3 */,
+};
+
+/* Through the session's backend: the real MSR (rdmsrl_safe) or the model's. */
+void ldk_msr_snap(struct ldk_cpu *c, struct ldk_msrs *m)
+{
+    for (unsigned i = 0; i < LDK_NMSR; i++)
+        m->ok[i] = ds_msr_read(c->dc, ldk_msr_list[i], &m->v[i]) == DS_OK;
+}
+
+void ldk_msr_check(struct ldk_cpu *c, const struct ldk_run *r, const struct ldk_msrs *b, const struct ldk_msrs *a)
+{
+    unsigned same = 0, readable = 0;
+    for (unsigned i = 0; i < LDK_NMSR; i++) {
+        bool eq = b->ok[i] == a->ok[i] && (!b->ok[i] || b->v[i] == a->v[i]);
+        same += eq;
+        readable += b->ok[i];
+        if (!eq)
+            ldk_printf(c, "# cpu%u %s %s: MSR 0x%x was 0x%llx, after teardown 0x%llx\n", c->cpu, c->prof, r->name,
+                       ldk_msr_list[i], (unsigned long long)b->v[i], (unsigned long long)a->v[i]);
+    }
+    ldk_check(c, same == LDK_NMSR, "%s: every perfmon/DS/LBR MSR as before the run (%u of %u readable)", r->name,
+              readable, LDK_NMSR);
+}
+
+static u64 lost_of(const struct ds_drain_stats *s)
+{
+    return s->lost_beyond + s->lost_corrupt + s->lost_rejected + s->lost_race;
+}
+
+static void step_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x)
+{
+    ldk_check(c, !c->bad_steps && !c->dsm_err, "%s: every step decoded and fed (bad %llu, model errors %llu)",
+              r->name, c->bad_steps, c->dsm_err);
+    ldk_check(c, c->insns == x->insns && c->taken == x->taken && c->loads == x->loads,
+              "%s: stepped %llu instructions, %llu taken, %llu loads (workloads.h: %llu, %llu, %llu)", r->name,
+              c->insns, c->taken, c->loads, x->insns, x->taken, x->loads);
+    ldk_check(c, !c->pmi_err, "%s: model PMIs handled by ds_session_pmi: %u (%u errors)", r->name, c->pmis,
+              c->pmi_err);
+}
+
+static void pebs_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x, u64 lo, u64 hi)
+{
+    u64 events = c->model ? c->insns : x->insns;
+    u64 expect = dsm_pebs_expected(events, r->period), got = c->npebs + c->pebs_over;
+    u64 ret_to = c->model && c->taken && c->taken <= LDK_MAX_BTS ? c->tk_to[c->taken - 1] : 0;
+    const struct ds_drain_stats *st = &c->ses.pebs_stats;
+    u32 in = 0;
+    for (u32 i = 0; i < c->npebs; i++)
+        in += (c->pebs_ip[i] >= lo && c->pebs_ip[i] < hi) || c->pebs_ip[i] == ret_to;
+    if (c->model) {
+        ldk_check(c, got == expect, "%s: %llu PEBS samples = floor((%llu - 1) / %llu) (model rule)", r->name, got,
+                  events, r->period);
+        ldk_check(c, c->npebs && in == c->npebs, "%s: all %u sampled IPs inside wl_loop", r->name, c->npebs);
+        ldk_check(c, st->present == dsm_stats(c->m)->pebs_written, "%s: the model wrote %llu PEBS records, all drained",
+                  r->name, (u64)dsm_stats(c->m)->pebs_written);
+    } else {
+        u64 tol = 2 + expect / 4;
+        ldk_check(c, got + tol >= expect && got <= expect + tol, "%s: %llu PEBS samples ~ %llu (+-%llu)", r->name, got,
+                  expect, tol);
+        ldk_check(c, c->npebs && in * 4 >= c->npebs * 3, "%s: %u of %u sampled IPs inside wl_loop (>= 75%%)", r->name,
+                  in, c->npebs);
+    }
+    ldk_check(c, st->records + lost_of(st) == st->present && !lost_of(st) && !c->pebs_over,
+              "%s: PEBS drain: %llu present = %llu records, none lost", r->name, (u64)st->present, (u64)st->records);
+}
+
+static void bts_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x, u64 lo, u64 hi)
+{
+    const struct ds_drain_stats *st = &c->ses.bts_stats;
+    bool circ = r->mode == DS_TRACE_BTS_CIRCULAR;
+    u64 taken = c->model ? c->taken : x->taken;
+    u64 keep = circ && taken > r->nrec ? r->nrec : taken, first = taken - keep;
+    u32 in = 0;
+    bool same = c->model && c->nbts == keep && c->taken <= LDK_MAX_BTS;
+    for (u32 i = 0; i < c->nbts; i++)
+        in += c->bts[i].from >= lo && c->bts[i].from < hi;
+    for (u32 i = 0; same && i < c->nbts; i++)
+        same = c->bts[i].from == c->tk_from[first + i] && c->bts[i].to == c->tk_to[first + i];
+    if (c->model)
+        ldk_check(c, same, "%s: BTS holds the %s%llu of %llu taken branches, in order (%u records)", r->name,
+                  circ ? "newest " : "", keep, taken, c->nbts);
+    else
+        ldk_check(c, circ ? c->nbts == keep : in == x->taken, "%s: %u BTS records (%u from the workload), %llu taken",
+                  r->name, c->nbts, in, taken);
+    if (circ) {
+        ldk_check(c, taken <= r->nrec || (st->anomalies & DS_DRAIN_WRAPPED), "%s: the drain reports the wrap",
+                  r->name);
+        ldk_check(c, c->pmis == 0, "%s: circular BTS raised no PMI (%u)", r->name, c->pmis);
+    } else {
+        ldk_check(c, c->pmis > 0, "%s: BTS threshold PMIs handled: %u", r->name, c->pmis);
+    }
+    ldk_check(c, st->records + lost_of(st) == st->present && !lost_of(st) && !c->bts_over,
+              "%s: BTS drain: %llu present = %llu records, none lost", r->name, (u64)st->present, (u64)st->records);
+}
+
+/* Counter overflows on branches with an LBR snapshot at each PMI: the
+ * newest entry of each snapshot is a branch of the workload. */
+static void lbr_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x, u64 lo, u64 hi)
+{
+    u64 br = c->model ? c->branches : x->taken + x->jcc_not_taken, want = br / r->period;
+    u32 in = 0;
+    for (u32 i = 0; i < c->nsnap; i++)
+        in += c->snap_n[i] && c->snap[i][0].from >= lo && c->snap[i][0].from < hi;
+    if (c->model)
+        ldk_check(c, c->pmis == want, "%s: %u overflow PMIs = floor(%llu branches / %llu)", r->name, c->pmis, br,
+                  r->period);
+    else
+        ldk_check(c, c->pmis + 1 >= want && c->pmis <= want + 1, "%s: %u overflow PMIs ~ %llu (+-1)", r->name,
+                  c->pmis, want);
+    ldk_check(c, c->nsnap && in == c->nsnap, "%s: %u LBR snapshots, the newest entry of each inside wl_calls",
+              r->name, c->nsnap);
+}
+
+void ldk_run_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x, u64 lo, u64 hi)
+{
+    if (c->model)
+        step_checks(c, r, x);
+    if (r->mode == DS_SAMPLE_PRECISE)
+        pebs_checks(c, r, x, lo, hi);
+    else if (r->mode == DS_TRACE_BTS || r->mode == DS_TRACE_BTS_CIRCULAR)
+        bts_checks(c, r, x, lo, hi);
+    else
+        lbr_checks(c, r, x, lo, hi);
+}
+
+static void lbr_records(struct ldk_cpu *c, const struct ldk_run *r)
+{
+    for (u32 s = 0; s < c->nsnap; s++) {
+        u32 snap = dsrec_lbr_snapshot(&c->out);
+        for (u32 i = 0; i < c->snap_n[s]; i++) {
+            const struct ds_lbr_entry *e = &c->snap[s][i];
+            struct dsrec_lbr l = {0};
+            l.snap = snap;
+            l.idx = i;
+            l.of = c->snap_n[s];
+            l.from = e->from;
+            l.to = e->to;
+            l.has_mispred = e->has_mispred;
+            l.mispred = e->mispred;
+            l.has_cycles = e->has_cycles;
+            l.cycles = e->cycles;
+            l.lbrfmt = c->dc->caps.netburst ? -1 : c->dc->caps.lbr_format;
+            dsrec_lbr(&c->out, r->name, &l);
+        }
+    }
+}
+
+/* The run's records, LOST lines and RUN summary (docs/records.md). */
+void ldk_records(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x)
+{
+    struct dsrec_run run = {0};
+    struct dsrec_lost lost = {0};
+    u32 over = 0;
+    for (u32 i = 0; i < c->npebs; i++)
+        dsrec_pebs(&c->out, r->name, i, &c->pebs[i]);
+    for (u32 i = 0; i < c->nbts; i++) {
+        struct dsrec_bts b = {c->bts[i].from, c->bts[i].to, c->bts[i].flags};
+        dsrec_bts(&c->out, r->name, i, &b);
+    }
+    lbr_records(c, r);
+    over = c->pebs_over + c->bts_over + c->snap_over;
+    if (over) {
+        lost.kind = c->pebs_over ? DSREC_KIND_PEBS : c->bts_over ? DSREC_KIND_BTS : DSREC_KIND_LBR;
+        lost.reason = "overflow";
+        lost.count = over;
+        dsrec_lost(&c->out, r->name, &lost);
+    }
+    run.name = r->name;
+    run.kind = r->kind;
+    run.workload = r->wl == LDK_LOOP ? "wl_loop" : "wl_calls";
+    run.events = r->mode == DS_SAMPLE_PRECISE ? (c->model ? c->insns : x->insns) : 0;
+    run.period = r->period;
+    run.samples = c->npebs + c->nbts + c->nsnap;
+    dsrec_run(&c->out, &run);
+}
