@@ -57,7 +57,9 @@ struct ldk_cpu {
     struct ds_cpu mc;
     struct ds_model_mem mm;
     struct ds_cpu *dc;                     /* &host or &mc: what the session runs on */
-    const char *prof;                      /* "native" or the model profile name */
+    const char *prof;                      /* "native" or the model profile's token */
+    char proftok[32];
+    char text[2048];                       /* ds_caps_format's text */
     /* the current run */
     volatile bool live;                    /* the session may raise PMIs (NMI handler) */
     u32 pmis, spurious, pmi_err;

@@ -276,9 +276,13 @@ static void facilities(struct ldk_cpu *c)
     const struct ds_caps *k = &c->dc->caps;
     const struct ds_lbr_model *lm = NULL;
     int le = ds_lbr_cpu_model(c->dc, &lm);
-    char buf[512] = "";
-    (void)ds_caps_format(k, buf, sizeof(buf)); /* truncated is fine: NUL-terminated */
-    ldk_printf(c, "# cpu%u %s caps: %s\n", c->cpu, c->prof, buf);
+    char *p = c->text, *q;
+    c->text[0] = 0;
+    (void)ds_caps_format(k, c->text, sizeof(c->text)); /* truncated is fine: NUL-terminated */
+    for (; *p; p = *q ? q + 1 : q) {   /* one "# " line per line of the text */
+        q = p + strcspn(p, "\n");
+        ldk_printf(c, "# cpu%u %s caps: %.*s\n", c->cpu, c->prof, (int)(q - p), p);
+    }
     ldk_printf(c, "# cpu%u %s facility vendor: %s\n", c->cpu, c->prof, k->vendor_str);
     ldk_printf(c, "# cpu%u %s facility ds: %s\n", c->cpu, c->prof,
                k->vendor != DS_VENDOR_INTEL ? "no (not an Intel CPU: DS_ERR_NOT_INTEL)"
@@ -327,11 +331,12 @@ static void model_pmi(void *ctx, uint32_t reasons)
     c->pmi_pending = true;             /* handled after dsm_retire returns (ldk_step.c) */
 }
 
+/* The model's profile names are "skylake (06_5EH)": the first word is the token. */
 static int model_profile(const char *name, size_t len, enum dsm_profile *out)
 {
     for (unsigned p = 0; p < DSM_PROFILE__COUNT; p++) {
         const char *n = dsm_profile_name((enum dsm_profile)p);
-        if (strlen(n) == len && !strncmp(n, name, len)) {
+        if (strcspn(n, " ") == len && !strncmp(n, name, len)) {
             *out = (enum dsm_profile)p;
             return 0;
         }
@@ -347,7 +352,8 @@ static void run_model(struct ldk_cpu *c, const char *p, size_t len)
         ldk_printf(c, "not ok %u - cpu%u model profile '%.*s' unknown\n", ++c->tap, c->cpu, (int)len, p);
         return;
     }
-    c->prof = dsm_profile_name(prof);
+    snprintf(c->proftok, sizeof(c->proftok), "%.*s", (int)len, p);
+    c->prof = c->proftok;
     e = ds_model_mem_init(&c->mm, c->mem, c->phys, LDK_MEM_BYTES);
     if (e == DS_OK && dsm_init(c->m, prof, &ds_model_mem_ops, &c->mm) != DSM_OK)
         e = DS_ERR_UNSUPPORTED;

@@ -37,7 +37,7 @@
 static char *backend = "hw";
 module_param(backend, charp, 0444);
 MODULE_PARM_DESC(backend, "hw (the real PMU, default) or model (the reference model, any CPU)");
-static char *profiles = "skylake,icelake,ptl-p,netburst-m4";
+static char *profiles = "skylake,icelake,ptl-p,netburst-m4-64";
 module_param(profiles, charp, 0444);
 MODULE_PARM_DESC(profiles, "backend=model: model profiles to run, comma-separated");
 static unsigned int cpus;

@@ -95,14 +95,17 @@ static void feed(struct ldk_cpu *c, const struct step_regs *cur)
 static int ldk_die(struct notifier_block *nb, unsigned long val, void *data)
 {
     struct die_args *a = data;
+    unsigned long *dr6;
     struct ldk_cpu *c;
     struct step_regs cur;
     (void)nb;
-    if (val != DIE_DEBUG || !(a->err & DR_STEP))
+    if (val != DIE_DEBUG)
         return NOTIFY_DONE;
+    dr6 = (unsigned long *)a->err;     /* notify_debug passes &dr6 (as kgdb reads it) */
     c = ldk_this();
-    if (!c || !c->stepping)
+    if (!c || !c->stepping || !(*dr6 & DR_STEP))
         return NOTIFY_DONE;
+    *dr6 &= ~DR_STEP;                  /* consumed (the notifier convention of traps.c) */
     regs_of(a->regs, &cur);
     if (c->have_prev)
         feed(c, &cur);
