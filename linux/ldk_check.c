@@ -125,8 +125,11 @@ static void lbr_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct 
     else
         ldk_check(c, c->pmis + 1 >= want && c->pmis <= want + 1, "%s: %u overflow PMIs ~ %llu (+-1)", r->name,
                   c->pmis, want);
-    ldk_check(c, c->nsnap && in == c->nsnap, "%s: %u LBR snapshots, the newest entry of each inside wl_calls",
-              r->name, c->nsnap);
+    if (c->ses.freeze == DS_FREEZE_NONE)  /* session.h: snapshots are taken while frozen only */
+        ldk_check(c, c->nsnap == 0, "%s: no LBR freeze on PMI on this CPU: no snapshot (%u)", r->name, c->nsnap);
+    else
+        ldk_check(c, c->nsnap && in == c->nsnap, "%s: %u LBR snapshots, the newest entry of each inside wl_calls",
+                  r->name, c->nsnap);
 }
 
 void ldk_run_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x, u64 lo, u64 hi)
