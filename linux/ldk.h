@@ -113,10 +113,11 @@ void ldk_msr_snap(struct ldk_cpu *c, struct ldk_msrs *m);
 void ldk_msr_check(struct ldk_cpu *c, const struct ldk_run *r, const struct ldk_msrs *b, const struct ldk_msrs *a);
 void ldk_run_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x, u64 lo, u64 hi);
 void ldk_records(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x);
+void ldk_busy_checks(struct ldk_cpu *c);
 
 /* ldk_msr.c */
 extern const struct ds_msr_ops ldk_msr_ops;
-void ldk_pmu_busy(struct ldk_cpu *c, struct ldk_busy *b);
+void ldk_pmu_busy(const struct ds_cpu *dc, struct ldk_busy *b);
 
 /* ldk_flow.c: every flow of one CPU on the calling CPU (pinned). */
 void ldk_flows(struct ldk_cpu *c, const char *profiles);

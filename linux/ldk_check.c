@@ -9,6 +9,7 @@
  * workload = its taken branches.
  */
 #include <linux/kernel.h>
+#include <linux/string.h>
 #include "ldk.h"
 
 static const u32 ldk_msr_list[LDK_NMSR] = {
@@ -193,4 +194,49 @@ void ldk_records(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_exp
     run.period = r->period;
     run.samples = c->npebs + c->nbts + c->nsnap;
     dsrec_run(&c->out, &run);
+}
+
+/*
+ * The refusal's decision, checked on the model (the hardware backend cannot
+ * be made busy under QEMU TCG, whose PMU MSRs read 0): for each enable the
+ * module must refuse to start on (SDM Vol. 4 bit positions, written out
+ * here), set it on the model CPU, ldk_pmu_busy must say busy and name the
+ * MSR; written back, it must say not busy. Enables the profile's model
+ * does not accept (no such MSR or bit) are not tried.
+ */
+static const struct {
+    u32 msr;
+    u64 bit;
+    const char *name;
+} ldk_busy_cases[] = {
+    {0x186u, 1ull << 22, "IA32_PERFEVTSEL.EN"},
+    {0x38Du, 0x3ull, "IA32_FIXED_CTR_CTRL"},
+    {0x3F1u, 0x1ull, "IA32_PEBS_ENABLE"},
+    {0x3F5u, 1ull << 32, "IA32_PEBS_INDEX.EN"},
+    {0x1D9u, 0x1ull, "IA32_DEBUGCTL"},      /* LBR */
+    {0x14CEu, 0x1ull, "IA32_LBR_CTL.LBREn"},
+    {0x370u, 1ull << 12, "CCCR.Enable"},    /* NetBurst MSR_IQ_CCCR4 */
+};
+
+void ldk_busy_checks(struct ldk_cpu *c)
+{
+    struct ldk_busy b;
+    unsigned tried = 0;
+    ldk_pmu_busy(c->dc, &b);
+    if (!ldk_check(c, !b.busy, "busy: the model CPU at reset is not in use (%s)", b.why))
+        return;
+    for (unsigned i = 0; i < ARRAY_SIZE(ldk_busy_cases); i++) {
+        u64 old = 0;
+        u32 m = ldk_busy_cases[i].msr;
+        if (dsm_rdmsr(c->m, m, &old) != DSM_OK || dsm_wrmsr(c->m, m, old | ldk_busy_cases[i].bit) != DSM_OK)
+            continue;
+        tried++;
+        ldk_pmu_busy(c->dc, &b);
+        ldk_check(c, b.busy && strstr(b.why, ldk_busy_cases[i].name),
+                  "busy: %s (0x%x) set: refuses, naming it (%s)", ldk_busy_cases[i].name, m, b.why);
+        dsm_wrmsr(c->m, m, old);
+        ldk_pmu_busy(c->dc, &b);
+        ldk_check(c, !b.busy, "busy: %s written back: not in use", ldk_busy_cases[i].name);
+    }
+    ldk_check(c, tried >= 2, "busy: %u of %zu enables exist on this profile", tried, ARRAY_SIZE(ldk_busy_cases));
 }

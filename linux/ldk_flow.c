@@ -319,6 +319,8 @@ static void one_log(struct ldk_cpu *c, const char *why)
     facilities(c);
     for (unsigned i = 0; i < ARRAY_SIZE(ldk_runs); i++)
         do_run(c, &ldk_runs[i]);
+    if (c->model)
+        ldk_busy_checks(c);
     dsrec_end(&c->out, c->passed, c->failed, c->skipped);
     ldk_printf(c, "# cpu%u %s: %u passed, %u failed, %u skipped\n", c->cpu, c->prof, c->passed, c->failed,
                c->skipped);

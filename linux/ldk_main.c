@@ -138,7 +138,7 @@ static long ldk_identify_on(void *arg)
         c->host_err = ds_cpu_identify(&c->host);
     if (c->model)
         return 0;
-    ldk_pmu_busy(c, b);
+    ldk_pmu_busy(&c->host, b);
     if (b->busy) {
         pr_err("libds: cpu%u: the PMU is in use: %s\n", c->cpu, b->why);
         memset(b, 0, sizeof(*b));
