@@ -51,8 +51,9 @@ struct ldk_cpu {
     struct ds_session ses;
     void *mem;
     u64 phys;
-    /* the model backend */
+    /* the model backend; backend=bare: the workload this many times, nothing else */
     bool model;
+    u32 bare;
     struct dsm_cpu *m;
     struct ds_cpu mc;
     struct ds_model_mem mm;

@@ -226,6 +226,19 @@ static int open_run(struct ldk_cpu *c, const struct ldk_run *r)
     return e;
 }
 
+/* What the session chose (event, counter, format, buffers), as "# session:"
+ * lines (dsdump skips them); printed after stop, so not counted. */
+static void describe(struct ldk_cpu *c, const struct ldk_run *r)
+{
+    char *p = c->text, *q;
+    c->text[0] = 0;
+    (void)ds_session_describe(&c->ses, c->text, sizeof(c->text));
+    for (; *p; p = *q ? q + 1 : q) {
+        q = p + strcspn(p, "\n");
+        ldk_printf(c, "# session: cpu%u %s %s: %.*s\n", c->cpu, c->prof, r->name, (int)(q - p), p);
+    }
+}
+
 /* One run: init/add/start, the workload, stop, checks, records, teardown,
  * every MSR as before. */
 static void do_run(struct ldk_cpu *c, const struct ldk_run *r)
@@ -261,6 +274,7 @@ static void do_run(struct ldk_cpu *c, const struct ldk_run *r)
     run_wl(c, r, lo, hi);
     e = ds_session_stop(&c->ses);
     ldk_check(c, e == DS_OK, "%s: ds_session_stop (%s)", r->name, ds_errname(e));
+    describe(c, r);
     ldk_run_checks(c, r, &x, lo, hi);
     ldk_records(c, r, &x);
     e = ds_session_teardown(&c->ses);
@@ -378,6 +392,16 @@ static void run_model(struct ldk_cpu *c, const char *p, size_t len)
 void ldk_flows(struct ldk_cpu *c, const char *profiles)
 {
     c->tap = 0;
+    if (c->bare) {                     /* run-linux.sh --vs-perf: the workload alone, for perf record */
+        unsigned long fl;
+        for (u32 i = 0; i < c->bare; i++) {
+            local_irq_save(fl);
+            wl_loop(300);
+            local_irq_restore(fl);
+        }
+        ldk_printf(c, "# cpu%u bare: wl_loop(300) x %u, no libds, no PMU access\n", c->cpu, c->bare);
+        return;
+    }
     if (!c->model) {
         c->dc = &c->host;
         c->prof = "native";

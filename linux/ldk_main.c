@@ -3,7 +3,7 @@
  * libds.ko: module parameters, owning the PMU, the per-CPU dispatch, the
  * NMI handler and the debugfs log (/sys/kernel/debug/libds/log).
  *
- *   insmod libds.ko [backend=hw|model] [profiles=skylake,icelake,...] [cpus=N]
+ *   insmod libds.ko [backend=hw|model|bare] [profiles=skylake,icelake,...] [cpus=N]
  *
  * The flows run once, at load, on every online CPU (cpus=N: the first N),
  * each pinned to its CPU (work_on_cpu) with interrupts off around each
@@ -27,6 +27,8 @@
 #include <linux/workqueue.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/utsname.h>
+#include <asm/processor.h>
 #include <asm/nmi.h>
 #include <asm/apic.h>
 #include <asm/msr-index.h>
@@ -36,7 +38,11 @@
 
 static char *backend = "hw";
 module_param(backend, charp, 0444);
-MODULE_PARM_DESC(backend, "hw (the real PMU, default) or model (the reference model, any CPU)");
+MODULE_PARM_DESC(backend, "hw (the real PMU, default), model (the reference model, any CPU) or bare "
+                          "(wl_loop(300) x bare_loops, no libds, no PMU access: for perf record)");
+static unsigned int bare_loops = 1000;
+module_param(bare_loops, uint, 0444);
+MODULE_PARM_DESC(bare_loops, "backend=bare: how many times to run wl_loop(300) on each CPU");
 static char *profiles = "skylake,icelake,ptl-p,netburst-m4-64";
 module_param(profiles, charp, 0444);
 MODULE_PARM_DESC(profiles, "backend=model: model profiles to run, comma-separated");
@@ -106,6 +112,7 @@ static struct ldk_cpu *ldk_alloc_cpu(unsigned int cpu)
         return NULL;
     c->cpu = cpu;
     c->model = !strcmp(backend, "model");
+    c->bare = strcmp(backend, "bare") ? 0 : max(bare_loops, 1u);
     c->mem = alloc_pages_exact(LDK_MEM_BYTES, GFP_KERNEL | __GFP_ZERO);
     c->log = vzalloc(LDK_LOG_BYTES);
     c->pebs = kvcalloc(LDK_MAX_PEBS, sizeof(*c->pebs), GFP_KERNEL);
@@ -136,8 +143,8 @@ static long ldk_identify_on(void *arg)
     c->host_err = ds_cpu_init(&c->host, &ldk_msr_ops, NULL);
     if (c->host_err == DS_OK)
         c->host_err = ds_cpu_identify(&c->host);
-    if (c->model)
-        return 0;
+    if (c->model || c->bare)
+        return 0;                       /* no real PMU MSR is touched */
     ldk_pmu_busy(&c->host, b);
     if (b->busy) {
         pr_err("libds: cpu%u: the PMU is in use: %s\n", c->cpu, b->why);
@@ -200,9 +207,11 @@ static int ldk_publish(void)
     for_each_possible_cpu(cpu)
         if (ldk_cpus[cpu])
             n += ldk_cpus[cpu]->loglen;
-    ldk_log = vmalloc(n + 1);
+    ldk_log = vmalloc(n + 256);
     if (!ldk_log)
         return -ENOMEM;
+    ldk_loglen = scnprintf(ldk_log, 256, "# libds.ko: Linux %s, %s, backend=%s\n", init_utsname()->release,
+                           boot_cpu_data.x86_model_id, backend);
     for_each_possible_cpu(cpu) {
         struct ldk_cpu *c = ldk_cpus[cpu];
         if (!c)
@@ -260,8 +269,8 @@ static int __init ldk_init(void)
 {
     unsigned int cpu;
     int err;
-    if (strcmp(backend, "hw") && strcmp(backend, "model")) {
-        pr_err("libds: backend=%s: use backend=hw or backend=model\n", backend);
+    if (strcmp(backend, "hw") && strcmp(backend, "model") && strcmp(backend, "bare")) {
+        pr_err("libds: backend=%s: use backend=hw, model or bare\n", backend);
         return -EINVAL;
     }
     cpus_read_lock();

@@ -15,6 +15,7 @@ sec() { echo "=== $1 BEGIN ==="; shift; "$@" 2>&1; echo "=== END rc=$? ==="; }
 insmod /msr.ko
 sec msr-before /msrsnap
 sec insmod-hw insmod /libds.ko
+sec kallsyms-hw grep '\[libds\]' /proc/kallsyms
 sec log-hw cat /sys/kernel/debug/libds/log
 sec rmmod-hw rmmod libds
 sec msr-after-hw /msrsnap

@@ -41,7 +41,7 @@ tr -d '\r' <"$work/serial.log" >"$work/serial.txt"
 grep -q '^=== DONE ===' "$work/serial.txt" || { tail -40 "$work/serial.log"; fail "the guest did not finish"; }
 sec() { awk -v n="$1" '$0 == "=== " n " BEGIN ===" {on=1; next} on && /^=== END rc=/ {exit} on' "$work/serial.txt"; }
 rc() { awk -v n="$1" '$0 == "=== " n " BEGIN ===" {on=1; next} on && /^=== END rc=/ {sub(/.*rc=/,""); sub(/ ===.*/,""); print; exit}' "$work/serial.txt"; }
-for s in msr-before log-hw msr-after-hw log-model kallsyms msr-after-model; do sec "$s" > "$work/$s.txt"; done
+for s in msr-before log-hw kallsyms-hw msr-after-hw log-model kallsyms msr-after-model; do sec "$s" > "$work/$s.txt"; done
 bad=0
 chk() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; bad=1; fi; }
 chk "insmod libds.ko (backend=hw) succeeds without working DS" '[ "$(rc insmod-hw)" = 0 ]'
@@ -65,5 +65,15 @@ if "$src/linux/ko-symbols.sh" "$work/mod/libds.ko" "$work/kallsyms.txt" "$work/l
 else d=99; fi
 chk "dsdump reads the log with the module's symbols (exit $d) and names wl_loop" \
   '[ "$d" = 0 ] && grep -q "wl_loop" "$work/dsdump.txt"'
+# run-linux.sh's verdict (the part after the unload) on each load's files
+for b in hw model; do
+  v=$work/verdict-$b && mkdir -p "$v"
+  cp "$work/log-$b.txt" "$v/libds.log"
+  cp "$work/$([ $b = hw ] && echo kallsyms-hw || echo kallsyms).txt" "$v/libds.kallsyms"
+  cp "$work/msr-before.txt" "$v/msr-before.txt" && cp "$work/msr-after-$b.txt" "$v/msr-after.txt"
+  "$src/scripts/run-linux.sh" --verdict "$v" "$work/mod/libds.ko" "$dsdump" >"$v/out.txt" 2>&1; vr=$?
+  cat "$v/out.txt"
+  chk "run-linux.sh's verdict of the backend=$b load: PASS (exit $vr)" '[ $vr = 0 ] && grep -q "^VERDICT: PASS" "$v/out.txt"'
+done
 [ $bad = 0 ] || { echo "serial log: $work/serial.log"; exit 1; }
 echo "linux.qemu: passed (Debian $kver under QEMU TCG, -cpu Skylake-Client, 2 CPUs)"
