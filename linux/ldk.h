@@ -84,7 +84,8 @@ struct ldk_cpu {
     size_t loglen;
     u32 log_over;
     struct dsrec_out out;
-    u32 tap, passed, failed, skipped;
+    u32 tap, passed, failed, skipped;       /* of the current log */
+    u32 tot_passed, tot_failed, tot_skipped; /* of all the CPU's logs */
 };
 
 enum ldk_wl { LDK_LOOP, LDK_CALLS };

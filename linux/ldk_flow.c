@@ -161,20 +161,16 @@ static void wl_of(const struct ldk_run *r, u64 *lo, u64 *hi, struct wl_expect *x
     }
 }
 
-/* The workload, natively (interrupts off: nothing else runs on this CPU
- * between start and stop) or single-stepped into the model. */
+/* The workload, natively or single-stepped into the model (the caller has
+ * interrupts off). */
 static void run_wl(struct ldk_cpu *c, const struct ldk_run *r, u64 lo, u64 hi)
 {
     u32 (*fn)(struct ldk_cpu *, u32) = r->wl == LDK_LOOP ? call_loop : call_calls;
-    unsigned long fl;
     c->insns = c->loads = c->branches = c->taken = c->bad_steps = c->dsm_err = 0;
-    if (c->model) {
+    if (c->model)
         ldk_step_run(c, fn, r->n, lo, hi);
-        return;
-    }
-    local_irq_save(fl);
-    fn(c, r->n);
-    local_irq_restore(fl);
+    else
+        fn(c, r->n);
 }
 
 /* The session's region: small enough that the thresholds raise PMIs
@@ -245,6 +241,7 @@ static void do_run(struct ldk_cpu *c, const struct ldk_run *r)
 {
     struct ldk_msrs before, after; /* (on the stack: 2 x 21 MSRs) */
     struct wl_expect x;
+    unsigned long fl;
     u64 lo, hi;
     int e;
     c->npebs = c->pebs_over = c->nbts = c->bts_over = c->nsnap = c->snap_over = 0;
@@ -258,6 +255,9 @@ static void do_run(struct ldk_cpu *c, const struct ldk_run *r)
     if (c->model)
         dsm_stats_reset(c->m);
     ldk_msr_snap(c, &before);
+    /* Interrupts off from start to teardown: nothing else runs on this CPU
+     * while the session is live, user code included (KPTI, design.md). */
+    local_irq_save(fl);
     e = open_run(c, r);
     if (e == DS_OK) {
         c->live = true;
@@ -266,6 +266,7 @@ static void do_run(struct ldk_cpu *c, const struct ldk_run *r)
             c->live = false;
     }
     if (e != DS_OK) {
+        local_irq_restore(fl);
         skip(c, r->name, e);
         ldk_msr_snap(c, &after);
         ldk_msr_check(c, r, &before, &after);
@@ -279,6 +280,7 @@ static void do_run(struct ldk_cpu *c, const struct ldk_run *r)
     ldk_records(c, r, &x);
     e = ds_session_teardown(&c->ses);
     c->live = false;
+    local_irq_restore(fl);
     ldk_check(c, e == DS_OK, "%s: ds_session_teardown (%s)", r->name, ds_errname(e));
     ldk_msr_snap(c, &after);
     ldk_msr_check(c, r, &before, &after);
@@ -336,6 +338,9 @@ static void one_log(struct ldk_cpu *c, const char *why)
     if (c->model)
         ldk_busy_checks(c);
     dsrec_end(&c->out, c->passed, c->failed, c->skipped);
+    c->tot_passed += c->passed;
+    c->tot_failed += c->failed;
+    c->tot_skipped += c->skipped;
     ldk_printf(c, "# cpu%u %s: %u passed, %u failed, %u skipped\n", c->cpu, c->prof, c->passed, c->failed,
                c->skipped);
 }

@@ -138,7 +138,7 @@ static struct ldk_cpu *ldk_alloc_cpu(unsigned int cpu)
 static long ldk_identify_on(void *arg)
 {
     struct ldk_cpu *c = arg;
-    struct ldk_busy *b = (struct ldk_busy *)c->log; /* scratch: the log is empty yet */
+    struct ldk_busy busy, *b = &busy;
     c->apic = read_apic_id();
     c->host_err = ds_cpu_init(&c->host, &ldk_msr_ops, NULL);
     if (c->host_err == DS_OK)
@@ -148,7 +148,6 @@ static long ldk_identify_on(void *arg)
     ldk_pmu_busy(&c->host, b);
     if (b->busy) {
         pr_err("libds: cpu%u: the PMU is in use: %s\n", c->cpu, b->why);
-        memset(b, 0, sizeof(*b));
         return -EBUSY;
     }
     return 0;
@@ -218,15 +217,15 @@ static int ldk_publish(void)
             continue;
         memcpy(ldk_log + ldk_loglen, c->log, c->loglen);
         ldk_loglen += c->loglen;
-        passed += c->passed;
-        failed += c->failed;
-        skipped += c->skipped;
+        passed += c->tot_passed;
+        failed += c->tot_failed;
+        skipped += c->tot_skipped;
         if (c->log_over)
             pr_warn("libds: cpu%u: log full, %u writes dropped\n", cpu, c->log_over);
     }
     ldk_dir = debugfs_create_dir("libds", NULL);
     debugfs_create_file("log", 0400, ldk_dir, NULL, &ldk_log_fops);
-    pr_info("libds: backend=%s: last log %u passed, %u failed, %u skipped; see /sys/kernel/debug/libds/log\n",
+    pr_info("libds: backend=%s: %u checks passed, %u failed, %u skipped; see /sys/kernel/debug/libds/log\n",
             backend, passed, failed, skipped);
     return 0;
 }

@@ -126,7 +126,7 @@ int ldk_step_register(void) { return register_die_notifier(&ldk_die_nb); }
 void ldk_step_unregister(void) { unregister_die_notifier(&ldk_die_nb); }
 
 /* Run @fn(@c, @n) single-stepped, feeding the steps inside [@lo, @hi) to
- * the model. Interrupts are off for the whole run (the caller pinned us). */
+ * the model. Interrupts are off for the whole run (the caller's already). */
 u32 ldk_step_run(struct ldk_cpu *c, u32 (*fn)(struct ldk_cpu *c, u32 n), u32 n, u64 lo, u64 hi)
 {
     unsigned long fl;
