@@ -69,8 +69,28 @@ bool ldk_check(struct ldk_cpu *c, bool ok, const char *fmt, ...)
     return ok;
 }
 
+/* Errors that say the CPU (or profile) lacks what the run needs: a skip
+ * with the reason. Any other error from init/add/start is a failure. */
+static bool lacks(int err)
+{
+    switch (err) {
+    case DS_ERR_UNSUPPORTED: case DS_ERR_NO_MSR: case DS_ERR_NOT_INTEL: case DS_ERR_NO_DS:
+    case DS_ERR_BTS_UNAVAILABLE: case DS_ERR_PEBS_UNAVAILABLE: case DS_ERR_NO_PERFMON: case DS_ERR_NO_DSCPL:
+    case DS_ERR_PMC_NO_ARCH: case DS_ERR_PMC_PEBS_ERRATUM: case DS_ERR_LBR_UNKNOWN_MODEL:
+    case DS_ERR_EVENT_UARCH: case DS_ERR_EVENT_UNAVAILABLE: case DS_ERR_SESSION_NO_DS:
+    case DS_ERR_SESSION_NOT_PRECISE: case DS_ERR_SESSION_NO_COUNTER: case DS_ERR_SESSION_LBR:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void skip(struct ldk_cpu *c, const char *run, int err)
 {
+    if (!lacks(err)) {
+        ldk_check(c, false, "%s: session init/add/start: %s (%s)", run, ds_errname(err), ds_strerror(err));
+        return;
+    }
     ldk_printf(c, "ok %u - cpu%u %s %s # SKIP %s (%s)\n", ++c->tap, c->cpu, c->prof, run, ds_errname(err),
                ds_strerror(err));
     c->skipped++;
