@@ -63,7 +63,7 @@ struct ldk_cpu {
     char text[2048];                       /* ds_caps_format's text */
     /* the current run */
     volatile bool live;                    /* the session may raise PMIs (NMI handler) */
-    u32 pmis, spurious, pmi_err;
+    u32 pmis, spurious, pmi_err, ovf;      /* PMIs handled, foreign, failed; overflow samples */
     u32 npebs, pebs_over, nbts, bts_over, nsnap, snap_over;
     struct dsrec_pebs *pebs;               /* [LDK_MAX_PEBS] */
     u64 *pebs_ip;                          /* [LDK_MAX_PEBS] eventing IP (or IP) of each */

@@ -132,8 +132,10 @@ static void to_dsrec(struct ldk_cpu *c, const struct ds_pebs_sample *s, struct d
 static void on_sample(void *arg, const struct ds_session_sample *s)
 {
     struct ldk_cpu *c = arg;
-    if (!s->pebs)
-        return;                        /* an overflow sample (lbr-calls): counted by the PMIs */
+    if (!s->pebs) {                    /* an overflow sample (lbr-calls): the session reloaded the counter */
+        c->ovf++;
+        return;
+    }
     if (c->npebs >= LDK_MAX_PEBS) {
         c->pebs_over++;
         return;
@@ -265,7 +267,7 @@ static void do_run(struct ldk_cpu *c, const struct ldk_run *r)
     u64 lo, hi;
     int e;
     c->npebs = c->pebs_over = c->nbts = c->bts_over = c->nsnap = c->snap_over = 0;
-    c->pmis = c->spurious = c->pmi_err = 0;
+    c->pmis = c->spurious = c->pmi_err = c->ovf = 0;
     wl_of(r, &lo, &hi, &x);
     if (r->wl == LDK_CALLS && cpu_feature_enabled(X86_FEATURE_IBT)) {
         skip(c, r->name, DS_ERR_UNSUPPORTED); /* wl_calls' CALL r has no ENDBR64 */
