@@ -67,6 +67,7 @@ struct ldk_cpu {
     u32 npebs, pebs_over, nbts, bts_over, nsnap, snap_over;
     struct dsrec_pebs *pebs;               /* [LDK_MAX_PEBS] */
     u64 *pebs_ip;                          /* [LDK_MAX_PEBS] eventing IP (or IP) of each */
+    bool pebs_mem[LDK_MAX_PEBS];           /* the record has the memory group (data_la) */
     struct ds_bts_branch *bts;             /* [LDK_MAX_BTS] */
     struct ds_lbr_entry (*snap)[LDK_LBR_CAP];
     u32 snap_n[LDK_MAX_SNAP];
@@ -88,7 +89,7 @@ struct ldk_cpu {
     u32 tot_passed, tot_failed, tot_skipped; /* of all the CPU's logs */
 };
 
-enum ldk_wl { LDK_LOOP, LDK_CALLS };
+enum ldk_wl { LDK_LOOP, LDK_CHASE, LDK_CALLS };
 
 /* One run of the flow table (ldk_flow.c). */
 struct ldk_run {

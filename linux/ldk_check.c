@@ -59,26 +59,38 @@ static void step_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct
 
 static void pebs_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x, u64 lo, u64 hi)
 {
-    u64 events = c->model ? c->insns : x->insns;
+    bool loads = r->event == DS_EVENT_LOADS;
+    const char *wl = loads ? "wl_chase" : "wl_loop";
+    u64 events = loads ? (c->model ? c->loads : x->loads) : (c->model ? c->insns : x->insns);
+    u32 mem_n = 0, mem_ok = 0;
     u64 expect = dsm_pebs_expected(events, r->period), got = c->npebs + c->pebs_over;
     u64 ret_to = c->model && c->taken && c->taken <= LDK_MAX_BTS ? c->tk_to[c->taken - 1] : 0;
     const struct ds_drain_stats *st = &c->ses.pebs_stats;
     u32 in = 0;
-    for (u32 i = 0; i < c->npebs; i++)
+    for (u32 i = 0; i < c->npebs; i++) {
+        u64 a = c->pebs[i].data_la, b = (uintptr_t)c->chase;
         in += (c->pebs_ip[i] >= lo && c->pebs_ip[i] < hi) || c->pebs_ip[i] == ret_to;
+        if (loads && c->pebs_mem[i]) {
+            mem_n++;
+            mem_ok += a >= b && a < b + LDK_CHASE_LEN * sizeof(u32) && !((a - b) & 3);
+        }
+    }
     if (c->model) {
-        ldk_check(c, got == expect, "%s: %llu PEBS samples = floor((%llu - 1) / %llu) (model rule)", r->name, got,
-                  events, r->period);
-        ldk_check(c, c->npebs && in == c->npebs, "%s: all %u sampled IPs inside wl_loop", r->name, c->npebs);
+        ldk_check(c, got == expect, "%s: %llu PEBS samples = floor((%llu %s - 1) / %llu) (model rule)", r->name, got,
+                  events, loads ? "loads" : "instructions", r->period);
+        ldk_check(c, c->npebs && in == c->npebs, "%s: all %u sampled IPs inside %s", r->name, c->npebs, wl);
         ldk_check(c, st->present == dsm_stats(c->m)->pebs_written, "%s: the model wrote %llu PEBS records, all drained",
                   r->name, (u64)dsm_stats(c->m)->pebs_written);
     } else {
         u64 tol = 2 + expect / 4;
         ldk_check(c, got + tol >= expect && got <= expect + tol, "%s: %llu PEBS samples ~ %llu (+-%llu)", r->name, got,
                   expect, tol);
-        ldk_check(c, c->npebs && in * 4 >= c->npebs * 3, "%s: %u of %u sampled IPs inside wl_loop (>= 75%%)", r->name,
-                  in, c->npebs);
+        ldk_check(c, c->npebs && in * 4 >= c->npebs * 3, "%s: %u of %u sampled IPs inside %s (>= 75%%)", r->name,
+                  in, c->npebs, wl);
     }
+    if (mem_n)
+        ldk_check(c, mem_ok == mem_n, "%s: %u of %u sampled data addresses inside the chased array", r->name, mem_ok,
+                  mem_n);
     ldk_check(c, st->records + lost_of(st) == st->present && !lost_of(st) && !c->pebs_over,
               "%s: PEBS drain: %llu present = %llu records, none lost", r->name, (u64)st->present, (u64)st->records);
 }
@@ -190,8 +202,9 @@ void ldk_records(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_exp
     }
     run.name = r->name;
     run.kind = r->kind;
-    run.workload = r->wl == LDK_LOOP ? "wl_loop" : "wl_calls";
-    run.events = r->mode == DS_SAMPLE_PRECISE ? (c->model ? c->insns : x->insns) : 0;
+    run.workload = r->wl == LDK_LOOP ? "wl_loop" : r->wl == LDK_CHASE ? "wl_chase" : "wl_calls";
+    run.events = r->mode != DS_SAMPLE_PRECISE ? 0 : r->event == DS_EVENT_LOADS ? (c->model ? c->loads : x->loads)
+                                                                             : (c->model ? c->insns : x->insns);
     run.period = r->period;
     run.samples = c->npebs + c->nbts + c->nsnap;
     dsrec_run(&c->out, &run);

@@ -23,6 +23,7 @@
 
 static const struct ldk_run ldk_runs[] = {
     {"pebs-loop", "pebs", LDK_LOOP, 300, DS_SAMPLE_PRECISE, DS_EVENT_INSTRUCTIONS, 47, 8},
+    {"pebs-chase", "pebs", LDK_CHASE, 200, DS_SAMPLE_PRECISE, DS_EVENT_LOADS, 9, 8},
     {"bts-loop", "bts", LDK_LOOP, 100, DS_TRACE_BTS, DS_EVENT_NONE, 0, 32},
     {"bts-circ", "bts-circular", LDK_CALLS, 12, DS_TRACE_BTS_CIRCULAR, DS_EVENT_NONE, 0, 16},
     {"lbr-calls", "lbr", LDK_CALLS, 12, DS_SAMPLE_OVERFLOW, DS_EVENT_BRANCHES, 23, 0},
@@ -141,6 +142,7 @@ static void on_sample(void *arg, const struct ds_session_sample *s)
         return;
     }
     to_dsrec(c, s->pebs, &c->pebs[c->npebs]);
+    c->pebs_mem[c->npebs] = (s->pebs->present & DS_SAMPLE_MEM) != 0;
     c->pebs_ip[c->npebs++] = (s->pebs->present & DS_SAMPLE_EVENTING_IP) ? s->pebs->eventing_ip : s->pebs->ip;
 }
 
@@ -169,6 +171,7 @@ static void on_lbr(void *arg, const struct ds_lbr_entry *e, size_t n)
 
 static u32 call_loop(struct ldk_cpu *c, u32 n) { (void)c; return wl_loop(n); }
 static u32 call_calls(struct ldk_cpu *c, u32 n) { (void)c; return wl_calls(n); }
+static u32 call_chase(struct ldk_cpu *c, u32 n) { return wl_chase(c->chase, 0, n); }
 
 static void wl_of(const struct ldk_run *r, u64 *lo, u64 *hi, struct wl_expect *x)
 {
@@ -176,6 +179,10 @@ static void wl_of(const struct ldk_run *r, u64 *lo, u64 *hi, struct wl_expect *x
         *lo = (uintptr_t)wl_loop;
         *hi = (uintptr_t)wl_loop_end;
         wl_loop_expect(r->n, x);
+    } else if (r->wl == LDK_CHASE) {
+        *lo = (uintptr_t)wl_chase;
+        *hi = (uintptr_t)wl_chase_end;
+        wl_chase_expect(r->n, x);
     } else {
         *lo = (uintptr_t)wl_calls;
         *hi = (uintptr_t)wl_calls_end;
@@ -187,7 +194,7 @@ static void wl_of(const struct ldk_run *r, u64 *lo, u64 *hi, struct wl_expect *x
  * interrupts off). */
 static void run_wl(struct ldk_cpu *c, const struct ldk_run *r, u64 lo, u64 hi)
 {
-    u32 (*fn)(struct ldk_cpu *, u32) = r->wl == LDK_LOOP ? call_loop : call_calls;
+    u32 (*fn)(struct ldk_cpu *, u32) = r->wl == LDK_LOOP ? call_loop : r->wl == LDK_CHASE ? call_chase : call_calls;
     c->insns = c->loads = c->branches = c->taken = c->bad_steps = c->dsm_err = 0;
     if (c->model)
         ldk_step_run(c, fn, r->n, lo, hi);
@@ -195,9 +202,11 @@ static void run_wl(struct ldk_cpu *c, const struct ldk_run *r, u64 lo, u64 hi)
         fn(c, r->n);
 }
 
+static u32 run_groups(struct ldk_cpu *c, const struct ldk_run *r);
+
 /* The session's region: small enough that the thresholds raise PMIs
  * within the short workloads (as the test kernel sizes it). */
-static size_t region_bytes(struct ldk_cpu *c, const struct ldk_run *r)
+static size_t region_bytes(struct ldk_cpu *c, const struct ldk_run *r, u32 groups)
 {
     enum ds_layout lay = DS_LAYOUT_NONE;
     enum ds_pebs_fmt fmt = DS_PEBS_FMT_NONE;
@@ -211,7 +220,27 @@ static size_t region_bytes(struct ldk_cpu *c, const struct ldk_run *r)
     if (fmt == DS_PEBS_FMT_ARCH)
         return 4096u;
     (void)ds_pebs_thresh_margin(c->dc, fmt, &margin);
-    return 4096u + (size_t)ds_pebs_record_size(fmt, 0) * (r->nrec + margin);
+    return 4096u + (size_t)ds_pebs_record_size(fmt, (groups & DS_GROUP_MEM) ? DS_PEBS_DATACFG_MEMINFO : 0) *
+                       (r->nrec + margin);
+}
+
+/* The loads run asks for the memory group where the format has it
+ * (adaptive with PEBS_BASELINE; arch PEBS with the AUX group), as the test
+ * kernel does; older formats record the data address of a load event
+ * anyway (format 2+) or not at all. */
+static u32 run_groups(struct ldk_cpu *c, const struct ldk_run *r)
+{
+    enum ds_layout lay = DS_LAYOUT_NONE;
+    enum ds_pebs_fmt fmt = DS_PEBS_FMT_NONE;
+    struct ds_arch_pebs_caps ac;
+    if (r->event != DS_EVENT_LOADS || ds_area_layout(c->dc, &lay) != DS_OK ||
+        ds_pebs_format_select(c->dc, lay, &fmt) != DS_OK)
+        return 0;
+    if (ds_pebs_fmt_adaptive(fmt) && c->dc->caps.pebs_baseline)
+        return DS_GROUP_MEM;
+    if (fmt == DS_PEBS_FMT_ARCH && ds_arch_pebs_detect(c->dc, &ac) == DS_OK && (ac.cfg_c_caps & DS_APEBS_CFG_AUX))
+        return DS_GROUP_MEM;
+    return 0;
 }
 
 static int open_run(struct ldk_cpu *c, const struct ldk_run *r)
@@ -221,7 +250,8 @@ static int open_run(struct ldk_cpu *c, const struct ldk_run *r)
     unsigned id = 0;
     int e;
     cfg.mem = c->mem;
-    cfg.bytes = min_t(size_t, region_bytes(c, r), LDK_MEM_BYTES);
+    rq.groups = run_groups(c, r);
+    cfg.bytes = min_t(size_t, region_bytes(c, r, rq.groups), LDK_MEM_BYTES);
     cfg.mem_phys = c->phys;            /* arch PEBS writes physical memory */
     cfg.lbr = r->kind[0] == 'l';
     cfg.pebs_flags = c->model ? DS_PMC_PEBS_ALLOW_ERRATA : 0; /* the model has no errata */

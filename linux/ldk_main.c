@@ -130,6 +130,10 @@ static struct ldk_cpu *ldk_alloc_cpu(unsigned int cpu)
         return NULL;
     }
     c->phys = virt_to_phys(c->mem);
+    /* wl_chase's array: idx -> (17 idx + 5) mod 64, one cycle through all 64
+     * (full-period linear congruential map: 5 odd, 17 - 1 divisible by 4) */
+    for (unsigned int i = 0; i < LDK_CHASE_LEN; i++)
+        c->chase[i] = (i * 17u + 5u) % LDK_CHASE_LEN;
     return c;
 }
 
