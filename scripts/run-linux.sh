@@ -45,6 +45,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --model) model=1; if [ $# -gt 1 ] && [ "${2#-}" = "$2" ]; then profiles=$2; shift; fi; shift ;;
     --vs-perf) vsperf=1; shift ;;
+    --lib) lib=1; shift ;;   # (sourced by tests/linux/vsperf_math.sh: the functions only)
     --cpus) cpus=${2:?}; shift 2 ;;
     --verdict) verdict_dir=${2:?}; verdict_ko=${3:?}; verdict_dsdump=${4:?}; shift 4 ;;
     -h|--help) usage; exit 0 ;;
@@ -171,6 +172,8 @@ vs_perf() {
   } | tee "$out/vs-perf-verdict.txt"
   awk -v a="$a_perf" -v t="$thr" 'BEGIN { exit !(a >= t) }'
 }
+
+if [ "${lib:-0}" = 1 ]; then return 0 2>/dev/null || exit 0; fi
 
 if [ -n "$verdict_dir" ]; then   # (tests/linux/qemu.sh: the files of a load made in the guest)
   out=$verdict_dir ko=$verdict_ko dsdump=$verdict_dsdump
