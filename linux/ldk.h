@@ -43,6 +43,7 @@ struct ldk_busy {
 
 struct ldk_cpu {
     unsigned cpu;                          /* Linux CPU number */
+    unsigned seq;                          /* its rank among the CPUs used (0, 1, ...) */
     u32 apic;                              /* its APIC ID (DSLOG cpu=) */
     struct ds_cpu host;                    /* this CPU through ldk_msr_ops */
     int host_err;                          /* ds_cpu_identify's answer */

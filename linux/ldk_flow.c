@@ -444,8 +444,22 @@ static void run_model(struct ldk_cpu *c, const char *p, size_t len)
     one_log(c, "forced");
 }
 
+/* Hybrid parts on the model: "a,b/c,d" gives the first CPU used a and b,
+ * the second c and d, the third a and b again, ... (the group of CPU number
+ * @seq among those used, modulo the number of groups). */
+static const char *cpu_group(const char *p, unsigned seq)
+{
+    unsigned groups = 1, k;
+    for (const char *q = p; *q; q++)
+        groups += *q == '/';
+    for (k = seq % groups; k; k--)
+        p += strcspn(p, "/") + 1;
+    return p;
+}
+
 /* Every flow of this CPU: the real PMU (backend=hw), or each model profile
- * of @profiles (comma-separated, dsm_profile_name) on the model. */
+ * of its group of @profiles (comma-separated dsm_profile_name tokens,
+ * groups separated by '/', cpu_group) on the model. */
 void ldk_flows(struct ldk_cpu *c, const char *profiles)
 {
     c->tap = 0;
@@ -469,8 +483,9 @@ void ldk_flows(struct ldk_cpu *c, const char *profiles)
         one_log(c, c->host.caps.ds ? "probe-advertised" : "no-ds-cpuid");
         return;
     }
-    while (*profiles) {
-        size_t len = strcspn(profiles, ",");
+    profiles = cpu_group(profiles, c->seq);
+    while (*profiles && *profiles != '/') {
+        size_t len = strcspn(profiles, ",/");
         if (len)
             run_model(c, profiles, len);
         profiles += len + (profiles[len] == ',');

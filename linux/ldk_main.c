@@ -3,7 +3,7 @@
  * libds.ko: module parameters, owning the PMU, the per-CPU dispatch, the
  * NMI handler and the debugfs log (/sys/kernel/debug/libds/log).
  *
- *   insmod libds.ko [backend=hw|model|bare] [profiles=skylake,icelake,...] [cpus=N]
+ *   insmod libds.ko [backend=hw|model|bare] [profiles=skylake,icelake,.../ptl-e,...] [cpus=N]
  *
  * The flows run once, at load, on every online CPU (cpus=N: the first N),
  * each pinned to its CPU (work_on_cpu) with interrupts off around each
@@ -45,7 +45,8 @@ module_param(bare_loops, uint, 0444);
 MODULE_PARM_DESC(bare_loops, "backend=bare: how many times to run wl_loop(300) on each CPU");
 static char *profiles = "skylake,icelake,ptl-p,netburst-m4-64";
 module_param(profiles, charp, 0444);
-MODULE_PARM_DESC(profiles, "backend=model: model profiles to run, comma-separated");
+MODULE_PARM_DESC(profiles, "backend=model: model profiles to run, comma-separated; a/b: the first CPU a, the "
+                           "second b, ... (hybrid parts: alderlake-p/alderlake-e)");
 static unsigned int cpus;
 module_param(cpus, uint, 0444);
 MODULE_PARM_DESC(cpus, "run on the first N online CPUs only (0 = all)");
@@ -257,11 +258,12 @@ static int ldk_setup_cpus(void)
     unsigned int cpu, n = 0;
     int err = 0;
     for_each_online_cpu(cpu) {
-        if (cpus && n++ >= cpus)
+        if (cpus && n >= cpus)
             break;
         ldk_cpus[cpu] = ldk_alloc_cpu(cpu);
         if (!ldk_cpus[cpu])
             return -ENOMEM;
+        ldk_cpus[cpu]->seq = n++;
         if (work_on_cpu(cpu, ldk_identify_on, ldk_cpus[cpu]))
             err = -EBUSY;
     }

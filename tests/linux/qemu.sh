@@ -32,7 +32,7 @@ mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev"
 cp /bin/busybox "$r/bin/busybox"
 cp "$src/tests/linux/init.sh" "$r/init" && chmod +x "$r/init"
 cp "$work/mod/libds.ko" "$msrko" "$r/"
-echo "${LINUX_QEMU_PROFILES:-skylake,icelake,ptl-p,netburst-m4-64}" > "$r/profiles"
+echo "${LINUX_QEMU_PROFILES:-skylake,icelake,ptl-p,netburst-m4-64/alderlake-p,alderlake-e,ptl-e,lunarlake-e}" > "$r/profiles"
 (cd "$r" && find . | cpio -o -H newc --quiet) > "$work/initrd.cpio" || fail "cpio"
 timeout 300 qemu-system-x86_64 -nographic -no-reboot -m 512 -smp 2 -cpu Skylake-Client \
   -kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.cpio" \
@@ -53,8 +53,9 @@ chk "msrsnap read every CPU" '[ "$(grep -c "^cpu1 " "$work/msr-before.txt")" -gt
 chk "every MSR as before after backend=hw" 'cmp -s "$work/msr-before.txt" "$work/msr-after-hw.txt"'
 chk "insmod libds.ko backend=model" '[ "$(rc insmod-model)" = 0 ]'
 nok=$(grep -c '^ok ' "$work/log-model.txt"); nnot=$(grep -c '^not ok' "$work/log-model.txt")
-chk "model: $nok checks ok, $nnot not ok, on both CPUs" \
-  '[ "$nok" -ge 60 ] && [ "$nnot" = 0 ] && grep -q "^ok .* cpu1 skylake" "$work/log-model.txt"'
+chk "model: $nok checks ok, $nnot not ok, on both CPUs, each with its own profiles (a hybrid part's P- and E-cores)" \
+  '[ "$nok" -ge 60 ] && [ "$nnot" = 0 ] && grep -q "^ok .* cpu0 skylake" "$work/log-model.txt" &&
+   grep -q "^ok .* cpu1 alderlake-e" "$work/log-model.txt" && ! grep -q "^ok .* cpu1 skylake" "$work/log-model.txt"'
 chk "model: records from PEBS, arch PEBS, BTS and LBR" \
   'grep -q "DSLOG 1 PEBS .*fmt=3" "$work/log-model.txt" && grep -q "DSLOG 1 PEBS .*fmt=arch" "$work/log-model.txt" &&
    grep -q "DSLOG 1 BTS " "$work/log-model.txt" && grep -q "DSLOG 1 LBR " "$work/log-model.txt"'
