@@ -139,23 +139,28 @@ static struct ldk_cpu *ldk_alloc_cpu(unsigned int cpu)
 }
 
 /* On the CPU: identify it (reads CPUID and, on Intel, MISC_ENABLE and
- * PERF_CAPABILITIES only) and look for anyone using its PMU. */
+ * PERF_CAPABILITIES only). */
 static long ldk_identify_on(void *arg)
 {
     struct ldk_cpu *c = arg;
-    struct ldk_busy busy, *b = &busy;
     c->apic = read_apic_id();
     c->host_err = ds_cpu_init(&c->host, &ldk_msr_ops, NULL);
     if (c->host_err == DS_OK)
         c->host_err = ds_cpu_identify(&c->host);
-    if (c->model || c->bare)
-        return 0;                       /* no real PMU MSR is touched */
-    ldk_pmu_busy(&c->host, b);
-    if (b->busy) {
-        pr_err("libds: cpu%u: the PMU is in use: %s\n", c->cpu, b->why);
-        return -EBUSY;
-    }
     return 0;
+}
+
+/* On the CPU, with perf kept off the counters already (ldk_reserve): is
+ * anything enabled? */
+static long ldk_busy_on(void *arg)
+{
+    struct ldk_cpu *c = arg;
+    struct ldk_busy b;
+    ldk_pmu_busy(&c->host, &b);
+    if (!b.busy)
+        return 0;
+    pr_err("libds: cpu%u: the PMU is in use: %s\n", c->cpu, b.why);
+    return -EBUSY;
 }
 
 static long ldk_flows_on(void *arg)
@@ -168,9 +173,9 @@ static long ldk_flows_on(void *arg)
 /* Keep perf (and the perf-based NMI watchdog) off the counters while the
  * module owns them: the reservation x86_reserve_hardware takes for perf.
  * Fails when perf holds them (an event exists, the NMI watchdog is on). */
-static int ldk_reserve(const struct ds_caps *k)
+static int ldk_reserve(unsigned int ngp)
 {
-    for (ldk_reserved = 0; ldk_reserved < k->gp_counters; ldk_reserved++) {
+    for (ldk_reserved = 0; ldk_reserved < ngp; ldk_reserved++) {
         if (!reserve_perfctr_nmi(MSR_ARCH_PERFMON_PERFCTR0 + ldk_reserved))
             return -EBUSY;
         if (!reserve_evntsel_nmi(MSR_ARCH_PERFMON_EVENTSEL0 + ldk_reserved)) {
@@ -256,7 +261,6 @@ static void ldk_cleanup(void)
 static int ldk_setup_cpus(void)
 {
     unsigned int cpu, n = 0;
-    int err = 0;
     for_each_online_cpu(cpu) {
         if (cpus && n >= cpus)
             break;
@@ -264,9 +268,35 @@ static int ldk_setup_cpus(void)
         if (!ldk_cpus[cpu])
             return -ENOMEM;
         ldk_cpus[cpu]->seq = n++;
-        if (work_on_cpu(cpu, ldk_identify_on, ldk_cpus[cpu]))
-            err = -EBUSY;
+        work_on_cpu(cpu, ldk_identify_on, ldk_cpus[cpu]);
     }
+    return 0;
+}
+
+/* backend=hw: keep perf off the GP counters (the most any CPU has: hybrid
+ * E-cores may have fewer), then look for anything enabled on each CPU
+ * used; the reservation first, so no perf event starts in between. */
+static int ldk_own_pmu(void)
+{
+    unsigned int cpu, ngp = 0;
+    int err = 0;
+    for_each_possible_cpu(cpu) {
+        struct ldk_cpu *c = ldk_cpus[cpu];
+        if (c && !c->host_err && c->host.caps.vendor == DS_VENDOR_INTEL)
+            ngp = max_t(unsigned int, ngp, c->host.caps.gp_counters);
+    }
+    if (ngp && ldk_reserve(ngp)) {
+        pr_err("libds: refusing to start: perf or the NMI watchdog holds the counters. Stop perf and set "
+               "sysctl kernel.nmi_watchdog=0, then load libds.ko again\n");
+        return -EBUSY;
+    }
+    for_each_possible_cpu(cpu)
+        if (ldk_cpus[cpu] && work_on_cpu(cpu, ldk_busy_on, ldk_cpus[cpu]))
+            err = -EBUSY;
+    if (err)
+        pr_err("libds: refusing to start: a counter, PEBS, BTS or LBR is enabled (above). Stop perf "
+               "(perf record/stat/top) and the NMI watchdog (sysctl kernel.nmi_watchdog=0), then load libds.ko "
+               "again\n");
     return err;
 }
 
@@ -280,17 +310,8 @@ static int __init ldk_init(void)
     }
     cpus_read_lock();
     err = ldk_setup_cpus();
-    if (err == -EBUSY)
-        pr_err("libds: refusing to start: a counter, PEBS, BTS or LBR is enabled. Stop perf (perf record/stat/top) "
-               "and the NMI watchdog (sysctl kernel.nmi_watchdog=0), then load libds.ko again\n");
-    if (!err && ldk_cpus[cpumask_first(cpu_online_mask)] && !strcmp(backend, "hw")) {
-        struct ldk_cpu *c0 = ldk_cpus[cpumask_first(cpu_online_mask)];
-        if (!c0->host_err && c0->host.caps.vendor == DS_VENDOR_INTEL && ldk_reserve(&c0->host.caps)) {
-            pr_err("libds: refusing to start: perf or the NMI watchdog holds the counters. Stop perf and set "
-                   "sysctl kernel.nmi_watchdog=0, then load libds.ko again\n");
-            err = -EBUSY;
-        }
-    }
+    if (!err && !strcmp(backend, "hw"))
+        err = ldk_own_pmu();
     if (!err) {
         err = register_nmi_handler(NMI_LOCAL, ldk_nmi, 0, "libds");
         ldk_nmi_on = !err;
