@@ -19,5 +19,9 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/probe.c
   ${CMAKE_CURRENT_LIST_DIR}/src/arch_pebs.c
   ${CMAKE_CURRENT_LIST_DIR}/src/session.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/session_place.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/session_msr.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/session_pmi.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/session_describe.c
   ${CMAKE_CURRENT_LIST_DIR}/src/event.c
 )
