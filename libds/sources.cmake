@@ -9,6 +9,7 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/msr.c
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/pmc.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/pmc_pebs.c
   ${CMAKE_CURRENT_LIST_DIR}/src/netburst.c
   ${CMAKE_CURRENT_LIST_DIR}/src/lbr.c
   ${CMAKE_CURRENT_LIST_DIR}/src/area.c
