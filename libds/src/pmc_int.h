@@ -7,7 +7,7 @@
 #define DS_PMC_INT_H
 
 #include <ds/pmc.h>
-#include "internal.h"
+#include "util.h"
 
 static inline int check_arch(const struct ds_cpu *cpu)
 {

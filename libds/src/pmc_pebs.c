@@ -10,7 +10,7 @@
 #include <ds/pmc.h>
 #include <ds/pebs.h>
 #include <ds/event.h>
-#include "internal.h"
+#include "util.h"
 #include "pmc_int.h"
 
 #if DS_CONFIG_PMC && DS_CONFIG_PEBS

@@ -15,7 +15,7 @@
 
 #include <ds/session.h>
 #include <ds/msr.h>
-#include "internal.h"
+#include "util.h"
 
 #define SES_PAGE 4096u
 #define SES_SLOTS_FIXED 3u /* TOPDOWN.SLOTS: fixed counter 3 (SDM "Performance Metrics"; Linux INTEL_PMC_IDX_FIXED_SLOTS) */
