@@ -15,6 +15,8 @@ static int lookup_event(const struct ds_cpu *cpu, enum ds_event ev, struct ds_ev
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 
+/* --- add: request resolution and counter choice ------------------------------- */
+
 /* The event of @rq as a table row (generic) or a row built from raw. */
 static int resolve_event(const struct ds_session *s, const struct ds_request *rq, struct ds_event_desc *d)
 {
@@ -545,6 +547,8 @@ int ds__ses_add_counter_req(struct ds_session *s, struct ds_session_req *r)
     return e ? e : period_values(s, r);
 }
 
+/* --- start: the plan ---------------------------------------------------------- */
+
 /* Freeze: streamlined on perfmon v4+, legacy on v2/v3, none on v1 and
  * NetBurst (no global MSRs). Both modes set DEBUGCTL[12], which exists only
  * with PDCM (SDM Vol. 4 IA32_DEBUGCTL; ds_pmi_set_freeze refuses it): none
@@ -654,6 +658,8 @@ void ds__ses_plan(struct ds_session *s)
     s->use_area = has_how(s, DS_HOW_PEBS) || has_how(s, DS_HOW_NB_PEBS) || has_how(s, DS_HOW_BTS);
     s->use_apebs = has_how(s, DS_HOW_APEBS);
 }
+
+/* --- start: buffers carved from the region ------------------------------------ */
 
 /* Records of @d bytes in @bytes, with a 32-bit division (an i386 build
  * must not call libgcc's __udivdi3); parts above 4 GiB count as 4 GiB. */
