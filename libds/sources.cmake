@@ -9,6 +9,7 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/msr.c
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/pmc.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/pmc_pebs.c
   ${CMAKE_CURRENT_LIST_DIR}/src/netburst.c
   ${CMAKE_CURRENT_LIST_DIR}/src/lbr.c
   ${CMAKE_CURRENT_LIST_DIR}/src/area.c
@@ -19,5 +20,9 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/probe.c
   ${CMAKE_CURRENT_LIST_DIR}/src/arch_pebs.c
   ${CMAKE_CURRENT_LIST_DIR}/src/session.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/session_place.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/session_msr.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/session_pmi.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/session_describe.c
   ${CMAKE_CURRENT_LIST_DIR}/src/event.c
 )

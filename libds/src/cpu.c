@@ -5,7 +5,7 @@
  */
 #include <ds/config.h>
 #include <ds/cpu.h>
-#include "internal.h"
+#include "util.h"
 
 /* A word type that may alias any object (GCC/clang may_alias). */
 typedef unsigned long __attribute__((may_alias)) ds__word;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Error strings. One row per enum ds_err value; tests/host/test_err.c checks completeness. */
 #include <ds/err.h>
-#include "internal.h"
+#include "util.h"
 
 struct ds_err_row {
     int value;

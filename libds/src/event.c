@@ -38,7 +38,7 @@
  */
 #include <ds/event.h>
 #include <ds/netburst.h>
-#include "internal.h"
+#include "util.h"
 
 #define P_NONE DS_PRECISE_NONE
 #define P_GP DS_PRECISE_GP

@@ -4,7 +4,7 @@
  * Compiled only with DS_CONFIG_FORMAT (ds/config.h): its only users are the
  * renderers ds_caps_format and ds_probe_format.
  */
-#include "internal.h"
+#include "util.h"
 
 #if DS_CONFIG_FORMAT
 

@@ -1,83 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* libds private helpers: static assertions and a bounded text builder (no libc). */
+/* libds private DS-area internals (area.c, drain.c, pebs.c, bts.c, pmi.c,
+ * probe.c): the DS management fields, buffer thresholds and the drain engine
+ * shared by PEBS and BTS. Helpers without facility types are in util.h
+ * (issue 26 item 5: included here, never the other way round). */
 #ifndef DS_INTERNAL_H
 #define DS_INTERNAL_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <stdbool.h>
-#include <ds/config.h>
-
-#define DS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Text builder (fmt.c, compiled only with DS_CONFIG_FORMAT): appends into a caller buffer, always NUL-terminated, records truncation. */
-struct ds__sb {
-    char *buf;
-    size_t len;   /* capacity including the NUL */
-    size_t pos;   /* characters written so far (excluding NUL) */
-    bool truncated;
-};
-
-void ds__sb_init(struct ds__sb *sb, char *buf, size_t len);
-void ds__sb_putc(struct ds__sb *sb, char c);
-void ds__sb_puts(struct ds__sb *sb, const char *s);
-void ds__sb_dec(struct ds__sb *sb, uint64_t v);
-/* Hex with "0x" prefix; @digits = minimum number of digits (0 = as many as needed;
- * above 16, 16: a 64-bit value has 16 hex digits). */
-void ds__sb_hex(struct ds__sb *sb, uint64_t v, unsigned digits);
-
-/* --- DS context internals (area.c, pebs.c, bts.c, pmi.c) ------------------ */
+#include "util.h"
 #include <ds/area.h>
 #include <ds/pebs.h>
-
-/*
- * Little-endian loads from possibly unaligned bytes: one plain load (x86 is
- * little-endian and allows unaligned access). The may_alias, aligned(1)
- * types make reading any byte buffer through them defined for GCC/Clang;
- * no memcpy call is emitted (freestanding, no libc).
- */
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "libds targets x86 (little-endian)");
-typedef uint64_t __attribute__((may_alias, aligned(1))) ds__u64_una;
-typedef uint32_t __attribute__((may_alias, aligned(1))) ds__u32_una;
-
-static inline uint64_t ds__ld64(const unsigned char *p)
-{
-    return *(const ds__u64_una *)(const void *)p;
-}
-
-static inline uint32_t ds__ld32(const unsigned char *p)
-{
-    return *(const ds__u32_una *)(const void *)p;
-}
-
-/* Zero @n bytes without a memset call (cpu.c: core, always compiled). */
-void ds__zero(void *p, size_t n);
-
-/*
- * Start and reload values for a sampling period on a @width-bit counter
- * (ds_pmc_period_values' arithmetic, shared with ds_nb_period so that
- * NetBurst support does not need DS_CONFIG_PMC). Pure.
- */
-static inline int ds__period_values(unsigned width, bool full_width, uint64_t period,
-                                    uint64_t *out_start, uint64_t *out_reset)
-{
-    if (!out_start || !out_reset)
-        return DS_ERR_NULL;
-    if (width < 8 || width > 64)
-        return DS_ERR_INVAL;
-    if (period == 0)
-        return DS_ERR_PMC_PERIOD_ZERO;
-    /* Legacy IA32_PMCx writes load bits 31:0 and sign-extend bit 31 (SDM
-     * "Full-Width Writes to Performance Counter Registers"). */
-    unsigned usable = (!full_width && width > 32) ? 32 : width;
-    if (period > (1ull << (usable - 1)))
-        return DS_ERR_PMC_PERIOD_WIDE;
-    uint64_t mask = width >= 64 ? ~0ull : ((1ull << width) - 1);
-    uint64_t v = (0 - period) & mask;
-    *out_start = v;
-    *out_reset = v;
-    return DS_OK;
-}
 
 /*
  * DS management fields (SDM Vol. 3B "DS Save Area": BTS base, index,
@@ -134,49 +65,6 @@ void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct
  * does not name the context's format, then *@key names it. */
 void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
                         struct ds_pebs_sample *scratch, uint32_t *key);
-
-/*
- * 64-bit unsigned division without libgcc: i386 would otherwise call
- * __udivdi3/__umoddi3, which a kernel may not provide. Shift-subtract,
- * bounded (64 steps); native on 64-bit targets. @d must be non-zero.
- */
-static inline uint64_t ds__div64(uint64_t n, uint64_t d, uint64_t *out_rem)
-{
-#if UINTPTR_MAX > 0xFFFFFFFFu
-    if (out_rem)
-        *out_rem = n % d;
-    return n / d;
-#else
-    uint64_t q = 0, r = 0;
-    for (int i = 63; i >= 0; i--) {
-        r = (r << 1) | ((n >> i) & 1);
-        if (r >= d) {
-            r -= d;
-            q |= 1ull << i;
-        }
-    }
-    if (out_rem)
-        *out_rem = r;
-    return q;
-#endif
-}
-
-/*
- * n / d for a record size @d (non-zero): a native 32-bit divide when @n fits
- * in 32 bits (always, for an index inside a buffer on i386, where size_t is
- * 32 bits), ds__div64 only for a garbage index beyond 4 GiB. Used once per
- * drain; the per-record walk adds record sizes and never divides.
- */
-static inline uint64_t ds__div_rec(uint64_t n, uint32_t d, uint64_t *out_rem)
-{
-    if (n <= 0xFFFFFFFFull) {
-        uint32_t n32 = (uint32_t)n;
-        if (out_rem)
-            *out_rem = n32 % d;
-        return n32 / d;
-    }
-    return ds__div64(n, d, out_rem);
-}
 
 /* --- Drain engine shared by PEBS and BTS (drain.c) -------------------------
  * Bounds that hold whatever the DS management fields contain. Inline with
@@ -271,45 +159,5 @@ static inline __attribute__((always_inline)) uint32_t ds__drain_span_inl(struct 
 /* Out-of-line copies (drain.c, BTS or PEBS compiled in). */
 uint32_t ds__drain_span(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st, uint64_t *out_idx);
 void ds__drain_finish(struct ds_ctx *ctx, bool pebs, uint64_t seen_index, struct ds_drain_stats *st);
-
-/* --- MSR access on the PMI path (pmi.c) ------------------------------------ */
-#include <ds/cpu.h>
-#include <ds/msr.h>
-
-/*
- * ds_msr_read / ds_msr_write (msr.c) inlined, without their NULL checks:
- * for callers that validated @cpu once (ds_pmi_init) and run on every NMI
- * (issue 10 item 21: the call into msr.c and its checks were 19 and 17
- * instructions per access). Same results as msr.c, backend or native.
- */
-static inline __attribute__((always_inline)) int ds__msr_rd(const struct ds_cpu *cpu, uint32_t msr, uint64_t *out)
-{
-    const struct ds_msr_ops *o = cpu->ops;
-    if (o)
-        return o->read && o->read(cpu->ops_ctx, msr, out) == DS_OK ? DS_OK : DS_ERR_MSR_FAULT;
-#if defined(DS_HOSTED)
-    (void)msr;
-    (void)out;
-    return DS_ERR_MSR_FAULT; /* no ring 0 on a host build */
-#else
-    *out = ds_rdmsr_native(msr);
-    return DS_OK;
-#endif
-}
-
-static inline __attribute__((always_inline)) int ds__msr_wr(const struct ds_cpu *cpu, uint32_t msr, uint64_t val)
-{
-    const struct ds_msr_ops *o = cpu->ops;
-    if (o)
-        return o->write && o->write(cpu->ops_ctx, msr, val) == DS_OK ? DS_OK : DS_ERR_MSR_FAULT;
-#if defined(DS_HOSTED)
-    (void)msr;
-    (void)val;
-    return DS_ERR_MSR_FAULT;
-#else
-    ds_wrmsr_native(msr, val);
-    return DS_OK;
-#endif
-}
 
 #endif /* DS_INTERNAL_H */

@@ -6,7 +6,7 @@
  * lbr.c/core.c, EDK2 and Xen list (sources per row in lbr.md).
  */
 #include <ds/lbr.h>
-#include "internal.h"
+#include "util.h"
 
 #if DS_CONFIG_LBR
 

@@ -2,7 +2,7 @@
 /* MSR/CPUID dispatch: backend table when present, else the instructions. */
 #include <ds/msr.h>
 #include <ds/cpu.h>
-#include "internal.h"
+#include "msr_int.h"
 
 int ds_msr_read(const struct ds_cpu *cpu, uint32_t msr, uint64_t *out)
 {

@@ -9,7 +9,7 @@
  * SDM table, and carry no second independent check in this project).
  */
 #include <ds/netburst.h>
-#include "internal.h"
+#include "util.h"
 
 #if DS_CONFIG_NETBURST
 

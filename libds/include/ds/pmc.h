@@ -248,7 +248,7 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
 /*
  * Enable PEBS on GP counter @idx (already programmed with @evtsel, which is
  * checked). Which counters take PEBS comes from one per-microarchitecture
- * table in pmc.c: Silvermont, Airmont, Goldmont, Knights Landing/Mill
+ * table in pmc_pebs.c: Silvermont, Airmont, Goldmont, Knights Landing/Mill
  * (06_37H/4AH/4DH/5AH/5DH/4CH/75H/5CH/5FH/57H/85H): PMC0 only, else
  * DS_ERR_PMC_PEBS_PMC0_ONLY (SDM 18.6.1.1, 18.7.1; Linux constraint 0x1);
  * format 0 (Core 2/Atom): idx must be 0 and the event one of
@@ -371,7 +371,7 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
  * Nehalem/Westmere MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD 0BH/10H PMC3,
  * Sandy Bridge .. Broadwell MEM_TRANS_RETIRED CDH/01H PMC3 (Haswell,
  * Broadwell and Nehalem PMC3 deviate from Linux's 0xf: perfmon "Counter":
- * "3", libpfm4 cntmsk 0x8; pmc.c ldlat13_event), Skylake CDH/01H PMC0-3;
+ * "3", libpfm4 cntmsk 0x8; pmc_pebs.c ldlat13_event), Skylake CDH/01H PMC0-3;
  * another counter is DS_ERR_PMC_PEBS_EVENT_COUNTER, nothing written.
  * Adaptive PEBS (formats 4-6, Ice Lake+): MSR_PEBS_LD_LAT = @threshold, then
  * IA32_PEBS_ENABLE |= PMCn only (bits 32+ are fixed-counter PEBS there); the

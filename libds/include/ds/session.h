@@ -347,7 +347,7 @@ int ds_session_start(struct ds_session *s);
 int ds_session_stop(struct ds_session *s);
 
 /* The part of ds_session_pmi after ds_pmi_handle that is not the common
- * case (session.c): errors, an uninitialised session, drains with losses or
+ * case (session_pmi.c): errors, an uninitialised session, drains with losses or
  * anomalies, BTS, LBR. Called only by ds_session_pmi. */
 int ds__session_pmi_rest(struct ds_session *s, struct ds_pmi_result *res, int err);
 
