@@ -27,7 +27,7 @@
  *    request, a BTS threshold PMI (no GLOBAL_STATUS bit) included;
  *  - EVTSEL edge/inv/cmask/any and CCCR edge/cascade are accepted but not
  *    modelled (every event increments by 0 or 1 per instruction);
- *  - GP counters decode event/umask per profile's core (dsmodel.c ev_table:
+ *  - GP counters decode event/umask per profile's core (dsm_event.c ev_table:
  *    perfmon JSON / SDM, counters per the perfmon "Counter" field): an
  *    encoding the core lacks counts nothing; non-PEBS events take no assist
  *    (Core 2, Nehalem) or an imprecise one at the next instruction;
@@ -45,7 +45,8 @@
  *    records as normal; PEBS_FRONTEND is storage only;
  *  - BTS "predicted" flag (bit 4) is written only on NetBurst (the SDM says
  *    Core and Atom do not support it; the model extends that to later cores);
- *  - see dsmodel.c for the per-rule SDM citations.
+ *  - see model/src (one file per facility, dsm_internal.h lists them) for
+ *    the per-rule SDM citations.
  *
  * Concurrency / NMI: functions on different struct dsm_cpu are independent.
  * On one cpu, nothing is re-entrant except that the PMI callback may call
@@ -262,7 +263,7 @@ struct dsm_cpu {
     uint32_t fixed_avail;
     /* IA32_PERF_METRICS (329H) with PERF_CAPABILITIES.PERF_METRICS: as written,
      * and while IA32_PERF_GLOBAL_CTRL bit 48 (EN_PERF_METRICS) is set and fixed
-     * counter 3 counts, Retiring = FFH (every slot retires; dsmodel.c
+     * counter 3 counts, Retiring = FFH (every slot retires; dsm_pmc.c
      * metrics_update); without bit 48 it stays stale. Copied into the format 6
      * counters group (MSR_PEBS_DATA_CFG bit 5) and the arch-PEBS one (CFG_C bit 38) */
     uint64_t perf_metrics;
@@ -387,7 +388,7 @@ int dsm_apebs_set_fragment(struct dsm_cpu *cpu, uint32_t max);
  * all fragments included; 0 without arch PEBS. */
 uint32_t dsm_apebs_record_size(const struct dsm_cpu *cpu, uint64_t hit);
 
-/* Hooks called by dsmodel.c (not for callers). */
+/* Hooks called by the model's other files (dsmodel.c, dsm_pmc.c; not for callers). */
 void dsm__apebs_init(struct dsm_cpu *c, bool ecore);
 bool dsm__apebs_cpuid(const struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4]);
 bool dsm__apebs_msr(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v, int *rc);

@@ -3,7 +3,7 @@
  * Which MSRs a WRMSR #GPs on regardless of the value: the architecturally
  * read-only ones. Shared by fake_cpu.h and fake_pmu.h so both fakes are no
  * more permissive than hardware and the reference model (model/src/
- * dsmodel.c, which returns DSM_GP for a write to PERF_CAPABILITIES,
+ * dsm_pmc.c, which returns DSM_GP for a write to PERF_CAPABILITIES,
  * GLOBAL_STATUS, GLOBAL_INUSE and to GLOBAL_STATUS_SET below perfmon v4).
  *
  * Sources (SDM Vol. 4 "Model-Specific Registers", Table 2-2 "IA-32
