@@ -3,7 +3,8 @@
 #include <k/console.h>
 #include <k/fbcon.h>
 #include <k/io.h>
-#include <k/smp.h>
+#include <k/percpu.h>
+#include <k/spin.h>
 #include <stdint.h>
 
 #define COM1 0x3F8
