@@ -247,8 +247,12 @@ struct run_cfg {
  * GP mask PMC0|PMC1 (bits 47:32) and fixed mask fixed 0 (55:48) puts the three
  * values into every record. With PERF_CAPABILITIES.PERF_METRICS also bit 5:
  * TOPDOWN.SLOTS (fixed 3, from 0) and IA32_PERF_METRICS (329H, set to
- * CNTR_METRICS_SEED before the run) follow the counters. */
+ * CNTR_METRICS_SEED before the run) follow the counters. The session sets
+ * GLOBAL_CTRL bit 48 (EN_PERF_METRICS, Linux intel_set_masks), so the model
+ * updates PERF_METRICS over the seed: every slot retires there, Retiring
+ * (bits 7:0) FFH and the other metrics 0 (model/include/dsmodel.h). */
 #define CNTR_METRICS_SEED 0x0807060504030201ull
+#define CNTR_METRICS_MODEL 0xFFull
 #define CNTR_GP_MASK 0x3u
 #define CNTR_FIXED_MASK 0x1u
 #define CNTR_DATA_CFG (DS_PEBS_DATA_CFG_CNTRS | ((uint64_t)CNTR_GP_MASK << DS_PEBS_DATA_CFG_GP_SHIFT) | \

@@ -210,8 +210,8 @@ uint64_t pebs_run_checks(const struct run_cfg *rc, uint64_t events)
 /* The counters group's counting side as session requests (DS_COUNT, no
  * PMI): the run's event on the lowest free GP counter (PMC1, PMC0 samples)
  * and instructions on fixed 0; the session counts slots on fixed 3 itself
- * (DS_GROUP_METRICS). IA32_PERF_METRICS is seeded here (the model computes
- * no metrics; a plain register there), after the session saved nothing of it. */
+ * (DS_GROUP_METRICS). IA32_PERF_METRICS is seeded here, after the session
+ * saved nothing of it: a record still holding the seed was never updated. */
 bool cntr_requests(const struct run_cfg *rc)
 {
     struct ds_request c;
@@ -255,9 +255,10 @@ void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
         if (!(r->hdr & DSREC_ADAPTIVE_CNTRS) || r->cntr_gp_mask != CNTR_GP_MASK ||
             r->cntr_fixed_mask != CNTR_FIXED_MASK || r->has_metrics != met)
             bad_mask++;
-        /* model: IA32_PERF_METRICS as written (it computes none), slots a period apart */
-        if (met && i && (E.model ? (r->metrics != CNTR_METRICS_SEED || r->slots - E.pebs[i - 1].slots != rc->period)
-                                 : r->slots - E.pebs[i - 1].slots < rc->period))
+        /* model: IA32_PERF_METRICS updated (EN_PERF_METRICS), slots a period apart;
+         * hardware: updated, so never the seed */
+        if (met && i && (E.model ? (r->metrics != CNTR_METRICS_MODEL || r->slots - E.pebs[i - 1].slots != rc->period)
+                                 : (r->metrics == CNTR_METRICS_SEED || r->slots - E.pebs[i - 1].slots < rc->period)))
             bad_met++;
         if ((r->hdr >> DSREC_ADAPTIVE_SIZE_SHIFT) != want_size)
             bad_size++;
@@ -275,7 +276,7 @@ void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
     if (met)
         check(E.npebs > 1 && bad_met == 0,
               "%s: metrics in every record: slots (fixed 3) grow by %s%u, PERF_METRICS %s (%u off)", rc->name,
-              E.model ? "exactly " : "at least ", (unsigned)rc->period, E.model ? "as written" : "read", bad_met);
+              E.model ? "exactly " : "at least ", (unsigned)rc->period, E.model ? "Retiring FFH" : "updated", bad_met);
     check(E.npebs > 1 && bad_step == 0, "%s: PMC1 and fixed 0 grow by %s%u events from record to record (%u steps off)",
           rc->name, E.model ? "exactly " : "at least ", (unsigned)rc->period, bad_step);
 }

@@ -238,6 +238,20 @@ int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind,
     return ds_msr_write(ap->cpu, msr, 0);
 }
 
+/* A counting member of a counters group: CFG_C = CNTR_ALLOW, no EN, no
+ * reload (Linux intel_pmu_enable_event_ext: ext = ARCH_PEBS_CNTR_ALLOW for
+ * a non-precise event of a PEBS counter group, written to every member). */
+int ds_arch_pebs_counter_allow(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, bool allow)
+{
+    uint32_t msr;
+    int e = counter_msr(ap, kind, index, &msr);
+    if (e)
+        return e;
+    if (allow && !(ap->caps.cfg_c_caps & DS_APEBS_CFG_CNTR_ALLOW))
+        return DS_ERR_APEBS_GROUP;
+    return ds_msr_write(ap->cpu, msr, allow ? DS_APEBS_CFG_CNTR_ALLOW : 0);
+}
+
 /* --- Decoder -------------------------------------------------------------------------- */
 
 /* Linux arch_pebs_record_continued: CONT, or a null fragment (bits 63:16 zero). */
@@ -430,12 +444,6 @@ static int frag_groups(const unsigned char *p, uint32_t sz, struct ds_pebs_sampl
     return DS_OK;
 }
 
-/*
- * One record: its first fragment and the fragments continuing it, inside
- * p[0, avail). *used: bytes of the fragments (set on DS_OK and on
- * DS_ERR_APEBS_NO_BASIC, where the orphan chain is only walked, not
- * decoded). @s is cleared first; its content is meaningful only on DS_OK.
- */
 /* Zero the sample: 8-byte stores (a drain clears one per record), volatile
  * so that no memset call is emitted; the tail bytes (i386 layout) one by one. */
 static void clear_sample(struct ds_pebs_sample *s)
@@ -449,12 +457,19 @@ static void clear_sample(struct ds_pebs_sample *s)
         b[i] = 0;
 }
 
+/*
+ * One record: its first fragment and the fragments continuing it, inside
+ * p[0, avail). A first fragment without the basic group is skipped alone
+ * (DS_ERR_APEBS_NO_BASIC, *used = its size, its CONT not followed): Linux
+ * intel_pmu_drain_arch_pebs "1st fragment or single record must have basic
+ * group", at += header->size. *used: bytes consumed (set on DS_OK and on
+ * DS_ERR_APEBS_NO_BASIC). @s is cleared first; meaningful only on DS_OK.
+ */
 static int record(const unsigned char *p, uint32_t avail, struct ds_pebs_sample *s, uint32_t *used)
 {
     clear_sample(s);
     s->fmt = DS_PEBS_FMT_ARCH;
     uint32_t at = 0, nfrag = 0;
-    int orphan = DS_OK;
     for (;;) {
         if (avail - at < DS_APEBS_HDR_BYTES)
             return DS_ERR_APEBS_REC_SHORT; /* also: a continuation promised but absent */
@@ -466,14 +481,14 @@ static int record(const unsigned char *p, uint32_t avail, struct ds_pebs_sample 
             return DS_ERR_APEBS_REC_ALIGN;
         if (nfrag == 0) {
             s->header = h;
-            if (!(h & DS_APEBS_HDR_BASIC))
-                orphan = DS_ERR_APEBS_NO_BASIC; /* Linux: "1st fragment or single record must have basic group" */
+            if (!(h & DS_APEBS_HDR_BASIC)) {
+                *used = sz;
+                return DS_ERR_APEBS_NO_BASIC;
+            }
         }
-        if (!orphan) {
-            int e = frag_groups(p + at, sz, s);
-            if (e)
-                return e;
-        }
+        int e = frag_groups(p + at, sz, s);
+        if (e)
+            return e;
         at += sz;
         nfrag++;
         if (!continued(h))
@@ -482,7 +497,7 @@ static int record(const unsigned char *p, uint32_t avail, struct ds_pebs_sample 
     *used = at;
     s->size = at;
     s->fragments = nfrag;
-    return orphan;
+    return DS_OK;
 }
 
 int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *out, uint32_t *out_consumed)
@@ -689,6 +704,15 @@ int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind,
     (void)ap;
     (void)kind;
     (void)index;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_arch_pebs_counter_allow(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, bool allow)
+{
+    (void)ap;
+    (void)kind;
+    (void)index;
+    (void)allow;
     return DS_ERR_UNSUPPORTED;
 }
 

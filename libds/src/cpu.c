@@ -137,6 +137,11 @@ static void identify_ext_leaves(struct ds_cpu *cpu, struct ds_caps *c)
         c->cpuid7_edx = r[3];
         c->hybrid = (r[3] & DS_CPUID7_EDX_HYBRID) != 0;
         c->arch_lbr = (r[3] & DS_CPUID7_EDX_ARCH_LBR) != 0;
+        /* Linux get_cpu_cap: sub-leaf 1 only when 07H.0:EAX (max sub-leaf) >= 1 */
+        if (r[0] >= 1) {
+            ds_cpuid(cpu, 7, 1, r);
+            c->arch_perfmon_ext = (r[0] & DS_CPUID7_1_EAX_ARCH_PERFMON_EXT) != 0;
+        }
     }
     if (c->max_leaf >= 0x1A) {
         ds_cpuid(cpu, 0x1A, 0, r);
@@ -154,7 +159,9 @@ static void identify_ext_leaves(struct ds_cpu *cpu, struct ds_caps *c)
         for (uint32_t m = r[0] & 0xFFu; m; m >>= 1)
             c->arch_lbr_depth = (uint8_t)(c->arch_lbr_depth + 8);
     }
-    if (c->max_leaf >= 0x23) {
+    /* Linux reads leaf 23H only with X86_FEATURE_ARCH_PERFMON_EXT
+     * (CPUID.(07H,1):EAX[8]; intel_pmu_init -> update_pmu_cap). */
+    if (c->max_leaf >= 0x23 && c->arch_perfmon_ext) {
         ds_cpuid(cpu, 0x23, 0, r);
         c->has_leaf_23 = r[0] != 0;
         c->leaf23_subleaves = r[0];
@@ -336,6 +343,8 @@ static void identify_leaf0a(struct ds_cpu *cpu, struct ds_caps *c)
         c->fixed_counters = (uint8_t)(r[3] & 0x1F);
         c->fixed_width = (uint8_t)((r[3] >> 5) & 0xFF);
     }
+    /* EDX[15] AnyThread deprecation: Linux intel_pmu_init reads it from v5 */
+    c->anythread_deprecated = c->perfmon_version >= 5 && (r[3] & (1u << 15));
     identify_fixed(c, r[2]);
     c->gp_mask = c->gp_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->gp_counters) - 1);
 }

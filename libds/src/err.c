@@ -69,6 +69,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMI_NOT_INIT, "PMI handler state not initialised"),
     ROW(DS_ERR_PMI_HOOK, "counter-overflow hook reported an error"),
     ROW(DS_ERR_PMI_LBR_BUF, "PMI LBR snapshot step needs cfg.lbr.buf with cap >= the LBR depth"),
+    ROW(DS_ERR_PMI_CTX_CPU, "DS context given to ds_pmi_init was set up for another struct ds_cpu"),
     ROW(DS_ERR_PMI_STORM, "PMI storm: GLOBAL_STATUS still set after 100 handler passes; PMU stopped (GLOBAL_CTRL = 0)"),
 
     /* 250..299: architectural / Core counters */
@@ -94,6 +95,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMC_PEBS_UCODE, "Sandy Bridge microcode too old for PEBS (06_2AH < 0x28, 06_2DH < 0x618/0x70C)"),
     ROW(DS_ERR_PMC_NO_UMASK2, "event-select UMASK2 not enumerated by CPUID leaf 23H"),
     ROW(DS_ERR_PMC_NO_EQ, "event-select EQ bit not enumerated by CPUID leaf 23H"),
+    ROW(DS_ERR_PMC_ANY_DEPRECATED, "AnyThread set but CPUID.0AH:EDX[15] deprecates it (perfmon v5+; Linux hides the any format there)"),
     ROW(DS_ERR_PMC_PEBS_EVENT_COUNTER, "this PEBS event is restricted to another counter (PREC_DIST: PMC1, SNB/IVB MEM_TRANS_RETIRED: PMC3)"),
 
     /* 300..349: NetBurst */
@@ -129,6 +131,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_LBR_ARCH_HIDDEN, "Arch LBR model but CPUID.(07H,0):EDX[19] is 0 (hidden, e.g. by a hypervisor)"),
     ROW(DS_ERR_LBR_FREEZE_ERRATUM, "FREEZE_LBRS_ON_PMI broken on Atom 06_1CH before stepping 10 (erratum)"),
     ROW(DS_ERR_LBR_FMT_UNKNOWN, "LBR format unknown: IA32_PERF_CAPABILITIES read faulted and the model row does not fix the format"),
+    ROW(DS_ERR_LBR_BAD_DEPTH, "legacy LBR row depth is not 4, 8, 16 or 32"),
     /* 400..449: architectural PEBS */
     ROW(DS_ERR_APEBS_NOT_ENUMERATED, "architectural PEBS not enumerated (PERF_CAPABILITIES.PEBS_FMT != 0xF or CPUID.23H sub-leaves 4/5 absent)"),
     ROW(DS_ERR_APEBS_MASKS, "CPUID.(23H,5) PEBS/PDIST counter bitmap names counters that do not exist"),
@@ -176,6 +179,9 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_SESSION_NO_CNTR_GROUP, "counters group asked where the PEBS format has none (format 6 with PEBS_BASELINE or arch PEBS)"),
     ROW(DS_ERR_SESSION_NO_METRICS, "metrics in the counters group need PERF_CAPABILITIES.PERF_METRICS and fixed counter 3"),
     ROW(DS_ERR_SESSION_NO_CALLBACK, "no callback for this request's samples (overflow samples need on_sample; PEBS records on_sample or on_pebs)"),
+    ROW(DS_ERR_SESSION_MEM_OVERLAP, "session region overlaps the struct ds_session or the struct ds_cpu"),
+    ROW(DS_ERR_SESSION_MEM_RANGE, "session region wraps, or lies beyond the CPU's linear-address width, 4 GiB (32-bit DS area) or MAXPHYADDR"),
+    ROW(DS_ERR_SESSION_PDIST, "pdist (most precise) request needs DS_SAMPLE_PRECISE on architectural PEBS (CPUID.(23H,5) PDIST counters)"),
 
 };
 

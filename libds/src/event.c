@@ -83,13 +83,20 @@
     R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, "MEM_UOPS_RETIRED.ALL_STORES", json " PEBS"),         \
     R(u, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", json " PEBS 0")
 
+/* Why loads/stores keep perfmon's D0H/81H, 82H where Linux's L1-dcache
+ * ids differ (issue 25 item 10): Linux snb_hw_cache_event_ids L1D
+ * read/write access 0xf1d0 / 0xf2d0 set STLB_MISS|LOCK|SPLIT beside ALL
+ * (bit 7), which already counts every load/store uop; perfmon names 81H/82H
+ * ALL_LOADS/ALL_STORES (PEBS). Haswell/Skylake Linux ids are 0x81d0/0x82d0. */
+#define SNB_LS_WHY "Linux snb_hw_cache_event_ids L1D access 0xf1d0/0xf2d0 add STLB_MISS|LOCK|SPLIT to ALL (bit 7), the same uops: perfmon's ALL_LOADS/ALL_STORES kept"
+
 /* Sandy Bridge .. Skylake (PEBS formats 1-3, load latency CDH/01H). */
-#define SNB_HSW_SKL(u, json, lname)                                                               \
-    R(u, I, 0xC0, 0x01, 0, false, 0, P_GP, 0, 0, "INST_RETIRED.PREC_DIST", json " PEBS 2, counter 1; Linux ds.c INTEL_PST_CONSTRAINT(0x01c0, 0x2)"), \
+#define SNB_HSW_SKL(u, json, lname, lswhy)                                                               \
+    R(u, I, 0xC0, 0x01, 0, false, 0, P_GP, 0, 0, "INST_RETIRED.PREC_DIST", json " PEBS 2, counter 1; Linux ds.c INTEL_FLAGS_UEVENT_CONSTRAINT(0x01c0, 0x2)"), \
     R(u, B, 0xC4, 0x04, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES_PEBS", json " PEBS 2"), \
     R(u, M, 0xC5, 0x04, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES_PEBS", json " PEBS 2"), \
-    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, 0xCD, 0x01, lname ".ALL_LOADS", json " PEBS 1; ldlat MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4 CDH/01H PEBS 2"), \
-    R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, lname ".ALL_STORES", json " PEBS 1"),                 \
+    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, 0xCD, 0x01, lname ".ALL_LOADS", json " PEBS 1; ldlat MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4 CDH/01H PEBS 2; " lswhy), \
+    R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, lname ".ALL_STORES", json " PEBS 1; " lswhy),    \
     CYC(u, json " PEBS 0")
 
 static const struct ds_event_desc table[] = {
@@ -116,8 +123,12 @@ static const struct ds_event_desc table[] = {
     R(DS_UARCH_CORE2, I, 0xC0, 0x00, 0, false, 0, P_GP, 0, 0, "INST_RETIRED.ANY_P", "SDM Core 2 PEBS events; Linux intel_core2_pebs_event_constraints 0x00c0"),
     R(DS_UARCH_CORE2, B, 0xC4, 0x00, 0, false, -1, P_NONE, 0, 0, "BR_INST_RETIRED.ANY", "SDM Core 2 events (not in its PEBS table)"),
     R(DS_UARCH_CORE2, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.MISPRED", "SDM Core 2 PEBS events; Linux intel_core2_pebs_event_constraints 0x00c5"),
-    R(DS_UARCH_CORE2, L, 0xC0, 0x01, 0, false, -1, P_NONE, 0, 0, "INST_RETIRED.LOADS", "SDM Core 2 events (not in its PEBS table)"),
-    R(DS_UARCH_CORE2, S, 0xC0, 0x02, 0, false, -1, P_NONE, 0, 0, "INST_RETIRED.STORES", "SDM Core 2 events (not in its PEBS table)"),
+    /* Linux core2_hw_cache_event_ids L1D read/write access are 0x0f40
+     * L1D_CACHE_LD.MESI / 0x0f41 L1D_CACHE_ST.MESI: L1 data cache reads and
+     * writes (accesses, speculative ones included), not retired load/store
+     * instructions, which "loads"/"stores" count here (issue 25 item 10). */
+    R(DS_UARCH_CORE2, L, 0xC0, 0x01, 0, false, -1, P_NONE, 0, 0, "INST_RETIRED.LOADS", "SDM Core 2 events (not in its PEBS table); not Linux's L1-dcache 0x0f40 L1D_CACHE_LD.MESI: that counts cache reads, this retired loads"),
+    R(DS_UARCH_CORE2, S, 0xC0, 0x02, 0, false, -1, P_NONE, 0, 0, "INST_RETIRED.STORES", "SDM Core 2 events (not in its PEBS table); not Linux's L1-dcache 0x0f41 L1D_CACHE_ST.MESI: that counts cache writes, this retired stores"),
     R(DS_UARCH_CORE2, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", "SDM Core 2 events; Linux intel_perfmon_event_map"),
 
     /* Bonnell: perfmon BNL/events/bonnell_core.json; Linux intel_atom_pebs_event_constraints. */
@@ -170,9 +181,9 @@ static const struct ds_event_desc table[] = {
     R(DS_UARCH_NEHALEM, S, 0x0B, 0x02, 0, false, -1, P_NONE, 0, 0, "MEM_INST_RETIRED.STORES", "NehalemEP_core.json; not in Linux intel_nehalem_pebs_event_constraints"),
     CYC(DS_UARCH_NEHALEM, "NehalemEP_core.json PEBS 0"),
 
-    SNB_HSW_SKL(DS_UARCH_SANDYBRIDGE, "perfmon SNB/events/sandybridge_core.json, IVB/events/ivybridge_core.json", "MEM_UOPS_RETIRED"),
-    SNB_HSW_SKL(DS_UARCH_HASWELL, "perfmon HSW/events/haswell_core.json, BDW/events/broadwell_core.json", "MEM_UOPS_RETIRED"),
-    SNB_HSW_SKL(DS_UARCH_SKYLAKE, "perfmon SKL/events/skylake_core.json, SKX/events/skylakex_core.json", "MEM_INST_RETIRED"),
+    SNB_HSW_SKL(DS_UARCH_SANDYBRIDGE, "perfmon SNB/events/sandybridge_core.json, IVB/events/ivybridge_core.json", "MEM_UOPS_RETIRED", SNB_LS_WHY),
+    SNB_HSW_SKL(DS_UARCH_HASWELL, "perfmon HSW/events/haswell_core.json, BDW/events/broadwell_core.json", "MEM_UOPS_RETIRED", "Linux hsw_hw_cache_event_ids L1D access 0x81d0/0x82d0 agree"),
+    SNB_HSW_SKL(DS_UARCH_SKYLAKE, "perfmon SKL/events/skylake_core.json, SKX/events/skylakex_core.json", "MEM_INST_RETIRED", "Linux skl_hw_cache_event_ids L1D access 0x81d0/0x82d0 agree"),
     BIGCORE(DS_UARCH_ICELAKE, 0xCD, 0x01, "perfmon ICL/events/icelake_core.json, ICX/events/icelakex_core.json"),
     BIGCORE(DS_UARCH_GOLDENCOVE, 0xCD, 0x01, "perfmon SPR/events/sapphirerapids_core.json, ADL/events/alderlake_goldencove_core.json"),
     SMALLCORE(DS_UARCH_GRACEMONT, 0xD0, 0x05, "perfmon ADL/events/alderlake_gracemont_core.json"),
@@ -189,6 +200,16 @@ static const struct ds_event_desc table[] = {
     R(DS_UARCH_ARCTICWOLF, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, "BR_INST_RETIRED.ALL_BRANCHES", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 1"),
     R(DS_UARCH_ARCTICWOLF, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, "BR_MISP_RETIRED.ALL_BRANCHES", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 1"),
     R(DS_UARCH_ARCTICWOLF, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, "CPU_CLK_UNHALTED.CORE_P", "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 0"),
+
+    /* Yonah (Core Solo/Duo 06_0EH): Linux core.c intel_pmu_init "Core
+     * events" (name "core") counts it with the architectural
+     * intel_perfmon_event_map on perfmon v1 (no fixed counters, no PEBS,
+     * no hw_cache ids: loads/stores DS_ERR_EVENT_NONE); SDM Vol. 3B
+     * architectural events (Table 20-1). Perfmon publishes no file. */
+    R(DS_UARCH_YONAH, I, 0xC0, 0x00, 0, false, -1, P_NONE, 0, 0, "INSTR_RETIRED", "architectural event C0H/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x00c0"),
+    R(DS_UARCH_YONAH, B, 0xC4, 0x00, 0, false, -1, P_NONE, 0, 0, "BR_INST_RETIRED", "architectural event C4H/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x00c4"),
+    R(DS_UARCH_YONAH, M, 0xC5, 0x00, 0, false, -1, P_NONE, 0, 0, "BR_MISP_RETIRED", "architectural event C5H/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x00c5"),
+    R(DS_UARCH_YONAH, C, 0x3C, 0x00, 0, false, -1, P_NONE, 0, 0, "UNHALTED_CORE_CYCLES", "architectural event 3CH/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x003c"),
 };
 
 /* Family 6 parts with one core type: DisplayModel -> uarch. */
@@ -198,6 +219,7 @@ struct model_row {
 };
 
 static const struct model_row uarch_models[] = {
+    { 0x0E, DS_UARCH_YONAH }, /* Linux intel_pmu_init INTEL_CORE_YONAH: "core" */
     { 0x0F, DS_UARCH_CORE2 }, { 0x16, DS_UARCH_CORE2 }, { 0x17, DS_UARCH_CORE2 }, { 0x1D, DS_UARCH_CORE2 },
     { 0x1C, DS_UARCH_BONNELL }, { 0x26, DS_UARCH_BONNELL }, { 0x27, DS_UARCH_BONNELL },
     { 0x35, DS_UARCH_BONNELL }, { 0x36, DS_UARCH_BONNELL },
@@ -334,6 +356,7 @@ static const char *const uarch_names[DS_UARCH__COUNT] = {
     "unknown", "netburst", "core2", "bonnell", "silvermont", "knights", "goldmont", "goldmont_plus",
     "tremont", "nehalem", "sandybridge", "haswell", "skylake", "icelake", "goldencove", "gracemont",
     "redwoodcove", "crestmont", "lioncove", "skymont", "cougarcove", "darkmont", "coyotecove", "arcticwolf",
+    "yonah",
 };
 
 const char *ds_uarch_name(enum ds_uarch u)

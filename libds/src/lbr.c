@@ -617,6 +617,11 @@ int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned forma
     /* A packed layout holds 32-bit FROM/TO in one MSR; only format 0 decodes it. */
     if ((m->flags & DS_LBR_F_PACKED) && format != DS_LBR_FMT_32)
         return DS_ERR_LBR_BAD_FORMAT;
+    /* legacy stacks are 4, 8, 16 or 32 deep (SDM "LBR Stack" per model;
+     * Linux lbr_nr), entry k at (TOS - k) & (depth - 1); an Arch LBR
+     * depth is IA32_LBR_DEPTH's, checked by read_arch */
+    if (!arch && m->depth != 4 && m->depth != 8 && m->depth != 16 && m->depth != 32)
+        return DS_ERR_LBR_BAD_DEPTH;
     if (arch)
         return read_arch(cpu, m, out, cap, out_n);
     return read_legacy(cpu, m, row_format(m, format), out, cap, out_n);

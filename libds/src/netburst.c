@@ -278,8 +278,8 @@ int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask)
         if (!found)
             return DS_ERR_NB_BAD_MASK;
         p += n;
-        if (*p)
-            p++;
+        if (*p && !*++p)
+            return DS_ERR_NB_BAD_MASK; /* a separator with no name after it */
     }
     if (!mask)
         return DS_ERR_NB_BAD_MASK;

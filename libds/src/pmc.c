@@ -109,6 +109,8 @@ static int check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
         return DS_ERR_PMC_RESERVED;
     if ((evtsel & DS_EVTSEL_ANY) && c->perfmon_version < 3)
         return DS_ERR_PMC_RESERVED;
+    if ((evtsel & DS_EVTSEL_ANY) && c->anythread_deprecated)
+        return DS_ERR_PMC_ANY_DEPRECATED; /* Linux drops the `any` format there */
     if (evtsel & (DS_EVTSEL_IN_TX | DS_EVTSEL_IN_TXCP)) {
         /* IN_TX/IN_TXCP exist only on TSX parts (Haswell+, reference msr.md;
          * Linux HSW_IN_TX). Perfmon v3 alone (Nehalem..Ivy Bridge) leaves
@@ -251,6 +253,8 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
         return DS_ERR_PMC_BAD_FIXED;
     if (ctrl > 0xF || ((ctrl & DS_FIXED_ANY) && c->perfmon_version < 3))
         return DS_ERR_PMC_RESERVED;
+    if ((ctrl & DS_FIXED_ANY) && c->anythread_deprecated)
+        return DS_ERR_PMC_ANY_DEPRECATED;
     if (adaptive && !adaptive_pebs(c))
         return DS_ERR_PMC_RESERVED;
     /* Fixed counters have no IA32_A_* alias; libds writes the value as is and
@@ -386,11 +390,14 @@ int ds_pmc_core2_pebs_event(uint8_t model, uint8_t event, uint8_t umask)
             return DS_OK;
         return DS_ERR_PMC_PEBS_EVENT;
     case 0x1C: case 0x26: case 0x27: case 0x35: case 0x36:
-        /* Linux ds.c intel_atom_pebs_event_constraints (single source):
-         * INST_RETIRED.ANY, MISPREDICTED_BRANCH_RETIRED, MEM_LOAD_RETIRED.* */
-        if ((event == 0xC0 && umask == 0x00) || (event == 0xC5 && umask == 0x00) || event == 0xCB)
-            return DS_OK;
-        return DS_ERR_PMC_PEBS_EVENT;
+        /* Linux ds.c intel_atom_pebs_event_constraints: INST_RETIRED.ANY,
+         * MISPREDICTED_BRANCH_RETIRED, MEM_LOAD_RETIRED.* and "Allow all
+         * events as PEBS with no flags" INTEL_ALL_EVENT_CONSTRAINT(0, 0x1):
+         * every event/umask (perfmon bonnell_core.json PEBS 10H/81H, 10H/82H,
+         * 82H/02H, B0H/80H among them); the flags rule is pebs_gp_rules'. */
+        (void)event;
+        (void)umask;
+        return DS_OK;
     default:
         return DS_ERR_UNSUPPORTED;
     }
@@ -528,6 +535,11 @@ static int nhm_pebs_event(const struct ds_caps *c, uint64_t evtsel)
  * only on PMC1 (mask 0x2); on Sandy/Ivy Bridge (06_2AH/2DH/3AH/3EH)
  * MEM_TRANS_RETIRED.LAT_ABOVE_THR (CDH/01H) and .PRECISE_STORES (CDH/02H)
  * only on PMC3 (mask 0x8). Applied to the generic PMC0-3 row only.
+ * Event 3CH (CPU_CLK_UNHALTED.*) is no PEBS event at all: perfmon
+ * SNB/IVB/HSW/BDW/SKL *_core.json give every 3CH row "PEBS": "0", and
+ * Linux never PEBS-enables it: intel_pebs_aliases_snb/_skl rewrite a
+ * precise 003CH into the UOPS_RETIRED / INST_RETIRED cycles encodings
+ * (libds's generic cycles rows are those; a raw 3CH is refused).
  */
 static int pebs_event_counter(const struct ds_caps *c, unsigned idx, uint64_t evtsel)
 {
@@ -535,11 +547,49 @@ static int pebs_event_counter(const struct ds_caps *c, unsigned idx, uint64_t ev
     uint64_t fl = evtsel & DS_PMC_EVTSEL_FLAGS;
     bool snb_ivb = c->display_family == 6 && (c->display_model == 0x2A || c->display_model == 0x2D ||
                                               c->display_model == 0x3A || c->display_model == 0x3E);
+    if (ev == 0x3C)
+        return DS_ERR_PMC_PEBS_EVENT; /* unhalted cycles: no PEBS (see above) */
     if (ev == 0xC0 && um == 0x01 && (!fl || fl == (DS_EVTSEL_INV | (16ull << DS_EVTSEL_CMASK_SHIFT))))
         return idx == 1 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
-    if (snb_ivb && ev == 0xCD && (um == 0x01 || um == 0x02) && !fl)
+    if (snb_ivb && ev == 0xCD && um == 0x02 && !fl)
         return idx == 3 ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
-    return DS_OK;
+    return DS_OK;   /* CDH/01H: ldlat13_gp */
+}
+
+/*
+ * The load-latency event of PEBS formats 1-3 and the GP counters it may
+ * count on (its PEBS and its MSR_PEBS_LD_LAT enable, IA32_PEBS_ENABLE bit
+ * 32+n):
+ *  - Nehalem/Westmere MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD 0BH/10H:
+ *    PMC3. Deviation from Linux INTEL_PLD_CONSTRAINT(0x100b, 0xf): perfmon
+ *    NehalemEP_core.json, WestmereEP-SP_core.json "Counter": "3".
+ *  - Sandy/Ivy Bridge MEM_TRANS_RETIRED.LAT_ABOVE_THR CDH/01H: PMC3 (Linux
+ *    intel_snb_/ivb_pebs_event_constraints INTEL_PLD_CONSTRAINT(0x01cd, 0x8)).
+ *  - Haswell/Broadwell CDH/01H: PMC3. Deviation from Linux intel_hsw_/
+ *    bdw_pebs_event_constraints INTEL_PLD_CONSTRAINT(0x01cd, 0xf): perfmon
+ *    haswell_core.json, broadwell_core.json "Counter": "3" and libpfm4
+ *    lib/events/intel_hsw_events.h, intel_bdw_events.h MEM_TRANS_RETIRED
+ *    cntmsk 0x8 say PMC3 only.
+ *  - Skylake and any other format 1-3 part: CDH/01H on PMC0-3 (perfmon
+ *    skylake_core.json "Counter": "0,1,2,3", Linux 0xf).
+ */
+static uint64_t ldlat13_event(const struct ds_cpu *cpu, uint32_t *gp)
+{
+    enum ds_uarch u = DS_UARCH_UNKNOWN;
+    (void)ds_uarch_of(cpu, &u);
+    *gp = u == DS_UARCH_NEHALEM || u == DS_UARCH_SANDYBRIDGE || u == DS_UARCH_HASWELL ? 0x8u : 0xFu;
+    return u == DS_UARCH_NEHALEM ? DS_EVTSEL(0x0B, 0x10) : DS_EVTSEL(0xCD, 0x01);
+}
+
+/* Formats 1-3: @evtsel is the load-latency event (flags clear: Linux's PLD
+ * constraint masks X86_ALL_EVENT_FLAGS) and @idx is not one of its counters. */
+static int ldlat13_counter(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+{
+    uint32_t gp;
+    uint64_t ll = ldlat13_event(cpu, &gp);
+    if ((evtsel & 0xFFFFu) != ll || (evtsel & DS_PMC_EVTSEL_FLAGS))
+        return DS_OK;
+    return ((gp >> idx) & 1) ? DS_OK : DS_ERR_PMC_PEBS_EVENT_COUNTER;
 }
 
 /*
@@ -564,10 +614,24 @@ static int pebs_event_counter(const struct ds_caps *c, unsigned idx, uint64_t ev
  *    on fixed counter 0 and 0400H (SLOTS) on fixed counter 3 only.
  * Rows match with EDGE/INV/CMASK/ANY clear (Linux puts X86_ALL_EVENT_FLAGS
  * in the constraint mask); anything else falls to PMU_FL_PEBS_ALL (the
- * counter table). Tremont and the architectural-PEBS cores have no row.
+ * counter table). Tremont, Darkmont and Arctic Wolf have no row.
  * Not checked on hardware (no Intel PMU on the test host).
+ *
+ * Architectural PEBS cores (session.c pick_apebs through
+ * ds_pmc_pebs_event_counters; no PEBS_ENABLE bit is involved):
+ *  - Cougar Cove (Panther Lake, Wildcat Lake P-cores): Linux core.c
+ *    intel_pmu_init "pantherlake_hybrid" goes to lnl_common, so the Lion
+ *    Cove list (intel_lnc_pebs_event_constraints) applies; perfmon
+ *    pantherlake_cougarcove_core.json V1.07 agrees: MEM_INST_RETIRED.
+ *    ALL_LOADS/ALL_STORES D0H/81H, 82H "PEBScounters" 0-3, MEM_TRANS_RETIRED.
+ *    LOAD_LATENCY_GT_* CDH/01H 2-9.
+ *  - Coyote Cove (Nova Lake P-cores): perfmon novalake_coyotecove_core.json
+ *    V1.00 MEM_INST_RETIRED D0H 0-3 except .ANY D0H/87H (every counter),
+ *    CDH/01H 2-7 (0xFC), CDH/02H 0-1; Linux has no Nova Lake PEBS
+ *    constraint list to follow.
  */
-enum { AP_ICL = 1, AP_GLC = 2, AP_LNC = 4, AP_GRT = 8, AP_BIG = AP_ICL | AP_GLC | AP_LNC };
+enum { AP_ICL = 1, AP_GLC = 2, AP_LNC = 4, AP_GRT = 8, AP_BIG = AP_ICL | AP_GLC | AP_LNC,
+       AP_CGC = 16, AP_CYC = 32, AP_ARCH = AP_CGC | AP_CYC };
 static unsigned apebs_class(const struct ds_cpu *cpu)
 {
     enum ds_uarch u;
@@ -578,6 +642,8 @@ static unsigned apebs_class(const struct ds_cpu *cpu)
     case DS_UARCH_GOLDENCOVE: case DS_UARCH_REDWOODCOVE: return AP_GLC;
     case DS_UARCH_LIONCOVE: return AP_LNC;
     case DS_UARCH_GRACEMONT: case DS_UARCH_CRESTMONT: case DS_UARCH_SKYMONT: return AP_GRT;
+    case DS_UARCH_COUGARCOVE: return AP_CGC;
+    case DS_UARCH_COYOTECOVE: return AP_CYC;
     default: return 0;
     }
 }
@@ -586,14 +652,17 @@ struct apebs_row { uint8_t cls, ev_lo, ev_hi, umask; bool any_umask; uint32_t gp
 static const struct apebs_row apebs_rows[] = {
     { AP_ICL, 0xC0, 0xC0, 0x01, false, 0x0 },   /* PREC_DIST: fixed counter 0 only */
     { .cls = AP_GLC, .ev_lo = 0xC0, .ev_hi = 0xC0, .any_umask = true, .gp = 0xFE }, /* INST_RETIRED.*: PMC1-7 */
-    { AP_BIG, 0x00, 0x00, 0x01, false, 0x0 },   /* 0100H INST_RETIRED.PREC_DIST: fixed 0 only */
-    { AP_BIG, 0x00, 0x00, 0x04, false, 0x0 },   /* 0400H SLOTS: fixed 3 only */
+    { AP_BIG | AP_CGC, 0x00, 0x00, 0x01, false, 0x0 },   /* 0100H INST_RETIRED.PREC_DIST: fixed 0 only */
+    { AP_BIG | AP_CGC, 0x00, 0x00, 0x04, false, 0x0 },   /* 0400H SLOTS: fixed 3 only */
     { AP_ICL, 0xCD, 0xCD, 0x01, false, 0xFF },
     { AP_GLC, 0xCD, 0xCD, 0x01, false, 0xFE },
     { AP_GLC, 0xCD, 0xCD, 0x02, false, 0x1 },
-    { AP_LNC, 0xCD, 0xCD, 0x01, false, 0x3FC },
-    { AP_LNC, 0xCD, 0xCD, 0x02, false, 0x3 },
-    { .cls = AP_BIG, .ev_lo = 0xD0, .ev_hi = 0xD4, .any_umask = true, .gp = 0xF },
+    { AP_LNC | AP_CGC, 0xCD, 0xCD, 0x01, false, 0x3FC },
+    { AP_LNC | AP_CGC, 0xCD, 0xCD, 0x02, false, 0x3 },
+    { AP_CYC, 0xCD, 0xCD, 0x01, false, 0xFC },
+    { AP_CYC, 0xCD, 0xCD, 0x02, false, 0x3 },
+    { AP_CYC, 0xD0, 0xD0, 0x87, false, 0xFFFFFFFFu },   /* MEM_INST_RETIRED.ANY: every counter */
+    { .cls = AP_BIG | AP_ARCH, .ev_lo = 0xD0, .ev_hi = 0xD4, .any_umask = true, .gp = 0xF },
     { AP_GRT, 0xD0, 0xD0, 0x05, false, 0x3 },
     { AP_GRT, 0xD0, 0xD0, 0x06, false, 0xF },
 };
@@ -610,6 +679,26 @@ static uint32_t apebs_event_mask(unsigned cls, uint64_t evtsel)
             return r->gp;
     }
     return 0xFFFFFFFFu;
+}
+
+int ds_pmc_pebs_event_counters(const struct ds_cpu *cpu, uint64_t evtsel, uint32_t *out_gp)
+{
+    if (!cpu || !out_gp)
+        return DS_ERR_NULL;
+    *out_gp = 0;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (cpu->caps.vendor != DS_VENDOR_INTEL)
+        return DS_ERR_NOT_INTEL;
+    const struct ds_caps *c = &cpu->caps;
+    unsigned cls = apebs_class(cpu);
+    uint32_t gp = c->pebs_format >= 4 || (cls & AP_ARCH) ? apebs_event_mask(cls, evtsel) : 0xFFFFFFFFu;
+    for (unsigned i = 0; c->pebs_format >= 1 && c->pebs_format <= 3 && i < 32; i++)
+        if (ldlat13_counter(cpu, i, evtsel) ||
+            (!nhm_wsm(c) && pebs_rule(c) == &pebs_ctr_default && pebs_event_counter(c, i, evtsel)))
+            gp &= ~(1u << i);
+    *out_gp = gp;
+    return DS_OK;
 }
 
 /* The load-latency event of the class (0 where libds drives none). */
@@ -689,6 +778,17 @@ static int pebs_errata(struct ds_cpu *cpu, unsigned flags)
 
 static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
 
+int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags)
+{
+    if (!cpu)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    if (flags & ~DS_PMC_PEBS_ALLOW_ERRATA)
+        return DS_ERR_BAD_FLAGS;
+    return pebs_errata(cpu, flags);
+}
+
 int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
 {
     return ds_pmc_pebs_enable_ex(cpu, idx, evtsel, 0);
@@ -700,7 +800,7 @@ int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uns
     if (e)
         return e;
     if (flags & ~DS_PMC_PEBS_ALLOW_ERRATA)
-        return DS_ERR_INVAL;
+        return DS_ERR_BAD_FLAGS;
     e = pebs_gp_rules(cpu, idx, evtsel);
     if (e)
         return e;
@@ -731,6 +831,19 @@ int ds_pmc_pebs_check_fixed(const struct ds_cpu *cpu, unsigned idx)
     return pebs_rule(c)->fixed ? DS_OK : DS_ERR_PMC_PEBS_NO_FIXED;
 }
 
+/* Bonnell: Linux's catch-all row takes events with EDGE/INV/CMASK/ANY clear
+ * only; with flags only the cycles:p alias INST_RETIRED.ANY_P INV CMASK 16
+ * (INTEL_FLAGS_UEVENT_CONSTRAINT(0x108000c0, 0x01)) matches. */
+static bool atom_flags(const struct ds_caps *c, uint64_t evtsel)
+{
+    uint64_t fl = evtsel & DS_PMC_EVTSEL_FLAGS;
+    bool atom = c->display_model == 0x1C || c->display_model == 0x26 || c->display_model == 0x27 ||
+                c->display_model == 0x35 || c->display_model == 0x36;
+    if (!atom || !fl)
+        return false;
+    return !((evtsel & 0xFFFFu) == 0xC0 && fl == (DS_EVTSEL_INV | (16ull << DS_EVTSEL_CMASK_SHIFT)));
+}
+
 /* The counter table and event checks of a PEBS enable on GP counter @idx
  * (after check_pebs; no MSR access): shared by ds_pmc_pebs_enable_ex and
  * ds_pmc_pebs_check. */
@@ -750,6 +863,8 @@ static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel
     if (c->pebs_format == 0) {
         e = ds_pmc_core2_pebs_event(c->display_model, (uint8_t)(evtsel & 0xFF),
                                     (uint8_t)((evtsel >> 8) & 0xFF));
+        if (!e && atom_flags(c, evtsel))
+            e = DS_ERR_PMC_PEBS_EVENT;
         if (e)
             return e;
     } else if (c->pebs_format <= 3 && nhm_wsm(c)) {
@@ -761,6 +876,8 @@ static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel
         if (e)
             return e;
     }
+    if (c->pebs_format >= 1 && c->pebs_format <= 3 && (e = ldlat13_counter(cpu, idx, evtsel)) != DS_OK)
+        return e;
     /* formats 4+ (adaptive, or a guest without PEBS_BASELINE on such a core) */
     if (c->pebs_format >= 4 && !((apebs_event_mask(apebs_class(cpu), evtsel) >> idx) & 1))
         return DS_ERR_PMC_PEBS_EVENT_COUNTER;
@@ -844,6 +961,10 @@ int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
         return DS_ERR_PMC_PEBS_COUNTER;
     if (!((pebs_rule(c)->gp >> idx) & 1))
         return pebs_rule(c)->err;
+    uint32_t llgp;
+    (void)ldlat13_event(cpu, &llgp);
+    if (!((llgp >> idx) & 1))
+        return DS_ERR_PMC_PEBS_EVENT_COUNTER; /* the load-latency event's counters (ldlat13_event) */
     e = pebs_errata(cpu, 0); /* Sandy Bridge microcode gate (no override here) */
     if (e)
         return e;
@@ -969,6 +1090,15 @@ int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
 
 #if !DS_CONFIG_PMC || !DS_CONFIG_PEBS
 /* The PEBS enables need both DS_CONFIG_PMC and DS_CONFIG_PEBS (ds/config.h). */
+int ds_pmc_pebs_event_counters(const struct ds_cpu *cpu, uint64_t evtsel, uint32_t *out_gp)
+{
+    (void)cpu;
+    (void)evtsel;
+    if (out_gp)
+        *out_gp = 0;
+    return DS_ERR_UNSUPPORTED;
+}
+
 int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
 {
     (void)display_model;
@@ -1043,6 +1173,13 @@ int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
 {
     (void)cpu;
     (void)data_cfg;
+    return DS_ERR_UNSUPPORTED;
+}
+
+int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags)
+{
+    (void)cpu;
+    (void)flags;
     return DS_ERR_UNSUPPORTED;
 }
 #endif /* !DS_CONFIG_PMC || !DS_CONFIG_PEBS */

@@ -7,6 +7,28 @@
 #include <ds/pmi.h>
 #include "internal.h"
 
+/* The freeze modes of @cpu (pure, kept in every configuration: sessions
+ * validate at init what ds_pmi_init would refuse at start). */
+int ds_pmi_freeze_check(const struct ds_cpu *cpu, enum ds_freeze_mode f)
+{
+    if (!cpu)
+        return DS_ERR_NULL;
+    if (!cpu->identified)
+        return DS_ERR_NOT_IDENTIFIED;
+    const struct ds_caps *c = &cpu->caps;
+    bool global = !c->netburst && c->has_leaf_0a && c->perfmon_version >= 2;
+    switch (f) {
+    case DS_FREEZE_NONE:
+        return DS_OK;
+    case DS_FREEZE_LEGACY:
+        return global ? DS_OK : DS_ERR_PMI_FREEZE_MODE;
+    case DS_FREEZE_STREAMLINED:
+        return global && c->perfmon_version >= 4 ? DS_OK : DS_ERR_PMI_FREEZE_MODE;
+    default:
+        return DS_ERR_PMI_FREEZE_MODE;
+    }
+}
+
 #if DS_CONFIG_PMI
 
 /* GLOBAL_CTRL / GLOBAL_STATUS bit n is GP counter n for every counter that
@@ -28,7 +50,8 @@ static uint64_t counter_bits(const struct ds_caps *c)
 
 uint64_t ds_pmi_ack_mask(const struct ds_caps *c)
 {
-    if (!c || !c->has_leaf_0a || c->perfmon_version < 2)
+    /* NetBurst has no IA32_PERF_GLOBAL_* MSRs, whatever leaf 0AH says */
+    if (!c || c->netburst || !c->has_leaf_0a || c->perfmon_version < 2)
         return 0;
     uint64_t m = counter_bits(c) | DS_GSTATUS_OVF_BUF | DS_GSTATUS_COND_CHGD;
     if (c->perfmon_version >= 3)
@@ -99,22 +122,13 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
         return DS_ERR_NOT_IDENTIFIED;
     if (ctx && !ctx->setup)
         return DS_ERR_NOT_SETUP;
+    if (ctx && ctx->cpu != cpu)
+        return DS_ERR_PMI_CTX_CPU; /* set up for another struct ds_cpu */
     const struct ds_caps *c = &cpu->caps;
     bool global = !c->netburst && c->has_leaf_0a && c->perfmon_version >= 2;
-    switch (cfg->freeze) {
-    case DS_FREEZE_NONE:
-        break;
-    case DS_FREEZE_LEGACY:
-        if (!global)
-            return DS_ERR_PMI_FREEZE_MODE;
-        break;
-    case DS_FREEZE_STREAMLINED:
-        if (!global || c->perfmon_version < 4)
-            return DS_ERR_PMI_FREEZE_MODE;
-        break;
-    default:
-        return DS_ERR_PMI_FREEZE_MODE;
-    }
+    int e = ds_pmi_freeze_check(cpu, cfg->freeze);
+    if (e)
+        return e;
     uint64_t cb = counter_bits(c);
     if (global) {
         /* GLOBAL_CTRL also has bit 48 (PERF_METRICS enable) on perfmon v4+ parts that have it. */
@@ -197,6 +211,19 @@ int ds_pmi_read_status(struct ds_pmi *pmi, uint64_t *out_status)
     return ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, out_status);
 }
 
+/* BTS runs with its threshold PMI (DS_BTS_INT): the one PMI of this PMU
+ * that sets no GLOBAL_STATUS bit (ds_pmi_ack, idle_check). */
+static bool bts_int_armed(const struct ds_pmi *pmi)
+{
+#if DS_CONFIG_BTS
+    const struct ds_ctx *ctx = pmi->ctx;
+    return ctx && ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT);
+#else
+    (void)pmi;
+    return false;
+#endif
+}
+
 int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
 {
     if (!pmi)
@@ -213,8 +240,9 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
         if (e)
             return e;
     }
-    /* Legacy freeze: restore only for a PMI of this PMU while it is enabled (item 3). */
-    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && status && pmi->pmu_enabled)
+    /* Legacy freeze: restore only for a PMI of this PMU while it is enabled
+     * (item 3); status 0 is one with BTS threshold PMIs armed (bts_unfreeze) */
+    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && (status || bts_int_armed(pmi)) && pmi->pmu_enabled)
         return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
     return DS_OK;
 }
@@ -473,22 +501,39 @@ static void result_clear(struct ds_pmi_result *r)
     r->lbr_err = DS_OK;
 }
 
+/* Status 0 with a threshold-armed BTS buffer under legacy freeze: the PMI
+ * may be a BTS threshold PMI, which sets no GLOBAL_STATUS bit, and
+ * FREEZE_PERFMON_ON_PMI cleared GLOBAL_CTRL on it ("a PMI request clears
+ * each of the ENABLE field of MSR_PERF_GLOBAL_CTRL", SDM Vol. 3B
+ * IA32_DEBUGCTL bit 12). Restore the enables as Linux intel_pmu_handle_irq
+ * does on every exit (__intel_pmu_enable_all), while this PMU is enabled.
+ * (The index alone cannot tell: a drain since the PMI reset it.) */
+static int bts_unfreeze(struct ds_pmi *pmi, struct ds_pmi_result *r, int ret)
+{
+    if (pmi->cfg.freeze != DS_FREEZE_LEGACY || !pmi->pmu_enabled)
+        return ret;
+    r->msr_writes++;
+    int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+    return ret ? ret : e;
+}
+
 /* Status 0: only a buffer whose index reached its threshold can be ours;
- * service() (and its frame) only then. */
+ * service() (and its frame) only then; with BTS threshold PMIs armed, the
+ * legacy-freeze restore (bts_unfreeze). */
 static int idle_check(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
     const struct ds_ctx *ctx = pmi->ctx;
-    bool due = false;
+    bool bts = bts_int_armed(pmi), due = bts;
     if (!ctx)
         return DS_OK;
-#if DS_CONFIG_BTS
-    due = ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT);
-#endif
 #if DS_CONFIG_PEBS
     if (!due && ctx->pebs.mem && ctx->pebs.thresh_records)
         due = ds__area_get(ctx, true, DS__INDEX) >= ctx->pebs.thresh_at;
 #endif
-    return due ? service(pmi, 0, r) : DS_OK;
+    if (!due)
+        return DS_OK;
+    int ret = service(pmi, 0, r);
+    return bts ? bts_unfreeze(pmi, r, ret) : ret;
 }
 
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)

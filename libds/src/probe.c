@@ -6,6 +6,7 @@
  */
 #include <ds/probe.h>
 #include <ds/bts.h>
+#include <ds/arch_pebs.h>
 #include "internal.h"
 
 #define NB_MSR_BPU_COUNTER0 0x300u   /* netburst.md: counter i at 0x300 + i */
@@ -181,8 +182,18 @@ static void probe_bts(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *s, 
 }
 #endif /* DS_CONFIG_BTS */
 
+/* PERF_CAPABILITIES.PEBS_FMT 0xF: architectural PEBS, where IA32_PEBS_ENABLE
+ * and MSR_PEBS_DATA_CFG do not exist (Linux "perf/x86/intel: Initialize
+ * architectural PEBS": "no longer existed for arch-PEBS"; intel_pebs_init
+ * keys the DS-area path on the format) and the DS area holds no PEBS state. */
+static bool arch_pebs_fmt(const struct ds_caps *c)
+{
+    return c->has_perf_caps && c->pebs_format == DS_APEBS_PEBS_FMT;
+}
+
 /* IA32_DS_AREA (SDM Vol. 3B "DS Save Area"): not touched while BTS
- * (DEBUGCTL TR|BTS) or PEBS (IA32_PEBS_ENABLE) is on; else a hold test. */
+ * (DEBUGCTL TR|BTS) or DS-area PEBS (IA32_PEBS_ENABLE, never read on an
+ * arch-PEBS CPU) is on; else a hold test. */
 static void probe_ds_area(struct ds_cpu *cpu, struct ds_probe_item *it)
 {
     const struct ds_caps *c = &cpu->caps;
@@ -200,7 +211,7 @@ static void probe_ds_area(struct ds_cpu *cpu, struct ds_probe_item *it)
         else if (v & bts_on_bits(cpu))
             busy = true;
     }
-    if (c->pebs_advertised && !fault) {
+    if (c->pebs_advertised && !arch_pebs_fmt(c) && !fault) {
         if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_ENABLE, &v))
             fault = DS_MSR_IA32_PEBS_ENABLE;
         else if (c->netburst ? (v & NB_PEBS_ENABLE_BITS) != 0 : v != 0)
@@ -212,6 +223,32 @@ static void probe_ds_area(struct ds_cpu *cpu, struct ds_probe_item *it)
         item(it, DS_PROBE_BUSY, DS_ERR_DS_BUSY);
     else
         hold_test(cpu, DS_MSR_IA32_DS_AREA, DS_MSR_IA32_DS_AREA, DS_AREA_PATTERN, ~0ull, it);
+}
+
+/* Architectural PEBS (Linux init_arch_pebs_on_cpu / intel_pmu_drain_arch_pebs):
+ * IA32_PEBS_INDEX read, busy while its EN bit is set (someone's records go
+ * to their buffer); else IA32_PEBS_BASE holds a 4 KiB-aligned address below
+ * 4 GiB with size code 0 (valid for any MAXPHYADDR >= 32; INDEX.EN is 0, so
+ * nothing is written there). */
+static void probe_arch_pebs(struct ds_cpu *cpu, struct ds_probe_item *it)
+{
+    it->restored = true;
+#if DS_CONFIG_PEBS
+    struct ds_arch_pebs_caps caps;
+    uint64_t idx;
+    int e = ds_arch_pebs_detect(cpu, &caps);
+    if (e)
+        item(it, DS_PROBE_NOT_ADVERTISED, e);
+    else if (ds_msr_read(cpu, DS_MSR_IA32_PEBS_INDEX, &idx))
+        item_msr(it, DS_PROBE_FAULT, DS_ERR_MSR_FAULT, DS_MSR_IA32_PEBS_INDEX);
+    else if (idx & DS_APEBS_INDEX_EN)
+        item_msr(it, DS_PROBE_BUSY, DS_ERR_DS_BUSY, DS_MSR_IA32_PEBS_INDEX);
+    else
+        hold_test(cpu, DS_MSR_IA32_PEBS_BASE, DS_MSR_IA32_PEBS_BASE, DS_AREA_PATTERN, ~0ull, it);
+#else
+    (void)cpu;
+    item(it, DS_PROBE_NOT_TESTED, DS_ERR_UNSUPPORTED); /* compiled out (ds/config.h) */
+#endif
 }
 
 /* NetBurst: MSR_BPU_COUNTER0 unless its CCCR is enabled (netburst.md; SDM
@@ -296,12 +333,14 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
         item(&out->ds_area, DS_PROBE_NOT_ADVERTISED, DS_ERR_NOT_INTEL);
         item(&out->counter, DS_PROBE_NOT_ADVERTISED, DS_ERR_NOT_INTEL);
         item(&out->bts, DS_PROBE_NOT_ADVERTISED, DS_ERR_NOT_INTEL);
-        out->ds_area.restored = out->counter.restored = out->bts.restored = true;
+        item(&out->arch_pebs, DS_PROBE_NOT_ADVERTISED, DS_ERR_NOT_INTEL);
+        out->ds_area.restored = out->counter.restored = out->bts.restored = out->arch_pebs.restored = true;
         return DS_OK;
     }
     probe_ds_area(cpu, &out->ds_area);
     probe_counter(cpu, &out->counter);
     probe_bts_item(cpu, bts_scratch, &out->ds_area, &out->bts);
+    probe_arch_pebs(cpu, &out->arch_pebs);
     return DS_OK;
 }
 
@@ -328,6 +367,8 @@ static const char *msr_name(uint32_t msr)
     case DS_MSR_IA32_DS_AREA: return "IA32_DS_AREA (0x600)";
     case DS_MSR_IA32_DEBUGCTL: return "IA32_DEBUGCTL (0x1D9)";
     case DS_MSR_IA32_PEBS_ENABLE: return "IA32_PEBS_ENABLE (0x3F1)";
+    case DS_MSR_IA32_PEBS_BASE: return "IA32_PEBS_BASE (0x3F4)";
+    case DS_MSR_IA32_PEBS_INDEX: return "IA32_PEBS_INDEX (0x3F5)";
     case DS_MSR_IA32_PERFEVTSEL0: return "IA32_PERFEVTSEL0 (0x186)";
     case DS_MSR_IA32_PMC0: return "IA32_PMC0 (0xC1)";
     case DS_MSR_IA32_A_PMC0: return "IA32_A_PMC0 (0x4C1)";
@@ -364,6 +405,7 @@ int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len)
     line(&sb, "ds_area", &r->ds_area);
     line(&sb, "counter", &r->counter);
     line(&sb, "bts", &r->bts);
+    line(&sb, "arch_pebs", &r->arch_pebs);
     line(&sb, "misc_enable", &r->misc_enable);
     line(&sb, "perf_capabilities", &r->perf_caps);
     return sb.truncated ? DS_ERR_BUFSZ : DS_OK;

@@ -23,6 +23,8 @@ static void uarch_of(const struct ds_cpu *cpu, enum ds_uarch *u)
 
 #define SES_PAGE 4096u
 #define SES_SLOTS_FIXED 3u /* TOPDOWN.SLOTS: fixed counter 3 (SDM "Performance Metrics"; Linux INTEL_PMC_IDX_FIXED_SLOTS) */
+#define SES_EN_PERF_METRICS (1ull << 48) /* IA32_PERF_GLOBAL_CTRL (Linux GLOBAL_CTRL_EN_PERF_METRICS) */
+#define SES_FIXED_BITS(g) (((g) >> 32) & 0xFFFFull) /* fixed counters of a GLOBAL_CTRL value, not bit 48 */
 #define SES_GROUPS_KNOWN (DS_GROUP_ALL | DS_GROUP_CNTR | DS_GROUP_METRICS)
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
@@ -38,11 +40,67 @@ static bool fam6(const struct ds_cpu *cpu) { return !cpu->caps.netburst; }
 
 /* --- init ------------------------------------------------------------------ */
 
+/* Does [a, a + an) meet [b, b + bn)? (both non-wrapping) */
+static bool meets(uintptr_t a, size_t an, uintptr_t b, size_t bn)
+{
+    return a < b + bn && b < a + an;
+}
+
+/* Linear-address width: CPUID 80000008H:EAX[15:8] (SDM Vol. 2A), 48 where
+ * the leaf is absent or says less; the DS area and buffers are canonical
+ * at that width (SDM Vol. 3B "DS Save Area": 64-bit linear addresses). */
+static bool lin_la57(const struct ds_cpu *cpu)
+{
+    uint32_t r[4] = { 0, 0, 0, 0 };
+    ds_cpuid(cpu, 0x80000000u, 0, r);
+    if (r[0] < 0x80000008u || r[0] > 0x8000FFFFu)
+        return false;
+    ds_cpuid(cpu, 0x80000008u, 0, r);
+    return ((r[0] >> 8) & 0xFF) >= 57;
+}
+
+/* The region of @c: no wrap (pointer, linear, physical), within the
+ * linear-address width (64-bit DS layout: both ends canonical, one half),
+ * not over @s or @cpu (setting up the DS area there would wipe them).
+ * The 32-bit layout's 4 GiB limit (of the parts carved: an overflow-only
+ * session uses none) and MAXPHYADDR are ds_area_setup's and
+ * ds_arch_pebs_setup's, at start before any MSR access. */
+static int region_ok(const struct ds_session *s, const struct ds_cpu *cpu, const struct ds_session_config *c)
+{
+    if (!c->mem)
+        return DS_OK;
+    uintptr_t m = (uintptr_t)c->mem;
+    uint64_t lin = c->mem_linear ? c->mem_linear : (uint64_t)m, last = lin + c->bytes - 1;
+    if (!c->bytes)
+        return DS_OK; /* nothing carved: start refuses a buffer (DS_ERR_SESSION_BUF_SMALL) */
+    if (m + c->bytes - 1 < m || last < lin || (c->mem_phys && c->mem_phys + c->bytes - 1 < c->mem_phys))
+        return DS_ERR_SESSION_MEM_RANGE;
+    enum ds_layout l = DS_LAYOUT_NONE;
+    bool la57 = lin_la57(cpu);
+    (void)ds_area_layout(cpu, &l);
+    if (l != DS_LAYOUT_32 && (!ds_linear_canonical(lin, la57) || !ds_linear_canonical(last, la57) ||
+                              (lin >> 63) != (last >> 63)))
+        return DS_ERR_SESSION_MEM_RANGE;
+    if (meets(m, c->bytes, (uintptr_t)s, sizeof(*s)) || meets(m, c->bytes, (uintptr_t)cpu, sizeof(*cpu)))
+        return DS_ERR_SESSION_MEM_OVERLAP;
+    return DS_OK;
+}
+
+/* What ds_pmi_init and ds_pmc_pebs_enable_ex would refuse at start, known now. */
+static int config_ok(const struct ds_cpu *cpu, const struct ds_session_config *c)
+{
+    if (c->pebs_flags & ~DS_PMC_PEBS_ALLOW_ERRATA)
+        return DS_ERR_BAD_FLAGS;
+    return c->freeze_set ? ds_pmi_freeze_check(cpu, c->freeze) : DS_OK;
+}
+
 int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_session_config *c)
 {
     if (!s || !cpu || !c)
         return DS_ERR_NULL;
-    if (s->state == DS_SESSION_RUNNING)
+    /* running, stopped, or with MSRs still to restore: teardown first (the
+     * saved values would be lost) */
+    if (s->state == DS_SESSION_RUNNING || s->state == DS_SESSION_STOPPED || s->started)
         return DS_ERR_SESSION_STATE;
     if (!cpu->identified)
         return DS_ERR_NOT_IDENTIFIED;
@@ -52,6 +110,11 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
         return DS_ERR_SESSION_NO_SINK;
     if (c->bytes && !c->mem)
         return DS_ERR_SESSION_MEM;
+    int e = region_ok(s, cpu, c);
+    if (!e)
+        e = config_ok(cpu, c);
+    if (e)
+        return e;
     if (c->lbr && !c->on_lbr)
         return DS_ERR_SESSION_LBR;
     const struct ds_lbr_model *m = NULL;
@@ -91,6 +154,10 @@ static int resolve_event(const struct ds_session *s, const struct ds_request *rq
         d->ldlat = rq->ldlat != 0;
         d->name = "raw";
         if (fam6(s->cpu) ? rq->raw.evsel == 0 : !rq->raw.nb_event)
+            return DS_ERR_SESSION_RAW;
+        /* family 6: the NetBurst fields unset (nb_metric 0 of a zeroed
+         * request, or -1), never silently ignored */
+        if (fam6(s->cpu) && (rq->raw.nb_event || rq->raw.nb_mask || (rq->raw.nb_metric != 0 && rq->raw.nb_metric != -1)))
             return DS_ERR_SESSION_RAW;
         return DS_OK;
     }
@@ -177,7 +244,8 @@ static bool pmi_takes(const struct ds_session *s, enum ds_ctr_kind k, unsigned i
  * intel_pmu_has_pebs_counter_group: pebs_format >= 6 && pebs_baseline) or
  * arch PEBS with the CFG_C bits in CPUID.(23H,4) (36 GP, 37 fixed, 38
  * metrics: Linux masks ARCH_PEBS_CNTR_* with the caps). Metrics also need
- * PERF_CAPABILITIES.PERF_METRICS on format 6 (pmc.h ds_pmc_pebs_data_cfg)
+ * PERF_CAPABILITIES.PERF_METRICS (format 6: pmc.h ds_pmc_pebs_data_cfg; both:
+ * GLOBAL_CTRL bit 48, plan)
  * and a free fixed counter 3 for TOPDOWN.SLOTS. */
 static int cntr_group_ok(const struct ds_session *s, enum ds_pebs_fmt f, uint32_t g)
 {
@@ -191,9 +259,14 @@ static int cntr_group_ok(const struct ds_session *s, enum ds_pebs_fmt f, uint32_
     if (arch && (g & DS_GROUP_CNTR) && (ac & (DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED)) !=
                                           (DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED))
         return DS_ERR_SESSION_NO_CNTR_GROUP;
+    /* every member needs CNTR_ALLOW (35) in its CFG_C (apebs_groups, member_allow) */
+    if (arch && !(ac & DS_APEBS_CFG_CNTR_ALLOW))
+        return DS_ERR_SESSION_NO_CNTR_GROUP;
     if (!(g & DS_GROUP_METRICS))
         return DS_OK;
-    if (arch ? !(ac & DS_APEBS_CFG_CNTR_METRICS) : !c->perf_metrics)
+    /* PERF_METRICS on arch PEBS too: Linux reaches CNTR_METRICS only through
+     * a topdown group, which needs intel_cap.perf_metrics */
+    if (!c->perf_metrics || (arch && !(ac & DS_APEBS_CFG_CNTR_METRICS)))
         return DS_ERR_SESSION_NO_METRICS;
     if (!((c->fixed_mask >> SES_SLOTS_FIXED) & 1))
         return DS_ERR_SESSION_NO_METRICS;
@@ -331,21 +404,30 @@ static int pick_ds_pebs(struct ds_session *s, struct ds_session_req *r, const st
     return pebs_search_err(ev, other, any);
 }
 
-/* Architectural PEBS: CPUID.(23H,5) PEBS-capable counters. */
+/* Architectural PEBS: CPUID.(23H,5) PEBS-capable counters; the PDIST ones
+ * for a pdist request (Linux intel_pmu_hw_config: precise_ip >= 3 ?
+ * pebs_cap.pdists : pebs_cap.counters). */
 static int pick_apebs(struct ds_session *s, struct ds_session_req *r, const struct ds_event_desc *d)
 {
     uint32_t ugp, ufx;
     used_counters(s, &ugp, &ufx);
     const struct ds_arch_pebs_caps *ac = &s->ap.caps;
-    if (d->precise == DS_PRECISE_FIXED && d->fixed >= 0 && d->fixed < 32 && ((ac->fixed_mask >> d->fixed) & 1) &&
+    uint32_t fxm = r->rq.pdist ? ac->pdist_fixed_mask : ac->fixed_mask;
+    if (d->precise == DS_PRECISE_FIXED && d->fixed >= 0 && d->fixed < 32 && ((fxm >> d->fixed) & 1) &&
         !((ufx >> d->fixed) & 1) && pmi_takes(s, DS_CTR_FIXED, (unsigned)d->fixed)) {
         r->kind = DS_CTR_FIXED;
         r->idx = (unsigned)d->fixed;
         return DS_OK;
     }
-    uint32_t cand = ac->gp_mask & s->cpu->caps.gp_mask;
+    uint32_t cand = (r->rq.pdist ? ac->pdist_gp_mask : ac->gp_mask) & s->cpu->caps.gp_mask, ev;
     if (!cand)
         return DS_ERR_SESSION_NOT_PRECISE;
+    /* the event's own counters (pmc.h: Cougar/Coyote Cove loads, stores PMC0-3, ldlat PMC2-9 / 2-7) */
+    int e = ds_pmc_pebs_event_counters(s->cpu, r->evtsel, &ev);
+    if (e)
+        return e;
+    if (!(cand &= ev))
+        return DS_ERR_PMC_PEBS_EVENT_COUNTER;
     for (unsigned i = 0; i < 32; i++)
         if (((cand >> i) & 1) && !((ugp >> i) & 1) && pmi_takes(s, DS_CTR_GP, i)) {
             r->kind = DS_CTR_GP;
@@ -427,6 +509,8 @@ static int try_pebs(struct ds_session *s, struct ds_session_req *r, const struct
         return e;
     if (d->precise == DS_PRECISE_NONE)
         return DS_ERR_SESSION_NOT_PRECISE;
+    if (r->rq.pdist && f != DS_PEBS_FMT_ARCH)
+        return DS_ERR_SESSION_PDIST; /* no PDIST bitmap: DS-area or NetBurst PEBS */
     /* Merom/Conroe 06_0FH: PEBS errata (pmc.h ds_pmc_pebs_enable_ex; Linux
      * intel_clovertown_quirk), known without an MSR: refused here so that
      * AUTO falls back to overflow (the Sandy Bridge microcode gate needs an
@@ -597,6 +681,8 @@ static int check_request(const struct ds_request *rq)
         return DS_ERR_SESSION_BAD_RINGS;
     if (rq->mode < DS_TRACE_BTS && rq->period == 0)
         return DS_ERR_SESSION_BAD_PERIOD;
+    if (rq->pdist && rq->mode != DS_SAMPLE_PRECISE)
+        return DS_ERR_SESSION_PDIST;
     return DS_OK;
 }
 
@@ -725,10 +811,20 @@ static uint64_t data_cfg_of(const struct ds_session *s, uint32_t g)
     return v;
 }
 
+/* Arch PEBS with a counters group in some request: every counter of the
+ * session is a member of it (the group records s->gctl's counters). */
+static bool apebs_cntr(const struct ds_session *s)
+{
+    SES_FOR_REQ(s, i, s->use_apebs)
+        if (s->req[i].how == DS_HOW_APEBS && (s->req[i].rq.groups & (DS_GROUP_CNTR | DS_GROUP_METRICS)))
+            return true;
+    return false;
+}
+
 /* Arch-PEBS CFG_C groups of a request (Linux intel_pmu_enable_event_ext:
  * CNTR_GP / CNTR_FIXED where the group's GP / fixed masks are not empty,
- * CNTR_METRICS with metrics, CNTR_ALLOW on the PEBS counter of a counter
- * group, all masked with the CPUID.(23H,4) caps: cntr_group_ok checked). */
+ * CNTR_METRICS with metrics, CNTR_ALLOW on every member of a counter group,
+ * all masked with the CPUID.(23H,4) caps: cntr_group_ok checked). */
 static uint64_t apebs_groups(const struct ds_session *s, uint32_t g)
 {
     uint64_t v = ((g & DS_GROUP_MEM) ? DS_APEBS_CFG_AUX : 0) | ((g & DS_GROUP_GPRS) ? DS_APEBS_CFG_GPR : 0) |
@@ -737,15 +833,14 @@ static uint64_t apebs_groups(const struct ds_session *s, uint32_t g)
     uint64_t ac = (uint64_t)s->cpu->caps.arch_pebs_caps << 32;
     if (g & DS_GROUP_CNTR) {
         v |= (s->gctl & 0xFFFFFFFFull) ? DS_APEBS_CFG_CNTR_GP : 0;
-        v |= ((s->gctl >> 32) & ~(s->slots ? 1ull << SES_SLOTS_FIXED : 0)) ? DS_APEBS_CFG_CNTR_FIXED : 0;
+        v |= (SES_FIXED_BITS(s->gctl) & ~(s->slots ? 1ull << SES_SLOTS_FIXED : 0)) ? DS_APEBS_CFG_CNTR_FIXED : 0;
     }
     if (g & DS_GROUP_METRICS)
         v |= DS_APEBS_CFG_CNTR_METRICS;
-    /* Not verified on hardware (no arch-PEBS CPU here): Linux also sets
-     * CNTR_ALLOW on the counting members' CFG_C, which this session does
-     * not write (no building block for a CFG_C without EN); the model
-     * snapshots every enabled counter regardless. */
-    if (v & (DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED | DS_APEBS_CFG_CNTR_METRICS))
+    /* CNTR_ALLOW on the PEBS counters here, on the counting members through
+     * ds_arch_pebs_counter_allow (program_req, program_all): Linux
+     * is_pebs_counter_event_group -> ARCH_PEBS_CNTR_ALLOW on every member */
+    if (apebs_cntr(s))
         v |= DS_APEBS_CFG_CNTR_ALLOW & ac;
     return v;
 }
@@ -786,6 +881,11 @@ static void plan(struct ds_session *s)
     if (s->slots)
         s->cnt_bits |= 1ull << (32 + SES_SLOTS_FIXED);
     s->gctl = v2(s) ? (s->pebs_bits | s->ovf_bits | s->cnt_bits) : 0;
+    /* DS_GROUP_METRICS: GLOBAL_CTRL bit 48 EN_PERF_METRICS, without which
+     * PERF_METRICS is not updated (Linux intel_set_masks sets it for
+     * INTEL_PMC_IDX_METRIC_BASE; intel_ctrl has it with perf_metrics) */
+    if (s->slots && v2(s) && s->cpu->caps.perf_metrics)
+        s->gctl |= SES_EN_PERF_METRICS;
     SES_FOR_REQ(s, i, true) {
         const struct ds_session_req *r = &s->req[i];
         if (r->how == DS_HOW_PEBS && ds_pebs_fmt_adaptive(s->fmt) && s->cpu->caps.pebs_baseline)
@@ -850,6 +950,13 @@ static int save_counter(struct ds_session *s, const struct ds_session_req *r)
     return e ? e : save1(s, rd, wr);
 }
 
+/* The CFG_C member_allow writes (arch PEBS with a counters group). */
+static int save_allow(struct ds_session *s, const struct ds_session_req *r)
+{
+    uint32_t m = ds_arch_pebs_cfg_c_msr(r->kind, r->idx);
+    return apebs_cntr(s) ? save1(s, m, m) : DS_OK;
+}
+
 static int save_req(struct ds_session *s, const struct ds_session_req *r)
 {
     int e = DS_OK;
@@ -869,9 +976,11 @@ static int save_req(struct ds_session *s, const struct ds_session_req *r)
         e = save1(s, m, m);
         return e ? e : save_counter(s, r);
     }
-    case DS_HOW_PEBS:
     case DS_HOW_OVERFLOW:
     case DS_HOW_COUNT:
+        e = save_allow(s, r);
+        return e ? e : save_counter(s, r);
+    case DS_HOW_PEBS:
         return save_counter(s, r);
     default:
         return DS_OK;
@@ -909,7 +1018,16 @@ static int save_all(struct ds_session *s)
         e = save_req(s, &s->req[i]);
     if (!e && s->slots) {
         struct ds_session_req sl = { .kind = DS_CTR_FIXED, .idx = SES_SLOTS_FIXED };
-        e = save_counter(s, &sl);
+        e = save_allow(s, &sl);
+        if (!e)
+            e = save_counter(s, &sl);
+    }
+    /* ds_pmc_nhm_workaround (program_all) writes EVTSEL0-3 and PMC0-3 of
+     * Nehalem/Westmere whatever the requests use: a fault in its middle
+     * left them changed (issue 31 fault sweep) */
+    for (unsigned i = 0; !e && i < 4 && s->uarch == DS_UARCH_NEHALEM && has_how(s, DS_HOW_PEBS); i++) {
+        struct ds_session_req gp = { .kind = DS_CTR_GP, .idx = i };
+        e = save_counter(s, &gp);
     }
     return e;
 }
@@ -928,6 +1046,7 @@ static int setup_area(struct ds_session *s, unsigned char *m, uint64_t lin, uint
     ds__zero(&ac, sizeof(ac));
     ac.area = (union ds_area *)(void *)m;
     ac.area_linear = lin;
+    ac.la57 = lin_la57(s->cpu); /* the width init checked the region against */
     if (has_how(s, DS_HOW_PEBS) || has_how(s, DS_HOW_NB_PEBS)) {
         uint32_t rsz = ds_pebs_record_size(s->fmt, s->data_cfg), margin = 0;
         int e = ds_pebs_thresh_margin(s->cpu, s->fmt, &margin);
@@ -1026,6 +1145,14 @@ static int program_ds_pebs(struct ds_session *s, const struct ds_session_req *r)
     return e ? e : ds_pmc_pebs_enable_ex(cpu, r->idx, ev, s->cfg.pebs_flags);
 }
 
+/* A counting member (overflow, DS_COUNT) of an arch-PEBS counters group:
+ * CFG_C = CNTR_ALLOW without EN (Linux intel_pmu_enable_event_ext on every
+ * member of a PEBS counter group); nothing without arch PEBS. */
+static int member_allow(struct ds_session *s, const struct ds_session_req *r)
+{
+    return apebs_cntr(s) ? ds_arch_pebs_counter_allow(&s->ap, r->kind, r->idx, true) : DS_OK;
+}
+
 static int program_req(struct ds_session *s, struct ds_session_req *r)
 {
     struct ds_cpu *cpu = s->cpu;
@@ -1055,10 +1182,12 @@ static int program_req(struct ds_session *s, struct ds_session_req *r)
         e = ds_area_set_reset(&s->ctx, DS_CTR_GP, 0, r->start);
         return e ? e : ds_nb_replay_tag(cpu, (unsigned)r->nb_metric, true);
     case DS_HOW_OVERFLOW:
-        return ds_pmc_gp_program(cpu, r->idx, r->evtsel, r->start);
+        e = ds_pmc_gp_program(cpu, r->idx, r->evtsel, r->start);
+        return e ? e : member_allow(s, r);
     case DS_HOW_COUNT: /* from 0, no EVTSEL.INT / FIXED_CTR_CTRL PMI bit */
-        return r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, fixed_ctrl(r), false, 0)
-                                       : ds_pmc_gp_program(cpu, r->idx, r->evtsel, 0);
+        e = r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, fixed_ctrl(r), false, 0)
+                                    : ds_pmc_gp_program(cpu, r->idx, r->evtsel, 0);
+        return e ? e : member_allow(s, r);
     default:
         return DS_OK;
     }
@@ -1242,12 +1371,13 @@ static int program_all(struct ds_session *s)
         e = program_req(s, &s->req[i]);
     /* DS_GROUP_METRICS: TOPDOWN.SLOTS on fixed 3 from 0, OS and USR (the
      * metrics part of the counters group reports it; Linux counts slots on
-     * INTEL_PMC_IDX_FIXED_SLOTS for every topdown group) */
-    /* (GLOBAL_CTRL bit 48, PERF_METRICS enable, is not set, as the
-     * hand-wired e2e flow never did; the model needs none; not verified on
-     * hardware) */
+     * INTEL_PMC_IDX_FIXED_SLOTS for every topdown group); GLOBAL_CTRL bit 48
+     * is in s->gctl (plan), written by ds_pmi_pmu_enable below; arch PEBS:
+     * fixed 3 is a counting member of the counters group (member_allow) */
     if (!e && s->slots)
         e = ds_pmc_fixed_program(cpu, SES_SLOTS_FIXED, DS_FIXED_OS | DS_FIXED_USR, false, 0);
+    if (!e && s->slots && apebs_cntr(s))
+        e = ds_arch_pebs_counter_allow(&s->ap, DS_CTR_FIXED, SES_SLOTS_FIXED, true);
     if (!e && has_how(s, DS_HOW_PEBS))
         e = ds_pmc_nhm_workaround(cpu); /* Nehalem/Westmere errata; DS_OK elsewhere */
     if (!e)
@@ -1274,8 +1404,38 @@ static int program_all(struct ds_session *s)
     return e;
 }
 
+/* Forget the building blocks' state of a start (memory only; the
+ * arch-PEBS caps are kept). */
+static void forget_hw(struct ds_session *s)
+{
+    ds__zero(&s->ctx, sizeof(s->ctx));
+    ds__zero(&s->pmi, sizeof(s->pmi));
+    struct ds_arch_pebs_caps ac = s->ap.caps;
+    ds__zero(&s->ap, sizeof(s->ap));
+    s->ap.caps = ac;
+}
+
+/* Write every saved MSR back, newest first; the ones whose write fails
+ * stay saved (in order) for the next teardown, the others are forgotten. */
+_Static_assert(DS_SESSION_MAX_SAVED <= 64, "restore_saved keeps a 64-bit mask");
+static int restore_saved(struct ds_session *s)
+{
+    uint64_t failed = 0;
+    for (unsigned i = s->nsaved; i-- > 0;)
+        if (ds_msr_write(s->cpu, s->saved[i].wmsr, s->saved[i].val))
+            failed |= 1ull << i;
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->nsaved; i++)
+        if ((failed >> i) & 1)
+            s->saved[n++] = s->saved[i];
+    s->nsaved = n;
+    return n ? DS_ERR_MSR_FAULT : DS_OK;
+}
+
 /* Undo start: building blocks' own cleanup, then every saved MSR written
- * back in reverse order. Every step is tried; the first error is returned. */
+ * back in reverse order. Every step is tried; the first error is returned.
+ * MSRs whose write failed stay saved: the session stays started (STOPPED)
+ * and the next teardown tries them again (ds_session_unrestored). */
 static int unwind(struct ds_session *s)
 {
     int first = DS_OK, e;
@@ -1292,17 +1452,11 @@ static int unwind(struct ds_session *s)
     SES_FOR_REQ(s, i, s->nb_live)
         if (s->req[i].how == DS_HOW_NB_PEBS || s->req[i].how == DS_HOW_NB_OVERFLOW)
             (void)ds_nb_release(s->cpu, &s->nba, &s->req[i].nbas); /* the restore below rewrites them */
-    for (unsigned i = s->nsaved; i-- > 0;)
-        KEEP(ds_msr_write(s->cpu, s->saved[i].wmsr, s->saved[i].val) ? DS_ERR_MSR_FAULT : DS_OK);
+    KEEP(restore_saved(s));
 #undef KEEP
-    /* (nsaved is left: the next start resets it before saving, and
-     * nothing reads it before; a reset here was an equivalent mutant site) */
-    s->nb_live = s->started = false;
-    ds__zero(&s->ctx, sizeof(s->ctx));
-    ds__zero(&s->pmi, sizeof(s->pmi));
-    struct ds_arch_pebs_caps ac = s->ap.caps;
-    ds__zero(&s->ap, sizeof(s->ap));
-    s->ap.caps = ac;
+    s->nb_live = false;
+    s->started = s->nsaved != 0; /* MSRs still to restore: teardown again */
+    forget_hw(s);
     /* the add-time allocation marks, for a later start */
     if (!fam6(s->cpu)) {
         ds_nb_alloc_init(&s->nba, s->cpu->caps.display_model, false);
@@ -1314,8 +1468,13 @@ static int unwind(struct ds_session *s)
                     s->nba.escr_used |= 1ull << s->req[i].nbtag.escr;
             }
     }
-    s->state = DS_SESSION_READY;
+    s->state = s->started ? DS_SESSION_STOPPED : DS_SESSION_READY;
     return first;
+}
+
+unsigned ds_session_unrestored(const struct ds_session *s)
+{
+    return s && s->started ? s->nsaved : 0;
 }
 
 int ds_session_start(struct ds_session *s)
@@ -1328,13 +1487,21 @@ int ds_session_start(struct ds_session *s)
     s->nsaved = 0;
     ds__zero(&s->pebs_stats, sizeof(s->pebs_stats)); /* session.h: cleared at start */
     ds__zero(&s->bts_stats, sizeof(s->bts_stats));
-    int e = save_all(s);
-    if (e)
-        return e; /* reads only: nothing to undo (not started: teardown refuses, start resets nsaved) */
-    s->started = true;
-    e = carve(s);
+    /* memory only (ds_area_setup, ds_arch_pebs_setup): every refusal of
+     * the region comes before the first MSR access */
+    int e = carve(s);
+    /* the PEBS errata gates (Sandy Bridge microcode: IA32_BIOS_SIGN_ID
+     * only) before any PMU MSR, not after programming the counters */
+    if (!e && has_how(s, DS_HOW_PEBS))
+        e = ds_pmc_pebs_errata_check(s->cpu, s->cfg.pebs_flags);
     if (!e)
-        e = program_all(s);
+        e = save_all(s); /* reads only */
+    if (e) {
+        forget_hw(s); /* nothing written: nothing to undo (not started: teardown refuses) */
+        return e;
+    }
+    s->started = true;
+    e = program_all(s);
     if (e) {
         (void)unwind(s);
         return e;

@@ -18,7 +18,13 @@
  *
  * Documented simplifications (not SDM behaviour, model choices):
  *  - one uop per instruction; core, reference cycles and TOPDOWN.SLOTS
- *    count one per retired instruction;
+ *    count one per retired instruction; every slot retires, so
+ *    IA32_PERF_METRICS reads Retiring FFH once slots count with
+ *    EN_PERF_METRICS (GLOBAL_CTRL bit 48), and is never updated without it;
+ *  - architectural PEBS counters group: only counters whose CFG_C has
+ *    CNTR_ALLOW (bit 35) appear (dsm_archpebs.c allowed());
+ *  - legacy Freeze_PerfMon_On_PMI (v2/v3) clears GLOBAL_CTRL on EVERY PMI
+ *    request, a BTS threshold PMI (no GLOBAL_STATUS bit) included;
  *  - EVTSEL edge/inv/cmask/any and CCCR edge/cascade are accepted but not
  *    modelled (every event increments by 0 or 1 per instruction);
  *  - GP counters decode event/umask per profile's core (dsmodel.c ev_table:
@@ -207,6 +213,7 @@ struct dsm_cpu {
     uint8_t kind;                 /* 0 no perfmon, 1 NetBurst, 2 architectural */
     bool lm, ia32e;
     uint32_t cpuid0[4], cpuid1[4], cpuid_a[4], cpuid_1c[4], cpuid_7[4], cpuid_x0[4], cpuid_x1[4];
+    uint32_t cpuid_7_1[4];   /* CPUID.(07H,1): the profiles with leaf 23H (real dumps) */
     uint64_t misc_enable, perf_caps;
     uint8_t version, ngp, nfixed, gp_width, fixed_width;
     int8_t pebs_fmt;              /* -1 none, 0..6 (5: DSM_KVM_SPR); NetBurst uses DSM_PEBS_NB */
@@ -253,9 +260,11 @@ struct dsm_cpu {
     /* CPUID 23H.1 EBX: the fixed counters that exist where the bitmap has holes
      * (Skymont 77H: no fixed 3); 0 = fixed 0..nfixed-1 (leaf 0AH count) */
     uint32_t fixed_avail;
-    /* IA32_PERF_METRICS (329H) with PERF_CAPABILITIES.PERF_METRICS: stored as
-     * written (the model computes no topdown metrics), copied into the format
-     * 6 counters group when MSR_PEBS_DATA_CFG bit 5 is set */
+    /* IA32_PERF_METRICS (329H) with PERF_CAPABILITIES.PERF_METRICS: as written,
+     * and while IA32_PERF_GLOBAL_CTRL bit 48 (EN_PERF_METRICS) is set and fixed
+     * counter 3 counts, Retiring = FFH (every slot retires; dsmodel.c
+     * metrics_update); without bit 48 it stays stale. Copied into the format 6
+     * counters group (MSR_PEBS_DATA_CFG bit 5) and the arch-PEBS one (CFG_C bit 38) */
     uint64_t perf_metrics;
 };
 

@@ -47,7 +47,8 @@
  *    -period & 0xffffffff); reload 0 = the counter is not reloaded;
  *  - basic.ip = the eventing IP, GPR ip = the next IP; retire latency not
  *    modelled (valid 0); aux latency fields both = load latency; counters
- *    group: GP / fixed counters enabled in GLOBAL_CTRL, metrics values 0;
+ *    group: GP / fixed counters enabled in GLOBAL_CTRL whose CFG_C has
+ *    CNTR_ALLOW (allowed()), then slots and IA32_PERF_METRICS with metrics;
  *  - every fragment is padded with zeros to a multiple of 16 bytes, the pad
  *    counted in its size field (INDEX counts in 16-byte units; frag_len);
  *  - counters count as the base model does (8 GP, 3 fixed per CPUID 0AH
@@ -59,6 +60,7 @@
 #define AP_STEP          4u
 #define AP_CFG_RELOAD    0xFFFFFFFFull
 #define AP_CFG_CNTR      (0xFull << 35)   /* CNTR_ALLOW, _GP, _FIXED, _METRICS */
+#define AP_CFG_ALLOW     (1ull << 35)
 #define AP_CFG_CNTR_GP   (1ull << 36)
 #define AP_CFG_CNTR_FX   (1ull << 37)
 #define AP_CFG_CNTR_MET  (1ull << 38)
@@ -86,7 +88,7 @@
 #define AP_H_BASIC       (1ull << 63)
 #define AP_MAXPHY        46   /* [D] 80000008H EAX[7:0] = 2EH */
 
-/* [D] CPUID words: leaf 23H sub-leaves 0-5 (EAX, EBX, ECX, EDX), 1AH, 07H.0, 1CH. */
+/* [D] CPUID words: leaf 23H sub-leaves 0-5 (EAX, EBX, ECX, EDX), 1AH, 07H.0/1, 1CH. */
 static const uint32_t ap_23_p[6][4] = {
     { 0x0000003B, 0x00000003, 0, 0 }, { 0x000003FF, 0x0000000F, 0, 0 }, { 0, 0, 0, 0 },
     { 0x00001DFF, 0, 0, 0 }, { 0, 0x60060378, 0, 0 }, { 0x000003FF, 0x00000003, 0x0000000F, 0x00000001 },
@@ -107,6 +109,8 @@ void dsm__apebs_init(struct dsm_cpu *c, bool ecore)
     c->ap.ecore = ecore;
     /* [D] 07H.0 (EDX[19] Arch LBR), 1CH (Arch LBR depths 8/16/32) */
     c->cpuid_7[0] = 0x00000002; c->cpuid_7[1] = 0x239CA7EB; c->cpuid_7[2] = 0x994007BC; c->cpuid_7[3] = 0xFC18C430;
+    /* [D] 07H.1: EAX[8] enumerates leaf 23H (Linux X86_FEATURE_ARCH_PERFMON_EXT) */
+    c->cpuid_7_1[0] = 0x4CCE09D7; c->cpuid_7_1[1] = 0x1; c->cpuid_7_1[2] = 0x2; c->cpuid_7_1[3] = 0x00040430;
     c->cpuid_1c[0] = ecore ? 0xC000000Bu : 0x4000000Bu; c->cpuid_1c[1] = 0x7; c->cpuid_1c[2] = 0x000F0007;
     c->lbrsel_valid = 0;
     /* [D] 23H.1 EAX/EBX: the counters that exist, beyond leaf 0AH's 8 GP / 3 fixed
@@ -329,10 +333,26 @@ static void grp_lbr(struct ap_rec *r, const struct dsm_cpu *c, unsigned sel)
     }
 }
 
+/* Counters enabled in GLOBAL_CTRL whose own CFG_C has CNTR_ALLOW (bit 35):
+ * bit n GP n, bit 32+m fixed m. [L] intel_pmu_enable_event_ext sets
+ * ARCH_PEBS_CNTR_ALLOW on every member of a PEBS counter group, the counting
+ * ones too (CFG_C without EN); the model records only those (strict: a
+ * counter Linux would have to allow is missing from the group without it). */
+static uint64_t allowed(const struct dsm_cpu *c)
+{
+    uint64_t a = 0;
+    for (unsigned i = 0; i < DSM_AP_NGP; i++)
+        a |= (c->ap.cfg_gp[i] & AP_CFG_ALLOW) ? 1ull << i : 0;
+    for (unsigned i = 0; i < DSM_AP_NFX; i++)
+        a |= (c->ap.cfg_fx[i] & AP_CFG_ALLOW) ? 1ull << (32 + i) : 0;
+    return a & c->gctrl;
+}
+
 static void grp_cntr(struct ap_rec *r, const struct dsm_cpu *c, uint64_t cfg)
 {
-    uint32_t gp = (cfg & AP_CFG_CNTR_GP) ? (uint32_t)(c->gctrl & ap_wmask(c->ngp)) : 0;
-    uint32_t fx = (cfg & AP_CFG_CNTR_FX) ? (uint32_t)((c->gctrl >> 32) & ap_wmask(c->nfixed)) : 0;
+    uint64_t a = allowed(c);
+    uint32_t gp = (cfg & AP_CFG_CNTR_GP) ? (uint32_t)(a & ap_wmask(c->ngp)) : 0;
+    uint32_t fx = (cfg & AP_CFG_CNTR_FX) ? (uint32_t)((a >> 32) & ap_wmask(c->nfixed)) : 0;
     uint32_t met = (cfg & AP_CFG_CNTR_MET) ? 3u : 0u; /* [L] INTEL_CNTR_METRICS */
     uint32_t nv = ap_pop(gp) + ap_pop(fx) + (met ? 2u : 0u);
     uint8_t *p = grp(r, 16 + 8 * nv, ((cfg & AP_CFG_CNTR) >> 35) << AP_H_CNTR_SHIFT);
@@ -343,6 +363,10 @@ static void grp_cntr(struct ap_rec *r, const struct dsm_cpu *c, uint64_t cfg)
         if (gp & (1u << i)) { put64(q, c->pmc[i]); q += 8; }
     for (unsigned i = 0; i < 32; i++)
         if (fx & (1u << i)) { put64(q, c->fixed[i]); q += 8; }
+    if (met) { /* [L] __setup_pebs_counter_group: slots (fixed 3), then PERF_METRICS */
+        put64(q, c->fixed[3]);
+        put64(q + 8, c->perf_metrics);
+    }
 }
 
 static void build(struct ap_rec *r, const struct dsm_cpu *c, const struct dsm_event *ev, uint64_t hit)

@@ -338,9 +338,16 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
                       true, 0x801, 0xFFDFFFFFull, 0x3FF, 0x5E, 0, 0, { 0, 0, 0 }, { { 0, 0 } }, 0x2, false },
     /* Panther Lake (dsm_archpebs.c): CPUID 00H/01H/0AH from the real dump, PERF_CAPABILITIES
      * PEBS_FMT 0xF (architectural PEBS), FW_WRITE, Arch LBR format 3FH; no DS-area PEBS
-     * (pebs_fmt -1); LBR geometry of the Arch LBR row 06_97H. */
+     * (pebs_fmt -1: IA32_PEBS_ENABLE 3F1H and MSR_PEBS_DATA_CFG 3F2H #GP, as they do not
+     * exist with arch-PEBS: Linux "perf/x86/intel: Initialize architectural PEBS", Dapeng
+     * Mi, 20251029102136.61364-6; e2e_arch_pebs probe_ptl); LBR geometry of the Arch LBR
+     * row 06_97H. The P-core also has
+     * PERF_METRICS (15): its CPUID.(23H,4):EBX[6] enumerates the metrics in the
+     * records' counters group, which Linux reaches only through a topdown group, and
+     * topdown events need intel_cap.perf_metrics (Linux clears it for the atom PMU
+     * only, as the E-core row here lacks both). */
     [DSM_PTL_P] = { "ptl-p (06_CCH P-core, arch PEBS)", K_ARCH, true, 0x28, 0x000C06C3, 0x7FFAFBFF, EDX_STD,
-                    0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0x2F3F, -1, false, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97 },
+                    0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0xAF3F, -1, false, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97 },
     [DSM_PTL_E] = { "ptl-e (06_CCH E-core, arch PEBS)", K_ARCH, true, 0x28, 0x000C06C3, 0x7FFAFBFF, EDX_STD,
                     0x0D300806, 0x280, 0x7, 0x8603, MISC_STD, 0x2F3F, -1, false, 0xFFC3, 0x7FFFFFFFFull, 0, 0x97 },
     /* GenuineIntel00B06D1_LunarLake_04_CPUID.txt, an E-core (logical CPU #4, 1AH
@@ -444,6 +451,15 @@ static void init_ext_leaves(struct dsm_cpu *c, const struct dsm_prof *pr)
             c->fixed_avail = pr->l23[1][1];
     }
     c->timed_pebs = (pr->caps & DSM_CAP_TIMED_PEBS) != 0;
+    if (pr->l23[0][0]) {
+        /* GenuineIntel00B06D1_LunarLake_04_CPUID.txt (the only profiles with leaf
+         * 23H here): 07H.0 EAX 2 (max sub-leaf), 07H.1 44C009D7H/3/0/00040430H;
+         * EAX[8] enumerates leaf 23H (Linux X86_FEATURE_ARCH_PERFMON_EXT). */
+        static const uint32_t l7_1[4] = { 0x44C009D7, 0x3, 0, 0x00040430 };
+        c->cpuid_7[0] = 0x2;
+        for (int i = 0; i < 4; i++)
+            c->cpuid_7_1[i] = l7_1[i];
+    }
 }
 
 int dsm_init(struct dsm_cpu *c, enum dsm_profile p, const struct dsm_mem_ops *mem, void *mem_ctx)
@@ -628,6 +644,8 @@ void dsm_cpuid(struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4])
         src = c->cpuid1;
     else if (leaf == 7 && sub == 0)
         src = c->cpuid_7;
+    else if (leaf == 7 && sub == 1)
+        src = c->cpuid_7_1;
     else if (leaf == 0xA)
         src = c->cpuid_a;
     else if (leaf == 0x1C && sub == 0)
@@ -1165,7 +1183,7 @@ static int msr_arch(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v)
             return DSM_GP;
         *v = c->perf_caps;
         return DSM_OK;
-    case DSM_MSR_PERF_METRICS:   /* a plain register here: the model computes no topdown metrics */
+    case DSM_MSR_PERF_METRICS:   /* as written; counting updates it only with EN_PERF_METRICS (metrics_update) */
         if (!(c->perf_caps & DSM_CAP_PERF_METRICS))
             return DSM_GP;
         if (wr)
@@ -2103,6 +2121,21 @@ static void nb_retire(struct dsm_cpu *c, const struct dsm_event *ev)
     }
 }
 
+/* IA32_PERF_METRICS (329H) is updated only while IA32_PERF_GLOBAL_CTRL bit 48
+ * (EN_PERF_METRICS: reference msr.md, Linux GLOBAL_CTRL_EN_PERF_METRICS, set
+ * by intel_set_masks for INTEL_PMC_IDX_METRIC_BASE) enables it and fixed
+ * counter 3 counts TOPDOWN.SLOTS; otherwise it keeps its value (stale). Each
+ * metric is an 8-bit fraction of the slots (Linux icl_get_metrics_event_value:
+ * (metrics >> 8 * idx) & 0xff of 0xff); the model retires one uop per slot,
+ * so Retiring (bits 7:0) is FFH and every other metric 0 (DSM_PM_RETIRING). */
+#define DSM_GCTRL_EN_PERF_METRICS (1ull << 48)
+#define DSM_PM_RETIRING 0xFFull
+static void metrics_update(struct dsm_cpu *c)
+{
+    if ((c->perf_caps & DSM_CAP_PERF_METRICS) && (c->gctrl & DSM_GCTRL_EN_PERF_METRICS))
+        c->perf_metrics = DSM_PM_RETIRING;
+}
+
 static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
 {
     if (c->gstatus & DSM_GS_CTR_FRZ)   /* v4 streamlined freeze: counters stopped */
@@ -2132,10 +2165,13 @@ static void arch_retire(struct dsm_cpu *c, const struct dsm_event *ev)
         unsigned nib = (unsigned)(c->fixed_ctrl >> (4 * m)) & 0xF;
         if (!(en & (1ull << (32 + m))) || !(nib & (ev->cpl == 0 ? 1u : 2u)))
             continue;
-        if ((c->armed & (1ull << (32 + m))) && pebs_on(c, 32 + m))
+        if ((c->armed & (1ull << (32 + m))) && pebs_on(c, 32 + m)) {
             hit |= 1ull << (32 + m);
-        else
+        } else {
             arch_count(c, 32 + m);
+            if (m == 3)
+                metrics_update(c);
+        }
     }
     if (hit) {
         /* PEBS assist (SDM "Processor Event Based Sampling"): one record,

@@ -82,6 +82,23 @@ libds_boot_test(x86_64.msr_gp x86_64 kernel 90 --cpu Skylake-Client --append "te
 set_tests_properties(boot.x86_64.msr_gp PROPERTIES PASS_REGULAR_EXPRESSION
   "ds_cpu_identify: success\\).*vendor: GenuineIntel.*misc_enable: absent \\(IA32_MISC_ENABLE \\(0x1A0\\): MSR access faulted \\(#GP\\)\\).*caps: IA32_MISC_ENABLE \\(0x1a0\\) advertised, #GP simulated.*misc_enable: fault \\(IA32_MISC_ENABLE \\(0x1A0\\): MSR access faulted \\(#GP\\)\\).* 0 failed.*boot.sh: PASS")
 
+# Bochs 2.7 with the Bochs BIOS and the LGPL VGA BIOS (issue 24): GRUB's VBE
+# mode set for the framebuffer tag corrupted its heap there; the BIOS entries
+# keep VGA text. Both ISOs, a short group list; SKIP (77) without Bochs.
+foreach(arch i386 x86_64)
+  math(EXPR _t "240 * ${LIBDS_BOOT_TIMEOUT_SCALE}")
+  math(EXPR _ct "${_t} + 30")
+  add_test(NAME boot.${arch}.bochs_bios
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/boot/bochs.sh ${CMAKE_BINARY_DIR}/libds-bochs-${arch}.iso ${arch} ${_t})
+  set_tests_properties(boot.${arch}.bochs_bios PROPERTIES LABELS boot TIMEOUT ${_ct} SKIP_RETURN_CODE 77)
+endforeach()
+# A NetBurst CPU model (Bochs's Pentium 4 Celeron D 336, family 0FH).
+add_test(NAME boot.i386.bochs_bios_netburst
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/boot/bochs.sh ${CMAKE_BINARY_DIR}/libds-bochs-i386.iso i386 ${_t}
+                 p4_prescott_celeron_336)
+set_tests_properties(boot.i386.bochs_bios_netburst PROPERTIES LABELS boot TIMEOUT ${_ct} SKIP_RETURN_CODE 77
+                     PASS_REGULAR_EXPRESSION "cpu: GenuineIntel 0F_04H.*bochs.sh: PASS")
+
 # The one-screen verdict (issue 14), read off the screen: the framebuffer
 # (OVMF, pixel-exact against the kernel's font) and the VGA text buffer (SeaBIOS).
 foreach(arch i386 x86_64)
@@ -95,6 +112,30 @@ foreach(arch i386 x86_64)
                      ${LIBDS_CONSOLE_FONT})
     set_tests_properties(boot.${arch}.screen_${_mode} PROPERTIES LABELS boot TIMEOUT ${_ct})
   endforeach()
+endforeach()
+
+# The verdict read by OCR off a screenshot (issue 24 item 3): VGA text on
+# SeaBIOS for both kernels. SKIP (77) without tesseract. The GOP framebuffer
+# on OVMF at three sizes the menu asks GRUB for: read pixel-exact (the OCR
+# misreads the kernel font's dotted zero there, see docs/design.md).
+function(libds_screen_ocr name arch mode tmo)
+  math(EXPR _t "${tmo} * ${LIBDS_BOOT_TIMEOUT_SCALE}")
+  math(EXPR _ct "${_t} + 30")
+  add_test(NAME boot.${arch}.screen_ocr_${name}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/boot/screen.sh ${CMAKE_BINARY_DIR} ${arch} ${mode} ${_t}
+                   ${LIBDS_CONSOLE_FONT} --ocr ${ARGN})
+  set_tests_properties(boot.${arch}.screen_ocr_${name} PROPERTIES LABELS boot TIMEOUT ${_ct} SKIP_RETURN_CODE 77)
+endfunction()
+foreach(arch i386 x86_64)
+  libds_screen_ocr(bios ${arch} bios 120)
+endforeach()
+foreach(res 1024x768 1280x800 1920x1080)
+  math(EXPR _t "240 * ${LIBDS_BOOT_TIMEOUT_SCALE}")
+  math(EXPR _ct "${_t} + 30")
+  add_test(NAME boot.x86_64.screen_uefi_${res}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/boot/screen.sh ${CMAKE_BINARY_DIR} x86_64 uefi ${_t}
+                   ${LIBDS_CONSOLE_FONT} --iso libds-screen-x86_64-${res} --size ${res})
+  set_tests_properties(boot.x86_64.screen_uefi_${res} PROPERTIES LABELS boot TIMEOUT ${_ct})
 endforeach()
 
 # SMP (issue 13): APs started with INIT-SIPI-SIPI from the ACPI MADT, each

@@ -4,17 +4,35 @@
 # (the kernel ends with exit=halt, the verdict on screen) with a display
 # device, wait for the verdict on serial, then read the screen through the
 # QEMU monitor: a screendump of the framebuffer when the kernel drew on one
-# (GRUB gives one on OVMF and, for this kernel, on SeaBIOS too), else the VGA
+# (GRUB gives one on OVMF; on BIOS the menu keeps VGA text), else the VGA
 # text buffer, and check the verdict there (screencheck.py).
-# usage: screen.sh BUILD ARCH uefi|bios TIMEOUT FONT
+# With --ocr (boot.<arch>.screen_ocr_*, issue 24): a screendump in either
+# case, read by OCR (screenocr.py, tesseract; exit 77 without it): PASS/FAIL,
+# the CPU line and the per-group counts from the picture; --size WxH: the
+# framebuffer must have that size (the ISO's menu asked GRUB for that GOP
+# mode), with or without --ocr.
+# usage: screen.sh BUILD ARCH uefi|bios TIMEOUT FONT [--iso NAME] [--ocr] [--size WxH]
 set -u
 build=$1 arch=$2 mode=$3 tmo=$4 font=$5
+iso=$build/libds-screen-$arch.iso ocr= size=
+shift 5
+while [ $# -gt 0 ]; do
+  case $1 in
+    --iso) iso=$build/$2.iso; shift 2 ;;
+    --ocr) ocr=1; shift ;;
+    --size) size=$2; shift 2 ;;
+    *) echo "screen.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+if [ -n "$ocr" ] && ! command -v tesseract >/dev/null; then
+  echo "screen.sh: SKIP: tesseract is not installed (scripts/deps.sh installs tesseract-ocr)"; exit 77
+fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/libds-screen.XXXXXX")
 trap 'kill $qpid 2>/dev/null; rm -rf "$work"' EXIT
 qemu=(qemu-system-x86_64 -machine pc,accel=tcg -m 256M -display none -vga std -no-reboot
       -serial "file:$work/serial.log" -monitor "unix:$work/mon.sock,server,nowait"
-      -cdrom "$build/libds-screen-$arch.iso")
+      -cdrom "$iso")
 if [ "$mode" = uefi ]; then
   code=/usr/share/OVMF/OVMF_CODE_4M.fd vars=/usr/share/OVMF/OVMF_VARS_4M.fd
   [ -f "$code" ] || code=/usr/share/OVMF/OVMF_CODE.fd vars=/usr/share/OVMF/OVMF_VARS.fd
@@ -50,7 +68,15 @@ done
 grep -aq '^# verdict: \(PASS\|FAIL\); halted' "$work/serial.log" || { echo "FAIL: no verdict within ${tmo}s"; exit 1; }
 grep -a '^# verdict | \|^# framebuffer\|^# boot:' "$work/serial.log"
 sleep 1 # the kernel draws the screen before the serial line above; let QEMU refresh
-if grep -aq '^# framebuffer: ' "$work/serial.log"; then
+if [ -n "$size" ] && ! grep -aq "^# framebuffer: $size," "$work/serial.log"; then
+  echo "FAIL: the kernel did not get the $size framebuffer the menu asked for"; exit 1
+fi
+if [ -n "$ocr" ]; then
+  monitor "screendump $work/screen.ppm" >/dev/null
+  [ -s "$work/screen.ppm" ] || { echo "FAIL: screendump wrote nothing"; exit 1; }
+  [ -n "${SCREEN_KEEP:-}" ] && cp "$work/screen.ppm" "$SCREEN_KEEP"
+  python3 "$here/screenocr.py" "$work/serial.log" "$work/screen.ppm" $size
+elif grep -aq '^# framebuffer: ' "$work/serial.log"; then
   monitor "screendump $work/screen.ppm" >/dev/null
   [ -s "$work/screen.ppm" ] || { echo "FAIL: screendump wrote nothing"; exit 1; }
   python3 "$here/screencheck.py" fb "$work/serial.log" "$work/screen.ppm" "$font"

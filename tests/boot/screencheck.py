@@ -88,7 +88,10 @@ def fb(serial, ppm, font):
 
 def text(serial, dump):
     want = expected(serial)
-    words = re.findall(r'0x([0-9a-f]{4})', open(dump).read())
+    # Only the "ADDRESS: 0xNNNN ..." rows: the monitor also echoes the typed
+    # command ("xp /2000xh 0xb8000"), whose "0xb800" is no screen cell.
+    words = [w for line in re.findall(r'^[0-9a-f]+:((?: 0x[0-9a-f]{4})+)', open(dump).read(), re.M)
+             for w in re.findall(r'0x([0-9a-f]{4})', line)]
     if len(words) < 80 * 25:
         sys.exit(f'FAIL: VGA text dump has {len(words)} cells, want 2000')
     chars = ''.join(chr(int(x, 16) & 0xFF) for x in words[:2000])

@@ -563,6 +563,14 @@ static void test_probe_format(void)
 #else
     CHECK(pr.bts.verdict == DS_PROBE_NOT_TESTED && pr.bts.reason == DS_ERR_UNSUPPORTED, "BTS=0: BTS not tested");
 #endif
+    /* the arch-PEBS item (issue 25 item 4): detection is compiled with PEBS */
+#if DS_CONFIG_PEBS
+    CHECK(pr.arch_pebs.verdict == DS_PROBE_NOT_ADVERTISED && pr.arch_pebs.reason == DS_ERR_APEBS_NOT_ENUMERATED,
+          "PEBS=1: Skylake has no arch PEBS");
+#else
+    CHECK(pr.arch_pebs.verdict == DS_PROBE_NOT_TESTED && pr.arch_pebs.reason == DS_ERR_UNSUPPORTED,
+          "PEBS=0: arch PEBS not tested");
+#endif
 #if DS_CONFIG_FORMAT
     CHECK_EQ(ds_caps_format(&sky.caps, buf, sizeof(buf)), DS_OK, "FORMAT=1: caps_format");
     CHECK(strstr(buf, "vendor: GenuineIntel") != NULL, "FORMAT=1: text");

@@ -26,6 +26,7 @@ struct fake_cpu {
     /* log of the last FAKE_LOG writes (msr, value), oldest first */
     struct { uint32_t msr; uint64_t val; } log[64];
     unsigned nlog;
+    int no_pmext; /* 1: no implied CPUID.(07H,1):EAX[8] (fake_cpuid) */
 };
 
 static inline void fake_set_msr(struct fake_cpu *f, uint32_t msr, uint64_t val)
@@ -142,15 +143,29 @@ static inline int fake_leaf_has_subleaves(uint32_t leaf)
     }
 }
 
+/*
+ * A fake that lists leaf 23H is an architectural-perfmon-extension part, as
+ * every real dump with leaf 23H is (Meteor/Lunar/Arrow/Panther Lake: 07H.0
+ * EAX 2, 07H.1 EAX bit 8 set; Linux reads 23H only then): unless the test
+ * lists them itself or sets no_pmext, 07H.0 EAX reads at least 1 and 07H.1
+ * EAX reads bit 8.
+ */
 static inline void fake_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
     struct fake_cpu *f = ctx;
+    int found = 0, l23 = 0;
     out[0] = out[1] = out[2] = out[3] = 0;
-    for (int i = 0; i < f->nleaves; i++)
-        if (f->leaves[i].leaf == leaf && (f->leaves[i].sub == sub || !fake_leaf_has_subleaves(leaf))) {
+    for (int i = 0; i < f->nleaves; i++) {
+        l23 |= f->leaves[i].leaf == 0x23;
+        if (!found && f->leaves[i].leaf == leaf && (f->leaves[i].sub == sub || !fake_leaf_has_subleaves(leaf))) {
             memcpy(out, f->leaves[i].r, sizeof(f->leaves[i].r));
-            return;
+            found = 1;
         }
+    }
+    if (l23 && !f->no_pmext && leaf == 7 && sub == 0 && out[0] == 0)
+        out[0] = 1;
+    if (l23 && !f->no_pmext && leaf == 7 && sub == 1 && !found)
+        out[0] = 1u << 8;
 }
 
 static const struct ds_msr_ops fake_ops = { fake_read, fake_write, fake_cpuid };

@@ -31,6 +31,7 @@ struct fake_pmu {
     int nlog;
     unsigned reads, writes, faults;
     uint32_t fault_msr; /* accesses to this MSR fault when non-zero */
+    int no_pmext;       /* 1: no implied CPUID.(07H,1):EAX[8] (fp_cpuid) */
 };
 
 static inline void fp_reset(struct fake_pmu *f)
@@ -129,15 +130,24 @@ static inline int fp_write(void *ctx, uint32_t msr, uint64_t val)
     return DS_OK;
 }
 
+/* Leaf 23H implies CPUID.(07H,1):EAX[8] and 07H.0 EAX >= 1 unless listed or
+ * no_pmext (as fake_cpu.h fake_cpuid: every real dump with 23H has them). */
 static inline void fp_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
     struct fake_pmu *f = ctx;
+    int found = 0, l23 = 0;
     out[0] = out[1] = out[2] = out[3] = 0;
-    for (int i = 0; i < f->nleaves; i++)
-        if (f->leaves[i].leaf == leaf && f->leaves[i].sub == sub) {
+    for (int i = 0; i < f->nleaves; i++) {
+        l23 |= f->leaves[i].leaf == 0x23;
+        if (!found && f->leaves[i].leaf == leaf && f->leaves[i].sub == sub) {
             memcpy(out, f->leaves[i].r, sizeof(f->leaves[i].r));
-            return;
+            found = 1;
         }
+    }
+    if (l23 && !f->no_pmext && leaf == 7 && sub == 0 && out[0] == 0)
+        out[0] = 1;
+    if (l23 && !f->no_pmext && leaf == 7 && sub == 1 && !found)
+        out[0] = 1u << 8;
 }
 
 static const struct ds_msr_ops fp_ops = { fp_read, fp_write, fp_cpuid };

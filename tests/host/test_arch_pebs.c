@@ -869,11 +869,12 @@ static void test_decode_fragments(void)
     CHECK_EQ(ds_arch_pebs_decode(b, a, &s, &used), DS_ERR_APEBS_REC_SHORT, "continuation absent");
     CHECK_EQ(used, 0, "nothing consumed");
 
-    /* orphan: first fragment without basic; consumed covers its chain */
+    /* orphan: first fragment without basic; consumed is that fragment alone
+     * (Linux skips it, its CONT is not followed) */
     a = frag(b, &r, E_GPR | E_CONT, 0);
     c = frag(b + a, &r, E_AUX, 0);
     CHECK_EQ(ds_arch_pebs_decode(b, a + c, &s, &used), DS_ERR_APEBS_NO_BASIC, "orphan");
-    CHECK_EQ(used, a + c, "orphan chain length");
+    CHECK_EQ(used, a, "orphan fragment alone");
 }
 
 /* Truncated and lying headers: never read outside the bytes given (ASan
@@ -1099,7 +1100,8 @@ static void test_drain(void)
     CHECK(st.anomalies & DS_DRAIN_SIZE_LIE, "size lie");
     check_invariant(&st, "corrupt");
 
-    /* orphan fragment chain, then a good record */
+    /* two fragments without basic (the first with CONT), then a good record:
+     * each is skipped alone (Linux), one lost_corrupt each */
     memset(mem, 0, 8192);
     k = frag(mem, &r, E_GPR | E_CONT, 0);
     k += frag(mem + k, &r, E_AUX, 0);
@@ -1107,7 +1109,7 @@ static void test_drain(void)
     fake_set_msr(&f, 0x3F5, k | IDX_EN | thr);
     CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 200, &n, &st), DS_OK, "orphan");
     CHECK_EQ(st.records, 1, "good one");
-    CHECK_EQ(st.lost_corrupt, 1, "orphan chain = one");
+    CHECK_EQ(st.lost_corrupt, 2, "one per orphan fragment");
     CHECK(st.anomalies & DS_DRAIN_APEBS_ORPHAN, "orphan anomaly");
     check_invariant(&st, "orphan");
 
@@ -1469,6 +1471,132 @@ static void test_mem_top_of_address_space(void)
     }
 }
 
+/* Issue 25 item 3: a first fragment without the basic group is skipped
+ * alone, as Linux intel_pmu_drain_arch_pebs does ("1st fragment or single
+ * record must have basic group": at += header->size; continue), whatever its
+ * CONT bit says; the fragment after it starts a record. A leading null
+ * fragment (bits 63:16 zero) therefore never swallows the complete record
+ * behind it. Before the fix the null fragment and the record were walked as
+ * one orphan chain and the record was lost. */
+static void test_orphan_fragment_skipped_alone(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    struct ds_drain_stats st;
+    static struct ds_pebs_sample arr[8];
+    struct ds_pebs_sample s;
+    struct spec r;
+    size_t n;
+    uint32_t used = 0;
+    unsigned char *mem = aligned_alloc(4096, 4096);
+    memset(mem, 0, 4096);
+    spec_init(&r, 71);
+    put64(mem, 16); /* null fragment: size 16, bits 63:16 zero */
+    size_t a = 16 + frag(mem + 16, &r, E_BASIC | E_AUX, 0);
+    CHECK_EQ(ds_arch_pebs_decode(mem, a, &s, &used), DS_ERR_APEBS_NO_BASIC, "leading null fragment");
+    CHECK_EQ(used, 16, "only the null fragment consumed");
+    CHECK_EQ(ds_arch_pebs_decode(mem + 16, a - 16, &s, &used), DS_OK, "the record behind it");
+    check_basic(&s, &r, "after null");
+
+    /* CONT orphan: skipped alone too; its CONT is not followed */
+    spec_init(&r, 72);
+    size_t b = frag(mem + a, &r, E_GPR | E_CONT, 0);
+    size_t c = frag(mem + a + b, &r, E_BASIC, 0);
+    CHECK_EQ(ds_arch_pebs_decode(mem + a, b + c, &s, &used), DS_ERR_APEBS_NO_BASIC, "CONT orphan");
+    CHECK_EQ(used, b, "only the CONT orphan consumed");
+
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    struct ds_arch_pebs_config cf = cfg_of(mem, 0x3000000, 0, 256);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &cf), DS_OK, "setup");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install");
+    fake_set_msr(&f, 0x3F5, (a + b + c) | IDX_EN | IDX_THRESH(256));
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 8, &n, &st), DS_OK, "drain");
+    CHECK_EQ(n, 2, "both complete records delivered");
+    CHECK_EQ(st.records, 2, "records");
+    CHECK_EQ(st.lost_corrupt, 2, "the null fragment and the CONT orphan");
+    CHECK(st.anomalies & DS_DRAIN_APEBS_ORPHAN, "orphan anomaly");
+    spec_init(&r, 71);
+    CHECK_EQ(arr[0].ip, r.ip, "first record");
+    CHECK_EQ(arr[0].data_addr, r.addr, "first record's aux");
+    spec_init(&r, 72);
+    CHECK_EQ(arr[1].ip, r.ip, "second record");
+    check_invariant(&st, "orphans");
+    free(mem);
+}
+
+/* Issue 25 item 4: ds_probe on an architectural-PEBS CPU never touches
+ * IA32_PEBS_ENABLE (3F1H, absent there: Linux "perf/x86/intel: Initialize
+ * architectural PEBS"; the fake faults on it, being unmapped). The DS area
+ * item checks BTS alone; the arch_pebs item reads IA32_PEBS_INDEX (busy
+ * with EN, a fault names 0x3F5) and hold-tests IA32_PEBS_BASE. Before the
+ * fix: "ds_area: fault (IA32_PEBS_ENABLE (0x3F1) ...)". */
+static void test_probe_arch_pebs(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_probe_result pr;
+    char txt[1024];
+    ptl(&f, 0);
+    fake_set_msr(&f, DS_MSR_IA32_DEBUGCTL, 0);
+    fake_set_msr(&f, DS_MSR_IA32_DS_AREA, 0);
+    fake_set_msr(&f, DS_MSR_IA32_PERFEVTSEL0, 0);
+    fake_set_msr(&f, DS_MSR_IA32_PMC0, 0);
+    fake_set_msr(&f, DS_MSR_IA32_A_PMC0, 0);
+    fake_set_msr(&f, 0x3F4, 0x5000 | 1);
+    ident(&f, &cpu);
+    f.faults = 0;
+    f.nlog = 0;
+    CHECK_EQ(ds_probe(&cpu, NULL, &pr), DS_OK, "probe");
+    CHECK_EQ(f.faults, 0, "no MSR fault (3F1H untouched)");
+    CHECK_EQ(pr.ds_area.verdict, DS_PROBE_WORKING, "ds_area working");
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_WORKING, "arch_pebs working");
+    CHECK_EQ(pr.arch_pebs.msr, 0x3F4, "IA32_PEBS_BASE tested");
+    CHECK(pr.arch_pebs.restored, "restored");
+    CHECK_EQ(fake_get_msr(&f, 0x3F4), 0x5000 | 1, "prior BASE back");
+    CHECK_EQ(pr.arch_pebs.wrote & 0xFFF, 0, "pattern: 4 KiB aligned, size code 0");
+    for (unsigned i = 0; i < f.nlog; i++)
+        CHECK(f.log[i].msr != 0x3F1 && f.log[i].msr != 0x3F5, "no write to 0x%X", f.log[i].msr);
+    CHECK_EQ(ds_probe_format(&pr, txt, sizeof txt), DS_OK, "text");
+    CHECK(strstr(txt, "ds_area: working (") && strstr(txt, "arch_pebs: working ("), "text: %s", txt);
+
+    fake_set_msr(&f, 0x3F5, IDX_EN);
+    f.nlog = 0;
+    CHECK_EQ(ds_probe(&cpu, NULL, &pr), DS_OK, "probe, arch-PEBS on");
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_BUSY, "INDEX.EN: busy");
+    CHECK_EQ(pr.arch_pebs.msr, 0x3F5, "busy names INDEX");
+    CHECK_EQ(pr.ds_area.verdict, DS_PROBE_WORKING, "DS area still free");
+    for (unsigned i = 0; i < f.nlog; i++)
+        CHECK(f.log[i].msr != 0x3F4, "BASE not written while busy");
+    CHECK_EQ(ds_probe_format(&pr, txt, sizeof txt), DS_OK, "text busy");
+    CHECK(strstr(txt, "arch_pebs: busy (IA32_PEBS_INDEX (0x3F5): "), "text busy: %s", txt);
+
+    fake_set_msr(&f, 0x3F5, 0);
+    f.fault_on_read = 0x3F5;
+    CHECK_EQ(ds_probe(&cpu, NULL, &pr), DS_OK, "probe, INDEX faults");
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_FAULT, "INDEX fault");
+    CHECK_EQ(pr.arch_pebs.msr, 0x3F5, "fault names INDEX");
+    f.fault_on_read = 0;
+    f.fault_on_write = 0x3F4;
+    CHECK_EQ(ds_probe(&cpu, NULL, &pr), DS_OK, "probe, BASE write faults");
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_FAULT, "BASE fault");
+    CHECK_EQ(pr.arch_pebs.msr, 0x3F4, "fault names BASE");
+    f.fault_on_write = 0;
+
+    /* PEBS_FMT 0xF without the 23H sub-leaves: not enumerated, nothing of
+     * arch-PEBS touched, and still no 3F1H (Linux intel_pebs_init keys the
+     * DS-area PEBS path on the format) */
+    set_cpuid_word(&f, 0x23, 0, 0, 0x3);
+    ident(&f, &cpu);
+    f.faults = 0;
+    CHECK_EQ(ds_probe(&cpu, NULL, &pr), DS_OK, "probe, 23H.4/5 absent");
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_NOT_ADVERTISED, "not enumerated");
+    CHECK_EQ(pr.arch_pebs.reason, DS_ERR_APEBS_NOT_ENUMERATED, "reason");
+    CHECK_EQ(pr.ds_area.verdict, DS_PROBE_WORKING, "ds_area working without 3F1H");
+    CHECK_EQ(f.faults, 0, "no fault");
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1492,5 +1620,7 @@ int main(void)
     test_not_setup_refusals();
     test_drain_exact_fill();
     test_mem_top_of_address_space();
+    test_orphan_fragment_skipped_alone();
+    test_probe_arch_pebs();
     return check_summary();
 }

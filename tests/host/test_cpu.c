@@ -208,6 +208,8 @@ static void test_p6_no_misc_enable(void)
  * P-core) and #4 (Darkmont E-core). Expectations are read off those words by
  * hand with the SDM leaf layouts, not from libds.
  */
+static void test_leaf23_needs_perfmon_ext(void);
+
 static void ptl_core(struct fake_cpu *f, bool ecore)
 {
     memset(f, 0, sizeof(*f));
@@ -836,7 +838,49 @@ int main(void)
     test_fixed_bitmap_from_v5();
     test_fixed_edx_from_v2();
     test_leaf23_eax_0_and_1();
+    test_leaf23_needs_perfmon_ext();
     return check_summary();
+}
+
+/*
+ * Issue 25 item 6b: leaf 23H is read only with CPUID.(07H,1):EAX[8] (Linux
+ * X86_FEATURE_ARCH_PERFMON_EXT, cpufeatures.h (12*32+ 8); update_pmu_cap is
+ * called only then), and 07H sub-leaf 1 only when 07H.0:EAX >= 1 (Linux
+ * get_cpu_cap "Check valid sub-leaf index"). The Panther Lake words with
+ * 07H.1 EAX = 4CCE09D7H (the dump's, bit 8 set) read 23H; with bit 8 clear,
+ * or 07H.0 EAX 0, the counters come from leaf 0AH (8 GP, fixed 0-3 from
+ * EDX[4:0] = 3 and ECX FH) and no arch-PEBS word is read. Before the fix
+ * max leaf alone decided.
+ */
+static void test_leaf23_needs_perfmon_ext(void)
+{
+    static const struct { uint32_t eax70, eax71; bool ext; const char *what; } t[] = {
+        { 2, 0x4CCE09D7, true, "07H.1 EAX of the dump" },
+        { 2, 0x4CCE09D7 & ~(1u << 8), false, "07H.1 EAX[8] clear" },
+        { 2, 1u << 8, true, "07H.1 EAX[8] alone" },
+        { 0, 0x4CCE09D7, false, "07H.0 EAX 0: sub-leaf 1 not read" },
+        { 1, 1u << 8, true, "07H.0 EAX 1" },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct fake_cpu f;
+        struct ds_cpu cpu;
+        ptl_core(&f, false);
+        f.no_pmext = 1;
+        for (int k = 0; k < f.nleaves; k++)
+            if (f.leaves[k].leaf == 7 && f.leaves[k].sub == 0)
+                f.leaves[k].r[0] = t[i].eax70;
+        fake_set_cpuid(&f, 7, 1, t[i].eax71, 1, 2, 0x00040430);
+        ds_cpu_init(&cpu, &fake_ops, &f);
+        CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "%s: identify", t[i].what);
+        const struct ds_caps *c = &cpu.caps;
+        CHECK_EQ(c->arch_perfmon_ext, t[i].ext, "%s: ARCH_PERFMON_EXT", t[i].what);
+        CHECK_EQ(c->has_leaf_23, t[i].ext, "%s: leaf 23H", t[i].what);
+        CHECK_EQ(c->leaf23_subleaves, t[i].ext ? 0x3Bu : 0, "%s: 23H.0 EAX", t[i].what);
+        CHECK_EQ(c->gp_mask, t[i].ext ? 0x3FFu : 0xFFu, "%s: GP counters", t[i].what);
+        CHECK_EQ(c->fixed_mask, 0xFu, "%s: fixed counters", t[i].what);
+        CHECK_EQ(c->arch_pebs_caps, t[i].ext ? 0x60060378u : 0, "%s: 23H.4 EBX", t[i].what);
+        CHECK_EQ(c->arch_pebs_gp_mask, t[i].ext ? 0x3FFu : 0, "%s: 23H.5 EAX", t[i].what);
+    }
 }
 
 /*

@@ -3,8 +3,35 @@
 #include "check.h"
 #include <ds/err.h>
 
+/* Every enumerator of err.h (parsed here, independent of err.c's table)
+ * has its own row: ds_errname gives its name back and ds_strerror a real
+ * text; no value is used twice. */
+static void every_enumerator_has_a_row(void)
+{
+    FILE *f = fopen(DS_ERR_H_PATH, "r");
+    CHECK(f != NULL, "open %s", DS_ERR_H_PATH);
+    if (!f)
+        return;
+    char line[512], name[128];
+    int n = 0, v;
+    static unsigned char seen[DS_ERR__LAST];
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, " %127[A-Z0-9_] = %d ,", name, &v) != 2 || strncmp(name, "DS_", 3) != 0)
+            continue;
+        n++;
+        CHECK(strcmp(ds_errname(v), name) == 0, "%s = %d has its row (errname %s)", name, v, ds_errname(v));
+        CHECK(strcmp(ds_strerror(v), "unknown libds error") != 0, "%s has a message", name);
+        CHECK(v >= 0 && v < DS_ERR__LAST && !seen[v], "%s = %d below DS_ERR__LAST, not used twice", name, v);
+        if (v >= 0 && v < DS_ERR__LAST)
+            seen[v] = 1;
+    }
+    fclose(f);
+    CHECK(n >= 150, "%d enumerators parsed", n);
+}
+
 int main(void)
 {
+    every_enumerator_has_a_row();
     /* Every value below DS_ERR__LAST that is named must have distinct text; unknown ones say so. */
     int named = 0;
     for (int v = 0; v < DS_ERR__LAST; v++) {

@@ -31,6 +31,7 @@ struct profile {
 /* Signatures of parts of each uarch (intel-family.h; the dumps' file names). */
 static const struct profile profiles[] = {
     { DS_UARCH_CORE2, 0x00010676, 0x07280202, 0x503, 0, false, 0, 2, 3 },      /* Penryn 06_17H */
+    { DS_UARCH_YONAH, 0x000006E8, 0x07280201, 0, 0, false, 0, 2, 0 },          /* Core Duo 06_0EH, perfmon v1 */
     { DS_UARCH_BONNELL, 0x000106C2, 0x07280203, 0x503, 0, false, 0, 2, 3 },    /* Diamondville 06_1CH */
     { DS_UARCH_SILVERMONT, 0x00030678, 0x07280203, 0x503, 2, false, 0, 2, 3 }, /* Bay Trail 06_37H */
     { DS_UARCH_KNIGHTS, 0x00050671, 0x07280203, 0x503, 2, false, 0, 2, 3 },    /* KNL 06_57H */
@@ -380,11 +381,13 @@ static void check_nb_row(const struct ds_event_desc *d)
     }
 }
 
-/* Where pmc.h checks PEBS events (Core 2, Atom, Nehalem), a row that says
- * "not precise" must also be refused there: the table and pmc.h agree. */
+/* Where pmc.h checks PEBS events (Core 2, Nehalem), a row that says
+ * "not precise" must also be refused there: the table and pmc.h agree.
+ * Bonnell left the list with issue 25 item 8: pmc.h follows Linux's
+ * catch-all row there, like Sandy Bridge onwards (the rows follow perfmon). */
 static bool pmc_lists_events(enum ds_uarch u)
 {
-    return u == DS_UARCH_CORE2 || u == DS_UARCH_BONNELL || u == DS_UARCH_NEHALEM;
+    return u == DS_UARCH_CORE2 || u == DS_UARCH_NEHALEM;
 }
 
 static void check_pmc_row(const struct ds_event_desc *d, const struct profile *p)
@@ -447,7 +450,7 @@ static void test_rows(void)
                   ds_event_name((enum ds_event)e));
             rows += seen[u][e];
         }
-        CHECK(rows == (u == DS_UARCH_BONNELL || u == DS_UARCH_ARCTICWOLF ? 4u : 6u), "%s: %u rows",
+        CHECK(rows == (u == DS_UARCH_BONNELL || u == DS_UARCH_ARCTICWOLF || u == DS_UARCH_YONAH ? 4u : 6u), "%s: %u rows",
               ds_uarch_name((enum ds_uarch)u), rows);
     }
 }
@@ -908,7 +911,7 @@ static void test_lookup_order(void)
     ds_cpu_init(&raw, &fake_ops, &f);
     CHECK_EQ(ds_event_lookup(&raw, DS_EVENT_NONE, &d), DS_ERR_NOT_IDENTIFIED, "unidentified, event 0");
     CHECK_EQ(ds_event_lookup(&raw, DS_EVENT__COUNT, &d), DS_ERR_NOT_IDENTIFIED, "unidentified, event past the end");
-    CHECK(strcmp(ds_uarch_name((enum ds_uarch)(DS_UARCH__COUNT - 1)), "arcticwolf") == 0, "last uarch name");
+    CHECK(strcmp(ds_uarch_name((enum ds_uarch)(DS_UARCH__COUNT - 1)), "yonah") == 0, "last uarch name (issue 25 item 9)");
     CHECK(strcmp(ds_event_name((enum ds_event)(DS_EVENT__COUNT - 1)), "cycles") == 0, "last event name");
     CHECK(strcmp(ds_uarch_name(DS_UARCH_UNKNOWN), "unknown") == 0, "uarch 0 name");
 }
@@ -1005,6 +1008,79 @@ static void test_pmc_rows_no_netburst_fields(void)
     }
 }
 
+/*
+ * Issue 25 items 10 and 12. Linux's L1-dcache read/write access ids
+ * (core.c core2_hw_cache_event_ids 0x0f40 L1D_CACHE_LD.MESI / 0x0f41
+ * L1D_CACHE_ST.MESI; snb_hw_cache_event_ids 0xf1d0 / 0xf2d0, transcribed
+ * here) differ from the Core 2 and Sandy Bridge loads/stores rows: each such
+ * row names Linux's id beside it with the reason. The Sandy Bridge ..
+ * Skylake PREC_DIST rows cite Linux ds.c's real constraint,
+ * INTEL_FLAGS_UEVENT_CONSTRAINT(0x01c0, 0x2) (intel_snb_/hsw_/skl_pebs_
+ * event_constraints), not INTEL_PST_CONSTRAINT.
+ */
+static void test_tab25_linux_ids_beside_rows(void)
+{
+    static const struct { enum ds_uarch u; enum ds_event e; uint16_t linux_id; const char *cite; } ids[] = {
+        { DS_UARCH_CORE2, DS_EVENT_LOADS, 0x0f40, "0x0f40" },
+        { DS_UARCH_CORE2, DS_EVENT_STORES, 0x0f41, "0x0f41" },
+        { DS_UARCH_SANDYBRIDGE, DS_EVENT_LOADS, 0xf1d0, "0xf1d0" },
+        { DS_UARCH_SANDYBRIDGE, DS_EVENT_STORES, 0xf2d0, "0xf2d0" },
+    };
+    size_t n;
+    const struct ds_event_desc *t = ds_event_table(&n);
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+        const struct ds_event_desc *d = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (t[i].uarch == ids[k].u && t[i].event == ids[k].e)
+                d = &t[i];
+        CHECK(d != NULL, "%s %s row", ds_uarch_name(ids[k].u), ds_event_name(ids[k].e));
+        if (!d)
+            continue;
+        bool same = ((uint16_t)(d->umask << 8 | d->evsel)) == ids[k].linux_id;
+        CHECK(same || (strstr(d->source, "Linux") && strstr(d->source, ids[k].cite)),
+              "%s %s %02X/%02X differs from Linux %s: the row says why (%s)", ds_uarch_name(ids[k].u),
+              ds_event_name(ids[k].e), d->evsel, d->umask, ids[k].cite, d->source);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].evsel != 0xC0 || t[i].umask != 0x01 || t[i].uarch < DS_UARCH_SANDYBRIDGE || t[i].uarch > DS_UARCH_SKYLAKE)
+            continue;
+        CHECK(strstr(t[i].source, "INTEL_FLAGS_UEVENT_CONSTRAINT(0x01c0, 0x2)") && !strstr(t[i].source, "PST_CONSTRAINT"),
+              "%s PREC_DIST cites Linux's constraint: %s", ds_uarch_name(t[i].uarch), t[i].source);
+    }
+}
+
+/*
+ * Issue 25 item 9: Yonah 06_0EH (Core Solo/Duo). Linux core.c
+ * intel_pmu_init handles it (INTEL_CORE_YONAH, "Core events", name "core")
+ * with the architectural intel_perfmon_event_map: cycles 0x003c,
+ * instructions 0x00c0, branches 0x00c4, branch-misses 0x00c5 (typed here);
+ * perfmon v1: no fixed counter, no PEBS; no hw_cache ids, so no
+ * loads/stores. It was DS_ERR_EVENT_UARCH.
+ */
+static void test_tab25_yonah(void)
+{
+    static const struct { enum ds_event e; uint8_t ev; } want[] = {
+        { DS_EVENT_CYCLES, 0x3C }, { DS_EVENT_INSTRUCTIONS, 0xC0 },
+        { DS_EVENT_BRANCHES, 0xC4 }, { DS_EVENT_BRANCH_MISSES, 0xC5 },
+    };
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct profile p = { DS_UARCH_YONAH, 0x000006E8, 0x07280201, 0, 0, false, 0, 2, 0 };
+    enum ds_uarch u = DS_UARCH_UNKNOWN;
+    struct ds_event_desc d;
+    CHECK_EQ(cpu_of(&f, &cpu, &p), DS_OK, "identify Core Duo 06_0EH");
+    CHECK_EQ(ds_uarch_of(&cpu, &u), DS_OK, "06_0EH is in the table");
+    CHECK(u == DS_UARCH_YONAH && !strcmp(ds_uarch_name(u), "yonah"), "yonah (%s)", ds_uarch_name(u));
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        CHECK_EQ(ds_event_lookup(&cpu, want[i].e, &d), DS_OK, "%s", ds_event_name(want[i].e));
+        CHECK(d.evsel == want[i].ev && d.umask == 0 && d.cmask == 0 && !d.inv && d.fixed == -1 &&
+                  d.precise == DS_PRECISE_NONE,
+              "%s: %02X/00, no fixed counter, not precise", ds_event_name(want[i].e), want[i].ev);
+    }
+    CHECK_EQ(ds_event_lookup(&cpu, DS_EVENT_LOADS, &d), DS_ERR_EVENT_NONE, "no loads");
+    CHECK_EQ(ds_event_lookup(&cpu, DS_EVENT_STORES, &d), DS_ERR_EVENT_NONE, "no stores");
+}
+
 int main(void)
 {
     test_dumps();
@@ -1025,5 +1101,7 @@ int main(void)
     test_wildcat_lake();
     test_native_pairs_decide();
     test_pmc_rows_no_netburst_fields();
+    test_tab25_linux_ids_beside_rows();
+    test_tab25_yonah();
     return check_summary();
 }

@@ -1278,8 +1278,39 @@ static void test_arch_cpl_filter_bit(void)
 
 static void test_mut5b_arch_freeze_needs_pdcm(void);
 static void test_mut5b_netburst_no_select(void);
+/* issue 31: a caller-built legacy row whose depth is not a stack depth
+ * (SDM per-model LBR stacks and Linux lbr_nr: 4, 8, 16 or 32; the reader
+ * indexes (TOS - k) & (depth - 1)) is refused before any MSR access;
+ * each legal depth of the same row reads. */
+static void test_caller_row_depth(void)
+{
+    const struct ds_lbr_model *m;
+    CHECK_EQ(ds_lbr_lookup(6, 0x5E, &m), DS_OK, "Skylake row");
+    static struct fake_pmu f;
+    struct ds_cpu cpu;
+    lbr_cpu(&f, &cpu, m, 4, true, 5);
+    struct ds_lbr_model row = *m;
+    struct ds_lbr_entry out[64];
+    size_t got = 99;
+    static const uint8_t bad[] = { 0, 1, 2, 3, 5, 6, 7, 12, 24, 31, 33, 64 };
+    for (unsigned i = 0; i < sizeof bad; i++) {
+        row.depth = bad[i];
+        fp_clear_log(&f);
+        CHECK_EQ(ds_lbr_read(&cpu, &row, 5, out, 64, &got), DS_ERR_LBR_BAD_DEPTH, "depth %u", bad[i]);
+        CHECK(f.reads == 0 && f.writes == 0 && got == 0, "depth %u: no MSR access, nothing read", bad[i]);
+    }
+    static const uint8_t ok[] = { 4, 8, 16, 32 };
+    for (unsigned i = 0; i < sizeof ok; i++) {
+        row.depth = ok[i];
+        row.tos_max = (uint8_t)(ok[i] - 1);
+        CHECK_EQ(ds_lbr_read(&cpu, &row, 5, out, 64, &got), DS_OK, "depth %u", ok[i]);
+        CHECK_EQ(got, ok[i], "depth %u entries", ok[i]);
+    }
+}
+
 int main(void)
 {
+    test_caller_row_depth();
     test_table();
     test_format_caps_fault();
     test_decode();

@@ -154,6 +154,13 @@ static void test_tables(void)
     CHECK_EQ(ds_nb_mask_parse(br, "MMXX", &mask), DS_ERR_NB_BAD_MASK, "bad mask name");
     CHECK_EQ(ds_nb_mask_parse(br, "MMN", &mask), DS_ERR_NB_BAD_MASK, "prefix is not a name");
     CHECK_EQ(ds_nb_mask_parse(br, "", &mask), DS_ERR_NB_BAD_MASK, "empty");
+    /* issue 31: an empty name after a separator is as bad as one between */
+    mask = 0x77;
+    CHECK_EQ(ds_nb_mask_parse(br, "MMNP|", &mask), DS_ERR_NB_BAD_MASK, "trailing '|'");
+    CHECK_EQ(ds_nb_mask_parse(br, "MMNP,", &mask), DS_ERR_NB_BAD_MASK, "trailing ','");
+    CHECK_EQ(ds_nb_mask_parse(br, "MMNP||MMTM", &mask), DS_ERR_NB_BAD_MASK, "empty name between");
+    CHECK_EQ(ds_nb_mask_parse(br, "|MMNP", &mask), DS_ERR_NB_BAD_MASK, "leading '|'");
+    CHECK_EQ(mask, 0x77, "refusals leave the output alone");
     CHECK_EQ(ds_nb_mask_parse(9999, "MMNP", &mask), DS_ERR_NB_BAD_EVENT, "bad event");
 }
 

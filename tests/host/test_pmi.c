@@ -53,6 +53,37 @@ static void test_decode(void)
     fake_netburst(&e.f);
     env_identify(&e, 0);
     CHECK_EQ(ds_pmi_ack_mask(&e.cpu.caps), 0, "NetBurst: no global MSRs");
+    /* issue 31: a NetBurst whose CPUID reports a leaf 0AH (v2, 2 GP
+     * counters) still has no IA32_PERF_GLOBAL_* MSRs (SDM Vol. 3B: the
+     * NetBurst PMU is ESCR/CCCR only) */
+    struct ds_caps nb = e.cpu.caps;
+    nb.has_leaf_0a = true;
+    nb.perfmon_version = 2;
+    nb.gp_mask = 0x3;
+    CHECK_EQ(ds_pmi_ack_mask(&nb), 0, "NetBurst with a leaf 0AH: no global MSRs");
+}
+
+/* issue 31: ds_pmi_init refuses a DS context set up for another struct
+ * ds_cpu (a copy of the same CPU): the handler would drain through one and
+ * program MSRs through the other. */
+static void test_ctx_other_cpu(void)
+{
+    static struct env e;
+    static struct ds_cpu copy;
+    struct ds_pmi pmi;
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    copy = e.cpu;
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_NONE };
+    memset(&pmi, 0x5A, sizeof pmi);
+    unsigned r0 = e.f.reads, w0 = e.f.writes;
+    CHECK_EQ(ds_pmi_init(&pmi, &copy, &e.ctx, &pc), DS_ERR_PMI_CTX_CPU, "context of another ds_cpu");
+    CHECK(e.f.reads == r0 && e.f.writes == w0, "no MSR access");
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "its own ds_cpu");
+    CHECK_EQ(ds_pmi_freeze_check(&e.cpu, (enum ds_freeze_mode)3), DS_ERR_PMI_FREEZE_MODE, "freeze 3");
+    CHECK_EQ(ds_pmi_freeze_check(&e.cpu, DS_FREEZE_STREAMLINED), DS_OK, "v4: streamlined");
+    CHECK_EQ(ds_pmi_freeze_check(NULL, DS_FREEZE_NONE), DS_ERR_NULL, "NULL cpu");
 }
 
 static void test_v4_streamlined_pebs(void)
@@ -618,6 +649,7 @@ static void test_init_null(void);
 static void test_perf_metrics_ctrl_and_no_leaf_0a_decode(void);
 static void test_mut5b_poison_and_silent_hook(void);
 static void test_mut5b_legacy_restore_fault_first_error(void);
+static void test_lnx25_bts_legacy_unfreeze(void);
 int main(void)
 {
     test_zero_bounds();
@@ -626,6 +658,7 @@ int main(void)
     test_freeze_off_clears();
     test_building_blocks();
     test_decode();
+    test_ctx_other_cpu();
     test_v4_streamlined_pebs();
     test_v3_legacy();
     test_netburst();
@@ -649,6 +682,7 @@ int main(void)
     test_perf_metrics_ctrl_and_no_leaf_0a_decode();
     test_mut5b_poison_and_silent_hook();
     test_mut5b_legacy_restore_fault_first_error();
+    test_lnx25_bts_legacy_unfreeze();
     return check_summary();
 }
 
@@ -1192,4 +1226,102 @@ static void test_mut5b_legacy_restore_fault_first_error(void)
     fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
     CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "no fault: OK");
     CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0x3, "enables restored");
+}
+
+/*
+ * Issue 25 item 5: a BTS threshold PMI sets no GLOBAL_STATUS bit, yet the
+ * legacy FREEZE_PERFMON_ON_PMI "clears each of the ENABLE field of
+ * MSR_PERF_GLOBAL_CTRL" on a PMI request (SDM Vol. 3B IA32_DEBUGCTL bit 12);
+ * Linux intel_pmu_handle_irq rewrites GLOBAL_CTRL on every exit
+ * (__intel_pmu_enable_all). With BTS running with BTINT, a status-0 PMI
+ * restores the enables (one WRMSR) whether or not the index reached the
+ * threshold (a drain since the PMI may have reset it), only while the PMU
+ * is enabled, only with legacy freeze, never without BTINT.
+ */
+static void test_lnx25_bts_legacy_unfreeze(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    uint64_t v = 0;
+    int gotb = 0;
+    fake_haswell(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_LEGACY, .global_ctrl = 0xF, .bts_sink = take_bts,
+                                .bts_arg = &gotb };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init legacy");
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_OK, "pmu on");
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT), DS_OK, "BTS with BTINT");
+    /* the BTS PMI: index at the threshold, counters frozen, status 0 */
+    e.area.a64.bts_index = e.area.a64.bts_thresh;
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "BTS-only PMI");
+    CHECK(r.bts_drained && r.handled, "BTS drained");
+    CHECK_EQ(r.status, 0, "status 0");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, &v), 1, "one GLOBAL_CTRL write");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0xF, "legacy freeze on a BTS PMI: enables restored");
+    CHECK_EQ(r.msr_writes, 1, "counted in msr_writes");
+    /* index below the threshold (drained meanwhile): restored all the same */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "status 0, BTS below threshold");
+    CHECK(!r.bts_drained, "nothing drained");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0xF, "enables restored (cannot tell the PMI apart)");
+    /* the PMU stopped by ds_pmi_pmu_enable(false): never restarted */
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, false), DS_OK, "pmu off");
+    e.area.a64.bts_index = e.area.a64.bts_thresh;
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "BTS PMI, PMU off");
+    CHECK(r.bts_drained, "drained");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, NULL), 0, "PMU off: no GLOBAL_CTRL write");
+    CHECK_EQ(r.msr_writes, 0, "no write counted");
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_OK, "pmu on");
+    /* BTS without BTINT (circular): no status-0 PMI of ours, no write */
+    CHECK_EQ(ds_bts_disable(&e.ctx), DS_OK, "BTS off");
+    CHECK_EQ(ds_bts_enable(&e.ctx, 0), DS_OK, "BTS circular");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "foreign NMI, circular BTS");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, NULL), 0, "no BTINT: no GLOBAL_CTRL write");
+    CHECK_EQ(ds_bts_disable(&e.ctx), DS_OK, "BTS off");
+    /* freeze none: the CPU froze nothing, nothing to restore */
+    struct ds_pmi_config pn = pc;
+    pn.freeze = DS_FREEZE_NONE;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pn), DS_OK, "init no freeze");
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_OK, "pmu on");
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT), DS_OK, "BTS with BTINT");
+    e.area.a64.bts_index = e.area.a64.bts_thresh;
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "BTS PMI, no freeze");
+    CHECK(r.bts_drained, "drained");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, NULL), 0, "no freeze: no GLOBAL_CTRL write");
+    /* the own-ISR building block: ds_pmi_ack(status 0) restores with BTINT
+     * armed, not without */
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init legacy (ack)");
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_OK, "pmu on");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_ack(&pmi, 0, NULL), DS_OK, "ack status 0, BTINT armed");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, NULL), 0, "nothing to acknowledge");
+    CHECK_EQ(fake_get_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL), 0xF, "ack: enables restored");
+    CHECK_EQ(ds_bts_disable(&e.ctx), DS_OK, "BTS off");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    e.f.nlog = 0;
+    CHECK_EQ(ds_pmi_ack(&pmi, 0, NULL), DS_OK, "ack status 0, BTS off");
+    CHECK_EQ(fake_writes_to(&e.f, DS_MSR_IA32_PERF_GLOBAL_CTRL, NULL), 0, "ack, no BTINT: no GLOBAL_CTRL write");
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT), DS_OK, "BTS with BTINT");
+    /* the restore write faults: reported, after the drain */
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init legacy again");
+    CHECK_EQ(ds_pmi_pmu_enable(&pmi, true), DS_OK, "pmu on");
+    e.area.a64.bts_index = e.area.a64.bts_thresh;
+    e.f.fault_on_write = DS_MSR_IA32_PERF_GLOBAL_CTRL;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_MSR_FAULT, "restore faults: DS_ERR_MSR_FAULT");
+    CHECK(r.bts_drained, "drained before the fault");
+    e.f.fault_on_write = 0;
+    ds_bts_disable(&e.ctx);
 }

@@ -21,9 +21,10 @@ static _Alignas(4096) unsigned char mem[64 * 1024];
  * OVF_CTRL"), and IA32_A_PMCn writes land in IA32_PMCn (full-width alias). */
 static bool freeze_gp; /* DEBUGCTL[12] #GPs (a KVM guest, issue 14) */
 static uint32_t wfault; /* writes (only) of this MSR #GP when non-zero */
+static int wfail_at; /* > 0: the wfail_at-th write from now #GPs, once (issue 31 sweep) */
 static int t_write(void *ctx, uint32_t msr, uint64_t v)
 {
-    if (wfault && msr == wfault) {
+    if ((wfault && msr == wfault) || (wfail_at > 0 && --wfail_at == 0)) {
         fp_log(&F, 'w', msr, v);
         return DS_ERR_MSR_FAULT;
     }
@@ -413,7 +414,7 @@ static void test_exhaustion(void)
     CHECK_EQ(add(raw(0x3C, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE,
              "Nehalem: cycles not in the PEBS list");
     CHECK_EQ(add(raw(0x0B, 0x10, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "Nehalem load latency event");
-    CHECK_EQ(S.req[0].idx, 0, "PMC0");
+    CHECK_EQ(S.req[0].idx, 3, "PMC3 (perfmon NehalemEP_core.json \"Counter\": \"3\"; issue 25 item 7)");
 }
 
 static void test_adaptive(void)
@@ -582,7 +583,8 @@ static void test_cntr_fmt6(void)
     CHECK_EQ(fp_get(&F, 0x1904), 0, "PMC1 counts from 0");
     /* FIXED_CTR_CTRL: 4 bits per counter, OS 0 + USR 1: fixed 0 and fixed 3 (slots), no PMI bit */
     CHECK_EQ(fp_get(&F, 0x38D), 0x3003, "FIXED_CTR_CTRL");
-    CHECK_EQ(fp_get(&F, 0x38F), 0x900000003ull, "GLOBAL_CTRL: PMC0, PMC1, fixed 0, fixed 3");
+    /* + bit 48 EN_PERF_METRICS (Linux intel_set_masks for INTEL_PMC_IDX_METRIC_BASE) */
+    CHECK_EQ(fp_get(&F, 0x38F), 0x1000900000003ull, "GLOBAL_CTRL: PMC0, PMC1, fixed 0, fixed 3, EN_PERF_METRICS");
     CHECK_EQ(fp_get(&F, 0x3F1), 1, "PEBS_ENABLE: PMC0 only");
     /* SDM adaptive record: basic 32 + counters header 16 + 3 values + slots + metrics = 88 */
     struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
@@ -673,17 +675,63 @@ static void test_cntr_arch(void)
     c.mem_phys = 0x100000;
     CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
     unsigned id[3];
+    /* metrics need PERF_CAPABILITIES.PERF_METRICS (15) on arch PEBS too:
+     * Linux topdown events need intel_cap.perf_metrics */
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR | DS_GROUP_METRICS, id), DS_ERR_SESSION_NO_METRICS,
+             "arch PEBS metrics without PERF_METRICS");
+    fp_set(&F, DS_MSR_IA32_PERF_CAPABILITIES, 0x8000 | 0xF00 | 0x3F);
+    identify(true);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
     CHECK_EQ(cntr_requests(DS_GROUP_CNTR | DS_GROUP_METRICS, id), DS_OK, "arch PEBS counters group");
     CHECK(S.req[id[1]].idx == 1 && S.req[id[2]].kind == DS_CTR_FIXED && S.req[id[2]].idx == 0, "PMC1, fixed 0");
     take_snap();
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
     CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (0xFull << 35) | (uint32_t)(0 - 10000u), "GP0 CFG_C");
-    CHECK_EQ(fp_get(&F, 0x1907), 0, "GP1 CFG_C untouched (count only)");
+    /* Linux intel_pmu_enable_event_ext: every member of a PEBS counter group
+     * gets ARCH_PEBS_CNTR_ALLOW (35); EN (63) only the precise one */
+    CHECK_EQ(fp_get(&F, 0x1907), 1ull << 35, "GP1 CFG_C: CNTR_ALLOW alone (count only)");
+    CHECK_EQ(fp_get(&F, 0x1983), 1ull << 35, "fixed 0 CFG_C: CNTR_ALLOW alone (count only)");
+    CHECK_EQ(fp_get(&F, 0x198F), 1ull << 35, "fixed 3 CFG_C: CNTR_ALLOW alone (slots)");
+    CHECK_EQ(fp_get(&F, 0x198B), 0, "fixed 2 CFG_C untouched (not in the session)");
     CHECK_EQ(fp_get(&F, 0x1905), 0x4300C0ull, "GP1 CFG_A");
     CHECK_EQ(fp_get(&F, 0x38D), 0x3003, "FIXED_CTR_CTRL");
-    CHECK_EQ(fp_get(&F, 0x38F), 0x900000003ull, "GLOBAL_CTRL");
+    CHECK_EQ(fp_get(&F, 0x38F), 0x1000900000003ull, "GLOBAL_CTRL (+ 48 EN_PERF_METRICS: Linux intel_set_masks)");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     check_snap("arch PEBS counters group");
+    /* metrics with no fixed counter but slots: CNTR_FIXED stays clear
+     * (GLOBAL_CTRL bit 48 is EN_PERF_METRICS, no fixed counter 16) */
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request pm = raw(0xC0, 0x00, 10000, DS_SAMPLE_PRECISE);
+    pm.groups = DS_GROUP_CNTR | DS_GROUP_METRICS;
+    CHECK_EQ(add(pm, NULL), DS_OK, "PEBS C0H with counters + metrics, nothing else");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (0xBull << 35) | (uint32_t)(0 - 10000u),
+             "GP0 CFG_C: ALLOW, GP, METRICS, no FIXED");
+    CHECK_EQ(fp_get(&F, 0x38F), 0x1000800000001ull, "GLOBAL_CTRL: PMC0, fixed 3, EN_PERF_METRICS");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    /* CPUID.(23H,4):EBX[3] (CNTR_ALLOW) not enumerated: no member could be
+     * allowed, no counters group (metrics alone included) */
+    for (int k = 0; k < F.nleaves; k++)
+        if (F.leaves[k].leaf == 0x23 && F.leaves[k].sub == 4)
+            F.leaves[k].r[1] &= ~0x8u;
+    identify(true);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(cntr_requests(DS_GROUP_CNTR, id), DS_ERR_SESSION_NO_CNTR_GROUP, "no CNTR_ALLOW: no counters group");
+    CHECK_EQ(cntr_requests(DS_GROUP_METRICS, id), DS_ERR_SESSION_NO_CNTR_GROUP, "no CNTR_ALLOW: no metrics group");
+    for (int k = 0; k < F.nleaves; k++)
+        if (F.leaves[k].leaf == 0x23 && F.leaves[k].sub == 4)
+            F.leaves[k].r[1] |= 0x8u;
+    identify(true);
+    /* without a counters group no member is allowed: a second PEBS-only
+     * session leaves every CFG_C but the PEBS counter's at 0 */
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(cntr_requests(0, id), DS_OK, "arch PEBS without a counters group, two counting requests");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0x1903), (1ull << 63) | (uint32_t)(0 - 10000u), "GP0 CFG_C: EN + reload, no CNTR_ALLOW");
+    CHECK_EQ(fp_get(&F, 0x1907), 0, "GP1 CFG_C untouched");
+    CHECK_EQ(fp_get(&F, 0x1983), 0, "fixed 0 CFG_C untouched");
+    CHECK_EQ(fp_get(&F, 0x38F), 0x100000003ull, "GLOBAL_CTRL: no fixed 3, no bit 48");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
 /* --- generic events (event.h rows) ------------------------------------------- */
@@ -1242,6 +1290,9 @@ static void test_on_pebs(void)
 
 /* --- bad input: one row per session error ----------------------------------- */
 
+struct misuse_row { const char *what; int err; };
+static const struct misuse_row misuse[24];
+
 static const struct { const char *what; int err; } bad[] = {
     { "add after start", DS_ERR_SESSION_STATE },
     { "request without event", DS_ERR_SESSION_NO_EVENT },
@@ -1326,11 +1377,14 @@ static void test_bad_table(void)
         if (S.started)
             ds_session_teardown(&S);
     }
-    /* every session code in err.h has a row (SAVE excepted, see above) */
-    for (int v = DS_ERR_SESSION_STATE; v <= DS_ERR_SESSION_NO_CALLBACK; v++) {
+    /* every session code in err.h has a row here or in misuse[] (SAVE
+     * excepted, see above) */
+    for (int v = DS_ERR_SESSION_STATE; v <= DS_ERR_SESSION_MEM_RANGE; v++) {
         bool row = v == DS_ERR_SESSION_SAVE;
         for (unsigned i = 0; i < N(bad); i++)
             row |= bad[i].err == v;
+        for (unsigned i = 0; i < N(misuse); i++)
+            row |= misuse[i].err == v;
         CHECK(row, "error %s has a bad-input row", ds_errname(v));
     }
     CHECK(strcmp(ds_strerror(DS_ERR_SESSION_BUF_SMALL), "buffer too small for one record") == 0, "message");
@@ -1559,6 +1613,8 @@ static void test_add_refusals_exact(void);
 static void test_callbacks_per_kind(void);
 static void test_restore_after_outside_change(void);
 static void test_apebs_counter_choice(void);
+static void test_apebs_pdist(void);
+static void test_tab25_apebs_event_counters(void);
 static void test_describe_no_cpu(void);
 static void test_fixed_width_8(void);
 static void test_lbr_legacy_unfreeze(void);
@@ -1588,6 +1644,10 @@ static void test_auto_freeze_needs_pdcm(void);
 static void test_bts_room(void);
 static void test_blind9907_bts_unavailable_and_fixed_width_65(void);
 static void test_start_write_fault_sweep(void);
+static void test_misuse_table(void);
+static void test_teardown_retry(void);
+static void test_kth_write_fault_sweep(void);
+static void test_snb_ucode_before_programming(void);
 static void test_arch_lbr_ctl_default(void);
 static void test_one_pebs_owns_every_record(void);
 static void test_apebs_fixed_per_bit(void);
@@ -1636,6 +1696,7 @@ int main(void)
     test_callbacks_per_kind();
     test_restore_after_outside_change();
     test_apebs_counter_choice();
+    test_apebs_pdist();
     test_describe_no_cpu();
     test_fixed_width_8();
     test_lbr_legacy_unfreeze();
@@ -1672,6 +1733,11 @@ int main(void)
     test_count_fixed_taken();
     test_count_prec_dist_any_p();
     test_blind9907_bts_unavailable_and_fixed_width_65();
+    test_misuse_table();
+    test_teardown_retry();
+    test_kth_write_fault_sweep();
+    test_snb_ucode_before_programming();
+    test_tab25_apebs_event_counters();
     return check_summary();
 }
 
@@ -1980,6 +2046,67 @@ static void test_apebs_counter_choice(void)
     CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
     CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_ERR_SESSION_NOT_PRECISE,
              "no PEBS-capable GP counter: not precise");
+}
+
+/* Issue 25 item 6c: the most precise request (ds_request.pdist; Linux
+ * precise_ip 3, intel_pmu_hw_config: "pebs_mask = precise_ip >= 3 ?
+ * pebs_cap.pdists : pebs_cap.counters" as the event's dyn_constraint) takes
+ * only the CPUID.(23H,5) PDIST counters: EBX GP 3 (GP0, GP1) and EDX fixed
+ * 1 (fixed 0) in the Panther Lake P-core words. Two GP pdist requests get
+ * GP0 and GP1, a third has no counter; without pdist it gets GP2. pdist
+ * needs DS_SAMPLE_PRECISE and architectural PEBS (DS_ERR_SESSION_PDIST).
+ * Before the fix pdist did not exist: the counter choice read 23H.5 EAX/ECX
+ * only. */
+static void test_apebs_pdist(void)
+{
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    panther();
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request q = raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE);
+    q.pdist = true;
+    CHECK_EQ(add(q, NULL), DS_OK, "pdist 1");
+    CHECK_EQ(add(q, NULL), DS_OK, "pdist 2");
+    CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == 0, "GP0 (got %u)", S.req[0].idx);
+    CHECK(S.req[1].kind == DS_CTR_GP && S.req[1].idx == 1, "GP1 (got %u)", S.req[1].idx);
+    CHECK_EQ(add(q, NULL), DS_ERR_SESSION_NO_COUNTER, "pdist 3: GP0/GP1 taken");
+    q.pdist = false;
+    CHECK_EQ(add(q, NULL), DS_OK, "not pdist");
+    CHECK(S.req[2].kind == DS_CTR_GP && S.req[2].idx == 2, "GP2 (got %u)", S.req[2].idx);
+
+    panther();
+    cpuid_patch(0x23, 5, 1, 0x4); /* PDIST GP2 only */
+    cpuid_patch(0x23, 5, 3, 0);   /* no PDIST fixed counter */
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request g = gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_PRECISE);
+    g.pdist = true;
+    CHECK_EQ(add(g, NULL), DS_OK, "instructions pdist");
+    CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == 2, "fixed 0 not PDIST: GP2 (%d/%u)", S.req[0].kind,
+          S.req[0].idx);
+    g.pdist = false;
+    CHECK_EQ(add(g, NULL), DS_OK, "instructions");
+    CHECK(S.req[1].kind == DS_CTR_FIXED && S.req[1].idx == 0, "not pdist: fixed 0");
+
+    panther();
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    q.pdist = true;
+    q.mode = DS_SAMPLE_AUTO;
+    CHECK_EQ(add(q, NULL), DS_ERR_SESSION_PDIST, "pdist with AUTO");
+    q.mode = DS_SAMPLE_OVERFLOW;
+    CHECK_EQ(add(q, NULL), DS_ERR_SESSION_PDIST, "pdist with OVERFLOW");
+    q.mode = DS_COUNT;
+    CHECK_EQ(add(q, NULL), DS_ERR_SESSION_PDIST, "pdist with COUNT");
+    CHECK_EQ(S.nreq, 0, "nothing added");
+
+    skylake(); /* DS-area PEBS format 3: no PDIST bitmap to follow */
+    memset(&S, 0, sizeof S);
+    struct ds_session_config k = cfg_mem();
+    CHECK_EQ(ds_session_init(&S, &cpu, &k), DS_OK, "init skylake");
+    q.mode = DS_SAMPLE_PRECISE;
+    CHECK_EQ(add(q, NULL), DS_ERR_SESSION_PDIST, "pdist without arch PEBS");
 }
 
 /* ds_session_describe on a zeroed session (never initialised, no CPU):
@@ -2455,15 +2582,16 @@ static void test_gp_bitmap_ends(void)
 
 /*
  * mut4A: the load-latency search starts at PMC3 and wraps around to PMC0,
- * PMC1, PMC2 (Linux intel_nehalem_pebs_event_constraints
- * INTEL_PLD_CONSTRAINT(0x100b, 0xf): any of PMC0-3). Nehalem with PMC3
+ * PMC1, PMC2 (Skylake MEM_TRANS_RETIRED.LOAD_LATENCY CDH/01H: any of PMC0-3,
+ * perfmon skylake_core.json "Counter": "0,1,2,3", Linux 0xf; Nehalem was the
+ * CPU here until issue 25 item 7 put its 0BH/10H on PMC3 only). PMC3
  * taken by an overflow request and PMC0, PMC1 by two PEBS requests: the
  * load-latency request still gets PMC2, the 32nd and last counter of the
  * wrapped search (pick_ds_pebs `k < 32` -> 31 left it out).
  */
 static void test_ldlat_wraps_to_pmc2(void)
 {
-    fam6(0x000106A5, 0x07300403, 0, 0x00000603, 0x1C3);
+    skylake();
     CHECK_EQ(init_default(), DS_OK, "init");
     CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
     CHECK_EQ(S.req[0].idx, 3, "overflow on PMC3, the highest");
@@ -2887,10 +3015,17 @@ static void test_start_write_fault_sweep(void)
             wfault = seen[k];
             int e = sweep_start(prof);
             CHECK_EQ(e, DS_ERR_MSR_FAULT, "profile %d: writes of MSR 0x%x fault: start says so", prof, seen[k]);
-            CHECK_EQ(S.state, DS_SESSION_READY, "profile %d: 0x%x: READY again", prof, seen[k]);
+            /* every write of that MSR faults, its restore too when it was
+             * saved: kept for teardown (issue 31), READY once restored */
+            bool kept = S.state == DS_SESSION_STOPPED && ds_session_unrestored(&S) > 0;
+            CHECK(kept || (S.state == DS_SESSION_READY && ds_session_unrestored(&S) == 0),
+                  "profile %d: 0x%x: READY again, or STOPPED with MSRs to restore", prof, seen[k]);
             wfault = 0;
             if (e == DS_OK)
                 (void)ds_session_teardown(&S);
+            if (kept)
+                CHECK_EQ(ds_session_teardown(&S), DS_OK, "profile %d: 0x%x: teardown restores the rest", prof, seen[k]);
+            CHECK(S.state == DS_SESSION_READY && ds_session_unrestored(&S) == 0, "profile %d: 0x%x: READY", prof, seen[k]);
             check_snap("write fault unwound");
         }
     }
@@ -3152,4 +3287,435 @@ static void test_blind9907_bts_unavailable_and_fixed_width_65(void)
     CHECK_EQ(init_default(), DS_OK, "init");
     CHECK(add(gen(DS_EVENT_INSTRUCTIONS, 64, DS_SAMPLE_PRECISE), NULL) != DS_OK || S.req[0].kind != DS_CTR_FIXED,
           "width 65: no fixed-counter sampling");
+}
+
+/*
+ * Issue 31: misuse refused, each with its specific error, before any MSR
+ * is written (most before any is read). Expected codes: session.h / err.h
+ * contracts; the facts behind them: SDM Vol. 3B "DS Save Area" (64-bit
+ * linear addresses, canonical), Vol. 2A CPUID 80000008H:EAX[15:8] (linear
+ * width), Vol. 3B freeze modes (perfmon v2 FREEZE_PERFMON_ON_PMI, v4
+ * streamlined), perfmon *_core.json 3CH "PEBS": "0" (pmc.c).
+ */
+static const struct misuse_row misuse[24] = {
+    { "region = the struct ds_session", DS_ERR_SESSION_MEM_OVERLAP },
+    { "region = the struct ds_cpu", DS_ERR_SESSION_MEM_OVERLAP },
+    { "region over the last 8 bytes of the session", DS_ERR_SESSION_MEM_OVERLAP },
+    { "bytes = SIZE_MAX over a 64 KiB array", DS_ERR_SESSION_MEM_RANGE },
+    { "mem_linear + bytes wraps 2^64", DS_ERR_SESSION_MEM_RANGE },
+    { "mem_phys + bytes wraps 2^64", DS_ERR_SESSION_MEM_RANGE },
+    { "linear range past 2^47 (48-bit width)", DS_ERR_SESSION_MEM_RANGE },
+    { "non-canonical mem_linear", DS_ERR_SESSION_MEM_RANGE },
+    { "init on a stopped session", DS_ERR_SESSION_STATE },
+    { "freeze mode 9", DS_ERR_PMI_FREEZE_MODE },
+    { "freeze mode 3 on Skylake", DS_ERR_PMI_FREEZE_MODE },
+    { "streamlined freeze on Core 2 (v2)", DS_ERR_PMI_FREEZE_MODE },
+    { "legacy freeze on NetBurst", DS_ERR_PMI_FREEZE_MODE },
+    { "pebs_flags bit 1", DS_ERR_BAD_FLAGS },
+    { "start: 4 KiB + 100 bytes", DS_ERR_SESSION_BUF_SMALL },
+    { "start: arch PEBS physical address off 4 KiB", DS_ERR_APEBS_BASE_ALIGN },
+    { "start: arch PEBS physical range at MAXPHYADDR", DS_ERR_APEBS_PHYS_ADDR },
+    { "start: 32-bit DS layout, PEBS buffer across 4 GiB", DS_ERR_BUF_ADDR },
+    { "Skylake: raw 3CH precise", DS_ERR_SESSION_NOT_PRECISE },
+    { "Skylake: raw nb_metric 5", DS_ERR_SESSION_RAW },
+    { "Skylake: raw with nb_mask", DS_ERR_SESSION_RAW },
+    { "start: arch PEBS part under 4 KiB", DS_ERR_SESSION_BUF_SMALL },
+    { "start: interrupt BTS with one record after the DS area page", DS_ERR_SESSION_BUF_SMALL },
+    { "start: 32-bit DS layout, DS area at 4 GiB", DS_ERR_AREA_ADDR },
+};
+
+/* Run row @i; the refused call is the last, after fp_clear_log. */
+static int run_misuse(unsigned i)
+{
+    struct ds_request r = raw(0xC0, 0, 1000, DS_SAMPLE_PRECISE);
+    struct ds_session_config c = cfg_mem();
+    skylake();
+    memset(&S, 0, sizeof S);
+    fp_clear_log(&F);
+    switch (i) {
+    case 0: c.mem = &S; c.bytes = sizeof S; break;
+    case 1: c.mem = &cpu; c.bytes = sizeof cpu; break;
+    case 2: c.mem = (unsigned char *)&S + sizeof S - 8; c.bytes = 4096; break;
+    case 3: c.bytes = SIZE_MAX; break;
+    case 4: c.mem_linear = 0xFFFFFFFFFFFF8000ull; break;
+    case 5: c.mem_phys = 0xFFFFFFFFFFFF8000ull; break;
+    case 6: c.mem_linear = 0x00007FFFFFFF8000ull; break;
+    case 7: c.mem_linear = 0x0000900000000000ull; break;
+    case 8:
+        ds_session_init(&S, &cpu, &c);
+        add(r, NULL);
+        ds_session_start(&S);
+        ds_session_stop(&S);
+        fp_clear_log(&F);
+        return ds_session_init(&S, &cpu, &c);
+    case 9: c.freeze_set = true; c.freeze = (enum ds_freeze_mode)9; break;
+    case 10: c.freeze_set = true; c.freeze = (enum ds_freeze_mode)3; break;
+    case 11: core2(); c.freeze_set = true; c.freeze = DS_FREEZE_STREAMLINED; break;
+    case 12: netburst(); c.freeze_set = true; c.freeze = DS_FREEZE_LEGACY; break;
+    case 13: c.pebs_flags = 0x2; break;
+    case 14: case 15: case 16: case 17:
+        if (i == 14)
+            c.bytes = 4096 + 100;
+        if (i == 15 || i == 16)
+            panther();
+        c.mem_phys = i == 15 ? 0x100800 : i == 16 ? 1ull << 46 : 0;
+        if (i == 17) {
+            netburst();
+            c.mem_linear = 0xFFFF8000u;
+            r = raw(0, 0, 4000, DS_SAMPLE_PRECISE);
+            r.raw.nb_event = "replay_event";
+            r.raw.nb_mask = "NBOGUS";
+            r.raw.nb_metric = DS_NB_METRIC_1STL_CACHE_LOAD_MISS;
+        }
+        if (ds_session_init(&S, &cpu, &c) != DS_OK || add(r, NULL) != DS_OK)
+            return -2;
+        fp_clear_log(&F);
+        return ds_session_start(&S);
+    case 18: r.raw.evsel = 0x3C; break;
+    case 19: r.raw.nb_metric = 5; break;
+    case 20: r.raw.nb_mask = "NBOGUS"; break;
+    case 21: case 22: case 23:
+        if (i == 21)
+            panther(); /* arch PEBS: no DS area page */
+        c.bytes = i == 21 ? 4095 : 4096 + 24; /* arch PEBS: under a page; BTS: one 24-byte record */
+        c.mem_phys = 0x100000;
+        if (i == 23) {
+            netburst();
+            c.bytes = sizeof mem;
+            c.mem_linear = 0x100000000ull; /* the SDM's 32-bit DS area: below 4 GiB */
+        }
+        if (i >= 22) {
+            memset(&r, 0, sizeof r);
+            r.mode = DS_TRACE_BTS;
+        }
+        if (ds_session_init(&S, &cpu, &c) != DS_OK || add(r, NULL) != DS_OK)
+            return -2;
+        fp_clear_log(&F);
+        return ds_session_start(&S);
+    default: return -1;
+    }
+    int e = ds_session_init(&S, &cpu, &c);
+    if (i < 18 || i > 20 || e)
+        return e;
+    fp_clear_log(&F);
+    return add(r, NULL);
+}
+
+static void test_misuse_table(void)
+{
+    for (unsigned i = 0; i < N(misuse); i++) {
+        int e = run_misuse(i);
+        CHECK_EQ(e, misuse[i].err, "misuse '%s' -> %s (got %s)", misuse[i].what, ds_errname(misuse[i].err),
+                 ds_errname(e));
+        CHECK(F.writes == 0 && F.reads == 0, "misuse '%s': %u reads, %u writes before the refusal",
+              misuse[i].what, F.reads, F.writes);
+        if (S.started) {
+            /* the stopped session keeps its restore duty */
+            CHECK_EQ(ds_session_teardown(&S), DS_OK, "misuse '%s': teardown still possible", misuse[i].what);
+        }
+    }
+    /* the boundaries: the last 48-bit canonical byte, and 57-bit width */
+    struct ds_session_config c = cfg_mem();
+    skylake();
+    memset(&S, 0, sizeof S);
+    c.mem_linear = 0x00007FFFFFFF0000ull;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "64 KiB ending at 2^47 - 1");
+    panther();
+    memset(&S, 0, sizeof S);
+    c.mem_linear = 0x00007FFFFFFF8000ull;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_ERR_SESSION_MEM_RANGE, "panther: 48-bit linear width");
+    cpuid_patch(0x80000008u, 0, 0, 0x392E); /* linear width 57 */
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "panther with a 57-bit linear width");
+    c.mem_linear = 0x00FFFFFFFFFF8000ull;
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_ERR_SESSION_MEM_RANGE, "past 2^56 at 57 bits");
+    /* overlap boundaries: a region ending where the session starts, or
+     * starting where it ends, is not over it (init only: never carved) */
+    skylake();
+    static struct ds_session S2;
+    c = cfg_mem();
+    c.mem = (void *)((uintptr_t)&S2 - 4096);
+    c.bytes = 4096;
+    CHECK_EQ(ds_session_init(&S2, &cpu, &c), DS_OK, "region ending at the session");
+    memset(&S2, 0, sizeof S2);
+    c.mem = (void *)((uintptr_t)&S2 + sizeof S2);
+    CHECK_EQ(ds_session_init(&S2, &cpu, &c), DS_OK, "region starting after the session");
+    memset(&S2, 0, sizeof S2);
+    c.mem = (void *)((uintptr_t)&S2 - 4096);
+    c.bytes = 4097;
+    CHECK_EQ(ds_session_init(&S2, &cpu, &c), DS_ERR_SESSION_MEM_OVERLAP, "one byte over the session");
+    memset(&S2, 0, sizeof S2);
+    c.mem = (void *)((uintptr_t)&cpu + sizeof cpu - 1);
+    c.bytes = 4096;
+    CHECK_EQ(ds_session_init(&S2, &cpu, &c), DS_ERR_SESSION_MEM_OVERLAP, "the last byte of the ds_cpu");
+    /* family 6 raw: nb_metric 0 (a zeroed request) and -1 taken, 1 not */
+    for (int nm = -2; nm <= 1; nm++) {
+        CHECK_EQ(init_default(), DS_OK, "init");
+        struct ds_request r = raw(0xC0, 0, 1000, DS_SAMPLE_AUTO);
+        r.raw.nb_metric = nm;
+        CHECK_EQ(add(r, NULL), nm == 0 || nm == -1 ? DS_OK : DS_ERR_SESSION_RAW, "Skylake raw nb_metric %d", nm);
+    }
+    /* every session code has a row here or in test_bad_table's loop range */
+    CHECK(strcmp(ds_errname(DS_ERR_SESSION_MEM_RANGE), "DS_ERR_SESSION_MEM_RANGE") == 0, "MEM_RANGE named");
+    CHECK(strcmp(ds_errname(DS_ERR_SESSION_MEM_OVERLAP), "DS_ERR_SESSION_MEM_OVERLAP") == 0, "MEM_OVERLAP named");
+}
+
+/*
+ * Issue 31: a write-back that fails in teardown is kept, and teardown may
+ * be called again until every MSR is as before init (from non-zero
+ * values); the count is ds_session_unrestored. Skylake PEBS + overflow +
+ * BTS; the k-th teardown write faults once, for every k.
+ */
+static void test_teardown_retry(void)
+{
+    int kept = 0;
+    for (int k = 1;; k++) {
+        skylake();
+        dirty_all(0x3C3C3C3C3C3C3C3Cull + (uint64_t)k);
+        take_snap();
+        CHECK_EQ(init_default(), DS_OK, "init");
+        CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS");
+        CHECK_EQ(add(raw(0x3C, 0x00, 5000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow");
+        CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+        CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
+        unsigned saved = ds_session_unrestored(&S);
+        CHECK(saved >= 8, "start saved %u MSRs", saved);
+        fp_clear_log(&F);
+        wfail_at = k;
+        int e = ds_session_teardown(&S);
+        bool hit = wfail_at == 0;
+        wfail_at = 0;
+        if (!hit) {
+            CHECK_EQ(e, DS_OK, "k %d past the last write: clean teardown", k);
+            CHECK(k > 8, "teardown wrote %d MSRs", k - 1);
+            CHECK(kept >= 8, "%d restore writes faulted and were retried", kept);
+            check_snap("teardown retry: clean");
+            break;
+        }
+        CHECK_EQ(e, DS_ERR_MSR_FAULT, "k %d: the fault is reported", k);
+        if (ds_session_unrestored(&S) == 0) {
+            /* a building block's own write (DS_AREA uninstall), written
+             * again by the restore: nothing left */
+            CHECK_EQ(S.state, DS_SESSION_READY, "k %d: READY", k);
+            check_snap("teardown: a cleanup write faulted");
+            continue;
+        }
+        kept++;
+        CHECK_EQ(ds_session_unrestored(&S), 1, "k %d: one MSR still to restore", k);
+        CHECK_EQ(S.state, DS_SESSION_STOPPED, "k %d: not READY", k);
+        CHECK_EQ(ds_session_init(&S, &cpu, &S.cfg), DS_ERR_SESSION_STATE, "k %d: init refused", k);
+        CHECK_EQ(ds_session_start(&S), DS_ERR_SESSION_STATE, "k %d: start refused", k);
+        fp_clear_log(&F);
+        CHECK_EQ(ds_session_teardown(&S), DS_OK, "k %d: teardown again", k);
+        CHECK(F.writes == 1 && F.nlog > 0, "k %d: the one MSR written (%u writes)", k, F.writes);
+        CHECK(ds_session_unrestored(&S) == 0 && S.state == DS_SESSION_READY, "k %d: READY", k);
+        check_snap("teardown retried");
+        CHECK_EQ(ds_session_teardown(&S), DS_ERR_SESSION_STATE, "k %d: a third teardown has nothing to do", k);
+    }
+}
+
+/*
+ * Issue 31 fault sweep: on every session profile of this file (and
+ * Skylake with the LBR snapshot), from
+ * non-zero MSR values, the k-th MSR write of start, of stop or of
+ * teardown faults (once), for every k; teardown is then called until
+ * ds_session_unrestored says 0, and every MSR must equal its value before
+ * init (GLOBAL_STATUS and its reset MSR excepted, check_snap).
+ */
+enum { PH_START, PH_STOP, PH_TEARDOWN };
+
+static int sweep_setup(unsigned prof)
+{
+    void (*const profs[])(void) = { core2, nehalem, silvermont, skylake, icelake, sapphire, netburst, panther };
+    if (prof < N(profs))
+        profs[prof]();
+    else if (prof == 8)
+        lunar(0);
+    else {
+        skylake(); /* 9: with the LBR snapshot (DEBUGCTL LBR/freeze bits; stack as test_lbr) */
+        for (unsigned i = 0; i < 32; i++) {
+            fp_set(&F, 0x680 + i, 0x1000 + i);
+            fp_set(&F, 0x6C0 + i, 0x2000 + i);
+            fp_set(&F, 0xDC0 + i, 0);
+        }
+        fp_set(&F, 0x1C9, 5);
+        fp_set(&F, 0x1C8, 0);
+    }
+    dirty_all(0xA5A5A5A5A5A5A5A5ull ^ prof);
+    take_snap();
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    if (cpu.caps.netburst)
+        c.mem_linear = 0x200000;
+    c.mem_phys = 0x100000;
+    c.lbr = prof == 9;
+    c.on_lbr = on_lbr;
+    if (ds_session_init(&S, &cpu, &c) != DS_OK)
+        return -1;
+    struct ds_request r = raw(0xC0, 0x00, 3000, DS_SAMPLE_AUTO);
+    if (cpu.caps.netburst) {
+        r.raw.nb_event = "replay_event";
+        r.raw.nb_mask = "NBOGUS";
+        r.raw.nb_metric = 0;
+    }
+    if (add(r, NULL) != DS_OK)
+        return -2;
+    if (cpu.caps.netburst) {
+        r.raw.nb_event = "instr_retired";
+        r.raw.nb_mask = "NBOGUSNTAG";
+    } else
+        r = raw(0x3C, 0x00, 5000, DS_SAMPLE_OVERFLOW);
+    if (add(r, NULL) != DS_OK)
+        return -3;
+    struct ds_request t;
+    memset(&t, 0, sizeof t);
+    t.mode = DS_TRACE_BTS;
+    if (cpu.caps.bts_advertised && add(t, NULL) != DS_OK)
+        return -4;
+    return DS_OK;
+}
+
+/* One run; @k 0 = no fault. Returns whether the k-th write was reached. */
+static bool sweep_run(unsigned prof, int phase, int k, int *writes)
+{
+    CHECK_EQ(sweep_setup(prof), DS_OK, "profile %u setup", prof);
+    bool hit = false;
+    fp_clear_log(&F);
+    wfail_at = phase == PH_START ? k : 0;
+    int e = ds_session_start(&S);
+    if (phase == PH_START) {
+        *writes = (int)F.writes;
+        hit = k > 0 && wfail_at == 0;
+    }
+    if (e == DS_OK) {
+        fp_clear_log(&F);
+        wfail_at = phase == PH_STOP ? k : 0;
+        (void)ds_session_stop(&S);
+        if (phase == PH_STOP) {
+            *writes = (int)F.writes;
+            hit = k > 0 && wfail_at == 0;
+        }
+        fp_clear_log(&F);
+        wfail_at = phase == PH_TEARDOWN ? k : 0;
+        (void)ds_session_teardown(&S);
+        if (phase == PH_TEARDOWN) {
+            *writes = (int)F.writes;
+            hit = k > 0 && wfail_at == 0;
+        }
+    } else
+        CHECK(k > 0 && phase == PH_START, "profile %u: start fails only with a fault (%s)", prof, ds_errname(e));
+    wfail_at = 0;
+    for (int n = 0; n < 3 && ds_session_unrestored(&S) > 0; n++)
+        (void)ds_session_teardown(&S);
+    CHECK(ds_session_unrestored(&S) == 0 && S.state == DS_SESSION_READY && !S.started,
+          "profile %u phase %d k %d: torn down (%u left)", prof, phase, k, ds_session_unrestored(&S));
+    char what[64];
+    snprintf(what, sizeof what, "profile %u phase %d write %d faults", prof, phase, k);
+    check_snap(what);
+    return hit;
+}
+
+static void test_kth_write_fault_sweep(void)
+{
+    for (unsigned prof = 0; prof <= 9; prof++)
+        for (int phase = PH_START; phase <= PH_TEARDOWN; phase++) {
+            int clean = 0, w = 0;
+            (void)sweep_run(prof, phase, 0, &clean);
+            CHECK(clean > 0, "profile %u phase %d writes MSRs (%d)", prof, phase, clean);
+            int k = 1;
+            while (k <= clean + 1 && sweep_run(prof, phase, k, &w))
+                k++;
+            CHECK_EQ(k, clean + 1, "profile %u phase %d: every one of its %d writes faulted once", prof, phase, clean);
+        }
+}
+
+/*
+ * Issue 31: the Sandy Bridge microcode gate (Linux pebs_ucodes: 06_2AH
+ * stepping 7 needs revision >= 0x28) refuses a PEBS session at start
+ * before any PMU MSR: the only access is the SDM revision read (write 0 to
+ * IA32_BIOS_SIGN_ID 8BH, CPUID(1), read 8BH; this fake's revision stays
+ * 0). Before, start programmed the counters and refused in
+ * ds_pmc_pebs_enable_ex. DS_PMC_PEBS_ALLOW_ERRATA skips the read.
+ */
+static void test_snb_ucode_before_programming(void)
+{
+    fam6(0x000206A7, 0x07300803, 0, 0x00000603, 0x1C3); /* 06_2AH stepping 7, PEBS format 1 */
+    fp_set(&F, 0x8B, 0);
+    take_snap();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add PEBS");
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_start(&S), DS_ERR_PMC_PEBS_UCODE, "old microcode refused");
+    CHECK(F.writes == 1 && fp_nwrites(&F, 0x8B) == 1, "only IA32_BIOS_SIGN_ID written (%u writes)", F.writes);
+    CHECK(S.state == DS_SESSION_READY && ds_session_unrestored(&S) == 0, "READY, nothing to restore");
+    check_snap("microcode refusal");
+    memset(&S, 0, sizeof S);
+    struct ds_session_config c = cfg_mem();
+    c.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init accepting errata");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "add");
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start with DS_PMC_PEBS_ALLOW_ERRATA");
+    CHECK_EQ(fp_nwrites(&F, 0x8B), 0, "no microcode read");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    check_snap("errata accepted");
+ * Issue 25 item 11: architectural PEBS picks a counter the event may use.
+ * Panther Lake Cougar Cove (perfmon pantherlake_cougarcove_core.json V1.07
+ * "PEBScounters"; Linux intel_pmu_init "pantherlake_hybrid" -> lnl_common ->
+ * intel_lnc_pebs_event_constraints): MEM_INST_RETIRED.ALL_LOADS/ALL_STORES
+ * D0H/81H, 82H on PMC0-3, MEM_TRANS_RETIRED.LOAD_LATENCY CDH/01H on PMC2-9.
+ * Nova Lake Coyote Cove (novalake_coyotecove_core.json V1.00): D0H on PMC0-3,
+ * CDH/01H on PMC2-7. Before the fix the session took the first
+ * CPUID.(23H,5) counter whatever the event.
+ */
+static void tab25_apebs_pick(uint8_t ev, uint8_t um, uint32_t gp23, int want, unsigned idx, const char *what)
+{
+    struct ds_session_config c = cfg_mem();
+    c.mem_phys = 0x100000;
+    cpuid_patch(0x23, 5, 0, gp23);
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "%s: init", what);
+    CHECK_EQ(add(raw(ev, um, 1000, DS_SAMPLE_PRECISE), NULL), want, "%s: add", what);
+    if (want == DS_OK)
+        CHECK(S.req[0].kind == DS_CTR_GP && S.req[0].idx == idx, "%s: PMC%u (got %u)", what, idx, S.req[0].idx);
+}
+
+static void test_tab25_apebs_event_counters(void)
+{
+    uint32_t m = 0;
+    panther();
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xD0, 0x81), &m), DS_OK, "PTL loads");
+    CHECK_EQ(m, 0xF, "Cougar Cove D0H/81H PMC0-3");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xD0, 0x82), &m), DS_OK, "PTL stores");
+    CHECK_EQ(m, 0xF, "Cougar Cove D0H/82H PMC0-3");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xCD, 0x01), &m), DS_OK, "PTL ldlat");
+    CHECK_EQ(m, 0x3FC, "Cougar Cove CDH/01H PMC2-9");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xC4, 0x00), &m), DS_OK, "PTL branches");
+    CHECK_EQ(m, 0xFFFFFFFFu, "Cougar Cove C4H/00H: no event constraint (PEBScounters 0-9)");
+    CHECK_EQ(ds_pmc_pebs_event_counters(NULL, 0, &m), DS_ERR_NULL, "NULL cpu");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, 0, NULL), DS_ERR_NULL, "NULL out");
+    tab25_apebs_pick(0xCD, 0x01, 0x3FF, DS_OK, 2, "PTL CDH/01H");
+    panther();
+    tab25_apebs_pick(0xD0, 0x81, 0x3F8, DS_OK, 3, "PTL D0H/81H with PMC0-2 not PEBS-capable");
+    panther();
+    tab25_apebs_pick(0xD0, 0x82, 0x3F0, DS_ERR_PMC_PEBS_EVENT_COUNTER, 0, "PTL D0H/82H, PEBS only on PMC4-9");
+    panther();
+    tab25_apebs_pick(0xCD, 0x01, 0x3, DS_ERR_PMC_PEBS_EVENT_COUNTER, 0, "PTL CDH/01H, PEBS only on PMC0-1");
+    /* Nova Lake 12_01H Coyote Cove: DisplayFamily 18 = 0FH + extended 3, native model 5 */
+    panther();
+    cpuid_patch(0x1, 0, 0, 0x00300F10);
+    cpuid_patch(0x1A, 0, 0, 0x40000005);
+    enum ds_uarch u;
+    CHECK_EQ(ds_uarch_of(&cpu, &u), DS_OK, "uarch");
+    CHECK_EQ(u, DS_UARCH_COYOTECOVE, "Coyote Cove");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xCD, 0x01), &m), DS_OK, "NVL ldlat");
+    CHECK_EQ(m, 0xFC, "Coyote Cove CDH/01H PMC2-7");
+    CHECK_EQ(ds_pmc_pebs_event_counters(&cpu, DS_EVTSEL(0xD0, 0x81), &m), DS_OK, "NVL loads");
+    CHECK_EQ(m, 0xF, "Coyote Cove D0H/81H PMC0-3");
+    tab25_apebs_pick(0xCD, 0x01, 0x300, DS_ERR_PMC_PEBS_EVENT_COUNTER, 0, "NVL CDH/01H, PEBS only on PMC8-9");
+    cpuid_patch(0x1, 0, 0, 0x00300F10);
+    cpuid_patch(0x1A, 0, 0, 0x40000005);
+    tab25_apebs_pick(0xCD, 0x01, 0x3C0, DS_OK, 6, "NVL CDH/01H on PMC6-9");
 }

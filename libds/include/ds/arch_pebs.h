@@ -171,7 +171,7 @@ extern "C" {
 #define DS_APEBS_CNTR_HDR_BYTES    16u   /* gp, fixed, metrics, reserved (u32 each) */
 
 /* Drain anomaly bits beyond those of pebs.h (struct ds_drain_stats.anomalies). */
-#define DS_DRAIN_APEBS_ORPHAN      (1u << 16) /* fragment(s) without a basic group outside a record: lost_corrupt */
+#define DS_DRAIN_APEBS_ORPHAN      (1u << 16) /* a fragment without a basic group outside a record: lost_corrupt */
 
 /* --- Detection ---------------------------------------------------------------- */
 
@@ -295,6 +295,25 @@ int ds_arch_pebs_counter_enable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, 
  * DS_ERR_MSR_FAULT. MSRs: writes that CFG_C. NMI-safe: yes. */
 int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index);
 
+/*
+ * CFG_C of a counter that COUNTS in a counters group without sampling (a
+ * DS_COUNT or overflow counter, fixed 3 counting TOPDOWN.SLOTS): @allow
+ * true writes CNTR_ALLOW (bit 35) alone, no EN, no reload, no groups; false
+ * writes 0. Linux intel_pmu_enable_event_ext sets ARCH_PEBS_CNTR_ALLOW on
+ * every member of a PEBS counter group (is_pebs_counter_event_group), EN
+ * only on the precise one; a counter without it is not recorded in the
+ * counters group of the records (the model, model/src/dsm_archpebs.c
+ * grp_cntr, is as strict). The PEBS counter itself takes CNTR_ALLOW through
+ * ds_arch_pebs_counter_enable's @groups.
+ * Errors: DS_ERR_NULL, DS_ERR_APEBS_NOT_SETUP, DS_ERR_INVAL (kind),
+ * DS_ERR_APEBS_COUNTER (not PEBS-capable per CPUID.(23H,5): its CFG_C bits
+ * are reserved, KVM arch_pebs_cfg_c_rsvd; index >= 32), DS_ERR_APEBS_GROUP
+ * (@allow where CPUID.(23H,4):EBX[3] does not enumerate CNTR_ALLOW),
+ * DS_ERR_MSR_FAULT. Nothing is written on a validation error.
+ * MSRs: writes that CFG_C. NMI-safe: yes.
+ */
+int ds_arch_pebs_counter_allow(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, bool allow);
+
 /* --- Decoder -------------------------------------------------------------------- */
 
 /*
@@ -306,9 +325,11 @@ int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind,
  * size = bytes of all fragments, fragments = their count); xmm, ymmh,
  * opmask, zmmh, h16zmm and lbr point into @rec (each part must lie inside
  * its fragment, 8-byte aligned: DS_ERR_APEBS_REC_ALIGN otherwise); xstate
- * is the XER header's first quadword. *@out_consumed = bytes of the record's fragments (also on
- * DS_ERR_APEBS_NO_BASIC, where it covers the orphan chain; 0 on the other
- * errors). @out_consumed may be NULL.
+ * is the XER header's first quadword. *@out_consumed = bytes of the record's fragments; on
+ * DS_ERR_APEBS_NO_BASIC the size of that first fragment alone (it is
+ * skipped, its CONT bit not followed, and the next fragment starts a
+ * record: Linux intel_pmu_drain_arch_pebs); 0 on the other errors.
+ * @out_consumed may be NULL.
  * Errors: DS_ERR_NULL, DS_ERR_APEBS_REC_SHORT (a header or fragment, or a
  * promised continuation, extends past @avail; size field < 16),
  * DS_ERR_APEBS_REC_ALIGN (size not a multiple of 8), DS_ERR_APEBS_REC_SIZE
@@ -328,7 +349,8 @@ int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *ou
  *   lost_beyond: 1 when the offset points past the buffer (the number of
  *     records there is unknowable; DS_DRAIN_INDEX_PAST_MAX);
  *   lost_corrupt: 1 for an undecodable tail (the walk ends there;
- *     DS_DRAIN_SIZE_LIE), 1 per orphan fragment chain (DS_DRAIN_APEBS_ORPHAN);
+ *     DS_DRAIN_SIZE_LIE), 1 per skipped first fragment without the basic
+ *     group, null fragments included (DS_DRAIN_APEBS_ORPHAN);
  *   lost_rejected: refused by the sink;
  *   lost_race: records written between the first INDEX read and the reset
  *     (INDEX read again before the write; DS_DRAIN_RACE).

@@ -36,6 +36,9 @@ extern "C" {
 /* CPUID.(07H,0):EDX bits (SDM Vol. 2A, "Structured Extended Feature Flags") */
 #define DS_CPUID7_EDX_HYBRID    (1u << 15)
 #define DS_CPUID7_EDX_ARCH_LBR  (1u << 19)
+/* CPUID.(07H,1):EAX[8]: architectural perfmon extension leaf 23H (Linux
+ * cpufeatures.h X86_FEATURE_ARCH_PERFMON_EXT (12*32+ 8)) */
+#define DS_CPUID7_1_EAX_ARCH_PERFMON_EXT (1u << 8)
 
 /* CPUID.1AH:EAX[31:24] core types (SDM Vol. 2A, leaf 1AH "Native Model ID Enumeration") */
 #define DS_CORE_TYPE_NONE  0x00
@@ -129,7 +132,11 @@ struct ds_caps {
     bool has_leaf_1c;
     uint32_t lbr_1c_eax, lbr_1c_ebx, lbr_1c_ecx;
 
-    /* CPUID leaf 23H (read when max_leaf >= 23H and Intel; has_leaf_23 when
+    /* CPUID.(07H,1):EAX[8], read when 07H.0:EAX >= 1 (Linux get_cpu_cap) */
+    bool arch_perfmon_ext;
+
+    /* CPUID leaf 23H (read when max_leaf >= 23H, Intel and arch_perfmon_ext,
+     * as Linux: X86_FEATURE_ARCH_PERFMON_EXT; has_leaf_23 when
      * sub-leaf 0 EAX is non-zero). Sub-leaf words kept raw where the meaning
      * belongs to another facility (arch PEBS). */
     bool has_leaf_23;
@@ -151,6 +158,7 @@ struct ds_caps {
     uint32_t fixed_mask;          /* supported fixed counters: v5+ ECX | low EDX[4:0] bits (SDM rule) */
     uint8_t fixed_counters;       /* EDX[4:0] (v2+), or fls(ECX) on v5+ */
     uint8_t fixed_width;          /* EDX[12:5] */
+    bool anythread_deprecated;    /* EDX[15], read from v5 (Linux intel_pmu_init): AnyThread refused */
     /* Counters that exist, as bitmaps: CPUID.23H.1 EAX (GP) / EBX (fixed)
      * where enumerated (they supersede leaf 0AH and may be non-contiguous),
      * else derived from leaf 0AH (gp_counters contiguous; fixed_mask above).

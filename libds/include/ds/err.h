@@ -90,7 +90,8 @@ enum ds_err {
     DS_ERR_PMI_HOOK = 203, /* the counter-overflow hook reported an error */
     DS_ERR_PMI_STORM = 204, /* GLOBAL_STATUS still set after DS_PMI_MAX_PASSES: PMU stopped */
     DS_ERR_PMI_LBR_BUF = 205, /* PMI LBR snapshot step without a buffer (cfg.lbr.buf NULL or cap 0) */
-    /* PMI: next free value 206 */
+    DS_ERR_PMI_CTX_CPU = 206, /* ds_pmi_init: the DS context was set up for another struct ds_cpu */
+    /* PMI: next free value 207 */
 
     /* --- 250..299: architectural / Core counters ------------------------- */
     DS_ERR_PMC_NO_ARCH = 250,        /* no architectural perfmon (CPUID leaf 0AH version 0) */
@@ -115,8 +116,9 @@ enum ds_err {
     DS_ERR_PMC_PEBS_UCODE = 269,     /* PEBS refused: Sandy Bridge microcode older than Linux pebs_ucodes (IA32_BIOS_SIGN_ID) */
     DS_ERR_PMC_NO_UMASK2 = 270,      /* EVTSEL.UMASK2 [47:40] set but CPUID.(23H,0):EBX[0] does not enumerate it */
     DS_ERR_PMC_NO_EQ = 271,          /* EVTSEL.EQ [36] set but CPUID.(23H,0):EBX[1] does not enumerate it */
-    DS_ERR_PMC_PEBS_EVENT_COUNTER = 272, /* this PEBS event only on another counter (PREC_DIST: PMC1; SNB/IVB MEM_TRANS_RETIRED: PMC3) */
-    /* pmc: next free value 273 */
+    DS_ERR_PMC_PEBS_EVENT_COUNTER = 272, /* this PEBS event only on another counter (PREC_DIST: PMC1; formats 1-3 load latency: PMC3 to Broadwell; pmc.h ds_pmc_pebs_event_counters) */
+    DS_ERR_PMC_ANY_DEPRECATED = 273, /* AnyThread (EVTSEL bit 21 / FIXED_CTR_CTRL ANY) set where CPUID.0AH:EDX[15] deprecates it (v5+) */
+    /* pmc: next free value 274 */
 
     /* --- 300..349: NetBurst ---------------------------------------------- */
     DS_ERR_NB_NOT_NETBURST = 300,    /* CPU is not DisplayFamily 0FH Intel */
@@ -152,7 +154,8 @@ enum ds_err {
     DS_ERR_LBR_ARCH_HIDDEN = 359,    /* Arch LBR row but CPUID.(07H,0):EDX[19] = 0 (e.g. a VM hides it): MSRs not touched */
     DS_ERR_LBR_FREEZE_ERRATUM = 360, /* FREEZE_LBRS_ON_PMI on Atom 06_1CH stepping < 10 (erratum; Linux disables LBR there) */
     DS_ERR_LBR_FMT_UNKNOWN = 361,    /* LBR format unknown: IA32_PERF_CAPABILITIES faulted, the model row does not fix it */
-    /* LBR: next free value 362 */
+    DS_ERR_LBR_BAD_DEPTH = 362,      /* legacy LBR row depth not 4, 8, 16 or 32 (a caller-built row) */
+    /* LBR: next free value 363 */
 
     /* --- 400..449: architectural PEBS (arch_pebs.h) ---------------------- */
     DS_ERR_APEBS_NOT_ENUMERATED = 400, /* PERF_CAPABILITIES.PEBS_FMT != 0xF or CPUID.23H.0:EAX[4]/[5] clear */
@@ -207,7 +210,10 @@ enum ds_err {
     DS_ERR_SESSION_NO_CNTR_GROUP = 499, /* DS_GROUP_CNTR/METRICS where the PEBS format has no counters group */
     DS_ERR_SESSION_NO_METRICS = 500, /* DS_GROUP_METRICS without PERF_METRICS or fixed counter 3 */
     DS_ERR_SESSION_NO_CALLBACK = 501, /* request's samples have no callback (overflow: on_sample; PEBS: on_sample or on_pebs) */
-    /* sessions: next free value 502 */
+    DS_ERR_SESSION_MEM_OVERLAP = 502, /* config region overlaps the struct ds_session or the struct ds_cpu */
+    DS_ERR_SESSION_MEM_RANGE = 503, /* region wraps, or is beyond the linear-address width / 4 GiB (32-bit DS) / MAXPHYADDR */
+    DS_ERR_SESSION_PDIST = 504, /* ds_request.pdist without DS_SAMPLE_PRECISE or without architectural PEBS */
+    /* sessions: next free value 505 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

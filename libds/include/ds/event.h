@@ -70,6 +70,7 @@ enum ds_uarch {
     DS_UARCH_DARKMONT,       /* hybrid E-cores of Panther Lake; 06_DDH (Clearwater Forest) */
     DS_UARCH_COYOTECOVE,     /* hybrid P-cores of 12_01H/12_03H (Nova Lake, DisplayFamily 18) */
     DS_UARCH_ARCTICWOLF,     /* hybrid E-cores of Nova Lake */
+    DS_UARCH_YONAH,          /* 06_0EH Core Solo/Duo: architectural perfmon v1, no PEBS */
     DS_UARCH__COUNT
 };
 

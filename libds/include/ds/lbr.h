@@ -291,6 +291,8 @@ int ds_lbr_unfreeze(struct ds_cpu *cpu, const struct ds_lbr_model *m);
  * TO = 0) are kept on TOS models so that out_n is the depth.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_LBR_BAD_FORMAT,
  * DS_ERR_LBR_BAD_TOS, DS_ERR_LBR_ARCH_DEPTH, DS_ERR_LBR_NOSPC,
+ * DS_ERR_LBR_BAD_DEPTH (a legacy row, e.g. caller-built, whose depth is
+ * not 4, 8, 16 or 32),
  * DS_ERR_INVAL (row not the CPU's), DS_ERR_UNSUPPORTED (NetBurst row,
  * DS_CONFIG_NETBURST=0), DS_ERR_MSR_FAULT.
  * MSRs: reads the row's TOS MSR (MSR_LASTBRANCH_TOS 0x1C9 / NetBurst

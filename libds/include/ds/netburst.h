@@ -172,7 +172,8 @@ int ds_nb_escr_find(const char *name, unsigned *out_index);
 
 /* Event-mask value (ESCR[24:9] bit space, not shifted) for a list of mask-bit
  * names separated by '|' or ','. Errors: DS_ERR_NULL, DS_ERR_NB_BAD_EVENT
- * (event index), DS_ERR_NB_BAD_MASK (unknown name, or an empty mask).
+ * (event index), DS_ERR_NB_BAD_MASK (unknown name, an empty name between
+ * or after separators: "A||B", "A|", or an empty mask).
  * MSRs: none. NMI-safe: yes (pure). */
 int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask);
 

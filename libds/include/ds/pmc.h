@@ -49,6 +49,14 @@ extern "C" {
 #define DS_EVTSEL_IN_TX        (1ull << 32)  /* Haswell+ TSX */
 #define DS_EVTSEL_IN_TXCP      (1ull << 33)
 #define DS_EVTSEL_ADAPTIVE     (1ull << 34)  /* adaptive PEBS record (fmt 4+ with baseline) */
+/* Bit 35 (Linux ARCH_PERFMON_EVENTSEL_BR_CNTR, branch-counter logging into
+ * Arch LBR INFO[39:32]) is refused as reserved (DS_ERR_PMC_RESERVED): Linux
+ * sets it only for the GP counters 0-3 that CPUID.1CH:ECX[19:16] names,
+ * for events grouped with an LBR-sampling leader that asks for
+ * PERF_SAMPLE_BRANCH_COUNTERS (intel_pmu_hw_config branch_sample_counters,
+ * PMU_FL_BR_CNTR); libds has no event groups tied to an LBR snapshot. The
+ * decode side (lbr.h br_cntr) serves callers that program it themselves.
+ * docs/design.md "Deviations from Linux". */
 #define DS_EVTSEL_EQ           (1ull << 36)  /* v6: CPUID.(23H,0):EBX[1] */
 #define DS_EVTSEL_UMASK2_SHIFT 40
 #define DS_EVTSEL_UMASK2_MASK  (0xFFull << 40) /* v6: CPUID.(23H,0):EBX[0] */
@@ -123,12 +131,14 @@ int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_st
  * and idx < 8 before perfmon v6 (the legacy MSR table defines IA32_PMC0..7
  * only; v6 uses DS_PMC_MSR_GP_CTR/CFG_A for every counter), evtsel has no
  * bit above 34 except UMASK2 [47:40] / EQ [36] where CPUID.(23H,0):EBX
- * enumerates them, bit 21 (ANY) only on v3+, bits 32/33 only with
+ * enumerates them, bit 21 (ANY) only on v3+ and not where CPUID.0AH:EDX[15]
+ * deprecates it (caps.anythread_deprecated, v5+: DS_ERR_PMC_ANY_DEPRECATED;
+ * Linux intel_pmu_init drops the `any` format there), bits 32/33 only with
  * perfmon v3+ and TSX (CPUID.07H:EBX.HLE or .RTM; one CPUID leaf 07H query),
  * bit 34 only with adaptive PEBS; start fits.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_COUNTER, DS_ERR_PMC_RESERVED,
- * DS_ERR_PMC_NO_UMASK2, DS_ERR_PMC_NO_EQ,
+ * DS_ERR_PMC_NO_UMASK2, DS_ERR_PMC_NO_EQ, DS_ERR_PMC_ANY_DEPRECATED,
  * DS_ERR_PMC_VALUE_WIDE, DS_ERR_MSR_FAULT (EVTSEL then written back to 0).
  * MSRs: reads none; writes IA32_PERFEVTSELn (0x186+idx) and IA32_PMCn
  * (0xC1+idx) or IA32_A_PMCn (0x4C1+idx); on perfmon v6 IA32_PMC_GPn_CFG_A
@@ -164,7 +174,8 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out);
  * Checks: perfmon v2+, idx present (EDX[4:0] or the v5 ECX bitmap; on
  * perfmon v2-v4 fixed 0-2 always, unless CPUID.01H:ECX[31] says hypervisor:
  * early Core 2 reports EDX[4:0] = 0, Linux intel_pmu_init assumes 3),
- * ANY only v3+, adaptive only with adaptive PEBS, start < 2^fixed_width.
+ * ANY only v3+ and not where deprecated (DS_ERR_PMC_ANY_DEPRECATED, as for
+ * ds_pmc_gp_program), adaptive only with adaptive PEBS, start < 2^fixed_width.
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_PMC_NETBURST,
  * DS_ERR_PMC_NO_ARCH, DS_ERR_PMC_BAD_FIXED (also perfmon v1, idx > 7),
  * DS_ERR_PMC_RESERVED (ctrl > 0xF, ANY before v3, adaptive without
@@ -221,11 +232,14 @@ int ds_pmc_nhm_workaround(struct ds_cpu *cpu);
  * C1H/FEH, BR_INST_RETIRED.MISPRED C5H/00H, SIMD_INST_RETIRED.ANY C7H/1FH,
  * MEM_LOAD_RETIRED CBH/01H,02H,04H,08H,10H; Linux ds.c
  * intel_core2_pebs_event_constraints agrees and also lets any CBH unit mask
- * through; libds keeps to the SDM's five); Atom (1CH, 26H, 27H, 35H, 36H):
- * INST_RETIRED.ANY C0H/00H, BR_INST_RETIRED.MISPRED C5H/00H and
- * MEM_LOAD_RETIRED (CBH, any unit mask, as Linux ds.c
- * intel_atom_pebs_event_constraints allows; the Atom list is single-source,
- * not checked against the SDM here). Returns DS_OK, DS_ERR_PMC_PEBS_EVENT,
+ * through; libds keeps to the SDM's five); Atom Bonnell (1CH, 26H, 27H,
+ * 35H, 36H): every event and unit mask, as Linux ds.c
+ * intel_atom_pebs_event_constraints' "Allow all events as PEBS with no
+ * flags" row INTEL_ALL_EVENT_CONSTRAINT(0, 0x1) does (perfmon
+ * bonnell_core.json marks C0H/00H, C5H/00H, CBH/04H, 10H/81H, 10H/82H,
+ * 82H/02H, B0H/80H PEBS); ds_pmc_pebs_enable also refuses EDGE/INV/CMASK/
+ * ANY there except the cycles:p alias C0H/00H INV CMASK 16 (Linux
+ * 0x108000c0). Returns DS_OK, DS_ERR_PMC_PEBS_EVENT,
  * or DS_ERR_UNSUPPORTED for a model not in either list.
  * MSRs: none. NMI-safe: yes (pure).
  */
@@ -248,7 +262,9 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
  * CBH, F7H any unit mask; C2H; 0BH/10H, 0CH/01H, C8H/20H; C5H/02H on
  * Nehalem, C5H any on Westmere; C0H/00H with INV + CMASK 16), with
  * EDGE/INV/CMASK/ANY clear except where listed: else DS_ERR_PMC_PEBS_EVENT.
- * Sandy Bridge onwards any event (Linux allows all events there), except
+ * Sandy Bridge onwards any event (Linux allows all events there) but 3CH
+ * (unhalted cycles, perfmon "PEBS": "0"; Linux rewrites a precise 003CH:
+ * pebs_aliases): DS_ERR_PMC_PEBS_EVENT, except
  * the per-counter ones (DS_ERR_PMC_PEBS_EVENT_COUNTER): INST_RETIRED.PREC_DIST
  * C0H/01H only on PMC1, and on Sandy/Ivy Bridge MEM_TRANS_RETIRED CDH/01H,
  * CDH/02H only on PMC3 (Linux intel_snb_/ivb_/hsw_/skl_pebs_event_constraints).
@@ -289,7 +305,7 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
  * without DEBUGCTL[12], no LBR freeze with PEBS; on old SNB microcode the
  * PEBS corruption Linux guards against) and skips the microcode read.
  * Errors: those of ds_pmc_pebs_enable(), DS_ERR_PMC_PEBS_ERRATUM,
- * DS_ERR_PMC_PEBS_UCODE, DS_ERR_INVAL (unknown flag bits).
+ * DS_ERR_PMC_PEBS_UCODE, DS_ERR_BAD_FLAGS (unknown flag bits).
  * MSRs: as ds_pmc_pebs_enable(); on 06_2AH/2DH also writes 0 to and reads
  * IA32_BIOS_SIGN_ID (0x8B) around a CPUID(1). NMI-safe: as
  * ds_pmc_pebs_enable() (the SNB check executes CPUID, which is
@@ -310,6 +326,18 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
  */
 int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out);
 int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags);
+
+/*
+ * The errata gates of ds_pmc_pebs_enable_ex() alone, for a caller that
+ * must refuse before it programs anything (sessions check at start before
+ * the first PMU MSR). Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
+ * DS_ERR_BAD_FLAGS, DS_ERR_PMC_PEBS_ERRATUM, DS_ERR_PMC_PEBS_UCODE,
+ * DS_ERR_MSR_FAULT, DS_ERR_UNSUPPORTED (DS_CONFIG_PMC/PEBS=0).
+ * MSRs: on 06_2AH/2DH without DS_PMC_PEBS_ALLOW_ERRATA writes 0 to and
+ * reads IA32_BIOS_SIGN_ID (0x8B) around a CPUID(1); else none. NMI-safe:
+ * as ds_pmc_microcode_rev().
+ */
+int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags);
 
 /*
  * Enable PEBS on fixed counter @idx: IA32_PEBS_ENABLE |= bit 32+idx. Only
@@ -338,8 +366,13 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
 
 /*
  * Load-latency PEBS (Nehalem+, PEBS formats 1-3): MSR_PEBS_LD_LAT =
- * @threshold, then IA32_PEBS_ENABLE |= PMCn | LL_EN_PMCn (bit 32+n). idx 0..3.
- * The counter must count MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD (caller).
+ * @threshold, then IA32_PEBS_ENABLE |= PMCn | LL_EN_PMCn (bit 32+n). idx 0..3
+ * and a counter of the model's load-latency event (the caller programs it):
+ * Nehalem/Westmere MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD 0BH/10H PMC3,
+ * Sandy Bridge .. Broadwell MEM_TRANS_RETIRED CDH/01H PMC3 (Haswell,
+ * Broadwell and Nehalem PMC3 deviate from Linux's 0xf: perfmon "Counter":
+ * "3", libpfm4 cntmsk 0x8; pmc.c ldlat13_event), Skylake CDH/01H PMC0-3;
+ * another counter is DS_ERR_PMC_PEBS_EVENT_COUNTER, nothing written.
  * Adaptive PEBS (formats 4-6, Ice Lake+): MSR_PEBS_LD_LAT = @threshold, then
  * IA32_PEBS_ENABLE |= PMCn only (bits 32+ are fixed-counter PEBS there); the
  * counter counts MEM_TRANS_RETIRED.LOAD_LATENCY CDH/01H (P-cores: Ice Lake
@@ -348,7 +381,7 @@ int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask);
  * Errors: the pebs_enable CPU checks, DS_ERR_PMC_NO_LDLAT (format 0, or an
  * adaptive core libds has no load-latency event for: Tremont, unknown
  * models), DS_ERR_PMC_LDLAT_RANGE, DS_ERR_PMC_BAD_COUNTER (adaptive: no such
- * counter), DS_ERR_PMC_PEBS_EVENT_COUNTER (adaptive: not a counter of the
+ * counter), DS_ERR_PMC_PEBS_EVENT_COUNTER (not a counter of the
  * load-latency event),
  * DS_ERR_PMC_PEBS_COUNTER, DS_ERR_PMC_PEBS_PMC0_ONLY (the counter table),
  * DS_ERR_PMC_PEBS_UCODE (Sandy Bridge microcode gate of
@@ -390,6 +423,25 @@ int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg);
  */
 int ds_pmc_pebs_check(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
 int ds_pmc_pebs_check_fixed(const struct ds_cpu *cpu, unsigned idx);
+
+/*
+ * The GP counters (bit n = PMCn) on which event @evtsel may take PEBS by the
+ * per-event constraints of @cpu's microarchitecture alone: the adaptive
+ * rows of ds_pmc_pebs_check (formats 4-6: Ice Lake, Golden/Redwood/Lion
+ * Cove, Gracemont/Crestmont/Skymont), the formats 1-3 rows (PREC_DIST
+ * PMC1, Sandy/Ivy Bridge CDH/02H PMC3, the load-latency event), and the
+ * architectural-PEBS P-cores, which have no PEBS_ENABLE to check against:
+ * Cougar Cove (Linux intel_lnc_pebs_event_constraints; perfmon
+ * pantherlake_cougarcove_core.json) MEM_INST_RETIRED D0H..D4H PMC0-3,
+ * CDH/01H PMC2-9, CDH/02H PMC0-1; Coyote Cove (perfmon
+ * novalake_coyotecove_core.json V1.00) D0H..D4H PMC0-3, CDH/01H PMC2-7.
+ * All ones where no row applies (the counter tables decide alone); which
+ * counters exist is not checked. The session intersects it with
+ * CPUID.(23H,5) on architectural PEBS. Errors: DS_ERR_NULL,
+ * DS_ERR_NOT_IDENTIFIED, DS_ERR_NOT_INTEL (*@out_gp 0 on error).
+ * MSRs: none. NMI-safe: yes (pure).
+ */
+int ds_pmc_pebs_event_counters(const struct ds_cpu *cpu, uint64_t evtsel, uint32_t *out_gp);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,8 @@
  *   perfmon v4, DS_FREEZE_STREAMLINED, PEBS only: 2 RDMSR + 1 WRMSR = 3
  *   (status, ack, re-read to find overflows that landed in the handler);
  *   v2/v3, DS_FREEZE_LEGACY: 2 RDMSR + 2 WRMSR (ack, GLOBAL_CTRL) = 4;
- *   v2+, DS_FREEZE_NONE: 3; spurious (status 0): 1 RDMSR; every further
+ *   v2+, DS_FREEZE_NONE: 3; spurious (status 0): 1 RDMSR (+1 WRMSR
+ *   GLOBAL_CTRL with DS_FREEZE_LEGACY and BTS with BTINT: step 6); every further
  *   pass (status refilled during the handler): +1 RDMSR +1 WRMSR.
  *   NetBurst / perfmon v1: 0 (buffers are checked in memory, counters by
  *   the hook).
@@ -99,7 +100,8 @@ int ds_pmi_decode(uint64_t raw, const struct ds_caps *caps, struct ds_pmi_status
  * (ASCI, needs SGX) depend on CPUID.07H, which @caps does not hold: they
  * are never in this mask; ds_pmi_init() adds them to pmi->ack_mask on
  * perfmon v4+ when CPUID.(EAX=07H,ECX=0):EBX[25] / EBX[2] report the feature.
- * 0 without global MSRs (and for NULL @caps). No error return.
+ * 0 without global MSRs (NetBurst, even where a leaf 0AH is reported;
+ * perfmon v1; NULL @caps). No error return.
  * MSRs: none. NMI-safe: yes (pure).
  */
 uint64_t ds_pmi_ack_mask(const struct ds_caps *caps);
@@ -215,9 +217,19 @@ struct ds_pmi_result {
 };
 
 /*
+ * Is freeze mode @f possible on @cpu? DS_FREEZE_NONE always; LEGACY needs
+ * the global MSRs (perfmon v2+, not NetBurst); STREAMLINED perfmon v4+;
+ * any other value is unknown. Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED,
+ * DS_ERR_PMI_FREEZE_MODE. MSRs: none. NMI-safe: yes (pure). Compiled in
+ * every configuration.
+ */
+int ds_pmi_freeze_check(const struct ds_cpu *cpu, enum ds_freeze_mode f);
+
+/*
  * Prepare @pmi. Validates the config against @cpu's caps.
  * Errors: DS_ERR_NULL; DS_ERR_NOT_IDENTIFIED; DS_ERR_NOT_SETUP (@ctx given
- * but not set up); DS_ERR_PMI_FREEZE_MODE (LEGACY needs v2..v3 or later
+ * but not set up); DS_ERR_PMI_CTX_CPU (@ctx set up for another struct
+ * ds_cpu, e.g. a copy of @cpu); DS_ERR_PMI_FREEZE_MODE (ds_pmi_freeze_check: LEGACY needs v2..v3 or later
  * global MSRs and not NetBurst; STREAMLINED needs perfmon v4+; unknown
  * mode); DS_ERR_PMI_CTRL_MASK (global_ctrl or pebs_counters name counters
  * the CPU lacks: bits outside caps.gp_mask / fixed_mask, so GP8-9 of a
@@ -269,8 +281,9 @@ int ds_pmi_pmu_enable(struct ds_pmi *pmi, bool on);
  * ds_pmi_read_status(): 1 RDMSR IA32_PERF_GLOBAL_STATUS (perfmon v2+ only:
  * DS_ERR_UNSUPPORTED otherwise, nothing read).
  * ds_pmi_ack(): WRMSR 0x390 (OVF_CTRL / STATUS_RESET) = @status & ack mask
- * (nothing if that is 0), then with DS_FREEZE_LEGACY, @status != 0 and
- * pmi->pmu_enabled, WRMSR GLOBAL_CTRL = cfg.global_ctrl. *out_unacked (may be NULL) gets the bits not ackable on
+ * (nothing if that is 0), then with DS_FREEZE_LEGACY, pmi->pmu_enabled and
+ * @status != 0 (or BTS running with DS_BTS_INT, whose threshold PMI sets no
+ * status bit: see ds_pmi_handle step 6), WRMSR GLOBAL_CTRL = cfg.global_ctrl. *out_unacked (may be NULL) gets the bits not ackable on
  * this CPU. Errors: DS_ERR_NULL (@pmi; @out_status for read_status),
  * DS_ERR_PMI_NOT_INIT, DS_ERR_UNSUPPORTED (no perfmon v2+ global MSRs),
  * DS_ERR_MSR_FAULT (ack: the GLOBAL_CTRL write is skipped after a fault).
@@ -305,8 +318,14 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  *      ds_pmi_pmu_enable), result.storm, DS_ERR_PMI_STORM;
  *   6. DS_FREEZE_LEGACY, status != 0 (our PMI) and pmi->pmu_enabled as
  *      found on entry: WRMSR IA32_PERF_GLOBAL_CTRL = cfg.global_ctrl
- *      (never for a foreign NMI, never after ds_pmi_pmu_enable(false) or a
- *      storm).
+ *      (never after ds_pmi_pmu_enable(false) or a storm). Status 0 with
+ *      BTS running with BTINT (step 3 armed), DS_FREEZE_LEGACY and
+ *      pmi->pmu_enabled: the same write, since a BTS threshold PMI sets no
+ *      status bit yet the legacy freeze cleared GLOBAL_CTRL on it (SDM
+ *      IA32_DEBUGCTL bit 12: "a PMI request clears" the enables; Linux
+ *      intel_pmu_handle_irq re-enables on every exit, __intel_pmu_enable_all);
+ *      a foreign NMI then costs that WRMSR too. Without BTINT, never for a
+ *      status-0 NMI.
  * No locks; every loop bounded (buffer sizes, DS_PMI_MAX_PASSES): NMI-safe.
  * @out may be NULL. Errors: DS_ERR_NULL, DS_ERR_PMI_NOT_INIT,
  * DS_ERR_MSR_FAULT (status read: nothing else done; ack write: the loop

@@ -11,11 +11,16 @@
  * It never touches an MSR whose existence is not established by CPUID,
  * IA32_MISC_ENABLE or the family: IA32_DS_AREA only with CPUID DS;
  * IA32_DEBUGCTL only when BTS is advertised; IA32_PEBS_ENABLE only when
- * PEBS is advertised; IA32_PMC0 / IA32_PERFEVTSEL0 only with CPUID.0AH
+ * PEBS is advertised and PERF_CAPABILITIES.PEBS_FMT is not 0xF (the MSR does
+ * not exist with architectural PEBS: Linux "perf/x86/intel: Initialize
+ * architectural PEBS"); IA32_PEBS_INDEX / IA32_PEBS_BASE only when
+ * ds_arch_pebs_detect accepts the CPU; IA32_PMC0 / IA32_PERFEVTSEL0 only with CPUID.0AH
  * reporting >= 1 GP counter; NetBurst MSR_BPU_COUNTER0 (0x300) and
  * MSR_BPU_CCCR0 (0x360) only on family 0FH with perfmon available.
  * It refuses (DS_PROBE_BUSY, nothing written) when BTS or PEBS is active
- * or the probed counter is enabled: those belong to someone else.
+ * or the probed counter is enabled: those belong to someone else. On an
+ * arch-PEBS CPU the DS area serves BTS alone, so only BTS makes it busy;
+ * arch-PEBS has its own item (IA32_PEBS_INDEX.EN set: busy).
  *
  * Configuration (ds/config.h): the probe is always compiled in. With
  * DS_CONFIG_BTS=0 (or DS_CONFIG_NETBURST=0 on a NetBurst CPU) the BTS item
@@ -62,6 +67,12 @@ struct ds_probe_result {
     struct ds_probe_item ds_area;   /* IA32_DS_AREA holds a value */
     struct ds_probe_item counter;   /* a GP counter holds a value */
     struct ds_probe_item bts;       /* BTS produced records (needs scratch) */
+    /* Architectural PEBS: NOT_ADVERTISED with ds_arch_pebs_detect's reason
+     * (DS_ERR_APEBS_NOT_ENUMERATED on DS-area PEBS CPUs), BUSY with msr
+     * IA32_PEBS_INDEX (0x3F5) when its EN bit is set, FAULT naming the MSR,
+     * else IA32_PEBS_BASE (0x3F4, msr) holds a value; NOT_TESTED
+     * (DS_ERR_UNSUPPORTED) with DS_CONFIG_PEBS=0. */
+    struct ds_probe_item arch_pebs;
     /* What ds_cpu_identify() found of the two capability MSRs, msr set:
      * WORKING (read), NOT_ADVERTISED (not read: reason DS_ERR_NOT_INTEL,
      * DS_ERR_NO_MSR or DS_ERR_NO_PDCM) or FAULT (advertised, read faulted:
@@ -104,10 +115,11 @@ struct ds_probe_bts_scratch {
  * not errors), DS_ERR_NULL (@cpu or @out NULL), DS_ERR_NOT_IDENTIFIED.
  * MSRs: (under the conditions above) reads and writes IA32_DS_AREA (0x600),
  * IA32_DEBUGCTL / MSR_DEBUGCTLA (0x1D9), IA32_PMC0 (0xC1) or
- * MSR_BPU_COUNTER0 (0x300); writes IA32_A_PMC0 (0x4C1) when FW_WRITE;
- * reads IA32_PEBS_ENABLE (0x3F1), IA32_PERFEVTSEL0 (0x186), MSR_BPU_CCCR0
- * (0x360). NMI-safe: no, because it briefly replaces IA32_DS_AREA, a
- * counter and DEBUGCTL that a PMI handler may rely on (configuration time).
+ * MSR_BPU_COUNTER0 (0x300), IA32_PEBS_BASE (0x3F4); writes IA32_A_PMC0
+ * (0x4C1) when FW_WRITE; reads IA32_PEBS_ENABLE (0x3F1) or IA32_PEBS_INDEX
+ * (0x3F5), IA32_PERFEVTSEL0 (0x186), MSR_BPU_CCCR0 (0x360). NMI-safe: no,
+ * because it briefly replaces IA32_DS_AREA, IA32_PEBS_BASE, a counter and
+ * DEBUGCTL that a PMI handler may rely on (configuration time).
  */
 int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch, struct ds_probe_result *out);
 

@@ -113,11 +113,16 @@ enum ds_sample_mode {
  * 35-38 where CPUID.(23H,4) has them; Linux intel_pmu_enable_event_ext,
  * setup_pebs_adaptive_sample_data). DS_GROUP_CNTR: every record carries the
  * values of the session's counters (its PEBS, overflow and DS_COUNT
- * counters; arch PEBS: the hardware's choice, see design.md), decoded into
+ * counters; arch PEBS: each of them with CFG_C CNTR_ALLOW (bit 35), the
+ * counting ones through ds_arch_pebs_counter_allow, as Linux
+ * intel_pmu_enable_event_ext sets it on every group member), decoded into
  * ds_session_sample.pebs->cntr_gp[] / cntr_fixed[] with their masks.
- * DS_GROUP_METRICS (needs PERF_CAPABILITIES.PERF_METRICS / CFG_C bit 38):
- * TOPDOWN.SLOTS and IA32_PERF_METRICS (pebs->topdown_slots, perf_metrics);
- * the session counts TOPDOWN.SLOTS on fixed counter 3 from 0 for it. */
+ * DS_GROUP_METRICS (needs PERF_CAPABILITIES.PERF_METRICS, and on arch PEBS
+ * CFG_C bit 38 as well): TOPDOWN.SLOTS and IA32_PERF_METRICS
+ * (pebs->topdown_slots, perf_metrics); the session counts TOPDOWN.SLOTS on
+ * fixed counter 3 from 0 for it and sets IA32_PERF_GLOBAL_CTRL bit 48
+ * (EN_PERF_METRICS, Linux intel_set_masks), without which PERF_METRICS is
+ * not updated. */
 #define DS_GROUP_CNTR    0x10u
 #define DS_GROUP_METRICS 0x20u
 
@@ -140,6 +145,11 @@ struct ds_request {
     uint32_t ldlat;            /* load-latency threshold in cycles (3..65535), 0 = none */
     uint32_t groups;           /* DS_GROUP_*; 0 = what the format records anyway */
     unsigned rings;            /* DS_RING_*; 0 = both */
+    /* Most precise (Linux precise_ip 3): DS_SAMPLE_PRECISE on architectural
+     * PEBS only, on a counter CPUID.(23H,5) EBX (GP) / EDX (fixed) names
+     * PDIST-capable (Linux intel_pmu_hw_config: pebs_cap.pdists); else
+     * DS_ERR_SESSION_PDIST (any other mode, or DS-area PEBS). */
+    bool pdist;
 };
 
 /* One sample delivered to on_sample. */
@@ -262,10 +272,21 @@ struct ds_session {
 
 /*
  * Prepare @s for @cpu (identified) with @c (copied). Memory only. @s must
- * be zero-initialised (static storage or = {0}) or torn down before.
+ * be zero-initialised (static storage or = {0}) or torn down before
+ * (ds_session_unrestored(@s) == 0).
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_NOT_INTEL,
- * DS_ERR_SESSION_STATE (@s running), DS_ERR_SESSION_NO_SINK (no on_sample,
- * on_pebs or on_branch), DS_ERR_SESSION_MEM (bytes without mem),
+ * DS_ERR_SESSION_STATE (@s running, stopped, or with MSRs still to
+ * restore: its saved values would be lost), DS_ERR_SESSION_NO_SINK (no
+ * on_sample, on_pebs or on_branch), DS_ERR_SESSION_MEM (bytes without
+ * mem), DS_ERR_SESSION_MEM_RANGE (mem + bytes, mem_linear + bytes or
+ * mem_phys + bytes wraps; the linear range is not canonical at the CPU's
+ * linear-address width, CPUID 80000008H:EAX[15:8], or crosses from the
+ * lower to the upper half, with the 64-bit DS layout; the 32-bit layout's
+ * 4 GiB limit is checked on the parts carved, at start),
+ * DS_ERR_SESSION_MEM_OVERLAP (the region overlaps @s or @cpu: libds would
+ * write the DS area over them), DS_ERR_BAD_FLAGS (pebs_flags bits other
+ * than DS_PMC_PEBS_ALLOW_ERRATA), DS_ERR_PMI_FREEZE_MODE (freeze_set with
+ * a mode the CPU lacks or an unknown one: pmi.h ds_pmi_freeze_check),
  * DS_ERR_SESSION_LBR (cfg.lbr without on_lbr, or no LBR row for the CPU).
  * MSRs: none. NMI-safe: no (configuration time).
  */
@@ -278,11 +299,13 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
  * _NO_EVENT (neither event nor raw), _BAD_MODE, _BAD_PERIOD (0 or beyond
  * the counter), _BAD_RINGS, _NO_COUNTER, _NOT_PRECISE, _NO_DS, _NO_LDLAT,
  * _GROUPS, _BTS_TWICE, _RAW (raw request not usable on this CPU: NetBurst
- * without nb_event / family 6 with only nb_event), _NO_CNTR_GROUP
+ * without nb_event / family 6 without evsel, or with nb_event, nb_mask or
+ * an nb_metric other than 0 and -1), _NO_CNTR_GROUP
  * (DS_GROUP_CNTR/METRICS where the format has no counters group: formats
  * 0-5, format 6 without PEBS_BASELINE, arch PEBS without CPUID.(23H,4)
- * bits 36/37 resp. 38), _NO_METRICS (DS_GROUP_METRICS on format 6 without
- * PERF_CAPABILITIES.PERF_METRICS or without fixed counter 3; fixed 3 taken:
+ * bit 35 (CNTR_ALLOW), or bits 36/37 resp. 38), _NO_METRICS (DS_GROUP_METRICS without
+ * PERF_CAPABILITIES.PERF_METRICS (format 6 and arch PEBS), arch PEBS without
+ * CPUID.(23H,4) bit 38, or without fixed counter 3; fixed 3 taken:
  * _NO_COUNTER), _NO_CALLBACK (overflow sampling without on_sample, PEBS
  * without on_sample or on_pebs), the ds_event_lookup
  * errors (DS_ERR_EVENT_*), DS_ERR_UNSUPPORTED (generic events not linked).
@@ -294,11 +317,18 @@ int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *
  * Save every MSR the session will write, carve the region, set up the DS
  * area / arch-PEBS buffer, install it, program every counter, initialise
  * the PMI handler (freeze mode), enable LBR, BTS and IA32_PERF_GLOBAL_CTRL.
- * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (not READY/STOPPED or no
- * request), DS_ERR_SESSION_BUF_SMALL (the region cannot hold one record of
- * each buffer), DS_ERR_SESSION_SAVE (more MSRs than DS_SESSION_MAX_SAVED),
- * and the building blocks' errors (then everything already written is
- * restored and the session is READY again), among them the PEBS errata
+ * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (not READY or no request),
+ * DS_ERR_SESSION_BUF_SMALL (the region cannot hold one record of each
+ * buffer), DS_ERR_SESSION_SAVE (more MSRs than DS_SESSION_MAX_SAVED), the
+ * region errors of ds_area_setup / ds_arch_pebs_setup (alignment, range,
+ * MAXPHYADDR): all these before the first MSR access (the region is
+ * carved and checked in memory, then every MSR is read, then written);
+ * the PEBS errata gates below (pmc.h ds_pmc_pebs_errata_check) before
+ * any PMU MSR (Sandy Bridge: IA32_BIOS_SIGN_ID only);
+ * and the building blocks' errors while programming (then everything
+ * already written is restored and the session is READY again; if a
+ * restore write fails too, the session is STOPPED with
+ * ds_session_unrestored() > 0: call ds_session_teardown), among them the PEBS errata
  * gates that ds_pmc_pebs_check leaves out (DS_ERR_PMC_PEBS_ERRATUM on
  * Merom 06_0FH, DS_ERR_PMC_PEBS_UCODE on old Sandy Bridge microcode;
  * cfg.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA accepts them).
@@ -370,12 +400,26 @@ int ds_session_drain_now(struct ds_session *s);
 
 /*
  * Stop if running, uninstall, release the NetBurst counters, and write back
- * every MSR saved at start (reverse order). The session returns to READY
- * with its requests (start may be called again). Errors: DS_ERR_NULL,
- * DS_ERR_SESSION_STATE (never started), DS_ERR_MSR_FAULT (every write is
- * still tried). NMI-safe: no.
+ * every MSR saved at start (reverse order). When every write-back
+ * succeeded the session returns to READY with its requests (start may be
+ * called again). When some failed (DS_ERR_MSR_FAULT; every write is still
+ * tried), those MSRs stay saved and the session STOPPED:
+ * ds_session_unrestored() says how many, and ds_session_teardown may be
+ * called again (it retries only them, in the same order) until it is 0.
+ * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (never started, or already
+ * torn down completely), DS_ERR_MSR_FAULT, a ds_session_stop error (the
+ * restore is done anyway). NMI-safe: no.
  */
 int ds_session_teardown(struct ds_session *s);
+
+/*
+ * MSRs that ds_session_start saved and no teardown has written back yet:
+ * 0 for a session never started, torn down completely, or NULL; while
+ * started, every saved MSR; after a teardown (or a failed start) whose
+ * write-backs partly failed, the ones still to restore. No error return.
+ * MSRs: none. NMI-safe: yes.
+ */
+unsigned ds_session_unrestored(const struct ds_session *s);
 
 /*
  * What the session chose, one line per item: microarchitecture, PEBS

@@ -22,6 +22,8 @@
 #include <ds/arch_pebs.h>
 #include <ds/pmc.h>
 #include <ds/pmi.h>
+#include <ds/probe.h>
+#include <string.h>
 
 #define PHYS 0x00200000ull   /* the buffer's "physical" address in the fake memory */
 static _Alignas(4096) uint8_t blk[1 << 18];
@@ -173,6 +175,50 @@ static void one(enum dsm_profile p, uint64_t P, uint64_t groups, uint32_t frag, 
     CHECK_EQ(ds_arch_pebs_uninstall(&R.ap), DS_OK, "uninstall");
 }
 
+/* Issue 25 items 4 and 14: IA32_PEBS_ENABLE (3F1H) and MSR_PEBS_DATA_CFG
+ * (3F2H) do not exist on architectural-PEBS parts (Linux commit
+ * "perf/x86/intel: Initialize architectural PEBS", Dapeng Mi, link
+ * 20251029102136.61364-6: "IA32_PEBS_ENABLE and MSR_PEBS_DATA_CFG MSRs are
+ * no longer existed for arch-PEBS"): the model's Panther Lake profiles #GP
+ * on both, and ds_probe never touches them there. The DS area item holds
+ * (BTS only decides "busy"; arch-PEBS does not use the DS area), the
+ * arch_pebs item reads IA32_PEBS_INDEX and hold-tests IA32_PEBS_BASE; with
+ * INDEX.EN set it is busy and BASE is left alone. Before the fix the probe
+ * read 3F1H and reported "ds_area: fault". */
+static void probe_ptl(enum dsm_profile p)
+{
+    struct dsm_cpu *m = &R.m;
+    struct ds_cpu *c = &R.c;
+    struct ds_probe_result pr;
+    char txt[1024];
+    uint64_t v;
+    const char *n = dsm_profile_name(p);
+    memset(&R, 0, sizeof(R));
+    mem.base = PHYS; mem.buf = blk; mem.size = sizeof(blk);
+    CHECK_EQ(dsm_init(m, p, &fm_ops, &mem), 0, "init");
+    CHECK_EQ(dsm_rdmsr(m, 0x3F1, &v), DSM_GP, "IA32_PEBS_ENABLE read #GP %s", n);
+    CHECK_EQ(dsm_wrmsr(m, 0x3F1, 0), DSM_GP, "IA32_PEBS_ENABLE write #GP %s", n);
+    CHECK_EQ(dsm_rdmsr(m, 0x3F2, &v), DSM_GP, "MSR_PEBS_DATA_CFG read #GP %s", n);
+    CHECK_EQ(ds_model_cpu_init(c, m), DS_OK, "dcpu");
+    CHECK_EQ(ds_cpu_identify(c), DS_OK, "identify");
+    CHECK_EQ(dsm_wrmsr(m, 0x3F4, 0x123000), DSM_OK, "prior BASE");
+    CHECK_EQ(ds_probe(c, NULL, &pr), DS_OK, "probe %s", n);
+    CHECK_EQ(pr.ds_area.verdict, DS_PROBE_WORKING, "ds_area working %s", n);
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_WORKING, "arch_pebs working %s", n);
+    CHECK_EQ(pr.arch_pebs.msr, 0x3F4, "IA32_PEBS_BASE tested %s", n);
+    CHECK(pr.arch_pebs.restored, "restored %s", n);
+    CHECK_EQ(dsm_rdmsr(m, 0x3F4, &v), DSM_OK, "BASE");
+    CHECK_EQ(v, 0x123000, "prior BASE back %s", n);
+    CHECK_EQ(ds_probe_format(&pr, txt, sizeof txt), DS_OK, "text");
+    CHECK(strstr(txt, "ds_area: working") && strstr(txt, "arch_pebs: working"), "text %s: %s", n, txt);
+    CHECK(!strstr(txt, "0x3F1"), "3F1H not named %s", n);
+    CHECK_EQ(dsm_wrmsr(m, 0x3F5, 1ull << 32), DSM_OK, "INDEX.EN");
+    CHECK_EQ(ds_probe(c, NULL, &pr), DS_OK, "probe busy %s", n);
+    CHECK_EQ(pr.arch_pebs.verdict, DS_PROBE_BUSY, "arch-PEBS on: busy %s", n);
+    CHECK_EQ(pr.arch_pebs.msr, 0x3F5, "busy: INDEX named %s", n);
+    CHECK_EQ(pr.ds_area.verdict, DS_PROBE_WORKING, "DS area not used by arch-PEBS %s", n);
+}
+
 int main(void)
 {
     const uint64_t gpr = DS_APEBS_CFG_GPR, aux = DS_APEBS_CFG_AUX;
@@ -184,5 +230,7 @@ int main(void)
     const uint64_t vec = DS_APEBS_CFG_XMM | DS_APEBS_CFG_YMMH;
     one(DSM_PTL_P, 60, vec | gpr, 0, 2, true);     /* vector group: XER + XMM + YMMH (23H.4 EBX bit 18) */
     one(DSM_PTL_E, 60, vec, 384, 2, true);         /* ... in its own fragment */
+    probe_ptl(DSM_PTL_P);
+    probe_ptl(DSM_PTL_E);
     return check_summary();
 }

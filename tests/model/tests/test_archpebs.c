@@ -350,6 +350,49 @@ static void test_counter_count(void)
     CHECK_EQ(dsm_rdmsr(&c, 0x1900 + 4 * 8, &v), DSM_GP, "E-core has no GP8 (23H.1 EAX FFH)");
 }
 
+/* Issue 25 item 14: only counters whose own CFG_C has CNTR_ALLOW (35) are
+ * recorded in the counters group (Linux intel_pmu_enable_event_ext sets
+ * ARCH_PEBS_CNTR_ALLOW on every member of a PEBS counter group, the counting
+ * ones with CFG_C = CNTR_ALLOW alone). GP0 samples with CNTR_GP | CNTR_FIXED
+ * and ALLOW; GP1 and fixed 0 count: without ALLOW they are absent, with it
+ * present with their values. Metrics (38, P-core) carry slots (fixed 3) and
+ * IA32_PERF_METRICS after the counters. */
+static void test_cntr_allow(void)
+{
+    struct dsm_cpu c;
+    mk(&c, DSM_PTL_P);
+    uint64_t g = (1ull << 37) | (1ull << 36) | (1ull << 35);
+    arm_gp0(&c, 4, g, 1, 4096);
+    wr(&c, 0x187, 0xC0 | (1u << 16) | (1u << 22));   /* GP1 counts instructions */
+    wr(&c, 0x38D, 0x2);                               /* fixed 0: USR */
+    wr(&c, 0x38F, 0x100000003ull);
+    run(&c, 5, 0x40A000);
+    CHECK_EQ(c.ap.records, 1, "one record");
+    CHECK_EQ(rd64(&mem, PHYS) & 0xFFFF, 16 + 48 + 16 + 16, "header, basic, counters header + GP0 (+ pad)");
+    CHECK_EQ(rd64(&mem, PHYS + 64), 1, "counters: GP0 only (GP1, fixed 0 without CNTR_ALLOW)");
+    mk(&c, DSM_PTL_P);
+    arm_gp0(&c, 4, g | (1ull << 38), 1, 4096);
+    wr(&c, 0x187, 0xC0 | (1u << 16) | (1u << 22));
+    wr(&c, 0x1907, 1ull << 35);                      /* GP1 CFG_C: CNTR_ALLOW alone */
+    wr(&c, 0x1983, 1ull << 35);                      /* fixed 0 CFG_C: CNTR_ALLOW alone */
+    wr(&c, 0x198F, 1ull << 35);                      /* fixed 3 (slots) CFG_C */
+    wr(&c, 0x38D, 0x2002);                           /* fixed 0 and fixed 3: USR */
+    wr(&c, 0x38F, 0x1000900000003ull);               /* + EN_PERF_METRICS */
+    run(&c, 5, 0x40A000);
+    CHECK_EQ(c.ap.records, 1, "one record");
+    uint64_t a = PHYS + 64;
+    CHECK_EQ(rd64(&mem, a), 0x3 | (0x9ull << 32), "counters: GP0, GP1, fixed 0, fixed 3 (all allowed)");
+    CHECK_EQ(rd32(&mem, a + 8), 3, "metrics field INTEL_CNTR_METRICS");
+    CHECK_EQ(rd64(&mem, a + 24), 5, "GP1: 5 instructions");
+    CHECK_EQ(rd64(&mem, a + 32), 5, "fixed 0: 5 instructions");
+    CHECK_EQ(rd64(&mem, a + 40), 5, "fixed 3: 5 slots");
+    CHECK_EQ(rd64(&mem, a + 48), 5, "metrics: slots");
+    CHECK_EQ(rd64(&mem, a + 56), 0xFF, "metrics: IA32_PERF_METRICS Retiring FFH (EN_PERF_METRICS)");
+    mk(&c, DSM_PTL_E);
+    CHECK_EQ(dsm_wrmsr(&c, 0x1907, 1ull << 35), DSM_OK, "E-core: CNTR_ALLOW alone (23H.4 EBX bit 3)");
+    CHECK_EQ(dsm_wrmsr(&c, 0x38F, 1ull << 48), DSM_GP, "E-core: no PERF_METRICS, GLOBAL_CTRL bit 48 reserved");
+}
+
 int main(void)
 {
     test_cpuid();
@@ -361,5 +404,6 @@ int main(void)
     test_ymmh();
     test_fragments();
     test_full_and_threshold();
+    test_cntr_allow();
     return check_summary();
 }

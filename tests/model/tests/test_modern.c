@@ -149,7 +149,22 @@ static void test_metrics(void)
     CHECK_EQ(rd32(&mem, r + 36), 0, "no fixed mask");
     CHECK_EQ(rd32(&mem, r + 40), 3, "metrics field INTEL_CNTR_METRICS");
     CHECK_EQ(rd64(&mem, r + 48), 102, "slots: fixed 3 = 100 + 2 events");
-    CHECK_EQ(rd64(&mem, r + 56), 0x1122334455667788ull, "IA32_PERF_METRICS");
+    CHECK_EQ(rd64(&mem, r + 56), 0x1122334455667788ull, "IA32_PERF_METRICS: stale without EN_PERF_METRICS");
+    CHECK_EQ(dsm_rdmsr(&c, 0x329, &v), DSM_OK, "IA32_PERF_METRICS readable");
+    CHECK_EQ(v, 0x1122334455667788ull, "not updated while GLOBAL_CTRL bit 48 is clear");
+    /* issue 25 item 14: with EN_PERF_METRICS (GLOBAL_CTRL bit 48) and slots
+     * counting, the model's metrics are every slot retiring: Retiring FFH */
+    wr(&c, 0x38F, 1 | (1ull << 35) | (1ull << 48));
+    e = ev_plain(0x5020);
+    dsm_retire(&c, &e);
+    CHECK_EQ(dsm_rdmsr(&c, 0x329, &v), DSM_OK, "IA32_PERF_METRICS readable");
+    CHECK_EQ(v, 0xFF, "updated with EN_PERF_METRICS: Retiring FFH, the other metrics 0");
+    wr(&c, 0x329, 0x1234);
+    wr(&c, 0x38F, 1 | (1ull << 48));               /* bit 48 without fixed 3 counting */
+    e = ev_plain(0x5030);
+    dsm_retire(&c, &e);
+    CHECK_EQ(dsm_rdmsr(&c, 0x329, &v), DSM_OK, "IA32_PERF_METRICS readable");
+    CHECK_EQ(v, 0x1234, "not updated while fixed 3 does not count");
     mk(&c, DSM_LUNARLAKE_E);
     CHECK_EQ(dsm_wrmsr(&c, 0x3F2, 0x20), DSM_GP, "E-core: no PERF_METRICS, bit 5 reserved");
     CHECK_EQ(dsm_rdmsr(&c, 0x329, &v), DSM_GP, "E-core: no IA32_PERF_METRICS");
