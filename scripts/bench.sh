@@ -13,17 +13,30 @@
 # Builds without sanitizers in build-bench/ (callgrind and ASan do not mix).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# A section that cannot run prints "skipped: why" and makes the exit status 1,
+# unless --allow-skip (issue 27 item 10: skipped sections went unnoticed).
+allow_skip=0
 case "${1:-}" in
   -h|--help)
-    echo "usage: scripts/bench.sh [--help]   (env: BENCH_RECORDS=n records per format, default 200)"
+    echo "usage: scripts/bench.sh [--allow-skip] [--help]   (env: BENCH_RECORDS=n records per format, default 200)"
+    echo "exit status: 0, or 1 when a section was skipped (unless --allow-skip)"
     exit 0 ;;
+  --allow-skip) allow_skip=1 ;;
+  "") ;;
+  *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
 esac
+nskip=0
+skip() { echo "skipped: $*"; nskip=$((nskip + 1)); }
 n=${BENCH_RECORDS:-200}
 b="$here/build-bench"
 cmake -S "$here" -B "$b" -G Ninja -DLIBDS_SANITIZE=OFF -DLIBDS_BUILD_KERNEL=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C "$b" -j2 ds_i386 ds_x86_64 >/dev/null
+# The target list in a variable first: `ninja ... | grep -q` under pipefail
+# fails when grep exits at the first match and ninja dies of SIGPIPE.
+targets=$(ninja -C "$b" -t targets all)
+has_target() { grep -q "^$1:" <<<"$targets"; }
 have_bench=0
-if ninja -C "$b" -t targets all 2>/dev/null | grep -q '^ds_bench:'; then
+if has_target ds_bench; then
   ninja -C "$b" -j2 ds_bench >/dev/null
   have_bench=1
 fi
@@ -33,7 +46,7 @@ echo "== 1. MSR accesses per PMI (counted by the model)"
 if [ $have_bench = 1 ]; then
   "$bench" msr
 else
-  echo "skipped: libds core (area/pebs/pmi) is not in this tree"
+  skip "libds core (area/pebs/pmi) is not in this tree"
 fi
 
 echo
@@ -77,7 +90,7 @@ flatters it elsewhere; see docs/design.md "Drain and decode cost".
  limited to 4 KiB buffers (Core 2 erratum: 24 records), see ds_bench.c.)
 TXT
 else
-  echo "skipped: needs libds core and valgrind"
+  skip "needs libds core and valgrind"
 fi
 
 echo
@@ -128,25 +141,28 @@ if [ $have_bench = 1 ] && command -v valgrind >/dev/null && command -v callgrind
  docs/design.md "PMI" has the split.)
 TXT
 else
-  echo "skipped: needs libds core, valgrind and callgrind_annotate"
+  skip "needs libds core, valgrind and callgrind_annotate"
 fi
 
 echo
 echo "== 5. dsdump on a log of many runs (goal: linear in runs; was 63 s for 16,000)"
-if ninja -C "$b" -t targets all 2>/dev/null | grep -q '^dsdump_plain:'; then
+if has_target dsdump_plain; then
   ninja -C "$b" -j2 dsdump_plain >/dev/null
-  printf '%-8s %10s %8s\n' runs lines seconds
+  printf '%-8s %10s %8s %10s %10s\n' runs lines seconds 'log KiB' 'peak KiB'
   for runs in 1000 4000 16000; do
     log="$b/bench-runs$runs.log"
     python3 "$here/tests/dsdump/manyruns.py" "$runs" >"$log"
     t0=$(date +%s.%N)
-    "$b/libds/tools/dsdump/dsdump_plain" "$log" >/dev/null
+    # peak resident memory (issue 27 item 7: goal <= 2x the log)
+    /usr/bin/time -f '%M' -o "$b/peak.txt" "$b/libds/tools/dsdump/dsdump_plain" "$log" >/dev/null
+    peak=$(tail -1 "$b/peak.txt")
     t1=$(date +%s.%N)
-    printf '%-8s %10s %8.2f\n' "$runs" "$(wc -l <"$log")" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')"
+    printf '%-8s %10s %8.2f %10s %10s\n' "$runs" "$(wc -l <"$log")" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" \
+      "$(( $(stat -c %s "$log") / 1024 ))" "$peak"
   done
   echo "(work, counted with cachegrind for 250 vs 2000 runs, is checked by ctest dsdump.scaling)"
 else
-  echo "skipped: dsdump not configured (needs libelf)"
+  skip "dsdump not configured (needs libelf)"
 fi
 
 echo
@@ -186,5 +202,14 @@ if [ $have_bench = 1 ] && command -v valgrind >/dev/null && command -v callgrind
  as ds_session_sample (request id) through one more indirect call each.)
 TXT
 else
-  echo "skipped: needs libds core, valgrind and callgrind_annotate"
+  skip "needs libds core, valgrind and callgrind_annotate"
+fi
+if [ $nskip -gt 0 ]; then
+  echo
+  if [ $allow_skip = 1 ]; then
+    echo "bench.sh: $nskip section(s) skipped (allowed by --allow-skip)"
+  else
+    echo "bench.sh: FAIL: $nskip section(s) skipped (pass --allow-skip to accept)"
+    exit 1
+  fi
 fi

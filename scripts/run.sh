@@ -28,14 +28,15 @@ options:
   --timeout SECONDS    stop QEMU after this long (default 300)
   --smp N              CPUs of the QEMU machine (default 2; each runs the e2e flows)
   --no-build           do not configure/build (use what is in build/)
-  --raw                stream the whole serial log (every DSLOG line) and skip
-                       the summary
+  --raw                stream the whole serial log (every DSLOG line) and print
+                       dsdump's full report (every table) instead of the summary
   -h, --help           this text
 
-After the boot run.sh prints a summary read from the log by dsdump: per model
-profile (or the hardware) the hot-spot table of each PEBS run, the head of each
-BTS trace, one LBR stack per run, the lost records and the kernel's verdict. It
-keeps build/run/serial.log and build/run/perf.data (open it with perf report).
+After the boot run.sh prints a one-screen summary read from the log by dsdump
+(scripts/run-summary.py): one row per flow (records, lost, hottest symbol,
+summed over the model profiles and CPUs), the non-zero losses, the kernel's
+check counts, the paths and perf/hotspot commands. It keeps build/run/serial.log
+and build/run/perf.data (open it with perf report or hotspot).
 
 kernel options (key=value, passed on the kernel command line; they imply
 --kernel, since the ISO's GRUB menu has fixed entries):
@@ -47,6 +48,8 @@ kernel options (key=value, passed on the kernel command line; they imply
   profile=p1,p2        model profiles (netburst_m3, netburst_m4_64, core2, atom,
                        nehalem, haswell, skylake, icelake, sapphirerapids,
                        graniterapids, lunarlake, alderlake_p, alderlake_e)
+environment: LIBDS_BUILD_DIR (default build/), LIBDS_RUN_DIR (where serial.log and
+perf.data go, default build/run)
 example: scripts/run.sh -- tests=caps,pmi pmi=nmi
 EOT
 }
@@ -80,10 +83,10 @@ fi
 
 if [ $build -eq 1 ]; then
   "$here/scripts/deps.sh"
-  cmake -S "$here" -B "$here/build" -G Ninja >/dev/null
-  cmake --build "$here/build"
+  cmake -S "$here" -B "${LIBDS_BUILD_DIR:-$here/build}" -G Ninja >/dev/null
+  cmake --build "${LIBDS_BUILD_DIR:-$here/build}"
 fi
-b=$here/build
+b=${LIBDS_BUILD_DIR:-$here/build}
 
 # What the host's KVM gives a guest PMU (Linux kvm / kvm_intel module
 # parameters, perf's view of the host PMU), so a missing facility has a reason.
@@ -135,7 +138,7 @@ else
   fi
 fi
 echo "run.sh: ${qemu[*]}" >&2
-out=$b/run
+out=${LIBDS_RUN_DIR:-$b/run}
 mkdir -p "$out"
 log=$out/serial.log
 set +e
@@ -155,26 +158,22 @@ case $rc in
   124|137) verdict="FAIL: no verdict within ${timeout_s}s (hang)" ret=2 ;;
   *) verdict="FAIL: QEMU exit status $rc" ret=2 ;;
 esac
-if [ $raw -eq 0 ]; then
-  elf=$b/kernel/libds-$arch.elf
-  dsdump=$b/libds/tools/dsdump/dsdump
-  echo
-  echo "==================== summary (dsdump -e $elf $log) ===================="
-  if [ ! -x "$dsdump" ]; then
-    echo "dsdump not built: the records stay in $log"
-  elif ! grep -q 'DSLOG 1 HDR' "$log"; then
-    echo "the kernel logged no records (see the test lines above)"
-  else
-    set +e
-    "$dsdump" -e "$elf" --limit 4 --lbr-limit 1 --lbr-entries 8 --perf-data "$out/perf.data" "$log"
-    set -e
-    grep -q 'DSLOG 1 HDR.*backend=model' "$log" &&
-      echo "(backend=model: the records come from the reference model, single-stepping the real workloads; see why= above)"
-    echo
-    echo "$(grep -c '^ok ' "$log") checks passed (listed in the serial log)"
-    echo "serial log: $log"
-    echo "perf.data:  $out/perf.data   perf report -i $out/perf.data --stdio --sort sym --no-branch-stack"
-  fi
+elf=$b/kernel/libds-$arch.elf
+dsdump=$b/libds/tools/dsdump/dsdump
+echo
+echo "==================== summary (dsdump -e $elf $log) ===================="
+if [ ! -x "$dsdump" ]; then
+  echo "dsdump not built: the records stay in $log"
+elif ! grep -q 'DSLOG 1 HDR' "$log"; then
+  echo "the kernel logged no records (see the test lines above)"
+elif [ $raw -eq 1 ]; then
+  "$dsdump" -e "$elf" --perf-data "$out/perf.data" "$log" || true
+else # issue 27 item 8: one screen; --raw gives every table
+  "$dsdump" -e "$elf" --json --perf-data "$out/perf.data" "$log" >"$tmp/run.json" 2>"$tmp/dsdump.err" || true
+  head -5 "$tmp/dsdump.err"
+  python3 "$here/scripts/run-summary.py" "$tmp/run.json" "$log" "$out/perf.data"
+  grep -q 'DSLOG 1 HDR.*backend=model' "$log" &&
+    echo "(backend=model: the records come from the reference model, single-stepping the real workloads)"
 fi
 echo "run.sh: $verdict" >&2
 exit $ret

@@ -2,6 +2,7 @@
 /*
  * The check lines of the e2e flows and their DSLOG output: check/need (ktest
  * lines counted per log), one HDR..END log per profile (log_begin/log_end;
+ * the HDR names the TSC frequency, tsc_khz=, found once;
  * with CPUs running at once each CPU collects its log and writes it whole),
  * and a run's records, LOST and RUN lines (print_run). See flow.h.
  */
@@ -85,6 +86,43 @@ static void tokenize(char *dst, size_t len, const char *src)
     }
 }
 
+/* The TSC frequency in kHz (issue 27: one time base for perf.data), as Linux
+ * finds it: CPUID 15H on Intel (crystal clock from ECX, or from the 16H base
+ * frequency when ECX is 0: native_calibrate_tsc), else measured over 10 ms of
+ * PIT channel 2 (pit_calibrate_tsc's method). 0: neither works. */
+static uint32_t tsc_khz_find(void)
+{
+    uint32_t c[4];
+    k_cpuid(0, 0, c);
+    if (c[0] >= 0x15 && c[1] == 0x756E6547 && c[3] == 0x49656E69 && c[2] == 0x6C65746E) { /* GenuineIntel */
+        uint32_t max = c[0], d[4];
+        k_cpuid(0x15, 0, d);
+        uint64_t crystal = d[2] / 1000u;
+        if (d[0] && d[1] && !crystal && max >= 0x16) {
+            uint32_t f[4];
+            k_cpuid(0x16, 0, f);
+            crystal = (uint64_t)f[0] * 1000u * d[0] / d[1];
+        }
+        if (d[0] && d[1] && crystal)
+            return (uint32_t)(crystal * d[1] / d[0]);
+    }
+    uint16_t cnt = 11932; /* 10 ms of 1193182 Hz */
+    outb(0x61, (uint8_t)((inb(0x61) & ~0x02) | 0x01));
+    outb(0x43, 0xB0);
+    outb(0x42, (uint8_t)cnt);
+    outb(0x42, (uint8_t)(cnt >> 8));
+    uint64_t t0 = k_rdtsc();
+    unsigned long i = 0;
+    for (; i < 100000000ul && !(inb(0x61) & 0x20); i++)
+        k_pause();
+    uint64_t t1 = k_rdtsc();
+    return i < 100000000ul && t1 > t0 ? (uint32_t)((t1 - t0) / 10u) : 0;
+}
+
+/* Found once (the PIT is shared), under tsc_lock. */
+static struct k_spin tsc_lock;
+static uint32_t tsc_khz_cached;
+
 void log_begin(const char *backend, const char *profile, const char *why)
 {
     char *kname = E.kname, *prof = E.profbuf, *whyt = E.whyt, *vlabel = E.vlabel;
@@ -92,9 +130,14 @@ void log_begin(const char *backend, const char *profile, const char *why)
     tokenize(prof, sizeof E.profbuf, profile);
     tokenize(whyt, sizeof E.whyt, why);
     dsrec_init(&E.out, rec_write, NULL);
-    struct dsrec_header h = {K_ARCH, backend, prof, kname, whyt, false, 0};
+    struct dsrec_header h = {K_ARCH, backend, prof, kname, whyt, false, 0, 0};
     h.has_cpu = k_lapic_mode() != K_LAPIC_NONE; /* the CPU running this log (issue 13) */
     h.cpu = k_lapic_id();
+    bool tl = k_spin_lock(&tsc_lock);
+    if (!tsc_khz_cached)
+        tsc_khz_cached = tsc_khz_find();
+    h.tsc_khz = tsc_khz_cached;
+    k_spin_unlock(&tsc_lock, tl);
     dsrec_header(&E.out, &h);
     /* the verdict's per-run line: "cpuN profile" with several CPUs */
     if (h.has_cpu && k_smp_count() > 1)

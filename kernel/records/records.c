@@ -168,6 +168,8 @@ enum dsrec_err dsrec_header(struct dsrec_out *o, const struct dsrec_header *h)
         kv_str(o, "why", h->why);
     if (h->has_cpu)
         kv_dec(o, "cpu", h->cpu);
+    if (h->tsc_khz)
+        kv_dec(o, "tsc_khz", h->tsc_khz);
     line_end(o);
     o->header_done = true;
     o->ended = false;

@@ -59,7 +59,7 @@ struct dsrec_out {
     uint32_t lbr_snap;        /* snapshot numbers handed out by dsrec_lbr_snapshot() */
 };
 
-/* Header: "DSLOG 1 HDR arch=.. backend=.. profile=.. kernel=.. [why=..]" */
+/* Header: "DSLOG 1 HDR arch=.. backend=.. profile=.. kernel=.. [why=..] [cpu=..] [tsc_khz=..]" */
 struct dsrec_header {
     const char *arch;         /* "i386" or "x86_64" */
     const char *backend;      /* "hw" or "model" */
@@ -68,6 +68,7 @@ struct dsrec_header {
     const char *why;          /* optional (NULL): reason for the backend choice, e.g. "no-ds-cpuid" */
     bool has_cpu;             /* print cpu= (issue 13; a version-1 key added later, optional) */
     uint32_t cpu;             /* APIC ID (x2APIC ID in x2APIC mode) of the CPU that ran the log */
+    uint32_t tsc_khz;         /* TSC frequency in kHz: print tsc_khz= (issue 27; optional version-1 key); 0: none */
 };
 
 /* PEBS record formats. 0..6 are IA32_PERF_CAPABILITIES[11:8]; the NetBurst ones have no number. */

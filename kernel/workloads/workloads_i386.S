@@ -12,7 +12,8 @@
  * workloads_x86_64.S and workloads.h.
  */
 #define WL_FUNC(name) .globl name; .type name, @function; name:
-#define WL_END(name)  .size name, . - name; .globl name##_end; name##_end:
+#define WL_SIZE(name) .size name, . - name
+#define WL_END(name)  .globl name##_end; name##_end:
 #define WL_LFSR_TAPS 0x80200003 /* keep equal to WL_LFSR_TAPS in workloads.h */
 
     .text
@@ -30,6 +31,7 @@ WL_FUNC(wl_loop)
     subl    $1, %ecx
     {disp32} jnz 1b             /* Jcc rel32 (0F 85), backward */
 2:  ret
+WL_SIZE(wl_loop)
 WL_END(wl_loop)
 
 /* uint32_t wl_chase(const uint32_t *arr, uint32_t start, uint32_t steps) */
@@ -44,6 +46,7 @@ WL_FUNC(wl_chase)
     subl    $1, %ecx
     jnz     1b
 2:  ret
+WL_SIZE(wl_chase)
 WL_END(wl_chase)
 
 /* uint32_t wl_calls(uint32_t n) */
@@ -59,6 +62,7 @@ WL_FUNC(wl_calls)
     jnz     1b
 2:  popl    %ebx
     ret
+WL_SIZE(wl_calls)
 
 WL_FUNC(wl_calls_f1)
     movl    $wl_calls_f2, %ecx
@@ -68,6 +72,7 @@ WL_FUNC(wl_calls_f1)
     jmp     *%edx
     ud2
 3:  ret
+WL_SIZE(wl_calls_f1)
 
 WL_FUNC(wl_calls_f2)
     pushl   $7
@@ -76,10 +81,12 @@ WL_FUNC(wl_calls_f2)
     jmp     4f
     ud2
 4:  ret
+WL_SIZE(wl_calls_f2)
 
 WL_FUNC(wl_calls_f3)
     addl    4(%esp), %eax       /* load of the pushed 7 */
     ret     $4
+WL_SIZE(wl_calls_f3)
 WL_END(wl_calls)
 
 /* uint32_t wl_lfsr(uint32_t seed, uint32_t n) */
@@ -95,6 +102,7 @@ WL_FUNC(wl_lfsr)
 3:  subl    $1, %ecx
     jnz     1b
 2:  ret
+WL_SIZE(wl_lfsr)
 WL_END(wl_lfsr)
 
     .globl wl_text_end

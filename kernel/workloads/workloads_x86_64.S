@@ -11,10 +11,13 @@
  *
  * Each workload is one global function WL (its first instruction) followed by
  * a global label WL_end just past its last byte, so [WL, WL_end) is its whole
- * address range (helper functions of the call chain included).
+ * address range (helper functions of the call chain included). Every function,
+ * helpers included, has its own .size (WL_SIZE), so that dsdump and perf give
+ * an IP the same symbol (issue 27).
  */
 #define WL_FUNC(name) .globl name; .type name, @function; name:
-#define WL_END(name)  .size name, . - name; .globl name##_end; name##_end:
+#define WL_SIZE(name) .size name, . - name
+#define WL_END(name)  .globl name##_end; name##_end:
 #define WL_LFSR_TAPS 0x80200003 /* keep equal to WL_LFSR_TAPS in workloads.h */
 
     .text
@@ -32,6 +35,7 @@ WL_FUNC(wl_loop)
     subl    $1, %ecx
     {disp32} jnz 1b             /* Jcc rel32 (0F 85), backward */
 2:  ret
+WL_SIZE(wl_loop)
 WL_END(wl_loop)
 
 /*
@@ -50,6 +54,7 @@ WL_FUNC(wl_chase)
     subl    $1, %ecx
     jnz     1b
 2:  ret
+WL_SIZE(wl_chase)
 WL_END(wl_chase)
 
 /*
@@ -69,6 +74,7 @@ WL_FUNC(wl_calls)
     jnz     1b
 2:  popq    %rbx
     ret
+WL_SIZE(wl_calls)
 
 WL_FUNC(wl_calls_f1)
     leaq    wl_calls_f2(%rip), %rcx
@@ -78,6 +84,7 @@ WL_FUNC(wl_calls_f1)
     jmp     *%rdx               /* JMP r/m (FF /4) */
     ud2
 3:  ret
+WL_SIZE(wl_calls_f1)
 
 WL_FUNC(wl_calls_f2)
     pushq   $7
@@ -86,10 +93,12 @@ WL_FUNC(wl_calls_f2)
     jmp     4f                  /* JMP rel8 */
     ud2
 4:  ret
+WL_SIZE(wl_calls_f2)
 
 WL_FUNC(wl_calls_f3)
     addl    8(%rsp), %eax       /* load of the pushed 7 (SIB, base RSP, disp8) */
     ret     $8                  /* RET imm16 drops the pushed argument */
+WL_SIZE(wl_calls_f3)
 WL_END(wl_calls)
 
 /*
@@ -110,6 +119,7 @@ WL_FUNC(wl_lfsr)
 3:  subl    $1, %ecx
     jnz     1b
 2:  ret
+WL_SIZE(wl_lfsr)
 WL_END(wl_lfsr)
 
     .globl wl_text_end

@@ -31,7 +31,7 @@ int main(int argc, char **argv)
     dsrec_init(&o, sink, stdout);
     char profile[32];
     snprintf(profile, sizeof profile, "test-%.20s", argv[1]);
-    struct dsrec_header h = {fmt == DSREC_PEBS_NB32 ? "i386" : "x86_64", "model", profile, "genlog", NULL, false, 0};
+    struct dsrec_header h = {fmt == DSREC_PEBS_NB32 ? "i386" : "x86_64", "model", profile, "genlog", NULL, false, 0, 0};
     if (dsrec_header(&o, &h))
         return 1;
     static struct dsrec_pebs p;

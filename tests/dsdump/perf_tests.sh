@@ -21,7 +21,7 @@ for m in 64 32; do
   echo "# ELF$m, PEBS format $fmt"
   python3 "$dir/perfcheck.py" "$dsdump" "$work/sym$m.log" "$work/sym$m" "$elf" || fail=1
 done
-for f in good_fmt3 good_adaptive good_multi_crlf good_nb32 bad_hex bad_truncated_log; do
+for f in good_fmt3 good_adaptive good_multi_crlf good_nb32 good_smp2 good_tsc bad_hex bad_truncated_log; do
   echo "# stored log $f (no ELF)"
   python3 "$dir/perfcheck.py" "$dsdump" "$dir/logs/$f.log" "$work/$f" || fail=1
 done

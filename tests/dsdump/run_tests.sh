@@ -82,6 +82,18 @@ open(sys.argv[2],'w').write(''.join(out))" "$dir/logs/good_smp2.log" "$work/smp_
 check "cpu 0 only: exit 0, no per-CPU block" bash -c "grep -q 'PEBS run 1:skylake/hot: 1 samples' '$work/smp_cpu0.out' && ! grep -Eq '^## CPU|^# Per CPU' '$work/smp_cpu0.out'"
 check "no cpu= (fmt3, multi): no per-CPU block" bash -c "! grep -Eq '^## CPU|^# Per CPU' '$work/good_fmt3.out' '$work/good_multi_crlf.out'"
 
+# --junit (issue 27 item 9): one testcase per TAP line, skips as skipped, failures as failures.
+printf 'ok 1 - caps: a <b> & "c"\nnot ok 2 - pmi fails\nok 3 - lbr # SKIP no LBR\n' >"$work/tap.log"
+cat "$dir/logs/good_smp2.log" >>"$work/tap.log"
+"$dsdump" --junit "$work/tap.xml" "$work/tap.log" >/dev/null 2>&1
+check "--junit: 5 testcases, 1 failure, 1 skipped, escaped" python3 -c "
+import sys, xml.etree.ElementTree as E
+s = E.parse(sys.argv[1]).getroot().find('testsuite'); c = s.findall('testcase')
+assert (s.get('tests'), s.get('failures'), s.get('skipped')) == ('5', '1', '1'), s.attrib
+assert [x.get('name') for x in c[:3]] == ['caps: a <b> & \"c\"', 'pmi fails', 'lbr'], [x.get('name') for x in c]
+assert c[1].find('failure') is not None and c[2].find('skipped').get('message') == 'no LBR'
+" "$work/tap.xml"
+
 # Malformed logs: exit 1, the error names the line, earlier records still reported.
 expect_bad() { # name line message-part samples-before
   local f=$1 line=$2 msg=$3
@@ -101,6 +113,7 @@ expect_bad bad_unknown_type 8 "unknown record type 'PEBX'" "PEBS run hot: 7 samp
 expect_bad bad_lost_line 13 "records=8, but 7" "PEBS run hot: 7 samples"
 expect_bad bad_missing_header 4 "before any 'DSLOG 1 HDR'"
 check "missing header: final error" grep -q "no 'DSLOG 1 HDR' header line" "$work/bad_missing_header.err"
+expect_bad bad_tsc_khz 13 "bad value '0' for key 'tsc_khz'" "PEBS run hot: 4 samples"
 expect_bad bad_truncated_log 20 "line truncated" "PEBS run hot: 8 samples"
 check "truncated log: no END" grep -q "without the END line" "$work/bad_truncated_log.err"
 
@@ -184,6 +197,14 @@ for m in 32 64; do
   "$dsdump" -e "$elf" --json "$work/sym$m.log" > "$work/sym$m.json"
   check "ELF$m JSON symbols" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['runs'][0]['symbols'][0]; sys.exit(0 if s['symbol']=='func_hot' and s['samples']==7 else 1)" "$work/sym$m.json"
 done
+# The ELF of the other arch (issue 27 item 7): a warning naming both; none when they fit.
+if [ -f "$work/sym32.elf" ] && [ -f "$work/sym64.elf" ]; then
+  check "ELF64 log + ELF64: no arch warning" bash -c "! grep -q 'warning' '$work/sym64.out'"
+  "$dsdump" -e "$work/sym32.elf" "$work/sym64.log" >/dev/null 2>"$work/mismatch.err"
+  check "ELF32 on an x86_64 log: warning" grep -q "sym32.elf is ELF32 e_machine 3, but the log at line 1 is arch=x86_64" "$work/mismatch.err"
+  "$dsdump" -e "$work/sym64.elf" "$work/sym32.log" >/dev/null 2>"$work/mismatch2.err"
+  check "ELF64 on an i386 log: warning" grep -q "sym64.elf is ELF64 e_machine 62, but the log at line 1 is arch=i386" "$work/mismatch2.err"
+fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

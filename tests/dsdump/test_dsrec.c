@@ -45,7 +45,7 @@ static void start(void)
     buf[0] = 0;
     dsrec_init(&o, sink, NULL);
     dslog_reader_init(&rd);
-    struct dsrec_header h = {"x86_64", "model", "skylake", "dskernel-x86_64.elf", "no-ds-cpuid", false, 0};
+    struct dsrec_header h = {"x86_64", "model", "skylake", "dskernel-x86_64.elf", "no-ds-cpuid", false, 0, 0};
     CHECK_EQ(dsrec_header(&o, &h), DSREC_OK, "header");
     int n;
     CHECK_EQ(feed_all(&rd, &rec, err, &n), DSLOG_OK, "header parses: %s", err);
@@ -344,7 +344,7 @@ static void header_cpu(void)
         buf[0] = 0;
         dsrec_init(&o, sink, NULL);
         dslog_reader_init(&rd);
-        struct dsrec_header h = {"x86_64", "model", "skylake", "k.elf", NULL, false, 0};
+        struct dsrec_header h = {"x86_64", "model", "skylake", "k.elf", NULL, false, 0, 0};
         h.has_cpu = true;
         h.cpu = ids[i];
         CHECK_EQ(dsrec_header(&o, &h), DSREC_OK, "header cpu=%u", ids[i]);
@@ -359,7 +359,7 @@ static void header_cpu(void)
     buf[0] = 0;
     dsrec_init(&o, sink, NULL);
     dslog_reader_init(&rd);
-    struct dsrec_header h = {"x86_64", "model", "skylake", "k.elf", NULL, false, 0};
+    struct dsrec_header h = {"x86_64", "model", "skylake", "k.elf", NULL, false, 0, 0};
     CHECK_EQ(dsrec_header(&o, &h), DSREC_OK, "header without cpu");
     CHECK(strstr(buf, "cpu=") == NULL, "no cpu= unless set: %s", buf);
     int n;
@@ -367,9 +367,40 @@ static void header_cpu(void)
     CHECK(!dslog_has(&rec, K_CPU), "no cpu key read");
 }
 
+/* HDR tsc_khz= (issue 27): printed when set, read back, 0 and > 32 bits and a
+ * duplicate refused by the reader (each a hand-made line with its FNV-1a). */
+static void header_tsc_khz(void)
+{
+    uint32_t khz[] = {1, 2400000, 0xFFFFFFFFu};
+    int n;
+    for (unsigned i = 0; i < 3; i++) {
+        blen = 0;
+        buf[0] = 0;
+        dsrec_init(&o, sink, NULL);
+        dslog_reader_init(&rd);
+        struct dsrec_header h = {"x86_64", "model", "skylake", "k.elf", NULL, true, 1, khz[i]};
+        CHECK_EQ(dsrec_header(&o, &h), DSREC_OK, "header tsc_khz=%u", khz[i]);
+        char want[40];
+        snprintf(want, sizeof want, " cpu=1 tsc_khz=%u ck=", khz[i]);
+        CHECK(strstr(buf, want) != NULL, "HDR line carries%s: %s", want, buf);
+        CHECK_EQ(feed_all(&rd, &rec, err, &n), DSLOG_OK, "header with tsc_khz= parses: %s", err);
+        CHECK(rec.tsc_khz == khz[i] && rec.unknown_keys == 0, "tsc_khz= read back as %u", khz[i]);
+    }
+    static const char *const bad[] = {"tsc_khz=0", "tsc_khz=4294967296", "tsc_khz=1 tsc_khz=2", "tsc_khz=0x10"};
+    for (unsigned i = 0; i < 4; i++) {
+        char body[160];
+        snprintf(body, sizeof body, "DSLOG 1 HDR arch=x86_64 backend=model profile=p kernel=k %s", bad[i]);
+        blen = (size_t)snprintf(buf, sizeof buf, "%s ck=%08x\n", body, dsrec_fnv1a(0x811c9dc5u, body, strlen(body)));
+        dslog_reader_init(&rd);
+        CHECK_EQ(feed_all(&rd, &rec, err, &n), DSLOG_BAD, "%s refused", bad[i]);
+        CHECK(strstr(err, "tsc_khz") != NULL, "%s: the error names tsc_khz: %s", bad[i], err);
+    }
+}
+
 int main(void)
 {
     header_cpu();
+    header_tsc_khz();
     fmt6_counters();
     /* Every PEBS format, and adaptive with every group combination. */
     start();
@@ -453,7 +484,7 @@ int main(void)
     CHECK_EQ(dsrec_lbr(&o, "r", &bl), DSREC_ERR_RANGE, "idx == of");
     struct dsrec_lost bk = {7, "x", 1};
     CHECK_EQ(dsrec_lost(&o, "r", &bk), DSREC_ERR_RANGE, "bad kind");
-    struct dsrec_header bh = {"x86_64", "model", "sky lake", "k", NULL, false, 0};
+    struct dsrec_header bh = {"x86_64", "model", "sky lake", "k", NULL, false, 0, 0};
     CHECK_EQ(dsrec_header(&o, &bh), DSREC_ERR_NAME, "bad profile");
     CHECK_EQ(blen, 0, "nothing printed for rejected input");
     CHECK_EQ(dsrec_init(NULL, sink, NULL), DSREC_ERR_NULL, "init NULL");

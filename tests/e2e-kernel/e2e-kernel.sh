@@ -79,13 +79,18 @@ fi
 
 if [ -n "$smp" ] && [ "$mode" = kernel ]; then
   # Every CPU (APIC IDs 0..N-1 under QEMU) wrote as many logs as the BSP.
-  n0=$(grep -c "DSLOG 1 HDR .* cpu=0 ck=" "$log")
+  n0=$(grep -c "DSLOG 1 HDR .* cpu=0 " "$log")
   for ((c = 1; c < smp; c++)); do
-    nc=$(grep -c "DSLOG 1 HDR .* cpu=$c ck=" "$log")
+    nc=$(grep -c "DSLOG 1 HDR .* cpu=$c " "$log")
     [ "$nc" -eq "$n0" ] || fail "cpu $c wrote $nc logs, cpu 0 wrote $n0"
   done
   echo "e2e-kernel.sh: $smp CPUs, $n0 logs each"
 fi
+# Each log states the TSC frequency (issue 27: QEMU has CPUID 15H or a PIT to measure against).
+nhdr_all=$(grep -c "DSLOG 1 HDR " "$log")
+ntsc=$(grep -cE "DSLOG 1 HDR .* tsc_khz=[1-9][0-9]* " "$log")
+[ "$ntsc" -eq "$nhdr_all" ] || fail "$ntsc of $nhdr_all DSLOG HDR lines state tsc_khz="
+echo "e2e-kernel.sh: every HDR states tsc_khz= ($(grep -oE 'tsc_khz=[0-9]+' "$log" | sort -u | head -3 | tr '\n' ' '))"
 [ -x "$dsdump" ] || fail "dsdump not built ($dsdump)"
 "$dsdump" --limit 4 -e "$elf" "$log" >"$work/dump.txt" 2>"$work/dump.err"
 drc=$?

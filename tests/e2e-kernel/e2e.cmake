@@ -32,3 +32,8 @@ foreach(arch i386 x86_64)
   set_tests_properties(e2e.${arch}.kernel.smp2 PROPERTIES LABELS "e2e;boot" TIMEOUT ${_ct}
     PASS_REGULAR_EXPRESSION "e2e-kernel.sh: 2 CPUs, [1-9][0-9]* logs each.*e2e-kernel.sh: PASS")
 endforeach()
+
+# scripts/run.sh's report on one screen (issue 27 item 8): the e2e flows on 2 CPUs.
+math(EXPR _t "300 * ${LIBDS_BOOT_TIMEOUT_SCALE}")
+add_test(NAME run.report COMMAND ${PROJECT_SOURCE_DIR}/tests/e2e-kernel/runsh-report.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(run.report PROPERTIES LABELS "e2e;boot" TIMEOUT ${_t})

@@ -3661,6 +3661,9 @@ static void test_snb_ucode_before_programming(void)
     CHECK_EQ(fp_nwrites(&F, 0x8B), 0, "no microcode read");
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
     check_snap("errata accepted");
+}
+
+/*
  * Issue 25 item 11: architectural PEBS picks a counter the event may use.
  * Panther Lake Cougar Cove (perfmon pantherlake_cougarcove_core.json V1.07
  * "PEBScounters"; Linux intel_pmu_init "pantherlake_hybrid" -> lnl_common ->

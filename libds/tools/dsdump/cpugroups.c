@@ -47,7 +47,7 @@ static void groups_fill(const struct input *S, const struct runs *R, struct cpug
     for (size_t i = 0; i < R->n; i++)
         group_put(G->runs, log_rank(R, G, R->v[i].log), i, counting);
     for (size_t j = 0; j < S->items.n; j++)
-        if (S->items.v[j].r.type == DSLOG_LOST)
+        if (S->items.v[j].type == DSLOG_LOST)
             group_put(G->lost, log_rank(R, G, S->items.v[j].log), j, counting);
 }
 
@@ -97,7 +97,8 @@ void groups_build(const struct input *S, const struct runs *R, struct cpugroups 
             st->lbr += ru->lbr;
         }
         for (size_t i = 0; i < G->lost[g].n; i++) {
-            const struct dslog_rec *r = &S->items.v[G->lost[g].v[i]].r;
+            struct dslog_rec buf;
+            const struct dslog_rec *r = item_rec(S, G->lost[g].v[i], &buf);
             st->lost[lost_kind(r->s[K_KIND])] += r->v[K_COUNT];
         }
     }

@@ -15,6 +15,7 @@
  *   cpugroups    runs, LOST lines and logs grouped per CPU (HDR cpu=) -> runs
  *   out_text     the text report -> out_bts (BTS trace), out_lbr (LBR stacks)
  *   out_json, out_csv, out_svg   --json, --csv, --svg (out_json, out_svg -> utf8)
+ *   out_junit    --junit: the log's TAP checks as JUnit XML
  *   perfdata     --perf-data (write_perf below converts the runs for it)
  * xalloc (allocation that exits on failure) is used by all of them.
  */
@@ -23,6 +24,7 @@
 #include "options.h"
 #include "out_csv.h"
 #include "out_json.h"
+#include "out_junit.h"
 #include "out_svg.h"
 #include "out_text.h"
 #include "perfdata.h"
@@ -35,26 +37,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* --perf-data: the items and runs in perfdata.h's terms, argv as the recorded command line. */
+static const struct dslog_rec *pd_rec(const void *ctx, size_t i, struct dslog_rec *buf)
+{
+    return item_rec(ctx, i, buf);
+}
+
+/* --perf-data: the items, runs and logs in perfdata.h's terms, argv as the recorded command line. */
 static int write_perf(const char *path, const struct input *S, const struct runs *R, const struct pd_elf *elf,
                       int argc, char **argv, char *err, size_t errsz)
 {
     struct pd_item *items = xrealloc(NULL, (S->items.n + 1) * sizeof *items);
     struct pd_run *runs = xrealloc(NULL, (R->n + 1) * sizeof *runs);
+    struct pd_log *logs = xrealloc(NULL, (R->nlogs + 1) * sizeof *logs);
+    struct dslog_rec *buf = xrealloc(NULL, sizeof *buf);
     for (size_t i = 0; i < S->items.n; i++)
-        items[i] = (struct pd_item){&S->items.v[i].r, R->run_of[i] == NONE ? PD_NONE : R->run_of[i], S->items.v[i].log};
-    for (size_t i = 0; i < R->n; i++)
-        runs[i] = (struct pd_run){R->v[i].name, R->v[i].log, R->v[i].summary, R->v[i].pebs, R->v[i].bts, R->v[i].lbr};
+        items[i] = (struct pd_item){S->items.v[i].type, R->run_of[i] == NONE ? PD_NONE : R->run_of[i],
+                                    S->items.v[i].log};
+    for (size_t i = 0; i < R->n; i++) {
+        const struct dslog_rec *sum = run_summary(R, &R->v[i], buf);
+        runs[i] = (struct pd_run){R->v[i].name, R->v[i].log, sum ? sum->v[K_PERIOD] : 0, R->v[i].pebs,
+                                  R->v[i].bts, R->v[i].lbr};
+    }
+    for (unsigned l = 0; l < R->nlogs; l++) {
+        const struct dslog_rec *h = log_hdr(R, l, buf);
+        struct pd_log *p = &logs[l];
+        memset(p, 0, sizeof *p);
+        if (!h)
+            continue;
+        *p = (struct pd_log){.present = 1, .has_cpu = dslog_has(h, K_CPU), .has_why = dslog_has(h, K_WHY),
+                             .cpu = (uint32_t)h->v[K_CPU], .tsc_khz = h->tsc_khz};
+        snprintf(p->arch, sizeof p->arch, "%s", h->s[K_ARCH]);
+        snprintf(p->backend, sizeof p->backend, "%s", h->s[K_BACKEND]);
+        snprintf(p->profile, sizeof p->profile, "%s", h->s[K_PROFILE]);
+        snprintf(p->kernel, sizeof p->kernel, "%s", h->s[K_KERNEL]);
+        snprintf(p->why, sizeof p->why, "%s", h->s[K_WHY]);
+    }
+    free(buf);
     char cmd[1024] = "";
     for (int i = 0; i < argc; i++) {
         size_t n = strlen(cmd);
         snprintf(cmd + n, sizeof cmd - n, "%s%s", i ? " " : "", argv[i]);
     }
-    struct pd_input in = {.items = items, .nitems = S->items.n, .runs = runs, .nruns = R->n,
-                          .hdrs = R->hdr, .nlogs = R->nlogs, .elf = *elf, .cmdline = cmd};
+    struct pd_input in = {.items = items, .nitems = S->items.n, .rec = pd_rec, .ctx = S, .runs = runs,
+                          .nruns = R->n, .logs = logs, .nlogs = R->nlogs, .elf = *elf, .cmdline = cmd};
     int rc = pd_write(path, &in, err, errsz);
     free(items);
     free(runs);
+    free(logs);
     return rc;
 }
 
@@ -86,6 +115,25 @@ static int write_outputs(const struct opts *o, struct input *S, struct runs *R, 
     return rc;
 }
 
+/* Issue 27 item 7: an ELF of the other arch gives wrong symbols silently. */
+static void warn_elf_mismatch(const struct input *S, const char *elf)
+{
+    struct dslog_rec buf;
+    for (size_t i = 0; i < S->items.n; i++) {
+        if (S->items.v[i].type != DSLOG_HDR)
+            continue;
+        const struct dslog_rec *r = item_rec(S, i, &buf);
+        char d[48];
+        const char *what = symtab_mismatch(S->syms, r->s[K_ARCH], d, sizeof d);
+        if (what) {
+            fprintf(stderr, "dsdump: warning: %s is %s, but the log at line %lu is arch=%s: its symbols will be "
+                            "wrong (give the kernel ELF that wrote the log)\n", elf, what, S->items.v[i].line,
+                    r->s[K_ARCH]);
+            return;
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct opts o;
@@ -113,11 +161,24 @@ int main(int argc, char **argv)
         }
         S.syms = &st;
     }
+    if (o.junit && !(S.tap = tmpfile())) {
+        fprintf(stderr, "dsdump: --junit: %s\n", strerror(errno));
+        return 2;
+    }
     if (read_log(fin, &S, err, sizeof err))
         return 2;
+    if (S.syms)
+        warn_elf_mismatch(&S, o.elf);
     struct runs R = {0};
     aggregate(&S, &R);
     rc = write_outputs(&o, &S, &R, &pelf, argc, argv, err, sizeof err);
+    if (S.tap) {
+        if (write_junit(o.junit, S.tap, S.name, S.nerr)) {
+            fprintf(stderr, "dsdump: %s: %s\n", o.junit, strerror(errno));
+            rc = 2;
+        }
+        fclose(S.tap);
+    }
     runs_free(&R);
     input_free(&S);
     if (S.syms)

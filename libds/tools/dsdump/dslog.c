@@ -555,7 +555,25 @@ static bool parse_table_key(struct dslog_rec *r, const char *tok, size_t kn, con
     return true;
 }
 
-/* One key=value token: the PEBS indexed keys lbrN, xmmN, gpN, fixedN, else a table key. */
+/* HDR tsc_khz= (issue 27, an optional key added to version 1 like cpu=; apart
+ * from the table, whose 64-bit mask is full): the TSC frequency in kHz, > 0. */
+static bool parse_tsc_khz(struct dslog_rec *r, const char *v, size_t vn, char *err, size_t errsz)
+{
+    uint64_t khz;
+    if (r->tsc_khz) {
+        seterr(err, errsz, "duplicate key 'tsc_khz'");
+        return false;
+    }
+    if (!parse_dec(v, vn, &khz) || !khz || khz > 0xFFFFFFFFull) {
+        seterr(err, errsz, "bad value '%.*s' for key 'tsc_khz' (kHz, 1..4294967295)", (int)(vn > 24 ? 24 : vn), v);
+        return false;
+    }
+    r->tsc_khz = khz;
+    return true;
+}
+
+/* One key=value token: the PEBS indexed keys lbrN, xmmN, gpN, fixedN, HDR
+ * tsc_khz, else a table key. */
 static bool parse_key(struct dslog_rec *r, const char *tok, size_t kn, const char *v, size_t vn, uint64_t *xmm_seen,
                       char *err, size_t errsz)
 {
@@ -566,6 +584,8 @@ static bool parse_key(struct dslog_rec *r, const char *tok, size_t kn, const cha
         return parse_xmm(r, tok, kn, v, vn, xmm_seen, err, errsz);
     if (pebs && (indexed_key(tok, kn, "gp", 2) || indexed_key(tok, kn, "fixed", 5)))
         return parse_cntr(r, tok, kn, v, vn, err, errsz);
+    if (r->type == DSLOG_HDR && kn == 7 && !memcmp(tok, "tsc_khz", 7))
+        return parse_tsc_khz(r, v, vn, err, errsz);
     return parse_table_key(r, tok, kn, v, vn, err, errsz);
 }
 

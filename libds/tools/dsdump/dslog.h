@@ -13,8 +13,8 @@
 
 enum dslog_type { DSLOG_HDR, DSLOG_RUN, DSLOG_PEBS, DSLOG_BTS, DSLOG_LBR, DSLOG_LOST, DSLOG_END, DSLOG_TYPE__COUNT };
 
-/* Every key of version 1 (xmm0..15, lbr0..31, gp0..15 and fixed0..7 are handled
- * apart). At most 64: `have` is a bit mask. */
+/* Every key of version 1 (xmm0..15, lbr0..31, gp0..15, fixed0..7 and the HDR's
+ * tsc_khz are handled apart). At most 64: `have` is a bit mask. */
 enum dslog_key {
     K_RUN, K_SEQ, K_FMT, K_COUNTER,
     K_FLAGS, K_IP, K_AX, K_BX, K_CX, K_DX, K_SI, K_DI, K_BP, K_SP,
@@ -66,6 +66,7 @@ struct dslog_rec {
     /* fmt 6 counters group: gpN= / fixedN= keys read (bit n), their values */
     uint32_t cntr_gp_mask, cntr_fixed_mask;
     uint64_t cntr_gp[16], cntr_fixed[8];
+    uint64_t tsc_khz;                /* HDR tsc_khz= (issue 27; optional, > 0), 0 if absent */
     unsigned unknown_keys;           /* keys this reader does not know (ignored) */
     char first_unknown[32];
 };

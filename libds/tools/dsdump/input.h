@@ -11,11 +11,17 @@
 
 struct symtab;
 
+/* A record kept compactly (issue 27 item 7: a struct dslog_rec is 3,856
+ * bytes, a BTS line about 90): its bytes packed in S->pack (zero runs left
+ * out), decoded again by item_rec. */
 struct item {
-    struct dslog_rec r;
+    size_t off;   /* of its packed record: chunk (off >> PACK_SHIFT), offset in it */
     unsigned long line;
     unsigned log; /* index of the HDR it belongs to */
+    enum dslog_type type;
 };
+
+#define PACK_SHIFT 20 /* 1 MiB chunks: no copy of the packed records as they grow */
 
 struct items {
     struct item *v;
@@ -29,10 +35,13 @@ struct err {
 
 struct input {
     struct items items;
+    unsigned char **pack; /* chunks of packed records */
+    size_t npack, packed; /* chunks, bytes used in the last one */
     struct err *errs;
     size_t nerr, caperr;
     const char *name;           /* the input's name in messages (a path or "<stdin>") */
     const struct symtab *syms;  /* -e: symbols of the kernel ELF, else NULL */
+    FILE *tap;                  /* --junit: the log's TAP lines (ok/not ok) are copied here, else NULL */
 };
 
 /* Records an error at line (0: of the whole log); the first 50 are also printed on stderr. */
@@ -41,5 +50,7 @@ void add_error(struct input *S, unsigned long line, const char *msg);
  * S->items. Closes fin (unless stdin). Returns 0, or 2 on a read error. */
 int read_log(FILE *fin, struct input *S, char *err, size_t errsz);
 void input_free(struct input *S);
+/* Item i's record, decoded into *buf; returns buf. */
+const struct dslog_rec *item_rec(const struct input *S, size_t i, struct dslog_rec *buf);
 
 #endif /* DSDUMP_INPUT_H */

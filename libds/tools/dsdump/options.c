@@ -19,11 +19,14 @@ static void usage(FILE *f)
             "      --json       print everything as one JSON document\n"
             "      --csv        print the sample table as CSV (log,run,symbol,samples,percent,cpu)\n"
             "      --svg FILE   also write an SVG hot-spot chart of the sample table to FILE\n"
+            "      --junit FILE  also write the log's TAP checks as JUnit XML (one testcase per\n"
+            "                   ok/not ok line, '# SKIP' as skipped) for CI systems\n"
             "      --limit N    show at most N BTS branches per run in the text report\n"
             "      --lbr-limit N  show at most N LBR snapshots per log in the text report\n"
             "      --lbr-entries N  show at most N entries of each LBR snapshot\n"
             "      --perf-data FILE  also write the records as a perf.data file for perf report,\n"
-            "                   perf script and perf annotate (with -e: symbols and build-id)\n"
+            "                   perf script and perf annotate (with -e: symbols and build-id);\n"
+            "                   FILE must be seekable (written as it is made, header last)\n"
             "  -h, --help       this text\n"
             "\n"
             "With logs of several CPUs (HDR cpu=) the report has one block per CPU.\n"
@@ -61,6 +64,8 @@ int parse_args(int argc, char **argv, struct opts *o)
             o->json = 1;
         } else if (!strcmp(a, "--csv")) {
             o->csv = 1;
+        } else if (!strcmp(a, "--junit") && i + 1 < argc) {
+            o->junit = argv[++i];
         } else if (!strcmp(a, "--svg") && i + 1 < argc) {
             o->svg = argv[++i];
         } else if (!strcmp(a, "--perf-data") && i + 1 < argc) {

@@ -4,7 +4,7 @@
 #define DSDUMP_OPTIONS_H
 
 struct opts {
-    const char *elf, *svg, *in, *perf;
+    const char *elf, *svg, *in, *perf, *junit;
     int json, csv;
     long limit, lbr_limit, lbr_entries; /* -1: no limit */
 };

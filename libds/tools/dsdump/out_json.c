@@ -72,9 +72,11 @@ static void json_groups(FILE *f, const struct dslog_rec *r)
     }
 }
 
-static void json_record(FILE *f, const struct input *S, const struct runs *R, const struct item *it)
+static void json_record(FILE *f, const struct input *S, const struct runs *R, size_t i)
 {
-    const struct dslog_rec *r = &it->r;
+    const struct item *it = &S->items.v[i];
+    struct dslog_rec buf;
+    const struct dslog_rec *r = item_rec(S, i, &buf);
     fprintf(f, "{\"line\":%lu,\"log\":%u,", it->line, it->log);
     if (log_cpu(R, it->log) != CPU_NONE) /* the CPU of the record's log (issue 13) */
         fprintf(f, "\"cpu\":%lld,", log_cpu(R, it->log));
@@ -139,15 +141,15 @@ void print_json(const struct input *S, const struct runs *R, const struct cpugro
         const struct run *ru = &R->v[i];
         fprintf(f, "%s\n {\"log\":%u,\"name\":", i ? "," : "", ru->log);
         jstr(f, ru->name);
-        const struct dslog_rec *h = ru->log < R->nlogs ? R->hdr[ru->log] : NULL;
-        if (h && dslog_has(h, K_CPU)) /* the CPU that ran the log (HDR cpu=, issue 13) */
-            fprintf(f, ",\"cpu\":%" PRIu64, h->v[K_CPU]);
-        if (ru->summary) {
+        if (log_cpu(R, ru->log) != CPU_NONE) /* the CPU that ran the log (HDR cpu=, issue 13) */
+            fprintf(f, ",\"cpu\":%" PRIu64, (uint64_t)log_cpu(R, ru->log));
+        struct dslog_rec buf;
+        const struct dslog_rec *sum = run_summary(R, ru, &buf);
+        if (sum) {
             fprintf(f, ",\"kind\":");
-            jstr(f, ru->summary->s[K_KIND]);
+            jstr(f, sum->s[K_KIND]);
             fprintf(f, ",\"events\":%" PRIu64 ",\"period\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"records\":%" PRIu64,
-                    ru->summary->v[K_EVENTS], ru->summary->v[K_PERIOD], ru->summary->v[K_SAMPLES],
-                    ru->summary->v[K_RECORDS]);
+                    sum->v[K_EVENTS], sum->v[K_PERIOD], sum->v[K_SAMPLES], sum->v[K_RECORDS]);
         }
         fprintf(f, ",\"pebs_records\":%" PRIu64 ",\"bts_records\":%" PRIu64 ",\"lbr_records\":%" PRIu64
                    ",\"symbols\":[", ru->pebs, ru->bts, ru->lbr);
@@ -162,7 +164,7 @@ void print_json(const struct input *S, const struct runs *R, const struct cpugro
     fprintf(f, "],\n\"records\":[");
     for (size_t i = 0; i < S->items.n; i++) {
         fprintf(f, "%s\n ", i ? "," : "");
-        json_record(f, S, R, &S->items.v[i]);
+        json_record(f, S, R, i);
     }
     json_cpus(f, G);
     fprintf(f, "],\n\"errors\":[");

@@ -22,9 +22,10 @@ void print_lbr(const struct input *S, const struct runs *R, const struct idxs *r
         uint64_t cur = UINT64_MAX;
         long shown = 0;
         for (size_t j = ru->first; j != NONE; j = R->next[j]) {
-            const struct dslog_rec *r = &S->items.v[j].r;
-            if (r->type != DSLOG_LBR)
+            if (S->items.v[j].type != DSLOG_LBR)
                 continue;
+            struct dslog_rec buf;
+            const struct dslog_rec *r = item_rec(S, j, &buf);
             if (r->v[K_SNAP] != cur) {
                 if (lbr_limit >= 0 && snaps[ru->log < R->nlogs ? ru->log : R->nlogs]++ >= lbr_limit)
                     break;

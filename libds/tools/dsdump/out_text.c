@@ -33,10 +33,11 @@ static void print_pebs_tables(const struct runs *R, const struct idxs *rl)
         char lb[80];
         run_label(R, ru->log, ru->name, lb, sizeof lb);
         printf("\n# PEBS run %s: %" PRIu64 " samples", lb, ru->pebs);
-        if (ru->summary)
+        struct dslog_rec buf;
+        const struct dslog_rec *sum = run_summary(R, ru, &buf);
+        if (sum)
             printf(" (kind=%s events=%" PRIu64 " period=%" PRIu64 " expected samples=%" PRIu64 ")",
-                   ru->summary->s[K_KIND], ru->summary->v[K_EVENTS], ru->summary->v[K_PERIOD],
-                   ru->summary->v[K_SAMPLES]);
+                   sum->s[K_KIND], sum->v[K_EVENTS], sum->v[K_PERIOD], sum->v[K_SAMPLES]);
         printf("\n# %9s %9s  %-32s %s\n", "Overhead", "Samples", "Symbol", "");
         for (size_t k = 0; k < ru->nsyms; k++) {
             double pct = 100.0 * (double)ru->syms[k].n / (double)ru->pebs;
@@ -48,9 +49,9 @@ static void print_pebs_tables(const struct runs *R, const struct idxs *rl)
         }
         if (ru->cntr) {
             printf("# counters group (PEBS format 6) in %" PRIu64 " of %" PRIu64 " records\n", ru->cntr, ru->pebs);
-            print_cntr(stdout, "first", ru->cntr_first);
+            print_cntr(stdout, "first", item_rec(R->S, ru->cntr_first, &buf));
             if (ru->cntr > 1)
-                print_cntr(stdout, "last ", ru->cntr_last);
+                print_cntr(stdout, "last ", item_rec(R->S, ru->cntr_last, &buf));
         }
     }
 }
@@ -60,7 +61,8 @@ static void print_lost(const struct input *S, const struct runs *R, const struct
 {
     for (size_t x = 0; x < ll->n; x++) {
         size_t j = ll->v[x];
-        const struct dslog_rec *r = &S->items.v[j].r;
+        struct dslog_rec buf;
+        const struct dslog_rec *r = item_rec(S, j, &buf);
         if (!x)
             printf("\n# Lost records\n");
         char lb[80];
@@ -108,7 +110,7 @@ static void print_per_cpu(const struct input *S, const struct runs *R, const str
         printf("\n## CPU %s: logs", nm);
         for (size_t x = 0; x < G->logs[g].n; x++) {
             size_t l = G->logs[g].v[x];
-            printf(" %zu:%s", l, R->hdr[l] ? R->hdr[l]->s[K_PROFILE] : "?");
+            printf(" %zu:%s", l, R->hdr[l].profile);
         }
         printf("\n");
         print_sections(S, R, G, g, bts_limit, lbr_limit, lbr_entries);
@@ -121,10 +123,11 @@ static void print_per_cpu(const struct input *S, const struct runs *R, const str
 void print_text(const struct input *S, const struct runs *R, const struct cpugroups *G, long bts_limit,
                 long lbr_limit, long lbr_entries)
 {
+    struct dslog_rec buf;
     for (size_t i = 0; i < S->items.n; i++) {
-        const struct dslog_rec *r = &S->items.v[i].r;
-        if (r->type != DSLOG_HDR)
+        if (S->items.v[i].type != DSLOG_HDR)
             continue;
+        const struct dslog_rec *r = item_rec(S, i, &buf);
         printf("DSLOG v1 log %u (line %lu): arch=%s backend=%s profile=%s kernel=%s%s%s", S->items.v[i].log,
                S->items.v[i].line, r->s[K_ARCH], r->s[K_BACKEND], r->s[K_PROFILE], r->s[K_KERNEL],
                dslog_has(r, K_WHY) ? " why=" : "", dslog_has(r, K_WHY) ? r->s[K_WHY] : "");
@@ -142,11 +145,12 @@ void print_text(const struct input *S, const struct runs *R, const struct cpugro
         print_sections(S, R, G, 0, bts_limit, lbr_limit, lbr_entries);
     printf("\n# Lost: pebs=%" PRIu64 " bts=%" PRIu64 " lbr=%" PRIu64 "\n", lost[0], lost[1], lost[2]);
     for (size_t j = 0; j < S->items.n; j++) {
-        const struct dslog_rec *r = &S->items.v[j].r;
-        if (r->type == DSLOG_END)
-            printf("# END (line %lu): runs=%" PRIu64 " records=%" PRIu64 " kernel tests passed=%" PRIu64
-                   " failed=%" PRIu64 " skipped=%" PRIu64 "\n",
-                   S->items.v[j].line, r->v[K_RUNS], r->v[K_RECORDS], r->v[K_PASSED], r->v[K_FAILED], r->v[K_SKIPPED]);
+        if (S->items.v[j].type != DSLOG_END)
+            continue;
+        const struct dslog_rec *r = item_rec(S, j, &buf);
+        printf("# END (line %lu): runs=%" PRIu64 " records=%" PRIu64 " kernel tests passed=%" PRIu64
+               " failed=%" PRIu64 " skipped=%" PRIu64 "\n",
+               S->items.v[j].line, r->v[K_RUNS], r->v[K_RECORDS], r->v[K_PASSED], r->v[K_FAILED], r->v[K_SKIPPED]);
     }
     if (S->nerr)
         printf("# %zu error(s) in the log; the records above are the well-formed ones\n", S->nerr);

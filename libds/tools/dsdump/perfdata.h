@@ -16,9 +16,10 @@
 
 #define PD_NONE ((size_t)-1)
 
-/* One well-formed DSLOG record and the run it belongs to (PD_NONE: none). */
+/* One well-formed DSLOG record (pd_input.rec decodes it) and the run it
+ * belongs to (PD_NONE: none). */
 struct pd_item {
-    const struct dslog_rec *r;
+    enum dslog_type type;
     size_t run;
     unsigned log;
 };
@@ -27,8 +28,17 @@ struct pd_item {
 struct pd_run {
     const char *name;
     unsigned log;
-    const struct dslog_rec *summary; /* its RUN line, or NULL */
-    uint64_t pebs, bts, lbr;         /* records of each kind */
+    uint64_t period;         /* its RUN line's period=, 0 without one */
+    uint64_t pebs, bts, lbr; /* records of each kind */
+};
+
+/* One log: what its HDR line says (present 0: no HDR). */
+struct pd_log {
+    int present, has_cpu, has_why;
+    char arch[DSLOG_NAME_MAX + 1], backend[DSLOG_NAME_MAX + 1], profile[DSLOG_NAME_MAX + 1],
+        kernel[DSLOG_NAME_MAX + 1], why[DSLOG_NAME_MAX + 1];
+    uint32_t cpu;
+    uint64_t tsc_khz;
 };
 
 /* The kernel ELF the IPs belong to (all fields 0 / NULL without -e). */
@@ -42,9 +52,12 @@ struct pd_elf {
 struct pd_input {
     const struct pd_item *items;
     size_t nitems;
+    /* item i's record, decoded into *buf (returns buf) */
+    const struct dslog_rec *(*rec)(const void *ctx, size_t i, struct dslog_rec *buf);
+    const void *ctx;
     const struct pd_run *runs;
     size_t nruns;
-    const struct dslog_rec *const *hdrs; /* per log: its HDR record */
+    const struct pd_log *logs; /* per log */
     unsigned nlogs;
     struct pd_elf elf;
     const char *cmdline; /* how dsdump was run, for `perf report --header` */

@@ -23,7 +23,7 @@ static struct run *run_get(struct runs *R, unsigned log, const char *name)
     struct run *r = &R->v[R->n++];
     memset(r, 0, sizeof *r);
     r->log = log;
-    r->first = r->last = NONE;
+    r->first = r->last = r->summary = r->cntr_first = r->cntr_last = NONE;
     snprintf(r->name, sizeof r->name, "%s", name);
     return r;
 }
@@ -47,11 +47,11 @@ static void count_symbol(struct runs *R, struct run *ru, const char *name)
     size_t *slot = hmap_get(&R->bysym, (size_t)(ru - R->v), name);
     if (*slot == NONE) {
         if (ru->nsyms == ru->capsyms) {
-            ru->capsyms = ru->capsyms ? 2 * ru->capsyms : 8;
+            ru->capsyms = ru->capsyms ? 2 * ru->capsyms : 1;
             ru->syms = xrealloc(ru->syms, ru->capsyms * sizeof *ru->syms);
         }
         *slot = ru->nsyms++;
-        snprintf(ru->syms[*slot].name, sizeof ru->syms[*slot].name, "%s", name);
+        ru->syms[*slot].name = xstrdup(name);
         ru->syms[*slot].n = 0;
     }
     ru->syms[*slot].n++;
@@ -63,16 +63,23 @@ void aggregate(struct input *S, struct runs *R)
 {
     R->next = xrealloc(NULL, (S->items.n + 1) * sizeof *R->next);
     R->run_of = xrealloc(NULL, (S->items.n + 1) * sizeof *R->run_of);
+    R->S = S;
+    struct dslog_rec *buf = xrealloc(NULL, sizeof *buf);
     for (size_t i = 0; i < S->items.n; i++) {
         const struct item *it = &S->items.v[i];
-        const struct dslog_rec *r = &it->r;
+        const struct dslog_rec *r = item_rec(S, i, buf);
         R->next[i] = R->run_of[i] = NONE;
         if (r->type == DSLOG_HDR) {
-            R->hdr = xrealloc(R->hdr, (it->log + 1) * sizeof *R->hdr);
-            for (unsigned l = R->nlogs; l <= it->log; l++)
-                R->hdr[l] = NULL;
-            R->hdr[it->log] = r;
-            R->nlogs = R->nlogs > it->log + 1 ? R->nlogs : it->log + 1;
+            if (it->log >= R->nlogs) {
+                R->hdr = xrealloc(R->hdr, (it->log + 1) * sizeof *R->hdr);
+                for (unsigned l = R->nlogs; l <= it->log; l++)
+                    R->hdr[l] = (struct loghdr){.item = NONE, .profile = "?", .cpu = CPU_NONE};
+                R->nlogs = it->log + 1;
+            }
+            struct loghdr *h = &R->hdr[it->log];
+            h->item = i;
+            snprintf(h->profile, sizeof h->profile, "%s", r->s[K_PROFILE]);
+            h->cpu = dslog_has(r, K_CPU) ? (long long)r->v[K_CPU] : CPU_NONE;
             continue;
         }
         if (r->type == DSLOG_LOST) { /* the run, if it has records; LOST creates none */
@@ -80,7 +87,7 @@ void aggregate(struct input *S, struct runs *R)
             continue;
         }
         if (r->type == DSLOG_RUN) {
-            run_get(R, it->log, r->s[K_NAME])->summary = r;
+            run_get(R, it->log, r->s[K_NAME])->summary = i;
             continue;
         }
         if (r->type != DSLOG_PEBS && r->type != DSLOG_BTS && r->type != DSLOG_LBR)
@@ -91,8 +98,8 @@ void aggregate(struct input *S, struct runs *R)
             ru->pebs++;
             if (r->v[K_FMT] == 6 && (r->v[K_HDR] & DSLOG_ADAPTIVE_CNTR_GROUP)) {
                 ru->cntr++;
-                ru->cntr_first = ru->cntr_first ? ru->cntr_first : r;
-                ru->cntr_last = r;
+                ru->cntr_first = ru->cntr_first != NONE ? ru->cntr_first : i;
+                ru->cntr_last = i;
             }
             char full[300], name[256];
             symbolize(S->syms, sample_ip(r), full, sizeof full, name, sizeof name);
@@ -106,6 +113,7 @@ void aggregate(struct input *S, struct runs *R)
             R->next[ru->last] = i;
         ru->last = i;
     }
+    free(buf);
     for (size_t i = 0; i < R->n; i++)
         if (R->v[i].nsyms)
             qsort(R->v[i].syms, R->v[i].nsyms, sizeof *R->v[i].syms, symcount_cmp);
@@ -113,8 +121,11 @@ void aggregate(struct input *S, struct runs *R)
 
 void runs_free(struct runs *R)
 {
-    for (size_t i = 0; i < R->n; i++)
+    for (size_t i = 0; i < R->n; i++) {
+        for (size_t k = 0; k < R->v[i].nsyms; k++)
+            free(R->v[i].syms[k].name);
         free(R->v[i].syms);
+    }
     free(R->v);
     free(R->next);
     free(R->run_of);
@@ -128,14 +139,23 @@ void runs_free(struct runs *R)
 void run_label(const struct runs *R, unsigned log, const char *name, char *b, size_t n)
 {
     if (R->nlogs > 1)
-        snprintf(b, n, "%u:%s/%s", log, log < R->nlogs && R->hdr[log] ? R->hdr[log]->s[K_PROFILE] : "?", name);
+        snprintf(b, n, "%u:%s/%s", log, log < R->nlogs ? R->hdr[log].profile : "?", name);
     else
         snprintf(b, n, "%s", name);
 }
 
 long long log_cpu(const struct runs *R, unsigned log)
 {
-    const struct dslog_rec *h = log < R->nlogs ? R->hdr[log] : NULL;
-    return h && dslog_has(h, K_CPU) ? (long long)h->v[K_CPU] : CPU_NONE;
+    return log < R->nlogs ? R->hdr[log].cpu : CPU_NONE;
+}
+
+const struct dslog_rec *log_hdr(const struct runs *R, unsigned log, struct dslog_rec *buf)
+{
+    return log < R->nlogs && R->hdr[log].item != NONE ? item_rec(R->S, R->hdr[log].item, buf) : NULL;
+}
+
+const struct dslog_rec *run_summary(const struct runs *R, const struct run *ru, struct dslog_rec *buf)
+{
+    return ru->summary != NONE ? item_rec(R->S, ru->summary, buf) : NULL;
 }
 

@@ -14,20 +14,27 @@
 struct input;
 
 struct symcount {
-    char name[256];
+    char *name; /* owned */
     uint64_t n;
 };
 
 struct run {
     unsigned log;
     char name[DSLOG_NAME_MAX + 1];
-    const struct dslog_rec *summary; /* RUN line, or NULL */
+    size_t summary;     /* item of its RUN line, or NONE (run_summary decodes it) */
     uint64_t pebs, bts, lbr;
     struct symcount *syms;
     size_t nsyms, capsyms;
     size_t first, last; /* BTS/LBR items of this run, chained through runs.next; NONE if none */
     uint64_t cntr;      /* PEBS records with the fmt 6 counters group */
-    const struct dslog_rec *cntr_first, *cntr_last;
+    size_t cntr_first, cntr_last; /* items of the first / last of those, or NONE */
+};
+
+/* Per log: its HDR item (NONE if none) and what the reports ask of it often. */
+struct loghdr {
+    size_t item;
+    char profile[DSLOG_NAME_MAX + 1];
+    long long cpu; /* HDR cpu=, or CPU_NONE */
 };
 
 struct runs {
@@ -35,8 +42,9 @@ struct runs {
     size_t n, cap;
     size_t *next;             /* per item: next BTS/LBR item of the same run, or NONE */
     size_t *run_of;           /* per item: its run (PEBS/BTS/LBR/LOST lines), or NONE */
-    const struct dslog_rec **hdr; /* per log: its HDR line (NULL if none) */
+    struct loghdr *hdr;       /* per log */
     unsigned nlogs;
+    const struct input *S;    /* the records (item_rec) */
     struct hmap byname, bysym; /* (log, run name) -> run; (run, symbol) -> symcount */
 };
 
@@ -55,5 +63,8 @@ uint64_t sample_ip(const struct dslog_rec *r);
 void run_label(const struct runs *R, unsigned log, const char *name, char *b, size_t n);
 /* The HDR cpu= of log, or CPU_NONE. */
 long long log_cpu(const struct runs *R, unsigned log);
+/* A log's HDR record / a run's RUN record decoded into *buf, or NULL if it has none. */
+const struct dslog_rec *log_hdr(const struct runs *R, unsigned log, struct dslog_rec *buf);
+const struct dslog_rec *run_summary(const struct runs *R, const struct run *ru, struct dslog_rec *buf);
 
 #endif /* DSDUMP_RUNS_H */

@@ -106,6 +106,9 @@ int load_symbols(const char *path, struct symtab *st, char *err, size_t errsz)
         return -1;
     }
     collect_syms(e, pick, &picksh, st);
+    GElf_Ehdr eh;
+    st->elfclass = gelf_getclass(e) == ELFCLASS32 ? 32 : 64;
+    st->machine = gelf_getehdr(e, &eh) ? eh.e_machine : 0;
     elf_end(e);
     close(fd);
     return 0;
@@ -162,4 +165,15 @@ void symtab_free(struct symtab *st)
     for (size_t i = 0; i < st->n; i++)
         free(st->v[i].name);
     free(st->v);
+}
+
+const char *symtab_mismatch(const struct symtab *st, const char *arch, char *buf, size_t n)
+{
+    int want32 = !strcmp(arch, "i386");
+    if (!want32 && strcmp(arch, "x86_64"))
+        return NULL; /* an arch this check does not know */
+    if (st->elfclass == (want32 ? 32 : 64) && st->machine == (want32 ? EM_386 : EM_X86_64))
+        return NULL;
+    snprintf(buf, n, "ELF%d e_machine %u", st->elfclass, st->machine);
+    return buf;
 }

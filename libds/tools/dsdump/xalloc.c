@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void oom(void)
 {
@@ -17,4 +18,10 @@ void *xrealloc(void *p, size_t n)
     if (!p)
         oom();
     return p;
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xrealloc(NULL, n), s, n);
 }

@@ -9,5 +9,6 @@
 void oom(void);
 /* realloc(p, n), or oom(). */
 void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
 
 #endif /* DSDUMP_XALLOC_H */

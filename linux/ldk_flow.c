@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The flows of libds.ko on one CPU, over libds's public session API
+ * (session.h): PEBS on instructions over wl_loop, BTS with threshold PMIs
+ * over wl_loop, circular BTS over wl_calls, LBR snapshots at counter
+ * overflows over wl_calls. Each run is checked (TAP lines "ok N - cpuN
+ * ...") against independent expectations: kernel/workloads/workloads.h
+ * (exact instruction and branch counts of the assembly) and the model's
+ * documented sampling rule (dsm_pebs_expected); on hardware with the
+ * tolerances the test kernel uses. Records go out as DSLOG lines
+ * (kernel/records), one log per CPU and profile, for dsdump.
+ *
+ * The same runs as the test kernel's session flow (kernel/e2e), written
+ * here over the public API instead of compiling kernel/e2e (which needs the
+ * test kernel's IDT, LAPIC and console); the workloads, the single-step
+ * classifier and the DSLOG printer are the same sources.
+ */
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <asm/msr.h>
+#include <asm/cpufeature.h>
+#include "ldk.h"
+
+static const struct ldk_run ldk_runs[] = {
+    {"pebs-loop", "pebs", LDK_LOOP, 300, DS_SAMPLE_PRECISE, DS_EVENT_INSTRUCTIONS, 47, 8},
+    {"pebs-chase", "pebs", LDK_CHASE, 200, DS_SAMPLE_PRECISE, DS_EVENT_LOADS, 9, 8},
+    {"bts-loop", "bts", LDK_LOOP, 100, DS_TRACE_BTS, DS_EVENT_NONE, 0, 32},
+    {"bts-circ", "bts-circular", LDK_CALLS, 12, DS_TRACE_BTS_CIRCULAR, DS_EVENT_NONE, 0, 16},
+    {"lbr-calls", "lbr", LDK_CALLS, 12, DS_SAMPLE_OVERFLOW, DS_EVENT_BRANCHES, 23, 0},
+};
+
+/* --- the log ------------------------------------------------------------- */
+
+static void log_put(struct ldk_cpu *c, const char *s, size_t n)
+{
+    if (c->loglen + n > LDK_LOG_BYTES) {
+        c->log_over++;
+        return;
+    }
+    memcpy(c->log + c->loglen, s, n);
+    c->loglen += n;
+}
+
+static void rec_write(void *ctx, const char *s, size_t n) { log_put(ctx, s, n); }
+
+void ldk_printf(struct ldk_cpu *c, const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vscnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    log_put(c, buf, n);
+}
+
+/* TAP: "ok N - cpuC <what>" / "not ok N - ..." / "ok N - ... # SKIP why". */
+bool ldk_check(struct ldk_cpu *c, bool ok, const char *fmt, ...)
+{
+    char buf[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vscnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    ldk_printf(c, "%sok %u - cpu%u %s %s\n", ok ? "" : "not ", ++c->tap, c->cpu, c->prof, buf);
+    if (ok)
+        c->passed++;
+    else
+        c->failed++;
+    return ok;
+}
+
+/* Errors that say the CPU (or profile) lacks what the run needs: a skip
+ * with the reason. Any other error from init/add/start is a failure. */
+static bool lacks(int err)
+{
+    switch (err) {
+    case DS_ERR_UNSUPPORTED: case DS_ERR_NO_MSR: case DS_ERR_NOT_INTEL: case DS_ERR_NO_DS:
+    case DS_ERR_BTS_UNAVAILABLE: case DS_ERR_PEBS_UNAVAILABLE: case DS_ERR_NO_PERFMON: case DS_ERR_NO_DSCPL:
+    case DS_ERR_PMC_NO_ARCH: case DS_ERR_PMC_PEBS_ERRATUM: case DS_ERR_LBR_UNKNOWN_MODEL:
+    case DS_ERR_EVENT_UARCH: case DS_ERR_EVENT_UNAVAILABLE: case DS_ERR_SESSION_NO_DS:
+    case DS_ERR_SESSION_NOT_PRECISE: case DS_ERR_SESSION_NO_COUNTER: case DS_ERR_SESSION_LBR:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void skip(struct ldk_cpu *c, const char *run, int err)
+{
+    if (!lacks(err)) {
+        ldk_check(c, false, "%s: session init/add/start: %s (%s)", run, ds_errname(err), ds_strerror(err));
+        return;
+    }
+    ldk_printf(c, "ok %u - cpu%u %s %s # SKIP %s (%s)\n", ++c->tap, c->cpu, c->prof, run, ds_errname(err),
+               ds_strerror(err));
+    c->skipped++;
+}
+
+/* --- sinks (PMI context: NMI on hardware, #DB on the model) --------------- */
+
+static void to_dsrec(struct ldk_cpu *c, const struct ds_pebs_sample *s, struct dsrec_pebs *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->fmt = s->fmt == DS_PEBS_FMT_ARCH ? DSREC_PEBS_ARCH : (u32)s->fmt - (u32)DS_PEBS_FMT_0;
+    r->counter = c->rec_counter;
+    r->flags = s->flags;
+    r->ip = s->ip;
+    r->ax = s->gpr[DS_GPR_RAX];
+    r->bx = s->gpr[DS_GPR_RBX];
+    r->cx = s->gpr[DS_GPR_RCX];
+    r->dx = s->gpr[DS_GPR_RDX];
+    r->si = s->gpr[DS_GPR_RSI];
+    r->di = s->gpr[DS_GPR_RDI];
+    r->bp = s->gpr[DS_GPR_RBP];
+    r->sp = s->gpr[DS_GPR_RSP];
+    for (unsigned i = 0; i < 8; i++)
+        r->r[i] = s->gpr[DS_GPR_R8 + i];
+    r->status = r->counters = s->counters;
+    r->data_la = s->data_addr;
+    r->dse = s->data_source;
+    r->latency = s->latency;
+    r->eventing_ip = s->eventing_ip;
+    r->tsx = s->tsx;
+    r->tsc = s->tsc;
+    r->hdr = s->header;
+    if (s->fmt == DS_PEBS_FMT_ARCH) {  /* one header for the record: the basic group and its size */
+        r->hdr = DSREC_ARCH_BASIC | (16u * s->fragments + DS_APEBS_BASIC_BYTES);
+        r->frags = s->fragments;
+    }
+}
+
+static void on_sample(void *arg, const struct ds_session_sample *s)
+{
+    struct ldk_cpu *c = arg;
+    if (!s->pebs) {                    /* an overflow sample (lbr-calls): the session reloaded the counter */
+        c->ovf++;
+        return;
+    }
+    if (c->npebs >= LDK_MAX_PEBS) {
+        c->pebs_over++;
+        return;
+    }
+    to_dsrec(c, s->pebs, &c->pebs[c->npebs]);
+    c->pebs_mem[c->npebs] = (s->pebs->present & DS_SAMPLE_MEM) != 0;
+    c->pebs_ip[c->npebs++] = (s->pebs->present & DS_SAMPLE_EVENTING_IP) ? s->pebs->eventing_ip : s->pebs->ip;
+}
+
+static void on_branch(void *arg, const struct ds_bts_branch *b)
+{
+    struct ldk_cpu *c = arg;
+    if (c->nbts < LDK_MAX_BTS)
+        c->bts[c->nbts++] = *b;
+    else
+        c->bts_over++;
+}
+
+static void on_lbr(void *arg, const struct ds_lbr_entry *e, size_t n)
+{
+    struct ldk_cpu *c = arg;
+    if (c->nsnap >= LDK_MAX_SNAP) {
+        c->snap_over++;
+        return;
+    }
+    c->snap_n[c->nsnap] = n < LDK_LBR_CAP ? n : LDK_LBR_CAP;
+    memcpy(c->snap[c->nsnap], e, c->snap_n[c->nsnap] * sizeof(*e));
+    c->nsnap++;
+}
+
+/* --- workloads ------------------------------------------------------------ */
+
+static u32 call_loop(struct ldk_cpu *c, u32 n) { (void)c; return wl_loop(n); }
+static u32 call_calls(struct ldk_cpu *c, u32 n) { (void)c; return wl_calls(n); }
+static u32 call_chase(struct ldk_cpu *c, u32 n) { return wl_chase(c->chase, 0, n); }
+
+static void wl_of(const struct ldk_run *r, u64 *lo, u64 *hi, struct wl_expect *x)
+{
+    if (r->wl == LDK_LOOP) {
+        *lo = (uintptr_t)wl_loop;
+        *hi = (uintptr_t)wl_loop_end;
+        wl_loop_expect(r->n, x);
+    } else if (r->wl == LDK_CHASE) {
+        *lo = (uintptr_t)wl_chase;
+        *hi = (uintptr_t)wl_chase_end;
+        wl_chase_expect(r->n, x);
+    } else {
+        *lo = (uintptr_t)wl_calls;
+        *hi = (uintptr_t)wl_calls_end;
+        wl_calls_expect(r->n, x);
+    }
+}
+
+/* The workload, natively or single-stepped into the model (the caller has
+ * interrupts off). */
+static void run_wl(struct ldk_cpu *c, const struct ldk_run *r, u64 lo, u64 hi)
+{
+    u32 (*fn)(struct ldk_cpu *, u32) = r->wl == LDK_LOOP ? call_loop : r->wl == LDK_CHASE ? call_chase : call_calls;
+    c->insns = c->loads = c->branches = c->taken = c->bad_steps = c->dsm_err = 0;
+    if (c->model)
+        ldk_step_run(c, fn, r->n, lo, hi);
+    else
+        fn(c, r->n);
+}
+
+static u32 run_groups(struct ldk_cpu *c, const struct ldk_run *r);
+
+/* The session's region: small enough that the thresholds raise PMIs
+ * within the short workloads (as the test kernel sizes it). */
+static size_t region_bytes(struct ldk_cpu *c, const struct ldk_run *r, u32 groups)
+{
+    enum ds_layout lay = DS_LAYOUT_NONE;
+    enum ds_pebs_fmt fmt = DS_PEBS_FMT_NONE;
+    u32 margin = 1;
+    if (ds_area_layout(c->dc, &lay) != DS_OK)
+        return LDK_MEM_BYTES;
+    if (r->mode == DS_TRACE_BTS || r->mode == DS_TRACE_BTS_CIRCULAR)
+        return 4096u + (size_t)r->nrec * (lay == DS_LAYOUT_64 ? DS_BTS_REC64_SIZE : DS_BTS_REC32_SIZE);
+    if (r->mode != DS_SAMPLE_PRECISE || ds_pebs_format_select(c->dc, lay, &fmt) != DS_OK)
+        return LDK_MEM_BYTES;
+    if (fmt == DS_PEBS_FMT_ARCH)
+        return 4096u;
+    (void)ds_pebs_thresh_margin(c->dc, fmt, &margin);
+    return 4096u + (size_t)ds_pebs_record_size(fmt, (groups & DS_GROUP_MEM) ? DS_PEBS_DATACFG_MEMINFO : 0) *
+                       (r->nrec + margin);
+}
+
+/* The loads run asks for the memory group where the format has it
+ * (adaptive with PEBS_BASELINE; arch PEBS with the AUX group), as the test
+ * kernel does; older formats record the data address of a load event
+ * anyway (format 2+) or not at all. */
+static u32 run_groups(struct ldk_cpu *c, const struct ldk_run *r)
+{
+    enum ds_layout lay = DS_LAYOUT_NONE;
+    enum ds_pebs_fmt fmt = DS_PEBS_FMT_NONE;
+    struct ds_arch_pebs_caps ac;
+    if (r->event != DS_EVENT_LOADS || ds_area_layout(c->dc, &lay) != DS_OK ||
+        ds_pebs_format_select(c->dc, lay, &fmt) != DS_OK)
+        return 0;
+    if (ds_pebs_fmt_adaptive(fmt) && c->dc->caps.pebs_baseline)
+        return DS_GROUP_MEM;
+    if (fmt == DS_PEBS_FMT_ARCH && ds_arch_pebs_detect(c->dc, &ac) == DS_OK && (ac.cfg_c_caps & DS_APEBS_CFG_AUX))
+        return DS_GROUP_MEM;
+    return 0;
+}
+
+static int open_run(struct ldk_cpu *c, const struct ldk_run *r)
+{
+    struct ds_session_config cfg = {0};
+    struct ds_request rq = {0};
+    unsigned id = 0;
+    int e;
+    cfg.mem = c->mem;
+    rq.groups = run_groups(c, r);
+    cfg.bytes = min_t(size_t, region_bytes(c, r, rq.groups), LDK_MEM_BYTES);
+    cfg.mem_phys = c->phys;            /* arch PEBS writes physical memory */
+    cfg.lbr = r->kind[0] == 'l';
+    cfg.pebs_flags = c->model ? DS_PMC_PEBS_ALLOW_ERRATA : 0; /* the model has no errata */
+    cfg.on_sample = on_sample;
+    cfg.on_branch = on_branch;
+    cfg.on_lbr = cfg.lbr ? on_lbr : NULL;
+    cfg.arg = c;
+    rq.event = r->event;
+    rq.period = r->period;
+    rq.mode = r->mode;
+    rq.rings = DS_RING_KERNEL;         /* KPTI: see docs/design.md "On Linux" */
+    memset(&c->ses, 0, sizeof(c->ses));
+    e = ds_session_init(&c->ses, c->dc, &cfg);
+    if (e == DS_OK)
+        e = ds_session_add(&c->ses, &rq, &id);
+    if (e == DS_OK) {
+        const struct ds_session_req *sr = &c->ses.req[id];
+        c->rec_counter = sr->kind == DS_CTR_FIXED ? (int)(32u + sr->idx) : (int)sr->idx;
+    }
+    return e;
+}
+
+/* What the session chose (event, counter, format, buffers), as "# session:"
+ * lines (dsdump skips them); printed after stop, so not counted. */
+static void describe(struct ldk_cpu *c, const struct ldk_run *r)
+{
+    char *p = c->text, *q;
+    c->text[0] = 0;
+    (void)ds_session_describe(&c->ses, c->text, sizeof(c->text));
+    for (; *p; p = *q ? q + 1 : q) {
+        q = p + strcspn(p, "\n");
+        ldk_printf(c, "# session: cpu%u %s %s: %.*s\n", c->cpu, c->prof, r->name, (int)(q - p), p);
+    }
+}
+
+/* One run: init/add/start, the workload, stop, checks, records, teardown,
+ * every MSR as before. */
+static void do_run(struct ldk_cpu *c, const struct ldk_run *r)
+{
+    struct ldk_msrs before, after; /* (on the stack: 2 x 21 MSRs) */
+    struct wl_expect x;
+    unsigned long fl;
+    u64 lo, hi;
+    int e;
+    c->npebs = c->pebs_over = c->nbts = c->bts_over = c->nsnap = c->snap_over = 0;
+    c->pmis = c->spurious = c->pmi_err = c->ovf = 0;
+    wl_of(r, &lo, &hi, &x);
+    if (r->wl == LDK_CALLS && cpu_feature_enabled(X86_FEATURE_IBT)) {
+        skip(c, r->name, DS_ERR_UNSUPPORTED); /* wl_calls' CALL r has no ENDBR64 */
+        return;
+    }
+    memset(c->mem, 0, LDK_MEM_BYTES);
+    if (c->model)
+        dsm_stats_reset(c->m);
+    ldk_msr_snap(c, &before);
+    /* Interrupts off from start to teardown: nothing else runs on this CPU
+     * while the session is live, user code included (KPTI, design.md). */
+    local_irq_save(fl);
+    e = open_run(c, r);
+    if (e == DS_OK) {
+        c->live = true;
+        e = ds_session_start(&c->ses);
+        if (e != DS_OK)
+            c->live = false;
+    }
+    if (e != DS_OK) {
+        local_irq_restore(fl);
+        skip(c, r->name, e);
+        ldk_msr_snap(c, &after);
+        ldk_msr_check(c, r, &before, &after);
+        return;
+    }
+    run_wl(c, r, lo, hi);
+    e = ds_session_stop(&c->ses);
+    ldk_check(c, e == DS_OK, "%s: ds_session_stop (%s)", r->name, ds_errname(e));
+    describe(c, r);
+    ldk_run_checks(c, r, &x, lo, hi);
+    ldk_records(c, r, &x);
+    e = ds_session_teardown(&c->ses);
+    c->live = false;
+    local_irq_restore(fl);
+    ldk_check(c, e == DS_OK, "%s: ds_session_teardown (%s)", r->name, ds_errname(e));
+    ldk_msr_snap(c, &after);
+    ldk_msr_check(c, r, &before, &after);
+}
+
+/* What the CPU has, one "# " line per facility with the reason. */
+static void facilities(struct ldk_cpu *c)
+{
+    const struct ds_caps *k = &c->dc->caps;
+    const struct ds_lbr_model *lm = NULL;
+    int le = ds_lbr_cpu_model(c->dc, &lm);
+    char *p = c->text, *q;
+    c->text[0] = 0;
+    (void)ds_caps_format(k, c->text, sizeof(c->text)); /* truncated is fine: NUL-terminated */
+    for (; *p; p = *q ? q + 1 : q) {   /* one "# " line per line of the text */
+        q = p + strcspn(p, "\n");
+        ldk_printf(c, "# cpu%u %s caps: %.*s\n", c->cpu, c->prof, (int)(q - p), p);
+    }
+    ldk_printf(c, "# cpu%u %s facility vendor: %s\n", c->cpu, c->prof, k->vendor_str);
+    ldk_printf(c, "# cpu%u %s facility ds: %s\n", c->cpu, c->prof,
+               k->vendor != DS_VENDOR_INTEL ? "no (not an Intel CPU: DS_ERR_NOT_INTEL)"
+               : k->ds ? "yes (CPUID.01H:EDX[21])" : "no (CPUID.01H:EDX[21] DS = 0)");
+    ldk_printf(c, "# cpu%u %s facility bts: %s\n", c->cpu, c->prof,
+               k->bts_advertised ? "advertised" : !k->ds ? "no (no DS)"
+               : k->bts_unavailable ? "no (IA32_MISC_ENABLE[11] BTS_UNAVAILABLE)" : "no");
+    ldk_printf(c, "# cpu%u %s facility pebs: %s (format %u)\n", c->cpu, c->prof,
+               k->pebs_advertised ? "advertised" : !k->ds ? "no (no DS)"
+               : k->pebs_unavailable ? "no (IA32_MISC_ENABLE[12] PEBS_UNAVAILABLE)"
+               : !k->perfmon_version ? "no (CPUID.0AH perfmon version 0)" : "no", k->pebs_format);
+    ldk_printf(c, "# cpu%u %s facility arch-pebs: %s\n", c->cpu, c->prof,
+               k->has_leaf_23 && k->arch_pebs_gp_mask ? "advertised (CPUID.23H)" : "no (CPUID.23H)");
+    ldk_printf(c, "# cpu%u %s facility lbr: %s\n", c->cpu, c->prof,
+               le == DS_OK ? "yes" : ds_errname(le));
+    ldk_printf(c, "# cpu%u %s facility perfmon: version %u, %u GP, %u fixed\n", c->cpu, c->prof,
+               k->perfmon_version, k->gp_counters, k->fixed_counters);
+}
+
+/* One DSLOG log: header, facilities, every run, END. */
+static void one_log(struct ldk_cpu *c, const char *why)
+{
+    struct dsrec_header h = {0};
+    h.arch = "x86_64";
+    h.backend = c->model ? "model" : "hw";
+    h.profile = c->prof;
+    h.kernel = "libds.ko";
+    h.why = why;
+    h.has_cpu = true;
+    h.cpu = c->apic;
+    c->passed = c->failed = c->skipped = 0;
+    dsrec_init(&c->out, rec_write, c);
+    dsrec_header(&c->out, &h);
+    facilities(c);
+    for (unsigned i = 0; i < ARRAY_SIZE(ldk_runs); i++)
+        do_run(c, &ldk_runs[i]);
+    if (c->model)
+        ldk_busy_checks(c);
+    dsrec_end(&c->out, c->passed, c->failed, c->skipped);
+    c->tot_passed += c->passed;
+    c->tot_failed += c->failed;
+    c->tot_skipped += c->skipped;
+    ldk_printf(c, "# cpu%u %s: %u passed, %u failed, %u skipped\n", c->cpu, c->prof, c->passed, c->failed,
+               c->skipped);
+}
+
+static void model_pmi(void *ctx, uint32_t reasons)
+{
+    struct ldk_cpu *c = ctx;
+    (void)reasons;
+    c->pmi_pending = true;             /* handled after dsm_retire returns (ldk_step.c) */
+}
+
+/* The model's profile names are "skylake (06_5EH)": the first word is the token. */
+static int model_profile(const char *name, size_t len, enum dsm_profile *out)
+{
+    for (unsigned p = 0; p < DSM_PROFILE__COUNT; p++) {
+        const char *n = dsm_profile_name((enum dsm_profile)p);
+        if (strcspn(n, " ") == len && !strncmp(n, name, len)) {
+            *out = (enum dsm_profile)p;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void run_model(struct ldk_cpu *c, const char *p, size_t len)
+{
+    enum dsm_profile prof;
+    int e;
+    if (model_profile(p, len, &prof)) {
+        ldk_printf(c, "not ok %u - cpu%u model profile '%.*s' unknown\n", ++c->tap, c->cpu, (int)len, p);
+        return;
+    }
+    snprintf(c->proftok, sizeof(c->proftok), "%.*s", (int)len, p);
+    c->prof = c->proftok;
+    e = ds_model_mem_init(&c->mm, c->mem, c->phys, LDK_MEM_BYTES);
+    if (e == DS_OK && dsm_init(c->m, prof, &ds_model_mem_ops, &c->mm) != DSM_OK)
+        e = DS_ERR_UNSUPPORTED;
+    if (e == DS_OK) {
+        dsm_set_pmi(c->m, model_pmi, c);
+        e = ds_model_cpu_init(&c->mc, c->m);
+    }
+    if (e == DS_OK)
+        e = ds_cpu_identify(&c->mc);
+    c->dc = &c->mc;
+    if (e != DS_OK) {
+        ldk_printf(c, "not ok %u - cpu%u model %s: %s\n", ++c->tap, c->cpu, c->prof, ds_errname(e));
+        return;
+    }
+    one_log(c, "forced");
+}
+
+/* Hybrid parts on the model: "a,b/c,d" gives the first CPU used a and b,
+ * the second c and d, the third a and b again, ... (the group of CPU number
+ * @seq among those used, modulo the number of groups). */
+static const char *cpu_group(const char *p, unsigned seq)
+{
+    unsigned groups = 1, k;
+    for (const char *q = p; *q; q++)
+        groups += *q == '/';
+    for (k = seq % groups; k; k--)
+        p += strcspn(p, "/") + 1;
+    return p;
+}
+
+/* Every flow of this CPU: the real PMU (backend=hw), or each model profile
+ * of its group of @profiles (comma-separated dsm_profile_name tokens,
+ * groups separated by '/', cpu_group) on the model. */
+void ldk_flows(struct ldk_cpu *c, const char *profiles)
+{
+    c->tap = 0;
+    if (c->bare) {                     /* run-linux.sh --vs-perf: the workload alone, for perf record */
+        unsigned long fl;
+        for (u32 i = 0; i < c->bare; i++) {
+            local_irq_save(fl);
+            wl_loop(300);
+            local_irq_restore(fl);
+        }
+        ldk_printf(c, "# cpu%u bare: wl_loop(300) x %u, no libds, no PMU access\n", c->cpu, c->bare);
+        return;
+    }
+    if (!c->model) {
+        c->dc = &c->host;
+        c->prof = "native";
+        if (c->host_err != DS_OK) {
+            ldk_printf(c, "not ok %u - cpu%u ds_cpu_identify: %s\n", ++c->tap, c->cpu, ds_errname(c->host_err));
+            return;
+        }
+        one_log(c, c->host.caps.ds ? "probe-advertised" : "no-ds-cpuid");
+        return;
+    }
+    profiles = cpu_group(profiles, c->seq);
+    while (*profiles && *profiles != '/') {
+        size_t len = strcspn(profiles, ",/");
+        if (len)
+            run_model(c, profiles, len);
+        profiles += len + (profiles[len] == ',');
+    }
+}

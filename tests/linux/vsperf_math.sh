@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# linux.vs_perf_math: the arithmetic of run-linux.sh --vs-perf, which cannot
+# run here (no Intel PMU), on hand-made inputs with hand-computed answers:
+#  - offsets: the eventing IP where the record has one (eventing_ip=0x0 or
+#    absent: the IP), minus that load's wl_loop from kallsyms, only for the
+#    named run; the low-32-bit arithmetic across a carry into bit 24;
+#  - agreement: 1 - total variation distance (identical 1.000, disjoint
+#    0.000, {8,8,11,14} vs {8,11,11,14}: 1 - (0.25 + 0.25) / 2 = 0.750).
+set -u
+src=$1 work=$2
+rm -rf "$work" && mkdir -p "$work"
+# shellcheck source=/dev/null
+source "$src/scripts/run-linux.sh" --lib || { echo "not ok - sourcing run-linux.sh --lib"; exit 1; }
+out=$work bad=0
+eq() { if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1: got '$2', want '$3'"; bad=1; fi; }
+printf 'ffffffffc0fffff0 T wl_loop\t[libds]\nffffffffc1000040 T wl_loop_end\t[libds]\n' >"$work/t.kallsyms"
+cat >"$work/t.log" <<'EOT'
+# libds.ko: Linux test
+DSLOG 1 PEBS run=pebs-loop seq=0 fmt=3 counter=1 ip=0xffffffffc1000010 eventing_ip=0xffffffffc0fffffb ck=0
+DSLOG 1 PEBS run=pebs-loop seq=1 fmt=1 counter=1 ip=0xffffffffc1000008 ck=0
+DSLOG 1 PEBS run=pebs-loop seq=2 fmt=3 counter=1 ip=0xffffffffc0fffffe eventing_ip=0x0 ck=0
+DSLOG 1 PEBS run=pebs-chase seq=0 fmt=3 counter=1 ip=0xffffffffc1000020 eventing_ip=0xffffffffc1000020 ck=0
+DSLOG 1 BTS run=pebs-loop seq=0 from=0xffffffffc1000000 to=0xffffffffc1000001 ck=0
+EOT
+eq "offsets of run pebs-loop: eventing IP, else IP, across the carry" "$(offsets t pebs-loop | tr '\n' ' ')" "11 24 14 "
+eq "offsets of run pebs-chase only" "$(offsets t pebs-chase | tr '\n' ' ')" "48 "
+printf '8\n8\n11\n14\n' >"$work/a"; printf '8\n11\n11\n14\n' >"$work/b"; printf '20\n21\n' >"$work/c"
+eq "agreement of a sample set with itself" "$(agreement "$work/a" "$work/a")" 1.000
+eq "agreement of disjoint sets" "$(agreement "$work/a" "$work/c")" 0.000
+eq "agreement {8,8,11,14} vs {8,11,11,14}" "$(agreement "$work/a" "$work/b")" 0.750
+: >"$work/empty"
+eq "agreement with no samples" "$(agreement "$work/a" "$work/empty")" 0.000
+exit $bad
