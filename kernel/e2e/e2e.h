@@ -8,7 +8,7 @@
  * "Test kernel end to end".
  *
  * Command line: backend=hw|model|auto (default auto), profile=a,b,c (model
- * profiles; default per architecture, see e2e.c), e2e_verbose=1.
+ * profiles; default per architecture, see profile.c), e2e_verbose=1.
  * Registered as the ktest group "e2e" (runs by default).
  */
 #ifndef K_E2E_H

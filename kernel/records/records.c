@@ -384,11 +384,10 @@ static enum dsrec_err record_args(const struct dsrec_out *o, const char *run, co
     return DSREC_OK;
 }
 
-enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, const struct dsrec_pebs *r)
+/* The record's own checks: a known format, the format's fields in range. */
+static enum dsrec_err pebs_check(const struct dsrec_pebs *r)
 {
-    enum dsrec_err e = record_args(o, run, r);
-    if (e)
-        return e;
+    enum dsrec_err e;
     bool adaptive = r->fmt >= DSREC_PEBS_FMT4 && r->fmt <= DSREC_PEBS_FMT6;
     if (r->fmt > DSREC_PEBS_FMT6 && r->fmt != DSREC_PEBS_NB32 && r->fmt != DSREC_PEBS_NB64 &&
         r->fmt != DSREC_PEBS_ARCH)
@@ -406,21 +405,12 @@ enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, co
         if (all >> 32)
             return DSREC_ERR_RANGE;
     }
+    return DSREC_OK;
+}
 
-    line_begin(o, "PEBS");
-    kv_str(o, "run", run);
-    kv_dec(o, "seq", seq);
-    if (r->fmt == DSREC_PEBS_NB32)
-        kv_str(o, "fmt", "nb32");
-    else if (r->fmt == DSREC_PEBS_NB64)
-        kv_str(o, "fmt", "nb64");
-    else if (r->fmt == DSREC_PEBS_ARCH)
-        kv_str(o, "fmt", "arch");
-    else
-        kv_dec(o, "fmt", r->fmt);
-    if (r->counter >= 0)
-        kv_dec(o, "counter", (uint64_t)r->counter);
-
+/* The fields after counter=, per format. */
+static void pebs_fields(struct dsrec_out *o, const struct dsrec_pebs *r)
+{
     switch (r->fmt) {
     case DSREC_PEBS_ARCH:
         arch_fields(o, r);
@@ -467,6 +457,29 @@ enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, co
             cntr_fields(o, r);
         break;
     }
+}
+
+enum dsrec_err dsrec_pebs(struct dsrec_out *o, const char *run, uint32_t seq, const struct dsrec_pebs *r)
+{
+    enum dsrec_err e = record_args(o, run, r);
+    if (e)
+        return e;
+    if ((e = pebs_check(r)) != DSREC_OK)
+        return e;
+    line_begin(o, "PEBS");
+    kv_str(o, "run", run);
+    kv_dec(o, "seq", seq);
+    if (r->fmt == DSREC_PEBS_NB32)
+        kv_str(o, "fmt", "nb32");
+    else if (r->fmt == DSREC_PEBS_NB64)
+        kv_str(o, "fmt", "nb64");
+    else if (r->fmt == DSREC_PEBS_ARCH)
+        kv_str(o, "fmt", "arch");
+    else
+        kv_dec(o, "fmt", r->fmt);
+    if (r->counter >= 0)
+        kv_dec(o, "counter", (uint64_t)r->counter);
+    pebs_fields(o, r);
     line_end(o);
     record_done(o);
     return DSREC_OK;

@@ -5,7 +5,7 @@
 #include <k/cmdline.h>
 #include <k/exit.h>
 #include <k/safe.h>
-#include <k/smp.h>
+#include <k/spin.h>
 #include <k/string.h>
 #include <k/verdict.h>
 #include <stdarg.h>

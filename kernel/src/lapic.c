@@ -2,7 +2,7 @@
 /* Local APIC in xAPIC or x2APIC mode. See k/lapic.h. */
 #include <k/lapic.h>
 #include <k/safe.h>
-#include <k/trap.h>
+#include <k/vector.h>
 #include <k/io.h>
 #include <k/console.h>
 #include <stdint.h>

@@ -14,11 +14,6 @@
 #include <k/trap.h>
 #include <k/verdict.h>
 
-struct k_boot_info k_boot;
-struct ds_cpu k_cpu;
-int k_cpu_identify_err = DS_ERR_NULL;
-unsigned long k_entry_flags;
-
 /* 8259A: remap to K_VEC_PIC_BASE.. and mask every line (the kernel uses the
  * local APIC only; a spurious IRQ7/15 then lands on a known vector). */
 static void pic_disable(void)
@@ -98,7 +93,10 @@ void kmain(uint32_t magic, uintptr_t info)
     k_trap_init();
     bool allow_x2 = !k_opt_is("apic", "xapic");
     int lapic_err = k_lapic_init(allow_x2);
-    k_smp_setup(); /* the CPU list and the per-CPU state (k/smp.h) */
+    if (!k_smp_setup()) { /* the CPU list and the per-CPU state (k/smp.h) */
+        ktest_fail("per-CPU state for the boot CPU does not fit in memory");
+        ktest_finish();
+    }
     if (lapic_err == 0) {
         kprintf("# local APIC: %s, id %u, version 0x%x\n", k_lapic_mode_name(), k_lapic_id(),
                 k_lapic_read(K_APIC_VERSION));

@@ -3,7 +3,7 @@
 #include <k/pmi.h>
 #include <k/lapic.h>
 #include <k/console.h>
-#include <k/smp.h>
+#include <k/percpu.h>
 #include <stddef.h>
 
 /* Per CPU (issue 13): CPUs running the e2e flows at once each pick fixed or

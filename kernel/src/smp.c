@@ -3,10 +3,10 @@
 #include <k/smp.h>
 #include <k/acpi.h>
 #include <k/kernel.h>
+#include <k/gdt.h>
 #include <k/cmdline.h>
 #include <k/console.h>
 #include <k/io.h>
-#include <k/ktest.h>
 #include <k/lapic.h>
 #include <k/mem.h>
 #include <k/safe.h>
@@ -14,30 +14,19 @@
 #include <k/trap.h>
 
 #define AP_STACK 16384 /* = the BSP's KERNEL_STACK_SIZE (boot/multiboot.inc) */
-#define DF_STACK 8192
 
 /* Per AP: everything it runs on. Never touched by another CPU once the AP
  * runs, except the BSP reading `state`/`cpu` after the AP published them. */
 struct ap_area {
     uint8_t stack[AP_STACK] __attribute__((aligned(16)));
-    uint8_t df_stack[DF_STACK] __attribute__((aligned(16)));
-#if defined(__x86_64__)
-    uint64_t gdt[7];
-    struct {
-        uint32_t r0;
-        uint64_t rsp[3], r1, ist[7], r2;
-        uint16_t r3, iomap_base;
-    } __attribute__((packed)) tss;
-#else
-    uint64_t gdt[5];
-    uint32_t tss_main[26], tss_df[26];
-#endif
+    uint8_t df_stack[K_DF_STACK] __attribute__((aligned(16)));
+    struct k_cpu_tables tables; /* its GDT and TSS (k/gdt.h) */
 };
 
 K_PERCPU(struct ap_area, areas);
 static struct k_smp_cpu *cpus;  /* ncpus entries from k_mem_alloc; cpu0 before k_smp_setup */
 static struct k_smp_cpu cpu0;
-static unsigned ncpus, nslots;
+static unsigned ncpus;
 static bool enumerated;
 /* What k_smp_setup found, for k_smp_start to print. */
 static struct k_acpi_madt_info madt;
@@ -51,7 +40,6 @@ static struct {
 static bool ap_x2apic;
 
 unsigned k_smp_count(void) { return ncpus; }
-unsigned k_smp_slots(void) { return nslots; }
 const struct k_smp_cpu *k_smp_cpu(unsigned i) { return i < ncpus ? &cpus[i] : 0; }
 bool k_smp_enumerated(void) { return enumerated; }
 
@@ -74,69 +62,6 @@ static void delay_us(unsigned us)
             k_pause();
     }
 }
-
-#if defined(__x86_64__)
-static void load_gdt_tss(struct ap_area *a)
-{
-    static const uint64_t tmpl[4] = { 0, 0x00CF9A000000FFFFull, 0x00CF92000000FFFFull, 0x00AF9A000000FFFFull };
-    uint64_t base = (uintptr_t)&a->tss, limit = sizeof(a->tss) - 1;
-    memcpy(a->gdt, tmpl, sizeof(tmpl));
-    a->tss.ist[0] = (uintptr_t)(a->df_stack + DF_STACK); /* #DF on IST1, as on the BSP */
-    a->tss.iomap_base = sizeof(a->tss);
-    a->gdt[4] = (limit & 0xFFFF) | ((base & 0xFFFFFF) << 16) | (0x89ull << 40) | ((limit >> 16 & 0xF) << 48) |
-                ((base >> 24 & 0xFF) << 56);
-    a->gdt[5] = base >> 32;
-    a->gdt[6] = 0;
-    struct {
-        uint16_t limit;
-        uint64_t base;
-    } __attribute__((packed)) d = { sizeof(a->gdt) - 1, (uintptr_t)a->gdt };
-    __asm__ volatile("lgdt %0" : : "m"(d));
-    __asm__ volatile("ltr %w0" : : "r"(0x20));
-}
-#else
-static uint64_t tss_desc(const void *t)
-{
-    uint64_t base = (uintptr_t)t, limit = 104 - 1;
-    return (limit & 0xFFFF) | ((base & 0xFFFFFF) << 16) | (0x89ull << 40) | ((base >> 24 & 0xFF) << 56);
-}
-
-static void ap_df_task(void) __attribute__((noreturn, used));
-static void ap_df_task(void)
-{
-    kputs("\n");
-    ktest_fail("unhandled exception #DF double fault on an application processor (via task gate)");
-    ktest_finish();
-}
-
-/* Same layout as the BSP's (kernel/src/trap.c): 0x18 the CPU's TSS, 0x20
- * the #DF task's TSS, which the shared IDT's task gate (selector 0x20)
- * names: each CPU's #DF switches to its own #DF task. */
-static void load_gdt_tss(struct ap_area *a)
-{
-    memset(a->tss_main, 0, sizeof(a->tss_main));
-    memset(a->tss_df, 0, sizeof(a->tss_df));
-    a->tss_main[25] = 104u << 16;                     /* iomap_base */
-    a->tss_df[25] = 104u << 16;
-    a->tss_df[7] = (uint32_t)k_read_cr3();            /* cr3 */
-    a->tss_df[8] = (uint32_t)(uintptr_t)ap_df_task;   /* eip */
-    a->tss_df[9] = 0x2;                               /* eflags: IF = 0 */
-    a->tss_df[14] = (uint32_t)(uintptr_t)(a->df_stack + DF_STACK - 16); /* esp */
-    a->tss_df[18] = a->tss_df[20] = a->tss_df[21] = a->tss_df[22] = a->tss_df[23] = 0x10; /* es ss ds fs gs */
-    a->tss_df[19] = 0x08;                             /* cs */
-    a->gdt[0] = 0;
-    a->gdt[1] = 0x00CF9A000000FFFFull;
-    a->gdt[2] = 0x00CF92000000FFFFull;
-    a->gdt[3] = tss_desc(a->tss_main);
-    a->gdt[4] = tss_desc(a->tss_df);
-    struct {
-        uint16_t limit;
-        uint32_t base;
-    } __attribute__((packed)) d = { sizeof(a->gdt) - 1, (uintptr_t)a->gdt };
-    __asm__ volatile("lgdt %0" : : "m"(d));
-    __asm__ volatile("ltr %w0" : : "r"(0x18));
-}
-#endif
 
 static void wake_handler(struct k_trap_frame *f, void *ctx)
 {
@@ -200,7 +125,7 @@ int k_smp_run_on(unsigned i, void (*fn)(void))
 static void ap_main(struct k_smp_cpu *c) __attribute__((noreturn, used));
 static void ap_main(struct k_smp_cpu *c)
 {
-    load_gdt_tss(&areas[c->index]);
+    k_gdt_load_ap(&areas[c->index].tables, areas[c->index].df_stack + K_DF_STACK);
     __asm__ volatile("lidt %0" : : "m"(bsp_idt));
     __atomic_store_n(&c->state, K_SMP_RUNNING, __ATOMIC_RELEASE);
     /* The APIC statics in lapic.c are the BSP's values; the BSP waits for
@@ -333,36 +258,10 @@ static void enumerate(const struct k_acpi_madt_info *m, unsigned max)
     }
 }
 
-extern const struct k_percpu __kpercpu_start[], __kpercpu_end[];
-
-static size_t percpu_bytes(unsigned n)
-{
-    size_t sum = 0;
-    for (const struct k_percpu *d = __kpercpu_start; d < __kpercpu_end; d++)
-        sum = ((sum + d->align - 1) & ~(size_t)(d->align - 1)) + (size_t)d->size * n;
-    return sum;
-}
-
-/* One block for every K_PERCPU array with @n elements each, or false. */
-static bool percpu_alloc(unsigned n)
-{
-    uint8_t *p = k_mem_alloc(percpu_bytes(n), 4096);
-    if (!p)
-        return false;
-    size_t off = 0;
-    for (const struct k_percpu *d = __kpercpu_start; d < __kpercpu_end; d++) {
-        off = (off + d->align - 1) & ~(size_t)(d->align - 1);
-        void *base = p + off;
-        memcpy(d->var, &base, sizeof base);
-        off += (size_t)d->size * n;
-    }
-    nslots = n;
-    return true;
-}
-
 /* Per-CPU state for every CPU that may run, or as many as fit; the others
- * are reported (nomem_why) and not started. */
-static void size_percpu(void)
+ * are reported (nomem_why) and not started. False: not even the boot CPU's
+ * fits (said here; the caller fails the run). */
+static bool size_percpu(void)
 {
     unsigned want = 1;
     for (unsigned i = 1; i < ncpus; i++)
@@ -370,26 +269,27 @@ static void size_percpu(void)
             want = i + 1;
     uint64_t largest = k_mem_largest();
     unsigned n = want;
-    while (n > 1 && percpu_bytes(n) + 4096 > largest)
+    while (n > 1 && k_percpu_bytes(n) + 4096 > largest)
         n--;
-    if (!percpu_alloc(n)) {
+    if (!k_percpu_alloc(n)) {
         kprintf("# smp: FAILED: the boot CPU's per-CPU state (%lu KiB) does not fit in free RAM "
-                "(largest free block %lu KiB of %lu KiB; memory map: %s)\n", (unsigned long)(percpu_bytes(1) >> 10),
+                "(largest free block %lu KiB of %lu KiB; memory map: %s)\n", (unsigned long)(k_percpu_bytes(1) >> 10),
                 (unsigned long)(largest >> 10), (unsigned long)(k_mem_total() >> 10), k_boot.mem_source);
-        ktest_fail("per-CPU state for the boot CPU does not fit in memory");
-        ktest_finish();
+        return false;
     }
+    k_percpu_set_areas(areas, sizeof(struct ap_area));
     if (n == want)
-        return;
+        return true;
     k_snprintf(nomem_why, sizeof nomem_why,
                "per-CPU state does not fit in memory (%lu KiB per CPU; %u of %u CPU(s) fit in the largest free block, "
-               "%lu KiB, of %lu KiB free RAM)", (unsigned long)(percpu_bytes(1) >> 10), n, want,
+               "%lu KiB, of %lu KiB free RAM)", (unsigned long)(k_percpu_bytes(1) >> 10), n, want,
                (unsigned long)(largest >> 10), (unsigned long)(k_mem_total() >> 10));
     for (unsigned i = n; i < ncpus; i++)
         if (cpus[i].state != K_SMP_SKIPPED) {
             cpus[i].state = K_SMP_SKIPPED;
             cpus[i].why = nomem_why;
         }
+    return true;
 }
 
 static bool overlaps(uintptr_t a, size_t n)
@@ -406,7 +306,7 @@ static bool tramp_clash(void)
     return overlaps(K_AP_TRAMP_BASE, tsz) || overlaps(K_AP_DEAD_BASE, 4);
 }
 
-void k_smp_setup(void)
+bool k_smp_setup(void)
 {
     uint32_t bsp = k_lapic_mode() != K_LAPIC_NONE ? k_lapic_id() : 0;
     cpu0 = (struct k_smp_cpu){ .index = 0, .apic_id = bsp, .apic_id_seen = bsp, .state = K_SMP_IDENTIFIED };
@@ -430,7 +330,7 @@ void k_smp_setup(void)
             enumerate(&madt, (unsigned)k_opt_u64("smp", 0));
         }
     }
-    size_percpu();
+    return size_percpu();
 }
 
 /* What k_smp_setup found; false: the boot CPU only. */
@@ -472,7 +372,7 @@ static bool report_setup(void)
         return false;
     }
     kprintf("# smp: per-CPU state %lu KiB per CPU, %u CPU slot(s), from free RAM (%s: %u RAM range(s), %lu KiB free)\n",
-            (unsigned long)(percpu_bytes(1) >> 10), nslots, k_boot.mem_source, k_boot.nram,
+            (unsigned long)(k_percpu_bytes(1) >> 10), k_smp_slots(), k_boot.mem_source, k_boot.nram,
             (unsigned long)(k_mem_total() >> 10));
     return true;
 }
@@ -503,31 +403,4 @@ void k_smp_start(void)
         report(c, bsp_caps);
     }
     kprintf("# smp: %u of %u CPU(s) running (%s)\n", up, ncpus, k_lapic_mode_name());
-}
-
-unsigned k_smp_self(void)
-{
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), base = (uintptr_t)areas;
-    if (sp < base || sp >= base + (uintptr_t)nslots * sizeof(struct ap_area))
-        return 0;
-    return (unsigned)((sp - base) / sizeof(struct ap_area));
-}
-
-bool k_spin_lock(struct k_spin *l)
-{
-    int me = (int)k_smp_self() + 1;
-    if (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) == me)
-        return false; /* this CPU holds it: an NMI on top of the holder */
-    int free = 0;
-    while (!__atomic_compare_exchange_n(&l->owner, &free, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-        free = 0;
-        __asm__ volatile("pause" ::: "memory");
-    }
-    return true;
-}
-
-void k_spin_unlock(struct k_spin *l, bool taken)
-{
-    if (taken)
-        __atomic_store_n(&l->owner, 0, __ATOMIC_RELEASE);
 }

@@ -2,6 +2,7 @@
 /* IDT, trap dispatch, exception reports, fixup lookup. See k/trap.h. */
 #include <k/trap.h>
 #include <k/safe.h>
+#include <k/gdt.h>
 #include <k/console.h>
 #include <k/lapic.h>
 #include <k/exit.h>
@@ -21,7 +22,6 @@ static unsigned unexpected, spurious;
 static volatile int in_fatal;
 
 #if defined(__x86_64__)
-#define KERNEL_CS 0x18
 /* SDM Vol. 3A "64-Bit Mode IDT": 16-byte interrupt gate, type 0xE. */
 struct idt_gate {
     uint16_t off0, sel;
@@ -30,49 +30,7 @@ struct idt_gate {
     uint32_t off2, zero;
 };
 _Static_assert(sizeof(struct idt_gate) == 16, "gate size");
-
-/* SDM Vol. 3A "Task Management in 64-bit Mode": the 64-bit TSS. Only
- * IST1 is used: #DF runs on its own stack so a kernel stack overflow is
- * reported instead of escalating to a triple fault. */
-struct tss64 {
-    uint32_t reserved0;
-    uint64_t rsp[3];
-    uint64_t reserved1;
-    uint64_t ist[7];
-    uint64_t reserved2;
-    uint16_t reserved3, iomap_base;
-} __attribute__((packed));
-_Static_assert(sizeof(struct tss64) == 104, "tss size");
-
-static struct tss64 tss;
-static uint8_t df_stack[8192] __attribute__((aligned(16)));
-static uint64_t gdt64[7] = {
-    0,
-    0x00CF9A000000FFFFull, /* 0x08 code32 */
-    0x00CF92000000FFFFull, /* 0x10 data */
-    0x00AF9A000000FFFFull, /* 0x18 code64 */
-    0, 0,                  /* 0x20 TSS (16 bytes) */
-    0,
-};
-
-static void load_gdt_tss(void)
-{
-    uint64_t base = (uintptr_t)&tss, limit = sizeof(tss) - 1;
-    tss.ist[0] = (uintptr_t)(df_stack + sizeof(df_stack));
-    tss.iomap_base = sizeof(tss);
-    /* SDM "TSS Descriptor in 64-bit mode": type 9 (available 64-bit TSS) */
-    gdt64[4] = (limit & 0xFFFF) | ((base & 0xFFFFFF) << 16) | (0x89ull << 40) |
-               ((limit >> 16 & 0xF) << 48) | ((base >> 24 & 0xFF) << 56);
-    gdt64[5] = base >> 32;
-    struct {
-        uint16_t limit;
-        uint64_t base;
-    } __attribute__((packed)) d = { sizeof(gdt64) - 1, (uintptr_t)gdt64 };
-    __asm__ volatile("lgdt %0" : : "m"(d));
-    __asm__ volatile("ltr %w0" : : "r"(0x20));
-}
 #else
-#define KERNEL_CS 0x08
 /* SDM Vol. 3A "IDT Descriptors": 8-byte 32-bit interrupt gate, type 0xE. */
 struct idt_gate {
     uint16_t off0, sel;
@@ -80,70 +38,6 @@ struct idt_gate {
     uint16_t off1;
 };
 _Static_assert(sizeof(struct idt_gate) == 8, "gate size");
-
-/* SDM Vol. 3A "32-Bit Task-State Segment (TSS)". #DF goes through a task
- * gate to its own TSS and stack, so a double fault (e.g. a fault while
- * delivering #GP) is reported instead of escalating to a triple fault. */
-struct tss32 {
-    uint32_t link, esp0, ss0, esp1, ss1, esp2, ss2, cr3, eip, eflags;
-    uint32_t eax, ecx, edx, ebx, esp, ebp, esi, edi;
-    uint32_t es, cs, ss, ds, fs, gs, ldt;
-    uint16_t trap, iomap_base;
-};
-_Static_assert(sizeof(struct tss32) == 104, "tss size");
-_Static_assert(__builtin_offsetof(struct tss32, eip) == 32, "tss eip");
-_Static_assert(__builtin_offsetof(struct tss32, ldt) == 96, "tss ldt");
-
-static struct tss32 tss_main, tss_df;
-static uint8_t df_stack[8192] __attribute__((aligned(16)));
-static uint64_t gdt32[5] = {
-    0,
-    0x00CF9A000000FFFFull, /* 0x08 code32 */
-    0x00CF92000000FFFFull, /* 0x10 data */
-    0,                     /* 0x18 TSS of the kernel */
-    0,                     /* 0x20 TSS of the #DF task */
-};
-
-static uint64_t tss_desc(const struct tss32 *t)
-{
-    uint64_t base = (uintptr_t)t, limit = sizeof(*t) - 1;
-    /* SDM "TSS Descriptor": type 9 (available 32-bit TSS), present */
-    return (limit & 0xFFFF) | ((base & 0xFFFFFF) << 16) | (0x89ull << 40) | ((limit >> 16 & 0xF) << 48) |
-           ((base >> 24 & 0xFF) << 56);
-}
-
-static void df_task(void) __attribute__((noreturn, used));
-static void df_task(void)
-{
-    /* The task switch saved the interrupted state in tss_main. */
-    kputs("\n");
-    ktest_fail("unhandled exception #DF double fault at ip 0x%x (via task gate)", (unsigned)tss_main.eip);
-    kprintf("  eax %08x ebx %08x ecx %08x edx %08x\n", (unsigned)tss_main.eax, (unsigned)tss_main.ebx,
-            (unsigned)tss_main.ecx, (unsigned)tss_main.edx);
-    kprintf("  esi %08x edi %08x ebp %08x esp %08x eflags %08x\n", (unsigned)tss_main.esi,
-            (unsigned)tss_main.edi, (unsigned)tss_main.ebp, (unsigned)tss_main.esp, (unsigned)tss_main.eflags);
-    ktest_finish();
-}
-
-static void load_gdt_tss(void)
-{
-    tss_main.iomap_base = sizeof(struct tss32);
-    tss_df.iomap_base = sizeof(struct tss32);
-    tss_df.eip = (uintptr_t)df_task;
-    tss_df.esp = (uintptr_t)(df_stack + sizeof(df_stack) - 16);
-    tss_df.eflags = 0x2; /* IF = 0 */
-    tss_df.cs = 0x08;
-    tss_df.ds = tss_df.es = tss_df.ss = tss_df.fs = tss_df.gs = 0x10;
-    tss_df.cr3 = (uint32_t)k_read_cr3();
-    gdt32[3] = tss_desc(&tss_main);
-    gdt32[4] = tss_desc(&tss_df);
-    struct {
-        uint16_t limit;
-        uint32_t base;
-    } __attribute__((packed)) d = { sizeof(gdt32) - 1, (uintptr_t)gdt32 };
-    __asm__ volatile("lgdt %0" : : "m"(d));
-    __asm__ volatile("ltr %w0" : : "r"(0x18));
-}
 #endif
 
 static struct idt_gate idt[256] __attribute__((aligned(16)));
@@ -155,7 +49,7 @@ void k_trap_init(void)
         struct idt_gate *g = &idt[v];
         memset(g, 0, sizeof(*g));
         g->off0 = (uint16_t)a;
-        g->sel = KERNEL_CS;
+        g->sel = K_GDT_KERNEL_CS;
         g->type = 0x8E; /* present, DPL 0, interrupt gate */
         g->off1 = (uint16_t)(a >> 16);
 #if defined(__x86_64__)
@@ -164,11 +58,11 @@ void k_trap_init(void)
             g->ist = 1;
 #endif
     }
-    load_gdt_tss();
+    k_gdt_load_bsp(); /* k/gdt.h: #DF on its own stack */
 #if !defined(__x86_64__)
     /* #DF: task gate (type 5) to the #DF TSS. */
     memset(&idt[K_VEC_DF], 0, sizeof(idt[K_VEC_DF]));
-    idt[K_VEC_DF].sel = 0x20;
+    idt[K_VEC_DF].sel = K_GDT_DF_TASK;
     idt[K_VEC_DF].type = 0x85;
 #endif
     struct {
@@ -204,23 +98,6 @@ unsigned long k_fixup_find(unsigned long ip)
         if (f->insn == ip)
             return f->resume;
     return 0;
-}
-
-static const char *const names[32] = {
-    "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
-    "#BR bound range", "#UD invalid opcode", "#NM device not available",
-    "#DF double fault", "coprocessor segment overrun", "#TS invalid TSS",
-    "#NP segment not present", "#SS stack fault", "#GP general protection",
-    "#PF page fault", "reserved 15", "#MF x87 error", "#AC alignment check",
-    "#MC machine check", "#XM SIMD exception", "#VE virtualization", "#CP control protection",
-    "reserved 22", "reserved 23", "reserved 24", "reserved 25", "reserved 26",
-    "reserved 27", "#HV hypervisor injection", "#VC VMM communication", "#SX security",
-    "reserved 31",
-};
-
-const char *k_trap_name(unsigned vector)
-{
-    return vector < 32 ? names[vector] : "IRQ";
 }
 
 void k_trap_dump(const struct k_trap_frame *f)
@@ -277,7 +154,7 @@ void k_trap_dispatch(struct k_trap_frame *f)
             k_exit(false);
         }
         kputc('\n');
-        ktest_fail("unhandled exception %s at ip 0x%lx", names[v], (unsigned long)f->ip);
+        ktest_fail("unhandled exception %s at ip 0x%lx", k_trap_name(v), (unsigned long)f->ip);
         k_trap_dump(f);
         ktest_finish();
     }

@@ -28,19 +28,12 @@ static void no_fault(const char *what)
     ktest_deviation("%s did not fault (expected #GP)", what);
 }
 
-static void test_fixup(void)
+/* The kernel continued and a good access still works (no false fault). */
+static void good_accesses(void)
 {
-    uint64_t v = 0xdead;
+    uint64_t v = 0;
     int r;
-
-    /* A guaranteed fault: RDPMC with an invalid counter index raises #GP on
-     * hardware; under QEMU TCG every RDPMC raises #UD. */
-    r = k_rdpmc_safe(0x7FFFFFFFu, &v);
-    ktest_check(r && (K_SAFE_VECTOR(r) == K_VEC_GP || K_SAFE_VECTOR(r) == K_VEC_UD) && v == 0,
-                "rdpmc_safe(0x7fffffff) faulted: %s", vec_name(r));
-
-    /* The kernel continued and a good access still works (no false fault):
-     * IA32_SYSENTER_CS (MSR 174H, SDM Vol. 4; present where CPUID.01H:EDX.SEP[11],
+    /* IA32_SYSENTER_CS (MSR 174H, SDM Vol. 4; present where CPUID.01H:EDX.SEP[11],
      * unused by this kernel) keeps a value written to it, then is restored. */
     uint32_t f1[4];
     k_cpuid(1, 0, f1);
@@ -63,27 +56,38 @@ static void test_fixup(void)
         ktest_check(r == 0 && (v & K_APIC_BASE_EN), "rdmsr_safe(IA32_APIC_BASE) = 0x%llx, %s",
                     (unsigned long long)v, vec_name(r));
     }
+}
 
-    /* WRMSR with a reserved bit: #GP on hardware (SDM "WRMSR": reserved
-     * bits set). QEMU TCG silently ignores reserved EFER bits. */
+/* WRMSR with a reserved bit: #GP on hardware (SDM "WRMSR": reserved
+ * bits set). QEMU TCG silently ignores reserved EFER bits. */
+static void efer_reserved(void)
+{
     uint32_t c[4];
     k_cpuid(0x80000000u, 0, c);
-    if (c[0] >= 0x80000001u) {
-        k_cpuid(0x80000001u, 0, c);
-        bool efer = (c[3] & ((1u << 29) | (1u << 20) | (1u << 11))) != 0; /* LM, NX, SYSCALL */
-        if (efer) {
-            uint64_t efer_v = 0;
-            r = k_rdmsr_safe(MSR_EFER, &efer_v);
-            ktest_check(r == 0, "rdmsr_safe(EFER) = 0x%llx, %s", (unsigned long long)efer_v, vec_name(r));
-            r = k_wrmsr_safe(MSR_EFER, efer_v | (1ull << 63));
-            if (r)
-                ktest_check(K_SAFE_VECTOR(r) == K_VEC_GP, "wrmsr_safe(EFER, reserved bit 63) faulted: %s",
-                            vec_name(r));
-            else
-                no_fault("wrmsr_safe(EFER, reserved bit 63)");
-        }
-    }
+    if (c[0] < 0x80000001u)
+        return;
+    k_cpuid(0x80000001u, 0, c);
+    bool efer = (c[3] & ((1u << 29) | (1u << 20) | (1u << 11))) != 0; /* LM, NX, SYSCALL */
+    if (!efer)
+        return;
+    uint64_t efer_v = 0;
+    int r = k_rdmsr_safe(MSR_EFER, &efer_v);
+    ktest_check(r == 0, "rdmsr_safe(EFER) = 0x%llx, %s", (unsigned long long)efer_v, vec_name(r));
+    r = k_wrmsr_safe(MSR_EFER, efer_v | (1ull << 63));
+    if (r)
+        ktest_check(K_SAFE_VECTOR(r) == K_VEC_GP, "wrmsr_safe(EFER, reserved bit 63) faulted: %s",
+                    vec_name(r));
+    else
+        no_fault("wrmsr_safe(EFER, reserved bit 63)");
+}
 
+/* Accesses the SDM says fault: a non-canonical KERNEL_GS_BASE (x86_64), an
+ * x2APIC MSR while the APIC is in xAPIC mode. */
+static void sdm_faults(void)
+{
+    uint64_t v = 0;
+    int r;
+    efer_reserved();
 #if defined(__x86_64__)
     /* Non-canonical base: #GP on hardware (SDM "WRMSR"). */
     uint64_t old = 0;
@@ -107,6 +111,20 @@ static void test_fixup(void)
         else
             no_fault("rdmsr_safe(x2APIC MSR 0x802) in xAPIC mode");
     }
+}
+
+static void test_fixup(void)
+{
+    uint64_t v = 0xdead;
+    int r;
+
+    /* A guaranteed fault: RDPMC with an invalid counter index raises #GP on
+     * hardware; under QEMU TCG every RDPMC raises #UD. */
+    r = k_rdpmc_safe(0x7FFFFFFFu, &v);
+    ktest_check(r && (K_SAFE_VECTOR(r) == K_VEC_GP || K_SAFE_VECTOR(r) == K_VEC_UD) && v == 0,
+                "rdpmc_safe(0x7fffffff) faulted: %s", vec_name(r));
+    good_accesses();
+    sdm_faults();
 
     /* Several faults in a row: the mechanism keeps working. */
     int faults = 0;

@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <ds/cpu.h>
+#include <k/percpu.h> /* K_PERCPU, k_smp_self, k_smp_slots */
+#include <k/spin.h>   /* struct k_spin */
 
 #define K_AP_TRAMP_BASE 0x8000u
 #define K_AP_DEAD_BASE  0x9000u   /* smp_fail= test hook: a SIPI target that only halts */
@@ -64,33 +66,14 @@ struct k_smp_cpu {
 /* Enumerate the CPUs and allocate the CPU table and the per-CPU arrays
  * (call once, on the BSP, after k_lapic_init, before anything uses a
  * K_PERCPU array). Prints nothing unless even the boot CPU's per-CPU state
- * does not fit: then it says so and ends the run (FAIL). */
-void k_smp_setup(void);
+ * does not fit: then it says so and returns false, and the caller ends the
+ * run (FAIL; smp does not call the test harness, issue 26). */
+bool k_smp_setup(void);
 /* Start the APs (call once, on the BSP, after k_smp_setup, k_trap_init and
  * the BSP's capability report). Prints one line per CPU. */
 void k_smp_start(void);
 /* Number of CPU slots filled (BSP included) and the table. */
 unsigned k_smp_count(void);
-/* CPU slots with per-CPU state (K_PERCPU arrays have this many elements):
- * 1 + the highest logical number that may run; at least 1 after
- * k_smp_setup. Every CPU that runs has i < k_smp_slots(). */
-unsigned k_smp_slots(void);
-
-/* Per-CPU state (issue 24): nothing sized by a CPU maximum in .bss. A file
- * declares K_PERCPU(type, name); k_smp_setup() points `name` at a zeroed
- * array of k_smp_slots() elements from free RAM: name[k_smp_self()] is the
- * caller's. NULL before k_smp_setup. The descriptors are collected in
- * section .kpercpu (linker/<arch>.ld), 32 bytes apart on both arches (the
- * type's alignment: GCC aligns a 24-byte static object to 16 on x86_64). */
-struct k_percpu {
-    void *var;          /* address of the `type *` variable */
-    uint32_t size, align;
-    const char *name;
-} __attribute__((aligned(32)));
-#define K_PERCPU(type, name)                                                                        \
-    static type *name;                                                                              \
-    static const struct k_percpu name##_percpu __attribute__((section(".kpercpu"), used)) = {       \
-        &name, sizeof(type), _Alignof(type), #name }
 const struct k_smp_cpu *k_smp_cpu(unsigned i);
 /* The MADT was read (false: no ACPI, smp=off before enumeration, ...). */
 bool k_smp_enumerated(void);
@@ -111,24 +94,6 @@ int k_smp_post(unsigned i, void (*fn)(void));
 void k_smp_wait(unsigned i);
 /* Vector of the smp_conc group's per-CPU PMI self-IPI. */
 #define K_VEC_SMP_PMI 0xED
-
-/* The caller's CPU index (0 = BSP), from its stack pointer: an AP runs on
- * its own stack and #DF stack (both in that AP's area); anything else is the
- * BSP. Every trap but #DF runs on the interrupted stack, so it holds in the
- * PMI, #DB and NMI handlers too. Cheap (no APIC read): per-CPU state is
- * looked up with it on every single step of the e2e flows. */
-unsigned k_smp_self(void);
-
-/* Spin lock for kernel state shared by CPUs running at the same time (the
- * console's line output, test counters, the verdict; issue 13). Re-entrant
- * on one CPU: k_spin_lock returns false when this CPU already holds it (an
- * NMI handler that prints while its CPU holds the console), and then
- * k_spin_unlock does nothing, so an NMI never deadlocks its own CPU. */
-struct k_spin {
-    volatile int owner; /* CPU index + 1; 0: free */
-};
-bool k_spin_lock(struct k_spin *l);
-void k_spin_unlock(struct k_spin *l, bool taken);
 
 /* Trampoline image and its parameter block (kernel/arch/<arch>/trampoline.S). */
 struct k_ap_tramp_params {

@@ -22,24 +22,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* Exception vectors (SDM Vol. 3A "Exception and Interrupt Reference") */
-#define K_VEC_DE   0
-#define K_VEC_DB   1
-#define K_VEC_NMI  2
-#define K_VEC_BP   3
-#define K_VEC_UD   6
-#define K_VEC_DF   8
-#define K_VEC_GP  13
-#define K_VEC_PF  14
-
-/* Interrupt vectors used by the kernel (fixed here, free ones for tests). */
-#define K_VEC_PIC_BASE   0x20   /* 8259 PICs remapped here, all masked */
-#define K_VEC_TEST_FIRST 0x40   /* 0x40..0xDF: free for test groups */
-#define K_VEC_TEST_LAST  0xDF
-#define K_VEC_TIMER      0xEF   /* LAPIC timer (kept masked) */
-#define K_VEC_PMI        0xF0   /* LVT Performance Counter, fixed delivery */
-#define K_VEC_LVT_ERROR  0xFE   /* LAPIC error */
-#define K_VEC_SPURIOUS   0xFF   /* LAPIC spurious vector (no EOI) */
+#include <k/vector.h> /* the vector map (K_VEC_*) and k_trap_name */
 
 #if defined(__x86_64__)
 struct k_trap_frame {
@@ -60,8 +43,8 @@ _Static_assert(sizeof(struct k_trap_frame) == 48, "frame layout (isr.S)");
 
 typedef void (*k_trap_fn)(struct k_trap_frame *f, void *ctx);
 
-/* Build and load the IDT, the kernel GDT and a TSS: #DF runs on its own
- * stack (x86_64: IST1; i386: a task gate to a separate TSS). */
+/* Build and load the IDT, the kernel GDT and a TSS (k/gdt.h): #DF runs on
+ * its own stack (x86_64: IST1; i386: a task gate to a separate TSS). */
 void k_trap_init(void);
 
 /*
@@ -75,9 +58,6 @@ int k_trap_register(unsigned vector, k_trap_fn fn, void *ctx);
 /* Mark an IDT gate present or not present. For tests that provoke a
  * double fault (a not-present #GP gate turns a #GP into #DF). */
 void k_trap_set_present(unsigned vector, bool present);
-
-/* Exception mnemonic ("#GP") for vector < 32, else "IRQ". */
-const char *k_trap_name(unsigned vector);
 
 /* Print a frame (vector, error, ip, flags, registers). */
 void k_trap_dump(const struct k_trap_frame *f);
