@@ -148,7 +148,7 @@ foreach(arch i386 x86_64)
     # 150 s on a loaded 2-core host (load 12), so 240 s.
     libds_boot_test(${arch}.kernel.smp${n} ${arch} kernel 240 --smp ${n})
     set_tests_properties(boot.${arch}.kernel.smp${n} PROPERTIES PASS_REGULAR_EXPRESSION
-      "smp: cpu 1 \\(APIC id 1, reads 1\\): started, ds_cpu_identify: success.*# smp: ${n} of ${n} CPU\\(s\\) running.*# \\*+ e2e on cpu 1 \\(APIC id 1\\).*DSLOG 1 HDR arch=${arch} backend=model profile=[a-z0-9_]+ kernel=libds-${arch}.elf why=[^ ]+ cpu=1 ck=.*ok [0-9]+ - smp_e2e: e2e ran on cpu 1 \\(APIC id 1\\).*boot.sh: PASS")
+      "smp: cpu 1 \\(APIC id 1, reads 1\\): started, ds_cpu_identify: success.*# smp: ${n} of ${n} CPU\\(s\\) running.*# \\*+ e2e on cpu 1 \\(APIC id 1\\).*DSLOG 1 HDR arch=${arch} backend=model profile=[a-z0-9_]+ kernel=libds-${arch}.elf why=[^ ]+ cpu=1 tsc_khz=[0-9]+ ck=.*ok [0-9]+ - smp_e2e: e2e ran on cpu 1 \\(APIC id 1\\).*boot.sh: PASS")
   endforeach()
   # ISO: GRUB's multiboot2 ACPI tag (x86_64) / multiboot1 BIOS-area search (i386).
   libds_boot_test(${arch}.bios.smp4 ${arch} bios 240 --smp 4) # i386: 130 s on the loaded host (e2e on 4 CPUs at once)
