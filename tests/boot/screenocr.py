@@ -12,10 +12,10 @@ Read from the picture, each compared with the serial "# verdict |" lines:
   - the CPU line ("cpu: <vendor> <family>_<model>H ...");
   - every "group NAME N passed N failed N skipped" line, all counts;
   - the final "N passed, N failed, N skipped: PASS|FAIL" line.
-OCR confusions are folded on both sides alike (O/o -> 0, I/l/| -> 1, blanks
-collapsed; S -> 5 in a count; the CPU line compared without blanks), never
-beyond. Rows the kernel wrapped (the framebuffer at 3x) are joined again:
-an OCR line that opens no verdict line continues the one above.
+OCR confusions are folded on both sides alike (O/o -> 0, I/l/| -> 1, S -> 5
+in a count; blanks ignored), never beyond. Rows the kernel wrapped (long
+lines on the framebuffer at 2x/3x) are joined again: an OCR line that opens
+no verdict or console line continues the one above.
 usage: screenocr.py SERIAL.log SCREEN.ppm [WIDTHxHEIGHT]
 Exit 77 (SKIP) when tesseract is missing."""
 import math, os, re, shutil, string, subprocess, sys, tempfile
