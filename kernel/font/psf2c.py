@@ -4,6 +4,10 @@
 console-setup-linux ships them in /usr/share/consolefonts, public domain) into
 the kernel's 8x16 Latin-1 glyph table: glyph[c - 0x20] for U+0020..U+00FF,
 found through the font's Unicode table (glyph order is not code-point order).
+The digit zero is drawn plain (plain_zero): each row keeps only its outermost
+pixels, so Lat15-Fixed16's slashed zero becomes an oval with pointed ends,
+told from the letter O (flat top and bottom) by shape. The slash made OCR
+(tesseract 5.3) read the zero as 4, 48, 6 or 'a' (issue 24 item 3).
 usage: psf2c.py FONT.psf[.gz] OUT.c      (also importable: glyphs(path))"""
 import gzip, struct, sys
 
@@ -59,7 +63,23 @@ def glyphs(path):
         raise SystemExit(f'{path}: not a PSF1/PSF2 font')
     if w != 8 or h != 16:
         raise SystemExit(f'{path}: {w}x{h} glyphs, the kernel needs 8x16')
-    return {c: d[off + tab[c] * size: off + tab[c] * size + 16] for c in range(FIRST, LAST + 1) if c in tab}
+    g = {c: d[off + tab[c] * size: off + tab[c] * size + 16] for c in range(FIRST, LAST + 1) if c in tab}
+    if ord('0') in g:
+        g[ord('0')] = plain_zero(g[ord('0')])
+        same = [chr(c) for c in g if c != ord('0') and g[c] == g[ord('0')]]
+        if same:
+            raise SystemExit(f'{path}: the plain zero is the same glyph as {same}')
+    return g
+
+
+def plain_zero(rows):
+    """The zero without its slash or dot: per row, the leftmost and the
+    rightmost lit pixel only (the outline stays, the inside goes)."""
+    out = bytearray()
+    for r in rows:
+        lit = [0x80 >> i for i in range(8) if r & (0x80 >> i)]
+        out.append(lit[0] | lit[-1] if lit else 0)
+    return bytes(out)
 
 
 def main():

@@ -8,7 +8,9 @@
 # text buffer, and check the verdict there (screencheck.py).
 # With --ocr (boot.<arch>.screen_ocr_*, issue 24): a screendump in either
 # case, read by OCR (screenocr.py, tesseract; exit 77 without it): PASS/FAIL,
-# the CPU line and the per-group counts from the picture; --size WxH: the
+# the CPU line and the per-group counts from the picture; a framebuffer
+# screendump is also matched pixel-exact first (screencheck.py fb, the same
+# picture, so no second boot); --size WxH: the
 # framebuffer must have that size (the ISO's menu asked GRUB for that GOP
 # mode), with or without --ocr.
 # usage: screen.sh BUILD ARCH uefi|bios TIMEOUT FONT [--iso NAME] [--ocr] [--size WxH]
@@ -24,8 +26,9 @@ while [ $# -gt 0 ]; do
     *) echo "screen.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-if [ -n "$ocr" ] && ! command -v tesseract >/dev/null; then
-  echo "screen.sh: SKIP: tesseract is not installed (scripts/deps.sh installs tesseract-ocr)"; exit 77
+notess="screen.sh: SKIP: tesseract is not installed (scripts/deps.sh installs tesseract-ocr)"
+if [ -n "$ocr" ] && [ "$mode" = bios ] && ! command -v tesseract >/dev/null; then
+  echo "$notess"; exit 77
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/libds-screen.XXXXXX")
@@ -75,6 +78,10 @@ if [ -n "$ocr" ]; then
   monitor "screendump $work/screen.ppm" >/dev/null
   [ -s "$work/screen.ppm" ] || { echo "FAIL: screendump wrote nothing"; exit 1; }
   [ -n "${SCREEN_KEEP:-}" ] && cp "$work/screen.ppm" "$SCREEN_KEEP"
+  if grep -aq '^# framebuffer: ' "$work/serial.log"; then
+    python3 "$here/screencheck.py" fb "$work/serial.log" "$work/screen.ppm" "$font" || exit 1
+  fi
+  command -v tesseract >/dev/null || { echo "$notess (the pixel-exact check above ran)"; exit 77; }
   python3 "$here/screenocr.py" "$work/serial.log" "$work/screen.ppm" $size
 elif grep -aq '^# framebuffer: ' "$work/serial.log"; then
   monitor "screendump $work/screen.ppm" >/dev/null
