@@ -7,6 +7,7 @@
 #include <ds/pebs.h>
 #include <ds/arch_pebs.h>
 #include "internal.h"
+#include "pebs_int.h"
 
 #if DS_CONFIG_PEBS
 
@@ -496,8 +497,10 @@ static inline __attribute__((always_inline)) int adaptive_check(const unsigned c
 }
 
 /* Clear what the previous record in @s carried (s->present) and the one
- * with groups @groups does not; reset the LBR and counters fields. */
-static inline __attribute__((always_inline)) void adaptive_clear(uint64_t groups, struct ds_pebs_sample *s)
+ * with groups @groups and counters group header @c (all 0 without the
+ * group) does not; reset the LBR fields. */
+static inline __attribute__((always_inline)) void adaptive_clear(uint64_t groups, const struct ds__cntr *c,
+                                                                 struct ds_pebs_sample *s)
 {
     uint32_t prev = s->present;
     if (!(groups & DS_PEBS_DATA_CFG_MEMINFO) && (prev & DS_SAMPLE_MEM)) {
@@ -516,13 +519,17 @@ static inline __attribute__((always_inline)) void adaptive_clear(uint64_t groups
     s->lbr_count = 0;
     if (groups & DS_PEBS_DATA_CFG_LBRS)
         s->lbr_count = (uint32_t)((groups & DS_PEBS_DATA_CFG_LBR_MASK) >> DS_PEBS_DATA_CFG_LBR_SHIFT) + 1;
-    if ((prev & (DS_SAMPLE_CNTRS | DS_SAMPLE_METRICS)) || (groups & DS__CNTR_GROUPS)) {
-        s->cntr_gp_mask = 0, s->cntr_fixed_mask = 0, s->topdown_slots = 0, s->perf_metrics = 0;
-        for (unsigned i = 0; i < 16; i++)
-            s->cntr_gp[i] = 0;
-        for (unsigned i = 0; i < 8; i++)
-            s->cntr_fixed[i] = 0;
+    /* Counter slots the previous record set and this one (@c) does not:
+     * the set bits only, no loop over absent counters. */
+    if (prev & DS_SAMPLE_CNTRS) {
+        for (uint32_t m = s->cntr_gp_mask & ~c->gp; m; m &= m - 1)
+            s->cntr_gp[__builtin_ctz(m)] = 0;
+        for (uint32_t m = s->cntr_fixed_mask & ~c->fixed; m; m &= m - 1)
+            s->cntr_fixed[__builtin_ctz(m)] = 0;
+        s->cntr_gp_mask = 0, s->cntr_fixed_mask = 0;
     }
+    if ((prev & DS_SAMPLE_METRICS) && !c->metrics)
+        s->topdown_slots = 0, s->perf_metrics = 0;
 }
 
 /* The counters group's values at @q (after its header @c), in counter
@@ -533,16 +540,10 @@ static inline __attribute__((always_inline)) void cntr_fields(const unsigned cha
 {
     s->cntr_gp_mask = c->gp;
     s->cntr_fixed_mask = c->fixed;
-    for (unsigned i = 0; i < 16; i++)
-        if (c->gp & (1u << i)) {
-            s->cntr_gp[i] = ds__ld64(q);
-            q += 8;
-        }
-    for (unsigned i = 0; i < 8; i++)
-        if (c->fixed & (1u << i)) {
-            s->cntr_fixed[i] = ds__ld64(q);
-            q += 8;
-        }
+    for (uint32_t m = c->gp; m; m &= m - 1, q += 8)
+        s->cntr_gp[__builtin_ctz(m)] = ds__ld64(q);
+    for (uint32_t m = c->fixed; m; m &= m - 1, q += 8)
+        s->cntr_fixed[__builtin_ctz(m)] = ds__ld64(q);
     s->present |= DS_SAMPLE_CNTRS;
     if (c->metrics) {
         s->topdown_slots = ds__ld64(q);
@@ -577,7 +578,7 @@ static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sa
     int e = adaptive_check(p, avail, hdr, size, groups, o, vkey, &c);
     if (e)
         return e;
-    adaptive_clear(groups, s); /* reads the previous s->present: before adaptive_fields */
+    adaptive_clear(groups, &c, s); /* reads the previous s->present: before adaptive_fields */
     s->size = size;
     adaptive_fields(p, hdr, groups, o, adaptive_present(groups, o), s);
     if (groups & DS__CNTR_GROUPS)
@@ -868,7 +869,19 @@ static inline __attribute__((always_inline)) void walk_adaptive(const unsigned c
     st->lost_rejected += walked - taken - (corrupt ? 1 : 0);
 }
 
-static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+/* The key of ds_pmi's scratch sample after an adaptive drain of @ctx
+ * (pebs_int.h): format and the options adaptive_fields depends on. */
+static uint32_t adaptive_key(const struct ds_ctx *ctx)
+{
+    return DS__SCRATCH_ADAPTIVE | ((uint32_t)ctx->pebs_fmt & 0xFFu) << 8 | (uint32_t)ctx->pebs_timed << 1 |
+           (uint32_t)ctx->pebs_lat_split;
+}
+
+/* Drain an adaptive format into @s: a cleared sample (or a previous
+ * adaptive drain's, *@key naming this context's adaptive_key) is kept as
+ * it is; else it is cleared here. */
+static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                           struct ds_pebs_sample *s, uint32_t *key)
 {
     const struct ds_buf_state *b = &ctx->pebs;
     uint64_t idx = ds__area_get(ctx, true, DS__INDEX);
@@ -880,13 +893,15 @@ static void drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, str
         return;
     }
     size_t len = adaptive_claimed(b, idx, st);
-    struct ds_pebs_sample s;
     struct ds__adopt o;
     adaptive_opts(ctx->pebs_fmt, ctx->pebs_timed ? DS__RL_ALWAYS : DS__RL_NEVER, ctx->pebs_lat_split, &o);
-    clear_sample(&s);
-    s.fmt = ctx->pebs_fmt;
-    s.ip_is_next = false; /* the basic group's IP is the eventing IP */
-    walk_adaptive(b->mem, b->mem + len, &s, &o, sink, arg, st);
+    if (*key != adaptive_key(ctx)) {
+        clear_sample(s);
+        s->fmt = ctx->pebs_fmt;
+        s->ip_is_next = false; /* the basic group's IP is the eventing IP */
+        *key = adaptive_key(ctx);
+    }
+    walk_adaptive(b->mem, b->mem + len, s, &o, sink, arg, st);
     /* The race check needs fixed sizes: use the configured record size. */
     ds__drain_finish(ctx, true, idx, st);
 }
@@ -898,10 +913,13 @@ void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct
 {
     DS_ASSERT(ctx->setup && ctx->pebs.mem);
     DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
-    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt))
-        drain_adaptive(ctx, sink, arg, st);
-    else
+    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt)) {
+        struct ds_pebs_sample s;
+        uint32_t key = 0;
+        drain_adaptive(ctx, sink, arg, st, &s, &key);
+    } else {
         drain_fixed(ctx, sink, arg, st);
+    }
 }
 
 void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
@@ -910,7 +928,7 @@ void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct
     DS_ASSERT(ctx->setup && ctx->pebs.mem);
     DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
     if (ds_pebs_fmt_adaptive(ctx->pebs_fmt))
-        drain_adaptive(ctx, sink, arg, st);
+        drain_adaptive(ctx, sink, arg, st, scratch, key); /* no sample in this frame (issue 29 item 3) */
     else
         drain_fixed_into(ctx, sink, arg, st, scratch, key);
 }
