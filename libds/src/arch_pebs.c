@@ -559,6 +559,119 @@ int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *ou
 /* --- Drain ------------------------------------------------------------------------------ */
 
 /*
+ * The layout of a validated single-fragment record (@ref, header @h): the
+ * offsets of its groups (0 = absent) and the group headers whose contents
+ * decide sizes (LBR count, counters bitmaps). A record with the same
+ * header and the same such words has the same groups at the same offsets.
+ */
+struct ap_layout {
+    uint64_t h, cw;
+    uint32_t size, aux, gpr, vecr, lbr, cntr, cmw;
+    uint64_t lbr_n;
+    uint32_t gp, fx, gp_hi, fx_hi; /* counters: sample slots; bytes of GP 16-31 / fixed 8-31 */
+    bool met;
+};
+
+static void layout_of(const unsigned char *ref, uint64_t h, struct ap_layout *l)
+{
+    uint32_t at = DS_APEBS_HDR_BYTES + DS_APEBS_BASIC_BYTES;
+    ds__zero(l, sizeof(*l));
+    l->h = h;
+    l->size = (uint32_t)(h & DS_APEBS_HDR_SIZE_MASK);
+    if (h & DS_APEBS_HDR_AUX)
+        l->aux = at, at += DS_APEBS_AUX_BYTES;
+    if (h & DS_APEBS_HDR_GPR)
+        l->gpr = at, at += DS_APEBS_GPR_BYTES;
+    if (h & DS_APEBS_HDR_VECR) {
+        l->vecr = at;
+        at += DS_APEBS_XER_BYTES + ((h & DS_APEBS_HDR_XMM) ? DS_APEBS_XMM_BYTES : 0) +
+              ((h & DS_APEBS_HDR_YMMH) ? DS_APEBS_YMMH_BYTES : 0) + ((h & DS_APEBS_HDR_OPMASK) ? DS_APEBS_OPMASK_BYTES : 0) +
+              ((h & DS_APEBS_HDR_ZMMH) ? DS_APEBS_ZMMH_BYTES : 0) + ((h & DS_APEBS_HDR_H16ZMM) ? DS_APEBS_H16ZMM_BYTES : 0);
+    }
+    if (h & DS_APEBS_HDR_LBR) {
+        l->lbr = at;
+        l->lbr_n = ds__ld64(ref + at + 16);
+        uint64_t sel = (h & DS_APEBS_HDR_LBR) >> DS_APEBS_HDR_LBR_SHIFT;
+        at += DS_APEBS_LBR_HDR_BYTES + (uint32_t)(sel == DS_APEBS_LBR_NUM_VAR ? l->lbr_n : sel * 8) *
+                                           DS_APEBS_LBR_ENTRY_BYTES;
+    }
+    if (h & DS_APEBS_HDR_CNTR) {
+        l->cntr = at;
+        l->cw = ds__ld64(ref + at);
+        l->cmw = ds__ld32(ref + at + 8);
+        l->gp = (uint32_t)l->cw & 0xFFFFu;
+        l->fx = (uint32_t)(l->cw >> 32) & 0xFFu;
+        l->gp_hi = 8u * popcnt32((uint32_t)l->cw >> 16);
+        l->fx_hi = 8u * popcnt32((uint32_t)(l->cw >> 40));
+        l->met = l->cmw == DS_PEBS_CNTR_METRICS;
+    }
+}
+
+/*
+ * After the validated single-fragment record @ref decoded into @s: the
+ * records that follow with the same layout (layout_of) are decoded without
+ * validation or clearing (the same groups rewrite the same fields; the
+ * retire latency, valid per record, is written either way). Stops at the
+ * first other record or when fewer than its size remain. Returns the
+ * records walked; counts taken/rejected into @st; *@at advances.
+ */
+static uint32_t run_same(const unsigned char *mem, uint32_t *at, uint32_t top, const unsigned char *ref,
+                         struct ds_pebs_sample *s, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+{
+    struct ap_layout l;
+    uint64_t h = s->header;
+    if (continued(h) || !(h & DS_APEBS_HDR_BASIC))
+        return 0;
+    layout_of(ref, h, &l);
+    uint32_t present = s->present & ~DS_SAMPLE_RETIRE_LAT, n = 0, a = *at;
+    while (top - a >= l.size) {
+        const unsigned char *p = mem + a;
+        if (ds__ld64(p) != h || (l.lbr && ds__ld64(p + l.lbr + 16) != l.lbr_n) ||
+            (l.cntr && (ds__ld64(p + l.cntr) != l.cw || ds__ld32(p + l.cntr + 8) != l.cmw)))
+            break;
+        const unsigned char *q = p + DS_APEBS_HDR_BYTES;
+        s->ip = ds__ld64(q);
+        s->eventing_ip = s->ip;
+        s->counters = ds__ld64(q + 8);
+        s->tsc = ds__ld64(q + 16);
+        uint64_t r = ds__ld64(q + 24); /* retire [15:0], valid [16] */
+        bool rv = (r & (1ull << 16)) != 0;
+        s->retire_latency = rv ? (uint32_t)(r & 0xFFFF) : 0;
+        s->present = present | (rv ? DS_SAMPLE_RETIRE_LAT : 0);
+        if (l.aux)
+            aux_group(p + l.aux, s);
+        if (l.gpr)
+            gpr_group(p + l.gpr, s);
+        if (l.vecr) {
+            int e;
+            (void)vecr_group(p + l.vecr, l.size - l.vecr, h, s, &e); /* fits: the same layout */
+        }
+        if (l.lbr)
+            s->lbr = (const struct ds_pebs_lbr_entry *)(const void *)(p + l.lbr + DS_APEBS_LBR_HDR_BYTES);
+        if (l.cntr) { /* cntr_group's values, the bitmaps known */
+            const unsigned char *v = p + l.cntr + DS_APEBS_CNTR_HDR_BYTES;
+            for (uint32_t m = l.gp; m; m &= m - 1, v += 8)
+                s->cntr_gp[__builtin_ctz(m)] = ds__ld64(v);
+            v += l.gp_hi;
+            for (uint32_t m = l.fx; m; m &= m - 1, v += 8)
+                s->cntr_fixed[__builtin_ctz(m)] = ds__ld64(v);
+            v += l.fx_hi;
+            if (l.met)
+                s->topdown_slots = ds__ld64(v), s->perf_metrics = ds__ld64(v + 8);
+        }
+        if (sink(arg, s) == 0)
+            st->records++;
+        else
+            st->lost_rejected++;
+        a += l.size;
+        n++;
+    }
+    *at = a;
+    st->present += n;
+    return n;
+}
+
+/*
  * Walk records in mem[at, top). With @sink: deliver and account; without:
  * count every record found as lost_race (the span written during a drain).
  * Ends at the first undecodable bytes (one lost record).
@@ -583,7 +696,10 @@ static void walk(const unsigned char *mem, uint32_t at, uint32_t top, struct ds_
         }
         if (e != DS_OK && e != DS_ERR_APEBS_NO_BASIC)
             return;
+        const unsigned char *ref = mem + at;
         at += used;
+        if (sink && e == DS_OK && s->fragments == 1)
+            (void)run_same(mem, &at, top, ref, s, sink, arg, st); /* the records that follow with its layout */
     }
 }
 

@@ -618,6 +618,46 @@ static inline __attribute__((always_inline)) uint32_t run_same(const unsigned ch
     return n;
 }
 
+/*
+ * run_same for records with the counters group (format 6): after the
+ * validated record at @ref, records with the same header (retire latency
+ * aside) and the same counters-group header (GP and fixed bitmaps, metrics
+ * word) have the same groups, counters and size; they are decoded without
+ * validation or clearing (every field they carry is rewritten: the same
+ * counter slots). Stops at the first other record. @groups: the basic to
+ * LBR groups of @ref (a constant where inlined for basic + counters). As
+ * run_same otherwise.
+ */
+static inline __attribute__((always_inline)) uint32_t run_same_cntr(const unsigned char **pp,
+                                                                    const unsigned char *end,
+                                                                    const unsigned char *ref, uint32_t size,
+                                                                    uint64_t groups, const struct ds__adopt *o,
+                                                                    struct ds_pebs_sample *s, ds_pebs_sink sink,
+                                                                    void *arg, uint64_t *taken)
+{
+    uint64_t key = ds__ld64(ref) & DS__HDR_KEY_MASK;
+    uint32_t base = adaptive_size(groups);
+    uint64_t cw = ds__ld64(ref + base);
+    uint32_t mw = ds__ld32(ref + base + 8);
+    const struct ds__cntr c = { s->cntr_gp_mask, s->cntr_fixed_mask, (s->present & DS_SAMPLE_METRICS) != 0 };
+    uint32_t present = s->present & ~(o->rl == DS__RL_NONZERO ? DS_SAMPLE_RETIRE_LAT : 0u);
+    const unsigned char *p = *pp;
+    uint32_t n = 0, t = 0;
+    while ((size_t)(end - p) >= size) {
+        uint64_t hdr = ds__ld64(p);
+        if ((hdr & DS__HDR_KEY_MASK) != key || ds__ld64(p + base) != cw || ds__ld32(p + base + 8) != mw)
+            break;
+        adaptive_fields(p, hdr, groups, o, present, s);
+        cntr_fields(p + base + sizeof(struct ds_pebs_cntr_hdr), &c, s);
+        t += sink(arg, s) == 0;
+        p += size;
+        n++;
+    }
+    *pp = p;
+    *taken += t;
+    return n;
+}
+
 static int decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, const struct ds__adopt *o,
                            struct ds_pebs_sample *out)
 {
@@ -853,9 +893,20 @@ static inline __attribute__((always_inline)) void walk_adaptive(const unsigned c
             break;
         }
         taken += sink(arg, s) == 0;
+        const unsigned char *ref = p;
         p += s->size;
-        if (vkey == DS__NO_HDR)
-            continue; /* counters group: every record validated */
+        if (vkey == DS__NO_HDR) {
+            /* counters group: the records that follow with the same header
+             * and counters-group header */
+            uint64_t g = ds__ld64(ref) & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
+            if (!(g & DS_PEBS_DATA_CFG_LBRS))
+                g &= ~DS_PEBS_DATA_CFG_LBR_MASK;
+            if (g == 0)
+                walked += run_same_cntr(&p, end, ref, s->size, 0, o, s, sink, arg, &taken);
+            else
+                walked += run_same_cntr(&p, end, ref, s->size, g, o, s, sink, arg, &taken);
+            continue;
+        }
         /* The records that follow with the same header: the fast run, with
          * the basic-only case (what a KVM guest gets) specialised. */
         uint64_t groups = vkey & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);

@@ -3,6 +3,8 @@
  * Benchmark driver for scripts/bench.sh (prints figures, asserts nothing
  * about time). Built only when libds core (area/pebs/pmi) is in the tree.
  *
+ *   ds_bench archive             which libds the measured code is (the
+ *                                freestanding libds_x86_64.a or ds_host)
  *   ds_bench msr                 MSR accesses per PMI, counted by the model,
  *                                for each handler path and PMI kind
  *   ds_bench drain <fmt> <n>     fill a PEBS buffer with n records of <fmt>
@@ -40,6 +42,9 @@
 #include <ds/pmi.h>
 #include <ds/session.h>
 
+#ifndef DS_BENCH_ARCHIVE
+#define DS_BENCH_ARCHIVE "libds (unnamed build)"
+#endif
 #define LIN 0xFFFF800000100000ull
 #define LIN32 0x00400000ull
 #define PHYS 0x40000000ull
@@ -609,6 +614,10 @@ int main(int argc, char **argv)
         return bench_spmi((uint32_t)strtoul(argv[2], NULL, 0), true);
     if (argc >= 3 && !strcmp(argv[1], "pmi"))
         return bench_pmi((uint32_t)strtoul(argv[2], NULL, 0), argc >= 4 ? argv[3] : "fmt3");
+    if (argc >= 2 && !strcmp(argv[1], "archive")) {
+        printf("%s, as linked into ds_bench\n", DS_BENCH_ARCHIVE);
+        return 0;
+    }
     if (argc >= 2 && !strcmp(argv[1], "msr"))
         return bench_msr();
     if (argc >= 4 && (!strcmp(argv[1], "drain") || !strcmp(argv[1], "copy") || !strcmp(argv[1], "wcopy")))
