@@ -559,21 +559,22 @@ int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *ou
 /* --- Drain ------------------------------------------------------------------------------ */
 
 /*
- * The layout of a validated single-fragment record (@ref, header @h): the
- * offsets of its groups (0 = absent) and the group headers whose contents
- * decide sizes (LBR count, counters bitmaps). A record with the same
- * header and the same such words has the same groups at the same offsets.
+ * The layout of the single-fragment record decoded into @s (header
+ * s->header): the offsets of its groups (0 = absent) and what in the
+ * group headers decides sizes (a variable LBR count, the counters
+ * bitmaps: s's masks, metrics or not). A record with the same header and
+ * the same such words has the same groups at the same offsets.
  */
 struct ap_layout {
     uint64_t h, cw;
-    uint32_t size, aux, gpr, vecr, lbr, cntr, cmw;
-    uint64_t lbr_n;
-    uint32_t gp, fx, gp_hi, fx_hi; /* counters: sample slots; bytes of GP 16-31 / fixed 8-31 */
-    bool met;
+    uint32_t size, aux, gpr, vecr, lbr, cntr;
+    uint32_t gp, fx;
+    bool lbr_var, met;
 };
 
-static void layout_of(const unsigned char *ref, uint64_t h, struct ap_layout *l)
+static void layout_of(const struct ds_pebs_sample *s, struct ap_layout *l)
 {
+    uint64_t h = s->header;
     uint32_t at = DS_APEBS_HDR_BYTES + DS_APEBS_BASIC_BYTES;
     ds__zero(l, sizeof(*l));
     l->h = h;
@@ -590,44 +591,42 @@ static void layout_of(const unsigned char *ref, uint64_t h, struct ap_layout *l)
     }
     if (h & DS_APEBS_HDR_LBR) {
         l->lbr = at;
-        l->lbr_n = ds__ld64(ref + at + 16);
-        uint64_t sel = (h & DS_APEBS_HDR_LBR) >> DS_APEBS_HDR_LBR_SHIFT;
-        at += DS_APEBS_LBR_HDR_BYTES + (uint32_t)(sel == DS_APEBS_LBR_NUM_VAR ? l->lbr_n : sel * 8) *
-                                           DS_APEBS_LBR_ENTRY_BYTES;
+        l->lbr_var = ((h & DS_APEBS_HDR_LBR) >> DS_APEBS_HDR_LBR_SHIFT) == DS_APEBS_LBR_NUM_VAR;
+        at += DS_APEBS_LBR_HDR_BYTES + s->lbr_count * DS_APEBS_LBR_ENTRY_BYTES;
     }
     if (h & DS_APEBS_HDR_CNTR) {
         l->cntr = at;
-        l->cw = ds__ld64(ref + at);
-        l->cmw = ds__ld32(ref + at + 8);
-        l->gp = (uint32_t)l->cw & 0xFFFFu;
-        l->fx = (uint32_t)(l->cw >> 32) & 0xFFu;
-        l->gp_hi = 8u * popcnt32((uint32_t)l->cw >> 16);
-        l->fx_hi = 8u * popcnt32((uint32_t)(l->cw >> 40));
-        l->met = l->cmw == DS_PEBS_CNTR_METRICS;
+        l->gp = s->cntr_gp_mask;
+        l->fx = s->cntr_fixed_mask;
+        l->cw = (uint64_t)l->fx << 32 | l->gp; /* GP 16+ / fixed 8+ set: never equal, validated */
+        l->met = (s->present & DS_SAMPLE_METRICS) != 0;
     }
 }
 
 /*
- * After the validated single-fragment record @ref decoded into @s: the
- * records that follow with the same layout (layout_of) are decoded without
- * validation or clearing (the same groups rewrite the same fields; the
- * retire latency, valid per record, is written either way). Stops at the
- * first other record or when fewer than its size remain. Returns the
- * records walked; counts taken/rejected into @st; *@at advances.
+ * After a validated single-fragment record decoded into @s (or, at a
+ * drain's start, the previous drain's last record in ds_pmi's scratch
+ * sample): the records at *@at that follow with the same layout
+ * (layout_of) are decoded without validation or clearing (the same groups
+ * rewrite the same fields; the retire latency, valid per record, is
+ * written either way). Stops at the first other record or when fewer than
+ * its size remain. Returns the records walked; counts taken/rejected and
+ * present into @st; *@at advances.
  */
-static uint32_t run_same(const unsigned char *mem, uint32_t *at, uint32_t top, const unsigned char *ref,
-                         struct ds_pebs_sample *s, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+static uint32_t run_same(const unsigned char *mem, uint32_t *at, uint32_t top, struct ds_pebs_sample *s,
+                         ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
 {
     struct ap_layout l;
     uint64_t h = s->header;
-    if (continued(h) || !(h & DS_APEBS_HDR_BASIC))
+    if (s->fragments != 1 || continued(h) || !(h & DS_APEBS_HDR_BASIC))
         return 0;
-    layout_of(ref, h, &l);
+    layout_of(s, &l);
     uint32_t present = s->present & ~DS_SAMPLE_RETIRE_LAT, n = 0, a = *at;
     while (top - a >= l.size) {
         const unsigned char *p = mem + a;
-        if (ds__ld64(p) != h || (l.lbr && ds__ld64(p + l.lbr + 16) != l.lbr_n) ||
-            (l.cntr && (ds__ld64(p + l.cntr) != l.cw || ds__ld32(p + l.cntr + 8) != l.cmw)))
+        if (ds__ld64(p) != h || (l.lbr_var && ds__ld64(p + l.lbr + 16) != s->lbr_count) ||
+            (l.cntr && (ds__ld64(p + l.cntr) != l.cw ||
+                        (ds__ld32(p + l.cntr + 8) == DS_PEBS_CNTR_METRICS) != l.met)))
             break;
         const unsigned char *q = p + DS_APEBS_HDR_BYTES;
         s->ip = ds__ld64(q);
@@ -652,10 +651,8 @@ static uint32_t run_same(const unsigned char *mem, uint32_t *at, uint32_t top, c
             const unsigned char *v = p + l.cntr + DS_APEBS_CNTR_HDR_BYTES;
             for (uint32_t m = l.gp; m; m &= m - 1, v += 8)
                 s->cntr_gp[__builtin_ctz(m)] = ds__ld64(v);
-            v += l.gp_hi;
             for (uint32_t m = l.fx; m; m &= m - 1, v += 8)
                 s->cntr_fixed[__builtin_ctz(m)] = ds__ld64(v);
-            v += l.fx_hi;
             if (l.met)
                 s->topdown_slots = ds__ld64(v), s->perf_metrics = ds__ld64(v + 8);
         }
@@ -679,6 +676,8 @@ static uint32_t run_same(const unsigned char *mem, uint32_t *at, uint32_t top, c
 static void walk(const unsigned char *mem, uint32_t at, uint32_t top, struct ds_pebs_sample *s, ds_pebs_sink sink,
                  void *arg, struct ds_drain_stats *st)
 {
+    if (sink && s->present) /* ds_pmi's scratch: the previous drain's last, validated record */
+        (void)run_same(mem, &at, top, s, sink, arg, st);
     while (at < top) {
         uint32_t used = 0;
         int e = record(mem + at, top - at, s, &used);
@@ -696,10 +695,9 @@ static void walk(const unsigned char *mem, uint32_t at, uint32_t top, struct ds_
         }
         if (e != DS_OK && e != DS_ERR_APEBS_NO_BASIC)
             return;
-        const unsigned char *ref = mem + at;
         at += used;
-        if (sink && e == DS_OK && s->fragments == 1)
-            (void)run_same(mem, &at, top, ref, s, sink, arg, st); /* the records that follow with its layout */
+        if (sink && e == DS_OK)
+            (void)run_same(mem, &at, top, s, sink, arg, st); /* the records that follow with its layout */
     }
 }
 

@@ -619,33 +619,33 @@ static inline __attribute__((always_inline)) uint32_t run_same(const unsigned ch
 }
 
 /*
- * run_same for records with the counters group (format 6): after the
- * validated record at @ref, records with the same header (retire latency
- * aside) and the same counters-group header (GP and fixed bitmaps, metrics
- * word) have the same groups, counters and size; they are decoded without
- * validation or clearing (every field they carry is rewritten: the same
- * counter slots). Stops at the first other record. @groups: the basic to
- * LBR groups of @ref (a constant where inlined for basic + counters). As
- * run_same otherwise.
+ * run_same for records with the counters group (format 6): after a
+ * validated record decoded into @s (header key @key, size @size), records
+ * with the same header (retire latency aside) and the same counters-group
+ * header (GP and fixed bitmaps = s's masks, metrics word naming metrics or
+ * not as s's did) have the same groups, counters and size; they are
+ * decoded without validation or clearing (every field they carry is
+ * rewritten: the same counter slots). Stops at the first other record.
+ * @groups: the basic to LBR groups of @key (a constant where inlined for
+ * basic + counters). As run_same otherwise.
  */
 static inline __attribute__((always_inline)) uint32_t run_same_cntr(const unsigned char **pp,
-                                                                    const unsigned char *end,
-                                                                    const unsigned char *ref, uint32_t size,
-                                                                    uint64_t groups, const struct ds__adopt *o,
+                                                                    const unsigned char *end, uint64_t key,
+                                                                    uint32_t size, uint64_t groups,
+                                                                    const struct ds__adopt *o,
                                                                     struct ds_pebs_sample *s, ds_pebs_sink sink,
                                                                     void *arg, uint64_t *taken)
 {
-    uint64_t key = ds__ld64(ref) & DS__HDR_KEY_MASK;
     uint32_t base = adaptive_size(groups);
-    uint64_t cw = ds__ld64(ref + base);
-    uint32_t mw = ds__ld32(ref + base + 8);
     const struct ds__cntr c = { s->cntr_gp_mask, s->cntr_fixed_mask, (s->present & DS_SAMPLE_METRICS) != 0 };
+    uint64_t cw = (uint64_t)c.fixed << 32 | c.gp;
     uint32_t present = s->present & ~(o->rl == DS__RL_NONZERO ? DS_SAMPLE_RETIRE_LAT : 0u);
     const unsigned char *p = *pp;
     uint32_t n = 0, t = 0;
     while ((size_t)(end - p) >= size) {
         uint64_t hdr = ds__ld64(p);
-        if ((hdr & DS__HDR_KEY_MASK) != key || ds__ld64(p + base) != cw || ds__ld32(p + base + 8) != mw)
+        if ((hdr & DS__HDR_KEY_MASK) != key || ds__ld64(p + base) != cw ||
+            (ds__ld32(p + base + 8) == DS_PEBS_CNTR_METRICS) != c.metrics)
             break;
         adaptive_fields(p, hdr, groups, o, present, s);
         cntr_fields(p + base + sizeof(struct ds_pebs_cntr_hdr), &c, s);
@@ -656,6 +656,33 @@ static inline __attribute__((always_inline)) uint32_t run_same_cntr(const unsign
     *pp = p;
     *taken += t;
     return n;
+}
+
+/*
+ * After a validated record decoded into @s (or, at a drain's start, the
+ * last record of the previous drain into ds_pmi's scratch sample, which
+ * was validated then): the records at *@pp with its header run through
+ * run_same / run_same_cntr, the basic-only cases specialised. Returns the
+ * records walked.
+ */
+static inline __attribute__((always_inline)) uint32_t fast_run(const unsigned char **pp, const unsigned char *end,
+                                                               const struct ds__adopt *o, struct ds_pebs_sample *s,
+                                                               ds_pebs_sink sink, void *arg, uint64_t *taken)
+{
+    uint64_t key = s->header & DS__HDR_KEY_MASK;
+    uint64_t g = key & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
+    if (!(g & DS_PEBS_DATA_CFG_LBRS))
+        g &= ~DS_PEBS_DATA_CFG_LBR_MASK;
+    if (s->present & DS_SAMPLE_CNTRS) {
+        if (g == 0)
+            return run_same_cntr(pp, end, key, s->size, 0, o, s, sink, arg, taken);
+        return run_same_cntr(pp, end, key, s->size, g, o, s, sink, arg, taken);
+    }
+    if (key & DS__CNTR_GROUPS)
+        return 0; /* the group's bits without its values: only the validating path */
+    if (g == 0)
+        return run_same(pp, end, key, s->size, 0, o, s, sink, arg, taken);
+    return run_same(pp, end, key, s->size, key & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK), o, s, sink, arg, taken);
 }
 
 static int decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, const struct ds__adopt *o,
@@ -880,6 +907,8 @@ static inline __attribute__((always_inline)) void walk_adaptive(const unsigned c
 {
     uint64_t walked = 0, taken = 0, vkey = DS__NO_HDR;
     bool corrupt = false;
+    if (s->present) /* ds_pmi's scratch: the previous drain's last, validated record */
+        walked += fast_run(&p, end, o, s, sink, arg, &taken);
     while (p < end) {
         walked++;
         if (adaptive_body(p, (size_t)(end - p), s, &vkey, o) != DS_OK) {
@@ -893,27 +922,9 @@ static inline __attribute__((always_inline)) void walk_adaptive(const unsigned c
             break;
         }
         taken += sink(arg, s) == 0;
-        const unsigned char *ref = p;
         p += s->size;
-        if (vkey == DS__NO_HDR) {
-            /* counters group: the records that follow with the same header
-             * and counters-group header */
-            uint64_t g = ds__ld64(ref) & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
-            if (!(g & DS_PEBS_DATA_CFG_LBRS))
-                g &= ~DS_PEBS_DATA_CFG_LBR_MASK;
-            if (g == 0)
-                walked += run_same_cntr(&p, end, ref, s->size, 0, o, s, sink, arg, &taken);
-            else
-                walked += run_same_cntr(&p, end, ref, s->size, g, o, s, sink, arg, &taken);
-            continue;
-        }
-        /* The records that follow with the same header: the fast run, with
-         * the basic-only case (what a KVM guest gets) specialised. */
-        uint64_t groups = vkey & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
-        if (groups == 0)
-            walked += run_same(&p, end, vkey, s->size, 0, o, s, sink, arg, &taken);
-        else
-            walked += run_same(&p, end, vkey, s->size, groups, o, s, sink, arg, &taken);
+        /* The records that follow with the same header: the fast run. */
+        walked += fast_run(&p, end, o, s, sink, arg, &taken);
     }
     st->present += walked;
     st->records += taken;
