@@ -10,6 +10,7 @@
 #  5. dsdump time on logs of 1,000 to 16,000 runs (issue 15: linear)
 #  6. session PMI path vs hand-wired building blocks (callgrind, same model
 #     profile and PMU setup; issue 16 goal: <= 5 % more instructions)
+#  7. libds_x86_64.a size per facility (ds/config.h switches; issue 28 item 5)
 # Builds without sanitizers in build-bench/ (callgrind and ASan do not mix).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -211,3 +212,55 @@ TXT
 else
   echo "skipped: needs libds core, valgrind and callgrind_annotate"
 fi
+
+echo
+echo "== 7. libds x86_64 size per facility (bytes; the kernel archive's flags, ds/config.h switches)"
+# Each row compiles libds/src/*.c with the flags libds_x86_64.a is built with
+# (libds/CMakeLists.txt: -m64 -fpie -ffreestanding -mno-red-zone
+# -mgeneral-regs-only -fno-stack-protector -fno-builtin, -O2) and the row's
+# DS_CONFIG_* definitions; "data" includes .data.rel.ro (the -fpie relocated
+# tables). "saves" = full - row (what the facility costs).
+srcs=$(sed -n 's|.*/src/\(.*\.c\).*|\1|p' "$here/libds/sources.cmake")
+ccinc=$(${CC:-cc} -print-file-name=include)
+tmp7=$(mktemp -d)
+size7() { # <name> <defs...>: prints text rodata data bss, or "fails" when it does not build
+  local d="$tmp7/$1"; shift
+  mkdir -p "$d"
+  for f in $srcs; do
+    ${CC:-cc} -m64 -fpie -ffreestanding -mno-red-zone -mgeneral-regs-only -fno-stack-protector -fno-builtin \
+      -nostdinc -isystem "$ccinc" -O2 -std=gnu11 -I"$here/libds/include" "$@" \
+      -c "$here/libds/src/$f" -o "$d/${f%.c}.o" 2>/dev/null || { echo fails; return; }
+  done
+  size -A "$d"/*.o | awk '
+    $1 ~ /^\.text/ {t += $2} $1 ~ /^\.rodata/ {r += $2} $1 ~ /^\.data/ {d += $2} $1 ~ /^\.bss/ {s += $2}
+    END { print t, r, d, s }'
+}
+full=$(size7 full)
+printf '%-44s %8s %8s %8s %8s %8s %8s\n' "configuration" .text .rodata .data .bss total saves
+row7() { # <label> <defs...>
+  local label=$1; shift
+  local v; v=$(size7 "$(echo "$label" | tr -c 'A-Za-z0-9' _)" "$@")
+  if [ "$v" = fails ]; then printf '%-44s %s\n' "$label" "does not build"; return; fi
+  awk -v l="$label" -v v="$v" -v f="$full" 'BEGIN {
+    split(v, a, " "); split(f, b, " "); t = a[1] + a[2] + a[3]; ft = b[1] + b[2] + b[3]
+    printf "%-44s %8d %8d %8d %8d %8d %8d\n", l, a[1], a[2], a[3], a[4], t, ft - t }'
+}
+row7 "full (every facility)"
+for fac in NETBURST_TABLES NETBURST BTS LBR FORMAT PMI; do
+  case $fac in NETBURST) defs="-DDS_CONFIG_NETBURST=0 -DDS_CONFIG_NETBURST_TABLES=0" ;; *) defs="-DDS_CONFIG_$fac=0" ;; esac
+  # shellcheck disable=SC2086
+  row7 "without $fac" $defs
+done
+row7 "without PEBS (and arch PEBS)" -DDS_CONFIG_PEBS=0
+row7 "sessions + adaptive PEBS only" -DDS_CONFIG_NETBURST=0 -DDS_CONFIG_NETBURST_TABLES=0 -DDS_CONFIG_BTS=0 \
+  -DDS_CONFIG_LBR=0 -DDS_CONFIG_FORMAT=0
+rm -rf "$tmp7"
+awk -v f="$full" 'BEGIN { split(f, b, " "); t = b[1] + b[2] + b[3]
+  printf "full build: %d bytes text+rodata+data, goal <= 112640 (110 KB): %s\n", t, (t <= 112640 ? "yes" : "NO") }'
+cat <<'TXT'
+(Objects, not a linked kernel: a kernel's linker drops nothing from them unless it
+ links with --gc-sections and libds is built with -ffunction-sections. "sessions +
+ adaptive PEBS only" keeps AREA, PEBS (formats 0-6 and architectural PEBS: one
+ switch), PMC, PMI and the session; NetBurst, BTS, LBR and the format/err-name
+ tables (FORMAT) are off. See ds/config.h for what each switch removes.)
+TXT
