@@ -109,17 +109,18 @@ if [ $have_bench = 1 ] && command -v valgrind >/dev/null && command -v callgrind
   tmp4=$(mktemp -d)
   # libds's share: ds_pmi_handle inclusive, less the adapter's MSR callbacks
   # (model_read/model_write: the model emulating RDMSR/WRMSR, one instruction
-  # on a CPU; the call into them stays counted, as the RDMSR would be). The first
-  # line naming each function is its inclusive total: later "=> ...:model_read (4x)"
-  # lines are single call sites (taking the last one under-subtracted the model).
+  # on a CPU; the call into them stays counted, as the RDMSR would be). Each
+  # function's inclusive total is the largest line naming it: "=> ...:model_read (4x)"
+  # lines are single call sites and "internal.h:ds_pmi_handle" its inlined part
+  # (taking the last line under-subtracted the model, the first is not stable).
   pmi_ir() { # <records> <fmt> [cold]: cold = the first PMI after ds_pmi_init (BENCH_COLD)
     local o="$tmp4/pmi.$2.$1${3:+.cold}"
     env ${3:+BENCH_COLD=1} valgrind --tool=callgrind --toggle-collect=bench_region \
       --callgrind-out-file="$o" "$bench" pmi "$1" "$2" >/dev/null 2>&1 || { echo fail; return; }
     callgrind_annotate --inclusive=yes --threshold=100 "$o" 2>/dev/null | awk '
       { v = $1; gsub(",", "", v) }
-      /^ *[0-9,]+ .*:ds_pmi_handle / && h == "" { h = v }
-      /^ *[0-9,]+ .*:model_read / && r == "" { r = v } /^ *[0-9,]+ .*:model_write / && w == "" { w = v }
+      /^ *[0-9,]+ .*:ds_pmi_handle / && v + 0 > h { h = v + 0 }
+      /^ *[0-9,]+ .*:model_read / && v + 0 > r { r = v + 0 } /^ *[0-9,]+ .*:model_write / && v + 0 > w { w = v + 0 }
       END { print h - r - w }'
   }
   echo "(measured: $("$bench" archive 2>/dev/null || echo "the host build"))"
@@ -184,8 +185,8 @@ if [ $have_bench = 1 ] && command -v valgrind >/dev/null && command -v callgrind
       "$bench" "$1" "$2" >/dev/null 2>&1
     callgrind_annotate --inclusive=yes --threshold=100 "$tmp6/$1.$2" 2>/dev/null | awk '
       { v = $1; gsub(",", "", v) }
-      /^ *[0-9,]+ .*:bench_region / && h == "" { h = v }
-      /^ *[0-9,]+ .*:model_read / && r == "" { r = v } /^ *[0-9,]+ .*:model_write / && w == "" { w = v }
+      /^ *[0-9,]+ .*:bench_region / && v + 0 > h { h = v + 0 }
+      /^ *[0-9,]+ .*:model_read / && v + 0 > r { r = v + 0 } /^ *[0-9,]+ .*:model_write / && v + 0 > w { w = v + 0 }
       END { print h - r - w }'
   }
   printf '%-30s %10s %10s %7s %7s %4s %10s %7s\n' "PMI (Skylake model, fmt 3)" "hand-wired" "session" "ratio" "goal" "met" \
