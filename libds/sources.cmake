@@ -15,6 +15,8 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/area.c
   ${CMAKE_CURRENT_LIST_DIR}/src/drain.c
   ${CMAKE_CURRENT_LIST_DIR}/src/pebs.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/pebs_fixed.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/pebs_adaptive.c
   ${CMAKE_CURRENT_LIST_DIR}/src/bts.c
   ${CMAKE_CURRENT_LIST_DIR}/src/pmi.c
   ${CMAKE_CURRENT_LIST_DIR}/src/probe.c

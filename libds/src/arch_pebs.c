@@ -7,6 +7,7 @@
  */
 #include <ds/arch_pebs.h>
 #include "internal.h"
+#include "pebs_int.h"
 
 #if DS_CONFIG_PEBS
 
@@ -310,19 +311,16 @@ static uint32_t cntr_group(const unsigned char *q, uint32_t room, struct ds_pebs
     uint32_t n = popcnt32(gp) + popcnt32(fx) + (met ? 2u : 0u);
     if (n > (room - DS_APEBS_CNTR_HDR_BYTES) / 8)
         return 0;
+    /* Values in counter order, one per set bit (no loop over absent
+     * counters); GP 16-31 and fixed 8-31 have a slot in the record but
+     * none in the sample: skipped. */
     const unsigned char *v = q + DS_APEBS_CNTR_HDR_BYTES;
-    for (uint32_t i = 0; i < 32; i++)
-        if ((gp >> i) & 1u) {
-            if (i < 16)
-                s->cntr_gp[i] = ds__ld64(v);
-            v += 8;
-        }
-    for (uint32_t i = 0; i < 32; i++)
-        if ((fx >> i) & 1u) {
-            if (i < 8)
-                s->cntr_fixed[i] = ds__ld64(v);
-            v += 8;
-        }
+    for (uint32_t m = gp & 0xFFFFu; m; m &= m - 1, v += 8)
+        s->cntr_gp[__builtin_ctz(m)] = ds__ld64(v);
+    v += 8u * popcnt32(gp >> 16);
+    for (uint32_t m = fx & 0xFFu; m; m &= m - 1, v += 8)
+        s->cntr_fixed[__builtin_ctz(m)] = ds__ld64(v);
+    v += 8u * popcnt32(fx >> 8);
     s->cntr_gp_mask = gp & 0xFFFFu;
     s->cntr_fixed_mask = fx & 0xFFu;
     s->present |= DS_SAMPLE_CNTRS;
@@ -458,17 +456,59 @@ static void clear_sample(struct ds_pebs_sample *s)
 }
 
 /*
+ * Zero what the previous record in @s carried (s->present): after it @s
+ * is a cleared sample again, at a cost proportional to that record, not
+ * to the 528-byte sample (a drain decodes into one sample, cleared once).
+ * Every field a group writes is named under that group's present bit;
+ * header, size and fragments are rewritten by record().
+ */
+static void clear_prev(struct ds_pebs_sample *s)
+{
+    uint32_t p = s->present;
+    s->present = 0;
+    if (p & DS_SAMPLE_IP)
+        s->ip = 0, s->eventing_ip = 0, s->counters = 0, s->tsc = 0;
+    if (p & DS_SAMPLE_RETIRE_LAT)
+        s->retire_latency = 0;
+    if (p & DS_SAMPLE_MEM)
+        s->data_addr = 0, s->data_source = 0, s->latency = 0, s->instr_latency = 0, s->cache_latency = 0,
+        s->tsx = 0;
+    if (p & DS_SAMPLE_GPRS) {
+        uint64_t *g = s->gpr;
+        s->flags = 0, s->ssp = 0;
+        g[0] = 0, g[1] = 0, g[2] = 0, g[3] = 0, g[4] = 0, g[5] = 0, g[6] = 0, g[7] = 0;
+        g[8] = 0, g[9] = 0, g[10] = 0, g[11] = 0, g[12] = 0, g[13] = 0, g[14] = 0, g[15] = 0;
+    }
+    if (p & (DS_SAMPLE_XMM | DS_SAMPLE_YMMH | DS_SAMPLE_OPMASK | DS_SAMPLE_ZMMH | DS_SAMPLE_H16ZMM))
+        s->xstate = 0, s->xmm = NULL, s->ymmh = NULL, s->opmask = NULL, s->zmmh = NULL, s->h16zmm = NULL;
+    if (p & DS_SAMPLE_LBR)
+        s->lbr = NULL, s->lbr_count = 0;
+    if (p & DS_SAMPLE_CNTRS) {
+        for (uint32_t m = s->cntr_gp_mask; m; m &= m - 1)
+            s->cntr_gp[__builtin_ctz(m)] = 0;
+        for (uint32_t m = s->cntr_fixed_mask; m; m &= m - 1)
+            s->cntr_fixed[__builtin_ctz(m)] = 0;
+        s->cntr_gp_mask = 0, s->cntr_fixed_mask = 0;
+    }
+    if (p & DS_SAMPLE_METRICS)
+        s->topdown_slots = 0, s->perf_metrics = 0;
+}
+
+/*
  * One record: its first fragment and the fragments continuing it, inside
  * p[0, avail). A first fragment without the basic group is skipped alone
  * (DS_ERR_APEBS_NO_BASIC, *used = its size, its CONT not followed): Linux
  * intel_pmu_drain_arch_pebs "1st fragment or single record must have basic
  * group", at += header->size. *used: bytes consumed (set on DS_OK and on
- * DS_ERR_APEBS_NO_BASIC). @s is cleared first; meaningful only on DS_OK.
+ * DS_ERR_APEBS_NO_BASIC). @s holds a cleared sample (s->fmt set) or the
+ * previous record, whose fields clear_prev zeroes first; meaningful only on
+ * DS_OK.
  */
 static int record(const unsigned char *p, uint32_t avail, struct ds_pebs_sample *s, uint32_t *used)
 {
-    clear_sample(s);
-    s->fmt = DS_PEBS_FMT_ARCH;
+    clear_prev(s);
+    s->size = 0;
+    s->fragments = 0;
     uint32_t at = 0, nfrag = 0;
     for (;;) {
         if (avail - at < DS_APEBS_HDR_BYTES)
@@ -507,6 +547,8 @@ int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *ou
     if (!rec || !out)
         return DS_ERR_NULL;
     uint32_t used = 0;
+    clear_sample(out);
+    out->fmt = DS_PEBS_FMT_ARCH;
     /* Bytes past 4 GiB are never looked at (a buffer holds at most 128 MiB). */
     int e = record(rec, avail > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)avail, out, &used);
     if (out_consumed && (e == DS_OK || e == DS_ERR_APEBS_NO_BASIC))
@@ -517,6 +559,116 @@ int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *ou
 /* --- Drain ------------------------------------------------------------------------------ */
 
 /*
+ * The layout of the single-fragment record decoded into @s (header
+ * s->header): the offsets of its groups (0 = absent) and what in the
+ * group headers decides sizes (a variable LBR count, the counters
+ * bitmaps: s's masks, metrics or not). A record with the same header and
+ * the same such words has the same groups at the same offsets.
+ */
+struct ap_layout {
+    uint64_t h, cw;
+    uint32_t size, aux, gpr, vecr, lbr, cntr;
+    uint32_t gp, fx;
+    bool lbr_var, met;
+};
+
+static void layout_of(const struct ds_pebs_sample *s, struct ap_layout *l)
+{
+    uint64_t h = s->header;
+    uint32_t at = DS_APEBS_HDR_BYTES + DS_APEBS_BASIC_BYTES;
+    ds__zero(l, sizeof(*l));
+    l->h = h;
+    l->size = (uint32_t)(h & DS_APEBS_HDR_SIZE_MASK);
+    if (h & DS_APEBS_HDR_AUX)
+        l->aux = at, at += DS_APEBS_AUX_BYTES;
+    if (h & DS_APEBS_HDR_GPR)
+        l->gpr = at, at += DS_APEBS_GPR_BYTES;
+    if (h & DS_APEBS_HDR_VECR) {
+        l->vecr = at;
+        at += DS_APEBS_XER_BYTES + ((h & DS_APEBS_HDR_XMM) ? DS_APEBS_XMM_BYTES : 0) +
+              ((h & DS_APEBS_HDR_YMMH) ? DS_APEBS_YMMH_BYTES : 0) + ((h & DS_APEBS_HDR_OPMASK) ? DS_APEBS_OPMASK_BYTES : 0) +
+              ((h & DS_APEBS_HDR_ZMMH) ? DS_APEBS_ZMMH_BYTES : 0) + ((h & DS_APEBS_HDR_H16ZMM) ? DS_APEBS_H16ZMM_BYTES : 0);
+    }
+    if (h & DS_APEBS_HDR_LBR) {
+        l->lbr = at;
+        l->lbr_var = ((h & DS_APEBS_HDR_LBR) >> DS_APEBS_HDR_LBR_SHIFT) == DS_APEBS_LBR_NUM_VAR;
+        at += DS_APEBS_LBR_HDR_BYTES + s->lbr_count * DS_APEBS_LBR_ENTRY_BYTES;
+    }
+    if (h & DS_APEBS_HDR_CNTR) {
+        l->cntr = at;
+        l->gp = s->cntr_gp_mask;
+        l->fx = s->cntr_fixed_mask;
+        l->cw = (uint64_t)l->fx << 32 | l->gp; /* GP 16+ / fixed 8+ set: never equal, validated */
+        l->met = (s->present & DS_SAMPLE_METRICS) != 0;
+    }
+}
+
+/*
+ * After a validated single-fragment record decoded into @s (or, at a
+ * drain's start, the previous drain's last record in ds_pmi's scratch
+ * sample): the records at *@at that follow with the same layout
+ * (layout_of) are decoded without validation or clearing (the same groups
+ * rewrite the same fields; the retire latency, valid per record, is
+ * written either way). Stops at the first other record or when fewer than
+ * its size remain. Returns the records walked; counts taken/rejected and
+ * present into @st; *@at advances.
+ */
+static uint32_t run_same(const unsigned char *mem, uint32_t *at, uint32_t top, struct ds_pebs_sample *s,
+                         ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+{
+    struct ap_layout l;
+    uint64_t h = s->header;
+    if (s->fragments != 1 || continued(h) || !(h & DS_APEBS_HDR_BASIC))
+        return 0;
+    layout_of(s, &l);
+    uint32_t present = s->present & ~DS_SAMPLE_RETIRE_LAT, n = 0, a = *at;
+    while (top - a >= l.size) {
+        const unsigned char *p = mem + a;
+        if (ds__ld64(p) != h || (l.lbr_var && ds__ld64(p + l.lbr + 16) != s->lbr_count) ||
+            (l.cntr && (ds__ld64(p + l.cntr) != l.cw ||
+                        (ds__ld32(p + l.cntr + 8) == DS_PEBS_CNTR_METRICS) != l.met)))
+            break;
+        const unsigned char *q = p + DS_APEBS_HDR_BYTES;
+        s->ip = ds__ld64(q);
+        s->eventing_ip = s->ip;
+        s->counters = ds__ld64(q + 8);
+        s->tsc = ds__ld64(q + 16);
+        uint64_t r = ds__ld64(q + 24); /* retire [15:0], valid [16] */
+        bool rv = (r & (1ull << 16)) != 0;
+        s->retire_latency = rv ? (uint32_t)(r & 0xFFFF) : 0;
+        s->present = present | (rv ? DS_SAMPLE_RETIRE_LAT : 0);
+        if (l.aux)
+            aux_group(p + l.aux, s);
+        if (l.gpr)
+            gpr_group(p + l.gpr, s);
+        if (l.vecr) {
+            int e;
+            (void)vecr_group(p + l.vecr, l.size - l.vecr, h, s, &e); /* fits: the same layout */
+        }
+        if (l.lbr)
+            s->lbr = (const struct ds_pebs_lbr_entry *)(const void *)(p + l.lbr + DS_APEBS_LBR_HDR_BYTES);
+        if (l.cntr) { /* cntr_group's values, the bitmaps known */
+            const unsigned char *v = p + l.cntr + DS_APEBS_CNTR_HDR_BYTES;
+            for (uint32_t m = l.gp; m; m &= m - 1, v += 8)
+                s->cntr_gp[__builtin_ctz(m)] = ds__ld64(v);
+            for (uint32_t m = l.fx; m; m &= m - 1, v += 8)
+                s->cntr_fixed[__builtin_ctz(m)] = ds__ld64(v);
+            if (l.met)
+                s->topdown_slots = ds__ld64(v), s->perf_metrics = ds__ld64(v + 8);
+        }
+        if (sink(arg, s) == 0)
+            st->records++;
+        else
+            st->lost_rejected++;
+        a += l.size;
+        n++;
+    }
+    *at = a;
+    st->present += n;
+    return n;
+}
+
+/*
  * Walk records in mem[at, top). With @sink: deliver and account; without:
  * count every record found as lost_race (the span written during a drain).
  * Ends at the first undecodable bytes (one lost record).
@@ -524,6 +676,8 @@ int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *ou
 static void walk(const unsigned char *mem, uint32_t at, uint32_t top, struct ds_pebs_sample *s, ds_pebs_sink sink,
                  void *arg, struct ds_drain_stats *st)
 {
+    if (sink && s->present) /* ds_pmi's scratch: the previous drain's last, validated record */
+        (void)run_same(mem, &at, top, s, sink, arg, st);
     while (at < top) {
         uint32_t used = 0;
         int e = record(mem + at, top - at, s, &used);
@@ -542,6 +696,8 @@ static void walk(const unsigned char *mem, uint32_t at, uint32_t top, struct ds_
         if (e != DS_OK && e != DS_ERR_APEBS_NO_BASIC)
             return;
         at += used;
+        if (sink && e == DS_OK)
+            (void)run_same(mem, &at, top, s, sink, arg, st); /* the records that follow with its layout */
     }
 }
 
@@ -571,6 +727,46 @@ static int drain_done(struct ds_drain_stats *st, struct ds_drain_stats *out, int
     return e;
 }
 
+/*
+ * The drain, counts added into @st, decoding into @s (a cleared sample or
+ * one this function left; s->fmt set). @frozen: the counters cannot
+ * assist while it runs (ds_pmi_handle under a freeze mode, before its
+ * ack): IA32_PEBS_INDEX is read once and reset, as Linux
+ * intel_pmu_drain_arch_pebs does (its handler disabled the PMU); else it
+ * is read again after the walk, the records written meanwhile counted as
+ * lost_race (DS_DRAIN_RACE), and the second value is what the reset keeps.
+ */
+static int drain_into(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                      struct ds_pebs_sample *s, bool frozen)
+{
+    uint64_t idx, idx2;
+    int e = ds__msr_rd(ap->cpu, DS_MSR_IA32_PEBS_INDEX, &idx);
+    if (e)
+        return e;
+    uint64_t claimed = idx & DS_APEBS_INDEX_WR_MASK; /* [26:4] x 16 = bytes */
+    uint64_t top = claimed;
+    if (claimed > ap->bytes) {
+        top = ap->bytes;
+        st->present++;
+        st->lost_beyond++;
+        st->anomalies |= DS_DRAIN_INDEX_PAST_MAX;
+    }
+    if (idx & DS_APEBS_INDEX_FULL)
+        st->anomalies |= DS_DRAIN_FULL;
+    if (!claimed && !(idx & DS_APEBS_INDEX_FULL))
+        return DS_OK; /* Linux: nothing written, no reset */
+    walk(ap->mem, 0, (uint32_t)top, s, sink, arg, st);
+    idx2 = idx;
+    if (!frozen) {
+        e = ds__msr_rd(ap->cpu, DS_MSR_IA32_PEBS_INDEX, &idx2);
+        if (e)
+            return e;
+        race(ap, idx, idx2, s, st);
+    }
+    /* offset 0, FULL 0; EN and threshold kept; reserved bits 0 */
+    return ds__msr_wr(ap->cpu, DS_MSR_IA32_PEBS_INDEX, idx2 & (DS_APEBS_INDEX_EN | DS_APEBS_INDEX_THRESH_MASK));
+}
+
 int ds_arch_pebs_drain(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *out)
 {
     struct ds_drain_stats st;
@@ -581,31 +777,22 @@ int ds_arch_pebs_drain(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, st
         return DS_ERR_NULL;
     if (!ap->installed)
         return DS_ERR_APEBS_NOT_INSTALLED;
-    uint64_t idx, idx2;
-    int e = ds_msr_read(ap->cpu, DS_MSR_IA32_PEBS_INDEX, &idx);
-    if (e)
-        return e;
-    uint64_t claimed = idx & DS_APEBS_INDEX_WR_MASK; /* [26:4] x 16 = bytes */
-    uint64_t top = claimed;
-    if (claimed > ap->bytes) {
-        top = ap->bytes;
-        st.present++;
-        st.lost_beyond++;
-        st.anomalies |= DS_DRAIN_INDEX_PAST_MAX;
-    }
-    if (idx & DS_APEBS_INDEX_FULL)
-        st.anomalies |= DS_DRAIN_FULL;
-    if (!claimed && !(idx & DS_APEBS_INDEX_FULL))
-        return drain_done(&st, out, DS_OK); /* Linux: nothing written, no reset */
     struct ds_pebs_sample s;
-    walk(ap->mem, 0, (uint32_t)top, &s, sink, arg, &st);
-    e = ds_msr_read(ap->cpu, DS_MSR_IA32_PEBS_INDEX, &idx2);
-    if (e)
-        return drain_done(&st, out, e);
-    race(ap, idx, idx2, &s, &st);
-    /* offset 0, FULL 0; EN and threshold kept; reserved bits 0 */
-    e = ds_msr_write(ap->cpu, DS_MSR_IA32_PEBS_INDEX, idx2 & (DS_APEBS_INDEX_EN | DS_APEBS_INDEX_THRESH_MASK));
-    return drain_done(&st, out, e);
+    clear_sample(&s); /* once per drain: record() clears only what the last record held */
+    s.fmt = DS_PEBS_FMT_ARCH;
+    return drain_done(&st, out, drain_into(ap, sink, arg, &st, &s, false));
+}
+
+void ds__arch_pebs_drain_pmi(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                             struct ds_pebs_sample *scratch, uint32_t *key, bool frozen)
+{
+    DS_ASSERT(ap->installed);
+    if (*key != DS__SCRATCH_ARCH) {
+        clear_sample(scratch);
+        scratch->fmt = DS_PEBS_FMT_ARCH;
+        *key = DS__SCRATCH_ARCH;
+    }
+    (void)drain_into(ap, sink, arg, st, scratch, frozen);
 }
 
 struct apebs_arr {

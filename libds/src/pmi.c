@@ -7,6 +7,7 @@
 #include <ds/pmi.h>
 #include "internal.h"
 #include "msr_int.h"
+#include "pebs_int.h"
 
 /* The freeze modes of @cpu (pure, kept in every configuration: sessions
  * validate at init what ds_pmi_init would refuse at start). */
@@ -266,7 +267,7 @@ static int nop_bts(void *a, const struct ds_bts_branch *b)
 }
 #endif
 
-#if DS_CONFIG_BTS || DS_CONFIG_PEBS
+#if DS_CONFIG_BTS
 static void add_stats(struct ds_drain_stats *a, const struct ds_drain_stats *b)
 {
     a->present += b->present;
@@ -303,10 +304,12 @@ static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pm
         }
     }
     if (pmi->cfg.apebs && (status & DS_APEBS_GLOBAL_STATUS_THRESHOLD)) {
-        struct ds_drain_stats st;
-        ds_arch_pebs_drain(pmi->cfg.apebs, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg,
-                           &st);
-        add_stats(&r->pebs, &st);
+        /* Into r->pebs and the persistent scratch sample (no sample in this
+         * frame); under a freeze mode the counters are stopped until the
+         * ack: IA32_PEBS_INDEX read once and reset (issue 28 item 4). */
+        ds__arch_pebs_drain_pmi(pmi->cfg.apebs, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs,
+                                pmi->cfg.pebs_arg, &r->pebs, &pmi->pebs_scratch, &pmi->pebs_scratch_key,
+                                pmi->cfg.freeze != DS_FREEZE_NONE);
         r->pebs_drained = true;
         r->handled = true;
     }

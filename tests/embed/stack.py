@@ -8,7 +8,7 @@ freestanding build with the flags of the installed library.
 ds_session_pmi is static inline (session.h): a one-line wrapper translation
 unit gives it a frame of its own, as a kernel's handler would. Indirect
 calls are resolved by their call site: a drain's sink call (pebs.c,
-arch_pebs.c, bts.c) to session.c's sinks, the PMI handler's overflow hook
+pebs_fixed.c, pebs_adaptive.c, arch_pebs.c, bts.c) to session.c's sinks, the PMI handler's overflow hook
 (pmi.c) to session.c's hook; the rest -- the MSR backend (msr.c,
 internal.h) and session.c's calls of your callbacks -- are yours: add your
 callbacks' and backend's frames (0 with native MSR instructions, ops NULL).
@@ -28,7 +28,8 @@ ENTRIES = [
 ]
 # libds functions called through a pointer on the PMI path (session.c).
 CALLBACKS = ["ses_one_sink", "ses_pebs_sink", "ses_bts_sink", "ses_ovf_hook"]
-SITES = {"pebs.c": ["ses_one_sink", "ses_pebs_sink"], "arch_pebs.c": ["ses_one_sink", "ses_pebs_sink"],
+SITES = {"pebs.c": ["ses_one_sink", "ses_pebs_sink"], "pebs_fixed.c": ["ses_one_sink", "ses_pebs_sink"],
+         "pebs_adaptive.c": ["ses_one_sink", "ses_pebs_sink"], "arch_pebs.c": ["ses_one_sink", "ses_pebs_sink"],
          "bts.c": ["ses_bts_sink"], "pmi.c": ["ses_ovf_hook"]}
 FLAGS = {"i386": ["-m32", "-march=i686", "-fno-pic"], "x86_64": ["-m64", "-fpie"]}
 WRAPPER = """#include <ds/session.h>

@@ -716,6 +716,63 @@ static void set_leaf(struct fake_cpu *f, uint32_t leaf, uint32_t a, uint32_t b, 
  * u64 per set cntr bit, then per set fixed bit, then 2 u64 when metrics ==
  * 3). Offsets below are written by hand from that, not from libds.
  */
+/*
+ * Issue 28: records after a validated format 6 record with the same header
+ * are decoded by a fast run (pebs_adaptive.c run_same_cntr) that must also
+ * compare the counters group's own header: records 0-1 GP0, record 2 GP2
+ * and record 3 FIX1 have the same header (counters group, 56 bytes: one
+ * value) but other counters. Expectations: the record layout (SDM adaptive
+ * PEBS, Linux setup_pebs_adaptive_sample_data: one u64 per set bit, GP then
+ * fixed) written by hand, and each drained sample equal to ds_pebs_decode
+ * of the record alone in every counters field.
+ */
+static void test_perf28_fmt6_same_header(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x8000 | 0x4000 | 0x2000 | 0x600 | 0x80 | 0x3F);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = (1ull << 4) | (0x5ull << 32) | (0x2ull << 48); /* GP0, GP2, FIX1: 72 bytes */
+    e.cfg.pebs.bytes = 40 * 72;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt6 setup");
+    unsigned char *r = e.pebs;
+    memset(r, 0, 56 * 4);
+    const uint32_t gp[4] = { 0x1, 0x1, 0x4, 0 }, fx[4] = { 0, 0, 0, 0x2 };
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned char *q = r + 56 * i;
+        put64(q, 0x00, 0x10 | (56ull << 48));
+        put64(q, 0x08, 0xA000 + i);
+        put32(q, 0x20, gp[i]);
+        put32(q, 0x24, fx[i]);
+        put64(q, 0x30, 0x500 + i);
+    }
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 56 * 4;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "drain");
+    CHECK_EQ(c.n, 4, "4 records");
+    CHECK_EQ(st.anomalies, 0, "clean");
+    CHECK_EQ(c.s[1].cntr_gp[0], 0x501, "record 1: GP0 (fast run)");
+    CHECK_EQ(c.s[2].cntr_gp_mask, 0x4, "record 2: GP2 only, same header");
+    CHECK_EQ(c.s[2].cntr_gp[2], 0x502, "record 2: GP2's value");
+    CHECK_EQ(c.s[2].cntr_gp[0], 0, "record 2: GP0 of record 1 does not leak");
+    CHECK_EQ(c.s[3].cntr_gp_mask, 0, "record 3: no GP");
+    CHECK_EQ(c.s[3].cntr_fixed_mask, 0x2, "record 3: FIX1");
+    CHECK_EQ(c.s[3].cntr_fixed[1], 0x503, "record 3: FIX1's value");
+    CHECK_EQ(c.s[3].cntr_gp[2], 0, "record 3: GP2 of record 2 does not leak");
+    for (unsigned i = 0; i < 4; i++) {
+        struct ds_pebs_sample d;
+        CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r + 56 * i, 56, false, &d), DS_OK, "decode %u alone", i);
+        CHECK(d.cntr_gp_mask == c.s[i].cntr_gp_mask && d.cntr_fixed_mask == c.s[i].cntr_fixed_mask &&
+                  !memcmp(d.cntr_gp, c.s[i].cntr_gp, sizeof(d.cntr_gp)) &&
+                  !memcmp(d.cntr_fixed, c.s[i].cntr_fixed, sizeof(d.cntr_fixed)) && d.ip == c.s[i].ip &&
+                  d.present == c.s[i].present,
+              "record %u drained = decoded alone", i);
+    }
+}
+
 static void test_fmt6_counters(void)
 {
     static struct env e;
@@ -1519,6 +1576,7 @@ int main(void)
     test_index_past_max_partial();
     test_decode_unaligned();
     test_fmt6_counters();
+    test_perf28_fmt6_same_header();
     test_retire_latency_gate();
     test_latency_split();
     test_adaptive_runs();

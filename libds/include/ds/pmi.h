@@ -183,12 +183,16 @@ struct ds_pmi {
     bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
     bool init;
     volatile bool pmu_enabled; /* ds_pmi_pmu_enable(); true after ds_pmi_init */
-    /* The sample the fixed-format PEBS drain (NetBurst, formats 0-3)
-     * decodes each record into and hands to cfg.pebs_sink (read-only for
-     * the sink, valid during the call, as ds_pebs_drain's). Cleared and
-     * given its per-format fields once, when first used with the context's
-     * format, not on every PMI (issue 10 item 21); the key says for which
-     * (0 = not yet). Private to pmi.c/pebs.c. */
+    /* The sample every PEBS drain of the handler decodes each record into
+     * and hands to cfg.pebs_sink (read-only for the sink, valid during the
+     * call, as ds_pebs_drain's): fixed formats (NetBurst, 0-3), adaptive
+     * (4-6) and architectural PEBS; no sample on the handler's stack
+     * (issue 28, issue 29 item 3). Cleared (and given a fixed format's
+     * per-format fields) once, when first used with the context's format,
+     * not on every PMI (issue 10 item 21); after an adaptive or arch drain
+     * it holds the last record, whose validated header lets the next PMI's
+     * records skip validation. The key says what it holds (0 = nothing;
+     * libds/src/pebs_int.h). Private to pmi.c and the PEBS sources. */
     uint32_t pebs_scratch_key;
     struct ds_pebs_sample pebs_scratch;
 };
@@ -338,12 +342,17 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  * IA32_PERF_GLOBAL_OVF_CTRL / STATUS_RESET (0x390) and, with
  * DS_FREEZE_LEGACY or on a storm, IA32_PERF_GLOBAL_CTRL (0x38F). The hook
  * may touch others. NMI-safe: yes (if the hook and the sinks are); not
- * reentrant on one @pmi (one per CPU: the drain decodes fixed-format
- * records into pmi->pebs_scratch, and the ack sequence is per CPU anyway).
+ * reentrant on one @pmi (one per CPU: the drains decode records into
+ * pmi->pebs_scratch, and the ack sequence is per CPU anyway).
+ * Architectural PEBS (cfg.apebs) under a freeze mode: IA32_PEBS_INDEX read
+ * once and reset (the counters cannot assist before the ack; Linux
+ * intel_pmu_drain_arch_pebs), 5 MSR accesses per threshold PMI with the
+ * GLOBAL_STATUS re-read; DS_FREEZE_NONE: INDEX read again after the walk to
+ * count records written meanwhile (DS_DRAIN_RACE), 6.
  * Stack (ctest embed.stack.*, gcc 12 -O2, installed-library flags; your
- * sinks, hook and MSR backend on top): at most 1412 bytes (i386) / 1296
- * (x86_64), the adaptive PEBS drain's decoded sample being most of it;
- * the test's budget is 1600 (docs/porting.md section 11).
+ * sinks, hook and MSR backend on top): at most 1076 bytes (i386) / 944
+ * (x86_64) through ds_session_pmi, ds_pmi_handle's own frame (~400) the
+ * largest part; the test's budget is 1200 (docs/porting.md section 11).
  */
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out);
 

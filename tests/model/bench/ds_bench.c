@@ -3,6 +3,8 @@
  * Benchmark driver for scripts/bench.sh (prints figures, asserts nothing
  * about time). Built only when libds core (area/pebs/pmi) is in the tree.
  *
+ *   ds_bench archive             which libds the measured code is (the
+ *                                freestanding libds_x86_64.a or ds_host)
  *   ds_bench msr                 MSR accesses per PMI, counted by the model,
  *                                for each handler path and PMI kind
  *   ds_bench drain <fmt> <n>     fill a PEBS buffer with n records of <fmt>
@@ -10,8 +12,9 @@
  *                                inside bench_region() (callgrind toggles on it)
  *   ds_bench copy <fmt> <n>      same buffer, bench_region() copies the bytes
  *                                with the C library's memcpy()
- *   ds_bench pmi <n>             one ds_pmi_handle() in bench_region(): n = 0
+ *   ds_bench pmi <n> [<fmt>]     one ds_pmi_handle() in bench_region(): n = 0
  *                                a spurious NMI, else a PEBS PMI with n records
+ *                                of <fmt> (default fmt3, the Skylake model)
  *   ds_bench wcopy <fmt> <n>     same buffer, bench_region() copies the bytes
  *                                with a plain 64-bit-word loop (word_copy)
  *   ds_bench spmi <n>            as pmi, through the session API (session.h):
@@ -21,7 +24,9 @@
  *                                the records to on_pebs = the pmi mode's sink
  *   ds_bench spmi-routed <n>     as spmi, the records through on_sample
  *
- * <fmt>: nb32 nb64 fmt0 fmt1 fmt2 fmt3 fmt4 (fmt4: basic+meminfo+GPRs).
+ * <fmt>: a row of profs[] (every record format libds decodes: NetBurst
+ * 32/64, formats 0-6 with their group combinations, architectural PEBS
+ * with each group).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +37,17 @@
 #include <ds/cpu.h>
 #include <ds/area.h>
 #include <ds/pebs.h>
+#include <ds/arch_pebs.h>
+#include <ds/pmc.h>
 #include <ds/pmi.h>
 #include <ds/session.h>
 
+#ifndef DS_BENCH_ARCHIVE
+#define DS_BENCH_ARCHIVE "libds (unnamed build)"
+#endif
 #define LIN 0xFFFF800000100000ull
 #define LIN32 0x00400000ull
+#define PHYS 0x40000000ull
 #define BLK (8u << 20)
 static _Alignas(4096) uint8_t blk[BLK];
 static _Alignas(8) uint8_t copy_dst[BLK];
@@ -47,7 +58,11 @@ struct env {
     struct ds_cpu c;
     struct ds_ctx ctx;
     struct ds_pmi pmi;
+    struct ds_arch_pebs ap;   /* architectural PEBS rows (E.arch) */
+    bool arch;
     bool nb;
+    struct dsm_stream st;     /* the workload (feed) */
+    bool st_on;
     uint64_t wmask;
     uint64_t samples;
     uint64_t pmis, msr_in_pmi;
@@ -103,23 +118,114 @@ static void on_pmi(void *ctx, uint32_t why)
     E.pmis++;
 }
 
-static bool profile_of(const char *fmt, enum dsm_profile *p, uint64_t *cfg)
+/*
+ * The record formats libds decodes, one row each: the model profile that
+ * writes it and, for adaptive formats, MSR_PEBS_DATA_CFG; for architectural
+ * PEBS (arch) the CFG_C group bits of PMC0 (DS_APEBS_CFG_*).
+ */
+struct prof {
+    const char *n;
+    enum dsm_profile p;
+    uint64_t cfg;
+    bool arch;
+};
+#define CNTR6 (DS_PEBS_DATA_CFG_CNTRS | (0x3ull << DS_PEBS_DATA_CFG_GP_SHIFT) | (0x7ull << DS_PEBS_DATA_CFG_FIX_SHIFT))
+#define ACNTR (DS_APEBS_CFG_CNTR_ALLOW | DS_APEBS_CFG_CNTR_GP | DS_APEBS_CFG_CNTR_FIXED)
+static const struct prof profs[] = {
+    { "nb32", DSM_NETBURST_M3, 0, false }, { "nb64", DSM_NETBURST_M4_64, 0, false }, { "fmt0", DSM_CORE2, 0, false },
+    { "fmt1", DSM_NEHALEM, 0, false }, { "fmt2", DSM_HASWELL, 0, false }, { "fmt3", DSM_SKYLAKE, 0, false },
+    { "fmt4", DSM_ICELAKE, 0x3, false },
+    /* adaptive group combinations (MSR_PEBS_DATA_CFG) */
+    { "fmt4b", DSM_ICELAKE, 0x0, false }, { "fmt4m", DSM_ICELAKE, 0x1, false }, { "fmt4g", DSM_ICELAKE, 0x2, false },
+    { "fmt4x", DSM_ICELAKE, 0x4, false }, { "fmt4a", DSM_ICELAKE, 0x7, false },
+    /* format 5: the KVM guest of a Sapphire Rapids host (basic only, no PEBS_BASELINE) */
+    { "fmt5b", DSM_KVM_SPR, 0x0, false },
+    /* format 6 (Lunar Lake P-core): basic, basic+meminfo+GPRs, basic + counters
+     * group (GP 0-1, fixed 0-2: the 88-byte record of issue 28) */
+    { "fmt6b", DSM_LUNARLAKE, 0x0, false }, { "fmt6", DSM_LUNARLAKE, 0x3, false },
+    { "fmt6c", DSM_LUNARLAKE, CNTR6, false },
+    /* architectural PEBS (Panther Lake P-core), CFG_C groups of PMC0 */
+    { "apb", DSM_PTL_P, 0, true }, { "apa", DSM_PTL_P, DS_APEBS_CFG_AUX, true },
+    { "apg", DSM_PTL_P, DS_APEBS_CFG_AUX | DS_APEBS_CFG_GPR, true },
+    { "apl", DSM_PTL_P, 1ull << DS_APEBS_CFG_LBR_SHIFT, true }, { "apx", DSM_PTL_P, DS_APEBS_CFG_XMM, true },
+    { "apc", DSM_PTL_P, ACNTR, true },
+};
+
+static const struct prof *profile_of(const char *fmt)
 {
-    static const struct { const char *n; enum dsm_profile p; uint64_t cfg; } t[] = {
-        { "nb32", DSM_NETBURST_M3, 0 }, { "nb64", DSM_NETBURST_M4_64, 0 }, { "fmt0", DSM_CORE2, 0 },
-        { "fmt1", DSM_NEHALEM, 0 }, { "fmt2", DSM_HASWELL, 0 }, { "fmt3", DSM_SKYLAKE, 0 },
-        { "fmt4", DSM_ICELAKE, 0x3 },
-        /* buffers helper rows: adaptive group combinations (MSR_PEBS_DATA_CFG) */
-        { "fmt4b", DSM_ICELAKE, 0x0 }, { "fmt4m", DSM_ICELAKE, 0x1 }, { "fmt4g", DSM_ICELAKE, 0x2 },
-        { "fmt4x", DSM_ICELAKE, 0x4 }, { "fmt4a", DSM_ICELAKE, 0x7 },
-    };
-    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-        if (!strcmp(fmt, t[i].n)) {
-            *p = t[i].p;
-            *cfg = t[i].cfg;
-            return true;
+    for (size_t i = 0; i < sizeof(profs) / sizeof(profs[0]); i++)
+        if (!strcmp(fmt, profs[i].n))
+            return &profs[i];
+    return NULL;
+}
+
+/* The freeze mode each profile's kernel would use for the PMI rows. */
+static enum ds_freeze_mode freeze_of(enum dsm_profile p)
+{
+    switch (p) {
+    case DSM_NETBURST_M3: case DSM_NETBURST_M4_64: case DSM_CORE2: case DSM_KVM_SPR: return DS_FREEZE_NONE;
+    case DSM_NEHALEM: case DSM_HASWELL: return DS_FREEZE_LEGACY;
+    default: return DS_FREEZE_STREAMLINED;
+    }
+}
+
+/*
+ * Architectural PEBS on profile p (PMC0 INST_RETIRED.ANY_P, USR, period
+ * 10, CFG_C groups @groups, threshold @thr records of the size the model
+ * writes, 0 = none), handled by ds_pmi (cfg.apebs).
+ */
+static int setup_arch(enum dsm_profile p, uint64_t groups, uint32_t nrec, uint32_t thr, enum ds_freeze_mode fz)
+{
+    memset(&E, 0, sizeof(E));
+    E.arch = true;
+    mem.base = PHYS; /* the arch-PEBS buffer is given by its physical address */
+    mem.buf = blk;
+    mem.size = BLK;
+    if (dsm_init(&E.m, p, &fm_ops, &mem) || ds_model_cpu_init(&E.c, &E.m) || ds_cpu_identify(&E.c))
+        return -1;
+    E.wmask = 0xFFFFFFFFFFFFull;
+    unsigned code = 0;
+    while (code < DS_APEBS_SIZE_CODE_MAX && (4096ull << code) < (uint64_t)nrec * 1200 + 4096)
+        code++;
+    /* the threshold: @thr records of the size the model writes for these
+     * groups (known once PMC0's CFG_C is written: set up twice) */
+    uint64_t t = 0;
+    for (int pass = thr ? 0 : 1; pass < 2; pass++) {
+        struct ds_arch_pebs_config cfg = { blk, PHYS, code, t };
+        int e = ds_arch_pebs_setup(&E.ap, &E.c, &cfg);
+        if (!e)
+            e = ds_arch_pebs_install(&E.ap);
+        if (!e)
+            e = ds_arch_pebs_counter_enable(&E.ap, DS_CTR_GP, 0, (uint32_t)(0 - 10u), groups);
+        if (e) {
+            fprintf(stderr, "arch PEBS setup: %s\n", ds_errname(e));
+            return -1;
         }
-    return false;
+        if (pass == 0) {
+            dsm_wrmsr(&E.m, 0x38F, 1); /* the counters group holds the enabled counters */
+            t = ((uint64_t)thr * dsm_apebs_record_size(&E.m, 1)) & ~15ull;
+            dsm_wrmsr(&E.m, 0x38F, 0);
+            if (ds_arch_pebs_uninstall(&E.ap))
+                return -1;
+        }
+    }
+    if (ds_arch_pebs_enable(&E.ap) ||
+        ds_pmc_gp_program(&E.c, 0, DS_EVTSEL(0xC0, 0) | DS_EVTSEL_USR | DS_EVTSEL_EN, (0 - 10ull) & E.wmask) ||
+        ds_pmc_global_ctrl(&E.c, 1))
+        return -1;
+    struct ds_pmi_config pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.freeze = fz;
+    pc.pebs_sink = sink;
+    pc.pebs_counters = 1;
+    pc.apebs = &E.ap;
+    pc.ovf_hook = hook;
+    if (ds_pmi_init(&E.pmi, &E.c, NULL, &pc))
+        return -1;
+    if (fz != DS_FREEZE_NONE)
+        ds_pmi_set_freeze(&E.pmi);
+    dsm_set_pmi(&E.m, on_pmi, NULL);
+    return 0;
 }
 
 /* Set up profile p with a PEBS buffer of nrec records (threshold thr, 0 = none). */
@@ -134,9 +240,16 @@ static int setup(enum dsm_profile p, uint64_t cfg, uint32_t nrec, uint32_t thr, 
     if (dsm_init(&E.m, p, &fm_ops, &mem) || ds_model_cpu_init(&E.c, &E.m) || ds_cpu_identify(&E.c))
         return -1;
     E.wmask = E.nb || p == DSM_CORE2 || p == DSM_ATOM ? 0xFFFFFFFFFFull : 0xFFFFFFFFFFFFull;
-    if (p == DSM_ICELAKE)
+    bool adaptive_evt = p == DSM_ICELAKE || p == DSM_LUNARLAKE; /* EVTSEL[34] Adaptive_Record */
+    if (adaptive_evt)
         dsm_wrmsr(&E.m, 0x3F2, cfg);
     uint32_t rsz = dsm_pebs_record_size(&E.m);
+    /* the threshold leaves libds's margin (one record per PEBS counter, area.c) */
+    enum ds_pebs_fmt f = DS_PEBS_FMT_NONE;
+    uint32_t mg = 0;
+    if (thr && !ds_pebs_format_select(&E.c, p == DSM_NETBURST_M3 ? DS_LAYOUT_32 : DS_LAYOUT_64, &f) &&
+        !ds_pebs_thresh_margin(&E.c, f, &mg) && nrec < thr + mg)
+        nrec = thr + mg;
     if (rsz && (p == DSM_CORE2 || p == DSM_ATOM) && nrec > 4096 / rsz)
         nrec = 4096 / rsz; /* PEBS fmt0: 4 KiB at most (DS_ERR_PEBS_BUF_4K, Linux intel_ds_init) */
     struct ds_area_config ac;
@@ -164,8 +277,11 @@ static int setup(enum dsm_profile p, uint64_t cfg, uint32_t nrec, uint32_t thr, 
     pc.ovf_hook = hook;
     if (fz == DS_FREEZE_LEGACY)
         pc.global_ctrl = ovf ? 3 : 1;
-    if (ds_pmi_init(&E.pmi, &E.c, &E.ctx, &pc))
+    e = ds_pmi_init(&E.pmi, &E.c, &E.ctx, &pc);
+    if (e) {
+        fprintf(stderr, "ds_pmi_init: %s\n", ds_errname(e));
         return -1;
+    }
     if (fz != DS_FREEZE_NONE)
         ds_pmi_set_freeze(&E.pmi);
     if (E.nb) {
@@ -181,7 +297,9 @@ static int setup(enum dsm_profile p, uint64_t cfg, uint32_t nrec, uint32_t thr, 
             dsm_wrmsr(&E.m, 0x36C, 0x04039000); /* enable, ESCR select 4 (CRU_ESCR0), any thread, OVF_PMI_T0 */
         }
     } else {
-        dsm_wrmsr(&E.m, 0x186, 0xC0 | (1 << 16) | (1 << 22) | (p == DSM_ICELAKE ? (1ull << 34) : 0));
+        /* Golden Cove (the KVM guest's host) takes INST_RETIRED PEBS on PMC1-7
+         * only (perfmon "PEBScounters"): BR_INST_RETIRED.ALL_BRANCHES (C4H) there */
+        dsm_wrmsr(&E.m, 0x186, (p == DSM_KVM_SPR ? 0xC4 : 0xC0) | (1 << 16) | (1 << 22) | (adaptive_evt ? (1ull << 34) : 0));
         dsm_wrmsr(&E.m, 0xC1, (uint32_t)-P);
         dsm_wrmsr(&E.m, 0x3F1, ovf ? 0 : 1);
         if (ovf) {
@@ -196,28 +314,34 @@ static int setup(enum dsm_profile p, uint64_t cfg, uint32_t nrec, uint32_t thr, 
 
 static void feed(uint64_t n)
 {
-    struct dsm_stream st;
+    /* one stream per setup (E is cleared there): feed(1) calls continue it */
     struct dsm_event ev;
-    dsm_stream_init(&st, 7, 0x400000);
-    st.load_pct = E.nb ? 100 : 25;
-    st.branch_pct = E.nb ? 0 : 15;
+    if (!E.st_on) {
+        dsm_stream_init(&E.st, 7, 0x400000);
+        E.st.load_pct = E.nb ? 100 : 25;
+        E.st.branch_pct = E.nb ? 0 : 15;
+        E.st_on = true;
+    }
     for (uint64_t i = 0; i < n; i++)
-        dsm_retire(&E.m, dsm_stream_next(&st, &ev));
+        dsm_retire(&E.m, dsm_stream_next(&E.st, &ev));
 }
 
 static int bench_msr(void)
 {
-    static const struct { const char *name; enum dsm_profile p; enum ds_freeze_mode fz; } paths[] = {
-        { "perfmon v2 (Core 2), no freeze", DSM_CORE2, DS_FREEZE_NONE },
-        { "perfmon v3 legacy freeze (Nehalem)", DSM_NEHALEM, DS_FREEZE_LEGACY },
-        { "perfmon v3 legacy freeze (Haswell)", DSM_HASWELL, DS_FREEZE_LEGACY },
-        { "perfmon v4 streamlined (Skylake)", DSM_SKYLAKE, DS_FREEZE_STREAMLINED },
-        { "NetBurst 64-bit DS", DSM_NETBURST_M4_64, DS_FREEZE_NONE },
+    static const struct { const char *name; enum dsm_profile p; enum ds_freeze_mode fz; bool arch; } paths[] = {
+        { "perfmon v2 (Core 2), no freeze", DSM_CORE2, DS_FREEZE_NONE, false },
+        { "perfmon v3 legacy freeze (Nehalem)", DSM_NEHALEM, DS_FREEZE_LEGACY, false },
+        { "perfmon v3 legacy freeze (Haswell)", DSM_HASWELL, DS_FREEZE_LEGACY, false },
+        { "perfmon v4 streamlined (Skylake)", DSM_SKYLAKE, DS_FREEZE_STREAMLINED, false },
+        { "NetBurst 64-bit DS", DSM_NETBURST_M4_64, DS_FREEZE_NONE, false },
+        { "arch PEBS streamlined (Panther Lake P)", DSM_PTL_P, DS_FREEZE_STREAMLINED, true },
     };
     printf("%-40s %-22s %8s %10s\n", "path", "PMI kind", "PMIs", "MSR/PMI");
     for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-        for (int ovf = 0; ovf < 2; ovf++) {
-            if (setup(paths[i].p, 0, 64, 1, paths[i].fz, ovf)) {
+        for (int ovf = 0; ovf < (paths[i].arch ? 1 : 2); ovf++) {
+            int e = paths[i].arch ? setup_arch(paths[i].p, 0, 64, 1, paths[i].fz)
+                                  : setup(paths[i].p, 0, 64, 1, paths[i].fz, ovf);
+            if (e) {
                 printf("%-40s setup failed\n", paths[i].name);
                 continue;
             }
@@ -230,7 +354,9 @@ static int bench_msr(void)
            " GLOBAL_STATUS after the ack until it is 0 (an overflow inside the handler is otherwise lost):\n"
            " +1 RDMSR, so 3 on v2 and v4, 4 on v3 with legacy freeze; Linux 5-6. Every row includes the overflow hook's\n"
            " accesses: counter reload; on NetBurst, which has no GLOBAL_STATUS, the hook also reads the CCCR\n"
-           " on every PMI to find the overflow, which is the 1 access of the PEBS-only NetBurst row.)\n");
+           " on every PMI to find the overflow, which is the 1 access of the PEBS-only NetBurst row.\n"
+           " Architectural PEBS: goal <= 4 (issue 28 item 4: IA32_PEBS_INDEX read once and reset,\n"
+           " GLOBAL_STATUS read, ack); the handler's GLOBAL_STATUS re-read comes on top.)\n");
     return 0;
 }
 
@@ -280,39 +406,65 @@ __attribute__((noinline)) int bench_region(int mode, size_t bytes)
     if (mode == 0) {
         struct ds_drain_stats st;
         memset(&st, 0, sizeof(st));
+        if (E.arch)
+            return ds_arch_pebs_drain(&E.ap, sink, NULL, &st);
         return ds_pebs_drain(&E.ctx, sink, NULL, &st);
     }
+    const void *src = E.arch ? E.ap.mem : E.ctx.pebs.mem;
     if (mode == 1)
-        memcpy(copy_dst, E.ctx.pebs.mem, bytes);
+        memcpy(copy_dst, src, bytes);
     else
-        word_copy((uint64_t *)(void *)copy_dst, (const uint64_t *)(const void *)E.ctx.pebs.mem, bytes / 8);
+        word_copy((uint64_t *)(void *)copy_dst, (const uint64_t *)src, bytes / 8);
     return copy_dst[bytes / 2];
+}
+
+/* mode: 0 drain+decode, 1 memcpy, 2 word-loop copy */
+/* Records written so far and their bytes (the model's count). */
+static void written(uint64_t *recs, size_t *bytes)
+{
+    if (E.arch) {
+        uint64_t idx = 0;
+        dsm_rdmsr(&E.m, 0x3F5, &idx);
+        *recs = E.m.ap.records;
+        *bytes = (size_t)(idx & DS_APEBS_INDEX_WR_MASK);
+        return;
+    }
+    *recs = dsm_stats(&E.m)->pebs_written;
+    *bytes = (size_t)(*recs * dsm_pebs_record_size(&E.m));
+}
+
+static int setup_prof(const struct prof *pr, uint32_t nrec, uint32_t thr, enum ds_freeze_mode fz)
+{
+    if (pr->arch)
+        return setup_arch(pr->p, pr->cfg, nrec, thr, fz);
+    return setup(pr->p, pr->cfg, nrec, thr, fz, false);
 }
 
 /* mode: 0 drain+decode, 1 memcpy, 2 word-loop copy */
 static int bench_drain(const char *fmt, uint32_t n, int mode)
 {
-    enum dsm_profile p;
-    uint64_t cfg;
-    if (!profile_of(fmt, &p, &cfg)) {
+    const struct prof *pr = profile_of(fmt);
+    if (!pr) {
         fprintf(stderr, "unknown format %s\n", fmt);
         return 2;
     }
-    if (p == DSM_CORE2 && n > 4096 / 144 - 4)
+    if (pr->p == DSM_CORE2 && n > 4096 / 144 - 4)
         n = 4096 / 144 - 4; /* fmt0 buffers stop at 4 KiB (DS_ERR_PEBS_BUF_4K) */
-    if (setup(p, cfg, n + 4, 0, DS_FREEZE_NONE, false))
+    if (setup_prof(pr, n + 4, 0, DS_FREEZE_NONE))
         return 1;
     /* feed until n records are in the buffer */
-    uint64_t guard = 0;
-    while (dsm_stats(&E.m)->pebs_written < n && guard++ < 100000000ull)
+    uint64_t guard = 0, recs = 0;
+    size_t bytes = 0;
+    for (written(&recs, &bytes); recs < n && guard++ < 100000ull; written(&recs, &bytes))
         feed(1000);
-    uint64_t pending = 0;
-    ds_pebs_pending(&E.ctx, &pending);
-    size_t bytes = (size_t)(dsm_stats(&E.m)->pebs_written * dsm_pebs_record_size(&E.m));
+    uint64_t pending = recs;
+    if (!E.arch)
+        ds_pebs_pending(&E.ctx, &pending);
     int r = bench_region(mode, bytes);
     printf("%s %s records=%llu bytes=%zu samples=%llu rc=%d\n", mode == 2 ? "wcopy" : mode ? "copy" : "drain", fmt,
            (unsigned long long)pending, bytes, (unsigned long long)E.samples, r);
-    return 0;
+    /* every record drained reached the sink (checked: a bench of a failing drain is no bench) */
+    return mode == 0 && (r != 0 || E.samples != pending) ? 1 : 0;
 }
 
 /*
@@ -358,21 +510,33 @@ static int measure_pmi(int mode, const char *what, uint32_t nrec)
 }
 
 /*
- * One ds_pmi_handle() call as the measured region, on the Skylake model
- * (perfmon v4, streamlined freeze, PEBS fmt 3, threshold = @nrec records):
+ * One ds_pmi_handle() call as the measured region, on @fmt's model profile
+ * (freeze_of: streamlined from perfmon v4, legacy on v3, none on v2,
+ * NetBurst and the KVM guest; threshold = @nrec records):
  * @nrec = 0: a spurious NMI (GLOBAL_STATUS 0, PEBS index below the
  * threshold); else the PMI the model raised when the buffer held @nrec
  * records. scripts/bench.sh runs it under callgrind with the adapter's
  * MSR callbacks (model_read/model_write) toggled out: a real RDMSR/WRMSR
  * is one instruction, the model's emulation of it is not libds's cost.
  */
-static int bench_pmi(uint32_t nrec)
+static int bench_pmi(uint32_t nrec, const char *fmt)
 {
-    if (setup(DSM_SKYLAKE, 0, (nrec ? nrec : 16) + 4, nrec ? nrec : 16, DS_FREEZE_STREAMLINED, false))
+    const struct prof *pr = profile_of(fmt);
+    if (!pr) {
+        fprintf(stderr, "unknown format %s\n", fmt);
+        return 2;
+    }
+    uint32_t thr = nrec ? nrec : 16;
+    if (setup_prof(pr, thr + 4, thr, freeze_of(pr->p))) {
+        fprintf(stderr, "%s: setup failed\n", fmt);
         return 1;
+    }
     E.defer = true;
-    if (warm_up(nrec, false))
+    if (warm_up(nrec, false)) {
+        fprintf(stderr, "%s: no PMI for %u records (model wrote %llu)\n", fmt, nrec,
+                (unsigned long long)dsm_stats(&E.m)->pebs_written);
         return 1;
+    }
     return measure_pmi(3, "pmi", nrec);
 }
 
@@ -449,7 +613,11 @@ int main(int argc, char **argv)
     if (argc >= 3 && !strcmp(argv[1], "spmi-routed"))
         return bench_spmi((uint32_t)strtoul(argv[2], NULL, 0), true);
     if (argc >= 3 && !strcmp(argv[1], "pmi"))
-        return bench_pmi((uint32_t)strtoul(argv[2], NULL, 0));
+        return bench_pmi((uint32_t)strtoul(argv[2], NULL, 0), argc >= 4 ? argv[3] : "fmt3");
+    if (argc >= 2 && !strcmp(argv[1], "archive")) {
+        printf("%s, as linked into ds_bench\n", DS_BENCH_ARCHIVE);
+        return 0;
+    }
     if (argc >= 2 && !strcmp(argv[1], "msr"))
         return bench_msr();
     if (argc >= 4 && (!strcmp(argv[1], "drain") || !strcmp(argv[1], "copy") || !strcmp(argv[1], "wcopy")))

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Adaptive PEBS records, formats 4-6 (SDM Vol. 3B "Adaptive PEBS",
+ * MSR_PEBS_DATA_CFG; format 6's counters group as Linux
+ * setup_pebs_adaptive_sample_data): header validation, the groups' fields,
+ * the fast runs over records that share a header, and the drain. Decode
+ * cost follows the record: a record's groups are written, the fields of
+ * groups the previous record carried and this one does not are cleared,
+ * counter slots by their set bits. Entry points in pebs_int.h.
+ */
+#include <ds/pebs.h>
+#include "internal.h"
+#include "pebs_int.h"
+
+#if DS_CONFIG_PEBS
+
+/*
+ * How an adaptive record is decoded (the facts the record does not carry):
+ * which header group bits exist (format 6 adds the counters group), whether
+ * header bits 47:32 hold a retire latency, whether the meminfo latency is
+ * split. From the CPU (drain, ds_pebs_decode_cpu) or defaults (ds_pebs_decode).
+ */
+struct ds__adopt {
+    uint64_t known;       /* header group bits that exist (with the LBR count) */
+    unsigned rl;          /* DS__RL_* */
+    bool lat_split;
+};
+
+static void adaptive_opts(enum ds_pebs_fmt fmt, unsigned rl, bool lat_split, struct ds__adopt *o)
+{
+    o->known = 0xFull | DS_PEBS_DATA_CFG_LBR_MASK;
+    if (fmt == DS_PEBS_FMT_6)
+        o->known |= DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS;
+    o->rl = rl;
+    o->lat_split = lat_split;
+}
+
+/* The present bits that depend only on the groups and the options. */
+static uint32_t adaptive_present(uint64_t groups, const struct ds__adopt *o)
+{
+    uint32_t v = DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC;
+    if (o->rl == DS__RL_ALWAYS)
+        v |= DS_SAMPLE_RETIRE_LAT;
+    if (groups & DS_PEBS_DATA_CFG_MEMINFO)
+        v |= DS_SAMPLE_MEM | DS_SAMPLE_TSX | (o->lat_split ? DS_SAMPLE_LAT_SPLIT : 0);
+    if (groups & DS_PEBS_DATA_CFG_GPRS)
+        v |= DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS;
+    if (groups & DS_PEBS_DATA_CFG_XMMS)
+        v |= DS_SAMPLE_XMM;
+    if (groups & DS_PEBS_DATA_CFG_LBRS)
+        v |= DS_SAMPLE_LBR;
+    return v;
+}
+
+/*
+ * The fields of the basic, meminfo, GPR, XMM and LBR groups of one record
+ * whose header @hdr was validated (groups @groups at their offsets). Writes
+ * every field those groups carry; nothing else. @groups is a constant where
+ * this is inlined for the basic-only fast run.
+ */
+static inline __attribute__((always_inline)) void adaptive_fields(const unsigned char *p, uint64_t hdr,
+                                                                  uint64_t groups, const struct ds__adopt *o,
+                                                                  uint32_t present, struct ds_pebs_sample *s)
+{
+    s->header = hdr;
+    s->ip = ds__ld64(p + 0x08); /* the basic group's IP is the eventing IP */
+    s->eventing_ip = s->ip;
+    s->counters = ds__ld64(p + 0x10);
+    s->tsc = ds__ld64(p + 0x18);
+    /* Header bits 47:32: retire latency on timed-PEBS parts (PERF_CAPABILITIES[17],
+     * Linux pebs_basic.retire_latency); meaningless otherwise. */
+    if (o->rl == DS__RL_NEVER) {
+        s->present = present;
+    } else {
+        uint32_t rl = (uint32_t)((hdr >> DS_PEBS_HDR_RETIRE_LAT_SHIFT) & 0xFFFF);
+        s->retire_latency = rl;
+        s->present = (o->rl == DS__RL_NONZERO && rl) ? present | DS_SAMPLE_RETIRE_LAT : present;
+    }
+    const unsigned char *q = p + sizeof(struct ds_pebs_basic);
+    if (groups & DS_PEBS_DATA_CFG_MEMINFO) {
+        s->data_addr = ds__ld64(q + 0x00);
+        s->data_source = ds__ld64(q + 0x08);
+        uint64_t lat = ds__ld64(q + 0x10);
+        s->latency = lat;
+        if (o->lat_split) {
+            s->instr_latency = (uint32_t)(lat & 0xFFFF);
+            s->cache_latency = (uint32_t)((lat >> 32) & 0xFFFF);
+        }
+        s->tsx = ds__ld64(q + 0x18);
+        q += sizeof(struct ds_pebs_meminfo);
+    }
+    if (groups & DS_PEBS_DATA_CFG_GPRS) {
+        uint64_t *g = s->gpr;
+        /* GPR group order: RFLAGS, RIP, RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8..R15
+         * = encoding order after RIP. */
+        s->flags = ds__ld64(q);
+        g[0] = ds__ld64(q + 0x10), g[1] = ds__ld64(q + 0x18), g[2] = ds__ld64(q + 0x20);
+        g[3] = ds__ld64(q + 0x28), g[4] = ds__ld64(q + 0x30), g[5] = ds__ld64(q + 0x38);
+        g[6] = ds__ld64(q + 0x40), g[7] = ds__ld64(q + 0x48), g[8] = ds__ld64(q + 0x50);
+        g[9] = ds__ld64(q + 0x58), g[10] = ds__ld64(q + 0x60), g[11] = ds__ld64(q + 0x68);
+        g[12] = ds__ld64(q + 0x70), g[13] = ds__ld64(q + 0x78), g[14] = ds__ld64(q + 0x80);
+        g[15] = ds__ld64(q + 0x88);
+        q += sizeof(struct ds_pebs_gprs);
+    }
+    if (groups & DS_PEBS_DATA_CFG_XMMS) {
+        s->xmm = (const struct ds_pebs_xmms *)(const void *)q;
+        q += sizeof(struct ds_pebs_xmms);
+    }
+    if (groups & DS_PEBS_DATA_CFG_LBRS)
+        s->lbr = (const struct ds_pebs_lbr_entry *)(const void *)q;
+}
+
+/* adaptive_body's header key: the header, retire latency masked out. */
+#define DS__HDR_KEY_MASK (~(0xFFFFull << DS_PEBS_HDR_RETIRE_LAT_SHIFT))
+#define DS__NO_HDR (~0ull) /* bits 23:6 set: never a valid header */
+#define DS__CNTR_GROUPS (DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS)
+/* The format 6 counters group's own header (struct ds_pebs_cntr_hdr). */
+struct ds__cntr {
+    uint32_t gp, fixed;
+    bool metrics;
+};
+
+/*
+ * Format 6 counters group after the LBR group: its size comes from its own
+ * header (Linux setup_pebs_adaptive_sample_data). Checks header @hdr (size
+ * field @size) against it and reads it into @c.
+ */
+static inline __attribute__((always_inline)) int cntr_check(const unsigned char *p, size_t avail, uint64_t hdr,
+                                                            uint32_t size, uint64_t groups,
+                                                            const struct ds__adopt *o, struct ds__cntr *c)
+{
+    if ((hdr & 0x00000000FFFFFFFFull & ~o->known) != 0)
+        return DS_ERR_REC_SIZE;
+    uint32_t base = ds__pebs_adaptive_size(groups);
+    if (size < base + sizeof(struct ds_pebs_cntr_hdr) || avail < base + sizeof(struct ds_pebs_cntr_hdr)) {
+        if (size > avail)
+            return DS_ERR_REC_SHORT;
+        return DS_ERR_REC_SIZE;
+    }
+    c->gp = ds__ld32(p + base);
+    c->fixed = ds__ld32(p + base + 4);
+    c->metrics = ds__ld32(p + base + 8) == DS_PEBS_CNTR_METRICS;
+    /* DATA_CFG can name GP 0-15 and fixed 0-7 only. */
+    if ((c->gp >> 16) || (c->fixed >> 8) || size != base + ds__pebs_cntr_group_size(c->gp, c->fixed, c->metrics))
+        return DS_ERR_REC_SIZE;
+    return DS_OK;
+}
+
+/*
+ * Validate header @hdr (size field @size, groups @groups) of the record at
+ * @p with @avail bytes left; see adaptive_body for *@vkey. Fills @c when
+ * the counters group is present.
+ */
+static inline __attribute__((always_inline)) int adaptive_check(const unsigned char *p, size_t avail, uint64_t hdr,
+                                                                uint32_t size, uint64_t groups,
+                                                                const struct ds__adopt *o, uint64_t *vkey,
+                                                                struct ds__cntr *c)
+{
+    if (groups & DS__CNTR_GROUPS) {
+        int e = cntr_check(p, avail, hdr, size, groups, o, c);
+        if (e)
+            return e;
+        *vkey = DS__NO_HDR;
+    } else if ((hdr & DS__HDR_KEY_MASK) != *vkey) {
+        /* Header bits 23:4 (23:6 on format 6) would be groups libds does not
+         * know: their size is unknown. */
+        if ((hdr & 0x0000000000FFFFF0ull) & ~o->known)
+            return DS_ERR_REC_SIZE;
+        if (size != ds__pebs_adaptive_size(groups))
+            return DS_ERR_REC_SIZE;
+        *vkey = hdr & DS__HDR_KEY_MASK;
+    }
+    if (size > avail)
+        return DS_ERR_REC_SHORT;
+    /* The sample points into the record for the XMM and LBR groups: typed
+     * pointers must be aligned for the caller's natural access (the drain's
+     * records always are: 8-byte aligned buffer, sizes multiples of 8). */
+    if ((groups & (DS_PEBS_DATA_CFG_XMMS | DS_PEBS_DATA_CFG_LBRS)) && ((uintptr_t)p & 7u))
+        return DS_ERR_REC_ALIGN;
+    return DS_OK;
+}
+
+/* Clear what the previous record in @s carried (s->present) and the one
+ * with groups @groups and counters group header @c (all 0 without the
+ * group) does not; reset the LBR fields. */
+static inline __attribute__((always_inline)) void adaptive_clear(uint64_t groups, const struct ds__cntr *c,
+                                                                 struct ds_pebs_sample *s)
+{
+    uint32_t prev = s->present;
+    if (!(groups & DS_PEBS_DATA_CFG_MEMINFO) && (prev & DS_SAMPLE_MEM)) {
+        s->data_addr = 0, s->data_source = 0, s->latency = 0, s->tsx = 0;
+        s->instr_latency = 0, s->cache_latency = 0;
+    }
+    if (!(groups & DS_PEBS_DATA_CFG_GPRS) && (prev & DS_SAMPLE_GPRS)) {
+        uint64_t *g = s->gpr;
+        s->flags = 0;
+        g[0] = 0, g[1] = 0, g[2] = 0, g[3] = 0, g[4] = 0, g[5] = 0, g[6] = 0, g[7] = 0;
+        g[8] = 0, g[9] = 0, g[10] = 0, g[11] = 0, g[12] = 0, g[13] = 0, g[14] = 0, g[15] = 0;
+    }
+    if (!(groups & DS_PEBS_DATA_CFG_XMMS))
+        s->xmm = NULL;
+    s->lbr = NULL;
+    s->lbr_count = 0;
+    if (groups & DS_PEBS_DATA_CFG_LBRS)
+        s->lbr_count = (uint32_t)((groups & DS_PEBS_DATA_CFG_LBR_MASK) >> DS_PEBS_DATA_CFG_LBR_SHIFT) + 1;
+    /* Counter slots the previous record set and this one (@c) does not:
+     * the set bits only, no loop over absent counters. */
+    if (prev & DS_SAMPLE_CNTRS) {
+        for (uint32_t m = s->cntr_gp_mask & ~c->gp; m; m &= m - 1)
+            s->cntr_gp[__builtin_ctz(m)] = 0;
+        for (uint32_t m = s->cntr_fixed_mask & ~c->fixed; m; m &= m - 1)
+            s->cntr_fixed[__builtin_ctz(m)] = 0;
+        s->cntr_gp_mask = 0, s->cntr_fixed_mask = 0;
+    }
+    if ((prev & DS_SAMPLE_METRICS) && !c->metrics)
+        s->topdown_slots = 0, s->perf_metrics = 0;
+}
+
+/* The counters group's values at @q (after its header @c), in counter
+ * order, GP then fixed, then the metrics pair (Linux
+ * setup_pebs_adaptive_sample_data). */
+static inline __attribute__((always_inline)) void cntr_fields(const unsigned char *q, const struct ds__cntr *c,
+                                                              struct ds_pebs_sample *s)
+{
+    s->cntr_gp_mask = c->gp;
+    s->cntr_fixed_mask = c->fixed;
+    for (uint32_t m = c->gp; m; m &= m - 1, q += 8)
+        s->cntr_gp[__builtin_ctz(m)] = ds__ld64(q);
+    for (uint32_t m = c->fixed; m; m &= m - 1, q += 8)
+        s->cntr_fixed[__builtin_ctz(m)] = ds__ld64(q);
+    s->present |= DS_SAMPLE_CNTRS;
+    if (c->metrics) {
+        s->topdown_slots = ds__ld64(q);
+        s->perf_metrics = ds__ld64(q + 8);
+        s->present |= DS_SAMPLE_METRICS;
+    }
+}
+
+/*
+ * Validate and decode one adaptive record into @s, which holds either a
+ * cleared sample or the previous record of the same drain (s->fmt and
+ * s->ip_is_next already set): every field a group can carry is written,
+ * absent groups' fields are zeroed if the previous record had them. On
+ * error @s is untouched. *@vkey: the last header (retire latency masked
+ * out) whose group bits and size field were checked consistent; a record
+ * with the same key skips that check (a drain's records usually share
+ * one). Records with the counters group (format 6) are checked every time
+ * (their size also depends on the group's own header) and leave *@vkey at
+ * DS__NO_HDR. Start with DS__NO_HDR, which no valid header equals.
+ */
+static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sample *s, uint64_t *vkey,
+                         const struct ds__adopt *o)
+{
+    if (avail < sizeof(struct ds_pebs_basic))
+        return DS_ERR_REC_SHORT;
+    uint64_t hdr = ds__ld64(p);
+    uint32_t size = (uint32_t)(hdr >> DS_PEBS_HDR_SIZE_SHIFT);
+    uint64_t groups = hdr & o->known;
+    if (!(groups & DS_PEBS_DATA_CFG_LBRS))
+        groups &= ~DS_PEBS_DATA_CFG_LBR_MASK; /* the LBR count is meaningless without the group */
+    struct ds__cntr c = { 0, 0, false };
+    int e = adaptive_check(p, avail, hdr, size, groups, o, vkey, &c);
+    if (e)
+        return e;
+    adaptive_clear(groups, &c, s); /* reads the previous s->present: before adaptive_fields */
+    s->size = size;
+    adaptive_fields(p, hdr, groups, o, adaptive_present(groups, o), s);
+    if (groups & DS__CNTR_GROUPS)
+        cntr_fields(p + ds__pebs_adaptive_size(groups) + sizeof(struct ds_pebs_cntr_hdr), &c, s);
+    return DS_OK;
+}
+
+/*
+ * Records after a validated one whose header (retire latency aside) is the
+ * same carry the same groups at the same offsets: only the values change.
+ * Decode them with no validation beyond the key compare and the bounds,
+ * and no clearing (every field they carry is rewritten; fields of absent
+ * groups are already zero). Stops at the first other header, or when fewer
+ * than @size bytes remain (the caller's validating path then takes over).
+ * @groups is a constant where inlined. Returns the records walked; *@taken
+ * gets those the sink took; *@pp advances past them.
+ */
+static inline __attribute__((always_inline)) uint32_t run_same(const unsigned char **pp, const unsigned char *end,
+                                                               uint64_t key, uint32_t size, uint64_t groups,
+                                                               const struct ds__adopt *o, struct ds_pebs_sample *s,
+                                                               ds_pebs_sink sink, void *arg, uint64_t *taken)
+{
+    const unsigned char *p = *pp;
+    uint32_t n = 0, t = 0;
+    uint32_t present = s->present & ~(o->rl == DS__RL_NONZERO ? DS_SAMPLE_RETIRE_LAT : 0u);
+    while ((size_t)(end - p) >= size) {
+        uint64_t hdr = ds__ld64(p);
+        if ((hdr & DS__HDR_KEY_MASK) != key)
+            break;
+        adaptive_fields(p, hdr, groups, o, present, s);
+        t += sink(arg, s) == 0;
+        p += size;
+        n++;
+    }
+    *pp = p;
+    *taken += t;
+    return n;
+}
+
+/*
+ * run_same for records with the counters group (format 6): after a
+ * validated record decoded into @s (header key @key, size @size), records
+ * with the same header (retire latency aside) and the same counters-group
+ * header (GP and fixed bitmaps = s's masks, metrics word naming metrics or
+ * not as s's did) have the same groups, counters and size; they are
+ * decoded without validation or clearing (every field they carry is
+ * rewritten: the same counter slots). Stops at the first other record.
+ * @groups: the basic to LBR groups of @key (a constant where inlined for
+ * basic + counters). As run_same otherwise.
+ */
+static inline __attribute__((always_inline)) uint32_t run_same_cntr(const unsigned char **pp,
+                                                                    const unsigned char *end, uint64_t key,
+                                                                    uint32_t size, uint64_t groups,
+                                                                    const struct ds__adopt *o,
+                                                                    struct ds_pebs_sample *s, ds_pebs_sink sink,
+                                                                    void *arg, uint64_t *taken)
+{
+    uint32_t base = ds__pebs_adaptive_size(groups);
+    const struct ds__cntr c = { s->cntr_gp_mask, s->cntr_fixed_mask, (s->present & DS_SAMPLE_METRICS) != 0 };
+    uint64_t cw = (uint64_t)c.fixed << 32 | c.gp;
+    uint32_t present = s->present & ~(o->rl == DS__RL_NONZERO ? DS_SAMPLE_RETIRE_LAT : 0u);
+    const unsigned char *p = *pp;
+    uint32_t n = 0, t = 0;
+    while ((size_t)(end - p) >= size) {
+        uint64_t hdr = ds__ld64(p);
+        if ((hdr & DS__HDR_KEY_MASK) != key || ds__ld64(p + base) != cw ||
+            (ds__ld32(p + base + 8) == DS_PEBS_CNTR_METRICS) != c.metrics)
+            break;
+        adaptive_fields(p, hdr, groups, o, present, s);
+        cntr_fields(p + base + sizeof(struct ds_pebs_cntr_hdr), &c, s);
+        t += sink(arg, s) == 0;
+        p += size;
+        n++;
+    }
+    *pp = p;
+    *taken += t;
+    return n;
+}
+
+/*
+ * After a validated record decoded into @s (or, at a drain's start, the
+ * last record of the previous drain into ds_pmi's scratch sample, which
+ * was validated then): the records at *@pp with its header run through
+ * run_same / run_same_cntr, the basic-only cases specialised. Returns the
+ * records walked.
+ */
+static inline __attribute__((always_inline)) uint32_t fast_run(const unsigned char **pp, const unsigned char *end,
+                                                               const struct ds__adopt *o, struct ds_pebs_sample *s,
+                                                               ds_pebs_sink sink, void *arg, uint64_t *taken)
+{
+    uint64_t key = s->header & DS__HDR_KEY_MASK;
+    uint64_t g = key & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
+    if (!(g & DS_PEBS_DATA_CFG_LBRS))
+        g &= ~DS_PEBS_DATA_CFG_LBR_MASK;
+    if (s->present & DS_SAMPLE_CNTRS) {
+        if (g == 0)
+            return run_same_cntr(pp, end, key, s->size, 0, o, s, sink, arg, taken);
+        return run_same_cntr(pp, end, key, s->size, g, o, s, sink, arg, taken);
+    }
+    if (key & DS__CNTR_GROUPS)
+        return 0; /* the group's bits without its values: only the validating path */
+    if (g == 0)
+        return run_same(pp, end, key, s->size, 0, o, s, sink, arg, taken);
+    return run_same(pp, end, key, s->size, key & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK), o, s, sink, arg, taken);
+}
+
+static int decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, const struct ds__adopt *o,
+                           struct ds_pebs_sample *out)
+{
+    out->fmt = fmt;
+    out->ip_is_next = false; /* the basic group's IP is the eventing IP */
+    uint64_t vkey = DS__NO_HDR;
+    int e = adaptive_body(p, avail, out, &vkey, o);
+    if (e)
+        ds__pebs_clear_sample(out);
+    return e;
+}
+
+int ds__pebs_decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, unsigned rl, bool lat_split,
+                             struct ds_pebs_sample *out)
+{
+    struct ds__adopt o;
+    adaptive_opts(fmt, rl, lat_split, &o);
+    return decode_adaptive(fmt, p, avail, &o, out);
+}
+
+/*
+ * The bytes of the adaptive buffer the index claims, at most the buffer:
+ * an index past the maximum counts the excess (rounded up to whole records
+ * of the configured size) as lost beyond it; one at the maximum is "full".
+ */
+static inline __attribute__((always_inline)) size_t adaptive_claimed(const struct ds_buf_state *b, uint64_t idx,
+                                                                     struct ds_drain_stats *st)
+{
+    uint64_t claimed = idx - b->linear;
+    if (claimed > b->bytes) {
+        uint64_t excess = claimed - b->bytes;
+        uint64_t rem;
+        uint64_t n = ds__div_rec(excess, b->rec_size, &rem) + (rem ? 1 : 0);
+        st->anomalies |= DS_DRAIN_INDEX_PAST_MAX;
+        st->lost_beyond += n;
+        st->present += n;
+    } else if (claimed == b->bytes) {
+        st->anomalies |= DS_DRAIN_FULL;
+    }
+    return (size_t)(claimed < b->bytes ? claimed : b->bytes);
+}
+
+/*
+ * Walk [p, end) by the records' own (validated) size fields into @s (the
+ * sample prepared for the drain), handing each to @sink; counts into @st.
+ */
+static inline __attribute__((always_inline)) void walk_adaptive(const unsigned char *p, const unsigned char *end,
+                                                                struct ds_pebs_sample *s, const struct ds__adopt *o,
+                                                                ds_pebs_sink sink, void *arg,
+                                                                struct ds_drain_stats *st)
+{
+    uint64_t walked = 0, taken = 0, vkey = DS__NO_HDR;
+    bool corrupt = false;
+    if (s->present) /* ds_pmi's scratch: the previous drain's last, validated record */
+        walked += fast_run(&p, end, o, s, sink, arg, &taken);
+    while (p < end) {
+        walked++;
+        if (adaptive_body(p, (size_t)(end - p), s, &vkey, o) != DS_OK) {
+            /* The size field cannot be trusted: the rest is one lost record. */
+            if ((size_t)(end - p) < sizeof(struct ds_pebs_basic))
+                st->anomalies |= DS_DRAIN_INDEX_MISALIGNED;
+            else
+                st->anomalies |= DS_DRAIN_SIZE_LIE;
+            st->lost_corrupt++;
+            corrupt = true;
+            break;
+        }
+        taken += sink(arg, s) == 0;
+        p += s->size;
+        /* The records that follow with the same header: the fast run. */
+        walked += fast_run(&p, end, o, s, sink, arg, &taken);
+    }
+    st->present += walked;
+    st->records += taken;
+    st->lost_rejected += walked - taken - (corrupt ? 1 : 0);
+}
+
+/* The key of ds_pmi's scratch sample after an adaptive drain of @ctx
+ * (pebs_int.h): format and the options adaptive_fields depends on. */
+static uint32_t adaptive_key(const struct ds_ctx *ctx)
+{
+    return DS__SCRATCH_ADAPTIVE | ((uint32_t)ctx->pebs_fmt & 0xFFu) << 8 | (uint32_t)ctx->pebs_timed << 1 |
+           (uint32_t)ctx->pebs_lat_split;
+}
+
+/* Drain an adaptive format into @s: a cleared sample (or a previous
+ * adaptive drain's, *@key naming this context's adaptive_key) is kept as
+ * it is; else it is cleared here. */
+void ds__pebs_drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                             struct ds_pebs_sample *s, uint32_t *key)
+{
+    const struct ds_buf_state *b = &ctx->pebs;
+    uint64_t idx = ds__area_get(ctx, true, DS__INDEX);
+
+    ds__drain_check_fields(ctx, true, st);
+    if (idx < b->linear) {
+        st->anomalies |= DS_DRAIN_INDEX_BELOW_BASE;
+        ds__drain_finish(ctx, true, idx, st);
+        return;
+    }
+    size_t len = adaptive_claimed(b, idx, st);
+    struct ds__adopt o;
+    adaptive_opts(ctx->pebs_fmt, ctx->pebs_timed ? DS__RL_ALWAYS : DS__RL_NEVER, ctx->pebs_lat_split, &o);
+    if (*key != adaptive_key(ctx)) {
+        ds__pebs_clear_sample(s);
+        s->fmt = ctx->pebs_fmt;
+        s->ip_is_next = false; /* the basic group's IP is the eventing IP */
+        *key = adaptive_key(ctx);
+    }
+    walk_adaptive(b->mem, b->mem + len, s, &o, sink, arg, st);
+    /* The race check needs fixed sizes: use the configured record size. */
+    ds__drain_finish(ctx, true, idx, st);
+}
+
+#endif /* DS_CONFIG_PEBS */
