@@ -39,7 +39,10 @@ dumps=$here/../shared/cpuid
 [ -d "$dumps" ] || dumps=$here/../../shared/cpuid
 "$cc" "${flags[@]}" -I"$here/libds/tools" -c -o "$b/cpuid_dump.o" "$here/libds/tools/cpuid_dump.c"
 for t in "$here"/tests/host/test_*.c; do
-  "$cc" "${flags[@]}" -I"$here/libds/tools" -DDS_CPUID_DUMP_DIR="\"$dumps\"" -o "$b/$(basename "$t" .c)" "$t" \
+  # the per-test data paths tests/host/CMakeLists.txt gives (test_err, test_perfmon)
+  "$cc" "${flags[@]}" -I"$here/libds/tools" -DDS_CPUID_DUMP_DIR="\"$dumps\"" \
+    -DDS_ERR_H_PATH="\"$here/libds/include/ds/err.h\"" -DDS_PERFMON_TSV="\"$here/tests/data/perfmon/events.tsv\"" \
+    -o "$b/$(basename "$t" .c)" "$t" \
     "${objs[@]}" "$b/cpuid_dump.o"
 done
 "$cc" "${flags[@]}" -o "$b/fuzz_drain" "$here"/tests/fuzz/fuzz_{main,drain,targets}.c "$here/tests/i386/fuzz_rand_main.c" "${objs[@]}"
