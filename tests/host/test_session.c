@@ -169,7 +169,13 @@ static void lunar(uint64_t caps_clear)
 
 /* --- callbacks ---------------------------------------------------------------- */
 
-static struct { unsigned n, req[16]; uint64_t ip[16]; bool pebs[16]; unsigned br; uint64_t br_from; } got;
+static struct {
+    unsigned n, req[16];
+    uint64_t ip[16], eip[16];
+    bool pebs[16], exact[16];
+    unsigned br;
+    uint64_t br_from;
+} got;
 
 static void on_sample(void *arg, const struct ds_session_sample *s)
 {
@@ -177,6 +183,8 @@ static void on_sample(void *arg, const struct ds_session_sample *s)
     if (got.n < 16) {
         got.req[got.n] = s->req;
         got.ip[got.n] = s->ip;
+        got.eip[got.n] = s->eip;
+        got.exact[got.n] = s->eip_exact;
         got.pebs[got.n] = s->pebs != NULL;
     }
     got.n++;
@@ -942,6 +950,61 @@ static void test_pmi(void)
     CHECK(!res.handled && !res.pebs_drained && res.pebs.records == 0, "after teardown: the result is cleared");
 }
 
+/* ds_session_sample.eip (issue 29 item 5): the instruction that caused the
+ * event where the record has it. Hand-built records per SDM layout
+ * (../shared/reference/pebs-records.md): fmt 1 (Nehalem, 0xB0 bytes, RIP
+ * 08H = the next instruction, GLOBAL_STATUS 90H), fmt 2 (Silvermont, 0xC0,
+ * EventingIP B0H), fmt 3 (Skylake, 0xC8, EventingIP B0H, applicable
+ * counters 90H). Linux: real_ip and PERF_EFLAGS_EXACT on fmt >= 2
+ * (setup_pebs_fixed_sample_data), the fmt 0/1 IP is not exact without the
+ * LBR fixup. Each case with one PEBS and one overflow request (the routed
+ * sink) and with the PEBS request alone (the one-request sink). */
+static void eip_case(void (*cpu_fn)(void), unsigned size, bool has_eip, bool with_ovf, const char *what)
+{
+    cpu_fn();
+    CHECK_EQ(init_default(), DS_OK, "%s: init", what);
+    unsigned a = 99, b;
+    if (with_ovf)
+        CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_OVERFLOW), &a), DS_OK, "%s: overflow request", what);
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &b), DS_OK, "%s: PEBS request", what);
+    CHECK_EQ(ds_session_start(&S), DS_OK, "%s: start", what);
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    unsigned char *rec = (unsigned char *)(uintptr_t)ar->pebs_base;
+    memset(rec, 0, size);
+    put64(rec + 0x08, 0x401008);  /* the instruction after (a 8-byte one at 0x401000) */
+    put64(rec + 0x90, 1ull << S.req[b].idx);
+    if (has_eip)
+        put64(rec + 0xB0, 0x401000);
+    ar->pebs_index = ar->pebs_base + size;
+    fp_set(&F, 0x38E, (1ull << 62) | (with_ovf ? 1ull << S.req[a].idx : 0));
+    if (with_ovf)
+        fp_set(&F, 0xC1 + S.req[a].idx, 5);
+    struct ds_pmi_result res;
+    CHECK_EQ(ds_session_pmi(&S, 0x500123, &res), DS_OK, "%s: PMI", what);
+    CHECK_EQ(got.n, with_ovf ? 2u : 1u, "%s: samples", what);
+    for (unsigned i = 0; i < got.n && i < 2; i++) {
+        if (got.pebs[i]) {
+            CHECK_EQ(got.ip[i], 0x401008, "%s: ip is still the record's", what);
+            CHECK_EQ(got.eip[i], has_eip ? 0x401000 : 0x401008, "%s: eip", what);
+            CHECK_EQ(got.exact[i], has_eip, "%s: eip_exact", what);
+        } else {
+            CHECK_EQ(got.eip[i], 0x500123, "%s: overflow eip = the interrupted IP", what);
+            CHECK(!got.exact[i], "%s: overflow eip not exact (skid)", what);
+        }
+    }
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "%s: teardown", what);
+}
+
+static void test_sample_eip(void)
+{
+    eip_case(nehalem, 0xB0, false, true, "fmt 1 routed");
+    eip_case(nehalem, 0xB0, false, false, "fmt 1 alone");
+    eip_case(silvermont, 0xC0, true, true, "fmt 2 routed");
+    eip_case(silvermont, 0xC0, true, false, "fmt 2 alone");
+    eip_case(skylake, 0xC8, true, true, "fmt 3 routed");
+    eip_case(skylake, 0xC8, true, false, "fmt 3 alone");
+}
+
 /* Several PEBS requests: each record goes to the request of the counter its
  * applicable-counters field (fmt 3, SDM offset 90H) names. */
 static void test_dispatch_multi(void)
@@ -1673,6 +1736,7 @@ int main(void)
     test_raw_prec_dist_overflow();
     test_pmi();
     test_dispatch_multi();
+    test_sample_eip();
     test_stats();
     test_lbr();
     test_bts();

@@ -158,6 +158,17 @@ struct ds_session_sample {
     const struct ds_pebs_sample *pebs; /* PEBS record (counters group: pebs->present & DS_SAMPLE_CNTRS);
                                           NULL for an overflow sample */
     uint64_t ip;                       /* PEBS: the record's ip; overflow: the IP given to ds_session_pmi */
+    /* The instruction that caused the event, where the hardware tells it
+     * (eip_exact): PEBS formats >= 2 (EventingIP, record offset B0H), the
+     * adaptive formats and architectural PEBS (basic group IP), as Linux
+     * setup_pebs_*_sample_data sets PERF_EFLAGS_EXACT. Elsewhere the best IP
+     * known, eip_exact false: PEBS formats 0/1 and NetBurst give the IP of
+     * the instruction AFTER the event (trap-like; Linux rewinds it with the
+     * LBR and the code bytes, intel_pmu_pebs_fixup_ip: a session has
+     * neither), an overflow sample the interrupted IP (skid: some
+     * instructions after the event). Profilers attribute to eip. */
+    uint64_t eip;
+    bool eip_exact;
 };
 
 struct ds_session_config {
