@@ -85,6 +85,10 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
         return DS_ERR_NOT_IDENTIFIED;
     if (cpu->caps.vendor != DS_VENDOR_INTEL)
         return DS_ERR_NOT_INTEL;
+    /* the cause first (issue 29): neither architectural perfmon nor DS
+     * (QEMU's qemu32): no request could ever be added */
+    if (fam6(cpu) && cpu->caps.perfmon_version < 1 && !cpu->caps.bts_advertised)
+        return DS_ERR_SESSION_NO_PMU;
     if (!c->on_sample && !c->on_branch && !c->on_pebs)
         return DS_ERR_SESSION_NO_SINK;
     if (c->bytes && !c->mem)
@@ -169,6 +173,22 @@ static int callback_check(const struct ds_session *s, const struct ds_session_re
     return DS_OK;
 }
 
+/* What the CPU lacks for the request, before the event lookup (issue 29:
+ * the cause, not DS_ERR_EVENT_UARCH): DS and PEBS for PRECISE (BTS:
+ * add_bts, first), then architectural perfmon for any counter (NetBurst
+ * has its own counters). */
+static int caps_first(struct ds_session *s, const struct ds_request *rq)
+{
+    enum ds_pebs_fmt f;
+    if (is_bts_mode(rq->mode))
+        return DS_OK;
+    if (rq->mode == DS_SAMPLE_PRECISE && ds__ses_pebs_format(s, &f) != DS_OK)
+        return DS_ERR_SESSION_NO_DS;
+    if (fam6(s->cpu) && s->cpu->caps.perfmon_version < 1)
+        return DS_ERR_NO_PERFMON;
+    return DS_OK;
+}
+
 int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *out_id)
 {
     if (!s || !rq)
@@ -178,6 +198,8 @@ int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *
     if (s->nreq >= DS_SESSION_MAX_REQ)
         return DS_ERR_SESSION_TOO_MANY;
     int e = check_request(rq);
+    if (!e)
+        e = caps_first(s, rq);
     if (e)
         return e;
     struct ds_session_req r;

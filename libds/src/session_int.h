@@ -75,6 +75,9 @@ bool ds__ses_lin_la57(const struct ds_cpu *cpu);
  * AUTO/PRECISE, else overflow); @r filled, nothing marked in @s. */
 int ds__ses_add_count(struct ds_session *s, struct ds_session_req *r);
 int ds__ses_add_counter_req(struct ds_session *s, struct ds_session_req *r);
+/* The PEBS format all PEBS requests share (s->fmt once chosen), else the
+ * CPU's; DS_ERR_SESSION_NO_DS where it has no PEBS at all. */
+int ds__ses_pebs_format(struct ds_session *s, enum ds_pebs_fmt *f);
 /* start: freeze, GLOBAL_CTRL and PEBS bits, data_cfg, one_pebs, use_area/_apebs. */
 void ds__ses_plan(struct ds_session *s);
 /* start: the region split into DS area, PEBS and BTS parts (memory only). */

@@ -197,7 +197,7 @@ static int ldlat_ok(const struct ds_session *s, enum ds_pebs_fmt f, const struct
 
 /* The PEBS format all PEBS requests of the session share; NO_DS when the
  * CPU has no PEBS at all. */
-static int pebs_format(struct ds_session *s, enum ds_pebs_fmt *f)
+int ds__ses_pebs_format(struct ds_session *s, enum ds_pebs_fmt *f)
 {
     if (s->fmt != DS_PEBS_FMT_NONE) {
         *f = s->fmt;
@@ -376,7 +376,7 @@ static int pick_nb(struct ds_session *s, struct ds_session_req *r, const struct 
 static int try_pebs(struct ds_session *s, struct ds_session_req *r, const struct ds_event_desc *d)
 {
     enum ds_pebs_fmt f;
-    int e = pebs_format(s, &f);
+    int e = ds__ses_pebs_format(s, &f);
     if (e)
         return e;
     if (d->precise == DS_PRECISE_NONE)

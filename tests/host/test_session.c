@@ -1354,7 +1354,7 @@ static void test_on_pebs(void)
 /* --- bad input: one row per session error ----------------------------------- */
 
 struct misuse_row { const char *what; int err; };
-static const struct misuse_row misuse[24];
+static const struct misuse_row misuse[29];
 
 static const struct { const char *what; int err; } bad[] = {
     { "add after start", DS_ERR_SESSION_STATE },
@@ -1708,6 +1708,7 @@ static void test_bts_room(void);
 static void test_blind9907_bts_unavailable_and_fixed_width_65(void);
 static void test_start_write_fault_sweep(void);
 static void test_misuse_table(void);
+static void test_cause_first_bts(void);
 static void test_teardown_retry(void);
 static void test_kth_write_fault_sweep(void);
 static void test_snb_ucode_before_programming(void);
@@ -1798,6 +1799,7 @@ int main(void)
     test_count_prec_dist_any_p();
     test_blind9907_bts_unavailable_and_fixed_width_65();
     test_misuse_table();
+    test_cause_first_bts();
     test_teardown_retry();
     test_kth_write_fault_sweep();
     test_snb_ucode_before_programming();
@@ -3361,7 +3363,7 @@ static void test_blind9907_bts_unavailable_and_fixed_width_65(void)
  * width), Vol. 3B freeze modes (perfmon v2 FREEZE_PERFMON_ON_PMI, v4
  * streamlined), perfmon *_core.json 3CH "PEBS": "0" (pmc.c).
  */
-static const struct misuse_row misuse[24] = {
+static const struct misuse_row misuse[29] = {
     { "region = the struct ds_session", DS_ERR_SESSION_MEM_OVERLAP },
     { "region = the struct ds_cpu", DS_ERR_SESSION_MEM_OVERLAP },
     { "region over the last 8 bytes of the session", DS_ERR_SESSION_MEM_OVERLAP },
@@ -3386,7 +3388,67 @@ static const struct misuse_row misuse[24] = {
     { "start: arch PEBS part under 4 KiB", DS_ERR_SESSION_BUF_SMALL },
     { "start: interrupt BTS with one record after the DS area page", DS_ERR_SESSION_BUF_SMALL },
     { "start: 32-bit DS layout, DS area at 4 GiB", DS_ERR_AREA_ADDR },
+    { "qemu32: init (no DS, perfmon v0)", DS_ERR_SESSION_NO_PMU },
+    { "Pentium M-like (DS, no leaf 0AH): generic precise add", DS_ERR_SESSION_NO_DS },
+    { "Pentium M-like: generic overflow add", DS_ERR_NO_PERFMON },
+    { "Pentium M-like: generic count add", DS_ERR_NO_PERFMON },
+    { "Skylake without DS: generic precise add", DS_ERR_SESSION_NO_DS },
 };
+
+/* QEMU's default qemu32 (target/i386/cpu.c "qemu32": GenuineIntel, level 4,
+ * family 6 model 6 stepping 3, PPRO_FEATURES: no DS, no leaf 0AH), and a
+ * Pentium M-like part (06_0DH: DS and BTS, PEBS_UNAVAILABLE, no leaf 0AH;
+ * MISC_ENABLE[7] set) whose uarch the event tables do not know. */
+static void qemu32(void)
+{
+    fp_reset(&F);
+    fp_intel(&F, 4, 0x00000663, 1u, 0x0783FBFDu);
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, 1);
+    identify(false);
+}
+
+static void pentium_m(void)
+{
+    fp_reset(&F);
+    fp_intel(&F, 2, 0x000006D8, 0, 0x0783FBFDu | (1u << 21));
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12));
+    fp_set(&F, 0x1D9, 0);
+    identify(false);
+}
+
+/* Skylake with CPUID.01H:EDX[21] (DS) hidden, as a hypervisor may. */
+static void skylake_no_ds(void)
+{
+    skylake();
+    for (int i = 0; i < F.nleaves; i++)
+        if (F.leaves[i].leaf == 1)
+            F.leaves[i].r[3] &= ~(1u << 21);
+    identify(true);
+}
+
+static struct ds_request generic(enum ds_event ev, enum ds_sample_mode mode)
+{
+    struct ds_request r;
+    memset(&r, 0, sizeof r);
+    r.event = ev;
+    r.period = 1000;
+    r.mode = mode;
+    return r;
+}
+
+/* The cause-first checks refuse only what the CPU lacks: the Pentium
+ * M-like part (DS, BTS, no perfmon) still takes its BTS request. */
+static void test_cause_first_bts(void)
+{
+    struct ds_session_config c = cfg_mem();
+    pentium_m();
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "Pentium M-like: init (BTS possible)");
+    struct ds_request r;
+    memset(&r, 0, sizeof r);
+    r.mode = DS_TRACE_BTS;
+    CHECK_EQ(add(r, NULL), DS_OK, "Pentium M-like: BTS request");
+}
 
 /* Run row @i; the refused call is the last, after fp_clear_log. */
 static int run_misuse(unsigned i)
@@ -3456,6 +3518,14 @@ static int run_misuse(unsigned i)
             return -2;
         fp_clear_log(&F);
         return ds_session_start(&S);
+    case 24: qemu32(); break;
+    case 25: case 26: case 27: case 28:
+        i == 28 ? skylake_no_ds() : pentium_m();
+        r = generic(DS_EVENT_INSTRUCTIONS, i == 26 ? DS_SAMPLE_OVERFLOW : i == 27 ? DS_COUNT : DS_SAMPLE_PRECISE);
+        if (ds_session_init(&S, &cpu, &c) != DS_OK)
+            return -2;
+        fp_clear_log(&F);
+        return add(r, NULL);
     default: return -1;
     }
     int e = ds_session_init(&S, &cpu, &c);

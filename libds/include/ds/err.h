@@ -213,7 +213,8 @@ enum ds_err {
     DS_ERR_SESSION_MEM_OVERLAP = 502, /* config region overlaps the struct ds_session or the struct ds_cpu */
     DS_ERR_SESSION_MEM_RANGE = 503, /* region wraps, or is beyond the linear-address width / 4 GiB (32-bit DS) / MAXPHYADDR */
     DS_ERR_SESSION_PDIST = 504, /* ds_request.pdist without DS_SAMPLE_PRECISE or without architectural PEBS */
-    /* sessions: next free value 505 */
+    DS_ERR_SESSION_NO_PMU = 505, /* init: neither architectural perfmon (CPUID 0AH version 0) nor DS (e.g. QEMU qemu32) */
+    /* sessions: next free value 506 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

@@ -286,7 +286,9 @@ struct ds_session {
  * be zero-initialised (static storage or = {0}) or torn down before
  * (ds_session_unrestored(@s) == 0).
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_NOT_INTEL,
- * DS_ERR_SESSION_STATE (@s running, stopped, or with MSRs still to
+ * DS_ERR_SESSION_NO_PMU (family 6 with neither architectural perfmon,
+ * CPUID 0AH version >= 1, nor DS/BTS: QEMU's default qemu32; the CPU
+ * checks come before the config's), DS_ERR_SESSION_STATE (@s running, stopped, or with MSRs still to
  * restore: its saved values would be lost), DS_ERR_SESSION_NO_SINK (no
  * on_sample, on_pebs or on_branch), DS_ERR_SESSION_MEM (bytes without
  * mem), DS_ERR_SESSION_MEM_RANGE (mem + bytes, mem_linear + bytes or
@@ -306,6 +308,12 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
 /*
  * Add request @rq; *@out_id (may be NULL) = its index, given back in
  * ds_session_sample.req. Chooses counter and mode without touching an MSR.
+ * The cause first: after the request's own checks, what the CPU lacks
+ * comes before the event lookup: DS_ERR_SESSION_NO_DS for DS_SAMPLE_PRECISE
+ * without DS-area or architectural PEBS (BTS modes: without DS or BTS),
+ * then DS_ERR_NO_PERFMON for any counter request on family 6 without
+ * architectural perfmon (never DS_ERR_EVENT_UARCH for a CPU that has no
+ * counters at all).
  * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (not READY), _TOO_MANY,
  * _NO_EVENT (neither event nor raw), _BAD_MODE, _BAD_PERIOD (0 or beyond
  * the counter), _BAD_RINGS, _NO_COUNTER, _NOT_PRECISE, _NO_DS, _NO_LDLAT,
