@@ -29,6 +29,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_NOT_IDENTIFIED, "ds_cpu_identify() has not been called on this context"),
     ROW(DS_ERR_NO_CPUID, "no CPUID available"),
     ROW(DS_ERR_BUFSZ, "output buffer too small; output truncated"),
+    ROW(DS_ERR_NOT_GIVEN, "optional argument not given: what needs it was not done"),
     /* 100..199: DS save area, BTS, PEBS, drain */
     ROW(DS_ERR_AREA_ALIGN, "DS save area pointer or linear address misaligned"),
     ROW(DS_ERR_AREA_ADDR, "DS save area linear address non-canonical or not representable in the layout"),
@@ -204,4 +205,9 @@ const char *ds_errname(int err)
 {
     const struct ds_err_row *r = find(err);
     return r ? r->name : "DS_ERR_?";
+}
+
+const char *ds__reason_text(int err)
+{
+    return err == DS_ERR_NO_PDCM ? "not enumerated (CPUID.01H:ECX.PDCM is 0)" : ds_strerror(err);
 }

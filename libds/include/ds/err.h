@@ -46,7 +46,8 @@ enum ds_err {
     DS_ERR_NOT_IDENTIFIED = 13,  /* struct ds_cpu used before ds_cpu_identify() */
     DS_ERR_NO_CPUID = 14,        /* the CPUID backend reported no CPUID instruction */
     DS_ERR_BUFSZ = 15,           /* an output text buffer is too small (output truncated, NUL-terminated) */
-    /* core: next free value 16 */
+    DS_ERR_NOT_GIVEN = 16,       /* an optional argument was not given: what needs it was not done */
+    /* core: next free value 17 */
 
     /* --- 100..199: DS save area, BTS, PEBS, drain ------------------------ */
     DS_ERR_AREA_ALIGN = 100, /* DS area pointer or linear address not naturally aligned */
