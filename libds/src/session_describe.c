@@ -60,10 +60,16 @@ static void describe_req(struct ds__sb *b, const struct ds_session *s, unsigned 
         ds__sb_puts(b, " on counter ");
         ds__sb_dec(b, r->idx);
         ds__sb_puts(b, r->idx == 16 ? " (IQ_COUNTER4)" : "");
+    } else if (r->kind == DS_CTR_FIXED) {
+        /* a fixed counter has no EVTSEL: its IA32_FIXED_CTR_CTRL field */
+        ds__sb_puts(b, " fixed_ctr_ctrl ");
+        ds__sb_hex(b, ses_fixed_ctrl(r), 0);
+        ds__sb_puts(b, " on FIXED");
+        ds__sb_dec(b, r->idx);
     } else {
         ds__sb_puts(b, " evtsel ");
         ds__sb_hex(b, r->evtsel, 0);
-        ds__sb_puts(b, r->kind == DS_CTR_FIXED ? " on FIXED" : " on PMC");
+        ds__sb_puts(b, " on PMC");
         ds__sb_dec(b, r->idx);
     }
     ds__sb_puts(b, ", ");

@@ -55,6 +55,14 @@ static inline bool is_pebs(const struct ds_session_req *r)
     return r->how == DS_HOW_PEBS || r->how == DS_HOW_APEBS || r->how == DS_HOW_NB_PEBS;
 }
 
+/* A fixed-counter request's IA32_FIXED_CTR_CTRL field (SDM Vol. 3B
+ * "IA32_FIXED_CTR_CTRL": 4 bits per counter, OS bit 0, USR bit 1), from its
+ * EVTSEL's OS/USR bits: what session_msr.c programs, describe prints. */
+static inline unsigned ses_fixed_ctrl(const struct ds_session_req *r)
+{
+    return ((r->evtsel & DS_EVTSEL_OS) ? DS_FIXED_OS : 0) | ((r->evtsel & DS_EVTSEL_USR) ? DS_FIXED_USR : 0);
+}
+
 /* Arch PEBS with a counters group in some request: every counter of the
  * session is a member of it (the group records s->gctl's counters). */
 static inline bool apebs_cntr(const struct ds_session *s)

@@ -133,10 +133,6 @@ int ds__ses_save_all(struct ds_session *s)
     return e;
 }
 
-static unsigned fixed_ctrl(const struct ds_session_req *r)
-{
-    return ((r->evtsel & DS_EVTSEL_OS) ? DS_FIXED_OS : 0) | ((r->evtsel & DS_EVTSEL_USR) ? DS_FIXED_USR : 0);
-}
 
 /* DS-area PEBS on one counter (e2e do_run order: reset slot, counter, enable). */
 static int program_ds_pebs(struct ds_session *s, const struct ds_session_req *r)
@@ -146,7 +142,7 @@ static int program_ds_pebs(struct ds_session *s, const struct ds_session_req *r)
     int e = ds_area_set_reset(&s->ctx, r->kind, r->idx, r->reset);
     if (r->kind == DS_CTR_FIXED) {
         if (!e)
-            e = ds_pmc_fixed_program(cpu, r->idx, fixed_ctrl(r), adaptive, r->start);
+            e = ds_pmc_fixed_program(cpu, r->idx, ses_fixed_ctrl(r), adaptive, r->start);
         return e ? e : ds_pmc_pebs_enable_fixed(cpu, r->idx);
     }
     uint64_t ev = r->evtsel | (adaptive ? DS_EVTSEL_ADAPTIVE : 0);
@@ -173,7 +169,7 @@ static int program_req(struct ds_session *s, struct ds_session_req *r)
     case DS_HOW_PEBS:
         return program_ds_pebs(s, r);
     case DS_HOW_APEBS:
-        e = r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, fixed_ctrl(r), false, r->start)
+        e = r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, ses_fixed_ctrl(r), false, r->start)
                                     : ds_pmc_gp_program(cpu, r->idx, r->evtsel, r->start);
         /* CFG_C reload [31:0]: -period (Linux -period & ARCH_PEBS_RELOAD) */
         return e ? e : ds_arch_pebs_counter_enable(&s->ap, r->kind, r->idx, (uint32_t)r->reset,
@@ -197,7 +193,7 @@ static int program_req(struct ds_session *s, struct ds_session_req *r)
         e = ds_pmc_gp_program(cpu, r->idx, r->evtsel, r->start);
         return e ? e : member_allow(s, r);
     case DS_HOW_COUNT: /* from 0, no EVTSEL.INT / FIXED_CTR_CTRL PMI bit */
-        e = r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, fixed_ctrl(r), false, 0)
+        e = r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, ses_fixed_ctrl(r), false, 0)
                                     : ds_pmc_gp_program(cpu, r->idx, r->evtsel, 0);
         return e ? e : member_allow(s, r);
     default:

@@ -1709,6 +1709,7 @@ static void test_blind9907_bts_unavailable_and_fixed_width_65(void);
 static void test_start_write_fault_sweep(void);
 static void test_misuse_table(void);
 static void test_cause_first_bts(void);
+static void test_describe_fixed_field(void);
 static void test_teardown_retry(void);
 static void test_kth_write_fault_sweep(void);
 static void test_snb_ucode_before_programming(void);
@@ -1800,6 +1801,7 @@ int main(void)
     test_blind9907_bts_unavailable_and_fixed_width_65();
     test_misuse_table();
     test_cause_first_bts();
+    test_describe_fixed_field();
     test_teardown_retry();
     test_kth_write_fault_sweep();
     test_snb_ucode_before_programming();
@@ -3434,6 +3436,27 @@ static struct ds_request generic(enum ds_event ev, enum ds_sample_mode mode)
     r.period = 1000;
     r.mode = mode;
     return r;
+}
+
+/* describe on Ice Lake: precise instructions on fixed counter 0 names its
+ * IA32_FIXED_CTR_CTRL field (SDM: OS bit 0, USR bit 1: both rings 0x3),
+ * not an EVTSEL a fixed counter does not have (issue 29). */
+static void test_describe_fixed_field(void)
+{
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(generic(DS_EVENT_INSTRUCTIONS, DS_SAMPLE_PRECISE), NULL), DS_OK, "instructions precise");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "on FIXED0");
+    char buf[1024];
+    CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    CHECK(strstr(buf, " fixed_ctr_ctrl 0x3 on FIXED0, PEBS") != NULL, "the FIXED_CTR_CTRL field:\n%s", buf);
+    CHECK(!strstr(buf, "evtsel"), "no EVTSEL for a fixed counter:\n%s", buf);
+    struct ds_request r = generic(DS_EVENT_INSTRUCTIONS, DS_SAMPLE_PRECISE);
+    r.rings = DS_RING_USER;
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(r, NULL), DS_OK, "user-only instructions");
+    CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    CHECK(strstr(buf, " fixed_ctr_ctrl 0x2 on FIXED0") != NULL, "USR only: 0x2:\n%s", buf);
 }
 
 /* The cause-first checks refuse only what the CPU lacks: the Pentium
