@@ -86,6 +86,9 @@ int ds__ses_add_counter_req(struct ds_session *s, struct ds_session_req *r);
 /* The PEBS format all PEBS requests share (s->fmt once chosen), else the
  * CPU's; DS_ERR_SESSION_NO_DS where it has no PEBS at all. */
 int ds__ses_pebs_format(struct ds_session *s, enum ds_pebs_fmt *f);
+/* @r's start and reload values for r->rq.period, validated as add does
+ * (DS_ERR_SESSION_BAD_PERIOD): ds_session_set_period. */
+int ds__ses_period_values(struct ds_session *s, struct ds_session_req *r);
 /* start: freeze, GLOBAL_CTRL and PEBS bits, data_cfg, one_pebs, use_area/_apebs. */
 void ds__ses_plan(struct ds_session *s);
 /* start: the region split into DS area, PEBS and BTS parts (memory only). */

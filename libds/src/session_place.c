@@ -453,11 +453,12 @@ static int pick_overflow(struct ds_session *s, struct ds_session_req *r, const s
     return DS_ERR_SESSION_NO_COUNTER;
 }
 
-/* Start and reload values of a family-6 counter request. */
+/* Start and reload values of a family-6 counter request (NetBurst: pick_nb
+ * did them at add; ds_session_set_period: ds__ses_period_values). */
 static int period_values(struct ds_session *s, struct ds_session_req *r)
 {
     if (!fam6(s->cpu))
-        return DS_OK; /* pick_nb did it */
+        return DS_OK;
     int e = ds_pmc_gp_period(s->cpu, r->rq.period, &r->start, &r->reset);
     if (e == DS_ERR_PMC_PERIOD_ZERO || e == DS_ERR_PMC_PERIOD_WIDE)
         return DS_ERR_SESSION_BAD_PERIOD;
@@ -473,6 +474,15 @@ static int period_values(struct ds_session *s, struct ds_session_req *r)
     if (r->how == DS_HOW_APEBS && r->rq.period > (1ull << 31))
         return DS_ERR_SESSION_BAD_PERIOD;
     return DS_OK;
+}
+
+int ds__ses_period_values(struct ds_session *s, struct ds_session_req *r)
+{
+    if (r->rq.period == 0)
+        return DS_ERR_SESSION_BAD_PERIOD; /* check_request's test */
+    if (!fam6(s->cpu))
+        return ds_nb_period(r->rq.period, &r->start) ? DS_ERR_SESSION_BAD_PERIOD : DS_OK; /* pick_nb's */
+    return period_values(s, r);
 }
 
 /* DS_COUNT: count from 0 without EVTSEL.INT, for the counters group. The

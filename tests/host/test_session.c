@@ -1709,6 +1709,7 @@ static void test_blind9907_bts_unavailable_and_fixed_width_65(void);
 static void test_start_write_fault_sweep(void);
 static void test_misuse_table(void);
 static void test_cause_first_bts(void);
+static void test_set_period(void);
 static void test_describe_fixed_field(void);
 static void test_teardown_retry(void);
 static void test_kth_write_fault_sweep(void);
@@ -1801,6 +1802,7 @@ int main(void)
     test_blind9907_bts_unavailable_and_fixed_width_65();
     test_misuse_table();
     test_cause_first_bts();
+    test_set_period();
     test_describe_fixed_field();
     test_teardown_retry();
     test_kth_write_fault_sweep();
@@ -3457,6 +3459,85 @@ static void test_describe_fixed_field(void)
     CHECK_EQ(add(r, NULL), DS_OK, "user-only instructions");
     CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
     CHECK(strstr(buf, " fixed_ctr_ctrl 0x2 on FIXED0") != NULL, "USR only: 0x2:\n%s", buf);
+}
+
+/* Index of the first logged write to @msr from @from on, or -1. */
+static int write_at(uint32_t msr, int from)
+{
+    for (int i = from; i < F.nlog; i++)
+        if (F.log[i].kind == 'w' && F.log[i].msr == msr)
+            return i;
+    return -1;
+}
+
+/* ds_session_set_period (issue 29 item 6), Linux perf_event_period's
+ * order on a running counter: GLOBAL_CTRL bit off, counter = -period
+ * (48-bit full width: 2^48 - period), DS reset slot = -period, GLOBAL_CTRL
+ * back; the PMI then reloads the new value. Validation as add. */
+static void test_set_period(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    unsigned a, b, c;
+    CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_OVERFLOW), &a), DS_OK, "overflow request (PMC3)");
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &b), DS_OK, "PEBS request (PMC0)");
+    CHECK_EQ(add(raw(0xC0, 0x00, 0, DS_COUNT), &c), DS_OK, "count request");
+    CHECK_EQ(ds_session_set_period(&S, a, 300), DS_OK, "READY: kept for start");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0xC4), 0x1000000000000ull - 300, "start used the new period");
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_set_period(&S, a, 500), DS_OK, "running overflow request");
+    /* full-width write (PERF_CAPABILITIES.FW_WRITE): IA32_A_PMC3 4C4H */
+    int off = write_at(0x38F, 0), w = write_at(0x4C4, 0), on = write_at(0x38F, off + 1);
+    CHECK(off >= 0 && w > off && on > w, "GLOBAL_CTRL off, PMC3, GLOBAL_CTRL on (%d %d %d)", off, w, on);
+    CHECK_EQ(off >= 0 ? F.log[off].val : 0, 0x3, "PMC3's bit cleared, PMC0 and the count's PMC1 still enabled");
+    CHECK_EQ(fp_get(&F, 0xC4), 0x1000000000000ull - 500, "PMC3 = -500");
+    CHECK_EQ(fp_get(&F, 0x38F), 0xB, "GLOBAL_CTRL back to PMC0|PMC1|PMC3");
+    fp_set(&F, 0x38E, 1ull << 3);
+    fp_set(&F, 0xC4, 5);
+    struct ds_pmi_result res;
+    CHECK_EQ(ds_session_pmi(&S, 0x10, &res), DS_OK, "PMI");
+    CHECK_EQ(fp_get(&F, 0xC4), 0x1000000000000ull - 500, "the PMI reloads -500");
+    CHECK_EQ(ds_session_set_period(&S, b, 2000), DS_OK, "running PEBS request");
+    const struct ds_area64 *ar = (const struct ds_area64 *)(const void *)mem;
+    CHECK_EQ(fp_get(&F, 0xC1), 0x1000000000000ull - 2000, "PMC0 = -2000");
+    CHECK_EQ(ar->pebs_reset[0], 0x1000000000000ull - 2000, "DS reset slot 0 = -2000");
+    /* refusals: nothing changes */
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_set_period(&S, b, 0), DS_ERR_SESSION_BAD_PERIOD, "period 0");
+    CHECK_EQ(ds_session_set_period(&S, b, 1ull << 48), DS_ERR_SESSION_BAD_PERIOD, "beyond the 48-bit counter");
+    CHECK_EQ(ds_session_set_period(&S, c, 100), DS_ERR_SESSION_NO_PERIOD, "DS_COUNT has no period");
+    CHECK_EQ(ds_session_set_period(&S, 3, 100), DS_ERR_SESSION_BAD_REQ, "id 3: not added");
+    CHECK_EQ(ds_session_set_period(&S, ~0u, 100), DS_ERR_SESSION_BAD_REQ, "id ~0");
+    CHECK_EQ(ds_session_set_period(NULL, 0, 100), DS_ERR_NULL, "NULL");
+    CHECK_EQ(F.nlog, 0, "refusals touch no MSR");
+    CHECK_EQ(S.req[b].rq.period, 2000, "period unchanged by the refusals");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    struct ds_session z;
+    memset(&z, 0, sizeof z);
+    CHECK_EQ(ds_session_set_period(&z, 0, 100), DS_ERR_SESSION_STATE, "never initialised");
+    /* BTS */
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request r;
+    memset(&r, 0, sizeof r);
+    r.mode = DS_TRACE_BTS;
+    CHECK_EQ(add(r, &a), DS_OK, "BTS");
+    CHECK_EQ(ds_session_set_period(&S, a, 100), DS_ERR_SESSION_NO_PERIOD, "BTS has no period");
+    /* Ice Lake fixed counter 0 (PEBS): FIXED_CTR0 = -period; arch PEBS
+     * limit 2^31 checked on Panther Lake */
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(generic(DS_EVENT_INSTRUCTIONS, DS_SAMPLE_PRECISE), &a), DS_OK, "instructions on FIXED0");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(ds_session_set_period(&S, a, 4000), DS_OK, "fixed counter");
+    CHECK_EQ(fp_get(&F, 0x309), 0x1000000000000ull - 4000, "FIXED_CTR0 = -4000");
+    CHECK_EQ(fp_get(&F, 0x38F), 1ull << 32, "GLOBAL_CTRL back to FIXED0");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    panther();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &a), DS_OK, "arch PEBS request");
+    CHECK_EQ(ds_session_set_period(&S, a, (1ull << 31) + 1), DS_ERR_SESSION_BAD_PERIOD, "arch PEBS: above 2^31");
+    CHECK_EQ(ds_session_set_period(&S, a, 1ull << 31), DS_OK, "arch PEBS: 2^31");
 }
 
 /* The cause-first checks refuse only what the CPU lacks: the Pentium

@@ -215,7 +215,10 @@ enum ds_err {
     DS_ERR_SESSION_MEM_RANGE = 503, /* region wraps, or is beyond the linear-address width / 4 GiB (32-bit DS) / MAXPHYADDR */
     DS_ERR_SESSION_PDIST = 504, /* ds_request.pdist without DS_SAMPLE_PRECISE or without architectural PEBS */
     DS_ERR_SESSION_NO_PMU = 505, /* init: neither architectural perfmon (CPUID 0AH version 0) nor DS (e.g. QEMU qemu32) */
-    /* sessions: next free value 506 */
+    DS_ERR_SESSION_BAD_REQ = 506, /* request id not one ds_session_add returned for this session */
+    DS_ERR_SESSION_NO_PERIOD = 507, /* ds_session_set_period on a BTS or DS_COUNT request (no period) */
+    DS_ERR_SESSION_PERIOD_NB = 508, /* ds_session_set_period on a running NetBurst request */
+    /* sessions: next free value 509 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

@@ -432,6 +432,33 @@ int ds_session_drain_now(struct ds_session *s);
 int ds_session_teardown(struct ds_session *s);
 
 /*
+ * Change the sampling period of request @req_id (Linux perf_event_period).
+ * @period is validated exactly as ds_session_add validates rq.period (0,
+ * beyond the counter width, above 2^31 for arch PEBS, NetBurst's
+ * ds_nb_period: DS_ERR_SESSION_BAD_PERIOD); on error nothing changes.
+ * READY or STOPPED: the new values are kept for the next start. RUNNING
+ * (family 6): the counter is stopped (its IA32_PERF_GLOBAL_CTRL bit off;
+ * perfmon v1: EVTSEL.EN off), -@period written to it, the reload written
+ * (DS-area PEBS: the DS reset slot; arch PEBS: IA32_PMC_x_CFG_C[31:0];
+ * overflow: what the PMI reloads), and the session's GLOBAL_CTRL written
+ * back: the next sample comes @period events after the call. Events
+ * counted before the call toward the old period are dropped, as in Linux.
+ * Not concurrently with ds_session_pmi on the same session (call it with
+ * the LVT PC masked, or from the PMI path after ds_session_pmi returned).
+ * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (never initialised),
+ * DS_ERR_SESSION_BAD_REQ (@req_id not returned by ds_session_add),
+ * DS_ERR_SESSION_NO_PERIOD (BTS, DS_COUNT), DS_ERR_SESSION_BAD_PERIOD,
+ * DS_ERR_SESSION_PERIOD_NB (running NetBurst request: its CCCR/ESCR pair
+ * would have to be released and reprogrammed; set it before start),
+ * DS_ERR_MSR_FAULT and the pmc.h / arch_pebs.h programming errors.
+ * MSRs: RUNNING: writes IA32_PERF_GLOBAL_CTRL (0x38F) twice, the counter
+ * (GP: IA32_PMCx / A_PMCx; fixed: IA32_FIXED_CTR_CTRL + IA32_FIXED_CTRx),
+ * arch PEBS IA32_PMC_x_CFG_C; perfmon v1: IA32_PERFEVTSELx twice. Else none.
+ * NMI-safe: yes (no locks), but not concurrently with ds_session_pmi.
+ */
+int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period);
+
+/*
  * MSRs that ds_session_start saved and no teardown has written back yet:
  * 0 for a session never started, torn down completely, or NULL; while
  * started, every saved MSR; after a teardown (or a failed start) whose
