@@ -71,6 +71,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMI_HOOK, "counter-overflow hook reported an error"),
     ROW(DS_ERR_PMI_LBR_BUF, "PMI LBR snapshot step needs cfg.lbr.buf with cap >= the LBR depth"),
     ROW(DS_ERR_PMI_CTX_CPU, "DS context given to ds_pmi_init was set up for another struct ds_cpu"),
+    ROW(DS_ERR_PMI_LVT_VECTOR, "LVT PC value: fixed delivery needs a vector 32..255 (0-31 are exceptions), NMI delivery no vector"),
     ROW(DS_ERR_PMI_STORM, "PMI storm: GLOBAL_STATUS still set after 100 handler passes; PMU stopped (GLOBAL_CTRL = 0)"),
 
     /* 250..299: architectural / Core counters */

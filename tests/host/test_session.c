@@ -8,6 +8,7 @@
  */
 #include "check.h"
 #include "fake_pmu.h"
+#include <ds/lvt.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1709,6 +1710,7 @@ static void test_blind9907_bts_unavailable_and_fixed_width_65(void);
 static void test_start_write_fault_sweep(void);
 static void test_misuse_table(void);
 static void test_cause_first_bts(void);
+static void test_lvt_pc_value(void);
 static void test_set_period(void);
 static void test_describe_fixed_field(void);
 static void test_teardown_retry(void);
@@ -1802,6 +1804,7 @@ int main(void)
     test_blind9907_bts_unavailable_and_fixed_width_65();
     test_misuse_table();
     test_cause_first_bts();
+    test_lvt_pc_value();
     test_set_period();
     test_describe_fixed_field();
     test_teardown_retry();
@@ -3538,6 +3541,31 @@ static void test_set_period(void)
     CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &a), DS_OK, "arch PEBS request");
     CHECK_EQ(ds_session_set_period(&S, a, (1ull << 31) + 1), DS_ERR_SESSION_BAD_PERIOD, "arch PEBS: above 2^31");
     CHECK_EQ(ds_session_set_period(&S, a, 1ull << 31), DS_OK, "arch PEBS: 2^31");
+}
+
+/* ds_lvt_pc_value (lvt.h, issue 29): the SDM LVT layout (vector 7:0,
+ * delivery mode 10:8 with NMI 100b, mask 16; reset 0x00010000) and Linux's
+ * NMI value 0x400 (APIC_DM_NMI), typed here from the SDM figure. */
+static void test_lvt_pc_value(void)
+{
+    uint32_t v = 0;
+    CHECK_EQ(ds_lvt_pc_value(true, 0, false, &v), DS_OK, "NMI");
+    CHECK_EQ(v, 0x400, "NMI unmasked = Linux's APIC_DM_NMI");
+    CHECK_EQ(ds_lvt_pc_value(true, 0, true, &v), DS_OK, "NMI masked");
+    CHECK_EQ(v, 0x10400, "NMI masked");
+    CHECK_EQ(ds_lvt_pc_value(false, 0xF0, false, &v), DS_OK, "fixed 0xF0");
+    CHECK_EQ(v, 0xF0, "fixed, vector in 7:0");
+    CHECK_EQ(ds_lvt_pc_value(false, 32, true, &v), DS_OK, "fixed 32 masked");
+    CHECK_EQ(v, 0x10020, "vector 32 masked");
+    CHECK_EQ(ds_lvt_pc_value(false, 255, false, &v), DS_OK, "fixed 255");
+    CHECK_EQ(v, 0xFF, "vector 255");
+    CHECK_EQ(ds_lvt_pc_value(false, 31, false, &v), DS_ERR_PMI_LVT_VECTOR, "vector 31: an exception");
+    CHECK_EQ(v, 0x10000, "refused: the masked reset value");
+    CHECK_EQ(ds_lvt_pc_value(false, 256, false, &v), DS_ERR_PMI_LVT_VECTOR, "vector 256");
+    CHECK_EQ(ds_lvt_pc_value(true, 2, false, &v), DS_ERR_PMI_LVT_VECTOR, "NMI with a vector");
+    CHECK_EQ(ds_lvt_pc_value(true, 0, false, NULL), DS_ERR_NULL, "NULL");
+    CHECK_EQ(DS_LVT_PC_XAPIC_OFFSET, 0x340, "xAPIC offset");
+    CHECK_EQ(DS_MSR_IA32_X2APIC_LVT_PMI, 0x834, "x2APIC MSR");
 }
 
 /* The cause-first checks refuse only what the CPU lacks: the Pentium

@@ -92,7 +92,8 @@ enum ds_err {
     DS_ERR_PMI_STORM = 204, /* GLOBAL_STATUS still set after DS_PMI_MAX_PASSES: PMU stopped */
     DS_ERR_PMI_LBR_BUF = 205, /* PMI LBR snapshot step without a buffer (cfg.lbr.buf NULL or cap 0) */
     DS_ERR_PMI_CTX_CPU = 206, /* ds_pmi_init: the DS context was set up for another struct ds_cpu */
-    /* PMI: next free value 207 */
+    DS_ERR_PMI_LVT_VECTOR = 207, /* ds_lvt_pc_value: fixed vector outside 32..255, or NMI with a vector */
+    /* PMI: next free value 208 */
 
     /* --- 250..299: architectural / Core counters ------------------------- */
     DS_ERR_PMC_NO_ARCH = 250,        /* no architectural perfmon (CPUID leaf 0AH version 0) */

@@ -459,6 +459,18 @@ int ds_session_teardown(struct ds_session *s);
 int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period);
 
 /*
+ * No frequency mode (perf's attr.freq): Linux derives the period from the
+ * event rate measured against a clock (perf_calculate_period, from the
+ * count and the nanoseconds since the last adjustment) on every timer tick
+ * (perf_adjust_freq_unthr_context) and in each PMI. libds has neither a
+ * clock nor a tick, and guessing one (TSC rate) would be a policy the
+ * kernel knows better. The kernel has both: from its tick, count the
+ * samples of each request since the last tick and call
+ * ds_session_set_period with period * (samples wanted / samples seen)
+ * (Linux's arithmetic, perf_calculate_period), clamped to what add accepts.
+ */
+
+/*
  * MSRs that ds_session_start saved and no teardown has written back yet:
  * 0 for a session never started, torn down completely, or NULL; while
  * started, every saved MSR; after a teardown (or a failed start) whose
