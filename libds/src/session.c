@@ -10,6 +10,7 @@
  * (session_int.h, issue 26).
  */
 #include "session_int.h"
+#include <ds/probe.h>
 
 static void uarch_of(const struct ds_cpu *cpu, enum ds_uarch *u)
 {
@@ -289,6 +290,29 @@ unsigned ds_session_unrestored(const struct ds_session *s)
     return s && s->started ? s->nsaved : 0;
 }
 
+/* cfg.probe: ds_probe (it restores what it wrote), then the verdicts of
+ * what the session will use: INERT -> DS_ERR_NOT_WORKING (written values
+ * dropped: an emulator's PMU), FAULT -> its reason. */
+static int start_probe(struct ds_session *s)
+{
+    struct ds_probe_result p;
+    int e = ds_probe(s->cpu, NULL, &p);
+    if (e)
+        return e;
+    bool ctr = false;
+    SES_FOR_REQ(s, i, !ctr)
+        ctr = s->req[i].how != DS_HOW_BTS;
+    const struct ds_probe_item *need[3] = { ctr ? &p.counter : NULL, s->use_area ? &p.ds_area : NULL,
+                                            s->use_apebs ? &p.arch_pebs : NULL };
+    for (unsigned i = 0; i < 3; i++) {
+        if (need[i] && need[i]->verdict == DS_PROBE_INERT)
+            return DS_ERR_NOT_WORKING;
+        if (need[i] && need[i]->verdict == DS_PROBE_FAULT)
+            return need[i]->reason ? need[i]->reason : DS_ERR_MSR_FAULT;
+    }
+    return DS_OK;
+}
+
 int ds_session_start(struct ds_session *s)
 {
     if (!s)
@@ -306,6 +330,8 @@ int ds_session_start(struct ds_session *s)
      * only) before any PMU MSR, not after programming the counters */
     if (!e && has_how(s, DS_HOW_PEBS))
         e = ds_pmc_pebs_errata_check(s->cpu, s->cfg.pebs_flags);
+    if (!e && s->cfg.probe)
+        e = start_probe(s);
     if (!e)
         e = ds__ses_save_all(s); /* reads only */
     if (e) {

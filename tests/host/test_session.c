@@ -1710,6 +1710,7 @@ static void test_blind9907_bts_unavailable_and_fixed_width_65(void);
 static void test_start_write_fault_sweep(void);
 static void test_misuse_table(void);
 static void test_cause_first_bts(void);
+static void test_start_probe(void);
 static void test_lvt_pc_value(void);
 static void test_set_period(void);
 static void test_describe_fixed_field(void);
@@ -1804,6 +1805,7 @@ int main(void)
     test_blind9907_bts_unavailable_and_fixed_width_65();
     test_misuse_table();
     test_cause_first_bts();
+    test_start_probe();
     test_lvt_pc_value();
     test_set_period();
     test_describe_fixed_field();
@@ -3566,6 +3568,37 @@ static void test_lvt_pc_value(void)
     CHECK_EQ(ds_lvt_pc_value(true, 0, false, NULL), DS_ERR_NULL, "NULL");
     CHECK_EQ(DS_LVT_PC_XAPIC_OFFSET, 0x340, "xAPIC offset");
     CHECK_EQ(DS_MSR_IA32_X2APIC_LVT_PMI, 0x834, "x2APIC MSR");
+}
+
+/* cfg.probe (issue 29 item 6): on a PMU that accepts writes and drops them
+ * (QEMU TCG), start fails with DS_ERR_NOT_WORKING and leaves nothing to
+ * restore; without the flag the same start succeeds (and would sample
+ * nothing); on a working PMU the probe passes. */
+static void test_start_probe(void)
+{
+    struct ds_session_config c = cfg_mem();
+    c.probe = true;
+    skylake();
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "working PMU: the probe passes");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    F.drop_writes = 1;
+    CHECK_EQ(ds_session_start(&S), DS_ERR_NOT_WORKING, "writes dropped: inert");
+    CHECK(S.state == DS_SESSION_READY && ds_session_unrestored(&S) == 0, "not started, nothing to restore");
+    memset(&S, 0, sizeof S);
+    c.probe = false;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init without probe");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "without the probe the inert PMU starts");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    memset(&S, 0, sizeof S);
+    c.probe = true;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow request (counter only)");
+    CHECK_EQ(ds_session_start(&S), DS_ERR_NOT_WORKING, "overflow only: the counter is inert");
+    F.drop_writes = 0;
 }
 
 /* The cause-first checks refuse only what the CPU lacks: the Pentium

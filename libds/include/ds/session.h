@@ -189,6 +189,11 @@ struct ds_session_config {
     bool freeze_set;           /* use @freeze; else auto: streamlined v4+, legacy v2/v3, none v1/NetBurst */
     enum ds_freeze_mode freeze;
     unsigned pebs_flags;       /* ds_pmc_pebs_enable_ex flags (DS_PMC_PEBS_ALLOW_ERRATA) */
+    bool probe;                /* start runs the functional probe first (probe.h ds_probe, no BTS
+                                  scratch): a counter, DS area or arch-PEBS buffer the session
+                                  needs that is advertised but inert (emulators that read PMU MSRs
+                                  as 0 and drop writes, QEMU TCG) fails start with
+                                  DS_ERR_NOT_WORKING instead of a session with zero samples */
     void (*on_sample)(void *arg, const struct ds_session_sample *s);
     void (*on_branch)(void *arg, const struct ds_bts_branch *b);
     void (*on_lbr)(void *arg, const struct ds_lbr_entry *e, size_t n);
@@ -350,7 +355,11 @@ int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *
  * ds_session_unrestored() > 0: call ds_session_teardown), among them the PEBS errata
  * gates that ds_pmc_pebs_check leaves out (DS_ERR_PMC_PEBS_ERRATUM on
  * Merom 06_0FH, DS_ERR_PMC_PEBS_UCODE on old Sandy Bridge microcode;
- * cfg.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA accepts them).
+ * cfg.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA accepts them). With cfg.probe:
+ * ds_probe before the first save (it restores what it wrote), then
+ * DS_ERR_NOT_WORKING where an item the session needs (counter for any
+ * counter request, DS area for DS-area PEBS/BTS, arch PEBS) is INERT, its
+ * reason where it FAULTs; nothing else is written then.
  * MSRs: reads then writes those of the requests (see ds_session_describe).
  * NMI-safe: no (configuration time; PMIs may arrive once it returns).
  */
