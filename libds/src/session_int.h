@@ -91,6 +91,19 @@ int ds__ses_pebs_format(struct ds_session *s, enum ds_pebs_fmt *f);
 int ds__ses_period_values(struct ds_session *s, struct ds_session_req *r);
 /* start: freeze, GLOBAL_CTRL and PEBS bits, data_cfg, one_pebs, use_area/_apebs. */
 void ds__ses_plan(struct ds_session *s);
+/* The adaptive MSR_PEBS_DATA_CFG of the requests (plan; describe). */
+uint64_t ds__ses_data_cfg(const struct ds_session *s);
+/* The region's split and record counts, from @s alone (no MSR, nothing
+ * written): carve sets the buffers up from it, describe shows it before
+ * start. Errors: DS_ERR_SESSION_BUF_SMALL, ds_pebs_thresh_margin's. */
+struct ses_bufplan {
+    bool area, apebs;                    /* a DS area page / an arch-PEBS part */
+    uint64_t off, pp, bp;                /* skipped to 4 KiB, PEBS part, BTS part (bytes) */
+    uint32_t pebs_n, pebs_rsz, pebs_thr; /* DS-area PEBS records, record size, threshold (records) */
+    uint32_t bts_n, bts_rsz, bts_thr;    /* BTS records, record size, threshold (0: circular) */
+    unsigned apebs_code;                 /* arch PEBS buffer 4 KiB << code */
+};
+int ds__ses_bufplan(const struct ds_session *s, uint64_t data_cfg, struct ses_bufplan *o);
 /* start: the region split into DS area, PEBS and BTS parts (memory only). */
 int ds__ses_carve(struct ds_session *s);
 /* Arch-PEBS CFG_C group bits of a request's groups. */

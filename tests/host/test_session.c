@@ -319,6 +319,15 @@ static void test_skylake_program(void)
     CHECK_EQ(add(raw(0xC0, 0x00, 10000, DS_SAMPLE_PRECISE), &id), DS_OK, "INST_RETIRED.ANY_P precise");
     CHECK_EQ(id, 0, "first id");
     CHECK_EQ(F.nlog, 0, "add touches no MSR");
+    {
+        /* issue 29: before start, the planned buffers (the numbers below:
+         * 60 KiB / 0xC8 = 307 records, threshold 303), no MSR access */
+        char pb[1024];
+        CHECK_EQ(ds_session_describe(&S, pb, sizeof pb), DS_OK, "describe before start");
+        CHECK(strstr(pb, "planned PEBS buffer: 307 records of 200 bytes, threshold 303 records") != NULL,
+              "the planned PEBS buffer:\n%s", pb);
+        CHECK_EQ(F.nlog, 0, "describe touches no MSR");
+    }
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
     /* SDM IA32_PERFEVTSELx: event C0H, umask 0, USR 16, OS 17, EN 22 */
     CHECK_EQ(fp_get(&F, 0x186), 0x004300C0, "EVTSEL0");
@@ -336,6 +345,7 @@ static void test_skylake_program(void)
     CHECK_EQ((a->pebs_thresh - a->pebs_base) / 0xC8, 303, "threshold = max - 4 PEBS counters");
     char buf[1024];
     CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    CHECK(!strstr(buf, "planned"), "after start: the buffers set up, not the plan:\n%s", buf);
     CHECK(strstr(buf, "PMC0") && strstr(buf, "PEBS format 3") && strstr(buf, "freeze streamlined") &&
               strstr(buf, "307 records") && strstr(buf, "0x4300c0"),
           "describe names counter, format, freeze, buffer, encoding:\n%s", buf);
@@ -3464,6 +3474,27 @@ static void test_describe_fixed_field(void)
     CHECK_EQ(add(r, NULL), DS_OK, "user-only instructions");
     CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
     CHECK(strstr(buf, " fixed_ctr_ctrl 0x2 on FIXED0") != NULL, "USR only: 0x2:\n%s", buf);
+    /* planned BTS before start: 64-bit records of 24 bytes (SDM BTS record
+     * format) in the region after the DS area page; circular: no threshold */
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    memset(&r, 0, sizeof r);
+    r.mode = DS_TRACE_BTS_CIRCULAR;
+    CHECK_EQ(add(r, NULL), DS_OK, "BTS circular");
+    char want[128];
+    snprintf(want, sizeof want, "planned BTS buffer: %u records, threshold 0 (circular)\n",
+             (unsigned)((sizeof mem - 4096) / 24));
+    CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    CHECK(strstr(buf, want) != NULL, "want '%s':\n%s", want, buf);
+    /* a region start would refuse: said before start */
+    struct ds_session_config c = cfg_mem();
+    c.bytes = 4096 + 100;
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init, 4 KiB + 100");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS");
+    CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    CHECK(strstr(buf, "planned buffers: none, start would fail: ") != NULL, "the refusal named:\n%s", buf);
+    CHECK_EQ(ds_session_start(&S), DS_ERR_SESSION_BUF_SMALL, "and start refuses it");
 }
 
 /* Index of the first logged write to @msr from @from on, or -1. */

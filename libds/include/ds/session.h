@@ -492,8 +492,12 @@ unsigned ds_session_unrestored(const struct ds_session *s);
  * What the session chose, one line per item: microarchitecture, PEBS
  * format, per request event name + encoding, counter (PMCn, FIXEDn,
  * NetBurst counter + ESCR), PEBS / arch PEBS / overflow / BTS, period and
- * reset, buffers (records, threshold), freeze mode. Valid after add (the
- * buffers after start). DS_ERR_BUFSZ when truncated (NUL-terminated).
+ * reset, buffers (records, threshold), freeze mode. Valid after add;
+ * before start the buffers are the planned ones ("planned PEBS buffer:
+ * ...", computed as start will carve them, or the error start would give
+ * for the region), after start the ones set up. A fixed counter shows its
+ * IA32_FIXED_CTR_CTRL field ("fixed_ctr_ctrl 0x3 on FIXED0"), a GP counter
+ * its EVTSEL. DS_ERR_BUFSZ when truncated (NUL-terminated).
  * Errors: DS_ERR_NULL, DS_ERR_BUFSZ, DS_ERR_UNSUPPORTED (DS_CONFIG_FORMAT=0).
  * MSRs: none. NMI-safe: yes.
  */
