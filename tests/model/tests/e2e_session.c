@@ -210,7 +210,9 @@ static int prepare(enum dsm_profile p, const struct ds_request *rq, unsigned g, 
     cfg.freeze_set = freeze_none;
     cfg.freeze = DS_FREEZE_NONE;
     int e = ds_session_init(&T.s, &T.c, &cfg);
-    CHECK_EQ(e, DS_OK, "session init %s (%s)", dsm_profile_name(p), ds_errname(e));
+    /* no DS and no leaf 0AH: init names the cause (issue 29), add never runs */
+    CHECK_EQ(e, p == DSM_NONE_DS ? DS_ERR_SESSION_NO_PMU : DS_OK, "session init %s (%s)", dsm_profile_name(p),
+             ds_errname(e));
     if (e != DS_OK)
         return e;
     return ds_session_add(&T.s, rq, NULL);
@@ -271,9 +273,8 @@ static void check_refusal(enum dsm_profile p, unsigned g, enum ds_sample_mode mo
     printf("# %s %s: refused: %s\n", pn, what, ds_errname(e));
     if (known(p, g, key, 'a', e, what))
         return;
-    if (p == DSM_NONE_DS) {   /* no leaf 0AH: nothing to count with */
-        CHECK(e == DS_ERR_NO_PERFMON || e == DS_ERR_SESSION_NO_DS, "%s %s: NO_PERFMON / NO_DS (%s)", pn, what,
-              ds_errname(e));
+    if (p == DSM_NONE_DS) {   /* no DS, no leaf 0AH: nothing to count with, said by init */
+        CHECK_EQ(e, DS_ERR_SESSION_NO_PMU, "%s %s: init's NO_PMU (%s)", pn, what, ds_errname(e));
         return;
     }
     if (is_nb(p)) {   /* no per-core table for NetBurst: PRECISE may be refused, AUTO not */
@@ -343,7 +344,7 @@ static void one_ldlat(enum dsm_profile p)
         return;
     CHECK(!can, "%s loads ldlat %u: refused where the model samples load latency (%s)", pn, WL_LAT_THR, ds_errname(e));
     CHECK(e == DS_ERR_SESSION_NO_LDLAT || e == DS_ERR_SESSION_NO_DS || e == DS_ERR_EVENT_NONE ||
-              (p == DSM_NONE_DS && e == DS_ERR_NO_PERFMON),
+              (p == DSM_NONE_DS && e == DS_ERR_SESSION_NO_PMU),
           "%s loads ldlat: NO_LDLAT / NO_DS / EVENT_NONE where the model has no load latency (%s)", pn, ds_errname(e));
 }
 
@@ -378,7 +379,7 @@ static void one_cntr(enum dsm_profile p)
         printf("# %s counters group: refused: %s\n", pn, ds_errname(e));
         CHECK(!can, "%s counters group: refused where the model has it (%s)", pn, ds_errname(e));
         CHECK(e == DS_ERR_SESSION_NO_CNTR_GROUP || e == DS_ERR_SESSION_NO_DS || e == DS_ERR_SESSION_NOT_PRECISE ||
-                  e == DS_ERR_NO_PERFMON || e == DS_ERR_EVENT_NONE,
+                  e == DS_ERR_NO_PERFMON || e == DS_ERR_EVENT_NONE || (p == DSM_NONE_DS && e == DS_ERR_SESSION_NO_PMU),
               "%s counters group: a specific refusal (%s)", pn, ds_errname(e));
         return;
     }
