@@ -46,6 +46,7 @@ struct tstate {
     uint64_t last_next;              /* next IP of the last retired instruction: the interrupted IP */
     uint64_t samples, pebs, bad_ip, pmis;
     uint64_t first_bad;
+    uint64_t eip_bad, eip_exact;     /* ds_session_sample.eip against the model's stream (issue 29) */
     int pmi_err;
     /* one_cntr: the counting request's counter in the counters group */
     bool cntr, fixed, met;
@@ -97,6 +98,16 @@ static void on_sample(void *arg, const struct ds_session_sample *s)
             T.first_bad = ip;
         T.bad_ip++;
     }
+    /* eip: exactly the event's instruction where the model's record format
+     * carries it (formats 2-6: EventingIP / basic-group IP; arch PEBS),
+     * else the sample's ip, not exact (formats 0/1 and NetBurst: next IP;
+     * overflow: interrupted IP) */
+    bool exact = s->pebs && ((T.m.pebs_fmt >= 2 && T.m.pebs_fmt <= 6) || T.m.ap.on);
+    unsigned k = wl_index(s->eip, NI);
+    struct dsm_event ek = wl_ev(k < NI ? k : 0);
+    if (exact ? !(s->eip_exact && k < NI && wl_is(T.g, &ek)) : (s->eip_exact || s->eip != s->ip))
+        T.eip_bad++;
+    T.eip_exact += s->eip_exact;
 }
 
 static void on_pmi(void *ctx, uint32_t why)
@@ -256,6 +267,8 @@ static void run_and_check(enum dsm_profile p, const char *what, unsigned g, int 
     CHECK(T.bad_ip == 0, "%s %s: every sampled IP is one of the event's instructions (%llu bad, first 0x%llx)", pn,
           what, (unsigned long long)T.bad_ip, (unsigned long long)T.first_bad);
     CHECK_EQ(T.pmi_err, DS_OK, "%s %s: every PMI handled (%s)", pn, what, ds_errname(T.pmi_err));
+    CHECK_EQ(T.eip_bad, 0, "%s %s: eip is the event's instruction where exact, else ip (%llu exact)", pn, what,
+             (unsigned long long)T.eip_exact);
 }
 
 static bool is_nb(enum dsm_profile p)
