@@ -397,7 +397,7 @@ int ds__session_pmi_rest(struct ds_session *s, struct ds_pmi_result *res, int er
  * 1328 (x86_64) as a function of its own, with the session's sinks, plus
  * your callbacks and MSR backend (ctest embed.stack.*: gcc 12 -O2 with the
  * installed library's flags; budget 1600; docs/porting.md section 11).
- * sizeof(struct ds_session) is 5916 bytes (i386) / 6400 (x86_64): place it
+ * sizeof(struct ds_session) is 5976 bytes (i386) / 6496 (x86_64): place it
  * statically per CPU, never on a kernel stack.
  */
 static inline int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, struct ds_pmi_result *out)
