@@ -1014,6 +1014,29 @@ static void test_sample_eip(void)
     eip_case(silvermont, 0xC0, true, false, "fmt 2 alone");
     eip_case(skylake, 0xC8, true, true, "fmt 3 routed");
     eip_case(skylake, 0xC8, true, false, "fmt 3 alone");
+    /* fmt 4 (Ice Lake), adaptive basic group only (Linux struct pebs_basic:
+     * format_group [31:0], format_size [63:48] = 32; IP 08H is the eventing
+     * IP, applicable counters 10H, TSC 18H) */
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "fmt 4: init");
+    unsigned b;
+    CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_PRECISE), &b), DS_OK, "fmt 4: PEBS request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "fmt 4: start");
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    unsigned char *rec = (unsigned char *)(uintptr_t)ar->pebs_base;
+    memset(rec, 0, 32);
+    put64(rec + 0x00, 32ull << 48);
+    put64(rec + 0x08, 0x402000);
+    put64(rec + 0x10, S.req[b].kind == DS_CTR_FIXED ? 1ull << (32 + S.req[b].idx) : 1ull << S.req[b].idx);
+    ar->pebs_index = ar->pebs_base + 32;
+    fp_set(&F, 0x38E, 1ull << 62);
+    struct ds_pmi_result res;
+    CHECK_EQ(ds_session_pmi(&S, 0x500123, &res), DS_OK, "fmt 4: PMI");
+    CHECK_EQ(got.n, 1, "fmt 4: one sample");
+    CHECK(got.pebs[0] && got.ip[0] == 0x402000 && got.eip[0] == 0x402000 && got.exact[0],
+          "fmt 4: eip = the basic group's IP, exact (ip 0x%llx eip 0x%llx exact %d)", (unsigned long long)got.ip[0],
+          (unsigned long long)got.eip[0], got.exact[0]);
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "fmt 4: teardown");
 }
 
 /* Several PEBS requests: each record goes to the request of the counter its
