@@ -408,7 +408,7 @@ static void absent(struct ds__sb *sb, const char *k, const char *msr, int err)
     ds__sb_puts(sb, ": absent (");
     ds__sb_puts(sb, msr);
     ds__sb_puts(sb, ": ");
-    ds__sb_puts(sb, ds_strerror(err));
+    ds__sb_puts(sb, ds__reason_text(err));
     ds__sb_puts(sb, ")\n");
 }
 

@@ -29,6 +29,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_NOT_IDENTIFIED, "ds_cpu_identify() has not been called on this context"),
     ROW(DS_ERR_NO_CPUID, "no CPUID available"),
     ROW(DS_ERR_BUFSZ, "output buffer too small; output truncated"),
+    ROW(DS_ERR_NOT_GIVEN, "optional argument not given: what needs it was not done"),
     /* 100..199: DS save area, BTS, PEBS, drain */
     ROW(DS_ERR_AREA_ALIGN, "DS save area pointer or linear address misaligned"),
     ROW(DS_ERR_AREA_ADDR, "DS save area linear address non-canonical or not representable in the layout"),
@@ -70,6 +71,7 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_PMI_HOOK, "counter-overflow hook reported an error"),
     ROW(DS_ERR_PMI_LBR_BUF, "PMI LBR snapshot step needs cfg.lbr.buf with cap >= the LBR depth"),
     ROW(DS_ERR_PMI_CTX_CPU, "DS context given to ds_pmi_init was set up for another struct ds_cpu"),
+    ROW(DS_ERR_PMI_LVT_VECTOR, "LVT PC value: fixed delivery needs a vector 32..255 (0-31 are exceptions), NMI delivery no vector"),
     ROW(DS_ERR_PMI_STORM, "PMI storm: GLOBAL_STATUS still set after 100 handler passes; PMU stopped (GLOBAL_CTRL = 0)"),
 
     /* 250..299: architectural / Core counters */
@@ -182,6 +184,10 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_SESSION_MEM_OVERLAP, "session region overlaps the struct ds_session or the struct ds_cpu"),
     ROW(DS_ERR_SESSION_MEM_RANGE, "session region wraps, or lies beyond the CPU's linear-address width, 4 GiB (32-bit DS area) or MAXPHYADDR"),
     ROW(DS_ERR_SESSION_PDIST, "pdist (most precise) request needs DS_SAMPLE_PRECISE on architectural PEBS (CPUID.(23H,5) PDIST counters)"),
+    ROW(DS_ERR_SESSION_NO_PMU, "CPU has neither architectural performance monitoring (CPUID 0AH version 0) nor DS (CPUID.01H:EDX[21]): no session request can run (e.g. QEMU qemu32)"),
+    ROW(DS_ERR_SESSION_BAD_REQ, "request id is not one ds_session_add returned for this session"),
+    ROW(DS_ERR_SESSION_NO_PERIOD, "request has no period to change (BTS or DS_COUNT)"),
+    ROW(DS_ERR_SESSION_PERIOD_NB, "period of a running NetBurst request cannot be changed (set it before start)"),
 
 };
 
@@ -203,4 +209,9 @@ const char *ds_errname(int err)
 {
     const struct ds_err_row *r = find(err);
     return r ? r->name : "DS_ERR_?";
+}
+
+const char *ds__reason_text(int err)
+{
+    return err == DS_ERR_NO_PDCM ? "not enumerated (CPUID.01H:ECX.PDCM is 0)" : ds_strerror(err);
 }

@@ -312,7 +312,7 @@ static void probe_bts_item(struct ds_cpu *cpu, const struct ds_probe_bts_scratch
     else if (!DS_CONFIG_BTS || (c->netburst && !PROBE_BTS_NB_OK))
         item(it, DS_PROBE_NOT_TESTED, DS_ERR_UNSUPPORTED); /* compiled out (ds/config.h) */
     else if (!bts_scratch || !bts_scratch->area || !bts_scratch->buf)
-        item(it, DS_PROBE_NOT_TESTED, DS_ERR_NULL);
+        item(it, DS_PROBE_NOT_TESTED, DS_ERR_NOT_GIVEN); /* optional: ds_probe runs without it */
 #if DS_CONFIG_BTS
     else
         probe_bts(cpu, bts_scratch, it);
@@ -390,7 +390,9 @@ static void line(struct ds__sb *sb, const char *k, const struct ds_probe_item *i
         ds__sb_puts(sb, msr_name(it->msr));
         ds__sb_puts(sb, ": ");
     }
-    ds__sb_puts(sb, ds_strerror(it->reason));
+    /* DS_ERR_NOT_GIVEN: only the BTS item, for ds_probe's optional bts_scratch */
+    ds__sb_puts(sb, it->reason == DS_ERR_NOT_GIVEN ? "bts_scratch not given: it is optional; pass one to run the BTS test"
+                                                   : ds__reason_text(it->reason));
     ds__sb_puts(sb, it->restored ? ")\n" : "; prior value NOT restored)\n");
 }
 

@@ -10,6 +10,7 @@
  * (session_int.h, issue 26).
  */
 #include "session_int.h"
+#include <ds/probe.h>
 
 static void uarch_of(const struct ds_cpu *cpu, enum ds_uarch *u)
 {
@@ -85,6 +86,10 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
         return DS_ERR_NOT_IDENTIFIED;
     if (cpu->caps.vendor != DS_VENDOR_INTEL)
         return DS_ERR_NOT_INTEL;
+    /* the cause first (issue 29): neither architectural perfmon nor DS
+     * (QEMU's qemu32): no request could ever be added */
+    if (fam6(cpu) && cpu->caps.perfmon_version < 1 && !cpu->caps.bts_advertised)
+        return DS_ERR_SESSION_NO_PMU;
     if (!c->on_sample && !c->on_branch && !c->on_pebs)
         return DS_ERR_SESSION_NO_SINK;
     if (c->bytes && !c->mem)
@@ -169,6 +174,22 @@ static int callback_check(const struct ds_session *s, const struct ds_session_re
     return DS_OK;
 }
 
+/* What the CPU lacks for the request, before the event lookup (issue 29:
+ * the cause, not DS_ERR_EVENT_UARCH): DS and PEBS for PRECISE (BTS:
+ * add_bts, first), then architectural perfmon for any counter (NetBurst
+ * has its own counters). */
+static int caps_first(struct ds_session *s, const struct ds_request *rq)
+{
+    enum ds_pebs_fmt f;
+    if (is_bts_mode(rq->mode))
+        return DS_OK;
+    if (rq->mode == DS_SAMPLE_PRECISE && ds__ses_pebs_format(s, &f) != DS_OK)
+        return DS_ERR_SESSION_NO_DS;
+    if (fam6(s->cpu) && s->cpu->caps.perfmon_version < 1)
+        return DS_ERR_NO_PERFMON;
+    return DS_OK;
+}
+
 int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *out_id)
 {
     if (!s || !rq)
@@ -178,6 +199,8 @@ int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *
     if (s->nreq >= DS_SESSION_MAX_REQ)
         return DS_ERR_SESSION_TOO_MANY;
     int e = check_request(rq);
+    if (!e)
+        e = caps_first(s, rq);
     if (e)
         return e;
     struct ds_session_req r;
@@ -267,6 +290,29 @@ unsigned ds_session_unrestored(const struct ds_session *s)
     return s && s->started ? s->nsaved : 0;
 }
 
+/* cfg.probe: ds_probe (it restores what it wrote), then the verdicts of
+ * what the session will use: INERT -> DS_ERR_NOT_WORKING (written values
+ * dropped: an emulator's PMU), FAULT -> its reason. */
+static int start_probe(struct ds_session *s)
+{
+    struct ds_probe_result p;
+    int e = ds_probe(s->cpu, NULL, &p);
+    if (e)
+        return e;
+    bool ctr = false;
+    SES_FOR_REQ(s, i, !ctr)
+        ctr = s->req[i].how != DS_HOW_BTS;
+    const struct ds_probe_item *need[3] = { ctr ? &p.counter : NULL, s->use_area ? &p.ds_area : NULL,
+                                            s->use_apebs ? &p.arch_pebs : NULL };
+    for (unsigned i = 0; i < 3; i++) {
+        if (need[i] && need[i]->verdict == DS_PROBE_INERT)
+            return DS_ERR_NOT_WORKING;
+        if (need[i] && need[i]->verdict == DS_PROBE_FAULT)
+            return need[i]->reason ? need[i]->reason : DS_ERR_MSR_FAULT;
+    }
+    return DS_OK;
+}
+
 int ds_session_start(struct ds_session *s)
 {
     if (!s)
@@ -284,6 +330,8 @@ int ds_session_start(struct ds_session *s)
      * only) before any PMU MSR, not after programming the counters */
     if (!e && has_how(s, DS_HOW_PEBS))
         e = ds_pmc_pebs_errata_check(s->cpu, s->cfg.pebs_flags);
+    if (!e && s->cfg.probe)
+        e = start_probe(s);
     if (!e)
         e = ds__ses_save_all(s); /* reads only */
     if (e) {

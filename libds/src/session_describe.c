@@ -60,10 +60,16 @@ static void describe_req(struct ds__sb *b, const struct ds_session *s, unsigned 
         ds__sb_puts(b, " on counter ");
         ds__sb_dec(b, r->idx);
         ds__sb_puts(b, r->idx == 16 ? " (IQ_COUNTER4)" : "");
+    } else if (r->kind == DS_CTR_FIXED) {
+        /* a fixed counter has no EVTSEL: its IA32_FIXED_CTR_CTRL field */
+        ds__sb_puts(b, " fixed_ctr_ctrl ");
+        ds__sb_hex(b, ses_fixed_ctrl(r), 0);
+        ds__sb_puts(b, " on FIXED");
+        ds__sb_dec(b, r->idx);
     } else {
         ds__sb_puts(b, " evtsel ");
         ds__sb_hex(b, r->evtsel, 0);
-        ds__sb_puts(b, r->kind == DS_CTR_FIXED ? " on FIXED" : " on PMC");
+        ds__sb_puts(b, " on PMC");
         ds__sb_dec(b, r->idx);
     }
     ds__sb_puts(b, ", ");
@@ -75,8 +81,50 @@ static void describe_req(struct ds__sb *b, const struct ds_session *s, unsigned 
     ds__sb_putc(b, '\n');
 }
 
+/* Before start: the buffers start will carve (ds__ses_bufplan, memory
+ * only), marked "planned"; a region start would refuse says so. */
+static void describe_plan(struct ds__sb *b, const struct ds_session *s)
+{
+    struct ses_bufplan o;
+    uint64_t dc = ds__ses_data_cfg(s);
+    int e = ds__ses_bufplan(s, dc, &o);
+    if (e) {
+        ds__sb_puts(b, "planned buffers: none, start would fail: ");
+        ds__sb_puts(b, ds_strerror(e));
+        ds__sb_putc(b, '\n');
+        return;
+    }
+    if (o.pebs_n) {
+        ds__sb_puts(b, "planned PEBS buffer: ");
+        ds__sb_dec(b, o.pebs_n);
+        ds__sb_puts(b, " records of ");
+        ds__sb_dec(b, o.pebs_rsz);
+        ds__sb_puts(b, " bytes, threshold ");
+        ds__sb_dec(b, o.pebs_thr);
+        ds__sb_puts(b, " records, data_cfg ");
+        ds__sb_hex(b, dc, 0);
+        ds__sb_putc(b, '\n');
+    }
+    if (o.apebs) {
+        ds__sb_puts(b, "planned arch PEBS buffer: ");
+        ds__sb_dec(b, (uint64_t)SES_PAGE << o.apebs_code);
+        ds__sb_puts(b, " bytes\n");
+    }
+    if (o.bts_n) {
+        ds__sb_puts(b, "planned BTS buffer: ");
+        ds__sb_dec(b, o.bts_n);
+        ds__sb_puts(b, " records, threshold ");
+        ds__sb_dec(b, o.bts_thr);
+        ds__sb_puts(b, o.bts_thr ? "\n" : " (circular)\n");
+    }
+}
+
 static void describe_bufs(struct ds__sb *b, const struct ds_session *s)
 {
+    if (s->state == DS_SESSION_READY && !s->started) {
+        describe_plan(b, s);
+        return;
+    }
     if (s->ctx.setup && s->ctx.pebs.mem) {
         ds__sb_puts(b, "PEBS buffer: ");
         ds__sb_dec(b, s->ctx.pebs.nrec);

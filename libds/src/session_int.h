@@ -55,6 +55,14 @@ static inline bool is_pebs(const struct ds_session_req *r)
     return r->how == DS_HOW_PEBS || r->how == DS_HOW_APEBS || r->how == DS_HOW_NB_PEBS;
 }
 
+/* A fixed-counter request's IA32_FIXED_CTR_CTRL field (SDM Vol. 3B
+ * "IA32_FIXED_CTR_CTRL": 4 bits per counter, OS bit 0, USR bit 1), from its
+ * EVTSEL's OS/USR bits: what session_msr.c programs, describe prints. */
+static inline unsigned ses_fixed_ctrl(const struct ds_session_req *r)
+{
+    return ((r->evtsel & DS_EVTSEL_OS) ? DS_FIXED_OS : 0) | ((r->evtsel & DS_EVTSEL_USR) ? DS_FIXED_USR : 0);
+}
+
 /* Arch PEBS with a counters group in some request: every counter of the
  * session is a member of it (the group records s->gctl's counters). */
 static inline bool apebs_cntr(const struct ds_session *s)
@@ -75,8 +83,27 @@ bool ds__ses_lin_la57(const struct ds_cpu *cpu);
  * AUTO/PRECISE, else overflow); @r filled, nothing marked in @s. */
 int ds__ses_add_count(struct ds_session *s, struct ds_session_req *r);
 int ds__ses_add_counter_req(struct ds_session *s, struct ds_session_req *r);
+/* The PEBS format all PEBS requests share (s->fmt once chosen), else the
+ * CPU's; DS_ERR_SESSION_NO_DS where it has no PEBS at all. */
+int ds__ses_pebs_format(struct ds_session *s, enum ds_pebs_fmt *f);
+/* @r's start and reload values for r->rq.period, validated as add does
+ * (DS_ERR_SESSION_BAD_PERIOD): ds_session_set_period. */
+int ds__ses_period_values(struct ds_session *s, struct ds_session_req *r);
 /* start: freeze, GLOBAL_CTRL and PEBS bits, data_cfg, one_pebs, use_area/_apebs. */
 void ds__ses_plan(struct ds_session *s);
+/* The adaptive MSR_PEBS_DATA_CFG of the requests (plan; describe). */
+uint64_t ds__ses_data_cfg(const struct ds_session *s);
+/* The region's split and record counts, from @s alone (no MSR, nothing
+ * written): carve sets the buffers up from it, describe shows it before
+ * start. Errors: DS_ERR_SESSION_BUF_SMALL, ds_pebs_thresh_margin's. */
+struct ses_bufplan {
+    bool area, apebs;                    /* a DS area page / an arch-PEBS part */
+    uint64_t off, pp, bp;                /* skipped to 4 KiB, PEBS part, BTS part (bytes) */
+    uint32_t pebs_n, pebs_rsz, pebs_thr; /* DS-area PEBS records, record size, threshold (records) */
+    uint32_t bts_n, bts_rsz, bts_thr;    /* BTS records, record size, threshold (0: circular) */
+    unsigned apebs_code;                 /* arch PEBS buffer 4 KiB << code */
+};
+int ds__ses_bufplan(const struct ds_session *s, uint64_t data_cfg, struct ses_bufplan *o);
 /* start: the region split into DS area, PEBS and BTS parts (memory only). */
 int ds__ses_carve(struct ds_session *s);
 /* Arch-PEBS CFG_C group bits of a request's groups. */

@@ -133,10 +133,6 @@ int ds__ses_save_all(struct ds_session *s)
     return e;
 }
 
-static unsigned fixed_ctrl(const struct ds_session_req *r)
-{
-    return ((r->evtsel & DS_EVTSEL_OS) ? DS_FIXED_OS : 0) | ((r->evtsel & DS_EVTSEL_USR) ? DS_FIXED_USR : 0);
-}
 
 /* DS-area PEBS on one counter (e2e do_run order: reset slot, counter, enable). */
 static int program_ds_pebs(struct ds_session *s, const struct ds_session_req *r)
@@ -146,7 +142,7 @@ static int program_ds_pebs(struct ds_session *s, const struct ds_session_req *r)
     int e = ds_area_set_reset(&s->ctx, r->kind, r->idx, r->reset);
     if (r->kind == DS_CTR_FIXED) {
         if (!e)
-            e = ds_pmc_fixed_program(cpu, r->idx, fixed_ctrl(r), adaptive, r->start);
+            e = ds_pmc_fixed_program(cpu, r->idx, ses_fixed_ctrl(r), adaptive, r->start);
         return e ? e : ds_pmc_pebs_enable_fixed(cpu, r->idx);
     }
     uint64_t ev = r->evtsel | (adaptive ? DS_EVTSEL_ADAPTIVE : 0);
@@ -173,7 +169,7 @@ static int program_req(struct ds_session *s, struct ds_session_req *r)
     case DS_HOW_PEBS:
         return program_ds_pebs(s, r);
     case DS_HOW_APEBS:
-        e = r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, fixed_ctrl(r), false, r->start)
+        e = r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, ses_fixed_ctrl(r), false, r->start)
                                     : ds_pmc_gp_program(cpu, r->idx, r->evtsel, r->start);
         /* CFG_C reload [31:0]: -period (Linux -period & ARCH_PEBS_RELOAD) */
         return e ? e : ds_arch_pebs_counter_enable(&s->ap, r->kind, r->idx, (uint32_t)r->reset,
@@ -197,7 +193,7 @@ static int program_req(struct ds_session *s, struct ds_session_req *r)
         e = ds_pmc_gp_program(cpu, r->idx, r->evtsel, r->start);
         return e ? e : member_allow(s, r);
     case DS_HOW_COUNT: /* from 0, no EVTSEL.INT / FIXED_CTR_CTRL PMI bit */
-        e = r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, fixed_ctrl(r), false, 0)
+        e = r->kind == DS_CTR_FIXED ? ds_pmc_fixed_program(cpu, r->idx, ses_fixed_ctrl(r), false, 0)
                                     : ds_pmc_gp_program(cpu, r->idx, r->evtsel, 0);
         return e ? e : member_allow(s, r);
     default:
@@ -255,6 +251,57 @@ int ds__ses_program_all(struct ds_session *s)
     if (!e && v2(s))
         e = ds_pmi_pmu_enable(&s->pmi, true);
     return e;
+}
+
+/* ds_session_set_period on a running family-6 counter, in Linux
+ * perf_event_period's order (x86_pmu_stop, new sample_period,
+ * x86_pmu_start with PERF_EF_RELOAD: x86_perf_event_set_period writes
+ * -period to the counter, intel_pmu_pebs_enable the DS reset slot, arch
+ * PEBS the CFG_C reload): the counter stopped (its GLOBAL_CTRL bit off;
+ * perfmon v1: EVTSEL.EN off), the new start written, the new reload, the
+ * counter restarted (ds_pmi_pmu_enable: the session's GLOBAL_CTRL). */
+static int live_period(struct ds_session *s, const struct ds_session_req *r)
+{
+    struct ds_cpu *cpu = s->cpu;
+    bool g = v2(s), adaptive = r->how == DS_HOW_PEBS && s->data_cfg != 0;
+    int e = g ? ds_pmc_global_ctrl(cpu, s->gctl & ~req_bit(r)) : ds_pmc_gp_program(cpu, r->idx, 0, r->start);
+    if (e)
+        return e;
+    if (r->kind == DS_CTR_FIXED)
+        e = ds_pmc_fixed_program(cpu, r->idx, ses_fixed_ctrl(r), adaptive, r->start);
+    else if (g)
+        e = ds_pmc_gp_write(cpu, r->idx, r->start);
+    if (!e && r->how == DS_HOW_PEBS)
+        e = ds_area_set_reset(&s->ctx, r->kind, r->idx, r->reset);
+    if (!e && r->how == DS_HOW_APEBS)
+        e = ds_arch_pebs_counter_enable(&s->ap, r->kind, r->idx, (uint32_t)r->reset,
+                                        ds__ses_apebs_groups(s, r->rq.groups));
+    if (!g)
+        return e ? e : ds_pmc_gp_program(cpu, r->idx, r->evtsel, r->start); /* v1: overflow on a GP counter only */
+    int e2 = ds_pmi_pmu_enable(&s->pmi, true);
+    return e ? e : e2;
+}
+
+int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period)
+{
+    if (!s)
+        return DS_ERR_NULL;
+    if (s->state == DS_SESSION_ZERO)
+        return DS_ERR_SESSION_STATE;
+    if (req_id >= s->nreq || req_id >= DS_SESSION_MAX_REQ)
+        return DS_ERR_SESSION_BAD_REQ;
+    struct ds_session_req r = s->req[req_id];
+    if (r.how == DS_HOW_BTS || r.how == DS_HOW_COUNT)
+        return DS_ERR_SESSION_NO_PERIOD;
+    r.rq.period = period;
+    int e = ds__ses_period_values(s, &r);
+    if (e)
+        return e;
+    bool live = s->state == DS_SESSION_RUNNING;
+    if (live && !fam6(s->cpu))
+        return DS_ERR_SESSION_PERIOD_NB;
+    s->req[req_id] = r;
+    return live ? live_period(s, &s->req[req_id]) : DS_OK;
 }
 
 /* Write every saved MSR back, newest first; the ones whose write fails

@@ -197,7 +197,7 @@ static int ldlat_ok(const struct ds_session *s, enum ds_pebs_fmt f, const struct
 
 /* The PEBS format all PEBS requests of the session share; NO_DS when the
  * CPU has no PEBS at all. */
-static int pebs_format(struct ds_session *s, enum ds_pebs_fmt *f)
+int ds__ses_pebs_format(struct ds_session *s, enum ds_pebs_fmt *f)
 {
     if (s->fmt != DS_PEBS_FMT_NONE) {
         *f = s->fmt;
@@ -376,7 +376,7 @@ static int pick_nb(struct ds_session *s, struct ds_session_req *r, const struct 
 static int try_pebs(struct ds_session *s, struct ds_session_req *r, const struct ds_event_desc *d)
 {
     enum ds_pebs_fmt f;
-    int e = pebs_format(s, &f);
+    int e = ds__ses_pebs_format(s, &f);
     if (e)
         return e;
     if (d->precise == DS_PRECISE_NONE)
@@ -453,11 +453,12 @@ static int pick_overflow(struct ds_session *s, struct ds_session_req *r, const s
     return DS_ERR_SESSION_NO_COUNTER;
 }
 
-/* Start and reload values of a family-6 counter request. */
+/* Start and reload values of a family-6 counter request (NetBurst: pick_nb
+ * did them at add; ds_session_set_period: ds__ses_period_values). */
 static int period_values(struct ds_session *s, struct ds_session_req *r)
 {
     if (!fam6(s->cpu))
-        return DS_OK; /* pick_nb did it */
+        return DS_OK;
     int e = ds_pmc_gp_period(s->cpu, r->rq.period, &r->start, &r->reset);
     if (e == DS_ERR_PMC_PERIOD_ZERO || e == DS_ERR_PMC_PERIOD_WIDE)
         return DS_ERR_SESSION_BAD_PERIOD;
@@ -473,6 +474,15 @@ static int period_values(struct ds_session *s, struct ds_session_req *r)
     if (r->how == DS_HOW_APEBS && r->rq.period > (1ull << 31))
         return DS_ERR_SESSION_BAD_PERIOD;
     return DS_OK;
+}
+
+int ds__ses_period_values(struct ds_session *s, struct ds_session_req *r)
+{
+    if (r->rq.period == 0)
+        return DS_ERR_SESSION_BAD_PERIOD; /* check_request's test */
+    if (!fam6(s->cpu))
+        return ds_nb_period(r->rq.period, &r->start) ? DS_ERR_SESSION_BAD_PERIOD : DS_OK; /* pick_nb's */
+    return period_values(s, r);
 }
 
 /* DS_COUNT: count from 0 without EVTSEL.INT, for the counters group. The
@@ -614,6 +624,17 @@ static uint64_t data_cfg_cntr(const struct ds_session *s, uint32_t g)
     return v | ((g & DS_GROUP_METRICS) ? DS_PEBS_DATA_CFG_METRICS : 0);
 }
 
+uint64_t ds__ses_data_cfg(const struct ds_session *s)
+{
+    uint64_t d = 0;
+    SES_FOR_REQ(s, i, true) {
+        const struct ds_session_req *r = &s->req[i];
+        if (r->how == DS_HOW_PEBS && ds_pebs_fmt_adaptive(s->fmt) && s->cpu->caps.pebs_baseline)
+            d |= data_cfg_of(s, r->rq.groups) | data_cfg_cntr(s, r->rq.groups);
+    }
+    return d;
+}
+
 void ds__ses_plan(struct ds_session *s)
 {
     s->freeze = auto_freeze(s);
@@ -640,11 +661,7 @@ void ds__ses_plan(struct ds_session *s)
      * INTEL_PMC_IDX_METRIC_BASE; intel_ctrl has it with perf_metrics) */
     if (s->slots && v2(s) && s->cpu->caps.perf_metrics)
         s->gctl |= SES_EN_PERF_METRICS;
-    SES_FOR_REQ(s, i, true) {
-        const struct ds_session_req *r = &s->req[i];
-        if (r->how == DS_HOW_PEBS && ds_pebs_fmt_adaptive(s->fmt) && s->cpu->caps.pebs_baseline)
-            s->data_cfg |= data_cfg_of(s, r->rq.groups) | data_cfg_cntr(s, r->rq.groups);
-    }
+    s->data_cfg = ds__ses_data_cfg(s);
     unsigned npebs = 0;
     SES_FOR_REQ(s, i, true)
         if (is_pebs(&s->req[i])) {
@@ -668,84 +685,121 @@ static uint32_t div32(uint64_t bytes, uint32_t d)
     return (bytes > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)bytes) / d;
 }
 
+/* The PEBS part's records (DS-area or NetBurst PEBS): Core 2/Atom format
+ * 0 at most 4 KiB (DS_ERR_PEBS_BUF_4K), the threshold margin records short. */
+static int plan_pebs(const struct ds_session *s, uint64_t data_cfg, struct ses_bufplan *o)
+{
+    uint32_t rsz = ds_pebs_record_size(s->fmt, data_cfg), margin = 0;
+    int e = ds_pebs_thresh_margin(s->cpu, s->fmt, &margin);
+    if (e)
+        return e;
+    if (s->fmt == DS_PEBS_FMT_0 && o->pp > SES_PAGE)
+        o->pp = SES_PAGE;
+    uint64_t n = rsz ? div32(o->pp, rsz) : 0;
+    if (n > 0xFFFF0000u)
+        n = 0xFFFF0000u;
+    if (n < margin + 1u)
+        return DS_ERR_SESSION_BUF_SMALL;
+    o->pebs_n = (uint32_t)n;
+    o->pebs_rsz = rsz;
+    o->pebs_thr = (uint32_t)(n - margin);
+    return DS_OK;
+}
+
+/* The BTS part's records: interrupt mode leaves the margin, circular none. */
+static int plan_bts(const struct ds_session *s, struct ses_bufplan *o)
+{
+    SES_FOR_REQ(s, i, true) {
+        if (s->req[i].how != DS_HOW_BTS)
+            continue;
+        uint32_t bsz = s->layout == DS_LAYOUT_64 ? DS_BTS_REC64_SIZE : DS_BTS_REC32_SIZE;
+        bool intr = s->req[i].rq.mode == DS_TRACE_BTS;
+        uint64_t n = div32(o->bp, bsz);
+        if (n > 0xFFFF0000u)
+            n = 0xFFFF0000u;
+        if (n < (intr ? DS_THRESH_MARGIN + 1u : 1u))
+            return DS_ERR_SESSION_BUF_SMALL;
+        o->bts_n = (uint32_t)n;
+        o->bts_rsz = bsz;
+        o->bts_thr = intr ? (uint32_t)(n - DS_THRESH_MARGIN) : 0;
+    }
+    return DS_OK;
+}
+
+int ds__ses_bufplan(const struct ds_session *s, uint64_t data_cfg, struct ses_bufplan *o)
+{
+    ds__zero(o, sizeof(*o));
+    bool pebs_ds = has_how(s, DS_HOW_PEBS) || has_how(s, DS_HOW_NB_PEBS), bts = has_how(s, DS_HOW_BTS);
+    o->apebs = has_how(s, DS_HOW_APEBS);
+    o->area = pebs_ds || bts;
+    if (!o->area && !o->apebs)
+        return DS_OK;
+    uint64_t lin0 = s->cfg.mem_linear ? s->cfg.mem_linear : (uint64_t)(uintptr_t)s->cfg.mem;
+    o->off = align_up(lin0, SES_PAGE) - lin0;
+    uint64_t area = o->area ? SES_PAGE : 0;
+    if (!s->cfg.mem || s->cfg.bytes < o->off + area)
+        return DS_ERR_SESSION_BUF_SMALL;
+    uint64_t rest = s->cfg.bytes - o->off - area;
+    if ((pebs_ds || o->apebs) && bts) {
+        o->pp = (rest / 2) & ~(uint64_t)(SES_PAGE - 1);
+        o->bp = rest - o->pp;
+    } else if (bts)
+        o->bp = rest;
+    else
+        o->pp = rest;
+    int e = pebs_ds ? plan_pebs(s, data_cfg, o) : DS_OK;
+    if (!e && bts)
+        e = plan_bts(s, o);
+    if (e || !o->apebs)
+        return e;
+    if (o->pp < SES_PAGE)
+        return DS_ERR_SESSION_BUF_SMALL;
+    while (o->apebs_code < DS_APEBS_SIZE_CODE_MAX && ((uint64_t)SES_PAGE << (o->apebs_code + 1)) <= o->pp)
+        o->apebs_code++;
+    return DS_OK;
+}
+
 /* DS area in the first page, then the PEBS part, then the BTS part. */
-static int setup_area(struct ds_session *s, unsigned char *m, uint64_t lin, uint64_t pp, uint64_t bp)
+static int setup_area(struct ds_session *s, unsigned char *m, uint64_t lin, const struct ses_bufplan *o)
 {
     struct ds_area_config ac;
     ds__zero(&ac, sizeof(ac));
     ac.area = (union ds_area *)(void *)m;
     ac.area_linear = lin;
     ac.la57 = ds__ses_lin_la57(s->cpu); /* the width init checked the region against */
-    if (has_how(s, DS_HOW_PEBS) || has_how(s, DS_HOW_NB_PEBS)) {
-        uint32_t rsz = ds_pebs_record_size(s->fmt, s->data_cfg), margin = 0;
-        int e = ds_pebs_thresh_margin(s->cpu, s->fmt, &margin);
-        if (e)
-            return e;
-        if (s->fmt == DS_PEBS_FMT_0 && pp > SES_PAGE)
-            pp = SES_PAGE; /* Core 2/Atom: PEBS buffer <= 4 KiB (DS_ERR_PEBS_BUF_4K) */
-        uint64_t n = rsz ? div32(pp, rsz) : 0;
-        if (n > 0xFFFF0000u)
-            n = 0xFFFF0000u;
-        if (n < margin + 1u)
-            return DS_ERR_SESSION_BUF_SMALL;
-        ac.pebs = (struct ds_buf_config){ m + SES_PAGE, lin + SES_PAGE, (size_t)(n * rsz), (uint32_t)(n - margin) };
+    if (o->pebs_n) {
+        ac.pebs = (struct ds_buf_config){ m + SES_PAGE, lin + SES_PAGE, (size_t)o->pebs_n * o->pebs_rsz, o->pebs_thr };
         ac.pebs_data_cfg = s->data_cfg;
     }
-    SES_FOR_REQ(s, i, true) {
-        if (s->req[i].how != DS_HOW_BTS)
-            continue;
-        uint32_t bsz = s->layout == DS_LAYOUT_64 ? DS_BTS_REC64_SIZE : DS_BTS_REC32_SIZE;
-        bool intr = s->req[i].rq.mode == DS_TRACE_BTS;
-        uint64_t n = div32(bp, bsz);
-        if (n > 0xFFFF0000u)
-            n = 0xFFFF0000u;
-        if (n < (intr ? DS_THRESH_MARGIN + 1u : 1u))
-            return DS_ERR_SESSION_BUF_SMALL;
-        ac.bts = (struct ds_buf_config){ m + SES_PAGE + pp, lin + SES_PAGE + pp, (size_t)(n * bsz),
-                                         intr ? (uint32_t)(n - DS_THRESH_MARGIN) : 0 };
-    }
+    if (o->bts_n)
+        ac.bts = (struct ds_buf_config){ m + SES_PAGE + o->pp, lin + SES_PAGE + o->pp, (size_t)o->bts_n * o->bts_rsz,
+                                         o->bts_thr };
     return ds_area_setup(&s->ctx, s->cpu, &ac);
 }
 
-/* Architectural PEBS buffer: the largest 4 KiB << code that fits; default
- * threshold (arch_pebs.h: buffer - 4 KiB, or one record per PMI at 4 KiB). */
-static int setup_apebs(struct ds_session *s, unsigned char *m, uint64_t phys, uint64_t pp)
+/* Architectural PEBS buffer: the largest 4 KiB << code that fits (the
+ * plan's); default threshold (arch_pebs.h: buffer - 4 KiB, or one record
+ * per PMI at 4 KiB). */
+static int setup_apebs(struct ds_session *s, unsigned char *m, uint64_t phys, unsigned code)
 {
-    if (pp < SES_PAGE)
-        return DS_ERR_SESSION_BUF_SMALL;
-    unsigned code = 0;
-    while (code < DS_APEBS_SIZE_CODE_MAX && ((uint64_t)SES_PAGE << (code + 1)) <= pp)
-        code++;
     struct ds_arch_pebs_config ac = { m, phys, code, 0 };
     return ds_arch_pebs_setup(&s->ap, s->cpu, &ac);
 }
 
 /* Split the caller's region into 4 KiB aligned parts (the alignment is taken
- * on the linear address; mem_phys must be aligned alike). */
+ * on the linear address; mem_phys must be aligned alike): ds__ses_bufplan. */
 int ds__ses_carve(struct ds_session *s)
 {
-    bool pebs = s->use_apebs || has_how(s, DS_HOW_PEBS) || has_how(s, DS_HOW_NB_PEBS);
-    bool bts = has_how(s, DS_HOW_BTS);
-    if (!s->use_area && !s->use_apebs)
-        return DS_OK;
+    struct ses_bufplan o;
+    int e = ds__ses_bufplan(s, s->data_cfg, &o);
+    if (e || (!o.area && !o.apebs))
+        return e;
     uint64_t lin0 = s->cfg.mem_linear ? s->cfg.mem_linear : (uint64_t)(uintptr_t)s->cfg.mem;
-    uint64_t off = align_up(lin0, SES_PAGE) - lin0;
-    uint64_t area = s->use_area ? SES_PAGE : 0;
-    if (!s->cfg.mem || s->cfg.bytes < off + area)
-        return DS_ERR_SESSION_BUF_SMALL;
-    uint64_t rest = s->cfg.bytes - off - area, pp = 0, bp = 0;
-    if (pebs && bts) {
-        pp = (rest / 2) & ~(uint64_t)(SES_PAGE - 1);
-        bp = rest - pp;
-    } else if (bts)
-        bp = rest;
-    else
-        pp = rest;
-    unsigned char *m = (unsigned char *)s->cfg.mem + off;
-    int e = s->use_area ? setup_area(s, m, lin0 + off, pp, bp) : DS_OK;
-    if (!e && s->use_apebs) {
+    unsigned char *m = (unsigned char *)s->cfg.mem + o.off;
+    e = o.area ? setup_area(s, m, lin0 + o.off, &o) : DS_OK;
+    if (!e && o.apebs) {
         uint64_t ph = s->cfg.mem_phys ? s->cfg.mem_phys : (uint64_t)(uintptr_t)s->cfg.mem;
-        e = setup_apebs(s, m + area, ph + off + area, pp);
+        e = setup_apebs(s, m + (o.area ? SES_PAGE : 0), ph + o.off + (o.area ? SES_PAGE : 0), o.apebs_code);
     }
     return e;
 }

@@ -12,6 +12,8 @@ static void deliver(struct ds_session *s, unsigned i, const struct ds_pebs_sampl
     s->ev.req = i;
     s->ev.pebs = p;
     s->ev.ip = ip;
+    s->ev.eip_exact = p && (p->present & DS_SAMPLE_EVENTING_IP);
+    s->ev.eip = s->ev.eip_exact ? p->eventing_ip : ip;
     if (s->cfg.on_sample)
         s->cfg.on_sample(s->cfg.arg, &s->ev);
 }
@@ -46,6 +48,8 @@ static int ses_one_sink(void *arg, const struct ds_pebs_sample *p)
     struct ds_session *s = arg;
     s->pev.pebs = p;
     s->pev.ip = p->ip;
+    s->pev.eip_exact = (p->present & DS_SAMPLE_EVENTING_IP) != 0;
+    s->pev.eip = s->pev.eip_exact ? p->eventing_ip : p->ip;
     s->cfg.on_sample(s->cfg.arg, &s->pev);
     return 0;
 }

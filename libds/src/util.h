@@ -25,6 +25,11 @@ struct ds__sb {
 void ds__sb_init(struct ds__sb *sb, char *buf, size_t len);
 void ds__sb_putc(struct ds__sb *sb, char c);
 void ds__sb_puts(struct ds__sb *sb, const char *s);
+/* The reason of a report line that already names its MSR ("KEY: VERDICT
+ * (MSR (addr): reason)", cpu.c and probe.c): ds_strerror(@err), except
+ * where that sentence names the MSR again (DS_ERR_NO_PDCM: the cause is the
+ * CPUID bit; issue 29). err.c. */
+const char *ds__reason_text(int err);
 void ds__sb_dec(struct ds__sb *sb, uint64_t v);
 /* Hex with "0x" prefix; @digits = minimum number of digits (0 = as many as needed;
  * above 16, 16: a 64-bit value has 16 hex digits). */

@@ -24,7 +24,7 @@ ENTRIES = [
     "ds_pebs_drain", "ds_pebs_drain_array", "ds_bts_drain", "ds_bts_drain_array",
     "ds_arch_pebs_drain", "ds_pebs_decode", "ds_pebs_decode_cpu", "ds_arch_pebs_decode",
     "ds_lbr_read", "ds_lbr_unfreeze", "ds_nb_pmi_scan", "ds_nb_rearm", "ds_pmc_gp_write",
-    "ds_pmi_pmu_enable",
+    "ds_pmi_pmu_enable", "ds_session_set_period",
 ]
 # libds functions called through a pointer on the PMI path (session.c).
 CALLBACKS = ["ses_one_sink", "ses_pebs_sink", "ses_bts_sink", "ses_ovf_hook"]

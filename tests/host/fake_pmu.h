@@ -32,6 +32,7 @@ struct fake_pmu {
     unsigned reads, writes, faults;
     uint32_t fault_msr; /* accesses to this MSR fault when non-zero */
     int no_pmext;       /* 1: no implied CPUID.(07H,1):EAX[8] (fp_cpuid) */
+    int drop_writes;    /* 1: writes succeed and are dropped (QEMU TCG's PMU MSRs: read as before, 0) */
 };
 
 static inline void fp_reset(struct fake_pmu *f)
@@ -126,7 +127,8 @@ static inline int fp_write(void *ctx, uint32_t msr, uint64_t val)
         f->faults++;
         return DS_ERR_MSR_FAULT;
     }
-    f->msrs[i].val = val;
+    if (!f->drop_writes)
+        f->msrs[i].val = val;
     return DS_OK;
 }
 

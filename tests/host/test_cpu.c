@@ -100,6 +100,26 @@ static void test_identify_faults(void)
  * capability is absent, the reason names the MSR, everything else is there.
  * Before the fix ds_cpu_identify() returned DS_ERR_MSR_FAULT.
  */
+/* Issue 29: the report says each fact once. Without PDCM the reason is
+ * that CPUID bit, not "IA32_PERF_CAPABILITIES absent" after the MSR's name
+ * (which read "absent (IA32_PERF_CAPABILITIES (0x345): IA32_PERF_CAPABILITIES
+ * absent (...))"). */
+static void test_format_no_pdcm_once(void)
+{
+    struct fake_cpu f;
+    struct ds_cpu cpu;
+    char buf[4096];
+    fake_skylake_msr_gp(&f, 0);
+    f.leaves[1].r[2] &= ~(1u << 15); /* CPUID.01H:ECX.PDCM */
+    CHECK_EQ(ds_cpu_init(&cpu, &fake_ops, &f), DS_OK, "init");
+    CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "identify");
+    CHECK_EQ(cpu.caps.perf_caps_err, DS_ERR_NO_PDCM, "reason: no PDCM");
+    CHECK_EQ(ds_caps_format(&cpu.caps, buf, sizeof(buf)), DS_OK, "format");
+    CHECK(strstr(buf, "perf_capabilities: absent (IA32_PERF_CAPABILITIES (0x345): not enumerated "
+                      "(CPUID.01H:ECX.PDCM is 0))\n") != NULL,
+          "named once: %s", buf);
+}
+
 static void test_identify_msr_gp(void)
 {
     struct fake_cpu f;
@@ -820,6 +840,7 @@ int main(void)
     test_identify_amd_no_msr();
     test_identify_faults();
     test_identify_msr_gp();
+    test_format_no_pdcm_once();
     test_no_pdcm();
     test_perf_caps_bits();
     test_signature_fields();

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "fake_cpu.h"
 #include "cpuid_dump.h"
+#include <ds/session.h>
 #include <ds/ds.h>
 #include <ds/event.h>
 
@@ -142,6 +143,12 @@ static void check_arch_pebs_rows(const char *file, const struct ds_cpu *cpu, enu
     }
 }
 
+static void ses_sink(void *arg, const struct ds_session_sample *s)
+{
+    (void)arg;
+    (void)s;
+}
+
 static void check_dump(const char *dir, const struct dump_exp *x)
 {
     char path[4096], err[256];
@@ -158,6 +165,16 @@ static void check_dump(const char *dir, const struct dump_exp *x)
         cpuid_replay_init(&r, &d, i);
         ds_cpu_init(&cpu, &cpuid_replay_ops, &r);
         CHECK_EQ(ds_cpu_identify(&cpu), DS_OK, "%s cpu %zu identify", x->file, i);
+        /* issue 29: every real Intel part can run a session (init's
+         * cause-first capability check passes), AMD is refused as such */
+        struct ds_session ses;
+        struct ds_session_config sc;
+        memset(&ses, 0, sizeof ses);
+        memset(&sc, 0, sizeof sc);
+        sc.on_sample = ses_sink;
+        int se = ds_session_init(&ses, &cpu, &sc);
+        CHECK(se == (x->err == DS_ERR_NOT_INTEL ? DS_ERR_NOT_INTEL : DS_OK), "%s cpu %zu: session init %s", x->file,
+              i, ds_errname(se));
         int e = ds_uarch_of(&cpu, &u);
         CHECK(e == x->err, "%s cpu %zu: %s, want %s", x->file, i, ds_errname(e), ds_errname(x->err));
         if (x->err != DS_OK)

@@ -92,6 +92,19 @@ static void test_inert_tcg(void)
     CHECK(strstr(txt, "bts: inert") != NULL, "text: %s", txt);
     CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "no scratch");
     CHECK_EQ(r.bts.verdict, DS_PROBE_NOT_TESTED, "BTS not tested without scratch");
+    CHECK_EQ(r.bts.reason, DS_ERR_NOT_GIVEN, "reason: the optional scratch not given");
+    CHECK_EQ(ds_probe_format(&r, txt, sizeof(txt)), DS_OK, "format");
+    CHECK(strstr(txt, "bts: not tested (bts_scratch not given: it is optional; pass one to run the BTS test)\n") !=
+              NULL,
+          "text (issue 29: what was not given, that it is optional): %s", txt);
+    /* no PDCM: the MSR named once, the cause is the CPUID bit */
+    e.f.leaves[1].r[2] &= ~(1u << 15);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_probe(&e.cpu, NULL, &r), DS_OK, "probe without PDCM");
+    CHECK_EQ(ds_probe_format(&r, txt, sizeof(txt)), DS_OK, "format");
+    CHECK(strstr(txt, "perf_capabilities: not advertised (IA32_PERF_CAPABILITIES (0x345): not enumerated "
+                      "(CPUID.01H:ECX.PDCM is 0))\n") != NULL,
+          "text: %s", txt);
 }
 
 static void test_busy_fault_absent(void)

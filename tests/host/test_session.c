@@ -8,6 +8,7 @@
  */
 #include "check.h"
 #include "fake_pmu.h"
+#include <ds/lvt.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -169,7 +170,13 @@ static void lunar(uint64_t caps_clear)
 
 /* --- callbacks ---------------------------------------------------------------- */
 
-static struct { unsigned n, req[16]; uint64_t ip[16]; bool pebs[16]; unsigned br; uint64_t br_from; } got;
+static struct {
+    unsigned n, req[16];
+    uint64_t ip[16], eip[16];
+    bool pebs[16], exact[16];
+    unsigned br;
+    uint64_t br_from;
+} got;
 
 static void on_sample(void *arg, const struct ds_session_sample *s)
 {
@@ -177,6 +184,8 @@ static void on_sample(void *arg, const struct ds_session_sample *s)
     if (got.n < 16) {
         got.req[got.n] = s->req;
         got.ip[got.n] = s->ip;
+        got.eip[got.n] = s->eip;
+        got.exact[got.n] = s->eip_exact;
         got.pebs[got.n] = s->pebs != NULL;
     }
     got.n++;
@@ -310,6 +319,15 @@ static void test_skylake_program(void)
     CHECK_EQ(add(raw(0xC0, 0x00, 10000, DS_SAMPLE_PRECISE), &id), DS_OK, "INST_RETIRED.ANY_P precise");
     CHECK_EQ(id, 0, "first id");
     CHECK_EQ(F.nlog, 0, "add touches no MSR");
+    {
+        /* issue 29: before start, the planned buffers (the numbers below:
+         * 60 KiB / 0xC8 = 307 records, threshold 303), no MSR access */
+        char pb[1024];
+        CHECK_EQ(ds_session_describe(&S, pb, sizeof pb), DS_OK, "describe before start");
+        CHECK(strstr(pb, "planned PEBS buffer: 307 records of 200 bytes, threshold 303 records") != NULL,
+              "the planned PEBS buffer:\n%s", pb);
+        CHECK_EQ(F.nlog, 0, "describe touches no MSR");
+    }
     CHECK_EQ(ds_session_start(&S), DS_OK, "start");
     /* SDM IA32_PERFEVTSELx: event C0H, umask 0, USR 16, OS 17, EN 22 */
     CHECK_EQ(fp_get(&F, 0x186), 0x004300C0, "EVTSEL0");
@@ -327,6 +345,7 @@ static void test_skylake_program(void)
     CHECK_EQ((a->pebs_thresh - a->pebs_base) / 0xC8, 303, "threshold = max - 4 PEBS counters");
     char buf[1024];
     CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    CHECK(!strstr(buf, "planned"), "after start: the buffers set up, not the plan:\n%s", buf);
     CHECK(strstr(buf, "PMC0") && strstr(buf, "PEBS format 3") && strstr(buf, "freeze streamlined") &&
               strstr(buf, "307 records") && strstr(buf, "0x4300c0"),
           "describe names counter, format, freeze, buffer, encoding:\n%s", buf);
@@ -942,6 +961,84 @@ static void test_pmi(void)
     CHECK(!res.handled && !res.pebs_drained && res.pebs.records == 0, "after teardown: the result is cleared");
 }
 
+/* ds_session_sample.eip (issue 29 item 5): the instruction that caused the
+ * event where the record has it. Hand-built records per SDM layout
+ * (../shared/reference/pebs-records.md): fmt 1 (Nehalem, 0xB0 bytes, RIP
+ * 08H = the next instruction, GLOBAL_STATUS 90H), fmt 2 (Silvermont, 0xC0,
+ * EventingIP B0H), fmt 3 (Skylake, 0xC8, EventingIP B0H, applicable
+ * counters 90H). Linux: real_ip and PERF_EFLAGS_EXACT on fmt >= 2
+ * (setup_pebs_fixed_sample_data), the fmt 0/1 IP is not exact without the
+ * LBR fixup. Each case with one PEBS and one overflow request (the routed
+ * sink) and with the PEBS request alone (the one-request sink). */
+static void eip_case(void (*cpu_fn)(void), unsigned size, bool has_eip, bool with_ovf, const char *what)
+{
+    cpu_fn();
+    CHECK_EQ(init_default(), DS_OK, "%s: init", what);
+    unsigned a = 99, b;
+    if (with_ovf)
+        CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_OVERFLOW), &a), DS_OK, "%s: overflow request", what);
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &b), DS_OK, "%s: PEBS request", what);
+    CHECK_EQ(ds_session_start(&S), DS_OK, "%s: start", what);
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    unsigned char *rec = (unsigned char *)(uintptr_t)ar->pebs_base;
+    memset(rec, 0, size);
+    put64(rec + 0x08, 0x401008);  /* the instruction after (a 8-byte one at 0x401000) */
+    put64(rec + 0x90, 1ull << S.req[b].idx);
+    if (has_eip)
+        put64(rec + 0xB0, 0x401000);
+    ar->pebs_index = ar->pebs_base + size;
+    fp_set(&F, 0x38E, (1ull << 62) | (with_ovf ? 1ull << S.req[a].idx : 0));
+    if (with_ovf)
+        fp_set(&F, 0xC1 + S.req[a].idx, 5);
+    struct ds_pmi_result res;
+    CHECK_EQ(ds_session_pmi(&S, 0x500123, &res), DS_OK, "%s: PMI", what);
+    CHECK_EQ(got.n, with_ovf ? 2u : 1u, "%s: samples", what);
+    for (unsigned i = 0; i < got.n && i < 2; i++) {
+        if (got.pebs[i]) {
+            CHECK_EQ(got.ip[i], 0x401008, "%s: ip is still the record's", what);
+            CHECK_EQ(got.eip[i], has_eip ? 0x401000 : 0x401008, "%s: eip", what);
+            CHECK_EQ(got.exact[i], has_eip, "%s: eip_exact", what);
+        } else {
+            CHECK_EQ(got.eip[i], 0x500123, "%s: overflow eip = the interrupted IP", what);
+            CHECK(!got.exact[i], "%s: overflow eip not exact (skid)", what);
+        }
+    }
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "%s: teardown", what);
+}
+
+static void test_sample_eip(void)
+{
+    eip_case(nehalem, 0xB0, false, true, "fmt 1 routed");
+    eip_case(nehalem, 0xB0, false, false, "fmt 1 alone");
+    eip_case(silvermont, 0xC0, true, true, "fmt 2 routed");
+    eip_case(silvermont, 0xC0, true, false, "fmt 2 alone");
+    eip_case(skylake, 0xC8, true, true, "fmt 3 routed");
+    eip_case(skylake, 0xC8, true, false, "fmt 3 alone");
+    /* fmt 4 (Ice Lake), adaptive basic group only (Linux struct pebs_basic:
+     * format_group [31:0], format_size [63:48] = 32; IP 08H is the eventing
+     * IP, applicable counters 10H, TSC 18H) */
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "fmt 4: init");
+    unsigned b;
+    CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_PRECISE), &b), DS_OK, "fmt 4: PEBS request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "fmt 4: start");
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    unsigned char *rec = (unsigned char *)(uintptr_t)ar->pebs_base;
+    memset(rec, 0, 32);
+    put64(rec + 0x00, 32ull << 48);
+    put64(rec + 0x08, 0x402000);
+    put64(rec + 0x10, S.req[b].kind == DS_CTR_FIXED ? 1ull << (32 + S.req[b].idx) : 1ull << S.req[b].idx);
+    ar->pebs_index = ar->pebs_base + 32;
+    fp_set(&F, 0x38E, 1ull << 62);
+    struct ds_pmi_result res;
+    CHECK_EQ(ds_session_pmi(&S, 0x500123, &res), DS_OK, "fmt 4: PMI");
+    CHECK_EQ(got.n, 1, "fmt 4: one sample");
+    CHECK(got.pebs[0] && got.ip[0] == 0x402000 && got.eip[0] == 0x402000 && got.exact[0],
+          "fmt 4: eip = the basic group's IP, exact (ip 0x%llx eip 0x%llx exact %d)", (unsigned long long)got.ip[0],
+          (unsigned long long)got.eip[0], got.exact[0]);
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "fmt 4: teardown");
+}
+
 /* Several PEBS requests: each record goes to the request of the counter its
  * applicable-counters field (fmt 3, SDM offset 90H) names. */
 static void test_dispatch_multi(void)
@@ -1291,7 +1388,7 @@ static void test_on_pebs(void)
 /* --- bad input: one row per session error ----------------------------------- */
 
 struct misuse_row { const char *what; int err; };
-static const struct misuse_row misuse[24];
+static const struct misuse_row misuse[29];
 
 static const struct { const char *what; int err; } bad[] = {
     { "add after start", DS_ERR_SESSION_STATE },
@@ -1645,6 +1742,11 @@ static void test_bts_room(void);
 static void test_blind9907_bts_unavailable_and_fixed_width_65(void);
 static void test_start_write_fault_sweep(void);
 static void test_misuse_table(void);
+static void test_cause_first_bts(void);
+static void test_start_probe(void);
+static void test_lvt_pc_value(void);
+static void test_set_period(void);
+static void test_describe_fixed_field(void);
 static void test_teardown_retry(void);
 static void test_kth_write_fault_sweep(void);
 static void test_snb_ucode_before_programming(void);
@@ -1673,6 +1775,7 @@ int main(void)
     test_raw_prec_dist_overflow();
     test_pmi();
     test_dispatch_multi();
+    test_sample_eip();
     test_stats();
     test_lbr();
     test_bts();
@@ -1734,6 +1837,11 @@ int main(void)
     test_count_prec_dist_any_p();
     test_blind9907_bts_unavailable_and_fixed_width_65();
     test_misuse_table();
+    test_cause_first_bts();
+    test_start_probe();
+    test_lvt_pc_value();
+    test_set_period();
+    test_describe_fixed_field();
     test_teardown_retry();
     test_kth_write_fault_sweep();
     test_snb_ucode_before_programming();
@@ -3297,7 +3405,7 @@ static void test_blind9907_bts_unavailable_and_fixed_width_65(void)
  * width), Vol. 3B freeze modes (perfmon v2 FREEZE_PERFMON_ON_PMI, v4
  * streamlined), perfmon *_core.json 3CH "PEBS": "0" (pmc.c).
  */
-static const struct misuse_row misuse[24] = {
+static const struct misuse_row misuse[29] = {
     { "region = the struct ds_session", DS_ERR_SESSION_MEM_OVERLAP },
     { "region = the struct ds_cpu", DS_ERR_SESSION_MEM_OVERLAP },
     { "region over the last 8 bytes of the session", DS_ERR_SESSION_MEM_OVERLAP },
@@ -3322,7 +3430,244 @@ static const struct misuse_row misuse[24] = {
     { "start: arch PEBS part under 4 KiB", DS_ERR_SESSION_BUF_SMALL },
     { "start: interrupt BTS with one record after the DS area page", DS_ERR_SESSION_BUF_SMALL },
     { "start: 32-bit DS layout, DS area at 4 GiB", DS_ERR_AREA_ADDR },
+    { "qemu32: init (no DS, perfmon v0)", DS_ERR_SESSION_NO_PMU },
+    { "Pentium M-like (DS, no leaf 0AH): generic precise add", DS_ERR_SESSION_NO_DS },
+    { "Pentium M-like: generic overflow add", DS_ERR_NO_PERFMON },
+    { "Pentium M-like: generic count add", DS_ERR_NO_PERFMON },
+    { "Skylake without DS: generic precise add", DS_ERR_SESSION_NO_DS },
 };
+
+/* QEMU's default qemu32 (target/i386/cpu.c "qemu32": GenuineIntel, level 4,
+ * family 6 model 6 stepping 3, PPRO_FEATURES: no DS, no leaf 0AH), and a
+ * Pentium M-like part (06_0DH: DS and BTS, PEBS_UNAVAILABLE, no leaf 0AH;
+ * MISC_ENABLE[7] set) whose uarch the event tables do not know. */
+static void qemu32(void)
+{
+    fp_reset(&F);
+    fp_intel(&F, 4, 0x00000663, 1u, 0x0783FBFDu);
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, 1);
+    identify(false);
+}
+
+static void pentium_m(void)
+{
+    fp_reset(&F);
+    fp_intel(&F, 2, 0x000006D8, 0, 0x0783FBFDu | (1u << 21));
+    fp_set(&F, DS_MSR_IA32_MISC_ENABLE, (1u << 7) | (1u << 12));
+    fp_set(&F, 0x1D9, 0);
+    identify(false);
+}
+
+/* Skylake with CPUID.01H:EDX[21] (DS) hidden, as a hypervisor may. */
+static void skylake_no_ds(void)
+{
+    skylake();
+    for (int i = 0; i < F.nleaves; i++)
+        if (F.leaves[i].leaf == 1)
+            F.leaves[i].r[3] &= ~(1u << 21);
+    identify(true);
+}
+
+static struct ds_request generic(enum ds_event ev, enum ds_sample_mode mode)
+{
+    struct ds_request r;
+    memset(&r, 0, sizeof r);
+    r.event = ev;
+    r.period = 1000;
+    r.mode = mode;
+    return r;
+}
+
+/* describe on Ice Lake: precise instructions on fixed counter 0 names its
+ * IA32_FIXED_CTR_CTRL field (SDM: OS bit 0, USR bit 1: both rings 0x3),
+ * not an EVTSEL a fixed counter does not have (issue 29). */
+static void test_describe_fixed_field(void)
+{
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(generic(DS_EVENT_INSTRUCTIONS, DS_SAMPLE_PRECISE), NULL), DS_OK, "instructions precise");
+    CHECK(S.req[0].kind == DS_CTR_FIXED && S.req[0].idx == 0, "on FIXED0");
+    char buf[1024];
+    CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    CHECK(strstr(buf, " fixed_ctr_ctrl 0x3 on FIXED0, PEBS") != NULL, "the FIXED_CTR_CTRL field:\n%s", buf);
+    CHECK(!strstr(buf, "evtsel"), "no EVTSEL for a fixed counter:\n%s", buf);
+    struct ds_request r = generic(DS_EVENT_INSTRUCTIONS, DS_SAMPLE_PRECISE);
+    r.rings = DS_RING_USER;
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(r, NULL), DS_OK, "user-only instructions");
+    CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    CHECK(strstr(buf, " fixed_ctr_ctrl 0x2 on FIXED0") != NULL, "USR only: 0x2:\n%s", buf);
+    /* planned BTS before start: 64-bit records of 24 bytes (SDM BTS record
+     * format) in the region after the DS area page; circular: no threshold */
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    memset(&r, 0, sizeof r);
+    r.mode = DS_TRACE_BTS_CIRCULAR;
+    CHECK_EQ(add(r, NULL), DS_OK, "BTS circular");
+    char want[128];
+    snprintf(want, sizeof want, "planned BTS buffer: %u records, threshold 0 (circular)\n",
+             (unsigned)((sizeof mem - 4096) / 24));
+    CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    CHECK(strstr(buf, want) != NULL, "want '%s':\n%s", want, buf);
+    /* a region start would refuse: said before start */
+    struct ds_session_config c = cfg_mem();
+    c.bytes = 4096 + 100;
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init, 4 KiB + 100");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS");
+    CHECK_EQ(ds_session_describe(&S, buf, sizeof buf), DS_OK, "describe");
+    CHECK(strstr(buf, "planned buffers: none, start would fail: ") != NULL, "the refusal named:\n%s", buf);
+    CHECK_EQ(ds_session_start(&S), DS_ERR_SESSION_BUF_SMALL, "and start refuses it");
+}
+
+/* Index of the first logged write to @msr from @from on, or -1. */
+static int write_at(uint32_t msr, int from)
+{
+    for (int i = from; i < F.nlog; i++)
+        if (F.log[i].kind == 'w' && F.log[i].msr == msr)
+            return i;
+    return -1;
+}
+
+/* ds_session_set_period (issue 29 item 6), Linux perf_event_period's
+ * order on a running counter: GLOBAL_CTRL bit off, counter = -period
+ * (48-bit full width: 2^48 - period), DS reset slot = -period, GLOBAL_CTRL
+ * back; the PMI then reloads the new value. Validation as add. */
+static void test_set_period(void)
+{
+    skylake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    unsigned a, b, c;
+    CHECK_EQ(add(raw(0xC4, 0x00, 100, DS_SAMPLE_OVERFLOW), &a), DS_OK, "overflow request (PMC3)");
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &b), DS_OK, "PEBS request (PMC0)");
+    CHECK_EQ(add(raw(0xC0, 0x00, 0, DS_COUNT), &c), DS_OK, "count request");
+    CHECK_EQ(ds_session_set_period(&S, a, 300), DS_OK, "READY: kept for start");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(fp_get(&F, 0xC4), 0x1000000000000ull - 300, "start used the new period");
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_set_period(&S, a, 500), DS_OK, "running overflow request");
+    /* full-width write (PERF_CAPABILITIES.FW_WRITE): IA32_A_PMC3 4C4H */
+    int off = write_at(0x38F, 0), w = write_at(0x4C4, 0), on = write_at(0x38F, off + 1);
+    CHECK(off >= 0 && w > off && on > w, "GLOBAL_CTRL off, PMC3, GLOBAL_CTRL on (%d %d %d)", off, w, on);
+    CHECK_EQ(off >= 0 ? F.log[off].val : 0, 0x3, "PMC3's bit cleared, PMC0 and the count's PMC1 still enabled");
+    CHECK_EQ(fp_get(&F, 0xC4), 0x1000000000000ull - 500, "PMC3 = -500");
+    CHECK_EQ(fp_get(&F, 0x38F), 0xB, "GLOBAL_CTRL back to PMC0|PMC1|PMC3");
+    fp_set(&F, 0x38E, 1ull << 3);
+    fp_set(&F, 0xC4, 5);
+    struct ds_pmi_result res;
+    CHECK_EQ(ds_session_pmi(&S, 0x10, &res), DS_OK, "PMI");
+    CHECK_EQ(fp_get(&F, 0xC4), 0x1000000000000ull - 500, "the PMI reloads -500");
+    CHECK_EQ(ds_session_set_period(&S, b, 2000), DS_OK, "running PEBS request");
+    const struct ds_area64 *ar = (const struct ds_area64 *)(const void *)mem;
+    CHECK_EQ(fp_get(&F, 0xC1), 0x1000000000000ull - 2000, "PMC0 = -2000");
+    CHECK_EQ(ar->pebs_reset[0], 0x1000000000000ull - 2000, "DS reset slot 0 = -2000");
+    /* refusals: nothing changes */
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_set_period(&S, b, 0), DS_ERR_SESSION_BAD_PERIOD, "period 0");
+    CHECK_EQ(ds_session_set_period(&S, b, 1ull << 48), DS_ERR_SESSION_BAD_PERIOD, "beyond the 48-bit counter");
+    CHECK_EQ(ds_session_set_period(&S, c, 100), DS_ERR_SESSION_NO_PERIOD, "DS_COUNT has no period");
+    CHECK_EQ(ds_session_set_period(&S, 3, 100), DS_ERR_SESSION_BAD_REQ, "id 3: not added");
+    CHECK_EQ(ds_session_set_period(&S, ~0u, 100), DS_ERR_SESSION_BAD_REQ, "id ~0");
+    CHECK_EQ(ds_session_set_period(NULL, 0, 100), DS_ERR_NULL, "NULL");
+    CHECK_EQ(F.nlog, 0, "refusals touch no MSR");
+    CHECK_EQ(S.req[b].rq.period, 2000, "period unchanged by the refusals");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    struct ds_session z;
+    memset(&z, 0, sizeof z);
+    CHECK_EQ(ds_session_set_period(&z, 0, 100), DS_ERR_SESSION_STATE, "never initialised");
+    /* BTS */
+    CHECK_EQ(init_default(), DS_OK, "init");
+    struct ds_request r;
+    memset(&r, 0, sizeof r);
+    r.mode = DS_TRACE_BTS;
+    CHECK_EQ(add(r, &a), DS_OK, "BTS");
+    CHECK_EQ(ds_session_set_period(&S, a, 100), DS_ERR_SESSION_NO_PERIOD, "BTS has no period");
+    /* Ice Lake fixed counter 0 (PEBS): FIXED_CTR0 = -period; arch PEBS
+     * limit 2^31 checked on Panther Lake */
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(generic(DS_EVENT_INSTRUCTIONS, DS_SAMPLE_PRECISE), &a), DS_OK, "instructions on FIXED0");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    CHECK_EQ(ds_session_set_period(&S, a, 4000), DS_OK, "fixed counter");
+    CHECK_EQ(fp_get(&F, 0x309), 0x1000000000000ull - 4000, "FIXED_CTR0 = -4000");
+    CHECK_EQ(fp_get(&F, 0x38F), 1ull << 32, "GLOBAL_CTRL back to FIXED0");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    panther();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &a), DS_OK, "arch PEBS request");
+    CHECK_EQ(ds_session_set_period(&S, a, (1ull << 31) + 1), DS_ERR_SESSION_BAD_PERIOD, "arch PEBS: above 2^31");
+    CHECK_EQ(ds_session_set_period(&S, a, 1ull << 31), DS_OK, "arch PEBS: 2^31");
+}
+
+/* ds_lvt_pc_value (lvt.h, issue 29): the SDM LVT layout (vector 7:0,
+ * delivery mode 10:8 with NMI 100b, mask 16; reset 0x00010000) and Linux's
+ * NMI value 0x400 (APIC_DM_NMI), typed here from the SDM figure. */
+static void test_lvt_pc_value(void)
+{
+    uint32_t v = 0;
+    CHECK_EQ(ds_lvt_pc_value(true, 0, false, &v), DS_OK, "NMI");
+    CHECK_EQ(v, 0x400, "NMI unmasked = Linux's APIC_DM_NMI");
+    CHECK_EQ(ds_lvt_pc_value(true, 0, true, &v), DS_OK, "NMI masked");
+    CHECK_EQ(v, 0x10400, "NMI masked");
+    CHECK_EQ(ds_lvt_pc_value(false, 0xF0, false, &v), DS_OK, "fixed 0xF0");
+    CHECK_EQ(v, 0xF0, "fixed, vector in 7:0");
+    CHECK_EQ(ds_lvt_pc_value(false, 32, true, &v), DS_OK, "fixed 32 masked");
+    CHECK_EQ(v, 0x10020, "vector 32 masked");
+    CHECK_EQ(ds_lvt_pc_value(false, 255, false, &v), DS_OK, "fixed 255");
+    CHECK_EQ(v, 0xFF, "vector 255");
+    CHECK_EQ(ds_lvt_pc_value(false, 31, false, &v), DS_ERR_PMI_LVT_VECTOR, "vector 31: an exception");
+    CHECK_EQ(v, 0x10000, "refused: the masked reset value");
+    CHECK_EQ(ds_lvt_pc_value(false, 256, false, &v), DS_ERR_PMI_LVT_VECTOR, "vector 256");
+    CHECK_EQ(ds_lvt_pc_value(true, 2, false, &v), DS_ERR_PMI_LVT_VECTOR, "NMI with a vector");
+    CHECK_EQ(ds_lvt_pc_value(true, 0, false, NULL), DS_ERR_NULL, "NULL");
+    CHECK_EQ(DS_LVT_PC_XAPIC_OFFSET, 0x340, "xAPIC offset");
+    CHECK_EQ(DS_MSR_IA32_X2APIC_LVT_PMI, 0x834, "x2APIC MSR");
+}
+
+/* cfg.probe (issue 29 item 6): on a PMU that accepts writes and drops them
+ * (QEMU TCG), start fails with DS_ERR_NOT_WORKING and leaves nothing to
+ * restore; without the flag the same start succeeds (and would sample
+ * nothing); on a working PMU the probe passes. */
+static void test_start_probe(void)
+{
+    struct ds_session_config c = cfg_mem();
+    c.probe = true;
+    skylake();
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC0, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "PEBS request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "working PMU: the probe passes");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    F.drop_writes = 1;
+    CHECK_EQ(ds_session_start(&S), DS_ERR_NOT_WORKING, "writes dropped: inert");
+    CHECK(S.state == DS_SESSION_READY && ds_session_unrestored(&S) == 0, "not started, nothing to restore");
+    memset(&S, 0, sizeof S);
+    c.probe = false;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init without probe");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow request");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "without the probe the inert PMU starts");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    memset(&S, 0, sizeof S);
+    c.probe = true;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_OVERFLOW), NULL), DS_OK, "overflow request (counter only)");
+    CHECK_EQ(ds_session_start(&S), DS_ERR_NOT_WORKING, "overflow only: the counter is inert");
+    F.drop_writes = 0;
+}
+
+/* The cause-first checks refuse only what the CPU lacks: the Pentium
+ * M-like part (DS, BTS, no perfmon) still takes its BTS request. */
+static void test_cause_first_bts(void)
+{
+    struct ds_session_config c = cfg_mem();
+    pentium_m();
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "Pentium M-like: init (BTS possible)");
+    struct ds_request r;
+    memset(&r, 0, sizeof r);
+    r.mode = DS_TRACE_BTS;
+    CHECK_EQ(add(r, NULL), DS_OK, "Pentium M-like: BTS request");
+}
 
 /* Run row @i; the refused call is the last, after fp_clear_log. */
 static int run_misuse(unsigned i)
@@ -3392,6 +3737,14 @@ static int run_misuse(unsigned i)
             return -2;
         fp_clear_log(&F);
         return ds_session_start(&S);
+    case 24: qemu32(); break;
+    case 25: case 26: case 27: case 28:
+        i == 28 ? skylake_no_ds() : pentium_m();
+        r = generic(DS_EVENT_INSTRUCTIONS, i == 26 ? DS_SAMPLE_OVERFLOW : i == 27 ? DS_COUNT : DS_SAMPLE_PRECISE);
+        if (ds_session_init(&S, &cpu, &c) != DS_OK)
+            return -2;
+        fp_clear_log(&F);
+        return add(r, NULL);
     default: return -1;
     }
     int e = ds_session_init(&S, &cpu, &c);

@@ -53,5 +53,6 @@
 #include <ds/arch_pebs.h>
 #include <ds/event.h>
 #include <ds/session.h>
+#include <ds/lvt.h>
 
 #endif /* DS_DS_H */

@@ -46,7 +46,8 @@ enum ds_err {
     DS_ERR_NOT_IDENTIFIED = 13,  /* struct ds_cpu used before ds_cpu_identify() */
     DS_ERR_NO_CPUID = 14,        /* the CPUID backend reported no CPUID instruction */
     DS_ERR_BUFSZ = 15,           /* an output text buffer is too small (output truncated, NUL-terminated) */
-    /* core: next free value 16 */
+    DS_ERR_NOT_GIVEN = 16,       /* an optional argument was not given: what needs it was not done */
+    /* core: next free value 17 */
 
     /* --- 100..199: DS save area, BTS, PEBS, drain ------------------------ */
     DS_ERR_AREA_ALIGN = 100, /* DS area pointer or linear address not naturally aligned */
@@ -91,7 +92,8 @@ enum ds_err {
     DS_ERR_PMI_STORM = 204, /* GLOBAL_STATUS still set after DS_PMI_MAX_PASSES: PMU stopped */
     DS_ERR_PMI_LBR_BUF = 205, /* PMI LBR snapshot step without a buffer (cfg.lbr.buf NULL or cap 0) */
     DS_ERR_PMI_CTX_CPU = 206, /* ds_pmi_init: the DS context was set up for another struct ds_cpu */
-    /* PMI: next free value 207 */
+    DS_ERR_PMI_LVT_VECTOR = 207, /* ds_lvt_pc_value: fixed vector outside 32..255, or NMI with a vector */
+    /* PMI: next free value 208 */
 
     /* --- 250..299: architectural / Core counters ------------------------- */
     DS_ERR_PMC_NO_ARCH = 250,        /* no architectural perfmon (CPUID leaf 0AH version 0) */
@@ -213,7 +215,11 @@ enum ds_err {
     DS_ERR_SESSION_MEM_OVERLAP = 502, /* config region overlaps the struct ds_session or the struct ds_cpu */
     DS_ERR_SESSION_MEM_RANGE = 503, /* region wraps, or is beyond the linear-address width / 4 GiB (32-bit DS) / MAXPHYADDR */
     DS_ERR_SESSION_PDIST = 504, /* ds_request.pdist without DS_SAMPLE_PRECISE or without architectural PEBS */
-    /* sessions: next free value 505 */
+    DS_ERR_SESSION_NO_PMU = 505, /* init: neither architectural perfmon (CPUID 0AH version 0) nor DS (e.g. QEMU qemu32) */
+    DS_ERR_SESSION_BAD_REQ = 506, /* request id not one ds_session_add returned for this session */
+    DS_ERR_SESSION_NO_PERIOD = 507, /* ds_session_set_period on a BTS or DS_COUNT request (no period) */
+    DS_ERR_SESSION_PERIOD_NB = 508, /* ds_session_set_period on a running NetBurst request */
+    /* sessions: next free value 509 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */
 };

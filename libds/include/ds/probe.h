@@ -100,8 +100,9 @@ struct ds_probe_bts_scratch {
 };
 
 /*
- * Probe @cpu (ds_cpu_identify() done). @bts_scratch may be NULL (BTS then
- * NOT_TESTED when advertised). Prior values of IA32_DS_AREA, IA32_DEBUGCTL
+ * Probe @cpu (ds_cpu_identify() done). @bts_scratch is optional: NULL (or
+ * without area/buf) leaves BTS NOT_TESTED with reason DS_ERR_NOT_GIVEN when
+ * advertised. Prior values of IA32_DS_AREA, IA32_DEBUGCTL
  * and the counter are restored; item.restored says whether that was
  * verified. The counter is written through IA32_PMC0 with a 31-bit
  * pattern; its prior value is restored through IA32_A_PMC0 when

@@ -158,6 +158,17 @@ struct ds_session_sample {
     const struct ds_pebs_sample *pebs; /* PEBS record (counters group: pebs->present & DS_SAMPLE_CNTRS);
                                           NULL for an overflow sample */
     uint64_t ip;                       /* PEBS: the record's ip; overflow: the IP given to ds_session_pmi */
+    /* The instruction that caused the event, where the hardware tells it
+     * (eip_exact): PEBS formats >= 2 (EventingIP, record offset B0H), the
+     * adaptive formats and architectural PEBS (basic group IP), as Linux
+     * setup_pebs_*_sample_data sets PERF_EFLAGS_EXACT. Elsewhere the best IP
+     * known, eip_exact false: PEBS formats 0/1 and NetBurst give the IP of
+     * the instruction AFTER the event (trap-like; Linux rewinds it with the
+     * LBR and the code bytes, intel_pmu_pebs_fixup_ip: a session has
+     * neither), an overflow sample the interrupted IP (skid: some
+     * instructions after the event). Profilers attribute to eip. */
+    uint64_t eip;
+    bool eip_exact;
 };
 
 struct ds_session_config {
@@ -178,6 +189,11 @@ struct ds_session_config {
     bool freeze_set;           /* use @freeze; else auto: streamlined v4+, legacy v2/v3, none v1/NetBurst */
     enum ds_freeze_mode freeze;
     unsigned pebs_flags;       /* ds_pmc_pebs_enable_ex flags (DS_PMC_PEBS_ALLOW_ERRATA) */
+    bool probe;                /* start runs the functional probe first (probe.h ds_probe, no BTS
+                                  scratch): a counter, DS area or arch-PEBS buffer the session
+                                  needs that is advertised but inert (emulators that read PMU MSRs
+                                  as 0 and drop writes, QEMU TCG) fails start with
+                                  DS_ERR_NOT_WORKING instead of a session with zero samples */
     void (*on_sample)(void *arg, const struct ds_session_sample *s);
     void (*on_branch)(void *arg, const struct ds_bts_branch *b);
     void (*on_lbr)(void *arg, const struct ds_lbr_entry *e, size_t n);
@@ -275,7 +291,9 @@ struct ds_session {
  * be zero-initialised (static storage or = {0}) or torn down before
  * (ds_session_unrestored(@s) == 0).
  * Errors: DS_ERR_NULL, DS_ERR_NOT_IDENTIFIED, DS_ERR_NOT_INTEL,
- * DS_ERR_SESSION_STATE (@s running, stopped, or with MSRs still to
+ * DS_ERR_SESSION_NO_PMU (family 6 with neither architectural perfmon,
+ * CPUID 0AH version >= 1, nor DS/BTS: QEMU's default qemu32; the CPU
+ * checks come before the config's), DS_ERR_SESSION_STATE (@s running, stopped, or with MSRs still to
  * restore: its saved values would be lost), DS_ERR_SESSION_NO_SINK (no
  * on_sample, on_pebs or on_branch), DS_ERR_SESSION_MEM (bytes without
  * mem), DS_ERR_SESSION_MEM_RANGE (mem + bytes, mem_linear + bytes or
@@ -295,6 +313,12 @@ int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_se
 /*
  * Add request @rq; *@out_id (may be NULL) = its index, given back in
  * ds_session_sample.req. Chooses counter and mode without touching an MSR.
+ * The cause first: after the request's own checks, what the CPU lacks
+ * comes before the event lookup: DS_ERR_SESSION_NO_DS for DS_SAMPLE_PRECISE
+ * without DS-area or architectural PEBS (BTS modes: without DS or BTS),
+ * then DS_ERR_NO_PERFMON for any counter request on family 6 without
+ * architectural perfmon (never DS_ERR_EVENT_UARCH for a CPU that has no
+ * counters at all).
  * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (not READY), _TOO_MANY,
  * _NO_EVENT (neither event nor raw), _BAD_MODE, _BAD_PERIOD (0 or beyond
  * the counter), _BAD_RINGS, _NO_COUNTER, _NOT_PRECISE, _NO_DS, _NO_LDLAT,
@@ -331,7 +355,11 @@ int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *
  * ds_session_unrestored() > 0: call ds_session_teardown), among them the PEBS errata
  * gates that ds_pmc_pebs_check leaves out (DS_ERR_PMC_PEBS_ERRATUM on
  * Merom 06_0FH, DS_ERR_PMC_PEBS_UCODE on old Sandy Bridge microcode;
- * cfg.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA accepts them).
+ * cfg.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA accepts them). With cfg.probe:
+ * ds_probe before the first save (it restores what it wrote), then
+ * DS_ERR_NOT_WORKING where an item the session needs (counter for any
+ * counter request, DS area for DS-area PEBS/BTS, arch PEBS) is INERT, its
+ * reason where it FAULTs; nothing else is written then.
  * MSRs: reads then writes those of the requests (see ds_session_describe).
  * NMI-safe: no (configuration time; PMIs may arrive once it returns).
  */
@@ -369,7 +397,7 @@ int ds__session_pmi_rest(struct ds_session *s, struct ds_pmi_result *res, int er
  * 1328 (x86_64) as a function of its own, with the session's sinks, plus
  * your callbacks and MSR backend (ctest embed.stack.*: gcc 12 -O2 with the
  * installed library's flags; budget 1600; docs/porting.md section 11).
- * sizeof(struct ds_session) is 5916 bytes (i386) / 6400 (x86_64): place it
+ * sizeof(struct ds_session) is 5976 bytes (i386) / 6496 (x86_64): place it
  * statically per CPU, never on a kernel stack.
  */
 static inline int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, struct ds_pmi_result *out)
@@ -413,6 +441,45 @@ int ds_session_drain_now(struct ds_session *s);
 int ds_session_teardown(struct ds_session *s);
 
 /*
+ * Change the sampling period of request @req_id (Linux perf_event_period).
+ * @period is validated exactly as ds_session_add validates rq.period (0,
+ * beyond the counter width, above 2^31 for arch PEBS, NetBurst's
+ * ds_nb_period: DS_ERR_SESSION_BAD_PERIOD); on error nothing changes.
+ * READY or STOPPED: the new values are kept for the next start. RUNNING
+ * (family 6): the counter is stopped (its IA32_PERF_GLOBAL_CTRL bit off;
+ * perfmon v1: EVTSEL.EN off), -@period written to it, the reload written
+ * (DS-area PEBS: the DS reset slot; arch PEBS: IA32_PMC_x_CFG_C[31:0];
+ * overflow: what the PMI reloads), and the session's GLOBAL_CTRL written
+ * back: the next sample comes @period events after the call. Events
+ * counted before the call toward the old period are dropped, as in Linux.
+ * Not concurrently with ds_session_pmi on the same session (call it with
+ * the LVT PC masked, or from the PMI path after ds_session_pmi returned).
+ * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (never initialised),
+ * DS_ERR_SESSION_BAD_REQ (@req_id not returned by ds_session_add),
+ * DS_ERR_SESSION_NO_PERIOD (BTS, DS_COUNT), DS_ERR_SESSION_BAD_PERIOD,
+ * DS_ERR_SESSION_PERIOD_NB (running NetBurst request: its CCCR/ESCR pair
+ * would have to be released and reprogrammed; set it before start),
+ * DS_ERR_MSR_FAULT and the pmc.h / arch_pebs.h programming errors.
+ * MSRs: RUNNING: writes IA32_PERF_GLOBAL_CTRL (0x38F) twice, the counter
+ * (GP: IA32_PMCx / A_PMCx; fixed: IA32_FIXED_CTR_CTRL + IA32_FIXED_CTRx),
+ * arch PEBS IA32_PMC_x_CFG_C; perfmon v1: IA32_PERFEVTSELx twice. Else none.
+ * NMI-safe: yes (no locks), but not concurrently with ds_session_pmi.
+ */
+int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period);
+
+/*
+ * No frequency mode (perf's attr.freq): Linux derives the period from the
+ * event rate measured against a clock (perf_calculate_period, from the
+ * count and the nanoseconds since the last adjustment) on every timer tick
+ * (perf_adjust_freq_unthr_context) and in each PMI. libds has neither a
+ * clock nor a tick, and guessing one (TSC rate) would be a policy the
+ * kernel knows better. The kernel has both: from its tick, count the
+ * samples of each request since the last tick and call
+ * ds_session_set_period with period * (samples wanted / samples seen)
+ * (Linux's arithmetic, perf_calculate_period), clamped to what add accepts.
+ */
+
+/*
  * MSRs that ds_session_start saved and no teardown has written back yet:
  * 0 for a session never started, torn down completely, or NULL; while
  * started, every saved MSR; after a teardown (or a failed start) whose
@@ -425,8 +492,12 @@ unsigned ds_session_unrestored(const struct ds_session *s);
  * What the session chose, one line per item: microarchitecture, PEBS
  * format, per request event name + encoding, counter (PMCn, FIXEDn,
  * NetBurst counter + ESCR), PEBS / arch PEBS / overflow / BTS, period and
- * reset, buffers (records, threshold), freeze mode. Valid after add (the
- * buffers after start). DS_ERR_BUFSZ when truncated (NUL-terminated).
+ * reset, buffers (records, threshold), freeze mode. Valid after add;
+ * before start the buffers are the planned ones ("planned PEBS buffer:
+ * ...", computed as start will carve them, or the error start would give
+ * for the region), after start the ones set up. A fixed counter shows its
+ * IA32_FIXED_CTR_CTRL field ("fixed_ctr_ctrl 0x3 on FIXED0"), a GP counter
+ * its EVTSEL. DS_ERR_BUFSZ when truncated (NUL-terminated).
  * Errors: DS_ERR_NULL, DS_ERR_BUFSZ, DS_ERR_UNSUPPORTED (DS_CONFIG_FORMAT=0).
  * MSRs: none. NMI-safe: yes.
  */

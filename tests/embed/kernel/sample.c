@@ -189,13 +189,15 @@ static void on_pmi_session(void *ctx, uint32_t reasons)
     ds_session_pmi(&ses, cur_ip, NULL);
 }
 
-/* What each profile must answer (the model's profiles, dsmodel.h): no DS ->
- * DS_ERR_SESSION_NO_DS; NetBurst has PEBS only for replay-tagged events, not
+/* What each profile must answer (the model's profiles, dsmodel.h): neither
+ * DS nor perfmon (none-ds) -> DS_ERR_SESSION_NO_PMU from init, the cause
+ * first (issue 29); perfmon without DS (kvm-skl) -> DS_ERR_SESSION_NO_DS; NetBurst has PEBS only for replay-tagged events, not
  * for instructions -> DS_ERR_SESSION_NOT_PRECISE; every other profile samples. */
 static int expected(enum dsm_profile p)
 {
     switch (p) {
     case DSM_NONE_DS:
+        return DS_ERR_SESSION_NO_PMU;
     case DSM_KVM_SKL:
         return DS_ERR_SESSION_NO_DS;
     case DSM_NETBURST_M2:
