@@ -6,7 +6,6 @@ set(LIBDS_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/include)
 set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/err.c
   ${CMAKE_CURRENT_LIST_DIR}/src/fmt.c
-  ${CMAKE_CURRENT_LIST_DIR}/src/msr.c
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/pmc.c
   ${CMAKE_CURRENT_LIST_DIR}/src/pmc_pebs.c

@@ -7,11 +7,12 @@
 # compile DSMODEL_KERNEL_SOURCES with the kernel's flags plus -ffreestanding
 # -mno-red-zone -mgeneral-regs-only, with DSMODEL_INCLUDE_DIRS and libds's
 # include directory on the include path, and link them with libds.
-# DSMODEL_MODEL_SOURCES is the model alone (no libds at all); src/dsm_internal.h
+# DSMODEL_MODEL_SOURCES is the model alone (no libds at all); src/dsmodel_int.h
 # is its private header (found next to the sources, no include path needed).
 set(DSMODEL_INCLUDE_DIRS ${CMAKE_CURRENT_LIST_DIR}/include ${CMAKE_CURRENT_LIST_DIR}/adapter)
 set(DSMODEL_MODEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/dsmodel.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/dsm_dispatch.c
   ${CMAKE_CURRENT_LIST_DIR}/src/dsm_pmc.c
   ${CMAKE_CURRENT_LIST_DIR}/src/dsm_event.c
   ${CMAKE_CURRENT_LIST_DIR}/src/dsm_area.c

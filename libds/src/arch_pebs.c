@@ -8,7 +8,7 @@
 #include <ds/arch_pebs.h>
 #include "internal.h"
 #include "pebs_int.h"
-#include "msr_int.h"
+#include "cpu_int.h"
 
 #if DS_CONFIG_PEBS
 

@@ -6,6 +6,7 @@
 #include <ds/config.h>
 #include <ds/cpu.h>
 #include "util.h"
+#include "cpu_int.h"
 
 /* A word type that may alias any object (GCC/clang may_alias). */
 typedef unsigned long __attribute__((may_alias)) ds__word;
@@ -549,3 +550,39 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
 }
 
 #endif /* DS_CONFIG_FORMAT */
+
+/* MSR/CPUID dispatch (ds/msr.h declares them): backend table when present,
+ * else the instructions. Here, not in an msr.c, because they read struct
+ * ds_cpu: msr.h stays below cpu (issue 26 item 5). */
+int ds_msr_read(const struct ds_cpu *cpu, uint32_t msr, uint64_t *out)
+{
+    if (!cpu || !out)
+        return DS_ERR_NULL;
+    return ds__msr_rd(cpu, msr, out); /* cpu_int.h: the dispatch, shared with pmi.c */
+}
+
+int ds_msr_write(const struct ds_cpu *cpu, uint32_t msr, uint64_t val)
+{
+    if (!cpu)
+        return DS_ERR_NULL;
+    return ds__msr_wr(cpu, msr, val);
+}
+
+void ds_cpuid(const struct ds_cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+{
+    if (!out)
+        return; /* nowhere to put the result: nothing executed */
+    out[0] = out[1] = out[2] = out[3] = 0;
+    if (!cpu)
+        return;
+    if (cpu->ops && cpu->ops->cpuid) {
+        cpu->ops->cpuid(cpu->ops_ctx, leaf, subleaf, out);
+        return;
+    }
+#if !defined(DS_HOSTED)
+    ds_cpuid_native(leaf, subleaf, out);
+#else
+    (void)leaf;
+    (void)subleaf;
+#endif
+}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Error strings. One row per enum ds_err value; tests/host/test_err.c checks completeness. */
-#include <ds/err.h>
-#include "util.h"
+#include <stddef.h>
+#include <ds/err.h> /* and nothing of libds above it: util.h includes err.h (issue 26 item 5) */
 
 struct ds_err_row {
     int value;
@@ -193,7 +193,7 @@ static const struct ds_err_row rows[] = {
 
 static const struct ds_err_row *find(int err)
 {
-    for (size_t i = 0; i < DS_ARRAY_SIZE(rows); i++)
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
         if (rows[i].value == err)
             return &rows[i];
     return 0;

@@ -6,7 +6,7 @@
  */
 #include <ds/pmi.h>
 #include "internal.h"
-#include "msr_int.h"
+#include "cpu_int.h"
 #include "pebs_int.h"
 
 /* The freeze modes of @cpu (pure, kept in every configuration: sessions

@@ -2,7 +2,7 @@
 /* libds private helpers that know no facility type (issue 26 item 5): the
  * bounded text builder, unaligned loads, ds__zero, period arithmetic,
  * 64-bit division without libgcc (no libc). Facility internals are in
- * internal.h (DS area and drain) and msr_int.h (inline MSR access). */
+ * internal.h (DS area and drain) and cpu_int.h (inline MSR access). */
 #ifndef DS_UTIL_H
 #define DS_UTIL_H
 

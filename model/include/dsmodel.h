@@ -45,7 +45,7 @@
  *    records as normal; PEBS_FRONTEND is storage only;
  *  - BTS "predicted" flag (bit 4) is written only on NetBurst (the SDM says
  *    Core and Atom do not support it; the model extends that to later cores);
- *  - see model/src (one file per facility, dsm_internal.h lists them) for
+ *  - see model/src (one file per facility, dsmodel_int.h lists them) for
  *    the per-rule SDM citations.
  *
  * Concurrency / NMI: functions on different struct dsm_cpu are independent.
@@ -84,7 +84,7 @@ enum dsm_profile {
     DSM_SKYLAKE,            /* 06_5EH: v4 (streamlined freeze), PEBS fmt 3, LBR fmt 5, 32 + LBR_INFO */
     DSM_ICELAKE,            /* 06_7EH: v5, PEBS fmt 4 adaptive (PEBS_DATA_CFG), 8 GP, 4 fixed */
     /* Issue 11 profiles: CPUID words copied from the real dumps in shared/cpuid
-     * (constants in dsmodel.c say which file); PERF_CAPABILITIES is not in a
+     * (constants in dsm_dispatch.c say which file); PERF_CAPABILITIES is not in a
      * dump and is composed from the SDM bit definitions (cited there). */
     DSM_SAPPHIRERAPIDS,     /* 06_8FH: v5, PEBS fmt 4 + baseline, Arch LBR (07H EDX[19], 1CH depth 32) */
     DSM_GRANITERAPIDS,      /* 06_ADH: as Sapphire Rapids + timed PEBS (PERF_CAPABILITIES[17]) */
@@ -388,7 +388,7 @@ int dsm_apebs_set_fragment(struct dsm_cpu *cpu, uint32_t max);
  * all fragments included; 0 without arch PEBS. */
 uint32_t dsm_apebs_record_size(const struct dsm_cpu *cpu, uint64_t hit);
 
-/* Hooks called by the model's other files (dsmodel.c, dsm_pmc.c; not for callers). */
+/* Hooks called by the model's other files (dsm_dispatch.c, dsm_pmc.c; not for callers). */
 void dsm__apebs_init(struct dsm_cpu *c, bool ecore);
 bool dsm__apebs_cpuid(const struct dsm_cpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4]);
 bool dsm__apebs_msr(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v, int *rc);

@@ -5,7 +5,7 @@
  * reset slots, and appending one record for BTS and PEBS. Includes no libds
  * header.
  */
-#include "dsm_internal.h"
+#include "dsmodel_int.h"
 
 static bool canonical(const struct dsm_cpu *c, uint64_t v)
 {

@@ -4,7 +4,7 @@
  * a taken branch writes a BTS record, the record layout (12 or 24 bytes), and
  * the BTINT threshold PMI. Includes no libds header.
  */
-#include "dsm_internal.h"
+#include "dsmodel_int.h"
 
 uint32_t dsm_bts_record_size(const struct dsm_cpu *c) { return dsm_ds64(c) ? 24 : 12; }
 

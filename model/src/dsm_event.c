@@ -4,7 +4,7 @@
  * EVTSEL event/umask counts on the profile's core, on which counters, and
  * whether it takes a PEBS assist). Includes no libds header.
  */
-#include "dsm_internal.h"
+#include "dsmodel_int.h"
 
 /* Per-microarchitecture event decoding. One row: what an EVTSEL event/umask
  * counts on the profile's core, whether a PEBS-enabled counter programmed
@@ -26,7 +26,7 @@
  * intel_hsw_, intel_skl_pebs_event_constraints end with "Allow all events as
  * PEBS with no flags" (EP_IMPRECISE: the record is taken at the next retired
  * instruction after the overflow, not at an occurrence of the event).
- * struct ev_row, EW_* and EP_*: dsm_internal.h. */
+ * struct ev_row, EW_* and EP_*: dsmodel_int.h. */
 #define EVC_ALL 0xFFFFu
 #define EV_ARCH_CYC(p) { 0x3C, 0x00, EW_CYC, p, EVC_ALL, 0 }, { 0x3C, 0x01, EW_CYC, p, EVC_ALL, 0 }
 

@@ -5,7 +5,7 @@
  * branch (SDM Vol. 3B "Last Branch Recording", "Architectural Last Branch
  * Records"). Includes no libds header.
  */
-#include "dsm_internal.h"
+#include "dsmodel_int.h"
 
 /* ---- LBR rows: reference lbr.md (SDM Table 17-4 plus Linux's list) ------ *
  * LBR format per row: the "typical format per generation" of lbr.md, itself

@@ -5,7 +5,7 @@
  * replay tagging, counting per ESCR event, and NetBurst PEBS (IQ_COUNTER4).
  * Includes no libds header.
  */
-#include "dsm_internal.h"
+#include "dsmodel_int.h"
 
 /* ---- NetBurst ESCRs: reference netburst.md "ESCR MSRs" ------------------ *
  * MSR_SSU_ESCR1 (0x3BF) is unconfirmed (Linux: "guess: not in manual"): the

@@ -7,7 +7,7 @@
  * 4-6. NetBurst PEBS: dsm_netburst.c; architectural PEBS: dsm_archpebs.c.
  * Includes no libds header.
  */
-#include "dsm_internal.h"
+#include "dsmodel_int.h"
 
 /* Adaptive record size for a DATA_CFG value (reference pebs-records.md). */
 static uint32_t adaptive_size(uint64_t cfg)

@@ -6,7 +6,7 @@
  * perfmon v6 aliases, counting one retired instruction, IA32_PERF_METRICS,
  * and the PEBS assist with the counters' reload. Includes no libds header.
  */
-#include "dsm_internal.h"
+#include "dsmodel_int.h"
 
 static uint64_t gstatus_valid(const struct dsm_cpu *c)
 {

@@ -22,8 +22,8 @@
  * error return answer as for unusable input (ds_bts_debugctl_bits 0,
  * ds_pebs_record_size 0, ds_pmi_ack_mask 0, table getters NULL with count
  * 0). Turning an option off never changes a layout, a structure, an error
- * code's value or the contract of any function left in. Core files (err.c, msr.c,
- * cpu.c: identification) have no optional part; ds_linear_canonical and
+ * code's value or the contract of any function left in. Core files (err.c, cpu.c:
+ * identification and MSR/CPUID dispatch) have no optional part; ds_linear_canonical and
  * ds_probe_verdict_name stay in every configuration.
  *
  * Measured (tests/config, ctest config.*; gcc 12 -O2, libds_i386.a /

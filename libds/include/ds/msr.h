@@ -109,6 +109,8 @@ struct ds_cpu;
  * MSRs: reads (write: writes) exactly @msr, nothing else.
  * NMI-safe: yes if the backend is (native path: one RDMSR/WRMSR).
  */
+/* ds_msr_read, ds_msr_write and ds_cpuid are defined in cpu.c: they read
+ * struct ds_cpu, and this header stays below ds/cpu.h (issue 26 item 5). */
 int ds_msr_read(const struct ds_cpu *cpu, uint32_t msr, uint64_t *out);
 int ds_msr_write(const struct ds_cpu *cpu, uint32_t msr, uint64_t val);
 

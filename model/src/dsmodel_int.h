@@ -6,8 +6,10 @@
  * rest of the model it includes no libds header.
  *
  * Files (one facility each, as libds/src):
- *   dsmodel.c      profiles, dsm_init and setters, CPUID, statistics, the
- *                  MSR dispatch (rdmsr/wrmsr, table lookup) and dsm_retire
+ *   dsmodel.c      setters, dsm_ds64, statistics getters, the MSR table
+ *                  walkers (below every facility file)
+ *   dsm_dispatch.c profiles, dsm_init, CPUID, the MSR dispatch (rdmsr/wrmsr)
+ *                  and dsm_retire (above every facility file)
  *   dsm_pmc.c      architectural counters: EVTSEL/PMC/fixed/global MSRs,
  *                  perfmon v6 aliases, counting, freeze, PEBS assist reload
  *   dsm_event.c    per-core event tables (what an EVTSEL encoding counts)
@@ -19,8 +21,8 @@
  *   dsm_netburst.c NetBurst ESCR/CCCR counters, tagging, PEBS
  *   dsm_identity.c identity memory operations
  */
-#ifndef DSM_INTERNAL_H
-#define DSM_INTERNAL_H
+#ifndef DSMODEL_INT_H
+#define DSMODEL_INT_H
 
 #include "dsmodel.h"
 
@@ -208,7 +210,7 @@ static inline bool fx_exists(const struct dsm_cpu *c, unsigned m)
     return m < c->nfixed && ((fxmask(c) >> m) & 1);
 }
 
-/* ---- MSR dispatch (dsmodel.c) ---------------------------------------------
+/* ---- MSR tables (dsmodel.c) ------------------------------------------------
  * A facility states its MSRs as tables: single MSRs (dsm_msr_op) and ranges
  * of numbered MSRs (dsm_msr_range, @count entries from @first for this cpu).
  * A handler returns DSM_OK or DSM_GP; *v is read into or written from. */
@@ -283,4 +285,4 @@ void dsm__lbr_record(struct dsm_cpu *c, const struct dsm_event *ev);
 int dsm__msr_nb(struct dsm_cpu *c, uint32_t msr, bool wr, uint64_t *v);
 void dsm__nb_retire(struct dsm_cpu *c, const struct dsm_event *ev);
 
-#endif /* DSM_INTERNAL_H */
+#endif /* DSMODEL_INT_H */

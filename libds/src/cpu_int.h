@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* libds private inline MSR access (msr.c, pmi.c; split from internal.h,
- * issue 26 item 5). */
-#ifndef DS_MSR_INT_H
-#define DS_MSR_INT_H
+/* libds private inline MSR access through a struct ds_cpu (cpu.c, pmi.c;
+ * split from internal.h, issue 26 item 5). Module cpu: the dispatch needs
+ * struct ds_cpu, so it sits above msr.h (registers, backend table,
+ * instructions) like the rest of cpu. */
+#ifndef DS_CPU_INT_H
+#define DS_CPU_INT_H
 
 #include "util.h"
 #include <ds/cpu.h>
 #include <ds/msr.h>
 
 /*
- * ds_msr_read / ds_msr_write (msr.c) inlined, without their NULL checks:
+ * ds_msr_read / ds_msr_write (cpu.c) inlined, without their NULL checks:
  * for callers that validated @cpu once (ds_pmi_init) and run on every NMI
- * (issue 10 item 21: the call into msr.c and its checks were 19 and 17
- * instructions per access). Same results as msr.c, backend or native.
+ * (issue 10 item 21: the call into ds_msr_read and its checks were 19 and 17
+ * instructions per access). Same results as cpu.c, backend or native.
  */
 static inline __attribute__((always_inline)) int ds__msr_rd(const struct ds_cpu *cpu, uint32_t msr, uint64_t *out)
 {
@@ -44,4 +46,4 @@ static inline __attribute__((always_inline)) int ds__msr_wr(const struct ds_cpu 
 #endif
 }
 
-#endif /* DS_MSR_INT_H */
+#endif /* DS_CPU_INT_H */
