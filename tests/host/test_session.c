@@ -2895,15 +2895,22 @@ static void test_v1_stop_overflow(void)
 static void test_apebs_code_max_and_slm_ldlat(void)
 {
     panther();
-    memset(&S, 0, sizeof S);
+    /* The 256 MiB region claimed over mem[] must not cover the session or
+     * the ds_cpu (issue 31: DS_ERR_SESSION_MEM_OVERLAP). Statics may lie
+     * after mem[] (the -m32 static build puts them there), so this case
+     * keeps both on the stack, far from .bss. */
+    struct ds_cpu lcpu = cpu;
+    struct ds_session ls;
+    memset(&ls, 0, sizeof ls);
     struct ds_session_config c = cfg_mem();
     c.mem_phys = 0x100000;
     c.bytes = (size_t)4096 << 16;
-    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
-    CHECK_EQ(add(raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE), NULL), DS_OK, "arch PEBS");
-    CHECK_EQ(ds_session_start(&S), DS_OK, "start with 256 MiB");
-    CHECK_EQ(S.ap.bytes, 4096ull << 15, "buffer 4 KiB << 15");
-    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    struct ds_request rq = raw(0xC4, 0x00, 1000, DS_SAMPLE_PRECISE);
+    CHECK_EQ(ds_session_init(&ls, &lcpu, &c), DS_OK, "init");
+    CHECK_EQ(ds_session_add(&ls, &rq, NULL), DS_OK, "arch PEBS");
+    CHECK_EQ(ds_session_start(&ls), DS_OK, "start with 256 MiB");
+    CHECK_EQ(ls.ap.bytes, 4096ull << 15, "buffer 4 KiB << 15");
+    CHECK_EQ(ds_session_teardown(&ls), DS_OK, "teardown");
 
     silvermont();
     CHECK_EQ(init_default(), DS_OK, "init");
