@@ -20,6 +20,7 @@
 #include <asm/msr.h>
 #include <asm/cpufeature.h>
 #include "ldk.h"
+#include "dsrec_ds.h"
 
 static const struct ldk_run ldk_runs[] = {
     {"pebs-loop", "pebs", LDK_LOOP, 300, DS_SAMPLE_PRECISE, DS_EVENT_INSTRUCTIONS, 47, 8},
@@ -102,29 +103,8 @@ static void skip(struct ldk_cpu *c, const char *run, int err)
 
 static void to_dsrec(struct ldk_cpu *c, const struct ds_pebs_sample *s, struct dsrec_pebs *r)
 {
-    memset(r, 0, sizeof(*r));
-    r->fmt = s->fmt == DS_PEBS_FMT_ARCH ? DSREC_PEBS_ARCH : (u32)s->fmt - (u32)DS_PEBS_FMT_0;
+    dsrec_pebs_from_sample(s, r);
     r->counter = c->rec_counter;
-    r->flags = s->flags;
-    r->ip = s->ip;
-    r->ax = s->gpr[DS_GPR_RAX];
-    r->bx = s->gpr[DS_GPR_RBX];
-    r->cx = s->gpr[DS_GPR_RCX];
-    r->dx = s->gpr[DS_GPR_RDX];
-    r->si = s->gpr[DS_GPR_RSI];
-    r->di = s->gpr[DS_GPR_RDI];
-    r->bp = s->gpr[DS_GPR_RBP];
-    r->sp = s->gpr[DS_GPR_RSP];
-    for (unsigned i = 0; i < 8; i++)
-        r->r[i] = s->gpr[DS_GPR_R8 + i];
-    r->status = r->counters = s->counters;
-    r->data_la = s->data_addr;
-    r->dse = s->data_source;
-    r->latency = s->latency;
-    r->eventing_ip = s->eventing_ip;
-    r->tsx = s->tsx;
-    r->tsc = s->tsc;
-    r->hdr = s->header;
     if (s->fmt == DS_PEBS_FMT_ARCH) {  /* one header for the record: the basic group and its size */
         r->hdr = DSREC_ARCH_BASIC | (16u * s->fragments + DS_APEBS_BASIC_BYTES);
         r->frags = s->fragments;

@@ -6,6 +6,7 @@
  * counters group and the PEBS runs of a profile. See flow.h.
  */
 #include "flow.h"
+#include "dsrec_ds.h"
 
 /* --- PEBS records ----------------------------------------------------------- */
 
@@ -41,36 +42,8 @@ static void dsrec_groups(const struct ds_pebs_sample *s, struct dsrec_pebs *r);
 
 static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
 {
-    uint8_t *p = (uint8_t *)r;
-    for (size_t i = 0; i < sizeof *r; i++)
-        p[i] = 0;
-    switch (s->fmt) {
-    case DS_PEBS_FMT_NB32: r->fmt = DSREC_PEBS_NB32; break;
-    case DS_PEBS_FMT_NB64: r->fmt = DSREC_PEBS_NB64; break;
-    case DS_PEBS_FMT_ARCH: r->fmt = DSREC_PEBS_ARCH; break;
-    default: r->fmt = (uint32_t)s->fmt - (uint32_t)DS_PEBS_FMT_0; break;
-    }
+    dsrec_pebs_from_sample(s, r);
     r->counter = E.nb ? -1 : E.rec_counter; /* the session's counter; NetBurst: IQ_COUNTER4 */
-    r->flags = s->flags;
-    r->ip = s->ip;
-    r->ax = s->gpr[DS_GPR_RAX];
-    r->bx = s->gpr[DS_GPR_RBX];
-    r->cx = s->gpr[DS_GPR_RCX];
-    r->dx = s->gpr[DS_GPR_RDX];
-    r->si = s->gpr[DS_GPR_RSI];
-    r->di = s->gpr[DS_GPR_RDI];
-    r->bp = s->gpr[DS_GPR_RBP];
-    r->sp = s->gpr[DS_GPR_RSP];
-    for (unsigned i = 0; i < 8; i++)
-        r->r[i] = s->gpr[DS_GPR_R8 + i];
-    r->status = r->counters = s->counters;
-    r->data_la = s->data_addr;
-    r->dse = s->data_source;
-    r->latency = s->latency;
-    r->eventing_ip = s->eventing_ip;
-    r->tsx = s->tsx;
-    r->tsc = s->tsc;
-    r->hdr = s->header;
     dsrec_groups(s, r);
     if (s->fmt == DS_PEBS_FMT_ARCH)
         arch_dsrec(s, r);
