@@ -268,7 +268,7 @@ static uint64_t pebs_keys(uint64_t fmt, uint64_t hdr)
     }
 }
 
-static const char *fmt_str(uint64_t f, char *buf)
+const char *dslog_fmt_name(uint64_t f, char *buf)
 {
     if (f == DSLOG_FMT_NB32)
         return "nb32";
@@ -313,12 +313,12 @@ static bool check_pebs_allowed(const struct dslog_rec *r, uint64_t fmt, uint64_t
     char fb[16];
     bool adaptive = fmt >= 4 && fmt <= 6;
     if ((adaptive || fmt == DSLOG_FMT_ARCH) && !dslog_has(r, K_HDR)) {
-        seterr(err, errsz, "PEBS fmt=%s record has no hdr= (adaptive record header)", fmt_str(fmt, fb));
+        seterr(err, errsz, "PEBS fmt=%s record has no hdr= (adaptive record header)", dslog_fmt_name(fmt, fb));
         return false;
     }
     for (int k = 0; k < K__COUNT; k++) {
         if (dslog_has(r, (enum dslog_key)k) && !(allowed & B(k))) {
-            seterr(err, errsz, "key '%s' is not a field of PEBS fmt=%s", keys[k].name, fmt_str(fmt, fb));
+            seterr(err, errsz, "key '%s' is not a field of PEBS fmt=%s", keys[k].name, dslog_fmt_name(fmt, fb));
             return false;
         }
     }
@@ -337,18 +337,18 @@ static bool check_pebs_groups(const struct dslog_rec *r, uint64_t fmt, char *err
     if (r->have_xmm != want_xmm) {
         seterr(err, errsz, r->have_xmm ? "xmm0..xmm15 given but fmt=%s hdr has no XMM group"
                                        : "XMM group announced by hdr but xmm0..xmm15 missing (fmt=%s)",
-               fmt_str(fmt, fb));
+               dslog_fmt_name(fmt, fb));
         return false;
     }
     if (want_lbr ? r->lbr_count == 0 : r->lbr_count != 0) {
         seterr(err, errsz, r->lbr_count ? "lbrN= given but fmt=%s hdr has no LBR group"
                                         : "LBR group announced by hdr but no lbr0= entry (fmt=%s)",
-               fmt_str(fmt, fb));
+               dslog_fmt_name(fmt, fb));
         return false;
     }
     if (adaptive ? !check_cntr(r, fmt, err, errsz) : (r->cntr_gp_mask || r->cntr_fixed_mask)) {
         if (!adaptive)
-            seterr(err, errsz, "gpN/fixedN keys are not fields of PEBS fmt=%s", fmt_str(fmt, fb));
+            seterr(err, errsz, "gpN/fixedN keys are not fields of PEBS fmt=%s", dslog_fmt_name(fmt, fb));
         return false;
     }
     if (adaptive && (hdr >> 48) != adaptive_size(hdr, r->lbr_count) + cntr_size(r)) {

@@ -74,6 +74,9 @@ struct dslog_rec {
 const char *dslog_key_name(enum dslog_key k);
 enum dslog_vkind dslog_key_kind(enum dslog_key k);
 const char *dslog_type_name(enum dslog_type t);
+/* The text of a PEBS fmt= value: "nb32", "nb64", "arch" or its number,
+ * written into buf (at least 12 bytes) for a number. */
+const char *dslog_fmt_name(uint64_t f, char *buf);
 static inline bool dslog_has(const struct dslog_rec *r, enum dslog_key k) { return (r->have >> k) & 1; }
 
 /* Stream state: one log (HDR ... END) at a time; a new HDR starts a new log. */

@@ -8,18 +8,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-static const char *fmt_name(uint64_t f, char *b)
-{
-    if (f == DSLOG_FMT_NB32)
-        return "nb32";
-    if (f == DSLOG_FMT_NB64)
-        return "nb64";
-    if (f == DSLOG_FMT_ARCH)
-        return "arch";
-    sprintf(b, "%u", (unsigned)f);
-    return b;
-}
-
 /* A JSON string (RFC 8259) of s; every byte that is not part of well-formed
  * UTF-8 becomes U+FFFD, so the document stays valid whatever the log held. */
 static void jstr(FILE *f, const char *s)
@@ -90,7 +78,7 @@ static void json_record(FILE *f, const struct input *S, const struct runs *R, si
         switch (dslog_key_kind((enum dslog_key)k)) {
         case V_STR: jstr(f, r->s[k]); break;
         case V_HEX: fprintf(f, "\"0x%" PRIx64 "\"", r->v[k]); break;
-        case V_FMT: jstr(f, fmt_name(r->v[k], b)); break;
+        case V_FMT: jstr(f, dslog_fmt_name(r->v[k], b)); break;
         default: fprintf(f, "%" PRIu64, r->v[k]);
         }
     }
