@@ -187,7 +187,6 @@ static const struct ds_err_row rows[] = {
     ROW(DS_ERR_SESSION_NO_PMU, "CPU has neither architectural performance monitoring (CPUID 0AH version 0) nor DS (CPUID.01H:EDX[21]): no session request can run (e.g. QEMU qemu32)"),
     ROW(DS_ERR_SESSION_BAD_REQ, "request id is not one ds_session_add returned for this session"),
     ROW(DS_ERR_SESSION_NO_PERIOD, "request has no period to change (BTS or DS_COUNT)"),
-    ROW(DS_ERR_SESSION_PERIOD_NB, "period of a running NetBurst request cannot be changed (set it before start)"),
 
 };
 

@@ -282,6 +282,29 @@ static int live_period(struct ds_session *s, const struct ds_session_req *r)
     return e ? e : e2;
 }
 
+/* ds_session_set_period on a running NetBurst request, as Linux p4.c does
+ * for perf_event_period (x86_pmu_stop, then x86_pmu_start with
+ * PERF_EF_RELOAD): p4_pmu_disable_event writes the CCCR without Enable and
+ * without OVF (an OVF left set asserts the PMI again), p4_pmu_set_period
+ * writes -period to the counter twice (erratum N15: ds_nb_rearm), the DS
+ * reset slot of NetBurst PEBS takes it too (the CPU reloads the counter
+ * from it after each record: program_req's write at start), and
+ * __p4_pmu_enable_event writes the CCCR with Enable. Linux's enable also
+ * rewrites the ESCR and MSR_PEBS_ENABLE / MATRIX_VERT, shared with the
+ * first start: here they still hold the values start wrote. The CCCR is
+ * re-enabled after a failed step too (as live_period's GLOBAL_CTRL). */
+static int live_nb_period(struct ds_session *s, const struct ds_session_req *r)
+{
+    const struct ds_nb_assignment *a = &r->nbas;
+    if (ds_msr_write(s->cpu, a->cccr_msr, a->cccr_val & ~(DS_NB_CCCR_ENABLE | DS_NB_CCCR_OVF)))
+        return DS_ERR_MSR_FAULT;
+    int e = ds_nb_rearm(s->cpu, a->counter, r->start);
+    if (!e && r->how == DS_HOW_NB_PEBS)
+        e = ds_area_set_reset(&s->ctx, DS_CTR_GP, 0, r->start);
+    int e2 = ds_msr_write(s->cpu, a->cccr_msr, a->cccr_val) ? DS_ERR_MSR_FAULT : DS_OK;
+    return e ? e : e2;
+}
+
 int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period)
 {
     if (!s)
@@ -297,11 +320,10 @@ int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period
     int e = ds__ses_period_values(s, &r);
     if (e)
         return e;
-    bool live = s->state == DS_SESSION_RUNNING;
-    if (live && !fam6(s->cpu))
-        return DS_ERR_SESSION_PERIOD_NB;
     s->req[req_id] = r;
-    return live ? live_period(s, &s->req[req_id]) : DS_OK;
+    if (s->state != DS_SESSION_RUNNING)
+        return DS_OK;
+    return fam6(s->cpu) ? live_period(s, &s->req[req_id]) : live_nb_period(s, &s->req[req_id]);
 }
 
 /* Write every saved MSR back, newest first; the ones whose write fails

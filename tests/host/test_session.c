@@ -1746,6 +1746,7 @@ static void test_cause_first_bts(void);
 static void test_start_probe(void);
 static void test_lvt_pc_value(void);
 static void test_set_period(void);
+static void test_set_period_netburst(void);
 static void test_describe_fixed_field(void);
 static void test_teardown_retry(void);
 static void test_kth_write_fault_sweep(void);
@@ -1841,6 +1842,7 @@ int main(void)
     test_start_probe();
     test_lvt_pc_value();
     test_set_period();
+    test_set_period_netburst();
     test_describe_fixed_field();
     test_teardown_retry();
     test_kth_write_fault_sweep();
@@ -3604,6 +3606,76 @@ static void test_set_period(void)
     CHECK_EQ(add(raw(0xC0, 0x00, 100, DS_SAMPLE_PRECISE), &a), DS_OK, "arch PEBS request");
     CHECK_EQ(ds_session_set_period(&S, a, (1ull << 31) + 1), DS_ERR_SESSION_BAD_PERIOD, "arch PEBS: above 2^31");
     CHECK_EQ(ds_session_set_period(&S, a, 1ull << 31), DS_OK, "arch PEBS: 2^31");
+}
+
+/* ds_session_set_period on NetBurst (issue 29), Linux p4.c's order for
+ * perf_event_period: p4_pmu_disable_event (CCCR without Enable bit 12 and
+ * OVF bit 31), p4_pmu_set_period (the counter = 2^40 - period, written
+ * twice: erratum N15), the PEBS counter's DS reset slot, then the CCCR with
+ * Enable (__p4_pmu_enable_event). IQ_COUNTER4 310H / IQ_CCCR4 370H (SDM
+ * NetBurst counter table); the 32-bit DS area's reset slot. Stopped: no
+ * MSR written, the next start takes the period. */
+static void test_set_period_netburst(void)
+{
+    netburst();
+    memset(&S, 0, sizeof S);
+    memset(&got, 0, sizeof got);
+    struct ds_session_config c = cfg_mem();
+    c.mem_linear = 0x200000;
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "init");
+    struct ds_request r = raw(0, 0, 4000, DS_SAMPLE_PRECISE);
+    r.raw.nb_event = "replay_event";
+    r.raw.nb_mask = "NBOGUS";
+    r.raw.nb_metric = DS_NB_METRIC_1STL_CACHE_LOAD_MISS;
+    unsigned pb, ov;
+    CHECK_EQ(add(r, &pb), DS_OK, "replay_event PEBS (IQ_COUNTER4)");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_AUTO), &ov), DS_OK, "instructions by overflow");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    uint64_t cccr_on = fp_get(&F, 0x370);
+    CHECK_EQ(cccr_on & (1u << 12), 1u << 12, "IQ_CCCR4 enabled");
+    fp_set(&F, 0x370, cccr_on | (1ull << 31)); /* an overflow latched */
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_set_period(&S, pb, 3000), DS_OK, "running NetBurst PEBS request");
+    CHECK_EQ(F.nlog, 4, "CCCR, counter twice, CCCR: %d writes", F.nlog);
+    const uint32_t order[] = { 0x370, 0x310, 0x310, 0x370 };
+    for (int i = 0; i < 4 && i < F.nlog; i++)
+        CHECK(F.log[i].kind == 'w' && F.log[i].msr == order[i], "write %d: 0x%X (got %c 0x%X)", i, order[i],
+              F.log[i].kind, F.log[i].msr);
+    if (F.nlog == 4) {
+        CHECK_EQ(F.log[0].val, cccr_on & ~(1ull << 12), "stop: CCCR without Enable, OVF cleared");
+        CHECK_EQ(F.log[1].val, 0x10000000000ull - 3000, "counter = 2^40 - 3000");
+        CHECK_EQ(F.log[2].val, 0x10000000000ull - 3000, "written twice (erratum N15)");
+        CHECK_EQ(F.log[3].val, cccr_on, "restart: the CCCR start wrote");
+    }
+    const struct ds_area32 *a = (const struct ds_area32 *)(const void *)mem;
+    CHECK_EQ(a->pebs_reset_lo, (uint32_t)(0x10000000000ull - 3000), "DS reset slot low = 2^40 - 3000");
+    CHECK_EQ(a->pebs_reset_hi, 0xFF, "reset bits 39:32");
+    /* the overflow request: its counter, and the PMI reloads the new period */
+    uint32_t cccr = S.req[ov].nbas.cccr_msr, ctr = S.req[ov].nbas.counter_msr;
+    CHECK_EQ(ds_session_set_period(&S, ov, 700), DS_OK, "running NetBurst overflow request");
+    CHECK_EQ(fp_get(&F, ctr), 0x10000000000ull - 700, "counter = 2^40 - 700");
+    CHECK_EQ(fp_get(&F, cccr) & (1u << 12), 1u << 12, "its CCCR enabled again");
+    fp_set(&F, cccr, fp_get(&F, cccr) | (1ull << 31));
+    fp_set(&F, ctr, 3);
+    CHECK_EQ(ds_session_pmi(&S, 0x777, NULL), DS_OK, "PMI");
+    CHECK_EQ(fp_get(&F, ctr), 0x10000000000ull - 700, "the PMI reloads 2^40 - 700");
+    /* refusals touch nothing */
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_set_period(&S, pb, 0), DS_ERR_SESSION_BAD_PERIOD, "period 0");
+    CHECK_EQ(ds_session_set_period(&S, pb, (1ull << 39) + 1), DS_ERR_SESSION_BAD_PERIOD, "above 2^39 (ds_nb_period)");
+    CHECK_EQ(F.nlog, 0, "refusals touch no MSR");
+    CHECK_EQ(ds_session_set_period(&S, pb, 1ull << 39), DS_OK, "2^39");
+    CHECK_EQ(fp_get(&F, 0x310), 0x8000000000ull, "counter = 2^40 - 2^39");
+    /* stopped: kept for the next start, no MSR written */
+    CHECK_EQ(ds_session_stop(&S), DS_OK, "stop");
+    fp_clear_log(&F);
+    CHECK_EQ(ds_session_set_period(&S, pb, 5000), DS_OK, "stopped");
+    CHECK_EQ(F.nlog, 0, "stopped: no MSR access");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start again");
+    CHECK_EQ(fp_get(&F, 0x310), 0x10000000000ull - 5000, "start used the stopped session's new period");
+    CHECK_EQ(a->pebs_reset_lo, (uint32_t)(0x10000000000ull - 5000), "and its DS reset slot");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
 /* ds_lvt_pc_value (lvt.h, issue 29): the SDM LVT layout (vector 7:0,

@@ -218,7 +218,7 @@ enum ds_err {
     DS_ERR_SESSION_NO_PMU = 505, /* init: neither architectural perfmon (CPUID 0AH version 0) nor DS (e.g. QEMU qemu32) */
     DS_ERR_SESSION_BAD_REQ = 506, /* request id not one ds_session_add returned for this session */
     DS_ERR_SESSION_NO_PERIOD = 507, /* ds_session_set_period on a BTS or DS_COUNT request (no period) */
-    DS_ERR_SESSION_PERIOD_NB = 508, /* ds_session_set_period on a running NetBurst request */
+    /* 508 was DS_ERR_SESSION_PERIOD_NB: a running NetBurst request takes a new period now */
     /* sessions: next free value 509 */
 
     DS_ERR__LAST /* one past the highest value; not an error code */

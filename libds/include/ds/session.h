@@ -450,19 +450,23 @@ int ds_session_teardown(struct ds_session *s);
  * perfmon v1: EVTSEL.EN off), -@period written to it, the reload written
  * (DS-area PEBS: the DS reset slot; arch PEBS: IA32_PMC_x_CFG_C[31:0];
  * overflow: what the PMI reloads), and the session's GLOBAL_CTRL written
- * back: the next sample comes @period events after the call. Events
+ * back. RUNNING (NetBurst, Linux p4.c): the CCCR written without Enable
+ * and OVF, 2^40 - @period written to the counter twice (erratum N15), the
+ * DS reset slot for NetBurst PEBS, the CCCR with Enable again. Either way
+ * the next sample comes @period events after the call. Events
  * counted before the call toward the old period are dropped, as in Linux.
  * Not concurrently with ds_session_pmi on the same session (call it with
  * the LVT PC masked, or from the PMI path after ds_session_pmi returned).
  * Errors: DS_ERR_NULL, DS_ERR_SESSION_STATE (never initialised),
  * DS_ERR_SESSION_BAD_REQ (@req_id not returned by ds_session_add),
  * DS_ERR_SESSION_NO_PERIOD (BTS, DS_COUNT), DS_ERR_SESSION_BAD_PERIOD,
- * DS_ERR_SESSION_PERIOD_NB (running NetBurst request: its CCCR/ESCR pair
- * would have to be released and reprogrammed; set it before start),
- * DS_ERR_MSR_FAULT and the pmc.h / arch_pebs.h programming errors.
+ * DS_ERR_MSR_FAULT and the pmc.h / arch_pebs.h / netburst.h programming
+ * errors.
  * MSRs: RUNNING: writes IA32_PERF_GLOBAL_CTRL (0x38F) twice, the counter
  * (GP: IA32_PMCx / A_PMCx; fixed: IA32_FIXED_CTR_CTRL + IA32_FIXED_CTRx),
- * arch PEBS IA32_PMC_x_CFG_C; perfmon v1: IA32_PERFEVTSELx twice. Else none.
+ * arch PEBS IA32_PMC_x_CFG_C; perfmon v1: IA32_PERFEVTSELx twice;
+ * NetBurst: the CCCR (0x360+n) twice and the counter (0x300+n) twice.
+ * Else none.
  * NMI-safe: yes (no locks), but not concurrently with ds_session_pmi.
  */
 int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period);

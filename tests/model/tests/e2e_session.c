@@ -52,6 +52,10 @@ struct tstate {
     bool cntr, fixed, met;
     unsigned idx;
     uint64_t prev, cntr_recs, cntr_bad, step_bad, met_bad;
+    /* set_period_nb: the instruction index of each sample, in order */
+    bool rec;
+    unsigned nord;
+    unsigned ord[NI];
 };
 static struct tstate T;
 
@@ -92,6 +96,8 @@ static void on_sample(void *arg, const struct ds_session_sample *s)
         ip = s->ip - WL_STRIDE;
     }
     unsigned i = wl_index(ip, NI);
+    if (T.rec && T.nord < NI)
+        T.ord[T.nord++] = i;
     struct dsm_event e = wl_ev(i < NI ? i : 0);
     if (i >= NI || !wl_is(T.g, &e)) {
         if (!T.bad_ip)
@@ -449,6 +455,84 @@ static void core2_default_flags(void)
     run_and_check(DSM_CORE2, "inst AUTO default flags", G_INST, DS_SAMPLE_AUTO, wl_count(G_INST, NI), false);
 }
 
+/* The samples set_period_nb recorded against where the SDM / Linux put
+ * them, as ordinals (1-based) among the workload's events of group @g:
+ * the counter starts at -p1 and overflows on every p1-th event up to the
+ * call after event @c; ds_session_set_period writes -p2 (Linux
+ * p4_pmu_set_period; what was counted toward p1 is dropped), so the next
+ * overflows are on events c + k * p2. A NetBurst PEBS record (@d = 1) is
+ * the at-retirement event after the overflow (SDM "Processor Event-Based
+ * Sampling", the model's rule: dsm_pebs_expected), and the counter
+ * continues from the DS reset value, -p2 after the call. */
+static void check_ords(const char *pn, const char *what, unsigned g, unsigned c, unsigned p1, unsigned p2, unsigned d)
+{
+    static unsigned want[NI];
+    unsigned n = wl_count(g, NI), nw = 0, bad = 0;
+    for (unsigned o = p1 + d; c && o <= c; o += p1)
+        want[nw++] = o;
+    for (unsigned o = c + p2 + d; o <= n; o += p2)
+        want[nw++] = o;
+    CHECK_EQ(T.nord, nw, "%s %s: samples (period %u to event %u, then %u; %u events)", pn, what, p1, c, p2, n);
+    for (unsigned k = 0; k < T.nord && k < nw; k++) {
+        unsigned i = T.ord[k];
+        struct dsm_event e = wl_ev(i < NI ? i : 0);
+        unsigned o = i < NI && wl_is(g, &e) ? wl_count(g, i + 1) : 0;
+        if (o != want[k] && !bad++)
+            CHECK(0, "%s %s: sample %u on event %u, want %u", pn, what, k, o, want[k]);
+    }
+    CHECK_EQ(bad, 0, "%s %s: every sample on its event", pn, what);
+}
+
+/* ds_session_set_period on the model's NetBurst profiles (issue 29): a
+ * running request (NetBurst PEBS on IQ_COUNTER4: mispredicted branches,
+ * replay tagging; overflow: instructions on a CCCR.OVF_PMI counter)
+ * changed from PERIOD to 3 half-way; then stopped, changed to 5, torn
+ * down and started again: the whole stream at 5. */
+static void set_period_nb(enum dsm_profile p, enum ds_event ev, unsigned g, enum ds_sample_mode mode)
+{
+    const char *pn = dsm_profile_name(p);
+    const char *what = mode == DS_SAMPLE_PRECISE ? "set_period PEBS" : "set_period overflow";
+    struct ds_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.event = ev;
+    rq.period = PERIOD;
+    rq.mode = mode;
+    int e = prepare(p, &rq, g, false, DS_PMC_PEBS_ALLOW_ERRATA);
+    CHECK_EQ(e, DS_OK, "%s %s: add (%s)", pn, what, ds_errname(e));
+    if (e != DS_OK)
+        return;
+    unsigned d = mode == DS_SAMPLE_PRECISE;
+    CHECK_EQ(T.s.req[0].how, d ? DS_HOW_NB_PEBS : DS_HOW_NB_OVERFLOW, "%s %s: how", pn, what);
+    unsigned split = NI / 2, c;
+    while ((c = wl_count(g, split)) % PERIOD == 0)   /* not on an overflow: a PEBS record would be pending */
+        split++;
+    T.rec = true;
+    CHECK_EQ(ds_session_start(&T.s), DS_OK, "%s %s: start", pn, what);
+    for (unsigned i = 0; i < NI; i++) {
+        if (i == split)
+            CHECK_EQ(ds_session_set_period(&T.s, 0, 3), DS_OK, "%s %s: running, period %u -> 3", pn, what, PERIOD);
+        struct dsm_event x = wl_ev(i);
+        T.last_next = x.next_ip;
+        dsm_retire(&T.m, &x);
+    }
+    CHECK_EQ(ds_session_stop(&T.s), DS_OK, "%s %s: stop", pn, what);
+    CHECK_EQ(T.pmi_err, DS_OK, "%s %s: every PMI handled (%s)", pn, what, ds_errname(T.pmi_err));
+    check_ords(pn, what, g, c, PERIOD, 3, d);
+    CHECK_EQ(ds_session_set_period(&T.s, 0, 5), DS_OK, "%s %s: stopped, period 3 -> 5", pn, what);
+    CHECK_EQ(ds_session_teardown(&T.s), DS_OK, "%s %s: teardown", pn, what);
+    T.nord = 0;
+    CHECK_EQ(ds_session_start(&T.s), DS_OK, "%s %s: start again", pn, what);
+    for (unsigned i = 0; i < NI; i++) {
+        struct dsm_event x = wl_ev(i);
+        T.last_next = x.next_ip;
+        dsm_retire(&T.m, &x);
+    }
+    CHECK_EQ(ds_session_stop(&T.s), DS_OK, "%s %s: stop", pn, what);
+    CHECK_EQ(ds_session_teardown(&T.s), DS_OK, "%s %s: teardown", pn, what);
+    check_ords(pn, what, g, 0, 5, 5, d);
+    check_restored(p, what);
+}
+
 int main(void)
 {
     CHECK(wl_count(G_BR, NI) && wl_count(G_MISP, NI) && wl_count(G_STORE, NI) && wl_count(G_LL, NI) &&
@@ -467,6 +551,11 @@ int main(void)
         one_cntr((enum dsm_profile)p);
     }
     core2_default_flags();
+    for (int p = 0; p < DSM_PROFILE__COUNT; p++)
+        if (is_nb((enum dsm_profile)p)) {
+            set_period_nb((enum dsm_profile)p, DS_EVENT_BRANCH_MISSES, G_MISP, DS_SAMPLE_PRECISE);
+            set_period_nb((enum dsm_profile)p, DS_EVENT_INSTRUCTIONS, G_INST, DS_SAMPLE_OVERFLOW);
+        }
     printf("# %u known libds disagreements (see KNOWN in this file)\n", known_hits);
     return check_summary();
 }
