@@ -51,6 +51,23 @@ check "$root/docs/porting.md" '^## 10\. The reference model as an emulated Intel
 flags "$root/README.md" '^## Using libds in your kernel'
 flags "$root/docs/porting.md" '^## 1\. Getting libds into your build'
 flags "$root/docs/porting.md" '^## 10\. The reference model as an emulated Intel PMU'
+# The porting example is what porters copy (issue 29): the LVT PC entry's
+# value, mask, xAPIC offset and x2APIC MSR come from the installed ds/lvt.h,
+# in pmi_kernel.c and in porting.md section 9's blocks alike; neither
+# defines LVT values of its own (pmi_kernel.c once had LVT_PC_XAPIC,
+# LVT_PC_X2APIC, LVT_MASKED and LVT_DM_NMI).
+ex="$root/tests/embed/porting/pmi_kernel.c"
+sec9=$(extract "$root/docs/porting.md" '^## 9\. Sessions in your kernel' || true)
+for src in "$ex" "porting.md section 9"; do
+  if [ "$src" = "$ex" ]; then text=$(cat "$ex"); else text=$sec9; fi
+  n=$((n + 1))
+  own=$(printf '%s\n' "$text" | grep -E '#define +[A-Z0-9_]*LVT|(^|[^A-Za-z0-9_])LVT_[A-Z0-9_]+' || true)
+  [ -z "$own" ] || { echo "FAIL: $src: LVT values of its own, not ds/lvt.h's: $own"; fail=$((fail + 1)); }
+  for sym in ds_lvt_pc_value DS_LVT_PC_MASKED DS_LVT_PC_XAPIC_OFFSET DS_MSR_IA32_X2APIC_LVT_PMI; do
+    n=$((n + 1))
+    case "$text" in *"$sym"*) ;; *) echo "FAIL: $src: does not use $sym (ds/lvt.h)"; fail=$((fail + 1)) ;; esac
+  done
+done
 # README "### Kernel options": one row per option (three conflicting
 # profile= rows once), and the profile= row names every profile the kernel
 # accepts (kernel/e2e/e2e.c profiles[]) and both default lists exactly.

@@ -25,13 +25,10 @@
 #define PMI_VECTOR 0xF0u          /* fixed delivery: any free vector 32..255 */
 #define PERIOD     10000u         /* sample every 10,000 instructions */
 
-/* Local APIC (SDM Vol. 3A "Local Vector Table", "EOI Register"). */
-#define LVT_PC_XAPIC  0x340u      /* xAPIC MMIO offset of LVT Performance Counter */
-#define LVT_PC_X2APIC 0x834u      /* x2APIC MSR */
+/* Local APIC EOI (SDM Vol. 3A "EOI Register"); the LVT PC entry's offset,
+ * MSR and fields come from ds/lvt.h (DS_LVT_PC_*, ds_lvt_pc_value). */
 #define EOI_XAPIC     0x0B0u
 #define EOI_X2APIC    0x80Bu
-#define LVT_MASKED    (1u << 16)
-#define LVT_DM_NMI    (4u << 8)   /* delivery mode 100b: NMI (vector ignored) */
 
 /* The kernel's own pieces (declared here, defined by your kernel). */
 extern unsigned this_cpu(void);             /* index from GS/FS base, TSS or APIC ID */
@@ -66,9 +63,9 @@ static void wrmsr32(uint32_t msr, uint32_t v)
 static void lvt_pc_write(uint32_t v)
 {
     if (lapic_x2)
-        wrmsr32(LVT_PC_X2APIC, v);
+        wrmsr32(DS_MSR_IA32_X2APIC_LVT_PMI, v);
     else
-        lapic_mmio[LVT_PC_XAPIC / 4] = v;
+        lapic_mmio[DS_LVT_PC_XAPIC_OFFSET / 4] = v;
 }
 
 static void lapic_eoi(void)
@@ -155,8 +152,10 @@ int pmu_session_start(bool nmi)
     struct ds_cpu *cpu = &p->cpu;
     struct ds_session *ses = &p->ses;
     unsigned char *buf = pmu_mem[this_cpu()];
-    p->lvt = nmi ? LVT_DM_NMI : PMI_VECTOR;
-    lvt_pc_write(p->lvt | LVT_MASKED);      /* no PMI while the session is configured */
+    int lv = ds_lvt_pc_value(nmi, nmi ? 0 : PMI_VECTOR, false, &p->lvt); /* ds/lvt.h */
+    if (lv != DS_OK)
+        return lv;                          /* a fixed vector below 32: DS_ERR_PMI_LVT_VECTOR */
+    lvt_pc_write(p->lvt | DS_LVT_PC_MASKED); /* no PMI while the session is configured */
     int e = ds_cpu_init(cpu, NULL, NULL);   /* native RDMSR/WRMSR/CPUID */
     if (e == DS_OK)
         e = ds_cpu_identify(cpu);
@@ -177,7 +176,7 @@ int pmu_session_start(bool nmi)
 int pmu_session_end(void)
 {
     struct pcpu *p = &pcpu[this_cpu()];
-    lvt_pc_write(p->lvt | LVT_MASKED);      /* no PMI interrupts stop's final drain */
+    lvt_pc_write(p->lvt | DS_LVT_PC_MASKED); /* no PMI interrupts stop's final drain */
     int e = ds_session_stop(&p->ses);
     int t = ds_session_teardown(&p->ses);   /* every MSR back as found */
     return e ? e : t;
