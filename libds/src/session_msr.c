@@ -6,29 +6,53 @@
  */
 #include "session_int.h"
 
-/* Read @msr once and remember it, restored through @wmsr at teardown.
- * Every read precedes every write (save_all runs before carve/program), so
- * a second save of an MSR would hold the same value: the search only keeps
- * the table small. It walks a pointer to the end of this start's entries,
- * never past it: entries beyond nsaved are a previous start's and must not
- * count as saved (test_restore's second cycle). (An index loop from 0 gave
- * an equivalent mutant, 0 -> 1: entry 0 is always save_all's first MSR,
- * GLOBAL_CTRL or DEBUGCTL, saved once.) */
-static int save1(struct ds_session *s, uint32_t msr, uint32_t wmsr)
+/* The most MSRs a start saves (DS_SESSION_MAX_SAVED must hold them, so
+ * DS_ERR_SESSION_SAVE stays unreachable). Family 6: the 10 of save_all
+ * (GLOBAL_CTRL, DEBUGCTL, DS_AREA, PEBS_ENABLE, DATA_CFG, LD_LAT,
+ * PEBS_BASE, PEBS_INDEX, LBR_DEPTH, LBR_CTL), 3 per request (save_req:
+ * CFG_C or the counters group's allow, EVTSEL or FIXED_CTR_CTRL, the
+ * counter), 3 for the metrics' slots counter, 8 for Nehalem's EVTSEL/PMC0-3;
+ * NetBurst: DEBUGCTL, DS_AREA, PEBS_ENABLE, MATRIX_VERT and 4 per request
+ * (CCCR, ESCR, counter, the tagging ESCR). A new save1 call site raises
+ * these. */
+_Static_assert(DS_SESSION_MAX_SAVED >= 10 + 3 * DS_SESSION_MAX_REQ + 3 + 8, "family-6 saves");
+_Static_assert(DS_SESSION_MAX_SAVED >= 4 + 4 * DS_SESSION_MAX_REQ, "NetBurst saves");
+
+/* Read @msr once and remember it; restore_msr(@msr) writes it back at
+ * teardown. Every read precedes every write (save_all runs before
+ * carve/program), so a second save of an MSR would hold the same value:
+ * the search only keeps the table small. It walks a pointer to the end of
+ * this start's entries, never past it: entries beyond nsaved are a
+ * previous start's and must not count as saved (test_restore's second
+ * cycle). (An index loop from 0 gave an equivalent mutant, 0 -> 1: entry 0
+ * is always save_all's first MSR, GLOBAL_CTRL or DEBUGCTL, saved once.) */
+static int save1(struct ds_session *s, uint32_t msr)
 {
-    for (const __typeof__(*s->saved) *p = s->saved; p != s->saved + s->nsaved; p++)
-        if (p->msr == msr)
+    for (const uint32_t *p = s->saved_msr; p != s->saved_msr + s->nsaved; p++)
+        if (*p == msr)
             return DS_OK;
     if (s->nsaved >= DS_SESSION_MAX_SAVED)
         return DS_ERR_SESSION_SAVE;
     uint64_t v;
     if (ds_msr_read(s->cpu, msr, &v))
         return DS_ERR_MSR_FAULT;
-    s->saved[s->nsaved].msr = msr;
-    s->saved[s->nsaved].wmsr = wmsr;
-    s->saved[s->nsaved].val = v;
+    s->saved_msr[s->nsaved] = msr;
+    s->saved_val[s->nsaved] = v;
     s->nsaved++;
     return DS_OK;
+}
+
+/* The MSR a saved value is written back through: IA32_PMCx through its
+ * full-width alias IA32_A_PMCx where PERF_CAPABILITIES.FW_WRITE is set
+ * before perfmon v6 (a write to IA32_PMCx keeps only bits 31:0, sign
+ * extended; pmc.c writes A_PMCx there too), else the MSR read. Derived
+ * from the CPU's caps, not stored: they do not change while a session
+ * lives. */
+static uint32_t restore_msr(const struct ds_session *s, uint32_t m)
+{
+    const struct ds_caps *c = &s->cpu->caps;
+    bool pmc = m >= DS_MSR_IA32_PMC0 && m < DS_MSR_IA32_PMC0 + 8;
+    return pmc && c->perfmon_version < 6 && c->fw_write ? m - DS_MSR_IA32_PMC0 + DS_MSR_IA32_A_PMC0 : m;
 }
 
 /* The MSRs pmc.c writes for a GP / fixed counter (its perfmon v6, full-width
@@ -41,21 +65,19 @@ static int save_counter(struct ds_session *s, const struct ds_session_req *r)
     int e;
     if (r->kind == DS_CTR_FIXED) {
         uint32_t m = v6 ? DS_PMC_MSR_FIXED_CTR(n) : DS_MSR_IA32_FIXED_CTR0 + n;
-        e = save1(s, DS_MSR_IA32_FIXED_CTR_CTRL, DS_MSR_IA32_FIXED_CTR_CTRL);
-        return e ? e : save1(s, m, m);
+        e = save1(s, DS_MSR_IA32_FIXED_CTR_CTRL);
+        return e ? e : save1(s, m);
     }
     uint32_t sel = v6 ? DS_PMC_MSR_GP_CFG_A(n) : DS_MSR_IA32_PERFEVTSEL0 + n;
-    uint32_t rd = v6 ? DS_PMC_MSR_GP_CTR(n) : DS_MSR_IA32_PMC0 + n;
-    uint32_t wr = v6 ? rd : (c->fw_write ? DS_MSR_IA32_A_PMC0 + n : rd);
-    e = save1(s, sel, sel);
-    return e ? e : save1(s, rd, wr);
+    e = save1(s, sel);
+    return e ? e : save1(s, v6 ? DS_PMC_MSR_GP_CTR(n) : DS_MSR_IA32_PMC0 + n); /* restore_msr: A_PMCx */
 }
 
 /* The CFG_C member_allow writes (arch PEBS with a counters group). */
 static int save_allow(struct ds_session *s, const struct ds_session_req *r)
 {
     uint32_t m = ds_arch_pebs_cfg_c_msr(r->kind, r->idx);
-    return apebs_cntr(s) ? save1(s, m, m) : DS_OK;
+    return apebs_cntr(s) ? save1(s, m) : DS_OK;
 }
 
 static int save_req(struct ds_session *s, const struct ds_session_req *r)
@@ -64,17 +86,17 @@ static int save_req(struct ds_session *s, const struct ds_session_req *r)
     switch (r->how) {
     case DS_HOW_NB_PEBS:
     case DS_HOW_NB_OVERFLOW:
-        e = save1(s, r->nbas.cccr_msr, r->nbas.cccr_msr);
+        e = save1(s, r->nbas.cccr_msr);
         if (!e)
-            e = save1(s, r->nbas.escr_msr, r->nbas.escr_msr);
+            e = save1(s, r->nbas.escr_msr);
         if (!e)
-            e = save1(s, r->nbas.counter_msr, r->nbas.counter_msr);
+            e = save1(s, r->nbas.counter_msr);
         if (!e && r->nb_tagged)
-            e = save1(s, r->nbtag.escr_msr, r->nbtag.escr_msr);
+            e = save1(s, r->nbtag.escr_msr);
         return e;
     case DS_HOW_APEBS: {
         uint32_t m = ds_arch_pebs_cfg_c_msr(r->kind, r->idx);
-        e = save1(s, m, m);
+        e = save1(s, m);
         return e ? e : save_counter(s, r);
     }
     case DS_HOW_OVERFLOW:
@@ -94,7 +116,7 @@ int ds__ses_save_all(struct ds_session *s)
     bool nbp = has_how(s, DS_HOW_NB_PEBS), ldl = false;
     SES_FOR_REQ(s, i, true)
         ldl |= s->req[i].rq.ldlat != 0;
-#define SAVE(m) do { if (!e) e = save1(s, (m), (m)); } while (0)
+#define SAVE(m) do { if (!e) e = save1(s, (m)); } while (0)
     if (v2(s))
         SAVE(DS_MSR_IA32_PERF_GLOBAL_CTRL);
     SAVE(DS_MSR_IA32_DEBUGCTL);
@@ -333,12 +355,14 @@ int ds__ses_restore_saved(struct ds_session *s)
 {
     uint64_t failed = 0;
     for (unsigned i = s->nsaved; i-- > 0;)
-        if (ds_msr_write(s->cpu, s->saved[i].wmsr, s->saved[i].val))
+        if (ds_msr_write(s->cpu, restore_msr(s, s->saved_msr[i]), s->saved_val[i]))
             failed |= 1ull << i;
     unsigned n = 0;
     for (unsigned i = 0; i < s->nsaved; i++)
-        if ((failed >> i) & 1)
-            s->saved[n++] = s->saved[i];
+        if ((failed >> i) & 1) {
+            s->saved_msr[n] = s->saved_msr[i];
+            s->saved_val[n++] = s->saved_val[i];
+        }
     s->nsaved = n;
     return n ? DS_ERR_MSR_FAULT : DS_OK;
 }

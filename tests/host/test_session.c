@@ -1419,8 +1419,8 @@ static const struct { const char *what; int err; } bad[] = {
     { "overflow request, only on_pebs", DS_ERR_SESSION_NO_CALLBACK },
     { "PEBS request, only on_branch", DS_ERR_SESSION_NO_CALLBACK },
     { "BTS request with groups", DS_ERR_SESSION_GROUPS },
-    /* DS_ERR_SESSION_SAVE: not reachable (DS_SESSION_MAX_SAVED covers
-     * DS_SESSION_MAX_REQ requests of 3 MSRs plus the shared ones) */
+    /* DS_ERR_SESSION_SAVE: not reachable (DS_SESSION_MAX_SAVED covers the
+     * most a start saves: session_msr.c's _Static_asserts) */
 };
 
 static int run_bad(unsigned i)
