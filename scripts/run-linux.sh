@@ -95,6 +95,17 @@ offsets() {
       d = hex(a) - hex(base); if (d < 0) d += 4294967296; print d }' "$out/$1.log"
 }
 
+# perf_offsets KALLSYMS: perf script's IPs (stdin, hex, one per line) as
+# offsets from KALLSYMS' wl_loop, those below wl_loop_end only (the low 32
+# bits, as offsets()), one per line.
+perf_offsets() {
+  awk -v lo="$(awk '$3 == "wl_loop" { print $1 }' "$1")" -v hi="$(awk '$3 == "wl_loop_end" { print $1 }' "$1")" '
+    function hex(s,  i, v) { s = tolower(s); sub(/^0x/, "", s); if (length(s) > 8) s = substr(s, length(s) - 7); v = 0
+      for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+    BEGIN { l = hex(lo); n = hex(hi) - l; if (n < 0) n += 4294967296 }
+    { d = hex($1) - l; if (d < 0) d += 4294967296; if (d < n) print d }'
+}
+
 # agreement A B: 1 - total variation distance of the two offset histograms.
 agreement() {
   awk 'FNR == 1 { f++ } { n[f]++; c[f, $1]++; k[$1] = 1 }
@@ -156,14 +167,7 @@ vs_perf() {
     insmod "$ko" backend=bare bare_loops=2000 cpus=1 2>"$out/vs-perf.err" || { cat "$out/vs-perf.err"; refuse "perf record"; }
   grep '\[libds\]' /proc/kallsyms >"$out/vsbare.kallsyms"
   rmmod libds
-  # perf's IPs from wl_loop, below wl_loop_end (low 32 bits, as offsets())
-  perf script -i "$out/vs-perf.data" -F ip 2>/dev/null |
-    awk -v lo="$(awk '$3 == "wl_loop" { print $1 }' "$out/vsbare.kallsyms")" \
-        -v hi="$(awk '$3 == "wl_loop_end" { print $1 }' "$out/vsbare.kallsyms")" '
-      function hex(s,  i, v) { s = tolower(s); sub(/^0x/, "", s); if (length(s) > 8) s = substr(s, length(s) - 7); v = 0
-        for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
-      BEGIN { l = hex(lo); n = hex(hi) - l; if (n < 0) n += 4294967296 }
-      { d = hex($1) - l; if (d < 0) d += 4294967296; if (d < n) print d }' >"$out/vs-perf.txt"
+  perf script -i "$out/vs-perf.data" -F ip 2>/dev/null | perf_offsets "$out/vsbare.kallsyms" >"$out/vs-perf.txt"
   a_perf=$(agreement "$out/vs-libds.txt" "$out/vs-perf.txt")
   a_model=$(agreement "$out/vs-libds.txt" "$out/vs-model.txt")
   {

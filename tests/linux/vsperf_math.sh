@@ -5,6 +5,8 @@
 #  - offsets: the eventing IP where the record has one (eventing_ip=0x0 or
 #    absent: the IP), minus that load's wl_loop from kallsyms, only for the
 #    named run; the low-32-bit arithmetic across a carry into bit 24;
+#  - perf_offsets: perf script's IPs as offsets from wl_loop, only those
+#    below wl_loop_end (wl_loop_end itself and below wl_loop: dropped);
 #  - agreement: 1 - total variation distance (identical 1.000, disjoint
 #    0.000, {8,8,11,14} vs {8,11,11,14}: 1 - (0.25 + 0.25) / 2 = 0.750).
 # run-linux.sh is POSIX sh: the same checks under dash, busybox sh (the
@@ -43,6 +45,9 @@ printf '8\n8\n11\n14\n' >"$work/a"; printf '8\n11\n11\n14\n' >"$work/b"; printf 
 eq "agreement of a sample set with itself" "$(agreement "$work/a" "$work/a")" 1.000
 eq "agreement of disjoint sets" "$(agreement "$work/a" "$work/c")" 0.000
 eq "agreement {8,8,11,14} vs {8,11,11,14}" "$(agreement "$work/a" "$work/b")" 0.750
+printf '    ffffffffc0fffff0\n    ffffffffc100003f\n    ffffffffc1000040\n    ffffffffc0ffffef\n  ffffffffc1000001\n' |
+  perf_offsets "$work/t.kallsyms" >"$work/p"
+eq "perf_offsets: perf's IPs in [wl_loop, wl_loop_end), across the carry" "$(tr '\n' ' ' <"$work/p")" "0 79 17 "
 : >"$work/empty"
 eq "agreement with no samples" "$(agreement "$work/a" "$work/empty")" 0.000
 exit $bad
