@@ -5,8 +5,9 @@
 #   lx_prereq           kver (newest V with /boot/vmlinuz-V and its headers), msrko
 #   lx_module WORK      libds.ko built for kver in WORK/mod (kbuild, linux/Makefile)
 #   lx_root ROOT INIT   busybox (static), INIT as /init, msr.ko, msrsnap (gcc -static)
-#   lx_boot WORK CPU    WORK/root as WORK/initrd.cpio, booted with -cpu CPU -smp 2;
-#                       the console without CRs in WORK/serial.txt
+#   lx_boot WORK CPU [S] WORK/root as WORK/initrd.cpio, booted with -cpu CPU -smp 2
+#                       (QEMU stopped after S seconds, default 300); the console
+#                       without CRs in WORK/serial.txt
 # Needs $src (the source tree).
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -37,7 +38,7 @@ lx_root() {
 
 lx_boot() {
   (cd "$1/root" && find . | cpio -o -H newc --quiet) > "$1/initrd.cpio" || fail "cpio"
-  timeout 300 qemu-system-x86_64 -nographic -no-reboot -m 512 -smp 2 -cpu "$2" \
+  timeout "${3:-300}" qemu-system-x86_64 -nographic -no-reboot -m 512 -smp 2 -cpu "$2" \
     -kernel "/boot/vmlinuz-$kver" -initrd "$1/initrd.cpio" \
     -append "console=ttyS0 panic=-1 loglevel=4 nmi_watchdog=0" </dev/null >"$1/serial.log" 2>&1
   tr -d '\r' <"$1/serial.log" >"$1/serial.txt"
