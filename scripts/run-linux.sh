@@ -1,18 +1,20 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# libds on the Linux you run (issue 30): build libds.ko for this kernel, load
-# it (the flows run once on every online CPU), collect its log, unload it,
-# check every perfmon/DS/LBR MSR is as before, and print the one-screen
-# verdict with dsdump (the module's symbols). --vs-perf compares libds's
-# PEBS samples with perf record's on the same CPU, event and period.
-set -uo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# libds on the Linux you run (issue 30): build libds.ko for this kernel (or
+# take a prebuilt one, --ko), load it (the flows run once on every online
+# CPU), collect its log, unload it, check every perfmon/DS/LBR MSR is as
+# before, and print the one-screen verdict with dsdump (the module's
+# symbols). --vs-perf compares libds's PEBS samples with perf record's on
+# the same CPU, event and period. POSIX sh plus awk, grep, sed, cmp, tee
+# (busybox is enough: linux.qemu_run_linux runs it as a busybox guest's init).
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
 out=${LDK_RUN_DIR:-$here/build/run-linux}
 cpuinfo=${LDK_CPUINFO:-/proc/cpuinfo}   # (tests/linux: the refusals on other CPUs' cpuinfo)
 
 usage() {
   cat <<EOT
-usage: sudo scripts/run-linux.sh [--model [PROFILES]] [--vs-perf] [--cpus N]
+usage: sudo scripts/run-linux.sh [--ko LIBDS.KO] [--model [PROFILES]] [--vs-perf] [--cpus N]
 
 Builds linux/libds.ko against /lib/modules/\$(uname -r)/build and dsdump,
 loads the module (its flows run at load on every online CPU, pinned, with
@@ -25,6 +27,10 @@ driver, /dev/cpu/N/msr), and prints the verdict. Files: $out/
                       (any CPU, no PMU touched); default profiles
                       skylake,icelake,ptl-p,netburst-m4-64
   --cpus N            run on the first N online CPUs only
+  --ko LIBDS.KO       a libds.ko already built for the running kernel: no
+                      kbuild, no kernel headers needed; dsdump from build/
+                      or PATH, msrsnap from PATH (else built with gcc);
+                      ld and nm (binutils) give dsdump the module's symbols
   --verdict DIR KO DSDUMP  only print the verdict of a load's files in DIR
                       (libds.log, libds.kallsyms, msr-*.txt; used by linux.qemu)
   --vs-perf           also compare with perf record (needs an Intel PMU with
@@ -40,13 +46,14 @@ modules. Exit status: 0 verdict pass, 1 a check failed, 2 refused / not run.
 EOT
 }
 
-model=0 profiles=skylake,icelake,ptl-p,netburst-m4-64 vsperf=0 cpus=0 verdict_dir=
+model=0 profiles=skylake,icelake,ptl-p,netburst-m4-64 vsperf=0 cpus=0 verdict_dir='' prebuilt=''
 while [ $# -gt 0 ]; do
   case $1 in
     --model) model=1; if [ $# -gt 1 ] && [ "${2#-}" = "$2" ]; then profiles=$2; shift; fi; shift ;;
     --vs-perf) vsperf=1; shift ;;
     --lib) lib=1; shift ;;   # (sourced by tests/linux/vsperf_math.sh: the functions only)
     --cpus) cpus=${2:?}; shift 2 ;;
+    --ko) prebuilt=${2:?}; shift 2 ;;
     --verdict) verdict_dir=${2:?}; verdict_ko=${3:?}; verdict_dsdump=${4:?}; shift 4 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run-linux.sh: unknown option $1 (--help)" >&2; exit 2 ;;
@@ -58,16 +65,17 @@ refuse() { echo "run-linux.sh: refused: $*" >&2; echo "run-linux.sh: nothing was
 vendor=$(awk -F': ' '/^vendor_id/ { print $2; exit }' "$cpuinfo")
 flags=" $(awk -F': ' '/^flags/ { print $2; exit }' "$cpuinfo") "
 mname=$(awk -F': ' '/^model name/ { print $2; exit }' "$cpuinfo")
-intel_pmu() { [ "$vendor" = GenuineIntel ] && [[ $flags == *" arch_perfmon "* ]]; }
+has_flag() { case $flags in *" $1 "*) return 0 ;; esac; return 1; }
+intel_pmu() { [ "$vendor" = GenuineIntel ] && has_flag arch_perfmon; }
 
 # --- one load: flows, log, symbols, unload -----------------------------------
-# load_once ARGS...: insmod, keep the log and kallsyms in $out/$tag.*, rmmod.
+# load_once TAG ARGS...: insmod, keep the log and kallsyms in $out/TAG.*, rmmod.
 load_once() {
-  local tag=$1; shift
-  insmod "$ko" "$@" 2>"$out/$tag.insmod" || { cat "$out/$tag.insmod"; dmesg | tail -5; return 1; }
-  cp /sys/kernel/debug/libds/log "$out/$tag.log" 2>/dev/null ||
-    { mount -t debugfs none /sys/kernel/debug 2>/dev/null; cp /sys/kernel/debug/libds/log "$out/$tag.log"; }
-  grep '\[libds\]' /proc/kallsyms >"$out/$tag.kallsyms"
+  lo_tag=$1; shift
+  insmod "$ko" "$@" 2>"$out/$lo_tag.insmod" || { cat "$out/$lo_tag.insmod"; dmesg | tail -5; return 1; }
+  cp /sys/kernel/debug/libds/log "$out/$lo_tag.log" 2>/dev/null ||
+    { mount -t debugfs none /sys/kernel/debug 2>/dev/null; cp /sys/kernel/debug/libds/log "$out/$lo_tag.log"; }
+  grep '\[libds\]' /proc/kallsyms >"$out/$lo_tag.kallsyms"
   rmmod libds
 }
 
@@ -75,9 +83,7 @@ load_once() {
 # $out/TAG.log (eventing_ip where the format has it, else ip), as an offset
 # from that load's wl_loop (kallsyms), one per line.
 offsets() {
-  local base
-  base=$(awk '$3 == "wl_loop" { print $1; exit }' "$out/$1.kallsyms")
-  awk -v run="run=$2" -v base="$base" '
+  awk -v run="run=$2" -v base="$(awk '$3 == "wl_loop" { print $1; exit }' "$out/$1.kallsyms")" '
     # the low 32 bits only: awk numbers are doubles (53-bit), module code is
     # well within 4 GiB of wl_loop, and the difference is taken mod 2^32
     function hex(s,  i, v, c) { v = 0; s = tolower(s); sub(/^0x/, "", s); if (length(s) > 8) s = substr(s, length(s) - 7)
@@ -89,20 +95,37 @@ offsets() {
       d = hex(a) - hex(base); if (d < 0) d += 4294967296; print d }' "$out/$1.log"
 }
 
+# perf_offsets KALLSYMS: perf script's IPs (stdin, hex, one per line) as
+# offsets from KALLSYMS' wl_loop, those below wl_loop_end only (the low 32
+# bits, as offsets()), one per line.
+perf_offsets() {
+  awk -v lo="$(awk '$3 == "wl_loop" { print $1 }' "$1")" -v hi="$(awk '$3 == "wl_loop_end" { print $1 }' "$1")" '
+    function hex(s,  i, v) { s = tolower(s); sub(/^0x/, "", s); if (length(s) > 8) s = substr(s, length(s) - 7); v = 0
+      for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+    BEGIN { l = hex(lo); n = hex(hi) - l; if (n < 0) n += 4294967296 }
+    { d = hex($1) - l; if (d < 0) d += 4294967296; if (d < n) print d }'
+}
+
 # agreement A B: 1 - total variation distance of the two offset histograms.
 agreement() {
   awk 'FNR == 1 { f++ } { n[f]++; c[f, $1]++; k[$1] = 1 }
-       END { d = 0; for (o in k) { p = c[1, o] / n[1]; q = c[2, o] / n[2]; d += (p > q ? p - q : q - p) }
-             printf "%.3f\n", (n[1] && n[2]) ? 1 - d / 2 : 0 }' "$1" "$2"
+       END { if (!n[1] || !n[2]) { print "0.000"; exit }   # (no division by 0: busybox awk stops at one)
+             d = 0; for (o in k) { p = c[1, o] / n[1]; q = c[2, o] / n[2]; d += (p > q ? p - q : q - p) }
+             printf "%.3f\n", 1 - d / 2 }' "$1" "$2"
 }
 
 # The verdict of one load's files in $out (libds.log, libds.kallsyms,
 # msr-before.txt, msr-after.txt), $ko and $dsdump.
 verdict() {
-  local msr_same=skipped nok nskip nbad dsrc
+  msr_same=skipped
   [ -s "$out/msr-before.txt" ] && { cmp -s "$out/msr-before.txt" "$out/msr-after.txt" && msr_same=yes || msr_same=NO; }
-  "$here/linux/ko-symbols.sh" "$ko" "$out/libds.kallsyms" "$out/libds-sym.elf" >/dev/null &&
-    "$dsdump" -e "$out/libds-sym.elf" --perf-data "$out/perf.data" "$out/libds.log" >"$out/dsdump.txt" 2>&1
+  if command -v ld >/dev/null && command -v nm >/dev/null; then
+    sh "$here/linux/ko-symbols.sh" "$ko" "$out/libds.kallsyms" "$out/libds-sym.elf" >/dev/null &&
+      "$dsdump" -e "$out/libds-sym.elf" --perf-data "$out/perf.data" "$out/libds.log" >"$out/dsdump.txt" 2>&1
+  else   # (no binutils: the report without the module's symbols, and say so)
+    echo "run-linux.sh: no ld/nm (binutils): dsdump without the module's symbols" >&2
+    "$dsdump" --perf-data "$out/perf.data" "$out/libds.log" >"$out/dsdump.txt" 2>&1
+  fi
   dsrc=$?
 
   log=$out/libds.log
@@ -132,7 +155,7 @@ verdict() {
 # without libds (backend=bare) on the same CPU, event and period, and the
 # reference model's prediction (backend=model).
 vs_perf() {
-  local loads=${LDK_VS_LOADS:-40} thr=0.80 i a_perf a_model
+  loads=${LDK_VS_LOADS:-40} thr=0.80
   : >"$out/vs-libds.txt"
   for i in $(seq 1 "$loads"); do
     load_once "vs$i" cpus=1 || refuse "libds.ko refused to load (reason above)"
@@ -144,14 +167,7 @@ vs_perf() {
     insmod "$ko" backend=bare bare_loops=2000 cpus=1 2>"$out/vs-perf.err" || { cat "$out/vs-perf.err"; refuse "perf record"; }
   grep '\[libds\]' /proc/kallsyms >"$out/vsbare.kallsyms"
   rmmod libds
-  local lo hi
-  lo=$(awk '$3 == "wl_loop" { print $1 }' "$out/vsbare.kallsyms")
-  hi=$(awk '$3 == "wl_loop_end" { print $1 }' "$out/vsbare.kallsyms")
-  perf script -i "$out/vs-perf.data" -F ip 2>/dev/null |
-    awk -v lo="$((16#${lo: -8}))" -v n="$((16#${hi: -8} - 16#${lo: -8}))" '
-      { s = tolower($1); if (length(s) > 8) s = substr(s, length(s) - 7); v = 0
-        for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-        d = v - lo; if (d < 0) d += 4294967296; if (d < n) print d }' >"$out/vs-perf.txt"
+  perf script -i "$out/vs-perf.data" -F ip 2>/dev/null | perf_offsets "$out/vsbare.kallsyms" >"$out/vs-perf.txt"
   a_perf=$(agreement "$out/vs-libds.txt" "$out/vs-perf.txt")
   a_model=$(agreement "$out/vs-libds.txt" "$out/vs-model.txt")
   {
@@ -183,15 +199,22 @@ fi
 
 # --- prerequisites, all before anything is loaded --------------------------
 if [ $vsperf = 1 ]; then
-  intel_pmu && [[ $flags == *" pebs "* ]] ||
+  intel_pmu && has_flag pebs ||
     refuse "--vs-perf needs an Intel PMU with PEBS, and this CPU ($vendor, ${mname:-?}) has none:" \
-           "/proc/cpuinfo shows ${vendor:-no vendor}$([[ $flags == *" arch_perfmon "* ]] || echo ", no arch_perfmon")$([[ $flags == *" pebs "* ]] || echo ", no pebs") flag." \
+           "/proc/cpuinfo shows ${vendor:-no vendor}$(has_flag arch_perfmon || echo ", no arch_perfmon")$(has_flag pebs || echo ", no pebs") flag." \
            "Under KVM give the guest a vPMU (-cpu host,pmu=on). No comparison was made."
   command -v perf >/dev/null || refuse "--vs-perf needs perf (Debian: linux-perf)"
 fi
 [ "$(id -u)" = 0 ] || refuse "loading a module needs root (sudo scripts/run-linux.sh)"
 kdir=/lib/modules/$(uname -r)/build
-[ -e "$kdir/Makefile" ] || refuse "no kernel headers at $kdir (Debian: apt install linux-headers-$(uname -r))"
+if [ -n "$prebuilt" ]; then   # --ko: built for this kernel? (its vermagic)
+  [ -f "$prebuilt" ] || refuse "--ko $prebuilt: no such file"
+  vm=$(modinfo -F vermagic "$prebuilt" 2>/dev/null | awk '{ print $1 }')
+  [ -z "$vm" ] || [ "$vm" = "$(uname -r)" ] ||
+    refuse "--ko $prebuilt was built for kernel $vm, this one is $(uname -r) (build it here: run without --ko)"
+else
+  [ -e "$kdir/Makefile" ] || refuse "no kernel headers at $kdir (Debian: apt install linux-headers-$(uname -r))"
+fi
 if [ $model = 0 ] && ! intel_pmu; then
   echo "run-linux.sh: this CPU ($vendor) has no Intel PMU: the hardware flows will skip, each with its reason" \
        "(--model runs them on the reference model)" >&2
@@ -202,16 +225,27 @@ fi
 lsmod | grep -q '^libds ' && refuse "libds is already loaded (rmmod libds)"
 
 # --- build -----------------------------------------------------------------
+# (--ko: the module as given; dsdump and msrsnap from the tree's build or PATH)
 mkdir -p "$out"
-make -s -C "$here/linux" KDIR="$kdir" LDK_OUT="$here/build/linux" >"$out/build.log" 2>&1 ||
-  { cat "$out/build.log"; refuse "libds.ko did not build (log above)"; }
-ko=$here/build/linux/libds.ko
+if [ -n "$prebuilt" ]; then
+  ko=$prebuilt
+else
+  make -s -C "$here/linux" KDIR="$kdir" LDK_OUT="$here/build/linux" >"$out/build.log" 2>&1 ||
+    { cat "$out/build.log"; refuse "libds.ko did not build (log above)"; }
+  ko=$here/build/linux/libds.ko
+fi
 dsdump=$here/build/libds/tools/dsdump/dsdump
+[ -x "$dsdump" ] || [ -z "$prebuilt" ] || ! command -v dsdump >/dev/null || dsdump=$(command -v dsdump)
 if [ ! -x "$dsdump" ]; then
   { cmake -S "$here" -B "$here/build" -G Ninja && ninja -C "$here/build" dsdump; } >"$out/dsdump-build.log" 2>&1 ||
     refuse "dsdump did not build (libelf-dev? see $out/dsdump-build.log)"
 fi
-gcc -O2 -o "$out/msrsnap" "$here/tests/linux/msrsnap.c" || refuse "msrsnap did not build"
+msrsnap=$out/msrsnap
+if [ -n "$prebuilt" ] && command -v msrsnap >/dev/null; then
+  msrsnap=$(command -v msrsnap)
+else
+  gcc -O2 -o "$msrsnap" "$here/tests/linux/msrsnap.c" || refuse "msrsnap did not build"
+fi
 modprobe msr 2>/dev/null || true
 
 if [ $vsperf = 1 ]; then
@@ -220,9 +254,9 @@ if [ $vsperf = 1 ]; then
 fi
 
 # --- the flows: one load -------------------------------------------------------
-"$out/msrsnap" >"$out/msr-before.txt" 2>/dev/null || echo "(no /dev/cpu/N/msr: the MSR comparison is skipped)" >&2
-args=(cpus="$cpus")
-[ $model = 1 ] && args+=(backend=model profiles="$profiles")
-load_once libds "${args[@]}" || refuse "libds.ko refused to load (its reason is above, from the kernel log)"
-"$out/msrsnap" >"$out/msr-after.txt" 2>/dev/null
+"$msrsnap" >"$out/msr-before.txt" 2>/dev/null || echo "(no /dev/cpu/N/msr: the MSR comparison is skipped)" >&2
+set -- cpus="$cpus"
+[ $model = 1 ] && set -- "$@" backend=model profiles="$profiles"
+load_once libds "$@" || refuse "libds.ko refused to load (its reason is above, from the kernel log)"
+"$msrsnap" >"$out/msr-after.txt" 2>/dev/null
 verdict

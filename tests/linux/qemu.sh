@@ -14,34 +14,18 @@
 #   (linux.qemu_amd: -cpu qemu64, an AMD CPU model: every run "not Intel").
 set -u
 src=$1 work=$2 dsdump=$3 qcpu=${4:-Skylake-Client} mode=${5:-all}
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 not installed"
-command -v cpio >/dev/null || skip "cpio not installed"
-kver=$(ls /lib/modules 2>/dev/null | while read -r v; do
-  [ -e "/lib/modules/$v/build/Makefile" ] && [ -e "/boot/vmlinuz-$v" ] && echo "$v"; done | sort -V | tail -1)
-[ -n "$kver" ] || skip "no /boot/vmlinuz-V with /lib/modules/V/build (scripts/deps.sh: linux-image-amd64, linux-headers-amd64)"
-msrko=/lib/modules/$kver/kernel/arch/x86/kernel/msr.ko
-[ -e "$msrko" ] || skip "$msrko missing"
-[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || skip "static /bin/busybox missing (busybox-static)"
+# shellcheck source=tests/linux/initramfs.sh
+. "$src/tests/linux/initramfs.sh"
+lx_prereq
 [ -x "$dsdump" ] || fail "dsdump not built: $dsdump"
 rm -rf "$work" && mkdir -p "$work/root"
-make -s -C "$src/linux" KDIR="/lib/modules/$kver/build" LDK_OUT="$work/mod" >"$work/build.log" 2>&1 ||
-  { cat "$work/build.log"; fail "module build"; }
-gcc -static -O2 -o "$work/root/msrsnap" "$src/tests/linux/msrsnap.c" || fail "msrsnap build"
+lx_module "$work"
 r=$work/root
-mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev"
-cp /bin/busybox "$r/bin/busybox"
-cp "$src/tests/linux/init.sh" "$r/init" && chmod +x "$r/init"
-cp "$work/mod/libds.ko" "$msrko" "$r/"
+lx_root "$r" "$src/tests/linux/init.sh"
+cp "$work/mod/libds.ko" "$r/"
 echo "$mode" > "$r/mode"
 echo "${LINUX_QEMU_PROFILES:-skylake,icelake,ptl-p,netburst-m4-64/alderlake-p,alderlake-e,ptl-e,lunarlake-e}" > "$r/profiles"
-(cd "$r" && find . | cpio -o -H newc --quiet) > "$work/initrd.cpio" || fail "cpio"
-timeout 300 qemu-system-x86_64 -nographic -no-reboot -m 512 -smp 2 -cpu "$qcpu" \
-  -kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.cpio" \
-  -append "console=ttyS0 panic=-1 loglevel=4 nmi_watchdog=0" </dev/null >"$work/serial.log" 2>&1
-tr -d '\r' <"$work/serial.log" >"$work/serial.txt"
-grep -q '=== DONE ===$' "$work/serial.txt" || { tail -40 "$work/serial.log"; fail "the guest did not finish"; }
+lx_boot "$work" "$qcpu"
 # (a marker may follow the console's escape sequences on its line)
 sec() { awk -v n="$1" 'index($0, "=== " n " BEGIN ===") {on=1; next} on && /^=== END rc=/ {exit} on' "$work/serial.txt"; }
 rc() { awk -v n="$1" 'index($0, "=== " n " BEGIN ===") {on=1; next} on && /^=== END rc=/ {sub(/.*rc=/,""); sub(/ ===.*/,""); print; exit}' "$work/serial.txt"; }
