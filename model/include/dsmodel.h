@@ -98,6 +98,8 @@ enum dsm_profile {
     DSM_PTL_P,              /* 06_CCH Panther Lake Cougar Cove P-core: architectural PEBS (dsm_archpebs.c) */
     DSM_PTL_E,              /* 06_CCH Panther Lake Darkmont E-core: architectural PEBS (dsm_archpebs.c) */
     DSM_LUNARLAKE_E,        /* 06_BDH Skymont E-core (1AH 20000003H): v6, 23H.1 8 GP / fixed 77H, PEBS fmt 6 */
+    DSM_ARROWLAKE_H,        /* 06_C5H Lion Cove P-core: v5, 10 GP / 4 fixed, PEBS fmt 5 + PEBS_BASELINE
+                             * (adaptive groups; fixed-counter reset slots at 32 + m) */
     DSM_PROFILE__COUNT
 };
 
@@ -217,7 +219,7 @@ struct dsm_cpu {
     uint32_t cpuid_7_1[4];   /* CPUID.(07H,1): the profiles with leaf 23H (real dumps) */
     uint64_t misc_enable, perf_caps;
     uint8_t version, ngp, nfixed, gp_width, fixed_width;
-    int8_t pebs_fmt;              /* -1 none, 0..6 (5: DSM_KVM_SPR); NetBurst uses DSM_PEBS_NB */
+    int8_t pebs_fmt;              /* -1 none, 0..6 (5: DSM_KVM_SPR, DSM_ARROWLAKE_H); NetBurst uses DSM_PEBS_NB */
     bool ll;                      /* load latency (PEBS_LD_LAT) */
     uint64_t debugctl_valid, evtsel_valid, lbrsel_valid;
     uint64_t debugctl_drop;   /* DEBUGCTL bits a write accepts and discards (KVM guests) */

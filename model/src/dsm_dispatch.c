@@ -159,6 +159,30 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
                           0xFF17FFFFFFFFull, 0, 0xBD,
                           0xFC1CC430, 0x20000003, { 0xC000000B, 7, 0x000F0007 },
                           { { 0x0F, 3 }, { 0xFF, 0x77 }, { 0xFC, 3 }, { 0x1F7F, 0 } } },
+    /* Arrow Lake-H P-core (Lion Cove), a CPU that writes PEBS format 5 with
+     * PEBS_BASELINE (adaptive groups): the boot log of a Core Ultra 9 285H
+     * (family 6 model C5H stepping 2, Linux 6.17.7, linux-usb list 2025-11-03
+     * "Re: TB 5 Dock DP-Out non-functional", dmesg attached) prints
+     * "Performance Events: XSAVE Architectural LBR, PEBS fmt5+-baseline" and for
+     * cpu_core "version: 5", "generic registers: 10", "bit width: 48",
+     * "fixed-purpose events: 4", "event mask: 0001000f000003ff" (Linux
+     * intel_pmu_init prints PERF_CAPABILITIES.PEBS_FMT and "+" for
+     * PEBS_BASELINE). Boot logs of other parts print "fmt4+" (Meteor Lake
+     * 06_AAH, Alder Lake, and a KVM guest of Sapphire Rapids) or "fmt6+"
+     * (Arrow Lake-S 06_C6H, a Core Ultra 7 265K, "Lunarlake Hybrid events"): the
+     * format is per part, not per core. No 06_C5H CPUID dump is in shared/cpuid: the
+     * CPUID words are the Arrow Lake-S P-core's (GenuineIntel00C0662_ArrowLake_07_
+     * CPUID.txt, logical CPU #0, 1AH 40000003H Lion Cove, the same core: 01H ECX
+     * 7FFAFBFFH, 07H EDX FC18C430H, 0AH 0D300806H/280H/7/8603H, 1CH 4000000BH/7/
+     * 000F0007H, 23H.0 0BH/3, 23H.1 3FFH/FH (10 GP, fixed 0-3: the log's counts),
+     * 23H.3 1DFFH) with the log's differences: signature 000C0652H and perfmon
+     * version 5 (0AH EAX[7:0]). PERF_CAPABILITIES: the Lunar Lake P-core's
+     * (F6FFH) with PEBS_FMT 5: F5FFH. */
+    [DSM_ARROWLAKE_H] = { "arrowlake-h (06_C5H P-core)", K_ARCH, true, 0x23, 0x000C0652, 0x7FFAFBFF, EDX_STD,
+                          0x0D300805, 0x280, 0x7, 0x8603, MISC_STD, 0xF5FF, 5, true, 0xFFC3,
+                          0xFF17FFFFFFFFull, 0, 0xC5,
+                          0xFC18C430, 0x40000003, { 0x4000000B, 7, 0x000F0007 },
+                          { { 0x0B, 3 }, { 0x3FF, 0xF }, { 0, 0 }, { 0x1DFF, 0 } } },
 };
 
 const char *dsm_profile_name(enum dsm_profile p)

@@ -123,7 +123,7 @@ static const struct ev_row *ev_table(enum dsm_profile p)
     case DSM_ICELAKE: return ev_icelake;
     case DSM_SAPPHIRERAPIDS: case DSM_GRANITERAPIDS: case DSM_ALDERLAKE_P: case DSM_KVM_SPR:
         return ev_goldencove;
-    case DSM_LUNARLAKE: case DSM_PTL_P: return ev_lioncove;
+    case DSM_LUNARLAKE: case DSM_PTL_P: case DSM_ARROWLAKE_H: return ev_lioncove;
     /* Skymont (Lunar Lake E-core): Linux intel_pmu_init_skt starts from
      * intel_pmu_init_grt, the Gracemont PEBS constraints (load latency on PMC0-1) */
     case DSM_ALDERLAKE_E: case DSM_LUNARLAKE_E: return ev_gracemont;

@@ -17,12 +17,14 @@
  *                                of <fmt> (default fmt3, the Skylake model)
  *   ds_bench wcopy <fmt> <n>     same buffer, bench_region() copies the bytes
  *                                with a plain 64-bit-word loop (word_copy)
- *   ds_bench spmi <n>            as pmi, through the session API (session.h):
+ *   ds_bench spmi <n> [<fmt>]    as pmi, through the session API (session.h):
  *                                one ds_session_pmi() in bench_region() on the
- *                                same Skylake setup (PMC0 INST_RETIRED.ANY_P,
- *                                period 10, threshold n records, streamlined),
- *                                the records to on_pebs = the pmi mode's sink
- *   ds_bench spmi-routed <n>     as spmi, the records through on_sample
+ *                                same setup (profile, event, USR, period 10,
+ *                                threshold n records, groups, freeze mode),
+ *                                the records to on_pebs = the pmi mode's sink;
+ *                                exit 3 (with the reason) where a session
+ *                                cannot be set up alike
+ *   ds_bench spmi-routed <n> [<fmt>]  as spmi, the records through on_sample
  *
  * <fmt>: a row of profs[] (every record format libds decodes: NetBurst
  * 32/64, formats 0-6 with their group combinations, architectural PEBS
@@ -69,6 +71,7 @@ struct env {
     bool ovf_reload;          /* counter-overflow scenario: hook reloads the counter */
     bool defer;               /* PMI cost bench: the callback only notes the request */
     bool pending;
+    bool nb_misp;             /* NetBurst session rows: mispredicted branches in the stream */
 };
 static struct env E;
 
@@ -140,10 +143,15 @@ static const struct prof profs[] = {
     { "fmt4x", DSM_ICELAKE, 0x4, false }, { "fmt4a", DSM_ICELAKE, 0x7, false },
     /* format 5: the KVM guest of a Sapphire Rapids host (basic only, no PEBS_BASELINE) */
     { "fmt5b", DSM_KVM_SPR, 0x0, false },
+    /* format 5 with PEBS_BASELINE (Arrow Lake-H P-core): +meminfo+GPRs, +XMM, + 8 LBRs */
+    { "fmt5", DSM_ARROWLAKE_H, 0x3, false }, { "fmt5x", DSM_ARROWLAKE_H, 0x7, false },
+    { "fmt5l", DSM_ARROWLAKE_H, 0xF | (7ull << 24), false },
     /* format 6 (Lunar Lake P-core): basic, basic+meminfo+GPRs, basic + counters
-     * group (GP 0-1, fixed 0-2: the 88-byte record of issue 28) */
+     * group (GP 0-1, fixed 0-2: the 88-byte record of issue 28); fmt6c1 the
+     * counters group of PMC0 alone (what a session's one PEBS request records) */
     { "fmt6b", DSM_LUNARLAKE, 0x0, false }, { "fmt6", DSM_LUNARLAKE, 0x3, false },
     { "fmt6c", DSM_LUNARLAKE, CNTR6, false },
+    { "fmt6c1", DSM_LUNARLAKE, DS_PEBS_DATA_CFG_CNTRS | (1ull << DS_PEBS_DATA_CFG_GP_SHIFT), false },
     /* architectural PEBS (Panther Lake P-core), CFG_C groups of PMC0 */
     { "apb", DSM_PTL_P, 0, true }, { "apa", DSM_PTL_P, DS_APEBS_CFG_AUX, true },
     { "apg", DSM_PTL_P, DS_APEBS_CFG_AUX | DS_APEBS_CFG_GPR, true },
@@ -240,7 +248,8 @@ static int setup(enum dsm_profile p, uint64_t cfg, uint32_t nrec, uint32_t thr, 
     if (dsm_init(&E.m, p, &fm_ops, &mem) || ds_model_cpu_init(&E.c, &E.m) || ds_cpu_identify(&E.c))
         return -1;
     E.wmask = E.nb || p == DSM_CORE2 || p == DSM_ATOM ? 0xFFFFFFFFFFull : 0xFFFFFFFFFFFFull;
-    bool adaptive_evt = p == DSM_ICELAKE || p == DSM_LUNARLAKE; /* EVTSEL[34] Adaptive_Record */
+    /* EVTSEL[34] Adaptive_Record (PEBS_BASELINE parts) */
+    bool adaptive_evt = p == DSM_ICELAKE || p == DSM_LUNARLAKE || p == DSM_ARROWLAKE_H;
     if (adaptive_evt)
         dsm_wrmsr(&E.m, 0x3F2, cfg);
     uint32_t rsz = dsm_pebs_record_size(&E.m);
@@ -319,7 +328,9 @@ static void feed(uint64_t n)
     if (!E.st_on) {
         dsm_stream_init(&E.st, 7, 0x400000);
         E.st.load_pct = E.nb ? 100 : 25;
-        E.st.branch_pct = E.nb ? 0 : 15;
+        E.st.branch_pct = E.nb && !E.nb_misp ? 0 : 15;
+        if (E.nb_misp)
+            E.st.mispred_pct = 100;
         E.st_on = true;
     }
     for (uint64_t i = 0; i < n; i++)
@@ -554,53 +565,133 @@ static void note_pmi(void *ctx, uint32_t why)
     E.pending = true;
 }
 
-/*
- * bench_pmi's scenario built by the session: the same model profile,
- * counter, event (USR only, as setup() writes it), period, threshold and
- * freeze mode; the region is sized so that the session's threshold
- * (records - 4 PEBS counters) is @nrec records.
- */
-static int bench_spmi(uint32_t nrec, bool routed)
+/* The session groups of a row: adaptive MSR_PEBS_DATA_CFG bits 3:0 are
+ * DS_GROUP_MEM/GPRS/XMM/LBR, bit 4 the counters group; arch PEBS CFG_C. */
+static uint32_t groups_of(const struct prof *pr)
 {
-    uint32_t thr = nrec ? nrec : 16;
+    uint64_t c = pr->cfg;
+    if (!pr->arch)
+        return (uint32_t)(c & 0xF) | ((c & DS_PEBS_DATA_CFG_CNTRS) ? DS_GROUP_CNTR : 0);
+    return ((c & DS_APEBS_CFG_AUX) ? DS_GROUP_MEM : 0) | ((c & DS_APEBS_CFG_GPR) ? DS_GROUP_GPRS : 0) |
+           ((c & DS_APEBS_CFG_XMM) ? DS_GROUP_XMM : 0) | ((c & DS_APEBS_CFG_LBR) ? DS_GROUP_LBR : 0) |
+           ((c & DS_APEBS_CFG_CNTR_ALLOW) ? DS_GROUP_CNTR : 0);
+}
+
+/* The record size the model writes for the PEBS counter set up (DS-area
+ * PEBS: MSR_PEBS_DATA_CFG; arch PEBS: the counter's CFG_C, counters group
+ * of the enabled counters). */
+static uint32_t model_rsz(uint64_t hit)
+{
+    return E.arch ? dsm_apebs_record_size(&E.m, hit) : dsm_pebs_record_size(&E.m);
+}
+
+/*
+ * The session on @pr's model profile, as bench_pmi wires it by hand: the
+ * same event (raw INST_RETIRED.ANY_P C0H; the KVM guest BR_INST_RETIRED
+ * C4H), USR, period 10, PRECISE, the row's groups, its freeze mode
+ * (freeze_of). NetBurst: the hand-wired rows' front_end_event tagged by
+ * uop_type TAGLOADS is no precise event to libds's session (event.c), so
+ * DS_EVENT_BRANCH_MISSES, replay_event tagged mispredicted branches (the
+ * same 40/144-byte records), on a stream of mispredicted branches.
+ * @bytes: the region (PEBS part after the DS area's page). Records go to
+ * on_pebs = sink, or (@routed) through on_sample.
+ */
+static int ses_setup(const struct prof *pr, size_t bytes, bool routed)
+{
     memset(&E, 0, sizeof(E));
     memset(&ses, 0, sizeof(ses));
-    mem.base = LIN;
+    E.arch = pr->arch;
+    E.nb = pr->p == DSM_NETBURST_M3 || pr->p == DSM_NETBURST_M4_64;
+    mem.base = pr->arch ? PHYS : pr->p == DSM_NETBURST_M3 ? LIN32 : LIN;
     mem.buf = blk;
     mem.size = BLK;
-    if (dsm_init(&E.m, DSM_SKYLAKE, &fm_ops, &mem) || ds_model_cpu_init(&E.c, &E.m) || ds_cpu_identify(&E.c))
-        return 1;
+    if (dsm_init(&E.m, pr->p, &fm_ops, &mem) || ds_model_cpu_init(&E.c, &E.m) || ds_cpu_identify(&E.c))
+        return -1;
+    E.wmask = E.nb || pr->p == DSM_CORE2 ? 0xFFFFFFFFFFull : 0xFFFFFFFFFFFFull;
     struct ds_session_config c;
     memset(&c, 0, sizeof(c));
     c.mem = blk;
-    c.mem_linear = LIN;
-    c.bytes = 4096 + (size_t)(thr + 4) * 0xC8;
-    /* the hand-wired path's consumer (sink) as on_pebs; routed: through
-     * on_sample (ds_session_sample, request id) */
+    c.mem_linear = mem.base;
+    c.mem_phys = mem.base; /* the fake memory answers linear and physical alike */
+    c.bytes = bytes;
     if (routed)
         c.on_sample = on_sample;
     else
         c.on_pebs = sink;
     c.freeze_set = true;
-    c.freeze = DS_FREEZE_STREAMLINED;
+    c.freeze = freeze_of(pr->p);
+    c.pebs_flags = DS_PMC_PEBS_ALLOW_ERRATA; /* the model has no PEBS errata (Core 2's default refusal) */
     struct ds_request rq;
     memset(&rq, 0, sizeof(rq));
-    rq.raw.set = true;
-    rq.raw.evsel = 0xC0;
-    rq.raw.nb_metric = -1;
+    if (E.nb) {
+        rq.event = DS_EVENT_BRANCH_MISSES;
+        E.nb_misp = true;
+    } else {
+        rq.raw.set = true;
+        rq.raw.evsel = pr->p == DSM_KVM_SPR ? 0xC4 : 0xC0;
+        rq.raw.nb_metric = -1;
+    }
     rq.period = 10;
     rq.mode = DS_SAMPLE_PRECISE;
     rq.rings = DS_RING_USER;
+    rq.groups = groups_of(pr);
     int e = ds_session_init(&ses, &E.c, &c);
     if (!e)
         e = ds_session_add(&ses, &rq, NULL);
     if (!e)
         e = ds_session_start(&ses);
     if (e) {
-        fprintf(stderr, "session: %s\n", ds_errname(e));
-        return 1;
+        fprintf(stderr, "%s: session: %s\n", pr->n, ds_errname(e));
+        return -1;
     }
     dsm_set_pmi(&E.m, note_pmi, NULL);
+    return 0;
+}
+
+/*
+ * bench_pmi's scenario built by the session (ses_setup), the region sized
+ * so that the session's PEBS threshold is @nrec records (the buffer holds
+ * @nrec + the margin, ds_pebs_thresh_margin; 16 for a foreign NMI). Arch
+ * PEBS: a 4 KiB buffer, whose default threshold is one record (arch_pebs.h);
+ * a larger one's is the buffer less 4 KiB, so @nrec > 1 is refused (exit 3,
+ * with the reason). Before measuring, the session's record size is checked
+ * against the hand-wired row's (same groups, same counters group): the two
+ * paths must decode the same records.
+ */
+static int bench_spmi(uint32_t nrec, const char *fmt, bool routed)
+{
+    const struct prof *pr = profile_of(fmt);
+    if (!pr) {
+        fprintf(stderr, "unknown format %s\n", fmt);
+        return 2;
+    }
+    if (pr->arch && nrec > 1) {
+        printf("n/a: a session's arch-PEBS threshold is one record (4 KiB buffer) or the buffer less 4 KiB\n");
+        return 3;
+    }
+    uint32_t thr = nrec ? nrec : 16;
+    /* the hand-wired row's record */
+    if (setup_prof(pr, thr + 4, thr, freeze_of(pr->p)))
+        return 1;
+    uint32_t want = model_rsz(1);
+    /* a first session on the whole block for its format and record size */
+    if (ses_setup(pr, BLK, routed))
+        return 1;
+    uint64_t hit = ses.req[0].kind == DS_CTR_FIXED ? 1ull << (32 + ses.req[0].idx) : 1ull << ses.req[0].idx;
+    uint32_t rsz = model_rsz(hit), margin = 0;
+    enum ds_pebs_fmt f = ses.fmt;
+    if (!pr->arch && ds_pebs_thresh_margin(&E.c, f, &margin))
+        return 1;
+    ds_session_stop(&ses);
+    ds_session_teardown(&ses);
+    if (rsz != want || !rsz) {
+        fprintf(stderr, "%s: the session's records are %u bytes, the hand-wired row's %u (groups differ)\n", fmt, rsz,
+                want);
+        return 1;
+    }
+    size_t bytes = pr->arch ? 4096 : 4096 + (size_t)(thr + margin) * rsz;
+    if (ses_setup(pr, bytes, routed))
+        return 1;
     if (warm_up(nrec, true))
         return 1;
     return measure_pmi(4, "spmi", nrec);
@@ -609,9 +700,9 @@ static int bench_spmi(uint32_t nrec, bool routed)
 int main(int argc, char **argv)
 {
     if (argc >= 3 && !strcmp(argv[1], "spmi"))
-        return bench_spmi((uint32_t)strtoul(argv[2], NULL, 0), false);
+        return bench_spmi((uint32_t)strtoul(argv[2], NULL, 0), argc >= 4 ? argv[3] : "fmt3", false);
     if (argc >= 3 && !strcmp(argv[1], "spmi-routed"))
-        return bench_spmi((uint32_t)strtoul(argv[2], NULL, 0), true);
+        return bench_spmi((uint32_t)strtoul(argv[2], NULL, 0), argc >= 4 ? argv[3] : "fmt3", true);
     if (argc >= 3 && !strcmp(argv[1], "pmi"))
         return bench_pmi((uint32_t)strtoul(argv[2], NULL, 0), argc >= 4 ? argv[3] : "fmt3");
     if (argc >= 2 && !strcmp(argv[1], "archive")) {
@@ -623,6 +714,6 @@ int main(int argc, char **argv)
     if (argc >= 4 && (!strcmp(argv[1], "drain") || !strcmp(argv[1], "copy") || !strcmp(argv[1], "wcopy")))
         return bench_drain(argv[2], (uint32_t)strtoul(argv[3], NULL, 0),
                            !strcmp(argv[1], "copy") ? 1 : !strcmp(argv[1], "wcopy") ? 2 : 0);
-    fprintf(stderr, "usage: ds_bench msr | drain|copy|wcopy <fmt> <n> | pmi|spmi|spmi-routed <records>\n");
+    fprintf(stderr, "usage: ds_bench msr | drain|copy|wcopy <fmt> <n> | pmi|spmi|spmi-routed <records> [<fmt>]\n");
     return 2;
 }

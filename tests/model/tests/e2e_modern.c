@@ -4,7 +4,8 @@
  * profiles: Sapphire Rapids (PEBS format 4 + baseline, Arch LBR), Granite
  * Rapids (timed PEBS: retire latency in the basic group), Lunar Lake P-core
  * (perfmon v6 aliased MSRs, leaf 23H counter bitmaps, PEBS format 6 counters
- * group) and the Alder Lake hybrid pair (P-core / E-core: core type, counter
+ * group), the Arrow Lake-H P-core (PEBS format 5 with every adaptive group,
+ * test_fmt5_groups) and the Alder Lake hybrid pair (P-core / E-core: core type, counter
  * counts). Per profile: identification facts restated from the CPUID dumps
  * in shared/cpuid and the SDM (not read from libds or the model), then one
  * PEBS run programmed through libds's pmc.h with record-content checks
@@ -53,6 +54,9 @@ static const struct expect T[] = {
     { DSM_ALDERLAKE_E, 0x97, 5, 0x3F, 0x7, 4, false, true, false, 0x20, 1, 0x3F },
     /* 00B06D1 dump E-core (CPU #4): 23H.1 EAX FFH / EBX 77H (no fixed 3), 1AH 20000003H (Skymont) */
     { DSM_LUNARLAKE_E, 0xBD, 6, 0xFF, 0x77, 6, false, true, true, 0x20, 3, 0xFF },
+    /* Arrow Lake-H P-core: the 285H boot log (model/src/dsm_dispatch.c): v5, 10 GP, 4 fixed,
+     * PEBS fmt 5; 1AH 40000003H and 23H as the Arrow Lake-S dump's P-core (Lion Cove) */
+    { DSM_ARROWLAKE_H, 0xC5, 5, 0x3FF, 0xF, 5, false, true, true, 0x40, 3, 0x3FF },
 };
 #define NT (sizeof(T) / sizeof(T[0]))
 
@@ -412,6 +416,135 @@ static void test_fixed_pebs(enum dsm_profile p)
     CHECK_EQ(fixed_bad, 0, "applicable counters = fixed 0 %s", n);
 }
 
+/*
+ * PEBS format 5 with every adaptive group (Arrow Lake-H P-core): the raw
+ * records against my transcription of the layout (shared/reference
+ * pebs-records.md "Format 4 ... and format 5", Linux struct pebs_basic /
+ * pebs_meminfo / pebs_gprs / pebs_xmm / pebs_lbr_entry, SDM "Adaptive PEBS
+ * Record"): basic 32 bytes (header: groups in 31:0, record size in 63:48;
+ * +8 IP, +10H applicable counters, +18H TSC), meminfo at 20H (address,
+ * aux, latency, TSX), GPRs at 40H (RFLAGS, RIP, RAX, RCX, RDX, RBX, RSP,
+ * RBP, RSI, RDI, R8-R15), XMM at D0H (32 quadwords), LBR at 1D0H (N x
+ * from/to/info); and libds's decode of each record against the same bytes.
+ */
+#define F5_N 4u        /* LBR entries in the records */
+#define F5_INSN 400u
+#define F5_P 7u
+static uint64_t f5_xmm[32];
+static struct { size_t off, recs, raw_bad, dec_bad; uint64_t bad_i; } F5;
+
+static uint64_t f5_rd(size_t off) { uint64_t v; memcpy(&v, blk + 0x1000 + off, 8); return v; }
+
+/* Raw record at F5.off against instruction @i (ev_plain/ev_load of the feed). */
+static bool f5_raw_ok(size_t o, uint64_t i, uint32_t size)
+{
+    uint64_t ip = IP_OF(i);
+    static const unsigned gpr[18] = { DSM_R_FLAGS, DSM_R_IP, DSM_R_AX, DSM_R_CX, DSM_R_DX, DSM_R_BX, DSM_R_SP,
+                                      DSM_R_BP, DSM_R_SI, DSM_R_DI, 10, 11, 12, 13, 14, 15, 16, 17 };
+    bool ok = (f5_rd(o) & 0xFFFFFFFFull) == (0xFull | ((uint64_t)(F5_N - 1) << 24)) && f5_rd(o) >> 48 == size &&
+              f5_rd(o + 0x08) == ip && f5_rd(o + 0x10) == 1 && f5_rd(o + 0x18) == 3 * ip;
+    /* a load event (no load-latency event): address and data source, latency 0 */
+    ok = ok && i % 4 == 1 && f5_rd(o + 0x20) == 0x7000 + i && f5_rd(o + 0x28) == 0x1 && f5_rd(o + 0x30) == 0 &&
+         f5_rd(o + 0x38) == 0;
+    for (unsigned k = 0; ok && k < 18; k++)   /* trap-like (PERF_CAPABILITIES[6]): RIP = next IP */
+        ok = f5_rd(o + 0x40 + 8 * k) == (k == 1 ? ip + 4 : k == 0 ? 0x202 : 0x1000ull * (gpr[k] + 1) + ip);
+    for (unsigned k = 0; ok && k < 32; k++)
+        ok = f5_rd(o + 0xD0 + 8 * k) == f5_xmm[k];
+    return ok;
+}
+
+static int f5_sink(void *a, const struct ds_pebs_sample *s)
+{
+    (void)a;
+    size_t o = F5.off;
+    uint32_t size = 0x1D0 + 24 * F5_N;
+    uint64_t i = (f5_rd(o + 0x08) - IP_OF(0)) / 16;
+    if (!f5_raw_ok(o, i, size) && !F5.raw_bad++)
+        F5.bad_i = i;
+    /* libds's decode = the raw fields */
+    bool ok = s->fmt == DS_PEBS_FMT_5 && s->size == size && s->header == f5_rd(o) && s->ip == f5_rd(o + 0x08) &&
+              s->counters == f5_rd(o + 0x10) && s->tsc == f5_rd(o + 0x18) && s->data_addr == f5_rd(o + 0x20) &&
+              s->data_source == f5_rd(o + 0x28) && s->latency == f5_rd(o + 0x30) && s->tsx == f5_rd(o + 0x38) &&
+              s->flags == f5_rd(o + 0x40) && s->xmm && s->lbr && s->lbr_count == F5_N;
+    for (unsigned k = 0; ok && k < DS_GPR__COUNT; k++)   /* gpr[]: AX, CX, DX, BX, SP, BP, SI, DI, R8-R15 */
+        ok = s->gpr[k] == f5_rd(o + 0x50 + 8 * k);
+    for (unsigned k = 0; ok && k < 32; k++)
+        ok = s->xmm->xmm[k] == f5_rd(o + 0xD0 + 8 * k);
+    for (unsigned k = 0; ok && k < F5_N; k++)
+        ok = s->lbr[k].from == f5_rd(o + 0x1D0 + 24 * k) && s->lbr[k].to == f5_rd(o + 0x1D8 + 24 * k) &&
+             s->lbr[k].info == f5_rd(o + 0x1E0 + 24 * k);
+    if (!ok)
+        F5.dec_bad++;
+    F5.off += size;
+    F5.recs++;
+    return 0;
+}
+
+static void test_fmt5_groups(void)
+{
+    const enum dsm_profile p = DSM_ARROWLAKE_H;
+    const char *n = dsm_profile_name(p);
+    static struct dsm_cpu m;
+    static struct ds_cpu c;
+    static struct ds_ctx ctx;
+    memset(&F5, 0, sizeof(F5));
+    for (unsigned k = 0; k < 32; k++)
+        f5_xmm[k] = 0x0123456789ABCDEFull ^ (0x1111ull * k);
+    memset(blk, 0, sizeof(blk));
+    mem.base = LIN; mem.buf = blk; mem.size = sizeof(blk);
+    CHECK_EQ(dsm_init(&m, p, &fm_ops, &mem), DSM_OK, "init %s", n);
+    CHECK_EQ(ds_model_cpu_init(&c, &m), DS_OK, "libds %s", n);
+    CHECK_EQ(ds_cpu_identify(&c), DS_OK, "identify %s", n);
+    CHECK_EQ(c.caps.pebs_format, 5, "PERF_CAPABILITIES.PEBS_FMT 5 %s", n);
+    CHECK(c.caps.pebs_baseline, "PEBS_BASELINE %s", n);
+    const struct ds_lbr_model *lm = NULL;
+    CHECK_EQ(ds_lbr_cpu_model(&c, &lm), DS_OK, "LBR source %s", n);
+    if (lm)
+        CHECK_EQ(ds_lbr_enable(&c, lm, NULL), DS_OK, "Arch LBR enable %s", n);
+    uint64_t cfg = DS_PEBS_DATA_CFG_MEMINFO | DS_PEBS_DATA_CFG_GPRS | DS_PEBS_DATA_CFG_XMMS | DS_PEBS_DATA_CFG_LBRS |
+                   ((uint64_t)(F5_N - 1) << DS_PEBS_DATA_CFG_LBR_SHIFT);
+    uint32_t size = 32 + 32 + 144 + 256 + 24 * F5_N;   /* 560: the groups' sizes summed */
+    struct ds_area_config ac;
+    memset(&ac, 0, sizeof(ac));
+    memset(&ctx, 0, sizeof(ctx));
+    ac.area = (union ds_area *)blk; ac.area_linear = mem.base;
+    ac.pebs.mem = blk + 0x1000; ac.pebs.linear = mem.base + 0x1000;
+    ac.pebs.bytes = (size_t)size * (F5_INSN / 4 / F5_P + 12);   /* no threshold: drained at the end */
+    ac.pebs_data_cfg = cfg;
+    CHECK_EQ(ds_area_setup(&ctx, &c, &ac), DS_OK, "area setup %s", n);
+    CHECK_EQ(ctx.pebs.rec_size, size, "libds record size %u %s", size, n);
+    uint64_t start, reset;
+    CHECK_EQ(ds_pmc_gp_period(&c, F5_P, &start, &reset), DS_OK, "period %s", n);
+    CHECK_EQ(ds_area_set_reset(&ctx, DS_CTR_GP, 0, reset), DS_OK, "reset %s", n);
+    CHECK_EQ(ds_area_install(&ctx), DS_OK, "install %s", n);
+    /* MEM_INST_RETIRED.ALL_LOADS (D0H/81H, lunarlake_core.json PEBS): the meminfo group is the load's */
+    uint64_t sel = DS_EVTSEL(0xD0, 0x81) | DS_EVTSEL_USR | DS_EVTSEL_EN | DS_EVTSEL_ADAPTIVE;
+    CHECK_EQ(ds_pmc_pebs_data_cfg(&c, cfg), DS_OK, "DATA_CFG %s", n);
+    CHECK_EQ(ds_pmc_gp_program(&c, 0, sel, start), DS_OK, "program PMC0 %s", n);
+    CHECK_EQ(ds_pmc_pebs_enable(&c, 0, sel), DS_OK, "PEBS enable PMC0 %s", n);
+    CHECK_EQ(ds_pmc_global_ctrl(&c, 1), DS_OK, "GLOBAL_CTRL %s", n);
+    for (uint32_t i = 0; i < F5_INSN; i++) {
+        struct dsm_event ev = IS_BR(i) ? ev_branch(IP_OF(i), IP_OF(i + 1), false)
+                              : i % 4 == 1 ? ev_load(IP_OF(i), 0x7000 + i, 0x40, 0x1) : ev_plain(IP_OF(i));
+        ev.xmm = f5_xmm;
+        dsm_retire(&m, &ev);
+    }
+    struct ds_drain_stats ds;
+    memset(&ds, 0, sizeof(ds));
+    CHECK_EQ(ds_pebs_drain(&ctx, f5_sink, NULL, &ds), DS_OK, "drain %s", n);
+    const uint64_t loads = F5_INSN / 4;   /* i % 4 == 1 */
+    CHECK_EQ(dsm_stats(&m)->pebs_written, dsm_pebs_expected(loads, F5_P), "records %s", n);
+    CHECK_EQ(F5.recs, dsm_pebs_expected(loads, F5_P), "every record delivered %s", n);
+    CHECK_EQ(F5.raw_bad, 0, "raw records = the transcribed layout (first bad: instruction %llu) %s",
+             (unsigned long long)F5.bad_i, n);
+    CHECK_EQ(F5.dec_bad, 0, "libds decode = the raw fields %s", n);
+    /* the fixed-counter reset slots: 40H + 8 * (32 + m) on format 5 (ds-area.md) */
+    CHECK_EQ(ds_area_set_reset(&ctx, DS_CTR_FIXED, 1, 0xFFFF12345678ull), DS_OK, "fixed 1 reset %s", n);
+    uint64_t slot;
+    memcpy(&slot, blk + 0x40 + 8 * (32 + 1), 8);
+    CHECK_EQ(slot, 0xFFFF12345678ull, "fixed 1 reset at 148H (format 5) %s", n);
+}
+
 /* The model, independently of libds's refusal: INST_RETIRED.ANY_P C0H/00H
  * with PEBS forced on PMC0 (IA32_PEBS_ENABLE written straight to the model)
  * takes an assist only where c0_pebs has bit 0 (perfmon "PEBScounters"); on
@@ -449,6 +582,8 @@ int main(void)
 {
     test_fixed_pebs(DSM_SAPPHIRERAPIDS);
     test_fixed_pebs(DSM_LUNARLAKE);
+    test_fixed_pebs(DSM_ARROWLAKE_H);
+    test_fmt5_groups();
     for (size_t i = 0; i < NT; i++)
         test_identify(&T[i]);
     for (size_t i = 0; i < NT; i++)

@@ -47,6 +47,7 @@ static const struct prof_exp exps[] = {
       { { 0xD0, 0x81, 4, 0 }, { 0xC0, 2, 0, 0 }, { 0xD0, 0x05, 0, 0 }, { 0xCD, 1, llbad, 0 } } }
     BIG(DSM_ICELAKE, 0, 0, 0xFF), BIG(DSM_SAPPHIRERAPIDS, 1, 1, 0), BIG(DSM_GRANITERAPIDS, 1, 1, 0),
     BIG(DSM_ALDERLAKE_P, 1, 1, 0), BIG(DSM_KVM_SPR, 1, 1, 0), BIG(DSM_LUNARLAKE, 0, 2, 1), BIG(DSM_PTL_P, 0, 2, 1),
+    BIG(DSM_ARROWLAKE_H, 0, 2, 1),
 #define SMALL(pr, llbad)                                                                                   \
     { pr, { { 0xC0, 0, 0, 'P' }, { 0xC4, 0, 0, 'P' }, { 0xC5, 0, 0, 'P' }, { 0xD0, 0x81, 0, 'P' },          \
             { 0xD0, 0x82, 0, 'P' }, { 0xD0, 0x05, 0, 'P' }, { 0x3C, 0, 0, 'I' } },                         \

@@ -43,6 +43,14 @@ static const struct word w_lnle[] = {
     { 0x1A, 0, 0, ALL }, { 0x23, 0, 0, ALL }, { 0x23, 0, 1, ALL }, { 0x23, 1, 0, ALL }, { 0x23, 1, 1, ALL },
     { 0x23, 2, 0, ALL }, { 0x23, 2, 1, ALL }, { 0x23, 3, 0, ALL },
 };
+/* Arrow Lake-H P-core: the Arrow Lake-S dump's P-core words, less what the 285H
+ * boot log says otherwise (signature 01H EAX, perfmon version 0AH EAX[7:0]) */
+static const struct word w_arlh[] = {
+    { 0x00, 0, 0, ALL }, { 0x01, 0, 2, ALL }, { 0x01, 0, 3, ALL }, { 0x0A, 0, 0, ~0xFFu }, { 0x0A, 0, 1, ALL },
+    { 0x0A, 0, 2, ALL }, { 0x0A, 0, 3, ALL }, { 0x1C, 0, 0, ALL }, { 0x1C, 0, 1, ALL }, { 0x1C, 0, 2, ALL },
+    { 0x07, 0, 3, ALL }, { 0x1A, 0, 0, ALL }, { 0x23, 0, 0, ALL }, { 0x23, 0, 1, ALL }, { 0x23, 1, 0, ALL },
+    { 0x23, 1, 1, ALL }, { 0x23, 3, 0, ALL },
+};
 /* Alder Lake E-core: only leaf 1CH is taken from a dump (Meteor Lake E-core) */
 static const struct word w_adle[] = { { 0x1C, 0, 0, ALL }, { 0x1C, 0, 1, ALL }, { 0x1C, 0, 2, ALL } };
 
@@ -63,6 +71,7 @@ static const struct pcase C[] = {
     { DSM_ALDERLAKE_E, "GenuineIntel00A06A4_MeteorLake_07_CPUID.txt", 0x20000002, w_adle, N(w_adle) },
     { DSM_LUNARLAKE_E, "GenuineIntel00B06D1_LunarLake_04_CPUID.txt", 0x20000003, w_common, N(w_common) },
     { DSM_LUNARLAKE_E, "GenuineIntel00B06D1_LunarLake_04_CPUID.txt", 0x20000003, w_lnle, N(w_lnle) },
+    { DSM_ARROWLAKE_H, "GenuineIntel00C0662_ArrowLake_07_CPUID.txt", 0x40000003, w_arlh, N(w_arlh) },
 };
 
 #define MAXL 256
