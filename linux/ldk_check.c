@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include "ldk.h"
+#include "dscheck.h"
 
 static const u32 ldk_msr_list[LDK_NMSR] = {
     0x1D9u /* DEBUGCTL */, 0x600u /* DS_AREA */, 0x3F1u /* PEBS_ENABLE */, 0x3F2u /* DATA_CFG / MATRIX_VERT */,
@@ -156,6 +157,10 @@ void ldk_run_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_
         bts_checks(c, r, x, lo, hi);
     else
         lbr_checks(c, r, x, lo, hi);
+    if (r->cntr) {   /* the test kernel's counters-group checks (kernel/records/dscheck.c) */
+        struct dscheck_run run = {r->name, r->period, c->model, ldk_check_cb, c};
+        dscheck_cntr(&run, c->pebs, c->npebs, dscheck_data_cfg(ldk_groups(c, r), 0));
+    }
 }
 
 static void lbr_records(struct ldk_cpu *c, const struct ldk_run *r)
