@@ -35,7 +35,7 @@ cp /bin/busybox "$r/bin/busybox"
 cp "$src/tests/linux/init.sh" "$r/init" && chmod +x "$r/init"
 cp "$work/mod/libds.ko" "$msrko" "$r/"
 echo "$mode" > "$r/mode"
-echo "${LINUX_QEMU_PROFILES:-skylake,icelake,ptl-p,netburst-m4-64/alderlake-p,alderlake-e,ptl-e,lunarlake-e}" > "$r/profiles"
+echo "${LINUX_QEMU_PROFILES:-skylake,icelake,ptl-p,netburst-m4-64,lunarlake/alderlake-p,alderlake-e,ptl-e,lunarlake-e}" > "$r/profiles"
 (cd "$r" && find . | cpio -o -H newc --quiet) > "$work/initrd.cpio" || fail "cpio"
 timeout 300 qemu-system-x86_64 -nographic -no-reboot -m 512 -smp 2 -cpu "$qcpu" \
   -kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.cpio" \
@@ -67,9 +67,9 @@ chk "model: $nok checks ok, $nnot not ok, on both CPUs, each with its own profil
 chk "model: records from PEBS, arch PEBS, BTS and LBR" \
   'grep -q "DSLOG 1 PEBS .*fmt=3" "$work/log-model.txt" && grep -q "DSLOG 1 PEBS .*fmt=arch" "$work/log-model.txt" &&
    grep -q "DSLOG 1 BTS " "$work/log-model.txt" && grep -q "DSLOG 1 LBR " "$work/log-model.txt"'
-chk "model: as the test kernel's: NetBurst replay-tagged loads (fmt=nb64), an adaptive LBR group (fmt=4 lbr0=), the format 6 counters group (pebs-loop-cntr gp0 gp1 fixed0); the held-PMI run skipped with its reason in each log" \
+chk "model: as the test kernel's: NetBurst replay-tagged loads (fmt=nb64), an adaptive LBR group (fmt=4 lbr0=), the format 6 counters group with the metrics (pebs-loop-cntr gp0 gp1 fixed0 slots, metrics Retiring FFH on lunarlake); the held-PMI run skipped with its reason in each log" \
   'grep -q "DSLOG 1 PEBS run=pebs-chase .*fmt=nb64" "$work/log-model.txt" && grep -q "DSLOG 1 PEBS .*fmt=4 .*lbr0=" "$work/log-model.txt" &&
-   grep -Eq "DSLOG 1 PEBS run=pebs-loop-cntr .*fmt=6 .* gp0=0x[0-9a-f]+ gp1=0x[0-9a-f]+ fixed0=0x[0-9a-f]+ ck=" "$work/log-model.txt" &&
+   grep -Eq "DSLOG 1 PEBS run=pebs-loop-cntr .*fmt=6 .* gp0=0x[0-9a-f]+ gp1=0x[0-9a-f]+ fixed0=0x[0-9a-f]+ slots=0x[0-9a-f]+ metrics=0xff ck=" "$work/log-model.txt" &&
    [ "$(grep -c "held PMI # SKIP LVT PC is Linux" "$work/log-model.txt")" = "$(grep -c "DSLOG 1 HDR" "$work/log-model.txt")" ]'
 chk "rmmod (backend=model)" '[ "$(rc rmmod-model)" = 0 ]'
 chk "every MSR as before after backend=model" 'cmp -s "$work/msr-before.txt" "$work/msr-after-model.txt"'
