@@ -72,6 +72,7 @@ struct ldk_cpu {
     struct ds_bts_branch *bts;             /* [LDK_MAX_BTS] */
     struct ds_lbr_entry (*snap)[LDK_LBR_CAP];
     u32 snap_n[LDK_MAX_SNAP];
+    u64 snap_taken[LDK_MAX_SNAP];          /* model: taken branches fed when the snapshot was read */
     u32 *chase;                            /* [LDK_CHASE_LEN] */
     int rec_counter;
     /* single-step feed (model backend, ldk_step.c) */

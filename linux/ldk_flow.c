@@ -176,6 +176,7 @@ static void on_lbr(void *arg, const struct ds_lbr_entry *e, size_t n)
         return;
     }
     c->snap_n[c->nsnap] = n < LDK_LBR_CAP ? n : LDK_LBR_CAP;
+    c->snap_taken[c->nsnap] = c->taken;
     memcpy(c->snap[c->nsnap], e, c->snap_n[c->nsnap] * sizeof(*e));
     c->nsnap++;
 }
