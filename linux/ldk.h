@@ -28,7 +28,7 @@
 
 #define LDK_MEM_ORDER 4u                   /* 64 KiB session region per CPU */
 #define LDK_MEM_BYTES (4096u << LDK_MEM_ORDER)
-#define LDK_LOG_BYTES (192u * 1024u)       /* one CPU's DSLOG + TAP text */
+#define LDK_LOG_BYTES (512u * 1024u)       /* one CPU's DSLOG + TAP text (vzalloc) */
 #define LDK_MAX_PEBS 128u
 #define LDK_MAX_BTS 512u
 #define LDK_MAX_SNAP 4u
@@ -72,6 +72,7 @@ struct ldk_cpu {
     struct ds_bts_branch *bts;             /* [LDK_MAX_BTS] */
     struct ds_lbr_entry (*snap)[LDK_LBR_CAP];
     u32 snap_n[LDK_MAX_SNAP];
+    u64 snap_taken[LDK_MAX_SNAP];          /* model: taken branches fed when the snapshot was read */
     u32 *chase;                            /* [LDK_CHASE_LEN] */
     int rec_counter;
     /* single-step feed (model backend, ldk_step.c) */
@@ -101,6 +102,9 @@ struct ldk_run {
     enum ds_event event;
     u64 period;
     u32 nrec;                              /* BTS records of the region / PEBS records to the threshold */
+    u8 evsel, umask;                       /* != 0: the raw event asked for (event: what it counts) */
+    bool lbr_group;                        /* adaptive PEBS: the LBR group too, where the CPU has LBRs */
+    bool cntr;                             /* PEBS format 6: the counters group (kernel/records/dscheck.h) */
 };
 
 /* The MSRs a run may change (SDM Vol. 4 numbers, independent of the
@@ -113,9 +117,11 @@ struct ldk_msrs {
 
 /* ldk_check.c */
 bool ldk_check(struct ldk_cpu *c, bool ok, const char *fmt, ...) __printf(3, 4);
+u32 ldk_groups(struct ldk_cpu *c, const struct ldk_run *r);
 void ldk_msr_snap(struct ldk_cpu *c, struct ldk_msrs *m);
 void ldk_msr_check(struct ldk_cpu *c, const struct ldk_run *r, const struct ldk_msrs *b, const struct ldk_msrs *a);
 void ldk_run_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x, u64 lo, u64 hi);
+bool ldk_check_cb(void *ctx, bool ok, const char *fmt, ...) __printf(3, 4);
 void ldk_records(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x);
 void ldk_busy_checks(struct ldk_cpu *c);
 

@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include "ldk.h"
+#include "dscheck.h"
 
 static const u32 ldk_msr_list[LDK_NMSR] = {
     0x1D9u /* DEBUGCTL */, 0x600u /* DS_AREA */, 0x3F1u /* PEBS_ENABLE */, 0x3F2u /* DATA_CFG / MATRIX_VERT */,
@@ -146,6 +147,36 @@ static void lbr_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct 
                   r->name, c->nsnap);
 }
 
+/* The LBR snapshots of a PEBS run with LBRs on (the test kernel's
+ * check_lbr): one per PMI where the session froze the LBRs (session.h);
+ * model: the newest entries of each are the last taken branches the feed
+ * saw, newest first (the module's PMI handler feeds no branch of its own);
+ * hardware: at least half of the non-empty entries are branches of the
+ * workload (the kernel's own branches around it count too). */
+static void snap_checks(struct ldk_cpu *c, const struct ldk_run *r, u64 lo, u64 hi)
+{
+    const char *wl = r->wl == LDK_LOOP ? "wl_loop" : "wl_chase";
+    if (!ldk_check(c, c->nsnap > 0, "%s: LBR snapshot taken in the PMI handler (%u)", r->name, c->nsnap))
+        return;
+    for (u32 k = 0; k < c->nsnap; k++) {
+        u64 at = c->snap_taken[k], want = min_t(u64, at, c->snap_n[k]);
+        u32 in = 0, match = 0, nonempty = 0;
+        for (u32 i = 0; i < c->snap_n[k]; i++) {
+            const struct ds_lbr_entry *e = &c->snap[k][i];
+            nonempty += e->from || e->to;
+            in += e->from >= lo && e->from < hi;
+            if (c->model && i < want && at <= LDK_MAX_BTS)
+                match += e->from == c->tk_from[at - 1 - i] && e->to == c->tk_to[at - 1 - i];
+        }
+        if (c->model)
+            ldk_check(c, want > 0 && match == want, "%s: LBR snapshot %u newest first = the last %llu taken branches (%u match)",
+                      r->name, k, want, match);
+        else
+            ldk_check(c, nonempty && 2 * in >= nonempty, "%s: LBR snapshot %u: %u of %u entries are branches of %s",
+                      r->name, k, in, nonempty, wl);
+    }
+}
+
 void ldk_run_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_expect *x, u64 lo, u64 hi)
 {
     if (c->model)
@@ -156,6 +187,12 @@ void ldk_run_checks(struct ldk_cpu *c, const struct ldk_run *r, const struct wl_
         bts_checks(c, r, x, lo, hi);
     else
         lbr_checks(c, r, x, lo, hi);
+    if (r->mode == DS_SAMPLE_PRECISE && c->ses.cfg.lbr && c->ses.freeze != DS_FREEZE_NONE)
+        snap_checks(c, r, lo, hi);
+    if (r->cntr) {   /* the test kernel's counters-group checks (kernel/records/dscheck.c) */
+        struct dscheck_run run = {r->name, r->period, c->model, ldk_check_cb, c};
+        dscheck_cntr(&run, c->pebs, c->npebs, dscheck_data_cfg(ldk_groups(c, r), 0));
+    }
 }
 
 static void lbr_records(struct ldk_cpu *c, const struct ldk_run *r)

@@ -25,10 +25,6 @@
 #include "step_dsm.h"
 
 #define LDK_TF 0x100ul
-/* What the single step cannot know (kernel/e2e uses the same constants):
- * data source 3 "L2 hit", 12 cycles. */
-#define LDK_LOAD_DATA_SRC 0x3u
-#define LDK_LOAD_LATENCY 12u
 
 static void regs_of(const struct pt_regs *f, struct step_regs *r)
 {
@@ -79,7 +75,7 @@ static void feed(struct ldk_cpu *c, const struct step_regs *cur)
     }
     ev.flags_after &= ~(uint64_t)LDK_TF; /* the stepping's own bit: not the workload's */
     c->pmi_pending = false;
-    if (step_to_dsm(&ev, LDK_LOAD_LATENCY, LDK_LOAD_DATA_SRC, rdtsc(), &de) && dsm_retire(c->m, &de) != DSM_OK)
+    if (step_to_dsm(&ev, STEP_DSM_LOAD_LATENCY, STEP_DSM_LOAD_DATA_SRC, rdtsc(), &de) && dsm_retire(c->m, &de) != DSM_OK)
         c->dsm_err++;
     if (c->pmi_pending) {
         struct ds_pmi_result res;

@@ -35,6 +35,7 @@
 #ifndef K_E2E_FLOW_H
 #define K_E2E_FLOW_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,13 +71,6 @@
 #include "workloads.h"
 
 #define TF_BIT 0x100u
-
-/* What the single step cannot know, fed to the model for every load: a
- * documented constant. Data source 3 = "L2 hit" in the PEBS data-source
- * encoding (pebs-records.md), so the load missed L1: NetBurst replay tagging
- * (1stL_cache_load_miss_retired) tags it. Latency in core cycles. */
-#define E2E_LOAD_DATA_SRC 0x3u
-#define E2E_LOAD_LATENCY 12u
 
 /* Sizes: modest, so a run single-steps a few thousand instructions. */
 #define LOOP_N 300u        /* wl_loop(300): 905 instructions */
@@ -241,29 +235,13 @@ struct run_cfg {
     enum ds_event generic;   /* session runs: the generic event the run means (event.h), else raw event/umask */
 };
 
-/* --- format 6 counters group (Linux setup_pebs_adaptive_sample_data) ---------
- * PMC0 samples (PEBS), PMC1 counts the same event from 0 without a PMI and
- * fixed counter 0 counts INST_RETIRED.ANY from 0; MSR_PEBS_DATA_CFG bit 4 with
- * GP mask PMC0|PMC1 (bits 47:32) and fixed mask fixed 0 (55:48) puts the three
- * values into every record. With PERF_CAPABILITIES.PERF_METRICS also bit 5:
- * TOPDOWN.SLOTS (fixed 3, from 0) and IA32_PERF_METRICS (329H, set to
- * CNTR_METRICS_SEED before the run) follow the counters. The session sets
- * GLOBAL_CTRL bit 48 (EN_PERF_METRICS, Linux intel_set_masks), so the model
- * updates PERF_METRICS over the seed: every slot retires there, Retiring
- * (bits 7:0) FFH and the other metrics 0 (model/include/dsmodel.h). */
-#define CNTR_METRICS_SEED 0x0807060504030201ull
-#define CNTR_METRICS_MODEL 0xFFull
-#define CNTR_GP_MASK 0x3u
-#define CNTR_FIXED_MASK 0x1u
-#define CNTR_DATA_CFG (DS_PEBS_DATA_CFG_CNTRS | ((uint64_t)CNTR_GP_MASK << DS_PEBS_DATA_CFG_GP_SHIFT) | \
-                       ((uint64_t)CNTR_FIXED_MASK << DS_PEBS_DATA_CFG_FIX_SHIFT))
-
 /* state.c */
 void zero(void *v, size_t n);
 uint64_t lost_of(const struct ds_drain_stats *s);
 
 /* log.c: check lines (counted per log) and the DSLOG log of a profile */
 bool check(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool vcheck(bool cond, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 bool need(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_begin(const char *backend, const char *profile, const char *why);
 void log_end(void);
@@ -286,14 +264,12 @@ int pebs_sink(void *arg, const struct ds_pebs_sample *s);
 bool ip_ok(uint32_t i, uint64_t ret_to);
 uint64_t ret_to_of_run(void);
 uint64_t pebs_run_checks(const struct run_cfg *rc, uint64_t events);
-bool cntr_requests(const struct run_cfg *rc);
 uint64_t cntr_data_cfg(void);
 void check_cntr(const struct run_cfg *rc, uint64_t data_cfg);
 unsigned pebs_runs(struct run_cfg *runs, unsigned nr, enum ds_freeze_mode fz);
 
 /* netburst.c */
 unsigned nb_runs(struct run_cfg *runs, unsigned nr);
-void nb_request(struct ds_request *rq);
 
 /* bts.c */
 int bts_sink(void *arg, const struct ds_bts_branch *b);

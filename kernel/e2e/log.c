@@ -13,18 +13,24 @@
 /* The verdict's tables are shared by the CPUs (k/verdict.h is not locked). */
 static struct k_spin verdict_lock;
 
-bool check(bool cond, const char *fmt, ...)
+bool vcheck(bool cond, const char *fmt, va_list ap)
 {
     char buf[200];
-    va_list ap;
-    va_start(ap, fmt);
     k_vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     if (cond)
         E.passed++;
     else
         E.failed++;
     return ktest_check(cond, "%s%s/%s", E.tag, E.prof_name, buf);
+}
+
+bool check(bool cond, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cond = vcheck(cond, fmt, ap);
+    va_end(ap);
+    return cond;
 }
 
 /* A precondition of the run (setup step): prints only when it fails. */

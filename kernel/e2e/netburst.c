@@ -3,7 +3,7 @@
  * The NetBurst PEBS flow: no global status, one PEBS counter (IQ_COUNTER4)
  * and an event named by ESCR and mask with a replay-tagging metric
  * (netburst.h). The runs chase loads (1stL_cache_load_miss_retired tags
- * them: E2E_LOAD_DATA_SRC) with fixed-vector and NMI delivery; the checks
+ * them: STEP_DSM_LOAD_DATA_SRC) with fixed-vector and NMI delivery; the checks
  * are the DS-area PEBS ones (pebs.c, checks.c). See flow.h.
  */
 #include "flow.h"
@@ -17,13 +17,4 @@ unsigned nb_runs(struct run_cfg *runs, unsigned nr)
                                   .n = CHASE_N, .pebs = true, .loads = true, .period = CHASE_PERIOD,
                                   .nmi = true};
     return nr;
-}
-
-/* The session request of a NetBurst PEBS run: replay_event NBOGUS with
- * 1stL_cache_load_miss_retired replay tagging, as a raw NetBurst request. */
-void nb_request(struct ds_request *rq)
-{
-    rq->raw.nb_event = "replay_event";
-    rq->raw.nb_mask = "NBOGUS";
-    rq->raw.nb_metric = DS_NB_METRIC_1STL_CACHE_LOAD_MISS;
 }

@@ -6,81 +6,14 @@
  * counters group and the PEBS runs of a profile. See flow.h.
  */
 #include "flow.h"
+#include "dscheck.h"
 #include "dsrec_ds.h"
 
 /* --- PEBS records ----------------------------------------------------------- */
 
-/* fmt=arch (docs/records.md): one header for the whole record, from the
- * groups libds decoded in all its fragments, and the fragment count. The
- * counters group is not printed, so its bits are left out of hdr. */
-static void arch_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
-{
-    uint64_t h = DSREC_ARCH_BASIC;
-    uint32_t size = 16u * s->fragments + DS_APEBS_BASIC_BYTES;
-    if (s->present & DS_SAMPLE_MEM) {
-        h |= DSREC_ARCH_AUX;
-        size += DS_APEBS_AUX_BYTES;
-    }
-    if (s->present & DS_SAMPLE_GPRS) {
-        h |= DSREC_ARCH_GPR;
-        size += DS_APEBS_GPR_BYTES;
-    }
-    if ((s->present & DS_SAMPLE_XMM) && s->xmm) {
-        h |= DSREC_ARCH_XMM;
-        size += DS_APEBS_XER_BYTES + DS_APEBS_XMM_BYTES;
-    }
-    if (r->lbr_count) {
-        h |= (uint64_t)DS_APEBS_LBR_NUM_VAR << DSREC_ARCH_LBR_SHIFT;
-        size += DS_APEBS_LBR_HDR_BYTES + DS_APEBS_LBR_ENTRY_BYTES * r->lbr_count;
-    }
-    r->hdr = h | size;
-    r->frags = s->fragments;
-    r->ssp = s->ssp;
-}
-
-static void dsrec_groups(const struct ds_pebs_sample *s, struct dsrec_pebs *r);
-
 static void to_dsrec(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
 {
-    dsrec_pebs_from_sample(s, r);
-    r->counter = E.nb ? -1 : E.rec_counter; /* the session's counter; NetBurst: IQ_COUNTER4 */
-    dsrec_groups(s, r);
-    if (s->fmt == DS_PEBS_FMT_ARCH)
-        arch_dsrec(s, r);
-}
-
-/* The optional groups of a record: XMM, LBR, the format 6 counters group
- * (DSLOG gpN / fixedN) and its metrics. */
-static void dsrec_groups(const struct ds_pebs_sample *s, struct dsrec_pebs *r)
-{
-    if ((s->present & DS_SAMPLE_XMM) && s->xmm) {
-        const uint64_t *x = (const uint64_t *)s->xmm;
-        for (unsigned i = 0; i < 16; i++) {
-            r->xmm[i][0] = x[2 * i];
-            r->xmm[i][1] = x[2 * i + 1];
-        }
-    }
-    if ((s->present & DS_SAMPLE_LBR) && s->lbr) {
-        r->lbr_count = s->lbr_count > DSREC_PEBS_LBR_MAX ? DSREC_PEBS_LBR_MAX : s->lbr_count;
-        for (uint32_t i = 0; i < r->lbr_count; i++) {
-            r->lbr[i].from = s->lbr[i].from;
-            r->lbr[i].to = s->lbr[i].to;
-            r->lbr[i].info = s->lbr[i].info;
-        }
-    }
-    if (s->present & DS_SAMPLE_CNTRS) {   /* fmt 6 counters group (DSLOG gpN / fixedN) */
-        r->cntr_gp_mask = s->cntr_gp_mask;
-        r->cntr_fixed_mask = s->cntr_fixed_mask;
-        for (unsigned i = 0; i < 16; i++)
-            r->cntr_gp[i] = s->cntr_gp[i];
-        for (unsigned i = 0; i < 8; i++)
-            r->cntr_fixed[i] = s->cntr_fixed[i];
-    }
-    if (s->present & DS_SAMPLE_METRICS) {
-        r->has_metrics = true;
-        r->slots = s->topdown_slots;
-        r->metrics = s->perf_metrics;
-    }
+    dsrec_pebs_of(s, E.nb ? -1 : E.rec_counter, r); /* the session's counter; NetBurst: IQ_COUNTER4 */
 }
 
 int pebs_sink(void *arg, const struct ds_pebs_sample *s)
@@ -178,80 +111,31 @@ uint64_t pebs_run_checks(const struct run_cfg *rc, uint64_t events)
     return expect;
 }
 
-/* --- format 6 counters group (flow.h: CNTR_*) ------------------------------ */
+/* --- format 6 counters group (kernel/records/dscheck.h) --------------------- */
 
-/* The counters group's counting side as session requests (DS_COUNT, no
- * PMI): the run's event on the lowest free GP counter (PMC1, PMC0 samples)
- * and instructions on fixed 0; the session counts slots on fixed 3 itself
- * (DS_GROUP_METRICS). IA32_PERF_METRICS is seeded here, after the session
- * saved nothing of it: a record still holding the seed was never updated. */
-bool cntr_requests(const struct run_cfg *rc)
+static bool check_cb(void *ctx, bool ok, const char *fmt, ...)
 {
-    struct ds_request c;
-    zero(&c, sizeof c);
-    c.mode = DS_COUNT;
-    c.raw.set = true;
-    c.raw.evsel = rc->event;
-    c.raw.umask = rc->umask;
-    c.raw.nb_metric = -1;
-    unsigned a = 0, b = 0;
-    bool ok = ds_session_add(&E.ses, &c, &a) == DS_OK;
-    c.raw.set = false;
-    c.event = DS_EVENT_INSTRUCTIONS;
-    ok = ok && ds_session_add(&E.ses, &c, &b) == DS_OK;
-    ok = ok && E.ses.req[a].kind == DS_CTR_GP && E.ses.req[a].idx == 1 && E.ses.req[b].kind == DS_CTR_FIXED &&
-         E.ses.req[b].idx == 0;
-    return ok && (!E.cpu->caps.perf_metrics || ds_msr_write(E.cpu, 0x329, CNTR_METRICS_SEED) == DS_OK);
+    va_list ap;
+    (void)ctx;
+    va_start(ap, fmt);
+    ok = vcheck(ok, fmt, ap);
+    va_end(ap);
+    return ok;
 }
 
 /* The MSR_PEBS_DATA_CFG the run means (the record size check_cntr expects):
- * memory info and GPRs as every adaptive session run, the counters group
- * above, metrics with PERF_METRICS. */
+ * memory info and GPRs as every adaptive session run, the counters group,
+ * metrics with PERF_METRICS. */
 uint64_t cntr_data_cfg(void)
 {
-    return DS_PEBS_DATACFG_MEMINFO | DS_PEBS_DATACFG_GPRS | CNTR_DATA_CFG |
-           (E.cpu->caps.perf_metrics ? DS_PEBS_DATA_CFG_METRICS : 0);
+    return dscheck_data_cfg(DS_GROUP_MEM | DS_GROUP_GPRS | DS_GROUP_CNTR |
+                                (E.cpu->caps.perf_metrics ? DS_GROUP_METRICS : 0), 0);
 }
 
-/* Every record carries the group with exactly the masks asked for, its size
- * counts the group, and PMC1 / fixed 0 grow between records: by exactly one
- * period on the model (the event is instructions: the records are a period
- * apart, and every instruction counts on fixed 0 too), by at least one
- * period on hardware (skid and the PMI path count as well). */
 void check_cntr(const struct run_cfg *rc, uint64_t data_cfg)
 {
-    uint32_t bad_mask = 0, bad_size = 0, bad_step = 0, bad_met = 0;
-    uint32_t want_size = ds_pebs_record_size(DS_PEBS_FMT_6, data_cfg);
-    bool met = (data_cfg & DS_PEBS_DATA_CFG_METRICS) != 0;
-    for (uint32_t i = 0; i < E.npebs; i++) {
-        const struct dsrec_pebs *r = &E.pebs[i];
-        if (!(r->hdr & DSREC_ADAPTIVE_CNTRS) || r->cntr_gp_mask != CNTR_GP_MASK ||
-            r->cntr_fixed_mask != CNTR_FIXED_MASK || r->has_metrics != met)
-            bad_mask++;
-        /* model: IA32_PERF_METRICS updated (EN_PERF_METRICS), slots a period apart;
-         * hardware: updated, so never the seed */
-        if (met && i && (E.model ? (r->metrics != CNTR_METRICS_MODEL || r->slots - E.pebs[i - 1].slots != rc->period)
-                                 : (r->metrics == CNTR_METRICS_SEED || r->slots - E.pebs[i - 1].slots < rc->period)))
-            bad_met++;
-        if ((r->hdr >> DSREC_ADAPTIVE_SIZE_SHIFT) != want_size)
-            bad_size++;
-        if (i) {
-            uint64_t d1 = E.pebs[i].cntr_gp[1] - E.pebs[i - 1].cntr_gp[1];
-            uint64_t d2 = E.pebs[i].cntr_fixed[0] - E.pebs[i - 1].cntr_fixed[0];
-            if (E.model ? (d1 != rc->period || d2 != rc->period) : (d1 < rc->period || d2 < rc->period))
-                bad_step++;
-        }
-    }
-    check(E.npebs > 1 && bad_mask == 0, "%s: all %u records carry the counters group of PMC0, PMC1 and fixed 0 (%u without)",
-          rc->name, E.npebs, bad_mask);
-    check(bad_size == 0, "%s: record size %u = 32 + 32 + 144 + 16 + 3 * 8%s (counters group counted; %u differ)",
-          rc->name, want_size, met ? " + 16 (slots, metrics)" : "", bad_size);
-    if (met)
-        check(E.npebs > 1 && bad_met == 0,
-              "%s: metrics in every record: slots (fixed 3) grow by %s%u, PERF_METRICS %s (%u off)", rc->name,
-              E.model ? "exactly " : "at least ", (unsigned)rc->period, E.model ? "Retiring FFH" : "updated", bad_met);
-    check(E.npebs > 1 && bad_step == 0, "%s: PMC1 and fixed 0 grow by %s%u events from record to record (%u steps off)",
-          rc->name, E.model ? "exactly " : "at least ", (unsigned)rc->period, bad_step);
+    struct dscheck_run run = {rc->name, rc->period, E.model, check_cb, NULL};
+    dscheck_cntr(&run, E.pebs, E.npebs, data_cfg);
 }
 
 /* --- the PEBS runs --------------------------------------------------------- */

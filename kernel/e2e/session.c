@@ -6,6 +6,7 @@
  * run. See flow.h.
  */
 #include "flow.h"
+#include "dscheck.h"
 
 /* --- session runs (issue 16) ------------------------------------------------
  *
@@ -90,7 +91,7 @@ static void ses_request(const struct run_cfg *rc, enum ds_pebs_fmt fmt, struct d
     }
     rq->mode = rc->pebs ? DS_SAMPLE_PRECISE : DS_SAMPLE_OVERFLOW;
     if (E.cpu->caps.netburst) {
-        nb_request(rq);
+        dscheck_nb_tagged_loads(rq); /* replay_event NBOGUS, 1stL_cache_load_miss tagging */
         return;
     }
     if (rc->generic != DS_EVENT_NONE) {
@@ -132,19 +133,8 @@ static size_t ses_bytes(const struct run_cfg *rc, enum ds_pebs_fmt fmt, const st
         return 0;
     if (fmt == DS_PEBS_FMT_ARCH)
         return 4096u;
-    uint64_t dc = 0;
-    if (rq->groups & DS_GROUP_MEM)
-        dc |= DS_PEBS_DATACFG_MEMINFO;
-    if (rq->groups & DS_GROUP_GPRS)
-        dc |= DS_PEBS_DATACFG_GPRS;
-    if (rq->groups & DS_GROUP_LBR) {
-        unsigned d = E.lbrm->depth ? E.lbrm->depth : E.cpu->caps.arch_lbr_depth;
-        dc |= DS_PEBS_DATACFG_LBRS | ((uint64_t)((d ? d : 1) - 1) << DS_PEBS_DATACFG_LBR_SHIFT);
-    }
-    if (rq->groups & DS_GROUP_CNTR)
-        dc |= CNTR_DATA_CFG;
-    if (rq->groups & DS_GROUP_METRICS)
-        dc |= DS_PEBS_DATA_CFG_METRICS;
+    unsigned d = E.lbrm ? (E.lbrm->depth ? E.lbrm->depth : E.cpu->caps.arch_lbr_depth) : 0;
+    uint64_t dc = dscheck_data_cfg(rq->groups, d);
     uint32_t margin = 1;
     (void)ds_pebs_thresh_margin(E.cpu, fmt, &margin);
     size_t b = 4096u + (size_t)ds_pebs_record_size(fmt, dc) * (PEBS_THR + margin);
@@ -250,7 +240,7 @@ static bool ses_open(const struct run_cfg *rc, enum ds_pebs_fmt fmt)
         e = ds_session_add(&E.ses, &rq, &id);
     if (!need(e == DS_OK, "%s: ds_session_init/add (%s)", rc->name, ds_errname(e)))
         return false;
-    if (rc->cntr && !need(cntr_requests(rc), "%s: PMC1 %02x/%02x and fixed counter 0 from 0 for the counters group",
+    if (rc->cntr && !need(dscheck_cntr_requests(&E.ses, rc->event, rc->umask), "%s: PMC1 %02x/%02x and fixed counter 0 from 0 for the counters group",
                           rc->name, rc->event, rc->umask))
         return false;
     const struct ds_session_req *sr = &E.ses.req[id];

@@ -144,7 +144,7 @@ void db_handler(struct k_trap_frame *f, void *ctx)
              * clear on hardware, so the records must not show it. */
             ev.flags_after &= ~(uint64_t)TF_BIT;
             struct dsm_event de;
-            if (step_to_dsm(&ev, E2E_LOAD_LATENCY, E2E_LOAD_DATA_SRC, k_rdtsc(), &de) &&
+            if (step_to_dsm(&ev, STEP_DSM_LOAD_LATENCY, STEP_DSM_LOAD_DATA_SRC, k_rdtsc(), &de) &&
                 dsm_retire(&E.m, &de) != DSM_OK)
                 E.dsm_err++;
         }

@@ -17,6 +17,15 @@
 #include "dsmodel.h"
 #include "feed.h"
 
+/* What the single step cannot know, fed to the model for every load by the
+ * flows of the test kernel (kernel/e2e) and of libds.ko (linux/): a
+ * documented constant. Data source 3 = "L2 hit" in the PEBS data-source
+ * encoding (pebs-records.md), so the load missed L1: NetBurst replay tagging
+ * (1stL_cache_load_miss_retired) tags it. Latency in core cycles: the
+ * records' latency field. */
+#define STEP_DSM_LOAD_DATA_SRC 0x3u
+#define STEP_DSM_LOAD_LATENCY 12u
+
 /* Branch kind of the feed -> branch kind of the model. The LOOP family is
  * conditional and relative: the model's JCC. INT/IRET/SYSCALL-style
  * transfers (STEP_BR_OTHER) are far transfers for BTS/LBR purposes. */

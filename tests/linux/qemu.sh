@@ -24,7 +24,7 @@ r=$work/root
 lx_root "$r" "$src/tests/linux/init.sh"
 cp "$work/mod/libds.ko" "$r/"
 echo "$mode" > "$r/mode"
-echo "${LINUX_QEMU_PROFILES:-skylake,icelake,ptl-p,netburst-m4-64/alderlake-p,alderlake-e,ptl-e,lunarlake-e}" > "$r/profiles"
+echo "${LINUX_QEMU_PROFILES:-skylake,icelake,ptl-p,netburst-m4-64,lunarlake/alderlake-p,alderlake-e,ptl-e,lunarlake-e}" > "$r/profiles"
 lx_boot "$work" "$qcpu"
 # (a marker may follow the console's escape sequences on its line)
 sec() { awk -v n="$1" 'index($0, "=== " n " BEGIN ===") {on=1; next} on && /^=== END rc=/ {exit} on' "$work/serial.txt"; }
@@ -51,6 +51,10 @@ chk "model: $nok checks ok, $nnot not ok, on both CPUs, each with its own profil
 chk "model: records from PEBS, arch PEBS, BTS and LBR" \
   'grep -q "DSLOG 1 PEBS .*fmt=3" "$work/log-model.txt" && grep -q "DSLOG 1 PEBS .*fmt=arch" "$work/log-model.txt" &&
    grep -q "DSLOG 1 BTS " "$work/log-model.txt" && grep -q "DSLOG 1 LBR " "$work/log-model.txt"'
+chk "model: as the test kernel's: NetBurst replay-tagged loads (fmt=nb64), an adaptive LBR group (fmt=4 lbr0=), the format 6 counters group with the metrics (pebs-loop-cntr gp0 gp1 fixed0 slots, metrics Retiring FFH on lunarlake); the held-PMI run skipped with its reason in each log" \
+  'grep -q "DSLOG 1 PEBS run=pebs-chase .*fmt=nb64" "$work/log-model.txt" && grep -q "DSLOG 1 PEBS .*fmt=4 .*lbr0=" "$work/log-model.txt" &&
+   grep -Eq "DSLOG 1 PEBS run=pebs-loop-cntr .*fmt=6 .* gp0=0x[0-9a-f]+ gp1=0x[0-9a-f]+ fixed0=0x[0-9a-f]+ slots=0x[0-9a-f]+ metrics=0xff ck=" "$work/log-model.txt" &&
+   [ "$(grep -c "held PMI # SKIP LVT PC is Linux" "$work/log-model.txt")" = "$(grep -c "DSLOG 1 HDR" "$work/log-model.txt")" ]'
 chk "rmmod (backend=model)" '[ "$(rc rmmod-model)" = 0 ]'
 chk "every MSR as before after backend=model" 'cmp -s "$work/msr-before.txt" "$work/msr-after-model.txt"'
 if "$src/linux/ko-symbols.sh" "$work/mod/libds.ko" "$work/kallsyms.txt" "$work/libds-sym.elf" >/dev/null; then
