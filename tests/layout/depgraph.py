@@ -180,9 +180,11 @@ def include_edges(base, modfn, incdirs, files):
 
 def object_source(path):
     """The source path a CMake object file was built from, relative to its
-    target's source directory (.../NAME.dir/src/x.c.o -> src/x.c)."""
+    target's source directory (.../NAME.dir/src/x.c.o -> src/x.c; CMake
+    writes .../NAME.dir/./src/x.c.o for sources named ./src/x.c, which
+    left every kernel object outside a module: normalised)."""
     m = re.search(r'\.dir/(.+)\.o$', path)
-    return m.group(1) if m else os.path.basename(path)[:-2]
+    return os.path.normpath(m.group(1)) if m else os.path.basename(path)[:-2]
 
 
 def nm_symbols(paths, modfn):
