@@ -12,6 +12,7 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/netburst.c
   ${CMAKE_CURRENT_LIST_DIR}/src/lbr.c
   ${CMAKE_CURRENT_LIST_DIR}/src/area.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/area_setup.c
   ${CMAKE_CURRENT_LIST_DIR}/src/drain.c
   ${CMAKE_CURRENT_LIST_DIR}/src/pebs.c
   ${CMAKE_CURRENT_LIST_DIR}/src/pebs_fixed.c
@@ -20,6 +21,7 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/pmi.c
   ${CMAKE_CURRENT_LIST_DIR}/src/probe.c
   ${CMAKE_CURRENT_LIST_DIR}/src/arch_pebs.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/pebs_select.c
   ${CMAKE_CURRENT_LIST_DIR}/src/session.c
   ${CMAKE_CURRENT_LIST_DIR}/src/session_place.c
   ${CMAKE_CURRENT_LIST_DIR}/src/session_msr.c

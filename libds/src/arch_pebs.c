@@ -6,9 +6,10 @@
  * events/intel/ds.c and core.c; KVM vmx/pmu_intel.c).
  */
 #include <ds/arch_pebs.h>
-#include "internal.h"
+#include "util.h"
 #include "pebs_int.h"
 #include "cpu_int.h"
+#include "arch_pebs_int.h"
 
 #if DS_CONFIG_PEBS
 

@@ -4,7 +4,7 @@
  * MSR", "MSR_DEBUGCTLA MSR"; reference bts.md).
  */
 #include <ds/bts.h>
-#include "internal.h"
+#include "drain_int.h"
 
 #if DS_CONFIG_BTS
 

@@ -7,14 +7,13 @@
  * area; the index is read once, checked, and clamped.
  */
 #include <ds/area.h>
-#include <ds/pebs.h>
-#include "internal.h"
+#include "drain_int.h"
 
 /* Needed by BTS and PEBS only (ds/config.h). */
 #if DS_CONFIG_BTS || DS_CONFIG_PEBS
 
-/* The bodies are inline in internal.h (pebs.c inlines them on the PMI
- * path); these copies serve bts.c. */
+/* The bodies are inline in drain_int.h (pebs_fixed.c inlines them on the
+ * PMI path); these copies serve bts.c and pebs_adaptive.c. */
 uint32_t ds__drain_span(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st, uint64_t *out_idx)
 {
     return ds__drain_span_inl(ctx, pebs, st, out_idx);

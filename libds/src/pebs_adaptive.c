@@ -9,7 +9,7 @@
  * counter slots by their set bits. Entry points in pebs_int.h.
  */
 #include <ds/pebs.h>
-#include "internal.h"
+#include "drain_int.h"
 #include "pebs_int.h"
 
 #if DS_CONFIG_PEBS

@@ -7,7 +7,7 @@
  * walk. Entry points in pebs_int.h; the public API in pebs.c.
  */
 #include <ds/pebs.h>
-#include "internal.h"
+#include "drain_int.h"
 #include "pebs_int.h"
 
 #if DS_CONFIG_PEBS

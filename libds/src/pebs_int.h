@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Private to the PEBS sources (pebs.c, pebs_fixed.c, pebs_adaptive.c,
- * arch_pebs.c) and the PMI handler (pmi.c): the decoders' shared helpers
- * and the PMI drain entry for architectural PEBS. Not installed.
+ * Private to the PEBS sources (pebs.c, pebs_fixed.c, pebs_adaptive.c),
+ * also read by arch_pebs.c (the scratch-sample keys) and the PMI handler
+ * (pmi.c): the decoders' shared helpers and the DS-area PEBS drain entries.
+ * Knows no architectural PEBS type: arch_pebs depends on pebs, never the
+ * other way round (issue 26 item 5; arch_pebs_int.h). Not installed.
  */
 #ifndef DS_PEBS_INT_H
 #define DS_PEBS_INT_H
 
 #include <ds/pebs.h>
-#include <ds/arch_pebs.h>
 #include <ds/area.h>
 
 /* How the retire latency in adaptive header bits 47:32 is read (struct
@@ -92,6 +93,15 @@ void ds__pebs_drain_fixed(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, stru
 void ds__pebs_drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
                              struct ds_pebs_sample *s, uint32_t *key);
 
+/* ds_pebs_drain's walk, no argument checks, counts added into @st (pebs.c;
+ * DS_CONFIG_PEBS only). @ctx must be set up with a PEBS buffer. */
+void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st);
+/* The same for ds_pmi_handle, with the caller's persistent sample @scratch
+ * for fixed formats: prepared (cleared, per-format fields) only when *@key
+ * does not name the context's format, then *@key names it. */
+void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                        struct ds_pebs_sample *scratch, uint32_t *key);
+
 /*
  * The scratch sample of struct ds_pmi (pebs_scratch) is kept between PMIs;
  * pebs_scratch_key says what it holds, so that a PMI does not clear or
@@ -106,19 +116,5 @@ void ds__pebs_drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, s
  */
 #define DS__SCRATCH_ADAPTIVE 0x40000000u
 #define DS__SCRATCH_ARCH     0x20000000u
-
-/*
- * ds_arch_pebs_drain for ds_pmi_handle: counts added into @st (not
- * cleared), the records decoded into the caller's @scratch (prepared when
- * *@key is not DS__SCRATCH_ARCH; no 528-byte sample in this frame).
- * @frozen: the counters cannot assist during the drain (a freeze mode,
- * before the ack): IA32_PEBS_INDEX is read once and reset (Linux
- * intel_pmu_drain_arch_pebs), 2 MSR accesses; else it is read again to
- * count the records written meanwhile (ds_arch_pebs_drain), 3.
- * @ap installed (ds_pmi_init checked it). MSR errors are not reported
- * (the handler's status re-read sees the unacknowledged bit).
- */
-void ds__arch_pebs_drain_pmi(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
-                             struct ds_pebs_sample *scratch, uint32_t *key, bool frozen);
 
 #endif /* DS_PEBS_INT_H */

@@ -5,8 +5,9 @@
  * "Performance Monitoring Version 4"; reference pmi.md section 4).
  */
 #include <ds/pmi.h>
-#include "internal.h"
+#include "drain_int.h"
 #include "cpu_int.h"
+#include "arch_pebs_int.h"
 #include "pebs_int.h"
 
 /* The freeze modes of @cpu (pure, kept in every configuration: sessions

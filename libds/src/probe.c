@@ -7,7 +7,7 @@
 #include <ds/probe.h>
 #include <ds/bts.h>
 #include <ds/arch_pebs.h>
-#include "internal.h"
+#include "area_fields.h"
 
 #define NB_MSR_BPU_COUNTER0 0x300u   /* netburst.md: counter i at 0x300 + i */
 #define NB_MSR_BPU_CCCR0    0x360u   /* its CCCR; bit 12 = Enable */

@@ -168,7 +168,7 @@ int ds__ses_pmi_setup(struct ds_session *s)
     return e;
 }
 
-/* Sum one drain's ds_drain_stats (pebs.h) into the session's totals
+/* Sum one drain's ds_drain_stats (area.h) into the session's totals
  * (inlined: on the PMI path, bench.sh section 6). */
 static inline __attribute__((always_inline)) void stats_add(struct ds_drain_stats *acc, const struct ds_drain_stats *d)
 {

@@ -2,7 +2,8 @@
 /* libds private helpers that know no facility type (issue 26 item 5): the
  * bounded text builder, unaligned loads, ds__zero, period arithmetic,
  * 64-bit division without libgcc (no libc). Facility internals are in
- * internal.h (DS area and drain) and cpu_int.h (inline MSR access). */
+ * area_fields.h (DS management fields), drain_int.h (the drain engine),
+ * cpu_int.h (inline MSR access) and each facility's X_int.h. */
 #ifndef DS_UTIL_H
 #define DS_UTIL_H
 

@@ -99,7 +99,9 @@ for h in "$root"/libds/include/ds/*.h; do
   h=$(basename "$h")
   for doc in "$root/docs/porting.md:^What is in libds" "$root/docs/design.md:^## Layout"; do
     n=$((n + 1))
-    awk -v start="${doc#*:}" '$0 ~ start { p = 1 } p && /^$/ { exit } p' "${doc%%:*}" | grep -qF "\`$h\`" ||
+    # grep reads to the end (not -q): an early exit would kill awk with
+    # SIGPIPE once the paragraph outgrows awk's 4 KiB buffer (pipefail).
+    awk -v start="${doc#*:}" '$0 ~ start { p = 1 } p && /^$/ { exit } p' "${doc%%:*}" | grep -F "\`$h\`" >/dev/null ||
       { echo "FAIL: ${doc%%:*}: header list lacks $h"; fail=$((fail + 1)); }
   done
 done

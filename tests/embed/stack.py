@@ -10,7 +10,7 @@ unit gives it a frame of its own, as a kernel's handler would. Indirect
 calls are resolved by their call site: a drain's sink call (pebs.c,
 pebs_fixed.c, pebs_adaptive.c, arch_pebs.c, bts.c) to session.c's sinks, the PMI handler's overflow hook
 (pmi.c) to session.c's hook; the rest -- the MSR backend (cpu.c,
-internal.h) and session.c's calls of your callbacks -- are yours: add your
+cpu_int.h) and session.c's calls of your callbacks -- are yours: add your
 callbacks' and backend's frames (0 with native MSR instructions, ops NULL).
 A frame gcc cannot bound ("dynamic"), recursion, or an entry point missing
 from the graph fails the test, as does a depth above the budget.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The division-free decimal writer (fmt.c) against libc's snprintf. */
 #include "check.h"
-#include "../../libds/src/internal.h"
+#include "../../libds/src/util.h"
 #include <stdio.h>
 #include <string.h>
 #include <stdint.h>
@@ -47,7 +47,7 @@ int main(void)
     return check_summary();
 }
 
-/* ds__sb_hex (internal.h contract: "0x", then at least @digits hex digits,
+/* ds__sb_hex (util.h contract: "0x", then at least @digits hex digits,
  * lower case, as many as the value needs) against libc's "%0*llx". */
 static void hex_one(uint64_t v, unsigned digits)
 {

@@ -1483,7 +1483,7 @@ static void test_fmt6_cntr_header_bits(void)
 }
 
 /*
- * Adaptive drain accounting at its exact edges (pebs.h ds_drain_stats:
+ * Adaptive drain accounting at its exact edges (area.h ds_drain_stats:
  * "bytes claimed beyond the buffer count as ceil(bytes / configured record
  * size) lost_beyond records"; "a record whose size field is inconsistent
  * ends the walk"): 16 basic records of 32 bytes fill the buffer; an index

@@ -8,7 +8,7 @@
 #include "check.h"
 #include "ds_env.h"
 #include <ds/ds.h>
-#include "../../libds/src/internal.h"
+#include "../../libds/src/util.h"
 
 static int take(void *a, const struct ds_pebs_sample *s) { (void)s; (*(int *)a)++; return 0; }
 static int take_bts(void *a, const struct ds_bts_branch *b) { (void)b; (*(int *)a)++; return 0; }

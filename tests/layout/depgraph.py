@@ -23,7 +23,7 @@ module X exists in the same tree (libds/src/pmc_int.h is part of pmc), and so
 does a source X_Y.c in X's directory that includes that private header: a
 part split off X.c for size, sharing X's internals (libds/src/session_msr.c
 with session_int.h is part of session). Any other file is strict: a header
-of another name is a module of its own (libds/src/internal.h), and a file
+of another name is a module of its own (libds/src/area_fields.h), and a file
 that includes another module's private header depends on that module
 (libds/src/pmi.c with cpu_int.h: pmi -> cpu).
 Objects: --objs TREE=FILE[:FILE...] (object files or archives; a tree
@@ -83,11 +83,9 @@ def model_module(rel):
 
 PRIVATE_SUFFIX = re.compile(r'^(.+)_(int|internal)$')
 
-# tree -> [(modules of a circle allowed to stay, why)]
-KNOWN = {
-    'libds': [(frozenset(('arch_pebs', 'area', 'bts', 'drain', 'internal', 'pebs')),
-               'the PEBS/BTS/DS-area drain split is being rewritten (issue 26 item 5)')],
-}
+# tree -> [(modules of a circle allowed to stay, why)]; none is left (the
+# last, libds's arch_pebs/area/bts/drain/internal/pebs, was layered away).
+KNOWN = {}
 
 
 def with_private_headers(modfn, base):
@@ -182,9 +180,11 @@ def include_edges(base, modfn, incdirs, files):
 
 def object_source(path):
     """The source path a CMake object file was built from, relative to its
-    target's source directory (.../NAME.dir/src/x.c.o -> src/x.c)."""
+    target's source directory (.../NAME.dir/src/x.c.o -> src/x.c; CMake
+    writes .../NAME.dir/./src/x.c.o for sources named ./src/x.c, which
+    left every kernel object outside a module: normalised)."""
     m = re.search(r'\.dir/(.+)\.o$', path)
-    return m.group(1) if m else os.path.basename(path)[:-2]
+    return os.path.normpath(m.group(1)) if m else os.path.basename(path)[:-2]
 
 
 def nm_symbols(paths, modfn):

@@ -170,7 +170,7 @@ extern "C" {
 #define DS_APEBS_LBR_ENTRY_BYTES   24u   /* from, to, info */
 #define DS_APEBS_CNTR_HDR_BYTES    16u   /* gp, fixed, metrics, reserved (u32 each) */
 
-/* Drain anomaly bits beyond those of pebs.h (struct ds_drain_stats.anomalies). */
+/* Drain anomaly bits beyond those of area.h (struct ds_drain_stats.anomalies). */
 #define DS_DRAIN_APEBS_ORPHAN      (1u << 16) /* a fragment without a basic group outside a record: lost_corrupt */
 
 /* --- Detection ---------------------------------------------------------------- */

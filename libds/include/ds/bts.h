@@ -31,8 +31,7 @@
 #include <stdbool.h>
 #include <ds/err.h>
 #include <ds/cpu.h>
-#include <ds/area.h>
-#include <ds/pebs.h>   /* struct ds_drain_stats, DS_DRAIN_* */
+#include <ds/area.h>   /* also struct ds_drain_stats, DS_DRAIN_* */
 
 #ifdef __cplusplus
 extern "C" {

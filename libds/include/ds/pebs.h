@@ -453,37 +453,8 @@ int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uin
 
 /* --- Drain ------------------------------------------------------------------ */
 
-/* ds_drain_stats.anomalies: what was wrong with the DS management fields. */
-#define DS_DRAIN_INDEX_BELOW_BASE (1u << 0) /* index < base: nothing trusted, reset */
-#define DS_DRAIN_INDEX_PAST_MAX   (1u << 1) /* index beyond the buffer's end */
-#define DS_DRAIN_INDEX_MISALIGNED (1u << 2) /* index not on a record boundary (partial record ignored) */
-#define DS_DRAIN_BASE_CHANGED     (1u << 3) /* base field differs from setup: repaired */
-#define DS_DRAIN_MAX_CHANGED      (1u << 4) /* absolute-maximum field differs: repaired */
-#define DS_DRAIN_THRESH_CHANGED   (1u << 5) /* threshold field differs: repaired */
-#define DS_DRAIN_SIZE_LIE         (1u << 6) /* an adaptive record's size field was inconsistent */
-#define DS_DRAIN_FULL             (1u << 7) /* index == max: the CPU may have dropped records it never counted */
-#define DS_DRAIN_WRAPPED          (1u << 8) /* BTS circular buffer wrapped: older records overwritten (uncountable) */
-#define DS_DRAIN_RACE             (1u << 9) /* records arrived while draining (counted in lost_race) */
-
-/*
- * Drain accounting. Invariant, always:
- *   present == records + lost_beyond + lost_corrupt + lost_rejected + lost_race
- * present is the number of records the index claims: (index - base) / size
- * for fixed-size records (0 when index < base). For adaptive PEBS, records
- * are walked by their size fields; a record whose size field is
- * inconsistent ends the walk and the rest of the readable bytes count as
- * one lost_corrupt record; bytes claimed beyond the buffer count as
- * ceil(bytes / configured record size) lost_beyond records.
- */
-struct ds_drain_stats {
-    uint64_t present;
-    uint64_t records;        /* decoded and accepted by the sink */
-    uint64_t lost_beyond;    /* claimed by the index but outside the caller's buffer */
-    uint64_t lost_corrupt;   /* inside the buffer but undecodable */
-    uint64_t lost_rejected;  /* the sink refused it (e.g. array full) */
-    uint64_t lost_race;      /* written while the drain ran, dropped by the index reset */
-    uint32_t anomalies;      /* DS_DRAIN_* */
-};
+/* struct ds_drain_stats and the DS_DRAIN_* anomaly bits are in area.h:
+ * PEBS, BTS and architectural PEBS drains share them. */
 
 /* Sink: return 0 to take the sample, non-zero to refuse it (counted lost_rejected).
  * @s is valid only during the call (one sample storage is reused for every

@@ -1,50 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* libds private DS-area internals (area.c, drain.c, pebs.c, bts.c, pmi.c,
- * probe.c): the DS management fields, buffer thresholds and the drain engine
- * shared by PEBS and BTS. Helpers without facility types are in util.h
- * (issue 26 item 5: included here, never the other way round). */
-#ifndef DS_INTERNAL_H
-#define DS_INTERNAL_H
-
-#include "util.h"
-#include <ds/area.h>
-#include <ds/pebs.h>
-
 /*
- * DS management fields (SDM Vol. 3B "DS Save Area": BTS base, index,
- * maximum, threshold, then the same four for PEBS), read/written through
- * volatile (the CPU updates the index). Inline: the PMI path reads them on
- * every NMI (issue 10 item 21); @pebs and @f are constants at every call,
- * so each is one load or store after the layout test.
+ * libds private: the drain engine shared by the DS-area drains (drain.c;
+ * its users pebs.c, pebs_fixed.c, pebs_adaptive.c, bts.c and the PMI
+ * handler). Knows the DS area (area_fields.h) and the drain results
+ * (struct ds_drain_stats, ds/area.h); no PEBS or BTS type, so the PEBS
+ * and BTS sources depend on it and never the other way round (issue 26
+ * item 5).
  */
-enum ds__fld { DS__BASE = 0, DS__INDEX = 1, DS__MAX = 2, DS__THRESH = 3 };
+#ifndef DS_DRAIN_INT_H
+#define DS_DRAIN_INT_H
 
-static inline uint64_t ds__area_get(const struct ds_ctx *ctx, bool pebs, enum ds__fld f)
-{
-    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
-    if (ctx->layout == DS_LAYOUT_32)
-        return ((const volatile uint32_t *)&ctx->area->a32)[i];
-    return ((const volatile uint64_t *)&ctx->area->a64)[i];
-}
-
-static inline void ds__area_put(struct ds_ctx *ctx, bool pebs, enum ds__fld f, uint64_t v)
-{
-    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
-    if (ctx->layout == DS_LAYOUT_32)
-        ((volatile uint32_t *)&ctx->area->a32)[i] = (uint32_t)v;
-    else
-        ((volatile uint64_t *)&ctx->area->a64)[i] = v;
-}
-
-/* The threshold field value setup programs for a buffer: the interrupt
- * threshold, or past the absolute maximum (never reached) without one.
- * Computed once at setup into b->thresh_at (area.c check_buf). */
-static inline uint64_t ds__thresh_value(const struct ds_buf_state *b)
-{
-    if (b->thresh_records == 0)
-        return b->linear + b->bytes + b->rec_size;
-    return b->linear + (uint64_t)b->thresh_records * b->rec_size;
-}
+#include "area_fields.h"
 
 /* Zero drain statistics field by field (7 stores; no ds__zero byte loop). */
 static inline void ds__stats_clear(struct ds_drain_stats *d)
@@ -53,18 +19,6 @@ static inline void ds__stats_clear(struct ds_drain_stats *d)
     d->lost_beyond = d->lost_corrupt = d->lost_rejected = d->lost_race = 0;
     d->anomalies = 0;
 }
-/* The threshold field value for the context's BTS (@pebs false: beyond the
- * maximum while bts_circular) or PEBS buffer, as the drain repairs it. */
-uint64_t ds__buf_thresh_field(const struct ds_ctx *ctx, bool pebs);
-
-/* ds_pebs_drain's walk, no argument checks, counts added into @st (pebs.c;
- * DS_CONFIG_PEBS only). @ctx must be set up with a PEBS buffer. */
-void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st);
-/* The same for ds_pmi_handle, with the caller's persistent sample @scratch
- * for fixed formats: prepared (cleared, per-format fields) only when *@key
- * does not name the context's format, then *@key names it. */
-void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
-                        struct ds_pebs_sample *scratch, uint32_t *key);
 
 /* --- Drain engine shared by PEBS and BTS (drain.c) -------------------------
  * Bounds that hold whatever the DS management fields contain. Inline with
@@ -160,4 +114,4 @@ static inline __attribute__((always_inline)) uint32_t ds__drain_span_inl(struct 
 uint32_t ds__drain_span(struct ds_ctx *ctx, bool pebs, struct ds_drain_stats *st, uint64_t *out_idx);
 void ds__drain_finish(struct ds_ctx *ctx, bool pebs, uint64_t seen_index, struct ds_drain_stats *st);
 
-#endif /* DS_INTERNAL_H */
+#endif /* DS_DRAIN_INT_H */
