@@ -296,7 +296,7 @@ static void lnl_cpu(struct fake_pmu *f, struct ds_cpu *cpu, bool ecore, uint64_t
     lnl_cpu_sig(f, cpu, 0x000B06D1, ecore, caps);
 }
 
-/* Issue 11: PEBS format 6 (Lunar Lake, Arrow Lake) was refused outright. */
+/* Issue 11: PEBS format 6 (Lunar Lake, Arrow Lake-S) was refused outright. */
 static void test_fmt6_lunar_lake(void)
 {
     struct fake_pmu f;
