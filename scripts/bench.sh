@@ -31,7 +31,7 @@ nskip=0
 skip() { echo "skipped: $*"; nskip=$((nskip + 1)); }
 n=${BENCH_RECORDS:-200}
 # every record format libds decodes (ds_bench.c profs[]); BENCH_FORMATS narrows it
-formats=${BENCH_FORMATS:-"nb32 nb64 fmt0 fmt1 fmt2 fmt3 fmt4 fmt4b fmt4m fmt4g fmt4x fmt4a fmt5b fmt5 fmt5x fmt5l fmt6b fmt6 fmt6c apb apa apg apl apx apc"}
+formats=${BENCH_FORMATS:-"nb32 nb64 fmt0 fmt1 fmt2 fmt3 fmt4 fmt4b fmt4m fmt4g fmt4x fmt4a fmt4k fmt5 fmt5x fmt5l fmt6b fmt6 fmt6c apb apa apg apl apx apc"}
 b="$here/build-bench"
 cmake -S "$here" -B "$b" -G Ninja -DLIBDS_SANITIZE=OFF -DLIBDS_BUILD_KERNEL=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C "$b" -j2 ds_i386 ds_x86_64 >/dev/null
@@ -95,8 +95,8 @@ So x_loop is the ratio that flatters libds for nb32 and x_memcpy the one that
 flatters it elsewhere; see docs/design.md "Drain and decode cost".
 Rows (ds_bench.c profs[]): nb32/nb64 NetBurst; fmt0-3 the fixed formats; fmt4 =
 basic+meminfo+GPRs, fmt4b basic only, fmt4m +meminfo, fmt4g +GPRs, fmt4x +XMM, fmt4a
-meminfo+GPRs+XMM (Ice Lake model, MSR_PEBS_DATA_CFG); fmt5b format 5 basic-only (the
-KVM guest of a Sapphire Rapids host); fmt5/fmt5x/fmt5l format 5 with PEBS_BASELINE (the
+meminfo+GPRs+XMM (Ice Lake model, MSR_PEBS_DATA_CFG); fmt4k format 4 basic-only, no
+PEBS_BASELINE (the KVM guest of a Sapphire Rapids host); fmt5/fmt5x/fmt5l format 5 with PEBS_BASELINE (the
 Arrow Lake-H P-core model) +meminfo+GPRs, +XMM, +XMM+8 LBRs; fmt6b/fmt6 format 6 (Lunar
 Lake) basic / +meminfo+GPRs, fmt6c basic + counters group (GP 0-1, fixed 0-2: 88 bytes);
 apb/apa/apg/apl/apx/apc architectural PEBS (Panther Lake P-core) basic, +aux, +aux+GPRs,
@@ -213,7 +213,7 @@ if [ $have_bench = 1 ] && command -v valgrind >/dev/null && command -v callgrind
   # every format a session samples (ds_bench.c ses_setup): the hand-wired row of
   # the same profile and groups (fmt6c1: the counters group of the session's one
   # PEBS counter, PMC0); BENCH_SESSION_FORMATS narrows it
-  sformats=${BENCH_SESSION_FORMATS:-"nb32 nb64 fmt0 fmt1 fmt2 fmt3 fmt4 fmt5b fmt5 fmt5x fmt6 fmt6c1 apb apg apc"}
+  sformats=${BENCH_SESSION_FORMATS:-"nb32 nb64 fmt0 fmt1 fmt2 fmt3 fmt4 fmt4k fmt5 fmt5x fmt6 fmt6c1 apb apg apc"}
   printf '%-6s %-20s %10s %10s %7s %7s %4s %10s %7s\n' fmt PMI hand-wired session ratio goal met on_sample ratio
   for f in $sformats; do
     for k in 0 1 16; do

@@ -171,11 +171,11 @@ unsigned pebs_runs(struct run_cfg *runs, unsigned nr, enum ds_freeze_mode fz)
         runs[nr].generic = DS_EVENT_LOADS;
     }
     nr++;
-    /* PEBS format 6 (Lunar Lake, Arrow Lake): the counters group.
-     * Its C0H PEBS counter is PMC0: format 6 cores are Lion Cove /
+    /* PEBS format 6 (Lunar Lake, Arrow Lake-S): the counters group.
+     * Its C0H PEBS counter is PMC0: format 6 parts' cores are Lion Cove /
      * Skymont, whose Linux lnc_/grt_pebs_event_constraints have no
      * C0H row (the glc "0xc0, 0xfe" rule, no PEBS on PMC0, is Golden/
-     * Redwood Cove, formats 4-5); the PRECISE request fails
+     * Redwood Cove); the PRECISE request fails
      * (DS_ERR_SESSION_NOT_PRECISE) if a core ever refuses it. */
     if (caps->pebs_format == 6 && caps->pebs_baseline)
         runs[nr++] = (struct run_cfg){.name = "pebs-loop-cntr", .kind = "pebs", .wl = WL_LOOP, .n = LOOP_N,

@@ -30,7 +30,7 @@ static const struct {
     {"alderlake_e", DSM_ALDERLAKE_E},
     {"kvm_spr", DSM_KVM_SPR},         {"kvm_skl", DSM_KVM_SKL},
     {"panther_lake_p", DSM_PTL_P},    {"panther_lake_e", DSM_PTL_E},
-    {"lunarlake_e", DSM_LUNARLAKE_E},
+    {"lunarlake_e", DSM_LUNARLAKE_E}, {"arrowlake_h", DSM_ARROWLAKE_H},
 };
 
 #if defined(__x86_64__)

@@ -92,7 +92,7 @@ enum dsm_profile {
     DSM_ALDERLAKE_P,        /* 06_97H hybrid P-core (1AH type 40H): 8 GP, 4 fixed, fmt 4, Arch LBR */
     DSM_ALDERLAKE_E,        /* 06_97H hybrid E-core (1AH type 20H): 6 GP, 3 fixed, fmt 4, Arch LBR */
     /* Issue 14: what a KVM guest sees (CPUID.1:ECX[31] hypervisor, perfmon v2, no BTS) */
-    DSM_KVM_SPR,            /* on a Sapphire Rapids host: PEBS fmt 5 basic-only (no PEBS_BASELINE),
+    DSM_KVM_SPR,            /* on a Sapphire Rapids host: PEBS fmt 4 basic-only (no PEBS_BASELINE),
                              * no LBR (Arch LBR host), DEBUGCTL.TR/BTS/BTINT #GP */
     DSM_KVM_SKL,            /* on a Skylake host: no DS/PEBS, legacy LBR fmt 5 (32 entries) */
     DSM_PTL_P,              /* 06_CCH Panther Lake Cougar Cove P-core: architectural PEBS (dsm_archpebs.c) */
@@ -219,7 +219,7 @@ struct dsm_cpu {
     uint32_t cpuid_7_1[4];   /* CPUID.(07H,1): the profiles with leaf 23H (real dumps) */
     uint64_t misc_enable, perf_caps;
     uint8_t version, ngp, nfixed, gp_width, fixed_width;
-    int8_t pebs_fmt;              /* -1 none, 0..6 (5: DSM_KVM_SPR, DSM_ARROWLAKE_H); NetBurst uses DSM_PEBS_NB */
+    int8_t pebs_fmt;              /* -1 none, 0..6 (5: DSM_ARROWLAKE_H); NetBurst uses DSM_PEBS_NB */
     bool ll;                      /* load latency (PEBS_LD_LAT) */
     uint64_t debugctl_valid, evtsel_valid, lbrsel_valid;
     uint64_t debugctl_drop;   /* DEBUGCTL bits a write accepts and discards (KVM guests) */

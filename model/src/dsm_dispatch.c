@@ -120,11 +120,18 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
      * BTS_OFF_* and FREEZE_PERFMON_ON_PMI (12) #GP; BTF/LBR writes are dropped. */
     /* Sapphire Rapids host: 01H ECX 7FFEFBFFH, EDX masked; 07H EDX FFDD4430H without
      * Arch LBR (19, cpuid.c: Arch LBR is not offered), 1CH zero; PERF_CAPABILITIES
-     * 25C0H: PEBS_TRAP, PEBS_ARCH_REG, format 5, FW_WRITE, PEBS_BASELINE (14) masked
-     * (vmx.c vmx_get_perf_capabilities "Disallow adaptive PEBS", newer kernels; older
-     * ones kept it from format 4): basic-only records; LBR_FMT 0. */
+     * 24C0H: PEBS_TRAP, PEBS_ARCH_REG, FW_WRITE and the host's PEBS format, 4
+     * (vmx.c vmx_get_perf_capabilities: perf_cap |= host_perf_cap &
+     * PERF_CAP_PEBS_MASK; a Sapphire Rapids host writes format 4, as the
+     * sapphirerapids profile: Linux core.c sets pebs_ept for SAPPHIRERAPIDS_X
+     * itself, as for ICELAKE_X, while ds.c intel_ds_init sets it for format 5
+     * parts, Like Xu 2022-09-22 "Expose EPT-friendly PEBS for SPR and future
+     * models"; docs/design.md "Which CPUs write which PEBS format").
+     * PEBS_BASELINE (14) masked ("Disallow adaptive PEBS", newer kernels; older
+     * ones kept it from format 4, as a guest's "PEBS fmt4+-baseline" boot line
+     * shows): basic-only records; LBR_FMT 0. */
     [DSM_KVM_SPR] = { "kvm-spr (06_8FH guest)", K_ARCH, true, 0x20, 0x000806F8, 0xFFFABA07, 0x0FABFBFF,
-                      0x08300802, 0, 0, 0x603, MISC_STD | DSM_MISC_NO_BTS, 0x25C0, 5, true, 0x4,
+                      0x08300802, 0, 0, 0x603, MISC_STD | DSM_MISC_NO_BTS, 0x24C0, 4, true, 0x4,
                       0xFFDFFFFFull, 0, 0x8F, 0xFFD54430, 0, { 0, 0, 0 }, { { 0, 0 } }, 0x3, true },
     /* Skylake host (no PEBS-EPT): 01H ECX 7FFAFBBFH masked, no DTES64/DS; leaf 0AH 4 GP
      * (a Skylake with HT); PERF_CAPABILITIES 2005H: FW_WRITE + the host LBR_FMT 5, no
@@ -166,11 +173,14 @@ static const struct dsm_prof dsm_profs[DSM_PROFILE__COUNT] = {
      * "Performance Events: XSAVE Architectural LBR, PEBS fmt5+-baseline" and for
      * cpu_core "version: 5", "generic registers: 10", "bit width: 48",
      * "fixed-purpose events: 4", "event mask: 0001000f000003ff" (Linux
-     * intel_pmu_init prints PERF_CAPABILITIES.PEBS_FMT and "+" for
-     * PEBS_BASELINE). Boot logs of other parts print "fmt4+" (Meteor Lake
-     * 06_AAH, Alder Lake, and a KVM guest of Sapphire Rapids) or "fmt6+"
-     * (Arrow Lake-S 06_C6H, a Core Ultra 7 265K, "Lunarlake Hybrid events"): the
-     * format is per part, not per core. No 06_C5H CPUID dump is in shared/cpuid: the
+     * intel_ds_init prints PERF_CAPABILITIES.PEBS_FMT, "+" for PEBS_TRAP and
+     * "-baseline" for PEBS_BASELINE; kernels before the counters-snapshotting
+     * patch print "fmt4" for formats 4 and 5 alike). Boot logs of other parts
+     * print "fmt4+-baseline" (Meteor Lake 06_AAH, Alder Lake, and a KVM guest of
+     * Sapphire Rapids) or "fmt6+" (Arrow Lake-S 06_C6H, a Core Ultra 7 265K,
+     * "Lunarlake Hybrid events"; "no PEBS fmt6+" before "Add PEBS format 6"): the
+     * format is per part, not per core (docs/design.md "Which CPUs write which
+     * PEBS format"). No 06_C5H CPUID dump is in shared/cpuid: the
      * CPUID words are the Arrow Lake-S P-core's (GenuineIntel00C0662_ArrowLake_07_
      * CPUID.txt, logical CPU #0, 1AH 40000003H Lion Cove, the same core: 01H ECX
      * 7FFAFBFFH, 07H EDX FC18C430H, 0AH 0D300806H/280H/7/8603H, 1CH 4000000BH/7/

@@ -34,7 +34,7 @@ static void test_select(void)
     fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x100); env_identify(&e, 1);
     ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f); CHECK_EQ(f, DS_PEBS_FMT_1, "fmt1");
     fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x600); env_identify(&e, 1);
-    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_OK, "fmt6 accepted (Lunar Lake, Arrow Lake)");
+    CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_OK, "fmt6 accepted (Lunar Lake, Arrow Lake-S)");
     CHECK_EQ(f, DS_PEBS_FMT_6, "fmt6");
     fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x700); env_identify(&e, 1);
     CHECK_EQ(ds_pebs_format_select(&e.cpu, DS_LAYOUT_64, &f), DS_ERR_PEBS_FORMAT, "fmt7 unknown");
@@ -707,7 +707,7 @@ static void set_leaf(struct fake_cpu *f, uint32_t leaf, uint32_t a, uint32_t b, 
 }
 
 /*
- * Issue 11: PEBS format 6 (Lunar Lake, Arrow Lake) accepted, with the
+ * Issue 11: PEBS format 6 (Lunar Lake, Arrow Lake-S) accepted, with the
  * counters-snapshot group. Layout transcribed from Linux ("perf/x86/intel/ds:
  * Add PEBS format 6"; asm/perf_event.h PEBS_DATACFG_CNTR bit 4, METRICS
  * bit 5, CNTR_SHIFT 32 (16 bits), FIX_SHIFT 48 (8 bits); struct

@@ -296,7 +296,7 @@ static void lnl_cpu(struct fake_pmu *f, struct ds_cpu *cpu, bool ecore, uint64_t
     lnl_cpu_sig(f, cpu, 0x000B06D1, ecore, caps);
 }
 
-/* Issue 11: PEBS format 6 (Lunar Lake, Arrow Lake) was refused outright. */
+/* Issue 11: PEBS format 6 (Lunar Lake, Arrow Lake-S) was refused outright. */
 static void test_fmt6_lunar_lake(void)
 {
     struct fake_pmu f;
@@ -1022,11 +1022,11 @@ static void test_adaptive_ldlat(void)
     fp_set(&f, 0x3F6, 0);
     ldlat_counters(&f, &cpu, "LNL E", 8, 0x3);
     /* KVM guest on Sapphire Rapids (the model's kvm-spr profile): perfmon v2,
-     * 8 GP, PEBS format 5 without PEBS_BASELINE (KVM vmx_get_perf_capabilities
-     * "Disallow adaptive PEBS"): PEBS on PMC0-3 (non-adaptive row), 01CDH not
+     * 8 GP, the host's PEBS format 4 without PEBS_BASELINE (KVM
+     * vmx_get_perf_capabilities "Disallow adaptive PEBS"): PEBS on PMC0-3 (non-adaptive row), 01CDH not
      * on PMC0 (glc 0xfe), and PEBS_ENABLE has no bits 32+ (KVM
      * intel_pmu_refresh): bit n only. */
-    arch_cpu(&f, &cpu, 0x000806F8, 0x08300802, 0x00000603, 0, (5u << 8) | 0xC0 | (1u << 13));
+    arch_cpu(&f, &cpu, 0x000806F8, 0x08300802, 0x00000603, 0, (4u << 8) | 0xC0 | (1u << 13));
     for (unsigned i = 0; i < 8; i++) {
         int want = i == 0 ? DS_ERR_PMC_PEBS_EVENT_COUNTER : i < 4 ? DS_OK : DS_ERR_PMC_PEBS_COUNTER;
         fp_set(&f, 0x3F1, 0);

@@ -140,9 +140,10 @@ enum ds_pebs_fmt {
     DS_PEBS_FMT_1 = 0x101,    /* Nehalem..Ivy Bridge: 0xB0 */
     DS_PEBS_FMT_2 = 0x102,    /* Haswell, Broadwell: 0xC0 */
     DS_PEBS_FMT_3 = 0x103,    /* Skylake..: 0xC8 */
-    DS_PEBS_FMT_4 = 0x104,    /* Ice Lake: adaptive */
-    DS_PEBS_FMT_5 = 0x105,    /* Sapphire Rapids+: adaptive, fixed resets at 32+m */
-    DS_PEBS_FMT_6 = 0x106,    /* Lunar Lake, Arrow Lake: fmt5 + counters-snapshot group */
+    /* Which CPU writes which format: docs/design.md "Which CPUs write which PEBS format" */
+    DS_PEBS_FMT_4 = 0x104,    /* Ice Lake, Sapphire Rapids, Alder Lake: adaptive */
+    DS_PEBS_FMT_5 = 0x105,    /* Arrow Lake-H (06_C5H): adaptive, fixed resets at 32+m */
+    DS_PEBS_FMT_6 = 0x106,    /* Lunar Lake, Arrow Lake-S: fmt5 + counters-snapshot group */
     DS_PEBS_FMT_NB32 = 0x200, /* NetBurst, 32-bit DS layout: 40 bytes */
     DS_PEBS_FMT_NB64 = 0x201, /* NetBurst, 64-bit DS layout: 144 bytes */
     DS_PEBS_FMT_ARCH = 0x10F, /* architectural PEBS (PEBS_FMT 0xF): own buffer, arch_pebs.h */

@@ -141,8 +141,9 @@ static const struct prof profs[] = {
     /* adaptive group combinations (MSR_PEBS_DATA_CFG) */
     { "fmt4b", DSM_ICELAKE, 0x0, false }, { "fmt4m", DSM_ICELAKE, 0x1, false }, { "fmt4g", DSM_ICELAKE, 0x2, false },
     { "fmt4x", DSM_ICELAKE, 0x4, false }, { "fmt4a", DSM_ICELAKE, 0x7, false },
-    /* format 5: the KVM guest of a Sapphire Rapids host (basic only, no PEBS_BASELINE) */
-    { "fmt5b", DSM_KVM_SPR, 0x0, false },
+    /* format 4 without PEBS_BASELINE: the KVM guest of a Sapphire Rapids host (basic only,
+     * the host's format 4: docs/design.md "Which CPUs write which PEBS format") */
+    { "fmt4k", DSM_KVM_SPR, 0x0, false },
     /* format 5 with PEBS_BASELINE (Arrow Lake-H P-core): +meminfo+GPRs, +XMM, + 8 LBRs */
     { "fmt5", DSM_ARROWLAKE_H, 0x3, false }, { "fmt5x", DSM_ARROWLAKE_H, 0x7, false },
     { "fmt5l", DSM_ARROWLAKE_H, 0xF | (7ull << 24), false },
