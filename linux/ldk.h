@@ -28,7 +28,7 @@
 
 #define LDK_MEM_ORDER 4u                   /* 64 KiB session region per CPU */
 #define LDK_MEM_BYTES (4096u << LDK_MEM_ORDER)
-#define LDK_LOG_BYTES (512u * 1024u)       /* one CPU's DSLOG + TAP text (vzalloc) */
+#define LDK_LOG_KIB 512u                   /* one CPU's DSLOG + TAP text (vzalloc), default of log_kib= */
 #define LDK_MAX_PEBS 128u
 #define LDK_MAX_BTS 512u
 #define LDK_MAX_SNAP 4u
@@ -84,7 +84,7 @@ struct ldk_cpu {
     u64 *tk_from, *tk_to;                  /* [LDK_MAX_BTS] the taken branches fed, in order */
     /* the log */
     char *log;
-    size_t loglen;
+    size_t loglen, logcap;                 /* logcap: log_kib KiB */
     u32 log_over;
     struct dsrec_out out;
     u32 tap, passed, failed, skipped;       /* of the current log */

@@ -50,7 +50,12 @@ static const struct ldk_run ldk_runs[] = {
 
 static void log_put(struct ldk_cpu *c, const char *s, size_t n)
 {
-    if (c->loglen + n > LDK_LOG_BYTES) {
+    if (c->log_over || c->loglen + n > c->logcap) {
+        /* full: the line being written goes too (a line is several writes),
+         * and so does everything after; ldk_publish ends the log with a
+         * "not ok" line that counts the dropped writes */
+        while (!c->log_over && c->loglen && c->log[c->loglen - 1] != '\n')
+            c->loglen--;
         c->log_over++;
         return;
     }

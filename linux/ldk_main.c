@@ -3,7 +3,7 @@
  * libds.ko: module parameters, owning the PMU, the per-CPU dispatch, the
  * NMI handler and the debugfs log (/sys/kernel/debug/libds/log).
  *
- *   insmod libds.ko [backend=hw|model|bare] [profiles=skylake,icelake,.../ptl-e,...] [cpus=N]
+ *   insmod libds.ko [backend=hw|model|bare] [profiles=skylake,icelake,.../ptl-e,...] [cpus=N] [log_kib=K]
  *
  * The flows run once, at load, on every online CPU (cpus=N: the first N),
  * each pinned to its CPU (work_on_cpu) with interrupts off around each
@@ -50,6 +50,11 @@ MODULE_PARM_DESC(profiles, "backend=model: model profiles to run, comma-separate
 static unsigned int cpus;
 module_param(cpus, uint, 0444);
 MODULE_PARM_DESC(cpus, "run on the first N online CPUs only (0 = all)");
+
+static unsigned int log_kib = LDK_LOG_KIB;
+module_param(log_kib, uint, 0444);
+MODULE_PARM_DESC(log_kib, "each CPU's log in KiB (4-65536, default 512); a full log drops its further "
+                          "lines and ends with a 'not ok' line that says how many");
 
 static struct ldk_cpu *ldk_cpus[NR_CPUS];
 static unsigned int ldk_reserved;           /* GP counters reserved from perf */
@@ -115,7 +120,8 @@ static struct ldk_cpu *ldk_alloc_cpu(unsigned int cpu)
     c->model = !strcmp(backend, "model");
     c->bare = strcmp(backend, "bare") ? 0 : max(bare_loops, 1u);
     c->mem = alloc_pages_exact(LDK_MEM_BYTES, GFP_KERNEL | __GFP_ZERO);
-    c->log = vzalloc(LDK_LOG_BYTES);
+    c->logcap = (size_t)log_kib * 1024;
+    c->log = vzalloc(c->logcap);
     c->pebs = kvcalloc(LDK_MAX_PEBS, sizeof(*c->pebs), GFP_KERNEL);
     c->pebs_ip = kvcalloc(LDK_MAX_PEBS, sizeof(*c->pebs_ip), GFP_KERNEL);
     c->bts = kvcalloc(LDK_MAX_BTS, sizeof(*c->bts), GFP_KERNEL);
@@ -216,7 +222,7 @@ static int ldk_publish(void)
     for_each_possible_cpu(cpu)
         if (ldk_cpus[cpu])
             n += ldk_cpus[cpu]->loglen;
-    ldk_log = vmalloc(n + 256);
+    ldk_log = vmalloc(n + 256 + 160 * num_possible_cpus()); /* header, a "log full" line per CPU */
     if (!ldk_log)
         return -ENOMEM;
     ldk_loglen = scnprintf(ldk_log, 256, "# libds.ko: Linux %s, %s, backend=%s\n", init_utsname()->release,
@@ -230,8 +236,13 @@ static int ldk_publish(void)
         passed += c->tot_passed;
         failed += c->tot_failed;
         skipped += c->tot_skipped;
-        if (c->log_over)
+        if (c->log_over) { /* lost lines are a failed run, never a quiet warning */
+            ldk_loglen += scnprintf(ldk_log + ldk_loglen, 160,
+                                    "not ok %u - cpu%u log full: %u writes dropped (log_kib=%u: load with a larger one)\n",
+                                    ++c->tap, cpu, c->log_over, log_kib);
+            failed++;
             pr_warn("libds: cpu%u: log full, %u writes dropped\n", cpu, c->log_over);
+        }
     }
     ldk_dir = debugfs_create_dir("libds", NULL);
     debugfs_create_file("log", 0400, ldk_dir, NULL, &ldk_log_fops);
@@ -306,6 +317,10 @@ static int __init ldk_init(void)
     int err;
     if (strcmp(backend, "hw") && strcmp(backend, "model") && strcmp(backend, "bare")) {
         pr_err("libds: backend=%s: use backend=hw, model or bare\n", backend);
+        return -EINVAL;
+    }
+    if (log_kib < 4 || log_kib > 65536) {
+        pr_err("libds: log_kib=%u: use 4 to 65536 (KiB per CPU)\n", log_kib);
         return -EINVAL;
     }
     cpus_read_lock();

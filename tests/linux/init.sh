@@ -26,6 +26,10 @@ sec kallsyms grep '\[libds\]' /proc/kallsyms
 sec log-model cat /sys/kernel/debug/libds/log
 sec rmmod-model rmmod libds
 sec msr-after-model /msrsnap
+sec insmod-small insmod /libds.ko backend=model profiles=skylake cpus=1 log_kib=4
+sec log-small cat /sys/kernel/debug/libds/log
+sec rmmod-small rmmod libds
+sec insmod-badlog insmod /libds.ko backend=model log_kib=3
 sec dmesg dmesg
 echo "=== DONE ==="
 poweroff -f

@@ -29,7 +29,7 @@ lx_boot "$work" "$qcpu"
 # (a marker may follow the console's escape sequences on its line)
 sec() { awk -v n="$1" 'index($0, "=== " n " BEGIN ===") {on=1; next} on && /^=== END rc=/ {exit} on' "$work/serial.txt"; }
 rc() { awk -v n="$1" 'index($0, "=== " n " BEGIN ===") {on=1; next} on && /^=== END rc=/ {sub(/.*rc=/,""); sub(/ ===.*/,""); print; exit}' "$work/serial.txt"; }
-for s in msr-before log-hw kallsyms-hw msr-after-hw log-model kallsyms msr-after-model; do sec "$s" > "$work/$s.txt"; done
+for s in msr-before log-hw kallsyms-hw msr-after-hw log-model kallsyms msr-after-model log-small insmod-badlog dmesg; do sec "$s" > "$work/$s.txt"; done
 bad=0
 chk() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; bad=1; fi; }
 chk "insmod libds.ko (backend=hw) succeeds without working DS" '[ "$(rc insmod-hw)" = 0 ]'
@@ -57,6 +57,11 @@ chk "model: as the test kernel's: NetBurst replay-tagged loads (fmt=nb64), an ad
    [ "$(grep -c "held PMI # SKIP LVT PC is Linux" "$work/log-model.txt")" = "$(grep -c "DSLOG 1 HDR" "$work/log-model.txt")" ]'
 chk "rmmod (backend=model)" '[ "$(rc rmmod-model)" = 0 ]'
 chk "every MSR as before after backend=model" 'cmp -s "$work/msr-before.txt" "$work/msr-after-model.txt"'
+chk "log_kib=4: the full log ends with a 'not ok' line that counts the dropped writes (never a quiet loss)" \
+  '[ "$(rc rmmod-small)" = 0 ] && grep -Eq "^not ok [0-9]+ - cpu0 log full: [1-9][0-9]* writes dropped \(log_kib=4" "$work/log-small.txt" &&
+   [ "$(wc -c < "$work/log-small.txt")" -le 4500 ]'
+chk "log_kib=3 refused with the reason (4 to 65536)" \
+  '[ "$(rc insmod-badlog)" != 0 ] && grep -q "libds: log_kib=3: use 4 to 65536" "$work/dmesg.txt"'
 if "$src/linux/ko-symbols.sh" "$work/mod/libds.ko" "$work/kallsyms.txt" "$work/libds-sym.elf" >/dev/null; then
   "$dsdump" -e "$work/libds-sym.elf" "$work/log-model.txt" >"$work/dsdump.txt" 2>&1; d=$?
 else d=99; fi
