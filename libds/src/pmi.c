@@ -249,15 +249,6 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
     return DS_OK;
 }
 
-#if DS_CONFIG_PEBS
-static int nop_pebs(void *a, const struct ds_pebs_sample *s)
-{
-    (void)a;
-    (void)s;
-    return 1; /* nobody to take it: counted lost_rejected */
-}
-#endif
-
 #if DS_CONFIG_BTS
 static int nop_bts(void *a, const struct ds_bts_branch *b)
 {
@@ -297,8 +288,7 @@ static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pm
         if (go) {
             /* ds_pebs_drain without its checks (ds_pmi_init saw ctx set
              * up; pebs.mem tested above), counted straight into r->pebs. */
-            ds__pebs_drain_pmi(ctx, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &r->pebs,
-                               &pmi->pebs_scratch, &pmi->pebs_scratch_key);
+            ds__pebs_drain_pmi(pmi, &r->pebs);
             r->pebs_drained = true;
             r->handled = true;
         }
@@ -307,9 +297,7 @@ static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pm
         /* Into r->pebs and the persistent scratch sample (no sample in this
          * frame); under a freeze mode the counters are stopped until the
          * ack: IA32_PEBS_INDEX read once and reset (issue 28 item 4). */
-        ds__arch_pebs_drain_pmi(pmi->cfg.apebs, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs,
-                                pmi->cfg.pebs_arg, &r->pebs, &pmi->pebs_scratch, &pmi->pebs_scratch_key,
-                                pmi->cfg.freeze != DS_FREEZE_NONE);
+        ds__arch_pebs_drain_pmi(pmi, &r->pebs);
         r->pebs_drained = true;
         r->handled = true;
     }
@@ -321,22 +309,29 @@ static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pm
 }
 
 /* Step 3, BTS: drain when the threshold interrupt is armed and reached
- * (SDM "Setting Up the BTS Buffer": DS_BTS_INT). */
+ * (SDM "Setting Up the BTS Buffer": DS_BTS_INT). Out of line: its stats
+ * and ds_bts_drain's frame are not on the PEBS PMI's stack (issue 29 item 3). */
+#if DS_CONFIG_BTS
+static __attribute__((noinline)) void bts_service(struct ds_pmi *pmi, struct ds_pmi_result *r)
+{
+    struct ds_ctx *ctx = pmi->ctx;
+    bool reached = false;
+    struct ds_drain_stats st;
+    ds_bts_threshold_reached(ctx, &reached);
+    if (reached) {
+        ds_bts_drain(ctx, pmi->cfg.bts_sink ? pmi->cfg.bts_sink : nop_bts, pmi->cfg.bts_arg, &st);
+        add_stats(&r->bts, &st);
+        r->bts_drained = true;
+        r->handled = true;
+    }
+}
+#endif
+
 static inline __attribute__((always_inline)) void service_bts(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
 #if DS_CONFIG_BTS
-    struct ds_ctx *ctx = pmi->ctx;
-    if (ctx && ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT)) {
-        bool reached = false;
-        struct ds_drain_stats st;
-        ds_bts_threshold_reached(ctx, &reached);
-        if (reached) {
-            ds_bts_drain(ctx, pmi->cfg.bts_sink ? pmi->cfg.bts_sink : nop_bts, pmi->cfg.bts_arg, &st);
-            add_stats(&r->bts, &st);
-            r->bts_drained = true;
-            r->handled = true;
-        }
-    }
+    if (bts_int_armed(pmi))
+        bts_service(pmi, r);
 #else
     (void)pmi;
     (void)r;
@@ -391,7 +386,7 @@ static __attribute__((noinline)) int service(struct ds_pmi *pmi, uint64_t status
 }
 
 /* One RDMSR IA32_PERF_GLOBAL_STATUS, counted. */
-static int read_status(struct ds_pmi *pmi, uint64_t *status, struct ds_pmi_result *r)
+static inline __attribute__((always_inline)) int read_status(struct ds_pmi *pmi, uint64_t *status, struct ds_pmi_result *r)
 {
     r->msr_reads++;
     return ds__msr_rd(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, status);
@@ -446,13 +441,15 @@ static __attribute__((noinline, cold)) int stop_storm(struct ds_pmi *pmi, struct
 
 /* Perfmon v2+: service and acknowledge until GLOBAL_STATUS has no ackable
  * bit left, at most DS_PMI_MAX_PASSES passes (an overflow landing during the
- * handler raised its PMI under the masked LVT: only this loop sees it).
- * Inlined into ds_pmi_handle (one frame per PMI): the spurious path pays
- * the larger prologue, 4 instructions, and stays within its budget. */
-static inline __attribute__((always_inline)) int handle_global(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
+ * handler raised its PMI under the masked LVT: only this loop sees it);
+ * then the legacy-freeze restore (step 6). Out of line and entered by a
+ * tail call from ds_pmi_handle, with the status it read into r->status:
+ * the re-read's variable lives in this frame only (issue 29 item 3). */
+static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
 {
     uint64_t want;
     int ret, e;
+    bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry (nothing before changes it) */
     if (pmi->cfg.lbr.model && (status & pmi->ack_mask))
         lbr_snapshot(pmi, r); /* before any ack: the LBRs are still frozen */
     ret = r->lbr_err;
@@ -468,25 +465,38 @@ static inline __attribute__((always_inline)) int handle_global(struct ds_pmi *pm
             ret = e;
         uint64_t ack = status & want;
         if (!ack)
-            return ret; /* nothing ours to acknowledge: no re-read (spurious: 1 RDMSR) */
+            break; /* nothing ours to acknowledge: no re-read */
         e = ack_bits(pmi, ack, r);
         if (!e)
             e = read_status(pmi, &status, r);
-        if (e)
-            return ret ? ret : e;
+        if (e) {
+            if (!ret)
+                ret = e;
+            break;
+        }
         if (!(status & want)) {
             if (status & DS_GSTATUS_LBR_FRZ)
                 r->lbr_frozen = true;
-            return ret;
+            break;
         }
         if (pass == DS_PMI_MAX_PASSES) {
             r->status |= status;
             r->unacked |= status & ~pmi->ack_mask;
             e = ack_bits(pmi, status & want, r);
-            int s = stop_storm(pmi, r);
-            return ret ? ret : (e ? e : s);
+            int st = stop_storm(pmi, r);
+            return ret ? ret : (e ? e : st);
         }
     }
+    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && enabled && ret != DS_ERR_MSR_FAULT) {
+        /* Legacy freeze cleared GLOBAL_CTRL on our PMI: restore the enables (SDM
+         * table, legacy column), but never for a foreign NMI (status 0) nor
+         * after ds_pmi_pmu_enable(false): that would restart stopped counters. */
+        r->msr_writes++;
+        e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+        if (e && ret == DS_OK)
+            ret = e;
+    }
+    return ret;
 }
 
 /* Field by field, not ds__zero + copy: this runs on every NMI, and a
@@ -542,35 +552,27 @@ static int idle_check(struct ds_pmi *pmi, struct ds_pmi_result *r)
 
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
 {
-    struct ds_pmi_result local, *r = out ? out : &local;
-    int ret;
+    struct ds_pmi_result *r;
 
     if (!pmi)
         return DS_ERR_NULL;
     if (!pmi->init)
         return DS_ERR_PMI_NOT_INIT;
+    r = out ? out : &pmi->res; /* no result in this frame (issue 29 item 3) */
     result_clear(r);
     r->passes = 1;
     if (!pmi->has_global)
         return service(pmi, 0, r); /* NetBurst / v1: memory and the hook only */
-    uint64_t status = 0;
-    ret = read_status(pmi, &status, r);
-    if (ret)
-        return ret;
-    if (!status)
-        return idle_check(pmi, r); /* foreign NMI (or a buffer due by its index): 1 RDMSR, no loop */
-    bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry (nothing above changes it) */
-    ret = handle_global(pmi, status, r);
-    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && r->status && enabled && !r->storm && ret != DS_ERR_MSR_FAULT) {
-        /* Legacy freeze cleared GLOBAL_CTRL on our PMI: restore the enables (SDM
-         * table, legacy column), but never for a foreign NMI (status 0) nor
-         * after ds_pmi_pmu_enable(false): that would restart stopped counters. */
-        r->msr_writes++;
-        int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
-        if (e && ret == DS_OK)
-            ret = e;
+    /* Read into the caller's result, not a local whose address would stop
+     * the tail calls below (this frame then is not under the drains'). */
+    r->msr_reads = 1;
+    if (ds__msr_rd(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, &r->status) != DS_OK) {
+        r->status = 0;
+        return DS_ERR_MSR_FAULT;
     }
-    return ret;
+    if (!r->status)
+        return idle_check(pmi, r); /* foreign NMI (or a buffer due by its index): 1 RDMSR, no loop */
+    return handle_global(pmi, r->status, r);
 }
 
 #else /* !DS_CONFIG_PMI: PMI helpers and the shared ISR compiled out (ds/config.h) */

@@ -173,30 +173,6 @@ struct ds_pmi_config {
  * (Linux intel_pmu_handle_irq: "irq loop stuck" after 100). */
 #define DS_PMI_MAX_PASSES 100u
 
-/* Handler state: one per logical CPU, caller-owned. */
-struct ds_pmi {
-    struct ds_cpu *cpu;
-    struct ds_ctx *ctx;        /* may be NULL: counters only */
-    struct ds_pmi_config cfg;
-    uint64_t ack_mask;         /* ds_pmi_ack_mask(caps) + 55/60 per CPUID.07H (ds_pmi_init) */
-    uint64_t ctr_bits;         /* status bits of the counters present (ds_pmi_init) */
-    bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
-    bool init;
-    volatile bool pmu_enabled; /* ds_pmi_pmu_enable(); true after ds_pmi_init */
-    /* The sample every PEBS drain of the handler decodes each record into
-     * and hands to cfg.pebs_sink (read-only for the sink, valid during the
-     * call, as ds_pebs_drain's): fixed formats (NetBurst, 0-3), adaptive
-     * (4-6) and architectural PEBS; no sample on the handler's stack
-     * (issue 28, issue 29 item 3). Cleared (and given a fixed format's
-     * per-format fields) once, when first used with the context's format,
-     * not on every PMI (issue 10 item 21); after an adaptive or arch drain
-     * it holds the last record, whose validated header lets the next PMI's
-     * records skip validation. The key says what it holds (0 = nothing;
-     * libds/src/pebs_int.h). Private to pmi.c and the PEBS sources. */
-    uint32_t pebs_scratch_key;
-    struct ds_pebs_sample pebs_scratch;
-};
-
 /* What one ds_pmi_handle() call did. */
 struct ds_pmi_result {
     /* (bools grouped at the end: ds_pmi_handle clears this on every NMI) */
@@ -219,6 +195,44 @@ struct ds_pmi_result {
     bool storm;                /* status never cleared: PMU stopped (DS_ERR_PMI_STORM) */
     bool handled;              /* something was ours: false = spurious (NMI: pass it on) */
 };
+
+/* Handler state: one per logical CPU, caller-owned. */
+struct ds_pmi {
+    struct ds_cpu *cpu;
+    struct ds_ctx *ctx;        /* may be NULL: counters only */
+    struct ds_pmi_config cfg;
+    uint64_t ack_mask;         /* ds_pmi_ack_mask(caps) + 55/60 per CPUID.07H (ds_pmi_init) */
+    uint64_t ctr_bits;         /* status bits of the counters present (ds_pmi_init) */
+    bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
+    bool init;
+    volatile bool pmu_enabled; /* ds_pmi_pmu_enable(); true after ds_pmi_init */
+    /* ds_pmi_handle's result when the caller passes none (@out NULL): kept
+     * here, not in the handler's frame (issue 29 item 3: the PMI path's
+     * stack); the last such call's result until the next. */
+    struct ds_pmi_result res;
+    /* The sample every PEBS drain of the handler decodes each record into
+     * and hands to cfg.pebs_sink (read-only for the sink, valid during the
+     * call, as ds_pebs_drain's): fixed formats (NetBurst, 0-3), adaptive
+     * (4-6) and architectural PEBS; no sample on the handler's stack
+     * (issue 28, issue 29 item 3). Cleared (and given a fixed format's
+     * per-format fields) once, when first used with the context's format,
+     * not on every PMI (issue 10 item 21); after an adaptive or arch drain
+     * it holds the last record, whose validated header lets the next PMI's
+     * records skip validation. The key says what it holds (0 = nothing;
+     * libds/src/pebs_int.h). Private to pmi.c and the PEBS sources. */
+    uint32_t pebs_scratch_key;
+    struct ds_pebs_sample pebs_scratch;
+    /* Private to arch_pebs.c: the group offsets of the architectural PEBS
+     * record in pebs_scratch (valid != 0), kept between PMIs so that a PMI
+     * does not recompute them (issue 28 item 3) nor hold them in a frame. */
+    struct ds__apebs_layout {
+        uint64_t h, cw;
+        uint32_t size, aux, gpr, vecr, lbr, cntr;
+        uint32_t gp, fx;
+        bool lbr_var, met, valid;
+    } pebs_scratch_layout;
+};
+
 
 /*
  * Is freeze mode @f possible on @cpu? DS_FREEZE_NONE always; LEGACY needs

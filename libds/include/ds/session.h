@@ -264,7 +264,6 @@ struct ds_session {
     uint64_t pmi_ip;           /* interrupted IP of the PMI being handled */
     struct ds_session_sample ev; /* the sample being delivered (PMI path: no stack copy) */
     struct ds_session_sample pev; /* one PEBS request: its sample (req set at start) */
-    struct ds_pmi_result res;  /* ds_session_pmi's result when the caller passes none */
     struct ds_ctx ctx;
     struct ds_arch_pebs ap;
     struct ds_pmi pmi;
@@ -406,7 +405,7 @@ static inline int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, 
     int e;
     if (!s)
         return DS_ERR_NULL;
-    r = out ? out : &s->res;
+    r = out ? out : &s->pmi.res; /* struct ds_pmi holds one */
     s->pmi_ip = interrupted_ip;
     e = ds_pmi_handle(&s->pmi, r); /* not initialised: DS_ERR_PMI_NOT_INIT, @r untouched */
     if (!e && !r->handled)
