@@ -742,7 +742,7 @@ static int drain_done(struct ds_drain_stats *st, struct ds_drain_stats *out, int
  * is read again after the walk, the records written meanwhile counted as
  * lost_race (DS_DRAIN_RACE), and the second value is what the reset keeps.
  */
-static int drain_into(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+static inline __attribute__((always_inline)) int drain_into(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
                       struct ds_pebs_sample *s, struct ap_layout *l, bool frozen)
 {
     uint64_t idx, idx2;

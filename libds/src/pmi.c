@@ -338,6 +338,21 @@ static inline __attribute__((always_inline)) void service_bts(struct ds_pmi *pmi
 #endif
 }
 
+/* The overflow hook's call, out of line: its out-parameter is not in the
+ * handler's frame (issue 29 item 3). */
+static __attribute__((noinline)) int call_hook(struct ds_pmi *pmi, uint64_t ovf, struct ds_pmi_result *r)
+{
+    uint32_t handled = 0;
+    int ret = DS_OK;
+    r->hooked |= ovf;
+    if (pmi->cfg.ovf_hook(pmi->cfg.ovf_arg, ovf, !pmi->has_global, &handled) != DS_OK)
+        ret = DS_ERR_PMI_HOOK;
+    r->hook_handled += handled;
+    if (handled)
+        r->handled = true;
+    return ret;
+}
+
 /* Step 4, counters: overflowed non-PEBS counters go to the hook (NetBurst /
  * v1: the hook finds them itself); a PEBS counter's overflow is handled by
  * its drain and auto-reload. Returns the hook's error or DS_OK. */
@@ -355,15 +370,8 @@ static inline __attribute__((always_inline)) int service_counters(struct ds_pmi 
         if (status & pmi->cfg.pebs_counters)
             r->handled = true; /* PEBS counter overflow: records drained / auto-reloaded */
     }
-    if (call && pmi->cfg.ovf_hook) {
-        uint32_t handled = 0;
-        r->hooked |= ovf;
-        if (pmi->cfg.ovf_hook(pmi->cfg.ovf_arg, ovf, !pmi->has_global, &handled) != DS_OK)
-            ret = DS_ERR_PMI_HOOK;
-        r->hook_handled += handled;
-        if (handled)
-            r->handled = true;
-    }
+    if (call && pmi->cfg.ovf_hook)
+        ret = call_hook(pmi, ovf, r);
     if (ovf)
         r->handled = true;
     return ret;
