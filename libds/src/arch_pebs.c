@@ -9,7 +9,6 @@
 #include "internal.h"
 #include "pebs_int.h"
 #include "cpu_int.h"
-#include <ds/pmi.h>
 
 #if DS_CONFIG_PEBS
 
@@ -566,7 +565,7 @@ int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *ou
  * group headers decides sizes (a variable LBR count, the counters
  * bitmaps: s's masks, metrics or not). A record with the same header and
  * the same such words has the same groups at the same offsets. Kept in
- * struct ds_pmi for the PMI drains (pmi.h struct ds__apebs_layout):
+ * struct ds_pmi for the PMI drains (arch_pebs.h struct ds__apebs_layout):
  * l->valid says it describes @s as it is (record() rewrites @s: walk
  * clears it first; run_same keeps every field it depends on).
  */
@@ -791,26 +790,18 @@ int ds_arch_pebs_drain(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, st
     return drain_done(&st, out, drain_into(ap, sink, arg, &st, &s, &l, false));
 }
 
-static int nop_pebs(void *a, const struct ds_pebs_sample *s)
+void ds__arch_pebs_drain_pmi(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                             struct ds_pebs_sample *scratch, uint32_t *key, struct ds__apebs_layout *lay,
+                             bool frozen)
 {
-    (void)a;
-    (void)s;
-    return 1; /* nobody to take it: counted lost_rejected */
-}
-
-void ds__arch_pebs_drain_pmi(struct ds_pmi *pmi, struct ds_drain_stats *st)
-{
-    struct ds_arch_pebs *ap = pmi->cfg.apebs;
-    struct ds_pebs_sample *scratch = &pmi->pebs_scratch;
     DS_ASSERT(ap->installed);
-    if (pmi->pebs_scratch_key != DS__SCRATCH_ARCH) {
+    if (*key != DS__SCRATCH_ARCH) {
         clear_sample(scratch);
         scratch->fmt = DS_PEBS_FMT_ARCH;
-        pmi->pebs_scratch_layout.valid = false;
-        pmi->pebs_scratch_key = DS__SCRATCH_ARCH;
+        lay->valid = false;
+        *key = DS__SCRATCH_ARCH;
     }
-    (void)drain_into(ap, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, st, scratch,
-                     &pmi->pebs_scratch_layout, pmi->cfg.freeze != DS_FREEZE_NONE);
+    (void)drain_into(ap, sink, arg, st, scratch, lay, frozen);
 }
 
 struct apebs_arr {

@@ -60,13 +60,11 @@ uint64_t ds__buf_thresh_field(const struct ds_ctx *ctx, bool pebs);
 /* ds_pebs_drain's walk, no argument checks, counts added into @st (pebs.c;
  * DS_CONFIG_PEBS only). @ctx must be set up with a PEBS buffer. */
 void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st);
-/* The same for ds_pmi_handle (@pmi's context, sink (none: every record
- * counted lost_rejected) and persistent sample pebs_scratch, prepared
- * (cleared, per-format fields) only when pebs_scratch_key does not name the
- * context's format). Two arguments: the handler's frame keeps nothing live
- * for the call (issue 29 item 3). */
-struct ds_pmi;
-void ds__pebs_drain_pmi(struct ds_pmi *pmi, struct ds_drain_stats *st);
+/* The same for ds_pmi_handle, with the caller's persistent sample @scratch
+ * for fixed formats: prepared (cleared, per-format fields) only when *@key
+ * does not name the context's format, then *@key names it. */
+void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                        struct ds_pebs_sample *scratch, uint32_t *key);
 
 /* --- Drain engine shared by PEBS and BTS (drain.c) -------------------------
  * Bounds that hold whatever the DS management fields contain. Inline with

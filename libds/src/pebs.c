@@ -10,7 +10,6 @@
 #include <ds/arch_pebs.h>
 #include "internal.h"
 #include "pebs_int.h"
-#include <ds/pmi.h>
 
 #if DS_CONFIG_PEBS
 
@@ -296,23 +295,15 @@ void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct
         ds__pebs_drain_fixed(ctx, sink, arg, st, &s, NULL);
 }
 
-static int nop_pebs(void *a, const struct ds_pebs_sample *s)
+void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                        struct ds_pebs_sample *scratch, uint32_t *key)
 {
-    (void)a;
-    (void)s;
-    return 1; /* nobody to take it: counted lost_rejected */
-}
-
-void ds__pebs_drain_pmi(struct ds_pmi *pmi, struct ds_drain_stats *st)
-{
-    struct ds_ctx *ctx = pmi->ctx;
-    ds_pebs_sink sink = pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs;
     DS_ASSERT(ctx->setup && ctx->pebs.mem);
     DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
-    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt)) /* no sample in this frame (issue 29 item 3) */
-        ds__pebs_drain_adaptive(ctx, sink, pmi->cfg.pebs_arg, st, &pmi->pebs_scratch, &pmi->pebs_scratch_key);
+    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt))
+        ds__pebs_drain_adaptive(ctx, sink, arg, st, scratch, key); /* no sample in this frame (issue 29 item 3) */
     else
-        ds__pebs_drain_fixed(ctx, sink, pmi->cfg.pebs_arg, st, &pmi->pebs_scratch, &pmi->pebs_scratch_key);
+        ds__pebs_drain_fixed(ctx, sink, arg, st, scratch, key);
 }
 
 int ds_pebs_drain(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *out)

@@ -108,18 +108,19 @@ void ds__pebs_drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, s
 #define DS__SCRATCH_ARCH     0x20000000u
 
 /*
- * ds_arch_pebs_drain for ds_pmi_handle: @pmi's cfg.apebs (installed:
- * ds_pmi_init checked it) and sink (none: counted lost_rejected), counts
- * added into @st (not cleared), the records decoded into pmi->pebs_scratch
- * (prepared when pebs_scratch_key is not DS__SCRATCH_ARCH; no 528-byte
- * sample in this frame). Under a freeze mode (cfg.freeze) the counters
- * cannot assist during the drain (before the ack): IA32_PEBS_INDEX is read
- * once and reset (Linux intel_pmu_drain_arch_pebs), 2 MSR accesses; else it
- * is read again to count the records written meanwhile
- * (ds_arch_pebs_drain), 3. MSR errors are not reported (the handler's
- * status re-read sees the unacknowledged bit).
+ * ds_arch_pebs_drain for ds_pmi_handle: counts added into @st (not
+ * cleared), the records decoded into the caller's @scratch (prepared when
+ * *@key is not DS__SCRATCH_ARCH; no 528-byte sample in this frame), @lay
+ * the layout of the record it holds (kept with it: struct ds_pmi).
+ * @frozen: the counters cannot assist during the drain (a freeze mode,
+ * before the ack): IA32_PEBS_INDEX is read once and reset (Linux
+ * intel_pmu_drain_arch_pebs), 2 MSR accesses; else it is read again to
+ * count the records written meanwhile (ds_arch_pebs_drain), 3.
+ * @ap installed (ds_pmi_init checked it). MSR errors are not reported
+ * (the handler's status re-read sees the unacknowledged bit).
  */
-struct ds_pmi;
-void ds__arch_pebs_drain_pmi(struct ds_pmi *pmi, struct ds_drain_stats *st);
+void ds__arch_pebs_drain_pmi(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                             struct ds_pebs_sample *scratch, uint32_t *key, struct ds__apebs_layout *lay,
+                             bool frozen);
 
 #endif /* DS_PEBS_INT_H */

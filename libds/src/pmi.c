@@ -153,6 +153,9 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
     pmi->ctx = ctx;
     pmi->cfg = *cfg;
     pmi->has_global = global;
+    pmi->msr_rd = cpu->ops ? cpu->ops->read : NULL;
+    pmi->msr_wr = cpu->ops ? cpu->ops->write : NULL;
+    pmi->msr_ctx = cpu->ops_ctx;
     pmi->ctr_bits = cb;
     pmi->ack_mask = ds_pmi_ack_mask(c) | (global ? leaf7_ack_bits(cpu) : 0);
     if (cfg->apebs)
@@ -213,6 +216,22 @@ int ds_pmi_read_status(struct ds_pmi *pmi, uint64_t *out_status)
     return ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, out_status);
 }
 
+/* ds__msr_rd / ds__msr_wr through the backend cached in @pmi (ds_pmi_init);
+ * the same results. */
+static inline __attribute__((always_inline)) int pmi_rd(const struct ds_pmi *pmi, uint32_t msr, uint64_t *out)
+{
+    if (pmi->msr_rd)
+        return pmi->msr_rd(pmi->msr_ctx, msr, out) == DS_OK ? DS_OK : DS_ERR_MSR_FAULT;
+    return ds__msr_rd(pmi->cpu, msr, out);
+}
+
+static inline __attribute__((always_inline)) int pmi_wr(const struct ds_pmi *pmi, uint32_t msr, uint64_t val)
+{
+    if (pmi->msr_wr)
+        return pmi->msr_wr(pmi->msr_ctx, msr, val) == DS_OK ? DS_OK : DS_ERR_MSR_FAULT;
+    return ds__msr_wr(pmi->cpu, msr, val);
+}
+
 /* BTS runs with its threshold PMI (DS_BTS_INT): the one PMI of this PMU
  * that sets no GLOBAL_STATUS bit (ds_pmi_ack, idle_check). */
 static bool bts_int_armed(const struct ds_pmi *pmi)
@@ -248,6 +267,15 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
         return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
     return DS_OK;
 }
+
+#if DS_CONFIG_PEBS
+static int nop_pebs(void *a, const struct ds_pebs_sample *s)
+{
+    (void)a;
+    (void)s;
+    return 1; /* nobody to take it: counted lost_rejected */
+}
+#endif
 
 #if DS_CONFIG_BTS
 static int nop_bts(void *a, const struct ds_bts_branch *b)
@@ -288,7 +316,8 @@ static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pm
         if (go) {
             /* ds_pebs_drain without its checks (ds_pmi_init saw ctx set
              * up; pebs.mem tested above), counted straight into r->pebs. */
-            ds__pebs_drain_pmi(pmi, &r->pebs);
+            ds__pebs_drain_pmi(ctx, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &r->pebs,
+                               &pmi->pebs_scratch, &pmi->pebs_scratch_key);
             r->pebs_drained = true;
             r->handled = true;
         }
@@ -297,7 +326,9 @@ static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pm
         /* Into r->pebs and the persistent scratch sample (no sample in this
          * frame); under a freeze mode the counters are stopped until the
          * ack: IA32_PEBS_INDEX read once and reset (issue 28 item 4). */
-        ds__arch_pebs_drain_pmi(pmi, &r->pebs);
+        ds__arch_pebs_drain_pmi(pmi->cfg.apebs, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs,
+                                pmi->cfg.pebs_arg, &r->pebs, &pmi->pebs_scratch, &pmi->pebs_scratch_key,
+                                &pmi->pebs_scratch_layout, pmi->cfg.freeze != DS_FREEZE_NONE);
         r->pebs_drained = true;
         r->handled = true;
     }
@@ -397,7 +428,7 @@ static __attribute__((noinline)) int service(struct ds_pmi *pmi, uint64_t status
 static inline __attribute__((always_inline)) int read_status(struct ds_pmi *pmi, uint64_t *status, struct ds_pmi_result *r)
 {
     r->msr_reads++;
-    return ds__msr_rd(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, status);
+    return pmi_rd(pmi, DS_MSR_IA32_PERF_GLOBAL_STATUS, status);
 }
 
 /* WRMSR OVF_CTRL / STATUS_RESET (same MSR 0x390) with @ack != 0, counted.
@@ -405,7 +436,7 @@ static inline __attribute__((always_inline)) int read_status(struct ds_pmi *pmi,
 static inline __attribute__((always_inline)) int ack_bits(struct ds_pmi *pmi, uint64_t ack, struct ds_pmi_result *r)
 {
     r->msr_writes++;
-    int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
+    int e = pmi_wr(pmi, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
     if (e == DS_OK) {
         r->acked |= ack;
         r->handled = true;
@@ -500,7 +531,7 @@ static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, uint64_t 
          * table, legacy column), but never for a foreign NMI (status 0) nor
          * after ds_pmi_pmu_enable(false): that would restart stopped counters. */
         r->msr_writes++;
-        e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+        e = pmi_wr(pmi, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
         if (e && ret == DS_OK)
             ret = e;
     }
@@ -535,7 +566,7 @@ static int bts_unfreeze(struct ds_pmi *pmi, struct ds_pmi_result *r, int ret)
     if (pmi->cfg.freeze != DS_FREEZE_LEGACY || !pmi->pmu_enabled)
         return ret;
     r->msr_writes++;
-    int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+    int e = pmi_wr(pmi, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
     return ret ? ret : e;
 }
 
@@ -574,7 +605,7 @@ int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
     /* Read into the caller's result, not a local whose address would stop
      * the tail calls below (this frame then is not under the drains'). */
     r->msr_reads = 1;
-    if (ds__msr_rd(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, &r->status) != DS_OK) {
+    if (pmi_rd(pmi, DS_MSR_IA32_PERF_GLOBAL_STATUS, &r->status) != DS_OK) {
         r->status = 0;
         return DS_ERR_MSR_FAULT;
     }

@@ -201,6 +201,13 @@ struct ds_pmi {
     struct ds_cpu *cpu;
     struct ds_ctx *ctx;        /* may be NULL: counters only */
     struct ds_pmi_config cfg;
+    /* cpu's MSR backend (ops->read / ->write and its context) as ds_pmi_init
+     * found it, for the handler's GLOBAL_* accesses (issue 28 item 3: two
+     * loads and a test fewer each); NULL: through cpu (native, or a fault).
+     * Call ds_pmi_init again after a ds_cpu_init that changes the backend. */
+    int (*msr_rd)(void *ctx, uint32_t msr, uint64_t *out);
+    int (*msr_wr)(void *ctx, uint32_t msr, uint64_t val);
+    void *msr_ctx;
     uint64_t ack_mask;         /* ds_pmi_ack_mask(caps) + 55/60 per CPUID.07H (ds_pmi_init) */
     uint64_t ctr_bits;         /* status bits of the counters present (ds_pmi_init) */
     bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
@@ -223,14 +230,9 @@ struct ds_pmi {
     uint32_t pebs_scratch_key;
     struct ds_pebs_sample pebs_scratch;
     /* Private to arch_pebs.c: the group offsets of the architectural PEBS
-     * record in pebs_scratch (valid != 0), kept between PMIs so that a PMI
+     * record in pebs_scratch (valid set), kept between PMIs so that a PMI
      * does not recompute them (issue 28 item 3) nor hold them in a frame. */
-    struct ds__apebs_layout {
-        uint64_t h, cw;
-        uint32_t size, aux, gpr, vecr, lbr, cntr;
-        uint32_t gp, fx;
-        bool lbr_var, met, valid;
-    } pebs_scratch_layout;
+    struct ds__apebs_layout pebs_scratch_layout;
 };
 
 
