@@ -392,7 +392,7 @@ int ds__session_pmi_rest(struct ds_session *s, struct ds_pmi_result *res, int er
  * a few tests; everything else is ds__session_pmi_rest. A PMI the session
  * took always has result.handled (every drain and every ack sets it; the
  * LBR snapshot is only taken for status bits that are then acked).
- * Stack, on the interrupted (or IST) stack: at most 704 bytes (i386) /
+ * Stack, on the interrupted (or IST) stack: at most 708 bytes (i386) /
  * 576 (x86_64) as a function of its own, with the session's sinks, plus
  * your callbacks and MSR backend (ctest embed.stack.*: gcc 12 -O2 with the
  * installed library's flags; PMI-path budget 720 / 600, the issue's 512 not
