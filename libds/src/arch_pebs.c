@@ -565,22 +565,21 @@ int ds_arch_pebs_decode(const void *rec, size_t avail, struct ds_pebs_sample *ou
  * s->header): the offsets of its groups (0 = absent) and what in the
  * group headers decides sizes (a variable LBR count, the counters
  * bitmaps: s's masks, metrics or not). A record with the same header and
- * the same such words has the same groups at the same offsets.
+ * the same such words has the same groups at the same offsets. Kept in
+ * struct ds_pmi for the PMI drains (arch_pebs.h struct ds__apebs_layout):
+ * l->valid says it describes @s as it is (record() rewrites @s: walk
+ * clears it first; run_same keeps every field it depends on).
  */
-struct ap_layout {
-    uint64_t h, cw;
-    uint32_t size, aux, gpr, vecr, lbr, cntr;
-    uint32_t gp, fx;
-    bool lbr_var, met;
-};
+#define ap_layout ds__apebs_layout
 
 static void layout_of(const struct ds_pebs_sample *s, struct ap_layout *l)
 {
     uint64_t h = s->header;
     uint32_t at = DS_APEBS_HDR_BYTES + DS_APEBS_BASIC_BYTES;
-    ds__zero(l, sizeof(*l));
     l->h = h;
     l->size = (uint32_t)(h & DS_APEBS_HDR_SIZE_MASK);
+    l->aux = l->gpr = l->vecr = l->lbr = l->cntr = 0;
+    l->lbr_var = false;
     if (h & DS_APEBS_HDR_AUX)
         l->aux = at, at += DS_APEBS_AUX_BYTES;
     if (h & DS_APEBS_HDR_GPR)
@@ -596,6 +595,7 @@ static void layout_of(const struct ds_pebs_sample *s, struct ap_layout *l)
         l->lbr_var = ((h & DS_APEBS_HDR_LBR) >> DS_APEBS_HDR_LBR_SHIFT) == DS_APEBS_LBR_NUM_VAR;
         at += DS_APEBS_LBR_HDR_BYTES + s->lbr_count * DS_APEBS_LBR_ENTRY_BYTES;
     }
+    /* gp, fx, cw, met are read only with cntr set */
     if (h & DS_APEBS_HDR_CNTR) {
         l->cntr = at;
         l->gp = s->cntr_gp_mask;
@@ -603,6 +603,7 @@ static void layout_of(const struct ds_pebs_sample *s, struct ap_layout *l)
         l->cw = (uint64_t)l->fx << 32 | l->gp; /* GP 16+ / fixed 8+ set: never equal, validated */
         l->met = (s->present & DS_SAMPLE_METRICS) != 0;
     }
+    l->valid = true;
 }
 
 /*
@@ -616,19 +617,20 @@ static void layout_of(const struct ds_pebs_sample *s, struct ap_layout *l)
  * present into @st; *@at advances.
  */
 static uint32_t run_same(const unsigned char *mem, uint32_t *at, uint32_t top, struct ds_pebs_sample *s,
-                         ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+                         struct ap_layout *lp, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
 {
-    struct ap_layout l;
     uint64_t h = s->header;
     if (s->fragments != 1 || continued(h) || !(h & DS_APEBS_HDR_BASIC))
         return 0;
-    layout_of(s, &l);
+    if (!lp->valid)
+        layout_of(s, lp);
+    const struct ap_layout *const l = lp; /* not copied: no layout in this frame */
     uint32_t present = s->present & ~DS_SAMPLE_RETIRE_LAT, n = 0, a = *at;
-    while (top - a >= l.size) {
+    while (top - a >= l->size) {
         const unsigned char *p = mem + a;
-        if (ds__ld64(p) != h || (l.lbr_var && ds__ld64(p + l.lbr + 16) != s->lbr_count) ||
-            (l.cntr && (ds__ld64(p + l.cntr) != l.cw ||
-                        (ds__ld32(p + l.cntr + 8) == DS_PEBS_CNTR_METRICS) != l.met)))
+        if (ds__ld64(p) != h || (l->lbr_var && ds__ld64(p + l->lbr + 16) != s->lbr_count) ||
+            (l->cntr && (ds__ld64(p + l->cntr) != l->cw ||
+                        (ds__ld32(p + l->cntr + 8) == DS_PEBS_CNTR_METRICS) != l->met)))
             break;
         const unsigned char *q = p + DS_APEBS_HDR_BYTES;
         s->ip = ds__ld64(q);
@@ -639,30 +641,30 @@ static uint32_t run_same(const unsigned char *mem, uint32_t *at, uint32_t top, s
         bool rv = (r & (1ull << 16)) != 0;
         s->retire_latency = rv ? (uint32_t)(r & 0xFFFF) : 0;
         s->present = present | (rv ? DS_SAMPLE_RETIRE_LAT : 0);
-        if (l.aux)
-            aux_group(p + l.aux, s);
-        if (l.gpr)
-            gpr_group(p + l.gpr, s);
-        if (l.vecr) {
+        if (l->aux)
+            aux_group(p + l->aux, s);
+        if (l->gpr)
+            gpr_group(p + l->gpr, s);
+        if (l->vecr) {
             int e;
-            (void)vecr_group(p + l.vecr, l.size - l.vecr, h, s, &e); /* fits: the same layout */
+            (void)vecr_group(p + l->vecr, l->size - l->vecr, h, s, &e); /* fits: the same layout */
         }
-        if (l.lbr)
-            s->lbr = (const struct ds_pebs_lbr_entry *)(const void *)(p + l.lbr + DS_APEBS_LBR_HDR_BYTES);
-        if (l.cntr) { /* cntr_group's values, the bitmaps known */
-            const unsigned char *v = p + l.cntr + DS_APEBS_CNTR_HDR_BYTES;
-            for (uint32_t m = l.gp; m; m &= m - 1, v += 8)
+        if (l->lbr)
+            s->lbr = (const struct ds_pebs_lbr_entry *)(const void *)(p + l->lbr + DS_APEBS_LBR_HDR_BYTES);
+        if (l->cntr) { /* cntr_group's values, the bitmaps known */
+            const unsigned char *v = p + l->cntr + DS_APEBS_CNTR_HDR_BYTES;
+            for (uint32_t m = l->gp; m; m &= m - 1, v += 8)
                 s->cntr_gp[__builtin_ctz(m)] = ds__ld64(v);
-            for (uint32_t m = l.fx; m; m &= m - 1, v += 8)
+            for (uint32_t m = l->fx; m; m &= m - 1, v += 8)
                 s->cntr_fixed[__builtin_ctz(m)] = ds__ld64(v);
-            if (l.met)
+            if (l->met)
                 s->topdown_slots = ds__ld64(v), s->perf_metrics = ds__ld64(v + 8);
         }
         if (sink(arg, s) == 0)
             st->records++;
         else
             st->lost_rejected++;
-        a += l.size;
+        a += l->size;
         n++;
     }
     *at = a;
@@ -675,13 +677,15 @@ static uint32_t run_same(const unsigned char *mem, uint32_t *at, uint32_t top, s
  * count every record found as lost_race (the span written during a drain).
  * Ends at the first undecodable bytes (one lost record).
  */
-static void walk(const unsigned char *mem, uint32_t at, uint32_t top, struct ds_pebs_sample *s, ds_pebs_sink sink,
-                 void *arg, struct ds_drain_stats *st)
+static inline __attribute__((always_inline)) void walk(const unsigned char *mem, uint32_t at, uint32_t top,
+                                                        struct ds_pebs_sample *s, struct ap_layout *l,
+                                                        ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
 {
     if (sink && s->present) /* ds_pmi's scratch: the previous drain's last, validated record */
-        (void)run_same(mem, &at, top, s, sink, arg, st);
+        (void)run_same(mem, &at, top, s, l, sink, arg, st);
     while (at < top) {
         uint32_t used = 0;
+        l->valid = false; /* record() rewrites s */
         int e = record(mem + at, top - at, s, &used);
         st->present++;
         if (!sink)
@@ -699,13 +703,13 @@ static void walk(const unsigned char *mem, uint32_t at, uint32_t top, struct ds_
             return;
         at += used;
         if (sink && e == DS_OK)
-            (void)run_same(mem, &at, top, s, sink, arg, st); /* the records that follow with its layout */
+            (void)run_same(mem, &at, top, s, l, sink, arg, st); /* the records that follow with its layout */
     }
 }
 
 /* Records written between the first INDEX read (@first) and now (@now). */
-static void race(const struct ds_arch_pebs *ap, uint64_t first, uint64_t now, struct ds_pebs_sample *s,
-                 struct ds_drain_stats *st)
+static __attribute__((noinline)) void race(const struct ds_arch_pebs *ap, uint64_t first, uint64_t now, struct ds_pebs_sample *s,
+                 struct ap_layout *l, struct ds_drain_stats *st)
 {
     uint64_t a = first & DS_APEBS_INDEX_WR_MASK, b = now & DS_APEBS_INDEX_WR_MASK;
     if (now & DS_APEBS_INDEX_FULL)
@@ -715,7 +719,7 @@ static void race(const struct ds_arch_pebs *ap, uint64_t first, uint64_t now, st
     st->anomalies |= DS_DRAIN_RACE;
     uint64_t before = st->lost_race;
     if (b > a && a < ap->bytes)
-        walk(ap->mem, (uint32_t)a, (uint32_t)(b < ap->bytes ? b : ap->bytes), s, NULL, NULL, st);
+        walk(ap->mem, (uint32_t)a, (uint32_t)(b < ap->bytes ? b : ap->bytes), s, l, NULL, NULL, st);
     if (st->lost_race == before) { /* changed, but nothing countable: at least one */
         st->present++;
         st->lost_race++;
@@ -738,8 +742,8 @@ static int drain_done(struct ds_drain_stats *st, struct ds_drain_stats *out, int
  * is read again after the walk, the records written meanwhile counted as
  * lost_race (DS_DRAIN_RACE), and the second value is what the reset keeps.
  */
-static int drain_into(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
-                      struct ds_pebs_sample *s, bool frozen)
+static inline __attribute__((always_inline)) int drain_into(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
+                      struct ds_pebs_sample *s, struct ap_layout *l, bool frozen)
 {
     uint64_t idx, idx2;
     int e = ds__msr_rd(ap->cpu, DS_MSR_IA32_PEBS_INDEX, &idx);
@@ -757,13 +761,13 @@ static int drain_into(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, str
         st->anomalies |= DS_DRAIN_FULL;
     if (!claimed && !(idx & DS_APEBS_INDEX_FULL))
         return DS_OK; /* Linux: nothing written, no reset */
-    walk(ap->mem, 0, (uint32_t)top, s, sink, arg, st);
+    walk(ap->mem, 0, (uint32_t)top, s, l, sink, arg, st);
     idx2 = idx;
     if (!frozen) {
         e = ds__msr_rd(ap->cpu, DS_MSR_IA32_PEBS_INDEX, &idx2);
         if (e)
             return e;
-        race(ap, idx, idx2, s, st);
+        race(ap, idx, idx2, s, l, st);
     }
     /* offset 0, FULL 0; EN and threshold kept; reserved bits 0 */
     return ds__msr_wr(ap->cpu, DS_MSR_IA32_PEBS_INDEX, idx2 & (DS_APEBS_INDEX_EN | DS_APEBS_INDEX_THRESH_MASK));
@@ -780,21 +784,25 @@ int ds_arch_pebs_drain(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, st
     if (!ap->installed)
         return DS_ERR_APEBS_NOT_INSTALLED;
     struct ds_pebs_sample s;
+    struct ap_layout l;
     clear_sample(&s); /* once per drain: record() clears only what the last record held */
     s.fmt = DS_PEBS_FMT_ARCH;
-    return drain_done(&st, out, drain_into(ap, sink, arg, &st, &s, false));
+    l.valid = false;
+    return drain_done(&st, out, drain_into(ap, sink, arg, &st, &s, &l, false));
 }
 
 void ds__arch_pebs_drain_pmi(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
-                             struct ds_pebs_sample *scratch, uint32_t *key, bool frozen)
+                             struct ds_pebs_sample *scratch, uint32_t *key, struct ds__apebs_layout *lay,
+                             bool frozen)
 {
     DS_ASSERT(ap->installed);
     if (*key != DS__SCRATCH_ARCH) {
         clear_sample(scratch);
         scratch->fmt = DS_PEBS_FMT_ARCH;
+        lay->valid = false;
         *key = DS__SCRATCH_ARCH;
     }
-    (void)drain_into(ap, sink, arg, st, scratch, frozen);
+    (void)drain_into(ap, sink, arg, st, scratch, lay, frozen);
 }
 
 struct apebs_arr {

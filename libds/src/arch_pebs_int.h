@@ -11,7 +11,8 @@
 /*
  * ds_arch_pebs_drain for ds_pmi_handle: counts added into @st (not
  * cleared), the records decoded into the caller's @scratch (prepared when
- * *@key is not DS__SCRATCH_ARCH; no 528-byte sample in this frame).
+ * *@key is not DS__SCRATCH_ARCH; no 528-byte sample in this frame), @lay
+ * the layout of the record it holds (kept with it: struct ds_pmi).
  * @frozen: the counters cannot assist during the drain (a freeze mode,
  * before the ack): IA32_PEBS_INDEX is read once and reset (Linux
  * intel_pmu_drain_arch_pebs), 2 MSR accesses; else it is read again to
@@ -20,6 +21,7 @@
  * (the handler's status re-read sees the unacknowledged bit).
  */
 void ds__arch_pebs_drain_pmi(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
-                             struct ds_pebs_sample *scratch, uint32_t *key, bool frozen);
+                             struct ds_pebs_sample *scratch, uint32_t *key, struct ds__apebs_layout *lay,
+                             bool frozen);
 
 #endif /* DS_ARCH_PEBS_INT_H */

@@ -154,6 +154,9 @@ int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, cons
     pmi->ctx = ctx;
     pmi->cfg = *cfg;
     pmi->has_global = global;
+    pmi->msr_rd = cpu->ops ? cpu->ops->read : NULL;
+    pmi->msr_wr = cpu->ops ? cpu->ops->write : NULL;
+    pmi->msr_ctx = cpu->ops_ctx;
     pmi->ctr_bits = cb;
     pmi->ack_mask = ds_pmi_ack_mask(c) | (global ? leaf7_ack_bits(cpu) : 0);
     if (cfg->apebs)
@@ -212,6 +215,22 @@ int ds_pmi_read_status(struct ds_pmi *pmi, uint64_t *out_status)
     if (!pmi->has_global)
         return DS_ERR_UNSUPPORTED;
     return ds_msr_read(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, out_status);
+}
+
+/* ds__msr_rd / ds__msr_wr through the backend cached in @pmi (ds_pmi_init);
+ * the same results. */
+static inline __attribute__((always_inline)) int pmi_rd(const struct ds_pmi *pmi, uint32_t msr, uint64_t *out)
+{
+    if (pmi->msr_rd)
+        return pmi->msr_rd(pmi->msr_ctx, msr, out) == DS_OK ? DS_OK : DS_ERR_MSR_FAULT;
+    return ds__msr_rd(pmi->cpu, msr, out);
+}
+
+static inline __attribute__((always_inline)) int pmi_wr(const struct ds_pmi *pmi, uint32_t msr, uint64_t val)
+{
+    if (pmi->msr_wr)
+        return pmi->msr_wr(pmi->msr_ctx, msr, val) == DS_OK ? DS_OK : DS_ERR_MSR_FAULT;
+    return ds__msr_wr(pmi->cpu, msr, val);
 }
 
 /* BTS runs with its threshold PMI (DS_BTS_INT): the one PMI of this PMU
@@ -310,7 +329,7 @@ static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pm
          * ack: IA32_PEBS_INDEX read once and reset (issue 28 item 4). */
         ds__arch_pebs_drain_pmi(pmi->cfg.apebs, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs,
                                 pmi->cfg.pebs_arg, &r->pebs, &pmi->pebs_scratch, &pmi->pebs_scratch_key,
-                                pmi->cfg.freeze != DS_FREEZE_NONE);
+                                &pmi->pebs_scratch_layout, pmi->cfg.freeze != DS_FREEZE_NONE);
         r->pebs_drained = true;
         r->handled = true;
     }
@@ -322,26 +341,48 @@ static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pm
 }
 
 /* Step 3, BTS: drain when the threshold interrupt is armed and reached
- * (SDM "Setting Up the BTS Buffer": DS_BTS_INT). */
+ * (SDM "Setting Up the BTS Buffer": DS_BTS_INT). Out of line: its stats
+ * and ds_bts_drain's frame are not on the PEBS PMI's stack (issue 29 item 3). */
+#if DS_CONFIG_BTS
+static __attribute__((noinline)) void bts_service(struct ds_pmi *pmi, struct ds_pmi_result *r)
+{
+    struct ds_ctx *ctx = pmi->ctx;
+    bool reached = false;
+    struct ds_drain_stats st;
+    ds_bts_threshold_reached(ctx, &reached);
+    if (reached) {
+        ds_bts_drain(ctx, pmi->cfg.bts_sink ? pmi->cfg.bts_sink : nop_bts, pmi->cfg.bts_arg, &st);
+        add_stats(&r->bts, &st);
+        r->bts_drained = true;
+        r->handled = true;
+    }
+}
+#endif
+
 static inline __attribute__((always_inline)) void service_bts(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
 #if DS_CONFIG_BTS
-    struct ds_ctx *ctx = pmi->ctx;
-    if (ctx && ctx->bts.mem && ctx->bts_enabled && (ctx->bts_flags & DS_BTS_INT)) {
-        bool reached = false;
-        struct ds_drain_stats st;
-        ds_bts_threshold_reached(ctx, &reached);
-        if (reached) {
-            ds_bts_drain(ctx, pmi->cfg.bts_sink ? pmi->cfg.bts_sink : nop_bts, pmi->cfg.bts_arg, &st);
-            add_stats(&r->bts, &st);
-            r->bts_drained = true;
-            r->handled = true;
-        }
-    }
+    if (bts_int_armed(pmi))
+        bts_service(pmi, r);
 #else
     (void)pmi;
     (void)r;
 #endif
+}
+
+/* The overflow hook's call, out of line: its out-parameter is not in the
+ * handler's frame (issue 29 item 3). */
+static __attribute__((noinline)) int call_hook(struct ds_pmi *pmi, uint64_t ovf, struct ds_pmi_result *r)
+{
+    uint32_t handled = 0;
+    int ret = DS_OK;
+    r->hooked |= ovf;
+    if (pmi->cfg.ovf_hook(pmi->cfg.ovf_arg, ovf, !pmi->has_global, &handled) != DS_OK)
+        ret = DS_ERR_PMI_HOOK;
+    r->hook_handled += handled;
+    if (handled)
+        r->handled = true;
+    return ret;
 }
 
 /* Step 4, counters: overflowed non-PEBS counters go to the hook (NetBurst /
@@ -361,15 +402,8 @@ static inline __attribute__((always_inline)) int service_counters(struct ds_pmi 
         if (status & pmi->cfg.pebs_counters)
             r->handled = true; /* PEBS counter overflow: records drained / auto-reloaded */
     }
-    if (call && pmi->cfg.ovf_hook) {
-        uint32_t handled = 0;
-        r->hooked |= ovf;
-        if (pmi->cfg.ovf_hook(pmi->cfg.ovf_arg, ovf, !pmi->has_global, &handled) != DS_OK)
-            ret = DS_ERR_PMI_HOOK;
-        r->hook_handled += handled;
-        if (handled)
-            r->handled = true;
-    }
+    if (call && pmi->cfg.ovf_hook)
+        ret = call_hook(pmi, ovf, r);
     if (ovf)
         r->handled = true;
     return ret;
@@ -392,10 +426,10 @@ static __attribute__((noinline)) int service(struct ds_pmi *pmi, uint64_t status
 }
 
 /* One RDMSR IA32_PERF_GLOBAL_STATUS, counted. */
-static int read_status(struct ds_pmi *pmi, uint64_t *status, struct ds_pmi_result *r)
+static inline __attribute__((always_inline)) int read_status(struct ds_pmi *pmi, uint64_t *status, struct ds_pmi_result *r)
 {
     r->msr_reads++;
-    return ds__msr_rd(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_STATUS, status);
+    return pmi_rd(pmi, DS_MSR_IA32_PERF_GLOBAL_STATUS, status);
 }
 
 /* WRMSR OVF_CTRL / STATUS_RESET (same MSR 0x390) with @ack != 0, counted.
@@ -403,7 +437,7 @@ static int read_status(struct ds_pmi *pmi, uint64_t *status, struct ds_pmi_resul
 static inline __attribute__((always_inline)) int ack_bits(struct ds_pmi *pmi, uint64_t ack, struct ds_pmi_result *r)
 {
     r->msr_writes++;
-    int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
+    int e = pmi_wr(pmi, DS_MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
     if (e == DS_OK) {
         r->acked |= ack;
         r->handled = true;
@@ -447,13 +481,15 @@ static __attribute__((noinline, cold)) int stop_storm(struct ds_pmi *pmi, struct
 
 /* Perfmon v2+: service and acknowledge until GLOBAL_STATUS has no ackable
  * bit left, at most DS_PMI_MAX_PASSES passes (an overflow landing during the
- * handler raised its PMI under the masked LVT: only this loop sees it).
- * Inlined into ds_pmi_handle (one frame per PMI): the spurious path pays
- * the larger prologue, 4 instructions, and stays within its budget. */
-static inline __attribute__((always_inline)) int handle_global(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
+ * handler raised its PMI under the masked LVT: only this loop sees it);
+ * then the legacy-freeze restore (step 6). Out of line and entered by a
+ * tail call from ds_pmi_handle, with the status it read into r->status:
+ * the re-read's variable lives in this frame only (issue 29 item 3). */
+static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
 {
     uint64_t want;
     int ret, e;
+    bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry (nothing before changes it) */
     if (pmi->cfg.lbr.model && (status & pmi->ack_mask))
         lbr_snapshot(pmi, r); /* before any ack: the LBRs are still frozen */
     ret = r->lbr_err;
@@ -469,25 +505,38 @@ static inline __attribute__((always_inline)) int handle_global(struct ds_pmi *pm
             ret = e;
         uint64_t ack = status & want;
         if (!ack)
-            return ret; /* nothing ours to acknowledge: no re-read (spurious: 1 RDMSR) */
+            break; /* nothing ours to acknowledge: no re-read */
         e = ack_bits(pmi, ack, r);
         if (!e)
             e = read_status(pmi, &status, r);
-        if (e)
-            return ret ? ret : e;
+        if (e) {
+            if (!ret)
+                ret = e;
+            break;
+        }
         if (!(status & want)) {
             if (status & DS_GSTATUS_LBR_FRZ)
                 r->lbr_frozen = true;
-            return ret;
+            break;
         }
         if (pass == DS_PMI_MAX_PASSES) {
             r->status |= status;
             r->unacked |= status & ~pmi->ack_mask;
             e = ack_bits(pmi, status & want, r);
-            int s = stop_storm(pmi, r);
-            return ret ? ret : (e ? e : s);
+            int st = stop_storm(pmi, r);
+            return ret ? ret : (e ? e : st);
         }
     }
+    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && enabled && ret != DS_ERR_MSR_FAULT) {
+        /* Legacy freeze cleared GLOBAL_CTRL on our PMI: restore the enables (SDM
+         * table, legacy column), but never for a foreign NMI (status 0) nor
+         * after ds_pmi_pmu_enable(false): that would restart stopped counters. */
+        r->msr_writes++;
+        e = pmi_wr(pmi, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+        if (e && ret == DS_OK)
+            ret = e;
+    }
+    return ret;
 }
 
 /* Field by field, not ds__zero + copy: this runs on every NMI, and a
@@ -518,7 +567,7 @@ static int bts_unfreeze(struct ds_pmi *pmi, struct ds_pmi_result *r, int ret)
     if (pmi->cfg.freeze != DS_FREEZE_LEGACY || !pmi->pmu_enabled)
         return ret;
     r->msr_writes++;
-    int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
+    int e = pmi_wr(pmi, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
     return ret ? ret : e;
 }
 
@@ -543,35 +592,27 @@ static int idle_check(struct ds_pmi *pmi, struct ds_pmi_result *r)
 
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
 {
-    struct ds_pmi_result local, *r = out ? out : &local;
-    int ret;
+    struct ds_pmi_result *r;
 
     if (!pmi)
         return DS_ERR_NULL;
     if (!pmi->init)
         return DS_ERR_PMI_NOT_INIT;
+    r = out ? out : &pmi->res; /* no result in this frame (issue 29 item 3) */
     result_clear(r);
     r->passes = 1;
     if (!pmi->has_global)
         return service(pmi, 0, r); /* NetBurst / v1: memory and the hook only */
-    uint64_t status = 0;
-    ret = read_status(pmi, &status, r);
-    if (ret)
-        return ret;
-    if (!status)
-        return idle_check(pmi, r); /* foreign NMI (or a buffer due by its index): 1 RDMSR, no loop */
-    bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry (nothing above changes it) */
-    ret = handle_global(pmi, status, r);
-    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && r->status && enabled && !r->storm && ret != DS_ERR_MSR_FAULT) {
-        /* Legacy freeze cleared GLOBAL_CTRL on our PMI: restore the enables (SDM
-         * table, legacy column), but never for a foreign NMI (status 0) nor
-         * after ds_pmi_pmu_enable(false): that would restart stopped counters. */
-        r->msr_writes++;
-        int e = ds__msr_wr(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
-        if (e && ret == DS_OK)
-            ret = e;
+    /* Read into the caller's result, not a local whose address would stop
+     * the tail calls below (this frame then is not under the drains'). */
+    r->msr_reads = 1;
+    if (pmi_rd(pmi, DS_MSR_IA32_PERF_GLOBAL_STATUS, &r->status) != DS_OK) {
+        r->status = 0;
+        return DS_ERR_MSR_FAULT;
     }
-    return ret;
+    if (!r->status)
+        return idle_check(pmi, r); /* foreign NMI (or a buffer due by its index): 1 RDMSR, no loop */
+    return handle_global(pmi, r->status, r);
 }
 
 #else /* !DS_CONFIG_PMI: PMI helpers and the shared ISR compiled out (ds/config.h) */

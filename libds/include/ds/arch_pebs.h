@@ -57,6 +57,16 @@
 extern "C" {
 #endif
 
+/* Private to libds (arch_pebs.c): the group offsets of a decoded
+ * single-fragment record and what in its group headers decides sizes;
+ * struct ds_pmi keeps one for its scratch sample (pmi.h). */
+struct ds__apebs_layout {
+    uint64_t h, cw;
+    uint32_t size, aux, gpr, vecr, lbr, cntr;
+    uint32_t gp, fx;
+    bool lbr_var, met, valid;
+};
+
 /* --- MSRs (Linux msr-index.h) ----------------------------------------------- */
 #define DS_MSR_IA32_PEBS_BASE      0x3F4u   /* MSR_IA32_PEBS_BASE */
 #define DS_MSR_IA32_PEBS_INDEX     0x3F5u   /* MSR_IA32_PEBS_INDEX */

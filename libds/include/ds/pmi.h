@@ -173,30 +173,6 @@ struct ds_pmi_config {
  * (Linux intel_pmu_handle_irq: "irq loop stuck" after 100). */
 #define DS_PMI_MAX_PASSES 100u
 
-/* Handler state: one per logical CPU, caller-owned. */
-struct ds_pmi {
-    struct ds_cpu *cpu;
-    struct ds_ctx *ctx;        /* may be NULL: counters only */
-    struct ds_pmi_config cfg;
-    uint64_t ack_mask;         /* ds_pmi_ack_mask(caps) + 55/60 per CPUID.07H (ds_pmi_init) */
-    uint64_t ctr_bits;         /* status bits of the counters present (ds_pmi_init) */
-    bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
-    bool init;
-    volatile bool pmu_enabled; /* ds_pmi_pmu_enable(); true after ds_pmi_init */
-    /* The sample every PEBS drain of the handler decodes each record into
-     * and hands to cfg.pebs_sink (read-only for the sink, valid during the
-     * call, as ds_pebs_drain's): fixed formats (NetBurst, 0-3), adaptive
-     * (4-6) and architectural PEBS; no sample on the handler's stack
-     * (issue 28, issue 29 item 3). Cleared (and given a fixed format's
-     * per-format fields) once, when first used with the context's format,
-     * not on every PMI (issue 10 item 21); after an adaptive or arch drain
-     * it holds the last record, whose validated header lets the next PMI's
-     * records skip validation. The key says what it holds (0 = nothing;
-     * libds/src/pebs_int.h). Private to pmi.c and the PEBS sources. */
-    uint32_t pebs_scratch_key;
-    struct ds_pebs_sample pebs_scratch;
-};
-
 /* What one ds_pmi_handle() call did. */
 struct ds_pmi_result {
     /* (bools grouped at the end: ds_pmi_handle clears this on every NMI) */
@@ -219,6 +195,46 @@ struct ds_pmi_result {
     bool storm;                /* status never cleared: PMU stopped (DS_ERR_PMI_STORM) */
     bool handled;              /* something was ours: false = spurious (NMI: pass it on) */
 };
+
+/* Handler state: one per logical CPU, caller-owned. */
+struct ds_pmi {
+    struct ds_cpu *cpu;
+    struct ds_ctx *ctx;        /* may be NULL: counters only */
+    struct ds_pmi_config cfg;
+    /* cpu's MSR backend (ops->read / ->write and its context) as ds_pmi_init
+     * found it, for the handler's GLOBAL_* accesses (issue 28 item 3: two
+     * loads and a test fewer each); NULL: through cpu (native, or a fault).
+     * Call ds_pmi_init again after a ds_cpu_init that changes the backend. */
+    int (*msr_rd)(void *ctx, uint32_t msr, uint64_t *out);
+    int (*msr_wr)(void *ctx, uint32_t msr, uint64_t val);
+    void *msr_ctx;
+    uint64_t ack_mask;         /* ds_pmi_ack_mask(caps) + 55/60 per CPUID.07H (ds_pmi_init) */
+    uint64_t ctr_bits;         /* status bits of the counters present (ds_pmi_init) */
+    bool has_global;           /* perfmon v2+ (GLOBAL_STATUS exists) */
+    bool init;
+    volatile bool pmu_enabled; /* ds_pmi_pmu_enable(); true after ds_pmi_init */
+    /* ds_pmi_handle's result when the caller passes none (@out NULL): kept
+     * here, not in the handler's frame (issue 29 item 3: the PMI path's
+     * stack); the last such call's result until the next. */
+    struct ds_pmi_result res;
+    /* The sample every PEBS drain of the handler decodes each record into
+     * and hands to cfg.pebs_sink (read-only for the sink, valid during the
+     * call, as ds_pebs_drain's): fixed formats (NetBurst, 0-3), adaptive
+     * (4-6) and architectural PEBS; no sample on the handler's stack
+     * (issue 28, issue 29 item 3). Cleared (and given a fixed format's
+     * per-format fields) once, when first used with the context's format,
+     * not on every PMI (issue 10 item 21); after an adaptive or arch drain
+     * it holds the last record, whose validated header lets the next PMI's
+     * records skip validation. The key says what it holds (0 = nothing;
+     * libds/src/pebs_int.h). Private to pmi.c and the PEBS sources. */
+    uint32_t pebs_scratch_key;
+    struct ds_pebs_sample pebs_scratch;
+    /* Private to arch_pebs.c: the group offsets of the architectural PEBS
+     * record in pebs_scratch (valid set), kept between PMIs so that a PMI
+     * does not recompute them (issue 28 item 3) nor hold them in a frame. */
+    struct ds__apebs_layout pebs_scratch_layout;
+};
+
 
 /*
  * Is freeze mode @f possible on @cpu? DS_FREEZE_NONE always; LEGACY needs
@@ -349,10 +365,14 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  * intel_pmu_drain_arch_pebs), 5 MSR accesses per threshold PMI with the
  * GLOBAL_STATUS re-read; DS_FREEZE_NONE: INDEX read again after the walk to
  * count records written meanwhile (DS_DRAIN_RACE), 6.
+ * @out NULL: the result is written to pmi->res (struct ds_pmi), not to a
+ * local (issue 29 item 3); it holds the last such call's result.
  * Stack (ctest embed.stack.*, gcc 12 -O2, installed-library flags; your
- * sinks, hook and MSR backend on top): at most 1076 bytes (i386) / 944
- * (x86_64) through ds_session_pmi, ds_pmi_handle's own frame (~400) the
- * largest part; the test's budget is 1200 (docs/porting.md section 11).
+ * sinks, hook and MSR backend on top): at most 644 bytes (i386) / 544
+ * (x86_64) with the session's sinks, 708 / 576 through ds_session_pmi
+ * (was 1076 / 944); the test's PMI-path budget is 720 / 600 (the issue's
+ * 512 is not met: the drains' walks, 160-288 bytes, and the session's
+ * routing, 88-144, are the largest parts; docs/porting.md section 11).
  */
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out);
 

@@ -40,7 +40,7 @@ extern uint16_t kernel_cs;                  /* code segment selector of the IDT 
 /* ---- per-CPU placement: static, one slot per logical CPU, no allocation */
 struct pcpu {
     struct ds_cpu cpu;                      /* identified ON this CPU */
-    struct ds_session ses;                  /* i386 5528, x86_64 5984 bytes: not on a stack */
+    struct ds_session ses;                  /* i386 5592, x86_64 6072 bytes: not on a stack */
     uint32_t lvt;                           /* this CPU's unmasked LVT PC value */
     unsigned long samples;
 };
