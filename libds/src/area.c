@@ -10,7 +10,7 @@
 #include "internal.h"
 
 /* Pure address check, kept in every configuration (no facility state). */
-bool ds_linear_canonical(uint64_t linear, bool la57)
+DS_COLD bool ds_linear_canonical(uint64_t linear, bool la57)
 {
     unsigned bits = la57 ? 57 : 48;
     uint64_t top = linear >> (bits - 1);
@@ -19,7 +19,7 @@ bool ds_linear_canonical(uint64_t linear, bool la57)
 
 #if DS_CONFIG_AREA
 
-int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
+DS_COLD int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
 {
     if (!cpu || !out_layout)
         return DS_ERR_NULL;
@@ -60,7 +60,7 @@ static uint32_t popcount32(uint32_t v)
  *   fmt 5: GP 0-31 and the fixed counters.
  * "Exist" = CPUID's bitmaps (caps.gp_mask, caps.fixed_mask).
  */
-int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32_t *out_records)
+DS_COLD int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32_t *out_records)
 {
     if (!cpu || !out_records)
         return DS_ERR_NULL;
@@ -366,7 +366,7 @@ static void setup_build(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_
 }
 
 /* Checks in precedence order (the first failing one wins), then the build. */
-int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg)
+DS_COLD int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg)
 {
     struct setup_plan p;
     int e = setup_check_facility(ctx, cpu, cfg);
@@ -479,7 +479,7 @@ static int reset_slot(const struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t 
     return reset_slot_fixed(ctx, index, slot, width);
 }
 
-int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
+DS_COLD int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
 {
     if (!ctx)
         return DS_ERR_NULL;
@@ -509,7 +509,7 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
     return DS_OK;
 }
 #else /* !DS_CONFIG_PEBS: no PEBS buffer, no counter reset slots to program */
-int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
+DS_COLD int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
 {
     (void)ctx;
     (void)kind;
@@ -519,7 +519,7 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
 }
 #endif /* DS_CONFIG_PEBS */
 
-int ds_area_install(struct ds_ctx *ctx)
+DS_COLD int ds_area_install(struct ds_ctx *ctx)
 {
     uint64_t prior;
     if (!ctx)
@@ -539,7 +539,7 @@ int ds_area_install(struct ds_ctx *ctx)
     return DS_OK;
 }
 
-int ds_area_uninstall(struct ds_ctx *ctx)
+DS_COLD int ds_area_uninstall(struct ds_ctx *ctx)
 {
     if (!ctx)
         return DS_ERR_NULL;
@@ -558,7 +558,7 @@ int ds_area_uninstall(struct ds_ctx *ctx)
 
 #else /* !DS_CONFIG_AREA: the DS save area is compiled out (ds/config.h) */
 
-int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
+DS_COLD int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
 {
     (void)cpu;
     if (out_layout)
@@ -566,7 +566,7 @@ int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg)
+DS_COLD int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg)
 {
     (void)cpu;
     (void)cfg;
@@ -575,7 +575,7 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
+DS_COLD int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
 {
     (void)ctx;
     (void)kind;
@@ -584,7 +584,7 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32_t *out_records)
+DS_COLD int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32_t *out_records)
 {
     (void)cpu;
     (void)fmt;
@@ -593,13 +593,13 @@ int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_area_install(struct ds_ctx *ctx)
+DS_COLD int ds_area_install(struct ds_ctx *ctx)
 {
     (void)ctx;
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_area_uninstall(struct ds_ctx *ctx)
+DS_COLD int ds_area_uninstall(struct ds_ctx *ctx)
 {
     (void)ctx;
     return DS_ERR_UNSUPPORTED;
