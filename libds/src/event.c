@@ -44,13 +44,21 @@
 #define P_GP DS_PRECISE_GP
 #define P_FIX DS_PRECISE_FIXED
 
-/* A performance-counter row (not NetBurst). */
+/* A performance-counter row (not NetBurst), packed (issue 28 item 6: the
+ * full struct ds_event_desc per row was 80 bytes of relocated data, half of
+ * it NetBurst-only pointers): ds_event_row() expands it. */
+struct ev_row {
+    const char *name, *source;
+    uint8_t event, uarch, evsel, umask, cmask, ll_evsel, ll_umask;
+    uint8_t inv : 1, fixed1 : 2, precise : 2; /* fixed1 = fixed + 1 */
+};
+_Static_assert(DS_UARCH__COUNT <= 256 && DS_EVENT__COUNT <= 256 && DS_PRECISE_NETBURST < 4, "ev_row fields");
+
 #define R(u, e, ev, um, cm, iv, fx, pr, lle, llu, nm, src)                                 \
     { .event = (e), .uarch = (u), .evsel = (ev), .umask = (um), .cmask = (cm), .inv = (iv), \
-      .fixed = (fx), .precise = (pr), .ldlat = false, .ll_evsel = (lle), .ll_umask = (llu),  \
-      .nb_event = 0, .nb_mask = 0, .nb_metric = -1, .name = (nm), .source = (src),          \
-      .nb_tag_event = 0, .nb_tag_mask = 0 }
-/* A NetBurst row. */
+      .fixed1 = (fx) + 1, .precise = (pr), .ll_evsel = (lle), .ll_umask = (llu),          \
+      .name = (nm), .source = (src) }
+/* A NetBurst row (whole: the six rows NetBurst has). */
 #define NB(e, ev, mk, met, pr, tev, tmk, nm, src)                                          \
     { .event = (e), .uarch = DS_UARCH_NETBURST, .fixed = -1, .precise = (pr),               \
       .nb_event = (ev), .nb_mask = (mk), .nb_metric = (met), .name = (nm), .source = (src), \
@@ -99,7 +107,7 @@
     R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, lname ".ALL_STORES", json " PEBS 1; " lswhy),    \
     CYC(u, json " PEBS 0")
 
-static const struct ds_event_desc table[] = {
+static const struct ds_event_desc nb_table[] = {
     /* NetBurst: SDM Vol. 3B ch. 19 Pentium 4 event tables and performance
      * metrics (replay / front-end tagging); Linux p4.c p4_general_events
      * where it agrees (it differs for instructions and branches, see rows). */
@@ -116,6 +124,10 @@ static const struct ds_event_desc table[] = {
        "SDM Pentium 4 front-end tagging metrics, Memory_stores"),
     NB(C, "global_power_events", "RUNNING", -1, P_NONE, 0, 0, "global_power_events:RUNNING",
        "SDM Pentium 4 global_power_events RUNNING (non-halted clocks); Linux p4.c p4_general_events[CPU_CYCLES]"),
+};
+
+/* The rows after nb_table[] (ds_event_row numbers them on). */
+static const struct ev_row table[] = {
 
     /* Core 2: SDM Vol. 3B "Performance Monitoring Events for Intel Core
      * Microarchitecture" and "PEBS Performance Events for Intel Core"; Linux
@@ -296,6 +308,20 @@ static const struct hybrid_row hybrids18[] = {
     { 0x03, DS_UARCH_COYOTECOVE, DS_UARCH_ARCTICWOLF },
 };
 
+#define DS_EVENT_ROWS (DS_ARRAY_SIZE(nb_table) + DS_ARRAY_SIZE(table))
+
+static enum ds_uarch row_uarch(size_t i)
+{
+    size_t n = DS_ARRAY_SIZE(nb_table);
+    return i < n ? nb_table[i].uarch : (enum ds_uarch)table[i - n].uarch;
+}
+
+static enum ds_event row_event(size_t i)
+{
+    size_t n = DS_ARRAY_SIZE(nb_table);
+    return i < n ? nb_table[i].event : (enum ds_event)table[i - n].event;
+}
+
 static enum ds_uarch uarch_hybrid(const struct ds_caps *c, const struct hybrid_row *h)
 {
     for (size_t i = 0; c->has_leaf_1a && i < DS_ARRAY_SIZE(natives); i++)
@@ -331,7 +357,7 @@ static enum ds_uarch uarch_family6(const struct ds_caps *c)
     return DS_UARCH_UNKNOWN;
 }
 
-int ds_uarch_of(const struct ds_cpu *cpu, enum ds_uarch *out)
+DS_COLD int ds_uarch_of(const struct ds_cpu *cpu, enum ds_uarch *out)
 {
     if (!cpu || !out)
         return DS_ERR_NULL;
@@ -359,7 +385,7 @@ static const char *const uarch_names[DS_UARCH__COUNT] = {
     "yonah",
 };
 
-const char *ds_uarch_name(enum ds_uarch u)
+DS_COLD const char *ds_uarch_name(enum ds_uarch u)
 {
     if ((unsigned)u >= DS_UARCH__COUNT)
         return "unknown";
@@ -370,7 +396,7 @@ static const char *const event_names[DS_EVENT__COUNT] = {
     "unknown", "instructions", "branches", "branch-misses", "loads", "stores", "cycles",
 };
 
-const char *ds_event_name(enum ds_event e)
+DS_COLD const char *ds_event_name(enum ds_event e)
 {
     if ((unsigned)e >= DS_EVENT__COUNT)
         return "unknown";
@@ -402,7 +428,7 @@ static bool arch_unavailable(const struct ds_caps *c, enum ds_event ev)
     return bit < c->ebx_length && (c->events_unavailable & (1u << bit));
 }
 
-int ds_event_lookup(const struct ds_cpu *cpu, enum ds_event ev, struct ds_event_desc *out)
+DS_COLD int ds_event_lookup(const struct ds_cpu *cpu, enum ds_event ev, struct ds_event_desc *out)
 {
     enum ds_uarch u;
     if (!cpu || !out)
@@ -416,17 +442,41 @@ int ds_event_lookup(const struct ds_cpu *cpu, enum ds_event ev, struct ds_event_
         return r;
     if (arch_unavailable(&cpu->caps, ev))
         return DS_ERR_EVENT_UNAVAILABLE;
-    for (size_t i = 0; i < DS_ARRAY_SIZE(table); i++)
-        if (table[i].uarch == u && table[i].event == ev) {
-            *out = table[i];
-            return DS_OK;
-        }
+    for (size_t i = 0; i < DS_EVENT_ROWS; i++)
+        if (row_uarch(i) == u && row_event(i) == ev)
+            return ds_event_row(i, out);
     return DS_ERR_EVENT_NONE;
 }
 
-const struct ds_event_desc *ds_event_table(size_t *out_n)
+DS_COLD size_t ds_event_rows(void)
 {
-    if (out_n)
-        *out_n = DS_ARRAY_SIZE(table);
-    return table;
+    return DS_EVENT_ROWS;
+}
+
+DS_COLD int ds_event_row(size_t i, struct ds_event_desc *out)
+{
+    if (!out)
+        return DS_ERR_NULL;
+    ds__zero(out, sizeof *out);
+    if (i >= DS_EVENT_ROWS)
+        return DS_ERR_INVAL;
+    if (i < DS_ARRAY_SIZE(nb_table)) {
+        *out = nb_table[i];
+        return DS_OK;
+    }
+    const struct ev_row *r = &table[i - DS_ARRAY_SIZE(nb_table)];
+    out->event = (enum ds_event)r->event;
+    out->uarch = (enum ds_uarch)r->uarch;
+    out->evsel = r->evsel;
+    out->umask = r->umask;
+    out->cmask = r->cmask;
+    out->inv = r->inv;
+    out->fixed = (int8_t)(r->fixed1 - 1);
+    out->precise = (enum ds_event_precise)r->precise;
+    out->ll_evsel = r->ll_evsel;
+    out->ll_umask = r->ll_umask;
+    out->nb_metric = -1;
+    out->name = r->name;
+    out->source = r->source;
+    return DS_OK;
 }
