@@ -17,7 +17,9 @@
 #define ARC DS_LBR_F_ARCH
 #define UNC DS_LBR_F_UNCONFIRMED
 #define KNL DS_LBR_F_LIP_MISPRED
-#define R(fam, mod, ua, d, f, t, i, tos, fl) { fam, mod, ua, d, f, t, i, tos, (uint8_t)((d) ? (d) - 1 : 0), fl }
+#define R(fam, mod, ua, d, f, t, i, tos, fl)                                                   \
+    { .family = (fam), .model = (mod), .uarch = (ua), .depth = (d), .from_base = (f), .to_base = (t), \
+      .info_base = (i), .tos_msr = (tos), .tos_max = (uint8_t)((d) ? (d) - 1 : 0), .flags = (fl) }
 
 static const struct ds_lbr_model models[] = {
 #if DS_CONFIG_NETBURST
@@ -328,8 +330,8 @@ DS_COLD int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m
  * enumerates Arch LBR (CPUID.(07H,0):EDX[19]) and whose DisplayFamily_
  * DisplayModel has no Arch row; it fits any such CPU (family 0 = any). */
 static const struct ds_lbr_model arch_any = {
-    0, 0, "Arch LBR (CPUID.(07H,0):EDX[19])", 0, DS_MSR_IA32_LBR_0_FROM_IP, DS_MSR_IA32_LBR_0_TO_IP,
-    DS_MSR_IA32_LBR_0_INFO, 0, 0, DS_LBR_F_ARCH,
+    .uarch = "Arch LBR (CPUID.(07H,0):EDX[19])", .from_base = DS_MSR_IA32_LBR_0_FROM_IP,
+    .to_base = DS_MSR_IA32_LBR_0_TO_IP, .info_base = DS_MSR_IA32_LBR_0_INFO, .flags = DS_LBR_F_ARCH,
 };
 
 /* Arch LBR exists only where CPUID.(07H,0):EDX[19] says so (SDM Vol. 3B
