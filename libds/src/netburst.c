@@ -17,7 +17,7 @@
 #if DS_CONFIG_NETBURST_TABLES
 
 /* --- Counters ("Performance Counter MSRs and Associated CCCR and ESCR MSRs") */
-#define C(n, cn, i) { n, cn, 0x300u + (i), 0x360u + (i) }
+#define C(n, cn, i) { .name = n, .cccr_name = cn, .msr = 0x300u + (i), .cccr_msr = 0x360u + (i) }
 static const struct ds_nb_counter_info counters[DS_NB_NUM_COUNTERS] = {
     C("MSR_BPU_COUNTER0", "MSR_BPU_CCCR0", 0),    C("MSR_BPU_COUNTER1", "MSR_BPU_CCCR1", 1),
     C("MSR_BPU_COUNTER2", "MSR_BPU_CCCR2", 2),    C("MSR_BPU_COUNTER3", "MSR_BPU_CCCR3", 3),
