@@ -282,7 +282,7 @@ static int live_period(struct ds_session *s, const struct ds_session_req *r)
     return e ? e : e2;
 }
 
-int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period)
+DS_COLD int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period)
 {
     if (!s)
         return DS_ERR_NULL;

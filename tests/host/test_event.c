@@ -639,6 +639,8 @@ static void test_names(void)
     CHECK(strcmp(ds_uarch_name(DS_UARCH__COUNT), "unknown") == 0, "uarch out of range");
     CHECK(strcmp(ds_uarch_name((enum ds_uarch)-1), "unknown") == 0, "uarch -1");
     CHECK(strcmp(ds_uarch_name(DS_UARCH_GOLDENCOVE), "goldencove") == 0, "goldencove");
+    /* the longest names fill event.c's char[14] rows but one byte (the NUL) */
+    CHECK(strcmp(ds_uarch_name(DS_UARCH_GOLDMONT_PLUS), "goldmont_plus") == 0, "goldmont_plus");
     CHECK(strcmp(ds_event_name(DS_EVENT_INSTRUCTIONS), "instructions") == 0, "instructions");
     CHECK(strcmp(ds_event_name(DS_EVENT_BRANCH_MISSES), "branch-misses") == 0, "branch-misses");
     CHECK(strcmp(ds_event_name(DS_EVENT__COUNT), "unknown") == 0, "event out of range");
