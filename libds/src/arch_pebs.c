@@ -38,7 +38,7 @@ static uint8_t phys_bits(const struct ds_cpu *cpu)
     return (uint8_t)(bits > 52u ? 52u : bits);
 }
 
-int ds_arch_pebs_detect(const struct ds_cpu *cpu, struct ds_arch_pebs_caps *out)
+DS_COLD int ds_arch_pebs_detect(const struct ds_cpu *cpu, struct ds_arch_pebs_caps *out)
 {
     if (!cpu || !out)
         return DS_ERR_NULL;
@@ -103,7 +103,7 @@ static int check_buffer(const struct ds_arch_pebs_config *cfg, uint8_t pbits, ui
     return DS_OK;
 }
 
-int ds_arch_pebs_setup(struct ds_arch_pebs *ap, const struct ds_cpu *cpu, const struct ds_arch_pebs_config *cfg)
+DS_COLD int ds_arch_pebs_setup(struct ds_arch_pebs *ap, const struct ds_cpu *cpu, const struct ds_arch_pebs_config *cfg)
 {
     if (!ap)
         return DS_ERR_NULL;
@@ -134,7 +134,7 @@ static uint64_t thresh_field(const struct ds_arch_pebs *ap)
     return ((ap->thresh / DS_APEBS_UNIT) << DS_APEBS_INDEX_THRESH_SHIFT) & DS_APEBS_INDEX_THRESH_MASK;
 }
 
-int ds_arch_pebs_install(struct ds_arch_pebs *ap)
+DS_COLD int ds_arch_pebs_install(struct ds_arch_pebs *ap)
 {
     if (!ap)
         return DS_ERR_NULL;
@@ -178,7 +178,7 @@ int ds_arch_pebs_disable(struct ds_arch_pebs *ap)
     return set_en(ap, false);
 }
 
-int ds_arch_pebs_uninstall(struct ds_arch_pebs *ap)
+DS_COLD int ds_arch_pebs_uninstall(struct ds_arch_pebs *ap)
 {
     int e = set_en(ap, false);
     if (e)
@@ -218,7 +218,7 @@ static int counter_msr(const struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uin
     return DS_OK;
 }
 
-int ds_arch_pebs_counter_enable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, uint32_t reload,
+DS_COLD int ds_arch_pebs_counter_enable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, uint32_t reload,
                                 uint64_t groups)
 {
     uint32_t msr;
@@ -232,7 +232,7 @@ int ds_arch_pebs_counter_enable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, 
     return ds_msr_write(ap->cpu, msr, DS_APEBS_CFG_EN | groups | reload);
 }
 
-int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index)
+DS_COLD int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index)
 {
     uint32_t msr;
     int e = counter_msr(ap, kind, index, &msr);
@@ -244,7 +244,7 @@ int ds_arch_pebs_counter_disable(struct ds_arch_pebs *ap, enum ds_ctr_kind kind,
 /* A counting member of a counters group: CFG_C = CNTR_ALLOW, no EN, no
  * reload (Linux intel_pmu_enable_event_ext: ext = ARCH_PEBS_CNTR_ALLOW for
  * a non-precise event of a PEBS counter group, written to every member). */
-int ds_arch_pebs_counter_allow(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, bool allow)
+DS_COLD int ds_arch_pebs_counter_allow(struct ds_arch_pebs *ap, enum ds_ctr_kind kind, uint32_t index, bool allow)
 {
     uint32_t msr;
     int e = counter_msr(ap, kind, index, &msr);

@@ -11,7 +11,7 @@
 #include "util.h"
 
 /* Pure address check, kept in every configuration (no facility state). */
-bool ds_linear_canonical(uint64_t linear, bool la57)
+DS_COLD bool ds_linear_canonical(uint64_t linear, bool la57)
 {
     unsigned bits = la57 ? 57 : 48;
     uint64_t top = linear >> (bits - 1);
@@ -20,7 +20,7 @@ bool ds_linear_canonical(uint64_t linear, bool la57)
 
 #if DS_CONFIG_AREA
 
-int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
+DS_COLD int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
 {
     if (!cpu || !out_layout)
         return DS_ERR_NULL;
@@ -53,7 +53,7 @@ static uint32_t popcount32(uint32_t v)
  *   fmt 5: GP 0-31 and the fixed counters.
  * "Exist" = CPUID's bitmaps (caps.gp_mask, caps.fixed_mask).
  */
-int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32_t *out_records)
+DS_COLD int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32_t *out_records)
 {
     if (!cpu || !out_records)
         return DS_ERR_NULL;
@@ -178,7 +178,7 @@ static int reset_slot(const struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t 
     return reset_slot_fixed(ctx, index, slot, width);
 }
 
-int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
+DS_COLD int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
 {
     if (!ctx)
         return DS_ERR_NULL;
@@ -208,7 +208,7 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
     return DS_OK;
 }
 #else /* !DS_CONFIG_PEBS: no PEBS buffer, no counter reset slots to program */
-int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
+DS_COLD int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index, uint64_t value)
 {
     (void)ctx;
     (void)kind;
@@ -218,7 +218,7 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
 }
 #endif /* DS_CONFIG_PEBS */
 
-int ds_area_install(struct ds_ctx *ctx)
+DS_COLD int ds_area_install(struct ds_ctx *ctx)
 {
     uint64_t prior;
     if (!ctx)
@@ -238,7 +238,7 @@ int ds_area_install(struct ds_ctx *ctx)
     return DS_OK;
 }
 
-int ds_area_uninstall(struct ds_ctx *ctx)
+DS_COLD int ds_area_uninstall(struct ds_ctx *ctx)
 {
     if (!ctx)
         return DS_ERR_NULL;
@@ -257,7 +257,7 @@ int ds_area_uninstall(struct ds_ctx *ctx)
 
 #else /* !DS_CONFIG_AREA: the DS save area is compiled out (ds/config.h) */
 
-int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
+DS_COLD int ds_area_layout(const struct ds_cpu *cpu, enum ds_layout *out_layout)
 {
     (void)cpu;
     if (out_layout)
@@ -274,7 +274,7 @@ int ds_area_set_reset(struct ds_ctx *ctx, enum ds_ctr_kind kind, uint32_t index,
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32_t *out_records)
+DS_COLD int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32_t *out_records)
 {
     (void)cpu;
     (void)fmt;
@@ -283,13 +283,13 @@ int ds_pebs_thresh_margin(const struct ds_cpu *cpu, enum ds_pebs_fmt fmt, uint32
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_area_install(struct ds_ctx *ctx)
+DS_COLD int ds_area_install(struct ds_ctx *ctx)
 {
     (void)ctx;
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_area_uninstall(struct ds_ctx *ctx)
+DS_COLD int ds_area_uninstall(struct ds_ctx *ctx)
 {
     (void)ctx;
     return DS_ERR_UNSUPPORTED;

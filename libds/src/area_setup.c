@@ -275,7 +275,7 @@ static void setup_build(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_
 }
 
 /* Checks in precedence order (the first failing one wins), then the build. */
-int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg)
+DS_COLD int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg)
 {
     struct setup_plan p;
     int e = setup_check_facility(ctx, cpu, cfg);
@@ -310,7 +310,7 @@ int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_c
 
 #else /* !DS_CONFIG_AREA: the DS save area is compiled out (ds/config.h) */
 
-int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg)
+DS_COLD int ds_area_setup(struct ds_ctx *ctx, struct ds_cpu *cpu, const struct ds_area_config *cfg)
 {
     (void)cpu;
     (void)cfg;

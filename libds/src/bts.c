@@ -8,7 +8,7 @@
 
 #if DS_CONFIG_BTS
 
-uint64_t ds_bts_debugctl_bits(const struct ds_cpu *cpu, uint32_t flags)
+DS_COLD uint64_t ds_bts_debugctl_bits(const struct ds_cpu *cpu, uint32_t flags)
 {
     if (!cpu || (flags & ~DS_BTS_FLAGS_VALID))
         return 0;
@@ -64,7 +64,7 @@ static int bts_msr_layout(const struct ds_ctx *ctx)
 #endif
 }
 
-int ds_bts_enable(struct ds_ctx *ctx, uint32_t flags)
+DS_COLD int ds_bts_enable(struct ds_ctx *ctx, uint32_t flags)
 {
     uint64_t v;
     int e = bts_common(ctx);
@@ -111,7 +111,7 @@ int ds_bts_enable(struct ds_ctx *ctx, uint32_t flags)
     return DS_OK;
 }
 
-int ds_bts_disable(struct ds_ctx *ctx)
+DS_COLD int ds_bts_disable(struct ds_ctx *ctx)
 {
     uint64_t v;
     int e = bts_common(ctx);
@@ -287,21 +287,21 @@ int ds_bts_threshold_reached(const struct ds_ctx *ctx, bool *out)
 
 #else /* !DS_CONFIG_BTS: Branch Trace Store compiled out (ds/config.h) */
 
-uint64_t ds_bts_debugctl_bits(const struct ds_cpu *cpu, uint32_t flags)
+DS_COLD uint64_t ds_bts_debugctl_bits(const struct ds_cpu *cpu, uint32_t flags)
 {
     (void)cpu;
     (void)flags;
     return 0; /* as for invalid input: no bits to set */
 }
 
-int ds_bts_enable(struct ds_ctx *ctx, uint32_t flags)
+DS_COLD int ds_bts_enable(struct ds_ctx *ctx, uint32_t flags)
 {
     (void)ctx;
     (void)flags;
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_bts_disable(struct ds_ctx *ctx)
+DS_COLD int ds_bts_disable(struct ds_ctx *ctx)
 {
     (void)ctx;
     return DS_ERR_UNSUPPORTED;

@@ -26,7 +26,7 @@ void ds__zero(void *p, size_t n)
         *b++ = 0;
 }
 
-int ds_cpu_init(struct ds_cpu *cpu, const struct ds_msr_ops *ops, void *ops_ctx)
+DS_COLD int ds_cpu_init(struct ds_cpu *cpu, const struct ds_msr_ops *ops, void *ops_ctx)
 {
     if (!cpu)
         return DS_ERR_NULL;
@@ -46,7 +46,7 @@ int ds_cpu_init(struct ds_cpu *cpu, const struct ds_msr_ops *ops, void *ops_ctx)
     return DS_OK;
 }
 
-int ds_cpu_set_ia32e(struct ds_cpu *cpu, bool ia32e)
+DS_COLD int ds_cpu_set_ia32e(struct ds_cpu *cpu, bool ia32e)
 {
     if (!cpu)
         return DS_ERR_NULL;
@@ -54,7 +54,7 @@ int ds_cpu_set_ia32e(struct ds_cpu *cpu, bool ia32e)
     return DS_OK;
 }
 
-void ds_display_fms(uint32_t sig, uint16_t *out_family, uint8_t *out_model)
+DS_COLD void ds_display_fms(uint32_t sig, uint16_t *out_family, uint8_t *out_model)
 {
     uint32_t model = (sig >> 4) & 0xF;
     uint32_t family = (sig >> 8) & 0xF;
@@ -121,7 +121,7 @@ static uint8_t pmu_kind(const struct ds_caps *c)
     return DS_PMU_KIND_UNKNOWN;
 }
 
-const char *ds_pmu_kind_name(unsigned kind)
+DS_COLD const char *ds_pmu_kind_name(unsigned kind)
 {
     static const char *const n[] = {"none", "core", "atom", "lowpower", "unknown"};
     return kind < sizeof n / sizeof n[0] ? n[kind] : "?";
@@ -350,7 +350,7 @@ static void identify_leaf0a(struct ds_cpu *cpu, struct ds_caps *c)
     c->gp_mask = c->gp_counters >= 32 ? 0xFFFFFFFFu : ((1u << c->gp_counters) - 1);
 }
 
-int ds_cpu_identify(struct ds_cpu *cpu)
+DS_COLD int ds_cpu_identify(struct ds_cpu *cpu)
 {
     if (!cpu)
         return DS_ERR_NULL;
@@ -522,7 +522,7 @@ static void format_msrs(struct ds__sb *sb, const struct ds_caps *c)
     }
 }
 
-int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
+DS_COLD int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
 {
     struct ds__sb sb;
     if (!c || !buf)
@@ -541,7 +541,7 @@ int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
 #else /* !DS_CONFIG_FORMAT */
 
 /* Renderers compiled out (ds/config.h): an empty string, DS_ERR_UNSUPPORTED. */
-int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
+DS_COLD int ds_caps_format(const struct ds_caps *c, char *buf, size_t len)
 {
     (void)c;
     if (buf && len)

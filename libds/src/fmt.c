@@ -8,7 +8,7 @@
 
 #if DS_CONFIG_FORMAT
 
-void ds__sb_init(struct ds__sb *sb, char *buf, size_t len)
+DS_COLD void ds__sb_init(struct ds__sb *sb, char *buf, size_t len)
 {
     sb->buf = buf;
     sb->len = len;
@@ -18,7 +18,7 @@ void ds__sb_init(struct ds__sb *sb, char *buf, size_t len)
         buf[0] = '\0';
 }
 
-void ds__sb_putc(struct ds__sb *sb, char c)
+DS_COLD void ds__sb_putc(struct ds__sb *sb, char c)
 {
     if (!sb->buf || sb->pos + 1 >= sb->len) {
         sb->truncated = true;
@@ -28,7 +28,7 @@ void ds__sb_putc(struct ds__sb *sb, char c)
     sb->buf[sb->pos] = '\0';
 }
 
-void ds__sb_puts(struct ds__sb *sb, const char *s)
+DS_COLD void ds__sb_puts(struct ds__sb *sb, const char *s)
 {
     while (s && *s)
         ds__sb_putc(sb, *s++);
@@ -39,7 +39,7 @@ void ds__sb_puts(struct ds__sb *sb, const char *s)
  * libgcc's __udivdi3/__umoddi3 (clang always, gcc at -Os), a symbol a kernel
  * need not provide. Subtracting powers of ten costs at most 9 steps a digit.
  */
-void ds__sb_dec(struct ds__sb *sb, uint64_t v)
+DS_COLD void ds__sb_dec(struct ds__sb *sb, uint64_t v)
 {
     static const uint64_t pow10[] = {
         10000000000000000000ull, 1000000000000000000ull, 100000000000000000ull,
@@ -62,7 +62,7 @@ void ds__sb_dec(struct ds__sb *sb, uint64_t v)
     }
 }
 
-void ds__sb_hex(struct ds__sb *sb, uint64_t v, unsigned digits)
+DS_COLD void ds__sb_hex(struct ds__sb *sb, uint64_t v, unsigned digits)
 {
     static const char hex[] = "0123456789abcdef";
     char tmp[16];

@@ -17,7 +17,9 @@
 #define ARC DS_LBR_F_ARCH
 #define UNC DS_LBR_F_UNCONFIRMED
 #define KNL DS_LBR_F_LIP_MISPRED
-#define R(fam, mod, ua, d, f, t, i, tos, fl) { fam, mod, ua, d, f, t, i, tos, (uint8_t)((d) ? (d) - 1 : 0), fl }
+#define R(fam, mod, ua, d, f, t, i, tos, fl)                                                   \
+    { .family = (fam), .model = (mod), .uarch = (ua), .depth = (d), .from_base = (f), .to_base = (t), \
+      .info_base = (i), .tos_msr = (tos), .tos_max = (uint8_t)((d) ? (d) - 1 : 0), .flags = (fl) }
 
 static const struct ds_lbr_model models[] = {
 #if DS_CONFIG_NETBURST
@@ -142,14 +144,14 @@ static const struct ds_lbr_model models[] = {
 #undef R
 #undef KNL
 
-const struct ds_lbr_model *ds_lbr_models(size_t *out_n)
+DS_COLD const struct ds_lbr_model *ds_lbr_models(size_t *out_n)
 {
     if (out_n)
         *out_n = DS_ARRAY_SIZE(models);
     return models;
 }
 
-int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **out)
+DS_COLD int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **out)
 {
     if (!out)
         return DS_ERR_NULL;
@@ -285,7 +287,7 @@ int ds_lbr_decode_arch(uint32_t ecx, uint64_t from, uint64_t to, uint64_t info, 
     return DS_OK;
 }
 
-int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)
+DS_COLD int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)
 {
     if (!cpu || !m || !out_format)
         return DS_ERR_NULL;
@@ -328,8 +330,8 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
  * enumerates Arch LBR (CPUID.(07H,0):EDX[19]) and whose DisplayFamily_
  * DisplayModel has no Arch row; it fits any such CPU (family 0 = any). */
 static const struct ds_lbr_model arch_any = {
-    0, 0, "Arch LBR (CPUID.(07H,0):EDX[19])", 0, DS_MSR_IA32_LBR_0_FROM_IP, DS_MSR_IA32_LBR_0_TO_IP,
-    DS_MSR_IA32_LBR_0_INFO, 0, 0, DS_LBR_F_ARCH,
+    .uarch = "Arch LBR (CPUID.(07H,0):EDX[19])", .from_base = DS_MSR_IA32_LBR_0_FROM_IP,
+    .to_base = DS_MSR_IA32_LBR_0_TO_IP, .info_base = DS_MSR_IA32_LBR_0_INFO, .flags = DS_LBR_F_ARCH,
 };
 
 /* Arch LBR exists only where CPUID.(07H,0):EDX[19] says so (SDM Vol. 3B
@@ -356,7 +358,7 @@ static int check(const struct ds_cpu *cpu, const struct ds_lbr_model *m)
     return DS_OK;
 }
 
-int ds_lbr_cpu_model(const struct ds_cpu *cpu, const struct ds_lbr_model **out)
+DS_COLD int ds_lbr_cpu_model(const struct ds_cpu *cpu, const struct ds_lbr_model **out)
 {
     if (!cpu || !out)
         return DS_ERR_NULL;
@@ -496,7 +498,7 @@ static int enable_legacy(struct ds_cpu *cpu, const struct ds_lbr_model *m, const
                cfg->freeze_on_pmi ? 0 : DS_DEBUGCTL_FREEZE_LBRS_ON_PMI);
 }
 
-int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
+DS_COLD int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
 {
     int e = check(cpu, m);
     if (e)
@@ -518,7 +520,7 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
     return enable_legacy(cpu, m, cfg);
 }
 
-int ds_lbr_disable(struct ds_cpu *cpu, const struct ds_lbr_model *m)
+DS_COLD int ds_lbr_disable(struct ds_cpu *cpu, const struct ds_lbr_model *m)
 {
     int e = check(cpu, m);
     if (e)
@@ -629,14 +631,14 @@ int ds_lbr_read(struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned forma
 
 #else /* !DS_CONFIG_LBR: LBR stacks compiled out (ds/config.h) */
 
-const struct ds_lbr_model *ds_lbr_models(size_t *out_n)
+DS_COLD const struct ds_lbr_model *ds_lbr_models(size_t *out_n)
 {
     if (out_n)
         *out_n = 0;
     return NULL;
 }
 
-int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **out)
+DS_COLD int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **out)
 {
     (void)family;
     (void)model;
@@ -645,7 +647,7 @@ int ds_lbr_lookup(uint16_t family, uint8_t model, const struct ds_lbr_model **ou
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_lbr_cpu_model(const struct ds_cpu *cpu, const struct ds_lbr_model **out)
+DS_COLD int ds_lbr_cpu_model(const struct ds_cpu *cpu, const struct ds_lbr_model **out)
 {
     (void)cpu;
     if (out)
@@ -677,7 +679,7 @@ int ds_lbr_decode_arch(uint32_t cpuid_1c_ecx, uint64_t from_raw, uint64_t to_raw
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)
+DS_COLD int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsigned *out_format)
 {
     (void)cpu;
     (void)m;
@@ -686,7 +688,7 @@ int ds_lbr_format(const struct ds_cpu *cpu, const struct ds_lbr_model *m, unsign
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
+DS_COLD int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct ds_lbr_config *cfg)
 {
     (void)cpu;
     (void)m;
@@ -694,7 +696,7 @@ int ds_lbr_enable(struct ds_cpu *cpu, const struct ds_lbr_model *m, const struct
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_lbr_disable(struct ds_cpu *cpu, const struct ds_lbr_model *m)
+DS_COLD int ds_lbr_disable(struct ds_cpu *cpu, const struct ds_lbr_model *m)
 {
     (void)cpu;
     (void)m;

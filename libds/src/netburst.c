@@ -17,7 +17,7 @@
 #if DS_CONFIG_NETBURST_TABLES
 
 /* --- Counters ("Performance Counter MSRs and Associated CCCR and ESCR MSRs") */
-#define C(n, cn, i) { n, cn, 0x300u + (i), 0x360u + (i) }
+#define C(n, cn, i) { .name = n, .cccr_name = cn, .msr = 0x300u + (i), .cccr_msr = 0x360u + (i) }
 static const struct ds_nb_counter_info counters[DS_NB_NUM_COUNTERS] = {
     C("MSR_BPU_COUNTER0", "MSR_BPU_CCCR0", 0),    C("MSR_BPU_COUNTER1", "MSR_BPU_CCCR1", 1),
     C("MSR_BPU_COUNTER2", "MSR_BPU_CCCR2", 2),    C("MSR_BPU_COUNTER3", "MSR_BPU_CCCR3", 3),
@@ -186,21 +186,21 @@ static const struct ds_nb_event_info events[] = {
 #undef EV
 #undef AR
 
-const struct ds_nb_counter_info *ds_nb_counters(size_t *out_n)
+DS_COLD const struct ds_nb_counter_info *ds_nb_counters(size_t *out_n)
 {
     if (out_n)
         *out_n = DS_ARRAY_SIZE(counters);
     return counters;
 }
 
-const struct ds_nb_escr_info *ds_nb_escrs(size_t *out_n)
+DS_COLD const struct ds_nb_escr_info *ds_nb_escrs(size_t *out_n)
 {
     if (out_n)
         *out_n = DS_ARRAY_SIZE(escrs);
     return escrs;
 }
 
-const struct ds_nb_event_info *ds_nb_events(size_t *out_n)
+DS_COLD const struct ds_nb_event_info *ds_nb_events(size_t *out_n)
 {
     if (out_n)
         *out_n = DS_ARRAY_SIZE(events);
@@ -224,7 +224,7 @@ static bool str_eq_n(const char *a, const char *b, size_t n)
     return b[n] == '\0';
 }
 
-int ds_nb_event_find(const char *name, unsigned *out_index)
+DS_COLD int ds_nb_event_find(const char *name, unsigned *out_index)
 {
     if (!name || !out_index)
         return DS_ERR_NULL;
@@ -236,7 +236,7 @@ int ds_nb_event_find(const char *name, unsigned *out_index)
     return DS_ERR_NB_BAD_EVENT;
 }
 
-int ds_nb_escr_find(const char *name, unsigned *out_index)
+DS_COLD int ds_nb_escr_find(const char *name, unsigned *out_index)
 {
     if (!name || !out_index)
         return DS_ERR_NULL;
@@ -256,7 +256,7 @@ static uint32_t event_mask_valid(const struct ds_nb_event_info *ev)
     return v;
 }
 
-int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask)
+DS_COLD int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask)
 {
     if (!names || !out_mask)
         return DS_ERR_NULL;
@@ -287,7 +287,7 @@ int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask)
     return DS_OK;
 }
 
-int ds_nb_alloc_init(struct ds_nb_alloc *a, uint8_t display_model, bool ht)
+DS_COLD int ds_nb_alloc_init(struct ds_nb_alloc *a, uint8_t display_model, bool ht)
 {
     if (!a)
         return DS_ERR_NULL;
@@ -471,7 +471,7 @@ static int pick_pair(const struct ds_nb_alloc *a, const struct ds_nb_request *re
     return DS_ERR_NB_NO_FREE;
 }
 
-int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
+DS_COLD int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
                  struct ds_nb_assignment *out)
 {
     if (!a || !req || !out)
@@ -528,7 +528,7 @@ static bool cpu_has_ht(const struct ds_cpu *cpu)
     return (uint8_t)(r[1] >> 16) >= 2; /* EBX[23:16] */
 }
 
-int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_request *req,
+DS_COLD int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_request *req,
                   uint64_t start, struct ds_nb_assignment *out)
 {
     int e = nb_check_cpu(cpu);
@@ -568,7 +568,7 @@ int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
     return DS_OK;
 }
 
-int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_assignment *as)
+DS_COLD int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_assignment *as)
 {
     int e = nb_check_cpu(cpu);
     if (e)
@@ -616,7 +616,7 @@ static int raw_check(const struct ds_cpu *cpu, unsigned counter, uint32_t escr_m
     return DS_OK;
 }
 
-int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, uint64_t escr_val,
+DS_COLD int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, uint64_t escr_val,
                       uint64_t cccr_val, uint64_t start)
 {
     int e = raw_check(cpu, counter, escr_msr);
@@ -642,7 +642,7 @@ int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, u
     return DS_OK;
 }
 
-int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr)
+DS_COLD int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr)
 {
     int e = raw_check(cpu, counter, escr_msr);
     if (e)
@@ -652,7 +652,7 @@ int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr)
     return (e1 || e2) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
-int ds_nb_period(uint64_t period, uint64_t *out_start)
+DS_COLD int ds_nb_period(uint64_t period, uint64_t *out_start)
 {
     uint64_t start, reset;
     if (!out_start)
@@ -679,7 +679,7 @@ static const struct ds_nb_metric_info metrics[DS_NB_METRIC__COUNT] = {
     [DS_NB_METRIC_SPLIT_STORE] = { "split_store_retired", 0x400, 0x2, "store_port_replay:SPLIT_ST on MSR_SAAT_ESCR0" },
 };
 
-int ds_nb_metric_info(unsigned metric, const struct ds_nb_metric_info **out)
+DS_COLD int ds_nb_metric_info(unsigned metric, const struct ds_nb_metric_info **out)
 {
     if (!out)
         return DS_ERR_NULL;
@@ -689,7 +689,7 @@ int ds_nb_metric_info(unsigned metric, const struct ds_nb_metric_info **out)
     return DS_OK;
 }
 
-int ds_nb_replay_tag(struct ds_cpu *cpu, unsigned metric, bool pebs)
+DS_COLD int ds_nb_replay_tag(struct ds_cpu *cpu, unsigned metric, bool pebs)
 {
     int e = nb_check_cpu(cpu);
     if (e)
@@ -710,7 +710,7 @@ int ds_nb_replay_tag(struct ds_cpu *cpu, unsigned metric, bool pebs)
     return e ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
-int ds_nb_replay_untag(struct ds_cpu *cpu)
+DS_COLD int ds_nb_replay_untag(struct ds_cpu *cpu)
 {
     int e = nb_check_cpu(cpu);
     if (e)
@@ -772,7 +772,7 @@ int ds_nb_rearm(struct ds_cpu *cpu, unsigned counter, uint64_t start)
 
 #else /* !DS_CONFIG_NETBURST: NetBurst support compiled out (ds/config.h) */
 
-int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, uint64_t escr_val,
+DS_COLD int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, uint64_t escr_val,
                       uint64_t cccr_val, uint64_t start)
 {
     (void)cpu;
@@ -784,7 +784,7 @@ int ds_nb_program_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr, u
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr)
+DS_COLD int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr)
 {
     (void)cpu;
     (void)counter;
@@ -792,7 +792,7 @@ int ds_nb_release_raw(struct ds_cpu *cpu, unsigned counter, uint32_t escr_msr)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_nb_period(uint64_t period, uint64_t *out_start)
+DS_COLD int ds_nb_period(uint64_t period, uint64_t *out_start)
 {
     (void)period;
     if (out_start)
@@ -800,7 +800,7 @@ int ds_nb_period(uint64_t period, uint64_t *out_start)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_nb_metric_info(unsigned metric, const struct ds_nb_metric_info **out)
+DS_COLD int ds_nb_metric_info(unsigned metric, const struct ds_nb_metric_info **out)
 {
     (void)metric;
     if (out)
@@ -808,7 +808,7 @@ int ds_nb_metric_info(unsigned metric, const struct ds_nb_metric_info **out)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_nb_replay_tag(struct ds_cpu *cpu, unsigned metric, bool pebs)
+DS_COLD int ds_nb_replay_tag(struct ds_cpu *cpu, unsigned metric, bool pebs)
 {
     (void)cpu;
     (void)metric;
@@ -816,7 +816,7 @@ int ds_nb_replay_tag(struct ds_cpu *cpu, unsigned metric, bool pebs)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_nb_replay_untag(struct ds_cpu *cpu)
+DS_COLD int ds_nb_replay_untag(struct ds_cpu *cpu)
 {
     (void)cpu;
     return DS_ERR_UNSUPPORTED;
@@ -848,28 +848,28 @@ int ds_nb_rearm(struct ds_cpu *cpu, unsigned counter, uint64_t start)
  * to return, no name to look up, no allocator (it chooses from the tables).
  * Program with ds_nb_program_raw() / ds_nb_release_raw() instead.
  */
-const struct ds_nb_counter_info *ds_nb_counters(size_t *out_n)
+DS_COLD const struct ds_nb_counter_info *ds_nb_counters(size_t *out_n)
 {
     if (out_n)
         *out_n = 0;
     return NULL;
 }
 
-const struct ds_nb_escr_info *ds_nb_escrs(size_t *out_n)
+DS_COLD const struct ds_nb_escr_info *ds_nb_escrs(size_t *out_n)
 {
     if (out_n)
         *out_n = 0;
     return NULL;
 }
 
-const struct ds_nb_event_info *ds_nb_events(size_t *out_n)
+DS_COLD const struct ds_nb_event_info *ds_nb_events(size_t *out_n)
 {
     if (out_n)
         *out_n = 0;
     return NULL;
 }
 
-int ds_nb_event_find(const char *name, unsigned *out_index)
+DS_COLD int ds_nb_event_find(const char *name, unsigned *out_index)
 {
     (void)name;
     if (out_index)
@@ -877,7 +877,7 @@ int ds_nb_event_find(const char *name, unsigned *out_index)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_nb_escr_find(const char *name, unsigned *out_index)
+DS_COLD int ds_nb_escr_find(const char *name, unsigned *out_index)
 {
     (void)name;
     if (out_index)
@@ -885,7 +885,7 @@ int ds_nb_escr_find(const char *name, unsigned *out_index)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask)
+DS_COLD int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask)
 {
     (void)event;
     (void)names;
@@ -894,7 +894,7 @@ int ds_nb_mask_parse(unsigned event, const char *names, uint32_t *out_mask)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_nb_alloc_init(struct ds_nb_alloc *a, uint8_t display_model, bool ht)
+DS_COLD int ds_nb_alloc_init(struct ds_nb_alloc *a, uint8_t display_model, bool ht)
 {
     (void)display_model;
     (void)ht;
@@ -903,7 +903,7 @@ int ds_nb_alloc_init(struct ds_nb_alloc *a, uint8_t display_model, bool ht)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
+DS_COLD int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
                  struct ds_nb_assignment *out)
 {
     (void)a;
@@ -913,7 +913,7 @@ int ds_nb_assign(const struct ds_nb_alloc *a, const struct ds_nb_request *req,
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_request *req,
+DS_COLD int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_request *req,
                   uint64_t start, struct ds_nb_assignment *out)
 {
     (void)cpu;
@@ -925,7 +925,7 @@ int ds_nb_program(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_assignment *as)
+DS_COLD int ds_nb_release(struct ds_cpu *cpu, struct ds_nb_alloc *a, const struct ds_nb_assignment *as)
 {
     (void)cpu;
     (void)a;

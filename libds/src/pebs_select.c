@@ -63,7 +63,7 @@ static int select_caps_fmt(uint8_t pebs_format, enum ds_pebs_fmt *f)
     return DS_OK;
 }
 
-int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum ds_pebs_fmt *out_fmt)
+DS_COLD int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum ds_pebs_fmt *out_fmt)
 {
     if (!cpu || !out_fmt)
         return DS_ERR_NULL;
@@ -99,7 +99,7 @@ int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum 
 
 #else /* !DS_CONFIG_PEBS: PEBS compiled out (ds/config.h) */
 
-int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum ds_pebs_fmt *out_fmt)
+DS_COLD int ds_pebs_format_select(const struct ds_cpu *cpu, enum ds_layout layout, enum ds_pebs_fmt *out_fmt)
 {
     (void)cpu;
     (void)layout;

@@ -18,7 +18,7 @@ static uint64_t width_mask(unsigned w)
     return w >= 64 ? ~0ull : ((1ull << w) - 1);
 }
 
-int ds_pmc_period_values(unsigned width, bool full_width, uint64_t period,
+DS_COLD int ds_pmc_period_values(unsigned width, bool full_width, uint64_t period,
                          uint64_t *out_start, uint64_t *out_reset)
 {
     return ds__period_values(width, full_width, period, out_start, out_reset);
@@ -45,7 +45,7 @@ static uint32_t fixed_ctr_msr(const struct ds_caps *c, unsigned idx)
     return perfmon_v6(c) ? DS_PMC_MSR_FIXED_CTR(idx) : DS_MSR_IA32_FIXED_CTR0 + idx;
 }
 
-int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
+DS_COLD int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
                      uint64_t *out_reset)
 {
     int e = check_arch(cpu);
@@ -55,7 +55,7 @@ int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_st
                                 out_reset);
 }
 
-int ds__pmc_check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
+DS_COLD int ds__pmc_check_evtsel(const struct ds_cpu *cpu, uint64_t evtsel)
 {
     const struct ds_caps *c = &cpu->caps;
     /* UMASK2 [47:40] and EQ [36] only where CPUID.(23H,0):EBX enumerates
@@ -119,7 +119,7 @@ static uint64_t legacy_value(const struct ds_cpu *cpu, uint32_t msr, uint64_t v)
     return v;
 }
 
-int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_t start)
+DS_COLD int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_t start)
 {
     int e = check_arch(cpu);
     if (e)
@@ -176,7 +176,7 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out)
     return DS_OK;
 }
 
-int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool adaptive,
+DS_COLD int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool adaptive,
                          uint64_t start)
 {
     int e = check_arch(cpu);
@@ -210,7 +210,7 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
     return e ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
-int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
+DS_COLD int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
 {
     int e = check_arch(cpu);
     if (e)
@@ -240,7 +240,7 @@ int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
  */
 static const uint64_t nhm_magic[4] = { 0x4300B5, 0x4300D2, 0x4300B1, 0x4300B1 };
 
-int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
+DS_COLD int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
 {
     int e = check_arch(cpu);
     if (e)
@@ -300,7 +300,7 @@ int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
 
 #if !DS_CONFIG_PMC
 /* Architectural / Core counters compiled out (ds/config.h). */
-int ds_pmc_period_values(unsigned width, bool full_width, uint64_t period,
+DS_COLD int ds_pmc_period_values(unsigned width, bool full_width, uint64_t period,
                          uint64_t *out_start, uint64_t *out_reset)
 {
     (void)width;
@@ -313,14 +313,14 @@ int ds_pmc_period_values(unsigned width, bool full_width, uint64_t period,
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
+DS_COLD int ds_pmc_gp_period(const struct ds_cpu *cpu, uint64_t period, uint64_t *out_start,
                      uint64_t *out_reset)
 {
     (void)cpu;
     return ds_pmc_period_values(0, false, period, out_start, out_reset);
 }
 
-int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_t start)
+DS_COLD int ds_pmc_gp_program(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uint64_t start)
 {
     (void)cpu;
     (void)idx;
@@ -346,7 +346,7 @@ int ds_pmc_gp_read(struct ds_cpu *cpu, unsigned idx, uint64_t *out)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool adaptive,
+DS_COLD int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool adaptive,
                          uint64_t start)
 {
     (void)cpu;
@@ -357,14 +357,14 @@ int ds_pmc_fixed_program(struct ds_cpu *cpu, unsigned idx, unsigned ctrl, bool a
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
+DS_COLD int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
 {
     (void)cpu;
     (void)value;
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
+DS_COLD int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
 {
     (void)cpu;
     return DS_ERR_UNSUPPORTED;

@@ -14,7 +14,7 @@
 #include "pmc_int.h"
 
 #if DS_CONFIG_PMC && DS_CONFIG_PEBS
-int ds_pmc_core2_pebs_event(uint8_t model, uint8_t event, uint8_t umask)
+DS_COLD int ds_pmc_core2_pebs_event(uint8_t model, uint8_t event, uint8_t umask)
 {
     switch (model) {
     case 0x0F: case 0x16: case 0x17: case 0x1D:
@@ -319,7 +319,7 @@ static uint32_t apebs_event_mask(unsigned cls, uint64_t evtsel)
     return 0xFFFFFFFFu;
 }
 
-int ds_pmc_pebs_event_counters(const struct ds_cpu *cpu, uint64_t evtsel, uint32_t *out_gp)
+DS_COLD int ds_pmc_pebs_event_counters(const struct ds_cpu *cpu, uint64_t evtsel, uint32_t *out_gp)
 {
     if (!cpu || !out_gp)
         return DS_ERR_NULL;
@@ -357,7 +357,7 @@ static uint64_t apebs_ll_event(unsigned cls)
  *    (FREEZE_LBRS_ON_PMI with PEBS); Linux intel_clovertown_quirk sets
  *    x86_pmu.pebs = 0 for INTEL_CORE2_MEROM. Penryn 06_17H is not affected.
  */
-int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out)
+DS_COLD int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out)
 {
     if (!cpu || !out)
         return DS_ERR_NULL;
@@ -416,7 +416,7 @@ static int pebs_errata(struct ds_cpu *cpu, unsigned flags)
 
 static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel);
 
-int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags)
+DS_COLD int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags)
 {
     if (!cpu)
         return DS_ERR_NULL;
@@ -427,12 +427,12 @@ int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags)
     return pebs_errata(cpu, flags);
 }
 
-int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+DS_COLD int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
 {
     return ds_pmc_pebs_enable_ex(cpu, idx, evtsel, 0);
 }
 
-int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags)
+DS_COLD int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags)
 {
     int e = check_pebs(cpu);
     if (e)
@@ -452,13 +452,13 @@ int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uns
                                                                                 : DS_OK;
 }
 
-int ds_pmc_pebs_check(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+DS_COLD int ds_pmc_pebs_check(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
 {
     int e = check_pebs(cpu);
     return e ? e : pebs_gp_rules(cpu, idx, evtsel);
 }
 
-int ds_pmc_pebs_check_fixed(const struct ds_cpu *cpu, unsigned idx)
+DS_COLD int ds_pmc_pebs_check_fixed(const struct ds_cpu *cpu, unsigned idx)
 {
     int e = check_pebs(cpu);
     if (e)
@@ -527,7 +527,7 @@ static int pebs_gp_rules(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel
  * PMU_FL_PEBS_ALL). Linux clears the PMI enable of a PEBS event
  * (intel_pmu_pebs_enable: config &= ~EVENTSEL_INT), so the counter's
  * FIXED_CTR_CTRL PMI bit must be clear, like EVTSEL.INT. */
-int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx)
+DS_COLD int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx)
 {
     int e = ds_pmc_pebs_check_fixed(cpu, idx);
     if (e)
@@ -543,7 +543,7 @@ int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx)
                                                                                   : DS_OK;
 }
 
-int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask)
+DS_COLD int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask)
 {
     int e = check_pebs(cpu);
     if (e)
@@ -583,7 +583,7 @@ static int ldlat_fmt4(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
     return ds_msr_write(cpu, DS_MSR_IA32_PEBS_ENABLE, v | DS_PEBS_EN_PMC(idx)) ? DS_ERR_MSR_FAULT : DS_OK;
 }
 
-int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
+DS_COLD int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
 {
     int e = check_pebs(cpu);
     if (e)
@@ -631,7 +631,7 @@ static int check_data_cfg6(const struct ds_caps *c, uint64_t data_cfg)
     return DS_OK;
 }
 
-int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
+DS_COLD int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
 {
     int e = check_arch(cpu);
     if (e)
@@ -654,7 +654,7 @@ int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
 
 #if !DS_CONFIG_PMC || !DS_CONFIG_PEBS
 /* The PEBS enables need both DS_CONFIG_PMC and DS_CONFIG_PEBS (ds/config.h). */
-int ds_pmc_pebs_event_counters(const struct ds_cpu *cpu, uint64_t evtsel, uint32_t *out_gp)
+DS_COLD int ds_pmc_pebs_event_counters(const struct ds_cpu *cpu, uint64_t evtsel, uint32_t *out_gp)
 {
     (void)cpu;
     (void)evtsel;
@@ -663,7 +663,7 @@ int ds_pmc_pebs_event_counters(const struct ds_cpu *cpu, uint64_t evtsel, uint32
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
+DS_COLD int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
 {
     (void)display_model;
     (void)event;
@@ -671,7 +671,7 @@ int ds_pmc_core2_pebs_event(uint8_t display_model, uint8_t event, uint8_t umask)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+DS_COLD int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
 {
     (void)cpu;
     (void)idx;
@@ -679,7 +679,7 @@ int ds_pmc_pebs_enable(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out)
+DS_COLD int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out)
 {
     (void)cpu;
     if (out)
@@ -687,7 +687,7 @@ int ds_pmc_microcode_rev(struct ds_cpu *cpu, uint32_t *out)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags)
+DS_COLD int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, unsigned flags)
 {
     (void)cpu;
     (void)idx;
@@ -696,14 +696,14 @@ int ds_pmc_pebs_enable_ex(struct ds_cpu *cpu, unsigned idx, uint64_t evtsel, uns
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx)
+DS_COLD int ds_pmc_pebs_enable_fixed(struct ds_cpu *cpu, unsigned idx)
 {
     (void)cpu;
     (void)idx;
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_pebs_check(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
+DS_COLD int ds_pmc_pebs_check(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
 {
     (void)cpu;
     (void)idx;
@@ -711,21 +711,21 @@ int ds_pmc_pebs_check(const struct ds_cpu *cpu, unsigned idx, uint64_t evtsel)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_pebs_check_fixed(const struct ds_cpu *cpu, unsigned idx)
+DS_COLD int ds_pmc_pebs_check_fixed(const struct ds_cpu *cpu, unsigned idx)
 {
     (void)cpu;
     (void)idx;
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask)
+DS_COLD int ds_pmc_pebs_disable(struct ds_cpu *cpu, uint64_t mask)
 {
     (void)cpu;
     (void)mask;
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
+DS_COLD int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
 {
     (void)cpu;
     (void)idx;
@@ -733,14 +733,14 @@ int ds_pmc_pebs_ldlat(struct ds_cpu *cpu, unsigned idx, uint32_t threshold)
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
+DS_COLD int ds_pmc_pebs_data_cfg(struct ds_cpu *cpu, uint64_t data_cfg)
 {
     (void)cpu;
     (void)data_cfg;
     return DS_ERR_UNSUPPORTED;
 }
 
-int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags)
+DS_COLD int ds_pmc_pebs_errata_check(struct ds_cpu *cpu, unsigned flags)
 {
     (void)cpu;
     (void)flags;

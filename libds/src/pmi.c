@@ -12,7 +12,7 @@
 
 /* The freeze modes of @cpu (pure, kept in every configuration: sessions
  * validate at init what ds_pmi_init would refuse at start). */
-int ds_pmi_freeze_check(const struct ds_cpu *cpu, enum ds_freeze_mode f)
+DS_COLD int ds_pmi_freeze_check(const struct ds_cpu *cpu, enum ds_freeze_mode f)
 {
     if (!cpu)
         return DS_ERR_NULL;
@@ -117,7 +117,7 @@ int ds_pmi_decode(uint64_t raw, const struct ds_caps *c, struct ds_pmi_status *o
     return DS_OK;
 }
 
-int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, const struct ds_pmi_config *cfg)
+DS_COLD int ds_pmi_init(struct ds_pmi *pmi, struct ds_cpu *cpu, struct ds_ctx *ctx, const struct ds_pmi_config *cfg)
 {
     if (!pmi || !cpu || !cfg)
         return DS_ERR_NULL;

@@ -319,7 +319,7 @@ static void probe_bts_item(struct ds_cpu *cpu, const struct ds_probe_bts_scratch
 #endif
 }
 
-int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch, struct ds_probe_result *out)
+DS_COLD int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch, struct ds_probe_result *out)
 {
     if (!cpu || !out)
         return DS_ERR_NULL;
@@ -344,7 +344,7 @@ int ds_probe(struct ds_cpu *cpu, const struct ds_probe_bts_scratch *bts_scratch,
     return DS_OK;
 }
 
-const char *ds_probe_verdict_name(enum ds_probe_verdict v)
+DS_COLD const char *ds_probe_verdict_name(enum ds_probe_verdict v)
 {
     switch (v) {
     case DS_PROBE_NOT_ADVERTISED: return "not advertised";
@@ -396,7 +396,7 @@ static void line(struct ds__sb *sb, const char *k, const struct ds_probe_item *i
     ds__sb_puts(sb, it->restored ? ")\n" : "; prior value NOT restored)\n");
 }
 
-int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len)
+DS_COLD int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len)
 {
     struct ds__sb sb;
     if (!r || !buf)
@@ -413,7 +413,7 @@ int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len)
     return sb.truncated ? DS_ERR_BUFSZ : DS_OK;
 }
 #else /* !DS_CONFIG_FORMAT: renderers compiled out (ds/config.h) */
-int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len)
+DS_COLD int ds_probe_format(const struct ds_probe_result *r, char *buf, size_t len)
 {
     (void)r;
     if (buf && len)

@@ -29,7 +29,7 @@ static bool meets(uintptr_t a, size_t an, uintptr_t b, size_t bn)
 /* Linear-address width: CPUID 80000008H:EAX[15:8] (SDM Vol. 2A), 48 where
  * the leaf is absent or says less; the DS area and buffers are canonical
  * at that width (SDM Vol. 3B "DS Save Area": 64-bit linear addresses). */
-bool ds__ses_lin_la57(const struct ds_cpu *cpu)
+DS_COLD bool ds__ses_lin_la57(const struct ds_cpu *cpu)
 {
     uint32_t r[4] = { 0, 0, 0, 0 };
     ds_cpuid(cpu, 0x80000000u, 0, r);
@@ -74,7 +74,7 @@ static int config_ok(const struct ds_cpu *cpu, const struct ds_session_config *c
     return c->freeze_set ? ds_pmi_freeze_check(cpu, c->freeze) : DS_OK;
 }
 
-int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_session_config *c)
+DS_COLD int ds_session_init(struct ds_session *s, struct ds_cpu *cpu, const struct ds_session_config *c)
 {
     if (!s || !cpu || !c)
         return DS_ERR_NULL;
@@ -190,7 +190,7 @@ static int caps_first(struct ds_session *s, const struct ds_request *rq)
     return DS_OK;
 }
 
-int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *out_id)
+DS_COLD int ds_session_add(struct ds_session *s, const struct ds_request *rq, unsigned *out_id)
 {
     if (!s || !rq)
         return DS_ERR_NULL;
@@ -285,7 +285,7 @@ static int unwind(struct ds_session *s)
     return first;
 }
 
-unsigned ds_session_unrestored(const struct ds_session *s)
+DS_COLD unsigned ds_session_unrestored(const struct ds_session *s)
 {
     return s && s->started ? s->nsaved : 0;
 }
@@ -313,7 +313,7 @@ static int start_probe(struct ds_session *s)
     return DS_OK;
 }
 
-int ds_session_start(struct ds_session *s)
+DS_COLD int ds_session_start(struct ds_session *s)
 {
     if (!s)
         return DS_ERR_NULL;
@@ -348,7 +348,7 @@ int ds_session_start(struct ds_session *s)
     return DS_OK;
 }
 
-int ds_session_stop(struct ds_session *s)
+DS_COLD int ds_session_stop(struct ds_session *s)
 {
     if (!s)
         return DS_ERR_NULL;
@@ -384,7 +384,7 @@ int ds_session_stop(struct ds_session *s)
     return first;
 }
 
-int ds_session_teardown(struct ds_session *s)
+DS_COLD int ds_session_teardown(struct ds_session *s)
 {
     if (!s)
         return DS_ERR_NULL;

@@ -152,7 +152,7 @@ static void describe_bufs(struct ds__sb *b, const struct ds_session *s)
     }
 }
 
-int ds_session_describe(const struct ds_session *s, char *buf, size_t len)
+DS_COLD int ds_session_describe(const struct ds_session *s, char *buf, size_t len)
 {
     if (!s || !buf)
         return DS_ERR_NULL;
@@ -176,7 +176,7 @@ int ds_session_describe(const struct ds_session *s, char *buf, size_t len)
     return b.truncated ? DS_ERR_BUFSZ : DS_OK;
 }
 #else
-int ds_session_describe(const struct ds_session *s, char *buf, size_t len)
+DS_COLD int ds_session_describe(const struct ds_session *s, char *buf, size_t len)
 {
     (void)s;
     if (buf && len)

@@ -110,7 +110,7 @@ static int save_req(struct ds_session *s, const struct ds_session_req *r)
     }
 }
 
-int ds__ses_save_all(struct ds_session *s)
+DS_COLD int ds__ses_save_all(struct ds_session *s)
 {
     int e = DS_OK;
     bool nbp = has_how(s, DS_HOW_NB_PEBS), ldl = false;
@@ -224,7 +224,7 @@ static int program_req(struct ds_session *s, struct ds_session_req *r)
 }
 
 /* Everything after the saves, in do_run's order; counters stopped first. */
-int ds__ses_program_all(struct ds_session *s)
+DS_COLD int ds__ses_program_all(struct ds_session *s)
 {
     struct ds_cpu *cpu = s->cpu;
     int e = v2(s) ? ds_pmc_global_ctrl(cpu, 0) : DS_OK;
@@ -327,7 +327,7 @@ static int live_nb_period(struct ds_session *s, const struct ds_session_req *r)
     return e ? e : e2;
 }
 
-int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period)
+DS_COLD int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period)
 {
     if (!s)
         return DS_ERR_NULL;
@@ -351,7 +351,7 @@ int ds_session_set_period(struct ds_session *s, unsigned req_id, uint64_t period
 /* Write every saved MSR back, newest first; the ones whose write fails
  * stay saved (in order) for the next teardown, the others are forgotten. */
 _Static_assert(DS_SESSION_MAX_SAVED <= 64, "restore_saved keeps a 64-bit mask");
-int ds__ses_restore_saved(struct ds_session *s)
+DS_COLD int ds__ses_restore_saved(struct ds_session *s)
 {
     uint64_t failed = 0;
     for (unsigned i = s->nsaved; i-- > 0;)

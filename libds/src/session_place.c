@@ -197,7 +197,7 @@ static int ldlat_ok(const struct ds_session *s, enum ds_pebs_fmt f, const struct
 
 /* The PEBS format all PEBS requests of the session share; NO_DS when the
  * CPU has no PEBS at all. */
-int ds__ses_pebs_format(struct ds_session *s, enum ds_pebs_fmt *f)
+DS_COLD int ds__ses_pebs_format(struct ds_session *s, enum ds_pebs_fmt *f)
 {
     if (s->fmt != DS_PEBS_FMT_NONE) {
         *f = s->fmt;
@@ -476,7 +476,7 @@ static int period_values(struct ds_session *s, struct ds_session_req *r)
     return DS_OK;
 }
 
-int ds__ses_period_values(struct ds_session *s, struct ds_session_req *r)
+DS_COLD int ds__ses_period_values(struct ds_session *s, struct ds_session_req *r)
 {
     if (r->rq.period == 0)
         return DS_ERR_SESSION_BAD_PERIOD; /* check_request's test */
@@ -490,7 +490,7 @@ int ds__ses_period_values(struct ds_session *s, struct ds_session_req *r)
  * architectural fixed events: SDM "Fixed-Function Performance Counters"),
  * else the lowest free GP counter; counters the PMI handler refuses
  * (pmi_takes) are skipped as for sampling. */
-int ds__ses_add_count(struct ds_session *s, struct ds_session_req *r)
+DS_COLD int ds__ses_add_count(struct ds_session *s, struct ds_session_req *r)
 {
     struct ds_event_desc d;
     if (r->rq.groups)
@@ -530,7 +530,7 @@ int ds__ses_add_count(struct ds_session *s, struct ds_session_req *r)
 }
 
 /* Choose how to serve a counting request: PEBS (AUTO, PRECISE), else overflow. */
-int ds__ses_add_counter_req(struct ds_session *s, struct ds_session_req *r)
+DS_COLD int ds__ses_add_counter_req(struct ds_session *s, struct ds_session_req *r)
 {
     struct ds_event_desc d;
     int e = resolve_event(s, &r->rq, &d);
@@ -589,7 +589,7 @@ static uint64_t data_cfg_of(const struct ds_session *s, uint32_t g)
  * CNTR_GP / CNTR_FIXED where the group's GP / fixed masks are not empty,
  * CNTR_METRICS with metrics, CNTR_ALLOW on every member of a counter group,
  * all masked with the CPUID.(23H,4) caps: cntr_group_ok checked). */
-uint64_t ds__ses_apebs_groups(const struct ds_session *s, uint32_t g)
+DS_COLD uint64_t ds__ses_apebs_groups(const struct ds_session *s, uint32_t g)
 {
     uint64_t v = ((g & DS_GROUP_MEM) ? DS_APEBS_CFG_AUX : 0) | ((g & DS_GROUP_GPRS) ? DS_APEBS_CFG_GPR : 0) |
                  ((g & DS_GROUP_XMM) ? DS_APEBS_CFG_XMM : 0) |
@@ -624,7 +624,7 @@ static uint64_t data_cfg_cntr(const struct ds_session *s, uint32_t g)
     return v | ((g & DS_GROUP_METRICS) ? DS_PEBS_DATA_CFG_METRICS : 0);
 }
 
-uint64_t ds__ses_data_cfg(const struct ds_session *s)
+DS_COLD uint64_t ds__ses_data_cfg(const struct ds_session *s)
 {
     uint64_t d = 0;
     SES_FOR_REQ(s, i, true) {
@@ -635,7 +635,7 @@ uint64_t ds__ses_data_cfg(const struct ds_session *s)
     return d;
 }
 
-void ds__ses_plan(struct ds_session *s)
+DS_COLD void ds__ses_plan(struct ds_session *s)
 {
     s->freeze = auto_freeze(s);
     s->gctl = s->pebs_bits = s->ovf_bits = s->cnt_bits = s->data_cfg = 0;
@@ -726,7 +726,7 @@ static int plan_bts(const struct ds_session *s, struct ses_bufplan *o)
     return DS_OK;
 }
 
-int ds__ses_bufplan(const struct ds_session *s, uint64_t data_cfg, struct ses_bufplan *o)
+DS_COLD int ds__ses_bufplan(const struct ds_session *s, uint64_t data_cfg, struct ses_bufplan *o)
 {
     ds__zero(o, sizeof(*o));
     bool pebs_ds = has_how(s, DS_HOW_PEBS) || has_how(s, DS_HOW_NB_PEBS), bts = has_how(s, DS_HOW_BTS);
@@ -788,7 +788,7 @@ static int setup_apebs(struct ds_session *s, unsigned char *m, uint64_t phys, un
 
 /* Split the caller's region into 4 KiB aligned parts (the alignment is taken
  * on the linear address; mem_phys must be aligned alike): ds__ses_bufplan. */
-int ds__ses_carve(struct ds_session *s)
+DS_COLD int ds__ses_carve(struct ds_session *s)
 {
     struct ses_bufplan o;
     int e = ds__ses_bufplan(s, s->data_cfg, &o);

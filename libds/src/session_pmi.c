@@ -132,7 +132,7 @@ static int ses_ovf_hook(void *arg, uint64_t ovf, bool no_global, uint32_t *out_h
     return e;
 }
 
-int ds__ses_pmi_setup(struct ds_session *s)
+DS_COLD int ds__ses_pmi_setup(struct ds_session *s)
 {
     struct ds_pmi_config pc;
     ds__zero(&pc, sizeof(pc));

@@ -15,6 +15,13 @@
 
 #define DS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* An exported function that runs at setup, description or probe time, never
+ * on a drain or PMI path: GCC optimizes it (and the static helpers only it
+ * calls) for size and places it in .text.unlikely. Issue 28 item 6: the
+ * kernel archive <= 110 KB. Not on anything a drain or PMI handler calls
+ * (ds_msr_*, ds_pmc_gp_read/write, ds_nb_rearm, ds_lbr_read ...). */
+#define DS_COLD __attribute__((cold))
+
 /* Text builder (fmt.c, compiled only with DS_CONFIG_FORMAT): appends into a caller buffer, always NUL-terminated, records truncation. */
 struct ds__sb {
     char *buf;

@@ -125,12 +125,26 @@ static const struct dump_exp dumps[] = {
     { "GenuineIntel00C06F2_EmeraldRapids_01_CPUID.txt", DS_OK, DS_UARCH_GOLDENCOVE, 0 },
 };
 
+/* The event table as an array (ds_event_row expands the packed rows). */
+static const struct ds_event_desc *event_table(size_t *n)
+{
+    static struct ds_event_desc t[256];
+    *n = ds_event_rows();
+    CHECK(*n <= sizeof t / sizeof t[0], "%zu event rows fit the test's copy", *n);
+    if (*n > sizeof t / sizeof t[0])
+        return NULL;
+    for (size_t i = 0; i < *n; i++)
+        if (ds_event_row(i, &t[i]) != DS_OK)
+            return NULL;
+    return t;
+}
+
 /* Architectural PEBS (Panther Lake): the precise rows must name counters
  * CPUID.23H.5 says take PEBS (pmc.h's legacy checks do not apply there). */
 static void check_arch_pebs_rows(const char *file, const struct ds_cpu *cpu, enum ds_uarch u)
 {
     size_t n;
-    const struct ds_event_desc *t = ds_event_table(&n);
+    const struct ds_event_desc *t = event_table(&n);
     CHECK(cpu->caps.has_leaf_23 && cpu->caps.arch_pebs_gp_mask, "%s: CPUID.23H.5 enumerated", file);
     for (size_t i = 0; i < n; i++) {
         if (t[i].uarch != u || t[i].precise == DS_PRECISE_NONE)
@@ -425,7 +439,7 @@ static void check_pmc_row(const struct ds_event_desc *d, const struct profile *p
 static void test_rows(void)
 {
     size_t n;
-    const struct ds_event_desc *t = ds_event_table(&n);
+    const struct ds_event_desc *t = event_table(&n);
     CHECK(t && n > 0, "table");
     unsigned seen[DS_UARCH__COUNT][DS_EVENT__COUNT];
     memset(seen, 0, sizeof seen);
@@ -625,6 +639,8 @@ static void test_names(void)
     CHECK(strcmp(ds_uarch_name(DS_UARCH__COUNT), "unknown") == 0, "uarch out of range");
     CHECK(strcmp(ds_uarch_name((enum ds_uarch)-1), "unknown") == 0, "uarch -1");
     CHECK(strcmp(ds_uarch_name(DS_UARCH_GOLDENCOVE), "goldencove") == 0, "goldencove");
+    /* the longest names fill event.c's char[14] rows but one byte (the NUL) */
+    CHECK(strcmp(ds_uarch_name(DS_UARCH_GOLDMONT_PLUS), "goldmont_plus") == 0, "goldmont_plus");
     CHECK(strcmp(ds_event_name(DS_EVENT_INSTRUCTIONS), "instructions") == 0, "instructions");
     CHECK(strcmp(ds_event_name(DS_EVENT_BRANCH_MISSES), "branch-misses") == 0, "branch-misses");
     CHECK(strcmp(ds_event_name(DS_EVENT__COUNT), "unknown") == 0, "event out of range");
@@ -769,7 +785,7 @@ static void test_encodings_arch_pebs_uarches(void)
         { DS_EVENT_CYCLES, 0x3C, 0x00, DS_PRECISE_NONE, 1 },
     };
     size_t n;
-    const struct ds_event_desc *t = ds_event_table(&n);
+    const struct ds_event_desc *t = event_table(&n);
     for (size_t k = 0; k < sizeof(us) / sizeof(us[0]); k++)
         for (size_t j = 0; j < sizeof(want) / sizeof(want[0]); j++) {
             bool none = us[k] == DS_UARCH_ARCTICWOLF && (want[j].e == DS_EVENT_LOADS || want[j].e == DS_EVENT_STORES);
@@ -798,7 +814,7 @@ static void test_encodings_arch_pebs_uarches(void)
 static void test_ll_pairs(void)
 {
     size_t n;
-    const struct ds_event_desc *t = ds_event_table(&n);
+    const struct ds_event_desc *t = event_table(&n);
     for (size_t i = 0; i < n; i++) {
         const char *un = ds_uarch_name(t[i].uarch), *en = ds_event_name(t[i].event);
         CHECK((t[i].ll_evsel == 0) == (t[i].ll_umask == 0), "%s %s: latency variant %02XH/%02XH is whole or none",
@@ -1015,7 +1031,7 @@ static void test_native_pairs_decide(void)
 static void test_pmc_rows_no_netburst_fields(void)
 {
     size_t n;
-    const struct ds_event_desc *t = ds_event_table(&n);
+    const struct ds_event_desc *t = event_table(&n);
     for (size_t i = 0; i < n; i++) {
         if (t[i].uarch == DS_UARCH_NETBURST)
             continue;
@@ -1044,7 +1060,7 @@ static void test_tab25_linux_ids_beside_rows(void)
         { DS_UARCH_SANDYBRIDGE, DS_EVENT_STORES, 0xf2d0, "0xf2d0" },
     };
     size_t n;
-    const struct ds_event_desc *t = ds_event_table(&n);
+    const struct ds_event_desc *t = event_table(&n);
     for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
         const struct ds_event_desc *d = NULL;
         for (size_t i = 0; i < n; i++)
@@ -1098,12 +1114,42 @@ static void test_tab25_yonah(void)
     CHECK_EQ(ds_event_lookup(&cpu, DS_EVENT_STORES, &d), DS_ERR_EVENT_NONE, "no stores");
 }
 
+/* ds_event_row (issue 28 item 6: the table is packed, rows are expanded):
+ * the edges of the NetBurst rows and the packed rows, the last row, one
+ * past it, NULL. Expected rows as event.c lists them (NetBurst cycles,
+ * Core 2 instructions, Yonah cycles). */
+static void test_row_edges(void)
+{
+    struct ds_event_desc d;
+    size_t n = ds_event_rows();
+    CHECK_EQ(ds_event_row(0, NULL), DS_ERR_NULL, "row 0 into NULL");
+    memset(&d, 0xAA, sizeof d);
+    CHECK_EQ(ds_event_row(n, &d), DS_ERR_INVAL, "row %zu (one past the last)", n);
+    CHECK(d.name == NULL && d.source == NULL && d.evsel == 0 && d.uarch == 0 && d.fixed == 0, "row %zu: out zeroed", n);
+    CHECK_EQ(ds_event_row(5, &d), DS_OK, "row 5");
+    CHECK(d.uarch == DS_UARCH_NETBURST && d.event == DS_EVENT_CYCLES && d.fixed == -1 && d.nb_metric == -1 &&
+              !strcmp(d.nb_event, "global_power_events") && !strcmp(d.nb_mask, "RUNNING") && !d.nb_tag_event,
+          "row 5: NetBurst cycles (%s)", d.name ? d.name : "?");
+    memset(&d, 0xAA, sizeof d);
+    CHECK_EQ(ds_event_row(6, &d), DS_OK, "row 6");
+    CHECK(d.uarch == DS_UARCH_CORE2 && d.event == DS_EVENT_INSTRUCTIONS && d.evsel == 0xC0 && d.umask == 0 &&
+              d.cmask == 0 && !d.inv && d.fixed == 0 && d.precise == DS_PRECISE_GP && !d.ldlat && d.ll_evsel == 0 &&
+              d.ll_umask == 0 && d.nb_metric == -1 && !d.nb_event && !d.nb_mask && !d.nb_tag_event &&
+              !d.nb_tag_mask && !strcmp(d.name, "INST_RETIRED.ANY_P"),
+          "row 6: Core 2 INST_RETIRED.ANY_P, every other field cleared");
+    CHECK_EQ(ds_event_row(n - 1, &d), DS_OK, "last row");
+    CHECK(d.uarch == DS_UARCH_YONAH && d.event == DS_EVENT_CYCLES && d.evsel == 0x3C && d.fixed == -1 &&
+              d.precise == DS_PRECISE_NONE && !strcmp(d.name, "UNHALTED_CORE_CYCLES"),
+          "last row: Yonah cycles (%s)", d.name);
+}
+
 int main(void)
 {
     test_dumps();
     test_encodings();
     test_netburst();
     test_rows();
+    test_row_edges();
     test_uarch_rules();
     test_errors();
     test_unavailable();

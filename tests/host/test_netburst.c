@@ -1152,9 +1152,32 @@ static void test_pebs_escr_impossible_before_busy(void);
 static void test_explicit_escr0_honoured(void);
 static void test_explicit_escr0_busy(void);
 static void test_null_each_pointer(void);
+/* The counter, ESCR and mask-bit names are char arrays in the rows (issue 28
+ * item 6): each one NUL-terminated inside its array (a name exactly as long
+ * as the array compiles silently without its NUL) and non-empty. */
+static void test_name_arrays(void)
+{
+    size_t n, ne;
+    const struct ds_nb_counter_info *c = ds_nb_counters(&n);
+    for (size_t i = 0; i < n; i++)
+        CHECK(memchr(c[i].name, 0, sizeof c[i].name) && c[i].name[0] && memchr(c[i].cccr_name, 0, sizeof c[i].cccr_name) &&
+                  c[i].cccr_name[0], "counter %zu names terminated", i);
+    const struct ds_nb_escr_info *e = ds_nb_escrs(&n);
+    for (size_t i = 0; i < n; i++)
+        CHECK(memchr(e[i].name, 0, sizeof e[i].name) && e[i].name[0], "ESCR %zu name terminated", i);
+    const struct ds_nb_event_info *ev = ds_nb_events(&ne);
+    size_t bits = 0;
+    for (size_t i = 0; i < ne; i++)
+        for (size_t k = 0; k < ev[i].nmasks; k++, bits++)
+            CHECK(memchr(ev[i].masks[k].name, 0, sizeof ev[i].masks[k].name) && ev[i].masks[k].name[0],
+                  "%s mask bit %zu name terminated", ev[i].name, k);
+    CHECK(bits >= 100, "%zu mask bits seen", bits);
+}
+
 int main(void)
 {
     test_tables();
+    test_name_arrays();
     test_every_pair(2);
     test_every_pair(3);
     test_worked_example();

@@ -340,10 +340,24 @@ static void check_ldlat(const struct ds_event_desc *d, const struct profile *p, 
     }
 }
 
+/* The event table as an array (ds_event_row expands the packed rows). */
+static const struct ds_event_desc *event_table(size_t *n)
+{
+    static struct ds_event_desc t[256];
+    *n = ds_event_rows();
+    CHECK(*n <= sizeof t / sizeof t[0], "%zu event rows fit the test's copy", *n);
+    if (*n > sizeof t / sizeof t[0])
+        return NULL;
+    for (size_t i = 0; i < *n; i++)
+        if (ds_event_row(i, &t[i]) != DS_OK)
+            return NULL;
+    return t;
+}
+
 static void test_perfmon_oracle(void)
 {
     size_t n;
-    const struct ds_event_desc *t = ds_event_table(&n);
+    const struct ds_event_desc *t = event_table(&n);
     unsigned rows = 0;
     for (size_t i = 0; i < n; i++) {
         const struct ufiles *uf = files_of(t[i].uarch, 0);

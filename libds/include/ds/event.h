@@ -141,8 +141,15 @@ const char *ds_event_name(enum ds_event e);
  */
 int ds_event_lookup(const struct ds_cpu *cpu, enum ds_event ev, struct ds_event_desc *out);
 
-/* The whole table (for tools and tests), @out_n rows. */
-const struct ds_event_desc *ds_event_table(size_t *out_n);
+/*
+ * The whole table (for tools and tests): ds_event_rows() rows, row @i
+ * (0-based, in table order) expanded into *@out. The table is stored packed
+ * (issue 28 item 6), so there is no array of struct ds_event_desc to point
+ * into. Errors: DS_ERR_NULL; DS_ERR_INVAL when @i >= ds_event_rows() (*@out
+ * zeroed). MSRs: none. NMI-safe: yes (pure).
+ */
+size_t ds_event_rows(void);
+int ds_event_row(size_t i, struct ds_event_desc *out);
 
 #ifdef __cplusplus
 }

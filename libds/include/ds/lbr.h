@@ -115,13 +115,15 @@ enum ds_lbr_format {
                                      * intel_pmu_lbr_init_knl) */
 
 /* One row of the LBR table */
+/* Field order and 16-bit MSR numbers (every LBR MSR is below 10000H): 24
+ * bytes a row on x86_64, not 40 (issue 28 item 6). */
 struct ds_lbr_model {
+    const char *uarch;
     uint16_t family;         /* DisplayFamily */
     uint8_t model;           /* DisplayModel */
-    const char *uarch;
     uint8_t depth;           /* entries; 0 for Arch LBR (CPUID.1CH) */
-    uint32_t from_base, to_base, info_base;  /* 0 = none */
-    uint32_t tos_msr;        /* 0 = none (Arch LBR) */
+    uint16_t from_base, to_base, info_base;  /* MSR numbers; 0 = none */
+    uint16_t tos_msr;        /* 0 = none (Arch LBR) */
     uint8_t tos_max;         /* TOS range 0..tos_max */
     uint8_t flags;           /* DS_LBR_F_* */
 };

@@ -116,9 +116,11 @@ extern "C" {
 #define DS_NB_PEBS_OTH_THR       (1ull << 26)
 
 /* Counter table row ("Performance Counter MSRs and Associated CCCR and ESCR MSRs") */
+/* The names are arrays in the rows, not pointers (issue 28 item 6: no
+ * relocated pointer and padding per row in the kernel archive). */
 struct ds_nb_counter_info {
-    const char *name;        /* "MSR_IQ_COUNTER4" */
-    const char *cccr_name;   /* "MSR_IQ_CCCR4" */
+    char name[19];           /* "MSR_IQ_COUNTER4" (longest "MSR_FLAME_COUNTER0") */
+    char cccr_name[16];      /* "MSR_IQ_CCCR4" */
     uint32_t msr;            /* counter MSR */
     uint32_t cccr_msr;
 };
@@ -127,7 +129,7 @@ struct ds_nb_counter_info {
 
 /* ESCR table row */
 struct ds_nb_escr_info {
-    const char *name;        /* "MSR_CRU_ESCR2" */
+    char name[16];           /* "MSR_CRU_ESCR2" (longest "MSR_FLAME_ESCR0") */
     uint32_t msr;
     uint8_t select;          /* value for CCCR[15:13] */
     uint8_t ncounters;       /* 2 or 3 */
@@ -137,7 +139,7 @@ struct ds_nb_escr_info {
 
 /* One named event-mask bit (bit index within ESCR[24:9]) */
 struct ds_nb_mask_bit {
-    const char *name;
+    char name[16];           /* longest: "FROM_TC_DELIVER", "WCB_FULL_EVICTS" (15) */
     uint8_t bit;
 };
 
