@@ -1445,6 +1445,55 @@ static void test_drain_exact_fill(void)
     free(mem);
 }
 
+/* Consecutive records of one layout: the first is validated and decoded,
+ * the rest take the drain's same-layout fast path (arch_pebs.c run_same),
+ * which must still read each record's own basic group (Linux struct
+ * arch_pebs_basic: ip, applicable counters, tsc, retire latency [15:0] with
+ * its valid bit 16): all 16 latency bits, a latency of 0 with valid set
+ * (recorded), a latency with valid clear (not recorded: 0, no RETIRE_LAT).
+ * Mutant run_same `r & 0xFFFF` -> `r & 0x10000` (sample seed 20261127). */
+static void test_run_same_per_record_basic(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    struct ds_drain_stats st;
+    static struct ds_pebs_sample arr[16];
+    size_t n, k = 0;
+    unsigned char *mem = aligned_alloc(4096, 4096);
+    static const struct { uint16_t lat; int valid; } t[] = {
+        { 0x0101, 1 }, { 0xFFFF, 1 }, { 0x8001, 1 }, { 0, 1 }, { 0x1234, 0 }, { 0x7FFE, 1 }, { 1, 1 },
+    };
+    const size_t nt = sizeof(t) / sizeof(t[0]);
+    struct spec r;
+
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    struct ds_arch_pebs_config c = cfg_of(mem, 0x3000000, 0, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "setup");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install");
+    memset(mem, 0, 4096);
+    for (size_t i = 0; i < nt; i++) {
+        spec_init(&r, 60 + i);
+        r.retire = t[i].lat;
+        r.retire_valid = t[i].valid;
+        k += frag(mem + k, &r, E_BASIC, 0);
+    }
+    fake_set_msr(&f, 0x3F5, k | IDX_EN | IDX_THRESH(256));
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 16, &n, &st), DS_OK, "drain");
+    CHECK_EQ(n, nt, "every record");
+    CHECK_EQ(st.anomalies, 0, "clean");
+    for (size_t i = 0; i < nt && i < n; i++) {
+        spec_init(&r, 60 + i);
+        CHECK_EQ(arr[i].ip, r.ip, "record %zu ip", i);
+        CHECK_EQ(arr[i].counters, r.applicable, "record %zu applicable counters", i);
+        CHECK_EQ(arr[i].tsc, r.tsc, "record %zu tsc", i);
+        CHECK_EQ(arr[i].retire_latency, t[i].valid ? t[i].lat : 0u, "record %zu retire latency", i);
+        CHECK_EQ(!!(arr[i].present & DS_SAMPLE_RETIRE_LAT), t[i].valid, "record %zu RETIRE_LAT", i);
+    }
+    free(mem);
+}
+
 /* The virtual range [mem, mem + size) may end exactly at the top of the
  * address space but not wrap past it (ds/arch_pebs.h: DS_ERR_APEBS_MEM_ALIGN
  * for a range that wraps). Setup only records the pointer, so addresses in
@@ -1619,6 +1668,7 @@ int main(void)
     test_size_bit0_and_consumed();
     test_not_setup_refusals();
     test_drain_exact_fill();
+    test_run_same_per_record_basic();
     test_mem_top_of_address_space();
     test_orphan_fragment_skipped_alone();
     test_probe_arch_pebs();
