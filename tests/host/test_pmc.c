@@ -125,6 +125,12 @@ static void test_gp(void)
     ds_cpu_init(&cpu, &fp_ops, &f);
     CHECK_EQ(ds_pmc_gp_program(&cpu, 0, 0, 0), DS_ERR_NOT_IDENTIFIED, "not identified");
     CHECK_EQ(ds_pmc_gp_program(NULL, 0, 0, 0), DS_ERR_NULL, "null");
+    /* pmc.h ds_pmc_pebs_errata_check: DS_ERR_NOT_IDENTIFIED with or without
+     * DS_PMC_PEBS_ALLOW_ERRATA (mutant: its guard removed, sample seed 20261127) */
+    CHECK_EQ(ds_pmc_pebs_errata_check(&cpu, 0), DS_ERR_NOT_IDENTIFIED, "errata check, not identified");
+    CHECK_EQ(ds_pmc_pebs_errata_check(&cpu, DS_PMC_PEBS_ALLOW_ERRATA), DS_ERR_NOT_IDENTIFIED,
+             "errata check allowing errata, not identified");
+    CHECK_EQ(ds_pmc_pebs_errata_check(NULL, 0), DS_ERR_NULL, "errata check, null");
     CHECK_EQ(f.reads + f.writes, 0, "nothing touched");
 }
 
