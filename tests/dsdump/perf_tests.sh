@@ -25,6 +25,24 @@ for v in 64 32 64n; do
   echo "# ELF$v, PEBS format $fmt"
   python3 "$dir/perfcheck.py" "$dsdump" "$work/sym$v.log" "$work/sym$v" "$elf" || fail=1
 done
+# The MMAP record's file name is padded to 8 bytes with at least one NUL
+# (perf's PERF_ALIGN(strlen + 1, sizeof(u64))): the ELF under paths of every
+# length mod 8, each named whole by perf script's MMAP line.
+if [ -f "$work/sym64.elf" ]; then
+  echo "# MMAP file name, every path length mod 8"
+  mkdir -p "$work/len"
+  for k in 0 1 2 3 4 5 6 7; do
+    p="$work/len/e$(printf '%*s' $k '' | tr ' ' x).elf"
+    cp "$work/sym64.elf" "$p"
+    "$dsdump" --perf-data "$work/len/k$k.data" -e "$p" "$work/sym64.log" >/dev/null 2>&1
+    real=$(realpath "$p")
+    if perf script --show-mmap-events -i "$work/len/k$k.data" 2>/dev/null | grep -q "PERF_RECORD_MMAP .*: x $real\$"; then
+      echo "ok - MMAP names $real (length $((${#real} % 8)) mod 8)"
+    else
+      echo "not ok - MMAP names $real (length $((${#real} % 8)) mod 8)"; fail=1
+    fi
+  done
+fi
 for f in good_fmt3 good_adaptive good_multi_crlf good_nb32 good_smp2 good_tsc bad_hex bad_truncated_log; do
   echo "# stored log $f (no ELF)"
   python3 "$dir/perfcheck.py" "$dsdump" "$dir/logs/$f.log" "$work/$f" || fail=1
