@@ -49,11 +49,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 n=20 seed=1 jobs=1 only="" list=0 labels="host|model" alltests=0
 while [ $# -gt 0 ]; do
   case $1 in
-    -n) n=$2; shift 2 ;;
-    -s) seed=$2; shift 2 ;;
-    -j) jobs=$2; shift 2 ;;
-    -f) only=$2; shift 2 ;;
-    -L) labels=$2; shift 2 ;;
+    -n|-s|-j|-f|-L) [ $# -ge 2 ] || { echo "$0: $1 needs a value" >&2; exit 2; }
+        set -- "$1$2" "${@:3}" ;;  # -j 1 is read as -j1
+    -n?*) n=${1#-n}; shift ;;
+    -s?*) seed=${1#-s}; shift ;;
+    -j?*) jobs=${1#-j}; shift ;;
+    -f?*) only=${1#-f}; shift ;;
+    -L?*) labels=${1#-L}; shift ;;
     -a) alltests=1; shift ;;
     --list) list=1; shift ;;
     *) echo "usage: $0 [-n N] [-s SEED] [-j JOBS] [-f FILES] [-L LABELS] [-a] [--list]" >&2; exit 2 ;;
