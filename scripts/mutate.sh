@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # Mutation testing of the test suite (developer tool, too slow for ctest):
-# plant one small plausible bug at a time in libds/src, rebuild, run
-# `ctest -L "host|model"` (-L to choose), and count the mutants the suite kills.
+# plant one small plausible bug at a time in libds/src (or, with -f, in the
+# host tool dsdump's sources libds/tools/dsdump), rebuild, run the tests
+# labelled `host|model` (-L to choose) that the mutant can reach, and count
+# the mutants the suite kills.
 #
 # Mutants are generated mechanically from the source text (comments and
 # string literals skipped), one per site:
@@ -13,30 +15,50 @@
 #   guard   `return DS_ERR_...;` -> `(void)0;`   (a removed check)
 # A mutant that does not compile is "stillborn" and not counted.
 # A mutant is killed when a test fails (ctest stops at the first failure) or
-# when the suite runs past 10x its unmutated time, at least 60 s (a hang).
+# when the tests run past 10x their unmutated time, at least 60 s (a hang).
 #
-# usage: scripts/mutate.sh [-n SAMPLE] [-s SEED] [-j JOBS] [-f FILE.c] [-L LABELS] [--list]
+# Which tests run: every test of the labels that ctest -N lists; the build-dir
+# files its command names (test executables, dsdump, dsinfo, the libraries
+# tools.depgraph reads) are the targets rebuilt per mutant. A test runs
+# against a mutant when one of those files was rebuilt with the mutant, or
+# when its command names none (a script that builds or reads what it needs
+# itself, e.g. i386.host); a test whose every input is byte-for-byte the
+# unmutated build's passed already in the unmutated run and is not rerun
+# (-a reruns it anyway). So a dsdump mutant runs the dsdump tests only,
+# a libds mutant the tests linked with libds.
+#
+# usage: scripts/mutate.sh [-n SAMPLE] [-s SEED] [-j JOBS] [-f FILES] [-L LABELS] [-a] [--list]
 #   -n  how many mutants to try, drawn at random from all sites (default 20; 0 = all)
 #   -s  random seed of the sample (default 1)
 #   -j  build parallelism (default 1)
-#   -f  only mutate libds/src/FILE.c
+#   -f  only mutate these files: a comma-separated list of paths from the
+#       top of the tree or basenames, shell globs allowed, looked up in
+#       libds/src and libds/tools/dsdump (e.g. -f event.c, -f 'session*.c,dslog.c',
+#       -f libds/tools/dsdump/perfdata.c). Default: every libds/src/*.c (the
+#       dsdump sources only when named, so an old seed draws the old sample)
 #   -L  ctest label regex of the suite that must kill the mutants (default "host|model";
-#       "host|model|fuzz" adds the fuzz smoke run and the i386 build: slower)
+#       "host|model|tools|dsdump" for dsdump mutants; "host|model|fuzz" adds the fuzz
+#       smoke runs and the i386 build: slower)
+#   -a  run every test of the labels against each mutant, not only those it can reach
 #   --list  print the mutants of the sample and exit
 # Works on a copy of the tree in $MUTATE_DIR (default /tmp/libds-mutate.$USER),
-# never in the checkout. Prints "killed K of N (R %)" and the survivors.
+# never in the checkout. Prints one line per mutant (killed: the failing test),
+# then "killed K of N (R %)" and the survivors.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-n=20 seed=1 jobs=1 only= list=0 labels="host|model"
+n=20 seed=1 jobs=1 only="" list=0 labels="host|model" alltests=0
 while [ $# -gt 0 ]; do
   case $1 in
-    -n) n=$2; shift 2 ;;
-    -s) seed=$2; shift 2 ;;
-    -j) jobs=$2; shift 2 ;;
-    -f) only=$2; shift 2 ;;
-    -L) labels=$2; shift 2 ;;
+    -n|-s|-j|-f|-L) [ $# -ge 2 ] || { echo "$0: $1 needs a value" >&2; exit 2; }
+        set -- "$1$2" "${@:3}" ;;  # -j 1 is read as -j1
+    -n?*) n=${1#-n}; shift ;;
+    -s?*) seed=${1#-s}; shift ;;
+    -j?*) jobs=${1#-j}; shift ;;
+    -f?*) only=${1#-f}; shift ;;
+    -L?*) labels=${1#-L}; shift ;;
+    -a) alltests=1; shift ;;
     --list) list=1; shift ;;
-    *) echo "usage: $0 [-n N] [-s SEED] [-j JOBS] [-f FILE.c] [-L LABELS] [--list]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-n N] [-s SEED] [-j JOBS] [-f FILES] [-L LABELS] [-a] [--list]" >&2; exit 2 ;;
   esac
 done
 work=${MUTATE_DIR:-/tmp/libds-mutate.${USER:-$(id -un)}}
@@ -48,7 +70,7 @@ mkdir -p "$src"
 (cd "$here" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - 2>/dev/null) | tar -xf - -C "$src"
 # tar keeps the checkout's mtimes: a run interrupted mid-mutant left objects
 # newer than the sources, built from a mutant; rebuild libds from this copy
-find "$src/libds/src" -type f -exec touch {} +
+find "$src/libds/src" "$src/libds/tools" -type f -exec touch {} +
 # the real-CPU CPUID dumps (tests/cpuid, model test_dumps) are looked up at
 # ../shared/cpuid or ../../shared/cpuid of the tree: give the copy the
 # checkout's, or those two tests SKIP and every mutant they would kill survives
@@ -56,12 +78,23 @@ for d in "$here/../shared" "$here/../../shared"; do
   if [ -d "$d/cpuid" ]; then ln -sfn "$(cd "$d" && pwd)" "$work/shared"; break; fi
 done
 
-gen() { # prints: id<TAB>file<TAB>line<TAB>kind<TAB>new line (python-escaped)
+gen() { # prints: id<TAB>file (from the top of the tree)<TAB>line<TAB>kind<TAB>new line (python-escaped)
 python3 - "$src" "$seed" "$n" "$only" "$labels" <<'EOF'
-import os, random, re, sys
+import fnmatch, os, random, re, sys
 src, seed, n, only, labels = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-d = os.path.join(src, "libds", "src")
-files = sorted(f for f in os.listdir(d) if f.endswith(".c") and (not only or f == only))
+dirs = ["libds/src", "libds/tools/dsdump"]
+cands = sorted(os.path.join(d, f) for d in dirs for f in os.listdir(os.path.join(src, d)) if f.endswith(".c"))
+if not only:
+    files = [f for f in cands if f.startswith("libds/src/")]
+else:
+    files = set()
+    for pat in (p.strip() for p in only.split(",") if p.strip()):
+        hit = [f for f in cands if fnmatch.fnmatchcase(f, pat) or fnmatch.fnmatchcase(os.path.basename(f), pat)]
+        if not hit:
+            sys.exit("mutate.sh: -f %s: no such .c file in %s" % (pat, " or ".join(dirs)))
+        files.update(hit)
+    files = sorted(files)
+print("# files: %s" % " ".join(files), file=sys.stderr)
 tok = re.compile(r'//.*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|'
                  r'(?P<op><<=|>>=|<<|>>|->|<=|>=|==|!=|&&|\|\||<|>)|'
                  r'(?P<num>\b(?:0[xX][0-9a-fA-F]+|\d+)(?P<suf>[uUlL]*)\b)|'
@@ -95,7 +128,7 @@ def cond(k, c):
 for f in files:
     incomment = False
     stack = []  # per open #if: (this branch compiled, some branch taken, parent compiled)
-    for ln, line in enumerate(open(os.path.join(d, f)), 1):
+    for ln, line in enumerate(open(os.path.join(src, f)), 1):
         pp = re.match(r'\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)', line)
         if pp and not incomment:
             k, c = pp.group(1), pp.group(2)
@@ -136,9 +169,10 @@ for f in files:
                 t = m.group("num")
                 suf = m.group("suf") or ""
                 body = t[:len(t) - len(suf)] if suf else t
-                v = int(body, 0)
+                octal = len(body) > 1 and body[0] == "0" and body[1] not in "xX"  # 0644 (dsdump)
+                v = int(body, 8 if octal else 0)
                 nv = v + 1 if v == 0 or (ln + a) % 2 else v - 1
-                nb = hex(nv) if body.lower().startswith("0x") else str(nv)
+                nb = hex(nv) if body.lower().startswith("0x") else "0%o" % nv if octal else str(nv)
                 muts.append((f, ln, "const", s[:a] + nb + suf + s[b:]))
             elif m.group("guard"):
                 muts.append((f, ln, "guard", s[:a] + "(void)0;" + s[b:]))
@@ -154,11 +188,12 @@ for i in idx:
     print("%d\t%s\t%d\t%s\t%s" % (i, f, ln, k, new.replace("\\", "\\\\").replace("\t", "\\t")))
 EOF
 }
-mapfile -t sample < <(gen)
+gen >"$work/sample.tsv" || exit 1
+mapfile -t sample <"$work/sample.tsv"
 if [ $list = 1 ]; then
   for m in "${sample[@]}"; do
     IFS=$'\t' read -r id f ln k new <<<"$m"
-    printf 'M%s %s:%s %s: %s => %s\n' "$id" "$f" "$ln" "$k" "$(sed -n "${ln}p" "$src/libds/src/$f" | sed 's/^ *//')" "$(printf '%b' "$new" | sed 's/^ *//')"
+    printf 'M%s %s:%s %s: %s => %s\n' "$id" "$f" "$ln" "$k" "$(sed -n "${ln}p" "$src/$f" | sed 's/^ *//')" "$(printf '%b' "$new" | sed 's/^ *//')"
   done
   exit 0
 fi
@@ -166,42 +201,76 @@ fi
 b="$work/build"
 cmake -S "$src" -B "$b" -G Ninja -DLIBDS_BUILD_KERNEL=OFF >"$work/cmake.log" 2>&1 || {
   echo "mutate.sh: cmake failed, see $work/cmake.log" >&2; exit 1; }
-# the executables behind the host and model tests: the only targets rebuilt per mutant
-# (tests/host: host.X runs X; tests/model: model.X runs model_X; tests/cpuid:
-# host.cpuid_replay* run test_cpuid_replay): each test name maps to the first
-# of X, test_X, test_<X up to its last _> (host) or model_X (model) that ninja knows
-known=$(ninja -C "$b" -t targets all | sed -n 's/^\([A-Za-z0-9_]*\): .*/\1/p' | sort -u)
-targets=$(cd "$b" && ctest -N -L "$labels" | sed -n 's/^ *Test *#[0-9]*: //p' |
-          sort -u | while read -r name; do
-            t=${name#*.}
-            case $name in model.*) cands="model_$t" ;; *) cands="$t test_$t test_${t%_*}" ;; esac
-            for c in $cands; do
-              if grep -qx "$c" <<<"$known"; then echo "$c"; break; fi
-            done
-          done | sort -u)
-# other labels' tests (fuzz.drain, i386.host) build through their own targets
-case $labels in *fuzz*) targets="$targets fuzz_drain_target" ;; esac
-[ -n "$targets" ] || { echo "mutate.sh: no tests labelled $labels found" >&2; exit 1; }
+# Each test's inputs: the build-dir files its command names that ninja builds
+# (host.X runs tests/host/X, dsdump.logs names dsdump and dsrec_genlog,
+# tools.dsinfo.* pass -DEXE=.../dsinfo, tools.depgraph --objs libds=a.a:b.a),
+# read from the add_test lines of the CTestTestfile.cmake files (ctest
+# --show-only=json-v1 leaves out the command of a test not built yet).
+# $work/tests.tsv: name<TAB>inputs (space-separated, relative to $b; may be empty).
+ninja -C "$b" -t targets all | sed -n 's/^\([^ ]*\): .*/\1/p' >"$work/outputs.txt"
+(cd "$b" && ctest -N -L "$labels") | sed -n 's/^ *Test *#[0-9]*: //p' >"$work/names.txt"
+find "$b" -name CTestTestfile.cmake -exec cat {} + | python3 -c '
+import re, sys
+b, outs = sys.argv[1], set(open(sys.argv[2]).read().split())
+names = open(sys.argv[3]).read().split()
+cmd = {}
+for line in sys.stdin:
+    m = re.match(r"add_test\(\[=\[(.*?)\]=\] (.*)\)$", line.strip())
+    if m:
+        cmd[m.group(1)] = re.findall(r"\"((?:[^\"\\]|\\.)*)\"", m.group(2))
+for name in names:
+    ins = set()
+    for word in cmd.get(name, []):
+        for p in re.split(r"[=:,;]", word):
+            if p.startswith(b + "/") and p[len(b) + 1:] in outs:
+                ins.add(p[len(b) + 1:])
+    print("%s\t%s" % (name, " ".join(sorted(ins))))
+' "$b" "$work/outputs.txt" "$work/names.txt" >"$work/tests.tsv"
+targets=$(cut -f2 "$work/tests.tsv" | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
+[ -s "$work/tests.tsv" ] || { echo "mutate.sh: no tests labelled $labels found" >&2; exit 1; }
+[ -n "$targets" ] || { echo "mutate.sh: the tests labelled $labels name no build target" >&2; exit 1; }
 # shellcheck disable=SC2086
 ninja -C "$b" -j"$jobs" $targets >"$work/build0.log" 2>&1 || {
   echo "mutate.sh: the unmutated tree does not build, see $work/build0.log" >&2; exit 1; }
-t0=$(date +%s)
 (cd "$b" && ctest -L "$labels" -j"$jobs" >"$work/ctest0.log" 2>&1) || {
   echo "mutate.sh: the suite fails without mutants, see $work/ctest0.log" >&2; exit 1; }
-# A mutant that makes a test loop forever is caught by the test's own
-# TIMEOUT (120 s for host tests), which costs minutes per mutant: bound the
-# whole suite run instead, at 10x the unmutated run and never under 60 s (a
-# suite that runs ten times longer with the mutant did detect it: a hang).
-limit=$(( ($(date +%s) - t0) * 10 ))
-[ "$limit" -ge 60 ] || limit=60
+# unmutated seconds per test, for the hang bound below
+declare -A secs0
+while read -r name t; do secs0[$name]=$t; done < <(
+  sed -n 's/^ *[0-9]*\/[0-9]* *Test *#[0-9]*: \([^ ]*\) .* \([0-9.]*\) sec$/\1 \2/p' "$work/ctest0.log")
 skipped=$(sed -n '/did not run:/,/^$/p' "$work/ctest0.log" | grep -oE '[a-z0-9_]+[.][a-z0-9_.]+' | tr '\n' ' ' || true)
 [ -z "$skipped" ] || echo "mutate.sh: skipped without mutants (they kill nothing): $skipped" >&2
+echo "mutate.sh: $(wc -l <"$work/tests.tsv") tests labelled $labels, $(wc -w <<<"$targets") build targets"
+
+# reached TESTS_FILE STAMP: the tests to run against the mutant just built, as
+# a ctest -R regex (see the header), and the hang bound in seconds: 10x their
+# unmutated run, at least 60 s (a test's own TIMEOUT, 120 s for host tests,
+# would cost minutes per looping mutant; ten times slower with the mutant is
+# a detection: a hang)
+reached() {
+  local name ins i run sel="" secs=""
+  while IFS=$'\t' read -r name ins; do
+    run=$alltests
+    [ -n "$ins" ] || run=1
+    for i in $ins; do
+      [ $run = 1 ] && break
+      [ ! "$b/$i" -nt "$2" ] || run=1
+    done
+    [ $run = 1 ] || continue
+    sel="$sel|${name//./\\.}"
+    secs="$secs ${secs0[$name]:-0}"
+  done <"$1"
+  secs=$(awk -v s="$secs" 'BEGIN { n = split(s, a, " "); for (i = 1; i <= n; i++) t += a[i]
+                                   l = int(t * 10 + 0.999); print (l < 60 ? 60 : l) }')
+  [ -z "$sel" ] || echo "^(${sel#|})\$ $secs"
+}
 
 killed=0 total=0 still=0
 survivors=()
+stamp="$work/stamp"
 for m in "${sample[@]}"; do
   IFS=$'\t' read -r id f ln k new <<<"$m"
-  file="$src/libds/src/$f"
+  file="$src/$f"
   cp "$file" "$work/orig.c"
   python3 - "$file" "$ln" "$new" <<'EOF'
 import sys
@@ -212,33 +281,38 @@ lines[ln - 1] = new
 open(p, "w").write("\n".join(lines))
 EOF
   desc="M$id $f:$ln $k: $(sed -n "${ln}p" "$work/orig.c" | sed 's/^ *//') => $(sed -n "${ln}p" "$file" | sed 's/^ *//')"
+  touch "$stamp"
   # shellcheck disable=SC2086
   if ! ninja -C "$b" -j"$jobs" $targets >"$work/build.log" 2>&1; then
     still=$((still + 1))
     echo "stillborn $desc"
   else
     total=$((total + 1))
-    rc=0
-    (cd "$b" && timeout "$limit" ctest -L "$labels" -j"$jobs" --stop-on-failure >"$work/ctest.log" 2>&1) || rc=$?
-    # timeout stops ctest, not the looping test it started
-    [ $rc != 124 ] || pkill -KILL -f "^$b/" || true
+    rc=0 sel=$(reached "$work/tests.tsv" "$stamp")
+    if [ -z "$sel" ]; then
+      desc="$desc (no test of $labels reaches it)"
+    else
+      # timeout signals ctest's whole process group (the test it runs too), KILL 5 s later
+      (cd "$b" && timeout -k 5 "${sel#* }" ctest -R "${sel% *}" -L "$labels" -j"$jobs" --stop-on-failure \
+        >"$work/ctest.log" 2>&1) || rc=$?
+    fi
     if [ $rc = 0 ]; then
       survivors+=("$desc")
       echo "SURVIVED  $desc"
     else
       killed=$((killed + 1))
-      grep -q "tests FAILED:" "$work/ctest.log" || echo "tests FAILED: (suite past ${limit} s) 0 - timeout (" >>"$work/ctest.log"
+      grep -q "tests FAILED:" "$work/ctest.log" || echo "tests FAILED: (past ${sel#* } s) 0 - timeout (" >>"$work/ctest.log"
       failing=$(sed -n '/tests FAILED:/,$p' "$work/ctest.log" | grep -oE '[0-9]+ - [a-z0-9_.]+ \(' |
                 awk '{print $3}' | sort -u | tr '\n' ' ' || true)
       echo "killed    $desc (failing: $failing)"
     fi
   fi
+  # back to the unmutated build before the next mutant's stamp
   cp "$work/orig.c" "$file"
   touch "$file"
+  # shellcheck disable=SC2086
+  ninja -C "$b" -j"$jobs" $targets >/dev/null 2>&1 || true
 done
-# restore the unmutated objects for the next run
-# shellcheck disable=SC2086
-ninja -C "$b" -j"$jobs" $targets >/dev/null 2>&1 || true
 echo "stillborn (did not compile, not counted): $still"
 if [ $total -gt 0 ]; then
   echo "killed $killed of $total ($((100 * killed / total)) %)"

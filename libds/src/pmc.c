@@ -238,7 +238,7 @@ DS_COLD int ds_pmc_global_ctrl(struct ds_cpu *cpu, uint64_t value)
  * Nehalem 1AH/1EH/1FH/2EH and Westmere 25H/2CH/2FH). libds saves and
  * restores what it clobbers, so the caller's programming survives.
  */
-static const uint64_t nhm_magic[4] = { 0x4300B5, 0x4300D2, 0x4300B1, 0x4300B1 };
+static const uint64_t nhm_magic[] = { 0x4300B5, 0x4300D2, 0x4300B1, 0x4300B1 };
 
 DS_COLD int ds_pmc_nhm_workaround(struct ds_cpu *cpu)
 {

@@ -68,7 +68,7 @@ def label(logi, run_):
 # ---- write it ----
 cmd = [dsdump, '--perf-data', data] + (['-e', elf] if elf else []) + [log]
 rc, _, err = run(*cmd)
-check(rc in (0, 1) and os.path.getsize(data) > 104, f'dsdump --perf-data wrote {data} (exit {rc})')
+check(rc in (0, 1) and os.path.isfile(data) and os.path.getsize(data) > 104, f'dsdump --perf-data wrote {data} (exit {rc})')
 rc, _, err = perf('report', '--stdio', '--header-only')
 check(rc == 0, f'perf report --header-only exit 0 ({err.strip()[:200]})')
 

@@ -397,11 +397,47 @@ static void header_tsc_khz(void)
     }
 }
 
+/* LBR idx/of bounds (docs/records.md: idx < of <= 64, Arch LBR's deepest
+ * stack, CPUID.1CH EAX depth bitmap up to 64): of = 1 and of = 64 with its
+ * last idx 63 round-trip; of = 0, of = 65 and idx = of are refused by the
+ * reader with the cause. Mutant dslog.c `of > 64` -> `of >= 64` (sample
+ * seed 20261127). */
+static void lbr_idx_of_bounds(void)
+{
+    static const struct { uint32_t idx, of; } ok[] = {{0, 1}, {0, 64}, {63, 64}};
+    for (unsigned i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        start();
+        struct dsrec_lbr l = {dsrec_lbr_snapshot(&o), ok[i].idx, ok[i].of, 0x401000, 0x401020, true, false, false, 0,
+                              false, 0, 31};
+        CHECK_EQ(dsrec_lbr(&o, "r", &l), DSREC_OK, "print idx %u of %u", ok[i].idx, ok[i].of);
+        int n;
+        CHECK_EQ(feed_all(&rd, &rec, err, &n), DSLOG_OK, "read idx %u of %u: %s", ok[i].idx, ok[i].of, err);
+        CHECK(rec.type == DSLOG_LBR && rec.v[K_IDX] == ok[i].idx && rec.v[K_OF] == ok[i].of, "idx %u of %u back",
+              ok[i].idx, ok[i].of);
+    }
+    /* the last line printed is "... idx=63 of=64 ...": rewrite its bounds */
+    static const char *bad[] = {" idx=0 of=0 ", " idx=0 of=65 ", " idx=64 of=64 ", " idx=65 of=65 "};
+    char *at = strstr(buf, " idx=63 of=64 ");
+    CHECK(at != NULL, "printed bounds: %s", buf);
+    if (!at)
+        return;
+    char *nl = strchr(buf, '\n');
+    if (nl)
+        *nl = 0;
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char line[512];
+        snprintf(line, sizeof line, "%.*s%s%s", (int)(at - buf), buf, bad[i], at + strlen(" idx=63 of=64 "));
+        fix_ck(line);
+        expect_bad(bad[i], line, "need idx < of <= 64");
+    }
+}
+
 int main(void)
 {
     header_cpu();
     header_tsc_khz();
     fmt6_counters();
+    lbr_idx_of_bounds();
     /* Every PEBS format, and adaptive with every group combination. */
     start();
     unsigned fixed[] = {DSREC_PEBS_NB32, DSREC_PEBS_NB64, 0, 1, 2, 3};

@@ -1445,6 +1445,126 @@ static void test_drain_exact_fill(void)
     free(mem);
 }
 
+/* Consecutive records of one layout: the first is validated and decoded,
+ * the rest take the drain's same-layout fast path (arch_pebs.c run_same),
+ * which must still read each record's own basic group (Linux struct
+ * arch_pebs_basic: ip, applicable counters, tsc, retire latency [15:0] with
+ * its valid bit 16): all 16 latency bits, a latency of 0 with valid set
+ * (recorded), a latency with valid clear (not recorded: 0, no RETIRE_LAT).
+ * Mutant run_same `r & 0xFFFF` -> `r & 0x10000` (sample seed 20261127). */
+static void test_run_same_per_record_basic(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    struct ds_drain_stats st;
+    static struct ds_pebs_sample arr[16];
+    size_t n, k = 0;
+    unsigned char *mem = aligned_alloc(4096, 4096);
+    static const struct { uint16_t lat; int valid; } t[] = {
+        { 0x0101, 1 }, { 0xFFFF, 1 }, { 0x8001, 1 }, { 0, 1 }, { 0x1234, 0 }, { 0x7FFE, 1 }, { 1, 1 },
+    };
+    const size_t nt = sizeof(t) / sizeof(t[0]);
+    struct spec r;
+
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    struct ds_arch_pebs_config c = cfg_of(mem, 0x3000000, 0, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "setup");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install");
+    memset(mem, 0, 4096);
+    for (size_t i = 0; i < nt; i++) {
+        spec_init(&r, 60 + i);
+        r.retire = t[i].lat;
+        r.retire_valid = t[i].valid;
+        k += frag(mem + k, &r, E_BASIC, 0);
+    }
+    fake_set_msr(&f, 0x3F5, k | IDX_EN | IDX_THRESH(256));
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 16, &n, &st), DS_OK, "drain");
+    CHECK_EQ(n, nt, "every record");
+    CHECK_EQ(st.anomalies, 0, "clean");
+    for (size_t i = 0; i < nt && i < n; i++) {
+        spec_init(&r, 60 + i);
+        CHECK_EQ(arr[i].ip, r.ip, "record %zu ip", i);
+        CHECK_EQ(arr[i].counters, r.applicable, "record %zu applicable counters", i);
+        CHECK_EQ(arr[i].tsc, r.tsc, "record %zu tsc", i);
+        CHECK_EQ(arr[i].retire_latency, t[i].valid ? t[i].lat : 0u, "record %zu retire latency", i);
+        CHECK_EQ(!!(arr[i].present & DS_SAMPLE_RETIRE_LAT), t[i].valid, "record %zu RETIRE_LAT", i);
+    }
+    free(mem);
+}
+
+/* Every field of two samples (ds/pebs.h struct ds_pebs_sample), one check each. */
+static void check_same_sample(const struct ds_pebs_sample *a, const struct ds_pebs_sample *b, const char *what)
+{
+    CHECK(a->fmt == b->fmt && a->present == b->present && a->size == b->size && a->ip_is_next == b->ip_is_next,
+          "%s: fmt, present, size", what);
+    CHECK(a->ip == b->ip && a->eventing_ip == b->eventing_ip && a->counters == b->counters && a->tsc == b->tsc &&
+              a->header == b->header && a->retire_latency == b->retire_latency && a->fragments == b->fragments,
+          "%s: basic", what);
+    CHECK(a->data_addr == b->data_addr && a->data_source == b->data_source && a->latency == b->latency &&
+              a->instr_latency == b->instr_latency && a->cache_latency == b->cache_latency && a->tsx == b->tsx,
+          "%s: aux", what);
+    CHECK(a->flags == b->flags && a->ssp == b->ssp, "%s: flags, ssp", what);
+    for (int i = 0; i < DS_GPR__COUNT; i++)
+        CHECK_EQ(a->gpr[i], b->gpr[i], "%s: gpr %d", what, i);
+    CHECK(a->xstate == b->xstate && a->xmm == b->xmm && a->ymmh == b->ymmh && a->opmask == b->opmask &&
+              a->zmmh == b->zmmh && a->h16zmm == b->h16zmm,
+          "%s: vector groups", what);
+    CHECK(a->lbr == b->lbr && a->lbr_count == b->lbr_count, "%s: LBR", what);
+    CHECK(a->cntr_gp_mask == b->cntr_gp_mask && a->cntr_fixed_mask == b->cntr_fixed_mask &&
+              a->topdown_slots == b->topdown_slots && a->perf_metrics == b->perf_metrics,
+          "%s: counters group", what);
+    for (int i = 0; i < 16; i++)
+        CHECK_EQ(a->cntr_gp[i], b->cntr_gp[i], "%s: cntr_gp %d", what, i);
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(a->cntr_fixed[i], b->cntr_fixed[i], "%s: cntr_fixed %d", what, i);
+}
+
+/* A drain decodes every record into one sample, zeroing only what the
+ * previous record carried (arch_pebs.c clear_prev): a basic-only record
+ * after one with every group (aux, all 16 GPRs, XMM, LBR, counters GP
+ * {0,3} fixed {1} + metrics) must come out exactly as the same record
+ * decoded alone into a fresh sample. Mutant clear_prev `g[14] = 0` ->
+ * `g[15] = 0` (sample seed 20261127). */
+static void test_drain_clears_previous_groups(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    struct ds_drain_stats st;
+    static struct ds_pebs_sample arr[4], alone;
+    size_t n;
+    uint32_t used;
+    unsigned char *mem = aligned_alloc(4096, 4096);
+    struct spec r;
+
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    struct ds_arch_pebs_config c = cfg_of(mem, 0x3000000, 0, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "setup");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install");
+    memset(mem, 0, 4096);
+    spec_init(&r, 2);
+    r.nlbr = 8;
+    r.cgp = 0x9;
+    r.cfx = 0x2;
+    r.cmet = 3;
+    r.ncvals = 5;
+    for (int i = 0; i < 5; i++)
+        r.cvals[i] = 0xC0 + (uint64_t)i;
+    size_t k = frag(mem, &r, E_BASIC | E_AUX | E_GPR | E_XMM | E_LBR(1) | E_CNTR(7), 8); /* 864: 16-byte units */
+    spec_init(&r, 3);
+    size_t kb = frag(mem + k, &r, E_BASIC, 0);
+    fake_set_msr(&f, 0x3F5, (k + kb) | IDX_EN | IDX_THRESH(256));
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 4, &n, &st), DS_OK, "drain");
+    CHECK_EQ(n, 2, "two records");
+    CHECK_EQ(arr[0].present & DS_SAMPLE_GPRS, DS_SAMPLE_GPRS, "first record carries the GPRs");
+    CHECK_EQ(ds_arch_pebs_decode(mem + k, kb, &alone, &used), DS_OK, "second record alone");
+    check_same_sample(&arr[1], &alone, "basic record after every group");
+    free(mem);
+}
+
 /* The virtual range [mem, mem + size) may end exactly at the top of the
  * address space but not wrap past it (ds/arch_pebs.h: DS_ERR_APEBS_MEM_ALIGN
  * for a range that wraps). Setup only records the pointer, so addresses in
@@ -1619,6 +1739,8 @@ int main(void)
     test_size_bit0_and_consumed();
     test_not_setup_refusals();
     test_drain_exact_fill();
+    test_run_same_per_record_basic();
+    test_drain_clears_previous_groups();
     test_mem_top_of_address_space();
     test_orphan_fragment_skipped_alone();
     test_probe_arch_pebs();

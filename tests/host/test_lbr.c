@@ -1029,6 +1029,9 @@ static void test_arch_any_row(void)
     CHECK(m && m->depth == 0 && m->from_base == 0x1500 && m->to_base == 0x1600 && m->info_base == 0x1200 &&
               m->tos_msr == 0,
           "generic Arch row fields");
+    /* ds/lbr.h: "a generic Arch LBR descriptor (family 0, model 0: fits any
+     * CPU with Arch LBR)"; TOS 0 = none. Mutant arch_any model 0 -> 1 (seed 20261127). */
+    CHECK(m && m->family == 0 && m->model == 0 && m->tos_max == 0, "generic Arch row: family 0, model 0, no TOS");
 }
 
 /* IA32_LBR_CTL branch-type filter bits [22:16] need CPUID.(1CH,0):EBX[1]

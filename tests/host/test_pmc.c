@@ -125,6 +125,12 @@ static void test_gp(void)
     ds_cpu_init(&cpu, &fp_ops, &f);
     CHECK_EQ(ds_pmc_gp_program(&cpu, 0, 0, 0), DS_ERR_NOT_IDENTIFIED, "not identified");
     CHECK_EQ(ds_pmc_gp_program(NULL, 0, 0, 0), DS_ERR_NULL, "null");
+    /* pmc.h ds_pmc_pebs_errata_check: DS_ERR_NOT_IDENTIFIED with or without
+     * DS_PMC_PEBS_ALLOW_ERRATA (mutant: its guard removed, sample seed 20261127) */
+    CHECK_EQ(ds_pmc_pebs_errata_check(&cpu, 0), DS_ERR_NOT_IDENTIFIED, "errata check, not identified");
+    CHECK_EQ(ds_pmc_pebs_errata_check(&cpu, DS_PMC_PEBS_ALLOW_ERRATA), DS_ERR_NOT_IDENTIFIED,
+             "errata check allowing errata, not identified");
+    CHECK_EQ(ds_pmc_pebs_errata_check(NULL, 0), DS_ERR_NULL, "errata check, null");
     CHECK_EQ(f.reads + f.writes, 0, "nothing touched");
 }
 
@@ -1441,6 +1447,19 @@ static void test_core2_pebs_models(void)
         CHECK_EQ(ds_pmc_core2_pebs_event(core2[i], 0xC0, 0x00), DS_OK, "Core 2 %02XH INST_RETIRED", core2[i]);
         CHECK_EQ(ds_pmc_core2_pebs_event(core2[i], 0xC1, 0xFE), DS_OK, "Core 2 %02XH X87_OPS_RETIRED", core2[i]);
         CHECK_EQ(ds_pmc_core2_pebs_event(core2[i], 0xCB, 0x20), DS_ERR_PMC_PEBS_EVENT, "Core 2 %02XH CB/20", core2[i]);
+        /* Linux intel_core2_pebs_event_constraints' UEVENT rows match event
+         * and umask together: each listed event with another umask, and each
+         * listed umask with another event, is no PEBS event (mutant
+         * pmc_pebs.c `event == 0xC1 && umask == 0xFE` -> `||`, sample seed 20261127) */
+        static const struct { uint8_t ev, um; } pair_not[] = {
+            { 0xC1, 0x00 }, { 0xC1, 0xFF }, { 0xC4, 0xFE }, { 0xC5, 0x01 }, { 0xC6, 0x00 },
+            { 0xC7, 0x00 }, { 0xC8, 0x1F }, { 0xC0, 0xFE },
+        };
+        for (size_t k = 0; k < N(pair_not); k++)
+            CHECK_EQ(ds_pmc_core2_pebs_event(core2[i], pair_not[k].ev, pair_not[k].um), DS_ERR_PMC_PEBS_EVENT,
+                     "Core 2 %02XH %02X/%02X", core2[i], pair_not[k].ev, pair_not[k].um);
+        CHECK_EQ(ds_pmc_core2_pebs_event(core2[i], 0xC5, 0x00), DS_OK, "Core 2 %02XH C5/00", core2[i]);
+        CHECK_EQ(ds_pmc_core2_pebs_event(core2[i], 0xC7, 0x1F), DS_OK, "Core 2 %02XH C7/1F", core2[i]);
     }
     for (size_t i = 0; i < N(atom); i++) {
         CHECK_EQ(ds_pmc_core2_pebs_event(atom[i], 0xC0, 0x00), DS_OK, "Atom %02XH INST_RETIRED", atom[i]);
