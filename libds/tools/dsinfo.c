@@ -474,17 +474,12 @@ static int hexval(int c)
     return -1;
 }
 
-static int cmd_decode(int argc, char **argv)
+/* The hex arguments argv[first..argc) into @buf: its length, or -1 after a usage error. */
+static long parse_hex_args(int argc, char **argv, int first, uint8_t *buf, size_t cap)
 {
-    enum ds_pebs_fmt f;
-    if (argc < 3 || strcmp(argv[0], "pebs") != 0)
-        return usage_error("decode takes: pebs FORMAT HEX...");
-    if (!parse_pebs_fmt(argv[1], &f))
-        return usage_error("bad PEBS format '%s' (0-6, nb32, nb64)", argv[1]);
-    static uint8_t buf[8192];
     size_t n = 0;
     int hi = -1;
-    for (int a = 2; a < argc; a++) {
+    for (int a = first; a < argc; a++) {
         const char *p = argv[a];
         if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
             p += 2;
@@ -493,69 +488,64 @@ static int cmd_decode(int argc, char **argv)
                 continue;
             int v = hexval((unsigned char)*p);
             if (v < 0)
-                return usage_error("bad hex digit '%c'", *p);
+                return usage_error("bad hex digit '%c'", *p), -1;
             if (hi < 0) {
                 hi = v;
             } else {
-                if (n >= sizeof(buf))
-                    return usage_error("record longer than %zu bytes", sizeof(buf));
+                if (n >= cap)
+                    return usage_error("record longer than %zu bytes", cap), -1;
                 buf[n++] = (uint8_t)(hi << 4 | v);
                 hi = -1;
             }
         }
     }
     if (hi >= 0)
-        return usage_error("odd number of hex digits");
-    struct ds_pebs_sample s;
-    int e = ds_pebs_decode(f, buf, n, false, &s);
-    if (e) {
-        if (json) {
-            printf("{\"error\":");
-            jstr(ds_errname(e));
-            printf(",\"message\":");
-            jstr(ds_strerror(e));
-            puts("}");
-        } else {
-            fprintf(stderr, "dsinfo: cannot decode %zu bytes as format %s: %s\n", n, argv[1], ds_strerror(e));
-        }
-        return 1;
+        return usage_error("odd number of hex digits"), -1;
+    return (long)n;
+}
+
+static const char *const gname[DS_GPR__COUNT] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+                                                  "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
+
+static void decode_json(const char *fmt, const struct ds_pebs_sample *sp)
+{
+    const struct ds_pebs_sample s = *sp;
+    printf("{\"format\":");
+    jstr(fmt);
+    printf(",\"size\":%u", s.size);
+    if (s.present & DS_SAMPLE_IP)
+        printf(",\"ip\":\"0x%llx\",\"ip_is_next\":%s", (unsigned long long)s.ip, s.ip_is_next ? "true" : "false");
+    if (s.present & DS_SAMPLE_EVENTING_IP)
+        printf(",\"eventing_ip\":\"0x%llx\"", (unsigned long long)s.eventing_ip);
+    if (s.present & DS_SAMPLE_FLAGS)
+        printf(",\"flags\":\"0x%llx\"", (unsigned long long)s.flags);
+    if (s.present & DS_SAMPLE_GPRS) {
+        printf(",\"gprs\":{");
+        unsigned cnt = (s.present & DS_SAMPLE_GPRS32) ? 8 : DS_GPR__COUNT;
+        for (unsigned i = 0; i < cnt; i++)
+            printf("%s\"%s\":\"0x%llx\"", i ? "," : "", gname[i], (unsigned long long)s.gpr[i]);
+        putchar('}');
     }
-    static const char *gname[DS_GPR__COUNT] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
-                                                "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
-    if (json) {
-        printf("{\"format\":");
-        jstr(argv[1]);
-        printf(",\"size\":%u", s.size);
-        if (s.present & DS_SAMPLE_IP)
-            printf(",\"ip\":\"0x%llx\",\"ip_is_next\":%s", (unsigned long long)s.ip, s.ip_is_next ? "true" : "false");
-        if (s.present & DS_SAMPLE_EVENTING_IP)
-            printf(",\"eventing_ip\":\"0x%llx\"", (unsigned long long)s.eventing_ip);
-        if (s.present & DS_SAMPLE_FLAGS)
-            printf(",\"flags\":\"0x%llx\"", (unsigned long long)s.flags);
-        if (s.present & DS_SAMPLE_GPRS) {
-            printf(",\"gprs\":{");
-            unsigned cnt = (s.present & DS_SAMPLE_GPRS32) ? 8 : DS_GPR__COUNT;
-            for (unsigned i = 0; i < cnt; i++)
-                printf("%s\"%s\":\"0x%llx\"", i ? "," : "", gname[i], (unsigned long long)s.gpr[i]);
-            putchar('}');
-        }
-        if (s.present & (DS_SAMPLE_STATUS | DS_SAMPLE_APPLICABLE))
-            printf(",\"%s\":\"0x%llx\"", s.present & DS_SAMPLE_STATUS ? "global_status" : "applicable_counters",
-                   (unsigned long long)s.counters);
-        if (s.present & DS_SAMPLE_MEM)
-            printf(",\"data_addr\":\"0x%llx\",\"data_source\":\"0x%llx\",\"latency\":%llu",
-                   (unsigned long long)s.data_addr, (unsigned long long)s.data_source,
-                   (unsigned long long)s.latency);
-        if (s.present & DS_SAMPLE_TSX)
-            printf(",\"tsx\":\"0x%llx\"", (unsigned long long)s.tsx);
-        if (s.present & DS_SAMPLE_TSC)
-            printf(",\"tsc\":%llu", (unsigned long long)s.tsc);
-        if (s.present & DS_SAMPLE_LBR)
-            printf(",\"lbr_count\":%u", s.lbr_count);
-        puts("}");
-        return 0;
-    }
-    printf("format %s, %u bytes\n", argv[1], s.size);
+    if (s.present & (DS_SAMPLE_STATUS | DS_SAMPLE_APPLICABLE))
+        printf(",\"%s\":\"0x%llx\"", s.present & DS_SAMPLE_STATUS ? "global_status" : "applicable_counters",
+               (unsigned long long)s.counters);
+    if (s.present & DS_SAMPLE_MEM)
+        printf(",\"data_addr\":\"0x%llx\",\"data_source\":\"0x%llx\",\"latency\":%llu",
+               (unsigned long long)s.data_addr, (unsigned long long)s.data_source,
+               (unsigned long long)s.latency);
+    if (s.present & DS_SAMPLE_TSX)
+        printf(",\"tsx\":\"0x%llx\"", (unsigned long long)s.tsx);
+    if (s.present & DS_SAMPLE_TSC)
+        printf(",\"tsc\":%llu", (unsigned long long)s.tsc);
+    if (s.present & DS_SAMPLE_LBR)
+        printf(",\"lbr_count\":%u", s.lbr_count);
+    puts("}");
+}
+
+static void decode_text(const char *fmt, const struct ds_pebs_sample *sp)
+{
+    const struct ds_pebs_sample s = *sp;
+    printf("format %s, %u bytes\n", fmt, s.size);
     if (s.present & DS_SAMPLE_IP)
         printf("ip:           0x%llx%s\n", (unsigned long long)s.ip, s.ip_is_next ? " (next instruction)" : "");
     if (s.present & DS_SAMPLE_EVENTING_IP)
@@ -579,6 +569,37 @@ static int cmd_decode(int argc, char **argv)
         printf("tsc:          %llu\n", (unsigned long long)s.tsc);
     if (s.present & DS_SAMPLE_LBR)
         printf("lbr entries:  %u\n", s.lbr_count);
+}
+
+static int cmd_decode(int argc, char **argv)
+{
+    enum ds_pebs_fmt f;
+    if (argc < 3 || strcmp(argv[0], "pebs") != 0)
+        return usage_error("decode takes: pebs FORMAT HEX...");
+    if (!parse_pebs_fmt(argv[1], &f))
+        return usage_error("bad PEBS format '%s' (0-6, nb32, nb64)", argv[1]);
+    static uint8_t buf[8192];
+    long n = parse_hex_args(argc, argv, 2, buf, sizeof(buf));
+    if (n < 0)
+        return 2;
+    struct ds_pebs_sample s;
+    int e = ds_pebs_decode(f, buf, (size_t)n, false, &s);
+    if (e) {
+        if (json) {
+            printf("{\"error\":");
+            jstr(ds_errname(e));
+            printf(",\"message\":");
+            jstr(ds_strerror(e));
+            puts("}");
+        } else {
+            fprintf(stderr, "dsinfo: cannot decode %ld bytes as format %s: %s\n", n, argv[1], ds_strerror(e));
+        }
+        return 1;
+    }
+    if (json)
+        decode_json(argv[1], &s);
+    else
+        decode_text(argv[1], &s);
     return 0;
 }
 #else
