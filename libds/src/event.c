@@ -94,12 +94,6 @@ struct ev_row {
 _Static_assert(EV_NAME__COUNT <= 256 && DS_UARCH__COUNT <= 256 && DS_EVENT__COUNT <= 8 && DS_PRECISE_NETBURST < 4,
                "ev_row fields");
 
-/* A NetBurst row (whole: the six rows NetBurst has). */
-#define NB(e, ev, mk, met, pr, tev, tmk, nm, src)                                          \
-    { .event = (e), .uarch = DS_UARCH_NETBURST, .fixed = -1, .precise = (pr),               \
-      .nb_event = (ev), .nb_mask = (mk), .nb_metric = (met), .name = (nm), .source = (src), \
-      .nb_tag_event = (tev), .nb_tag_mask = (tmk) }
-
 #define I DS_EVENT_INSTRUCTIONS
 #define B DS_EVENT_BRANCHES
 #define M DS_EVENT_BRANCH_MISSES
@@ -143,23 +137,52 @@ _Static_assert(EV_NAME__COUNT <= 256 && DS_UARCH__COUNT <= 256 && DS_EVENT__COUN
     R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, ns, json " PEBS 1; " lswhy)    \
     CYC(u, json " PEBS 0")
 
-static const struct ds_event_desc nb_table[] = {
-    /* NetBurst: SDM Vol. 3B ch. 19 Pentium 4 event tables and performance
-     * metrics (replay / front-end tagging); Linux p4.c p4_general_events
-     * where it agrees (it differs for instructions and branches, see rows). */
-    NB(I, "instr_retired", "NBOGUSNTAG|NBOGUSTAG", -1, P_NONE, 0, 0, "instr_retired:NBOGUSNTAG|NBOGUSTAG",
-       "SDM Pentium 4 performance metric Instructions_retired (non-bogus, tagged or not); Linux p4.c p4_general_events uses NBOGUSNTAG|BOGUSNTAG"),
-    NB(B, "branch_retired", "MMNP|MMNM|MMTP|MMTM", -1, P_NONE, 0, 0, "branch_retired:MMNP|MMNM|MMTP|MMTM",
-       "SDM Pentium 4 performance metric Branches_retired; Linux p4.c p4_general_events uses retired_branch_type instead"),
-    NB(M, "replay_event", "NBOGUS", DS_NB_METRIC_TAGGED_MISPRED_BRANCH, DS_PRECISE_NETBURST, 0, 0,
-       "replay_event:NBOGUS (Tagged_mispred_branch)",
-       "SDM Pentium 4 replay-tagging metric Tagged_mispred_branch (PEBS-capable); Linux p4.c p4_general_events counts mispred_branch_retired:NBOGUS without PEBS"),
-    NB(L, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGLOADS", "front_end_event:NBOGUS (uop_type:TAGLOADS)",
-       "SDM Pentium 4 front-end tagging metrics, Memory_loads"),
-    NB(S, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGSTORES", "front_end_event:NBOGUS (uop_type:TAGSTORES)",
-       "SDM Pentium 4 front-end tagging metrics, Memory_stores"),
-    NB(C, "global_power_events", "RUNNING", -1, P_NONE, 0, 0, "global_power_events:RUNNING",
-       "SDM Pentium 4 global_power_events RUNNING (non-halted clocks); Linux p4.c p4_general_events[CPU_CYCLES]"),
+/* NetBurst rows, NB(i, event, nb_event, nb_mask, nb_metric, precise,
+ * nb_tag_event, nb_tag_mask, name, source), "" for no tag: SDM Vol. 3B
+ * ch. 19 Pentium 4 event tables and performance metrics (replay /
+ * front-end tagging); Linux p4.c p4_general_events where it agrees (it
+ * differs for instructions and branches, see rows). Stored packed like the
+ * rows after them (issue 28 item 6): texts in one char-array struct, 16-bit
+ * offsets. */
+#define NB_ROWS(NB)                                                                                                 \
+    NB(0, I, "instr_retired", "NBOGUSNTAG|NBOGUSTAG", -1, P_NONE, "", "", "instr_retired:NBOGUSNTAG|NBOGUSTAG",     \
+       "SDM Pentium 4 performance metric Instructions_retired (non-bogus, tagged or not); Linux p4.c p4_general_events uses NBOGUSNTAG|BOGUSNTAG") \
+    NB(1, B, "branch_retired", "MMNP|MMNM|MMTP|MMTM", -1, P_NONE, "", "", "branch_retired:MMNP|MMNM|MMTP|MMTM",      \
+       "SDM Pentium 4 performance metric Branches_retired; Linux p4.c p4_general_events uses retired_branch_type instead") \
+    NB(2, M, "replay_event", "NBOGUS", DS_NB_METRIC_TAGGED_MISPRED_BRANCH, DS_PRECISE_NETBURST, "", "",             \
+       "replay_event:NBOGUS (Tagged_mispred_branch)",                                                               \
+       "SDM Pentium 4 replay-tagging metric Tagged_mispred_branch (PEBS-capable); Linux p4.c p4_general_events counts mispred_branch_retired:NBOGUS without PEBS") \
+    NB(3, L, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGLOADS", "front_end_event:NBOGUS (uop_type:TAGLOADS)", \
+       "SDM Pentium 4 front-end tagging metrics, Memory_loads")                                                     \
+    NB(4, S, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGSTORES", "front_end_event:NBOGUS (uop_type:TAGSTORES)", \
+       "SDM Pentium 4 front-end tagging metrics, Memory_stores")                                                    \
+    NB(5, C, "global_power_events", "RUNNING", -1, P_NONE, "", "", "global_power_events:RUNNING",                   \
+       "SDM Pentium 4 global_power_events RUNNING (non-halted clocks); Linux p4.c p4_general_events[CPU_CYCLES]")
+
+struct nb_strs {
+#define NB(i, e, Ev, Mk, met, pr, Tev, Tmk, Nm, Src) \
+    char ev##i[sizeof Ev], mk##i[sizeof Mk], tev##i[sizeof Tev], tmk##i[sizeof Tmk], nm##i[sizeof Nm], src##i[sizeof Src];
+    NB_ROWS(NB)
+#undef NB
+};
+static const struct nb_strs nb_strs = {
+#define NB(i, e, ev, mk, met, pr, tev, tmk, nm, src) ev, mk, tev, tmk, nm, src,
+    NB_ROWS(NB)
+#undef NB
+};
+struct nb_row {
+    uint16_t ev, mk, tev, tmk, nm, src; /* offsets in nb_strs */
+    int8_t metric;
+    uint8_t event, precise;
+};
+_Static_assert(sizeof(struct nb_strs) <= 0xFFFF, "16-bit offsets");
+static const struct nb_row nb_table[] = {
+#define NB(i, e, Ev, Mk, met, pr, Tev, Tmk, Nm, Src)                                                        \
+    { offsetof(struct nb_strs, ev##i), offsetof(struct nb_strs, mk##i), offsetof(struct nb_strs, tev##i), \
+      offsetof(struct nb_strs, tmk##i), offsetof(struct nb_strs, nm##i), offsetof(struct nb_strs, src##i), \
+      (met), (e), (pr) },
+    NB_ROWS(NB)
+#undef NB
 };
 
 /* The rows after nb_table[] (ds_event_row numbers them on): event_rows.h.
@@ -277,13 +300,13 @@ static const struct hybrid_row hybrids18[] = {
 static enum ds_uarch row_uarch(size_t i)
 {
     size_t n = DS_ARRAY_SIZE(nb_table);
-    return i < n ? nb_table[i].uarch : (enum ds_uarch)table[i - n].uarch;
+    return i < n ? DS_UARCH_NETBURST : (enum ds_uarch)table[i - n].uarch;
 }
 
 static enum ds_event row_event(size_t i)
 {
     size_t n = DS_ARRAY_SIZE(nb_table);
-    return i < n ? nb_table[i].event : (enum ds_event)table[i - n].event;
+    return (enum ds_event)(i < n ? nb_table[i].event : table[i - n].event);
 }
 
 static enum ds_uarch uarch_hybrid(const struct ds_caps *c, const struct hybrid_row *h)
@@ -425,7 +448,19 @@ DS_COLD int ds_event_row(size_t i, struct ds_event_desc *out)
     if (i >= DS_EVENT_ROWS)
         return DS_ERR_INVAL;
     if (i < DS_ARRAY_SIZE(nb_table)) {
-        *out = nb_table[i];
+        const struct nb_row *n = &nb_table[i];
+        const char *b = (const char *)&nb_strs;
+        out->event = (enum ds_event)n->event;
+        out->uarch = DS_UARCH_NETBURST;
+        out->fixed = -1;
+        out->precise = (enum ds_event_precise)n->precise;
+        out->nb_event = b + n->ev;
+        out->nb_mask = b + n->mk;
+        out->nb_metric = n->metric;
+        out->name = b + n->nm;
+        out->source = b + n->src;
+        out->nb_tag_event = b[n->tev] ? b + n->tev : NULL;
+        out->nb_tag_mask = b[n->tmk] ? b + n->tmk : NULL;
         return DS_OK;
     }
     const struct ev_row *r = &table[i - DS_ARRAY_SIZE(nb_table)];
