@@ -3,14 +3,15 @@
 #include <stddef.h>
 #include <ds/err.h> /* and nothing of libds above it: util.h includes err.h (issue 26 item 5) */
 
-/* The names and texts lie in one char-array struct (no pointer per row:
- * issue 28 item 6), rows[] holds their offsets. */
+/* The names and texts lie in one char-array struct, name then text per row
+ * in row order with nothing between them (no pointer or offset per row:
+ * issue 28 item 6); values[] holds each row's enum value and the lookup
+ * walks the strings to the row it finds. Description time only: cold. */
 struct err_strs {
 #define ROW(v, t) char v##_n[sizeof #v]; char v##_t[sizeof t];
 #include "err_rows.h"
 #undef ROW
 };
-_Static_assert(sizeof(struct err_strs) <= 0xFFFF, "16-bit offsets");
 
 static const struct err_strs strs = {
 #define ROW(v, t) #v, t,
@@ -18,38 +19,42 @@ static const struct err_strs strs = {
 #undef ROW
 };
 
-struct ds_err_row {
-    short value;
-    unsigned short name, text;
-};
-
-static const struct ds_err_row rows[] = {
-#define ROW(v, t) { v, offsetof(struct err_strs, v##_n), offsetof(struct err_strs, v##_t) },
+static const short values[] = {
+#define ROW(v, t) v,
 #include "err_rows.h"
 #undef ROW
 };
 
-static const struct ds_err_row *find(int err)
+static const char *skip(const char *s)
 {
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-        if (rows[i].value == err)
-            return &rows[i];
+    while (*s++)
+        ;
+    return s;
+}
+
+/* The name of @err's row (its text follows it), or NULL. */
+__attribute__((cold)) static const char *find(int err)
+{
+    const char *s = (const char *)&strs;
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++, s = skip(skip(s)))
+        if (values[i] == err)
+            return s;
     return 0;
 }
 
-const char *ds_strerror(int err)
+__attribute__((cold)) const char *ds_strerror(int err)
 {
-    const struct ds_err_row *r = find(err);
-    return r ? (const char *)&strs + r->text : "unknown libds error";
+    const char *s = find(err);
+    return s ? skip(s) : "unknown libds error";
 }
 
-const char *ds_errname(int err)
+__attribute__((cold)) const char *ds_errname(int err)
 {
-    const struct ds_err_row *r = find(err);
-    return r ? (const char *)&strs + r->name : "DS_ERR_?";
+    const char *s = find(err);
+    return s ? s : "DS_ERR_?";
 }
 
-const char *ds__reason_text(int err)
+__attribute__((cold)) const char *ds__reason_text(int err)
 {
     return err == DS_ERR_NO_PDCM ? "not enumerated (CPUID.01H:ECX.PDCM is 0)" : ds_strerror(err);
 }

@@ -84,24 +84,15 @@ static const uint16_t ev_name_off[EV_NAME__COUNT] = { EV_NAMES(X) };
 
 /* A performance-counter row (not NetBurst), packed (issue 28 item 6: the
  * full struct ds_event_desc per row was 80 bytes of relocated data, half of
- * it NetBurst-only pointers; 16 bytes now): ds_event_row() expands it. */
+ * it NetBurst-only pointers; 10 bytes now, no relocation): ds_event_row()
+ * expands it. */
 struct ev_row {
-    const char *source;
+    uint16_t source; /* offset in ev_src_strs */
     uint8_t name, uarch, evsel, umask, cmask, ll_evsel, ll_umask; /* name: enum ev_name */
     uint8_t event : 3, inv : 1, fixed1 : 2, precise : 2;         /* fixed1 = fixed + 1 */
 };
 _Static_assert(EV_NAME__COUNT <= 256 && DS_UARCH__COUNT <= 256 && DS_EVENT__COUNT <= 8 && DS_PRECISE_NETBURST < 4,
                "ev_row fields");
-
-#define R(u, e, ev, um, cm, iv, fx, pr, lle, llu, nm, src)                                 \
-    { .event = (e), .uarch = (u), .evsel = (ev), .umask = (um), .cmask = (cm), .inv = (iv), \
-      .fixed1 = (fx) + 1, .precise = (pr), .ll_evsel = (lle), .ll_umask = (llu),          \
-      .name = (nm), .source = (src) }
-/* A NetBurst row (whole: the six rows NetBurst has). */
-#define NB(e, ev, mk, met, pr, tev, tmk, nm, src)                                          \
-    { .event = (e), .uarch = DS_UARCH_NETBURST, .fixed = -1, .precise = (pr),               \
-      .nb_event = (ev), .nb_mask = (mk), .nb_metric = (met), .name = (nm), .source = (src), \
-      .nb_tag_event = (tev), .nb_tag_mask = (tmk) }
 
 #define I DS_EVENT_INSTRUCTIONS
 #define B DS_EVENT_BRANCHES
@@ -114,20 +105,20 @@ _Static_assert(EV_NAME__COUNT <= 256 && DS_UARCH__COUNT <= 256 && DS_EVENT__COUN
 
 /* The six rows of an Ice Lake-style P-core (PEBS format 4+ or arch PEBS). */
 #define BIGCORE(u, lle, llu, json)                                                                        \
-    R(u, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, N_INST_RETIRED_ANY_P, json " INST_RETIRED.ANY (fixed 0) and _ANY_P: Precise 1"), \
-    R(u, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES, json " Precise 1"),   \
-    R(u, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES, json " Precise 1"),   \
-    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, lle, llu, N_MEM_INST_RETIRED_ALL_LOADS, json " Precise 1; Linux L1D read access"), \
-    R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, N_MEM_INST_RETIRED_ALL_STORES, json " Precise 1; Linux L1D write access"), \
+    R(u, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, N_INST_RETIRED_ANY_P, json " INST_RETIRED.ANY (fixed 0) and _ANY_P: Precise 1") \
+    R(u, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES, json " Precise 1")   \
+    RS(u, M, B, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES)   \
+    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, lle, llu, N_MEM_INST_RETIRED_ALL_LOADS, json " Precise 1; Linux L1D read access") \
+    R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, N_MEM_INST_RETIRED_ALL_STORES, json " Precise 1; Linux L1D write access") \
     CYC(u, json " CPU_CLK_UNHALTED.THREAD_P (fixed 1 CPU_CLK_UNHALTED.THREAD): Precise 0")
 
 /* The six rows of a Tremont-or-later E-core (adaptive or arch PEBS). */
 #define SMALLCORE(u, lle, llu, json)                                                                      \
-    R(u, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, N_INST_RETIRED_ANY_P, json " INST_RETIRED.ANY (fixed 0) and _ANY_P: PEBS"), \
-    R(u, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES, json " PEBS"),        \
-    R(u, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES, json " PEBS"),        \
-    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, lle, llu, N_MEM_UOPS_RETIRED_ALL_LOADS, json " PEBS"),      \
-    R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, N_MEM_UOPS_RETIRED_ALL_STORES, json " PEBS"),         \
+    R(u, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, N_INST_RETIRED_ANY_P, json " INST_RETIRED.ANY (fixed 0) and _ANY_P: PEBS") \
+    R(u, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES, json " PEBS")        \
+    RS(u, M, B, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES)        \
+    RS(u, L, B, 0xD0, 0x81, 0, false, -1, P_GP, lle, llu, N_MEM_UOPS_RETIRED_ALL_LOADS)      \
+    RS(u, S, B, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, N_MEM_UOPS_RETIRED_ALL_STORES)         \
     R(u, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, N_CPU_CLK_UNHALTED_CORE_P, json " PEBS 0")
 
 /* Why loads/stores keep perfmon's D0H/81H, 82H where Linux's L1-dcache
@@ -139,128 +130,85 @@ _Static_assert(EV_NAME__COUNT <= 256 && DS_UARCH__COUNT <= 256 && DS_EVENT__COUN
 
 /* Sandy Bridge .. Skylake (PEBS formats 1-3, load latency CDH/01H). */
 #define SNB_HSW_SKL(u, json, nl, ns, lswhy)                                                               \
-    R(u, I, 0xC0, 0x01, 0, false, 0, P_GP, 0, 0, N_INST_RETIRED_PREC_DIST, json " PEBS 2, counter 1; Linux ds.c INTEL_FLAGS_UEVENT_CONSTRAINT(0x01c0, 0x2)"), \
-    R(u, B, 0xC4, 0x04, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES_PEBS, json " PEBS 2"), \
-    R(u, M, 0xC5, 0x04, 0, false, -1, P_GP, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES_PEBS, json " PEBS 2"), \
-    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, 0xCD, 0x01, nl, json " PEBS 1; ldlat MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4 CDH/01H PEBS 2; " lswhy), \
-    R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, ns, json " PEBS 1; " lswhy),    \
+    R(u, I, 0xC0, 0x01, 0, false, 0, P_GP, 0, 0, N_INST_RETIRED_PREC_DIST, json " PEBS 2, counter 1; Linux ds.c INTEL_FLAGS_UEVENT_CONSTRAINT(0x01c0, 0x2)") \
+    R(u, B, 0xC4, 0x04, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES_PEBS, json " PEBS 2") \
+    RS(u, M, B, 0xC5, 0x04, 0, false, -1, P_GP, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES_PEBS) \
+    R(u, L, 0xD0, 0x81, 0, false, -1, P_GP, 0xCD, 0x01, nl, json " PEBS 1; ldlat MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4 CDH/01H PEBS 2; " lswhy) \
+    R(u, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, ns, json " PEBS 1; " lswhy)    \
     CYC(u, json " PEBS 0")
 
-static const struct ds_event_desc nb_table[] = {
-    /* NetBurst: SDM Vol. 3B ch. 19 Pentium 4 event tables and performance
-     * metrics (replay / front-end tagging); Linux p4.c p4_general_events
-     * where it agrees (it differs for instructions and branches, see rows). */
-    NB(I, "instr_retired", "NBOGUSNTAG|NBOGUSTAG", -1, P_NONE, 0, 0, "instr_retired:NBOGUSNTAG|NBOGUSTAG",
-       "SDM Pentium 4 performance metric Instructions_retired (non-bogus, tagged or not); Linux p4.c p4_general_events uses NBOGUSNTAG|BOGUSNTAG"),
-    NB(B, "branch_retired", "MMNP|MMNM|MMTP|MMTM", -1, P_NONE, 0, 0, "branch_retired:MMNP|MMNM|MMTP|MMTM",
-       "SDM Pentium 4 performance metric Branches_retired; Linux p4.c p4_general_events uses retired_branch_type instead"),
-    NB(M, "replay_event", "NBOGUS", DS_NB_METRIC_TAGGED_MISPRED_BRANCH, DS_PRECISE_NETBURST, 0, 0,
-       "replay_event:NBOGUS (Tagged_mispred_branch)",
-       "SDM Pentium 4 replay-tagging metric Tagged_mispred_branch (PEBS-capable); Linux p4.c p4_general_events counts mispred_branch_retired:NBOGUS without PEBS"),
-    NB(L, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGLOADS", "front_end_event:NBOGUS (uop_type:TAGLOADS)",
-       "SDM Pentium 4 front-end tagging metrics, Memory_loads"),
-    NB(S, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGSTORES", "front_end_event:NBOGUS (uop_type:TAGSTORES)",
-       "SDM Pentium 4 front-end tagging metrics, Memory_stores"),
-    NB(C, "global_power_events", "RUNNING", -1, P_NONE, 0, 0, "global_power_events:RUNNING",
-       "SDM Pentium 4 global_power_events RUNNING (non-halted clocks); Linux p4.c p4_general_events[CPU_CYCLES]"),
+/* NetBurst rows, NB(i, event, nb_event, nb_mask, nb_metric, precise,
+ * nb_tag_event, nb_tag_mask, name, source), "" for no tag: SDM Vol. 3B
+ * ch. 19 Pentium 4 event tables and performance metrics (replay /
+ * front-end tagging); Linux p4.c p4_general_events where it agrees (it
+ * differs for instructions and branches, see rows). Stored packed like the
+ * rows after them (issue 28 item 6): texts in one char-array struct, 16-bit
+ * offsets. */
+#define NB_ROWS(NB)                                                                                                 \
+    NB(0, I, "instr_retired", "NBOGUSNTAG|NBOGUSTAG", -1, P_NONE, "", "", "instr_retired:NBOGUSNTAG|NBOGUSTAG",     \
+       "SDM Pentium 4 performance metric Instructions_retired (non-bogus, tagged or not); Linux p4.c p4_general_events uses NBOGUSNTAG|BOGUSNTAG") \
+    NB(1, B, "branch_retired", "MMNP|MMNM|MMTP|MMTM", -1, P_NONE, "", "", "branch_retired:MMNP|MMNM|MMTP|MMTM",      \
+       "SDM Pentium 4 performance metric Branches_retired; Linux p4.c p4_general_events uses retired_branch_type instead") \
+    NB(2, M, "replay_event", "NBOGUS", DS_NB_METRIC_TAGGED_MISPRED_BRANCH, DS_PRECISE_NETBURST, "", "",             \
+       "replay_event:NBOGUS (Tagged_mispred_branch)",                                                               \
+       "SDM Pentium 4 replay-tagging metric Tagged_mispred_branch (PEBS-capable); Linux p4.c p4_general_events counts mispred_branch_retired:NBOGUS without PEBS") \
+    NB(3, L, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGLOADS", "front_end_event:NBOGUS (uop_type:TAGLOADS)", \
+       "SDM Pentium 4 front-end tagging metrics, Memory_loads")                                                     \
+    NB(4, S, "front_end_event", "NBOGUS", -1, P_NONE, "uop_type", "TAGSTORES", "front_end_event:NBOGUS (uop_type:TAGSTORES)", \
+       "SDM Pentium 4 front-end tagging metrics, Memory_stores")                                                    \
+    NB(5, C, "global_power_events", "RUNNING", -1, P_NONE, "", "", "global_power_events:RUNNING",                   \
+       "SDM Pentium 4 global_power_events RUNNING (non-halted clocks); Linux p4.c p4_general_events[CPU_CYCLES]")
+
+struct nb_strs {
+#define NB(i, e, Ev, Mk, met, pr, Tev, Tmk, Nm, Src) \
+    char ev##i[sizeof Ev], mk##i[sizeof Mk], tev##i[sizeof Tev], tmk##i[sizeof Tmk], nm##i[sizeof Nm], src##i[sizeof Src];
+    NB_ROWS(NB)
+#undef NB
+};
+static const struct nb_strs nb_strs = {
+#define NB(i, e, ev, mk, met, pr, tev, tmk, nm, src) ev, mk, tev, tmk, nm, src,
+    NB_ROWS(NB)
+#undef NB
+};
+struct nb_row {
+    uint16_t ev, mk, tev, tmk, nm, src; /* offsets in nb_strs */
+    int8_t metric;
+    uint8_t event, precise;
+};
+_Static_assert(sizeof(struct nb_strs) <= 0xFFFF, "16-bit offsets");
+static const struct nb_row nb_table[] = {
+#define NB(i, e, Ev, Mk, met, pr, Tev, Tmk, Nm, Src)                                                        \
+    { offsetof(struct nb_strs, ev##i), offsetof(struct nb_strs, mk##i), offsetof(struct nb_strs, tev##i), \
+      offsetof(struct nb_strs, tmk##i), offsetof(struct nb_strs, nm##i), offsetof(struct nb_strs, src##i), \
+      (met), (e), (pr) },
+    NB_ROWS(NB)
+#undef NB
 };
 
-/* The rows after nb_table[] (ds_event_row numbers them on). */
+/* The rows after nb_table[] (ds_event_row numbers them on): event_rows.h.
+ * Their source texts lie once each in one char-array struct (a 16-bit
+ * offset per row, no relocated pointer: issue 28 item 6). */
+struct ev_src_strs {
+#define R(u, e, ev, um, cm, iv, fx, pr, lle, llu, nm, src) char s_##u##_##e[sizeof src];
+#define RS(u, e, same, ev, um, cm, iv, fx, pr, lle, llu, nm)
+#include "event_rows.h"
+#undef R
+};
+_Static_assert(sizeof(struct ev_src_strs) <= 0xFFFF, "16-bit source offsets");
+static const struct ev_src_strs ev_src_strs = {
+#define R(u, e, ev, um, cm, iv, fx, pr, lle, llu, nm, src) src,
+#include "event_rows.h"
+#undef R
+#undef RS
+};
+#define ROW(u, e, mem, ev, um, cm, iv, fx, pr, lle, llu, nm)                                 \
+    { .event = (e), .uarch = (u), .evsel = (ev), .umask = (um), .cmask = (cm), .inv = (iv), \
+      .fixed1 = (fx) + 1, .precise = (pr), .ll_evsel = (lle), .ll_umask = (llu),         \
+      .name = (nm), .source = offsetof(struct ev_src_strs, mem) },
+#define R(u, e, ev, um, cm, iv, fx, pr, lle, llu, nm, src) ROW(u, e, s_##u##_##e, ev, um, cm, iv, fx, pr, lle, llu, nm)
+#define RS(u, e, same, ev, um, cm, iv, fx, pr, lle, llu, nm) ROW(u, e, s_##u##_##same, ev, um, cm, iv, fx, pr, lle, llu, nm)
 static const struct ev_row table[] = {
-
-    /* Core 2: SDM Vol. 3B "Performance Monitoring Events for Intel Core
-     * Microarchitecture" and "PEBS Performance Events for Intel Core"; Linux
-     * ds.c intel_core2_pebs_event_constraints. */
-    R(DS_UARCH_CORE2, I, 0xC0, 0x00, 0, false, 0, P_GP, 0, 0, N_INST_RETIRED_ANY_P, "SDM Core 2 PEBS events; Linux intel_core2_pebs_event_constraints 0x00c0"),
-    R(DS_UARCH_CORE2, B, 0xC4, 0x00, 0, false, -1, P_NONE, 0, 0, N_BR_INST_RETIRED_ANY, "SDM Core 2 events (not in its PEBS table)"),
-    R(DS_UARCH_CORE2, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_MISPRED, "SDM Core 2 PEBS events; Linux intel_core2_pebs_event_constraints 0x00c5"),
-    /* Linux core2_hw_cache_event_ids L1D read/write access are 0x0f40
-     * L1D_CACHE_LD.MESI / 0x0f41 L1D_CACHE_ST.MESI: L1 data cache reads and
-     * writes (accesses, speculative ones included), not retired load/store
-     * instructions, which "loads"/"stores" count here (issue 25 item 10). */
-    R(DS_UARCH_CORE2, L, 0xC0, 0x01, 0, false, -1, P_NONE, 0, 0, N_INST_RETIRED_LOADS, "SDM Core 2 events (not in its PEBS table); not Linux's L1-dcache 0x0f40 L1D_CACHE_LD.MESI: that counts cache reads, this retired loads"),
-    R(DS_UARCH_CORE2, S, 0xC0, 0x02, 0, false, -1, P_NONE, 0, 0, N_INST_RETIRED_STORES, "SDM Core 2 events (not in its PEBS table); not Linux's L1-dcache 0x0f41 L1D_CACHE_ST.MESI: that counts cache writes, this retired stores"),
-    R(DS_UARCH_CORE2, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, N_CPU_CLK_UNHALTED_CORE_P, "SDM Core 2 events; Linux intel_perfmon_event_map"),
-
-    /* Bonnell: perfmon BNL/events/bonnell_core.json; Linux intel_atom_pebs_event_constraints. */
-    R(DS_UARCH_BONNELL, I, 0xC0, 0x00, 0, false, 0, P_GP, 0, 0, N_INST_RETIRED_ANY_P, "bonnell_core.json PEBS 2; Linux intel_atom_pebs_event_constraints 0x00c0"),
-    R(DS_UARCH_BONNELL, B, 0xC4, 0x00, 0, false, -1, P_NONE, 0, 0, N_BR_INST_RETIRED_ANY, "bonnell_core.json PEBS 0"),
-    R(DS_UARCH_BONNELL, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_MISPRED, "bonnell_core.json PEBS 1; Linux intel_atom_pebs_event_constraints 0x00c5"),
-    R(DS_UARCH_BONNELL, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, N_CPU_CLK_UNHALTED_CORE_P, "bonnell_core.json PEBS 0"),
-
-    /* Silvermont/Airmont: perfmon SLM/events/Silvermont_core.json. */
-    R(DS_UARCH_SILVERMONT, I, 0xC0, 0x00, 0, false, 0, P_NONE, 0, 0, N_INST_RETIRED_ANY_P, "Silvermont_core.json PEBS 0"),
-    R(DS_UARCH_SILVERMONT, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES, "Silvermont_core.json PEBS 1 (PMC0: Linux intel_slm_pebs_event_constraints)"),
-    R(DS_UARCH_SILVERMONT, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES, "Silvermont_core.json PEBS 1"),
-    R(DS_UARCH_SILVERMONT, L, 0x04, 0x40, 0, false, -1, P_NONE, 0, 0, N_MEM_UOPS_RETIRED_ALL_LOADS, "Silvermont_core.json PEBS 0"),
-    R(DS_UARCH_SILVERMONT, S, 0x04, 0x80, 0, false, -1, P_NONE, 0, 0, N_MEM_UOPS_RETIRED_ALL_STORES, "Silvermont_core.json PEBS 0"),
-    R(DS_UARCH_SILVERMONT, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, N_CPU_CLK_UNHALTED_CORE_P, "Silvermont_core.json PEBS 0"),
-
-    /* Knights Landing/Mill: perfmon KNL/events/knightslanding_core.json. */
-    R(DS_UARCH_KNIGHTS, I, 0xC0, 0x00, 0, false, 0, P_GP, 0, 0, N_INST_RETIRED_ANY_PS, "knightslanding_core.json INST_RETIRED.ANY_PS PEBS 2, counter 0"),
-    R(DS_UARCH_KNIGHTS, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES, "knightslanding_core.json PEBS 1"),
-    R(DS_UARCH_KNIGHTS, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES, "knightslanding_core.json PEBS 1"),
-    R(DS_UARCH_KNIGHTS, L, 0x04, 0x40, 0, false, -1, P_NONE, 0, 0, N_MEM_UOPS_RETIRED_ALL_LOADS, "knightslanding_core.json PEBS 0"),
-    R(DS_UARCH_KNIGHTS, S, 0x04, 0x80, 0, false, -1, P_NONE, 0, 0, N_MEM_UOPS_RETIRED_ALL_STORES, "knightslanding_core.json PEBS 0"),
-    R(DS_UARCH_KNIGHTS, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, N_CPU_CLK_UNHALTED_THREAD_P, "knightslanding_core.json PEBS 0"),
-
-    /* Goldmont: perfmon GLM/events/goldmont_core.json (PEBS on PMC0: Linux intel_glm_pebs_event_constraints). */
-    R(DS_UARCH_GOLDMONT, I, 0xC0, 0x00, 0, false, 0, P_GP, 0, 0, N_INST_RETIRED_ANY_P, "goldmont_core.json PEBS 2"),
-    R(DS_UARCH_GOLDMONT, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES, "goldmont_core.json PEBS 2"),
-    R(DS_UARCH_GOLDMONT, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES, "goldmont_core.json PEBS 2"),
-    R(DS_UARCH_GOLDMONT, L, 0xD0, 0x81, 0, false, -1, P_GP, 0, 0, N_MEM_UOPS_RETIRED_ALL_LOADS, "goldmont_core.json PEBS 2"),
-    R(DS_UARCH_GOLDMONT, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, N_MEM_UOPS_RETIRED_ALL_STORES, "goldmont_core.json PEBS 2"),
-    R(DS_UARCH_GOLDMONT, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, N_CPU_CLK_UNHALTED_CORE_P, "goldmont_core.json PEBS 0"),
-
-    /* Goldmont Plus: perfmon GLP/events/goldmontplus_core.json (INST_RETIRED.ANY on fixed 0 is PEBS 2). */
-    R(DS_UARCH_GOLDMONT_PLUS, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, N_INST_RETIRED_ANY_P, "goldmontplus_core.json INST_RETIRED.ANY (fixed 0) PEBS 2"),
-    R(DS_UARCH_GOLDMONT_PLUS, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES, "goldmontplus_core.json PEBS 2"),
-    R(DS_UARCH_GOLDMONT_PLUS, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES, "goldmontplus_core.json PEBS 2"),
-    R(DS_UARCH_GOLDMONT_PLUS, L, 0xD0, 0x81, 0, false, -1, P_GP, 0, 0, N_MEM_UOPS_RETIRED_ALL_LOADS, "goldmontplus_core.json PEBS 2"),
-    R(DS_UARCH_GOLDMONT_PLUS, S, 0xD0, 0x82, 0, false, -1, P_GP, 0, 0, N_MEM_UOPS_RETIRED_ALL_STORES, "goldmontplus_core.json PEBS 2"),
-    R(DS_UARCH_GOLDMONT_PLUS, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, N_CPU_CLK_UNHALTED_CORE_P, "goldmontplus_core.json PEBS 0"),
-
-    SMALLCORE(DS_UARCH_TREMONT, 0, 0, "perfmon EHL/events/elkhartlake_core.json, SNR/events/snowridgex_core.json"),
-
-    /* Nehalem/Westmere: perfmon NHM-EP/events/NehalemEP_core.json,
-     * WSM-EP-SP/events/WestmereEP-SP_core.json; Linux ds.c
-     * intel_nehalem_/intel_westmere_pebs_event_constraints. */
-    R(DS_UARCH_NEHALEM, I, 0xC0, 0x01, 0, false, 0, P_GP, 0, 0, N_INST_RETIRED_ANY_P, "NehalemEP_core.json PEBS 1; Linux intel_nehalem_pebs_event_constraints 0xc0"),
-    R(DS_UARCH_NEHALEM, B, 0xC4, 0x04, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES, "NehalemEP_core.json PEBS 1; Linux intel_nehalem_pebs_event_constraints 0xc4"),
-    R(DS_UARCH_NEHALEM, M, 0xC5, 0x00, 0, false, -1, P_NONE, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES, "architectural event C5H/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map; Nehalem PEBS only C5H/02H"),
-    R(DS_UARCH_NEHALEM, L, 0x0B, 0x01, 0, false, -1, P_NONE, 0x0B, 0x10, N_MEM_INST_RETIRED_LOADS, "NehalemEP_core.json; Linux intel_nehalem_pebs_event_constraints: only 0x100b (LATENCY_ABOVE_THRESHOLD, PEBS 2) is PEBS"),
-    R(DS_UARCH_NEHALEM, S, 0x0B, 0x02, 0, false, -1, P_NONE, 0, 0, N_MEM_INST_RETIRED_STORES, "NehalemEP_core.json; not in Linux intel_nehalem_pebs_event_constraints"),
-    CYC(DS_UARCH_NEHALEM, "NehalemEP_core.json PEBS 0"),
-
-    SNB_HSW_SKL(DS_UARCH_SANDYBRIDGE, "perfmon SNB/events/sandybridge_core.json, IVB/events/ivybridge_core.json", N_MEM_UOPS_RETIRED_ALL_LOADS, N_MEM_UOPS_RETIRED_ALL_STORES, SNB_LS_WHY),
-    SNB_HSW_SKL(DS_UARCH_HASWELL, "perfmon HSW/events/haswell_core.json, BDW/events/broadwell_core.json", N_MEM_UOPS_RETIRED_ALL_LOADS, N_MEM_UOPS_RETIRED_ALL_STORES, "Linux hsw_hw_cache_event_ids L1D access 0x81d0/0x82d0 agree"),
-    SNB_HSW_SKL(DS_UARCH_SKYLAKE, "perfmon SKL/events/skylake_core.json, SKX/events/skylakex_core.json", N_MEM_INST_RETIRED_ALL_LOADS, N_MEM_INST_RETIRED_ALL_STORES, "Linux skl_hw_cache_event_ids L1D access 0x81d0/0x82d0 agree"),
-    BIGCORE(DS_UARCH_ICELAKE, 0xCD, 0x01, "perfmon ICL/events/icelake_core.json, ICX/events/icelakex_core.json"),
-    BIGCORE(DS_UARCH_GOLDENCOVE, 0xCD, 0x01, "perfmon SPR/events/sapphirerapids_core.json, ADL/events/alderlake_goldencove_core.json"),
-    SMALLCORE(DS_UARCH_GRACEMONT, 0xD0, 0x05, "perfmon ADL/events/alderlake_gracemont_core.json"),
-    BIGCORE(DS_UARCH_REDWOODCOVE, 0xCD, 0x01, "perfmon MTL/events/meteorlake_redwoodcove_core.json, GNR/events/graniterapids_core.json"),
-    SMALLCORE(DS_UARCH_CRESTMONT, 0xD0, 0x05, "perfmon MTL/events/meteorlake_crestmont_core.json, SRF/events/sierraforest_core.json"),
-    BIGCORE(DS_UARCH_LIONCOVE, 0xCD, 0x01, "perfmon LNL/events/lunarlake_lioncove_core.json, ARL/events/arrowlake_lioncove_core.json"),
-    SMALLCORE(DS_UARCH_SKYMONT, 0xD0, 0x05, "perfmon LNL/events/lunarlake_skymont_core.json, ARL/events/arrowlake_skymont_core.json"),
-    BIGCORE(DS_UARCH_COUGARCOVE, 0, 0, "perfmon PTL/events/pantherlake_cougarcove_core.json"),
-    SMALLCORE(DS_UARCH_DARKMONT, 0, 0, "perfmon PTL/events/pantherlake_darkmont_core.json, CWF/events/clearwaterforest_core.json"),
-    BIGCORE(DS_UARCH_COYOTECOVE, 0, 0, "perfmon NVL/events/novalake_coyotecove_core.json V1.00"),
-    /* Arctic Wolf: novalake_arcticwolf_core.json V1.00 publishes no retired
-     * load or store event: loads/stores are DS_ERR_EVENT_NONE until it does. */
-    R(DS_UARCH_ARCTICWOLF, I, 0xC0, 0x00, 0, false, 0, P_FIX, 0, 0, N_INST_RETIRED_ANY_P, "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 INST_RETIRED.ANY (fixed 0) and _ANY_P: Precise 1"),
-    R(DS_UARCH_ARCTICWOLF, B, 0xC4, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_INST_RETIRED_ALL_BRANCHES, "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 1"),
-    R(DS_UARCH_ARCTICWOLF, M, 0xC5, 0x00, 0, false, -1, P_GP, 0, 0, N_BR_MISP_RETIRED_ALL_BRANCHES, "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 1"),
-    R(DS_UARCH_ARCTICWOLF, C, 0x3C, 0x00, 0, false, 1, P_NONE, 0, 0, N_CPU_CLK_UNHALTED_CORE_P, "perfmon NVL/events/novalake_arcticwolf_core.json V1.00 Precise 0"),
-
-    /* Yonah (Core Solo/Duo 06_0EH): Linux core.c intel_pmu_init "Core
-     * events" (name "core") counts it with the architectural
-     * intel_perfmon_event_map on perfmon v1 (no fixed counters, no PEBS,
-     * no hw_cache ids: loads/stores DS_ERR_EVENT_NONE); SDM Vol. 3B
-     * architectural events (Table 20-1). Perfmon publishes no file. */
-    R(DS_UARCH_YONAH, I, 0xC0, 0x00, 0, false, -1, P_NONE, 0, 0, N_INSTR_RETIRED, "architectural event C0H/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x00c0"),
-    R(DS_UARCH_YONAH, B, 0xC4, 0x00, 0, false, -1, P_NONE, 0, 0, N_BR_INST_RETIRED, "architectural event C4H/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x00c4"),
-    R(DS_UARCH_YONAH, M, 0xC5, 0x00, 0, false, -1, P_NONE, 0, 0, N_BR_MISP_RETIRED, "architectural event C5H/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x00c5"),
-    R(DS_UARCH_YONAH, C, 0x3C, 0x00, 0, false, -1, P_NONE, 0, 0, N_UNHALTED_CORE_CYCLES, "architectural event 3CH/00H (SDM Vol. 3B Table 20-1); Linux intel_perfmon_event_map 0x003c"),
+#include "event_rows.h"
 };
 
 /* Family 6 parts with one core type: DisplayModel -> uarch. */
@@ -352,13 +300,13 @@ static const struct hybrid_row hybrids18[] = {
 static enum ds_uarch row_uarch(size_t i)
 {
     size_t n = DS_ARRAY_SIZE(nb_table);
-    return i < n ? nb_table[i].uarch : (enum ds_uarch)table[i - n].uarch;
+    return i < n ? DS_UARCH_NETBURST : (enum ds_uarch)table[i - n].uarch;
 }
 
 static enum ds_event row_event(size_t i)
 {
     size_t n = DS_ARRAY_SIZE(nb_table);
-    return i < n ? nb_table[i].event : (enum ds_event)table[i - n].event;
+    return (enum ds_event)(i < n ? nb_table[i].event : table[i - n].event);
 }
 
 static enum ds_uarch uarch_hybrid(const struct ds_caps *c, const struct hybrid_row *h)
@@ -500,7 +448,19 @@ DS_COLD int ds_event_row(size_t i, struct ds_event_desc *out)
     if (i >= DS_EVENT_ROWS)
         return DS_ERR_INVAL;
     if (i < DS_ARRAY_SIZE(nb_table)) {
-        *out = nb_table[i];
+        const struct nb_row *n = &nb_table[i];
+        const char *b = (const char *)&nb_strs;
+        out->event = (enum ds_event)n->event;
+        out->uarch = DS_UARCH_NETBURST;
+        out->fixed = -1;
+        out->precise = (enum ds_event_precise)n->precise;
+        out->nb_event = b + n->ev;
+        out->nb_mask = b + n->mk;
+        out->nb_metric = n->metric;
+        out->name = b + n->nm;
+        out->source = b + n->src;
+        out->nb_tag_event = b[n->tev] ? b + n->tev : NULL;
+        out->nb_tag_mask = b[n->tmk] ? b + n->tmk : NULL;
         return DS_OK;
     }
     const struct ev_row *r = &table[i - DS_ARRAY_SIZE(nb_table)];
@@ -516,6 +476,6 @@ DS_COLD int ds_event_row(size_t i, struct ds_event_desc *out)
     out->ll_umask = r->ll_umask;
     out->nb_metric = -1;
     out->name = (const char *)&ev_name_strs + ev_name_off[r->name];
-    out->source = r->source;
+    out->source = (const char *)&ev_src_strs + r->source;
     return DS_OK;
 }
