@@ -226,13 +226,12 @@ struct ds_pmi {
      * not on every PMI (issue 10 item 21); after an adaptive or arch drain
      * it holds the last record, whose validated header lets the next PMI's
      * records skip validation. The key says what it holds (0 = nothing;
-     * libds/src/pebs_int.h). Private to pmi.c and the PEBS sources. */
-    uint32_t pebs_scratch_key;
-    struct ds_pebs_sample pebs_scratch;
-    /* Private to arch_pebs.c: the group offsets of the architectural PEBS
-     * record in pebs_scratch (valid set), kept between PMIs so that a PMI
-     * does not recompute them (issue 28 item 3) nor hold them in a frame. */
-    struct ds__apebs_layout pebs_scratch_layout;
+     * libds/src/pebs_int.h). Private to pmi.c and the PEBS sources. Its
+     * layout (private to arch_pebs.c): the group offsets of the
+     * architectural PEBS record in the sample (valid set), kept between
+     * PMIs so that a PMI does not recompute them (issue 28 item 3) nor
+     * hold them in a frame. */
+    struct ds__pmi_scratch pebs_scratch;
 };
 
 
