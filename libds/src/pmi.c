@@ -234,7 +234,7 @@ static inline __attribute__((always_inline)) int pmi_wr(const struct ds_pmi *pmi
 }
 
 /* BTS runs with its threshold PMI (DS_BTS_INT): the one PMI of this PMU
- * that sets no GLOBAL_STATUS bit (ds_pmi_ack, idle_check). */
+ * that sets no GLOBAL_STATUS bit (ds_pmi_ack, idle_due). */
 static bool bts_int_armed(const struct ds_pmi *pmi)
 {
 #if DS_CONFIG_BTS
@@ -263,7 +263,7 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
             return e;
     }
     /* Legacy freeze: restore only for a PMI of this PMU while it is enabled
-     * (item 3); status 0 is one with BTS threshold PMIs armed (bts_unfreeze) */
+     * (item 3); status 0 is one with BTS threshold PMIs armed (handle_global) */
     if (pmi->cfg.freeze == DS_FREEZE_LEGACY && (status || bts_int_armed(pmi)) && pmi->pmu_enabled)
         return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
     return DS_OK;
