@@ -513,10 +513,13 @@ static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, struct ds
     if (!status && !idle_due(pmi))
         return DS_OK; /* foreign NMI: 1 RDMSR, no loop */
     bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry (nothing before changes it) */
-    if (pmi->cfg.lbr.model && (status & pmi->ack_mask))
+    ret = DS_OK;
+    want = pmi->ack_mask & ~DS_GSTATUS_LBR_FRZ; /* loop_bits without a snapshot */
+    if (pmi->cfg.lbr.model && (status & pmi->ack_mask)) {
         lbr_snapshot(pmi, r); /* before any ack: the LBRs are still frozen */
-    ret = r->lbr_err;
-    want = loop_bits(pmi, r);
+        ret = r->lbr_err;
+        want = loop_bits(pmi, r);
+    }
     for (unsigned pass = 1;; pass++) {
         r->status |= status;
         r->passes = pass;
