@@ -367,8 +367,8 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  * @out NULL: the result is written to pmi->res (struct ds_pmi), not to a
  * local (issue 29 item 3); it holds the last such call's result.
  * Stack (ctest embed.stack.*, gcc 12 -O2, installed-library flags; your
- * sinks, hook and MSR backend on top): at most 616 bytes (i386) / 480
- * (x86_64) with the session's sinks, 680 / 512 through ds_session_pmi
+ * sinks, hook and MSR backend on top): at most 616 bytes (i386) / 472
+ * (x86_64) with the session's sinks, 680 / 504 through ds_session_pmi
  * (was 1076 / 944, then 708 / 576); the test's PMI-path budget is 720 /
  * 512 (the issue's 512 is met on x86_64; on i386 the adaptive drain, 288
  * bytes, and the session's routing, 144, are the largest parts;
