@@ -613,21 +613,25 @@ static void layout_of(const struct ds_pebs_sample *s, struct ap_layout *l)
  * (layout_of) are decoded without validation or clearing (the same groups
  * rewrite the same fields; the retire latency, valid per record, is
  * written either way). Stops at the first other record or when fewer than
- * its size remain. Returns the records walked; counts taken/rejected and
- * present into @st; *@at advances.
+ * its size remain before @end. Returns the records walked; counts
+ * taken/rejected and present into @st; *@pp advances. Six arguments, all
+ * in registers on x86_64 (no outgoing argument in the drain's frame).
  */
-static uint32_t run_same(const unsigned char *mem, uint32_t *at, uint32_t top, struct ds_pebs_sample *s,
-                         struct ap_layout *lp, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+static inline __attribute__((always_inline)) uint32_t run_same(const unsigned char **pp, const unsigned char *end,
+                                                               struct ds__pmi_scratch *scr, ds_pebs_sink sink,
+                                                               void *arg, struct ds_drain_stats *st)
 {
+    struct ds_pebs_sample *s = &scr->s;
+    struct ap_layout *lp = &scr->lay;
     uint64_t h = s->header;
     if (s->fragments != 1 || continued(h) || !(h & DS_APEBS_HDR_BASIC))
         return 0;
     if (!lp->valid)
         layout_of(s, lp);
     const struct ap_layout *const l = lp; /* not copied: no layout in this frame */
-    uint32_t present = s->present & ~DS_SAMPLE_RETIRE_LAT, n = 0, a = *at;
-    while (top - a >= l->size) {
-        const unsigned char *p = mem + a;
+    uint32_t present = s->present & ~DS_SAMPLE_RETIRE_LAT, n = 0;
+    const unsigned char *p = *pp;
+    while ((size_t)(end - p) >= l->size) {
         if (ds__ld64(p) != h || (l->lbr_var && ds__ld64(p + l->lbr + 16) != s->lbr_count) ||
             (l->cntr && (ds__ld64(p + l->cntr) != l->cw ||
                         (ds__ld32(p + l->cntr + 8) == DS_PEBS_CNTR_METRICS) != l->met)))
@@ -664,33 +668,42 @@ static uint32_t run_same(const unsigned char *mem, uint32_t *at, uint32_t top, s
             st->records++;
         else
             st->lost_rejected++;
-        a += l->size;
+        p += l->size;
         n++;
     }
-    *at = a;
+    *pp = p;
     st->present += n;
     return n;
 }
 
 /*
- * Walk records in mem[at, top). With @sink: deliver and account; without:
- * count every record found as lost_race (the span written during a drain).
- * Ends at the first undecodable bytes (one lost record).
+ * Walk records in mem[at, top): deliver to @sink and account. Ends at the
+ * first undecodable bytes (one lost record).
  */
-static inline __attribute__((always_inline)) void walk(const unsigned char *mem, uint32_t at, uint32_t top,
-                                                        struct ds_pebs_sample *s, struct ap_layout *l,
-                                                        ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
+static inline __attribute__((always_inline)) void walk(const unsigned char *mem, uint32_t top,
+                                                        struct ds__pmi_scratch *scr, ds_pebs_sink sink, void *arg,
+                                                        struct ds_drain_stats *st)
 {
-    if (sink && s->present) /* ds_pmi's scratch: the previous drain's last, validated record */
-        (void)run_same(mem, &at, top, s, l, sink, arg, st);
-    while (at < top) {
+    struct ds_pebs_sample *s = &scr->s;
+    struct ap_layout *l = &scr->lay;
+    const unsigned char *p = mem, *end = mem + top;
+    uint32_t at = 0;
+    /* s->present: ds_pmi's scratch holds the previous drain's last,
+     * validated record; then each record decoded fine. One run_same call
+     * site (inlined: no frame of its own, issue 28 item 3). */
+    for (bool fast = s->present != 0;;) {
+        if (fast) { /* the records that follow with its layout */
+            p = mem + at;
+            (void)run_same(&p, end, scr, sink, arg, st);
+            at = (uint32_t)(p - mem);
+        }
+        if (at >= top)
+            break;
         uint32_t used = 0;
         l->valid = false; /* record() rewrites s */
         int e = record(mem + at, top - at, s, &used);
         st->present++;
-        if (!sink)
-            st->lost_race++;
-        else if (e == DS_OK) {
+        if (e == DS_OK) {
             if (sink(arg, s) == 0)
                 st->records++;
             else
@@ -702,14 +715,93 @@ static inline __attribute__((always_inline)) void walk(const unsigned char *mem,
         if (e != DS_OK && e != DS_ERR_APEBS_NO_BASIC)
             return;
         at += used;
-        if (sink && e == DS_OK)
-            (void)run_same(mem, &at, top, s, l, sink, arg, st); /* the records that follow with its layout */
+        fast = e == DS_OK;
     }
 }
 
-/* Records written between the first INDEX read (@first) and now (@now). */
-static __attribute__((noinline)) void race(const struct ds_arch_pebs *ap, uint64_t first, uint64_t now, struct ds_pebs_sample *s,
-                 struct ap_layout *l, struct ds_drain_stats *st)
+/*
+ * The bytes of one fragment's groups as frag_groups checks them, nothing
+ * decoded: DS_OK when every group lies inside p[0, sz) (and is aligned
+ * where frag_groups requires it), else its error. For race(): records
+ * written during a drain are counted, not decoded (no sample, no record()
+ * frame under the drain's: issue 29 item 3).
+ */
+static int frag_span(const unsigned char *p, uint32_t sz)
+{
+    uint64_t h = ds__ld64(p);
+    uint32_t at = DS_APEBS_HDR_BYTES + ((h & DS_APEBS_HDR_BASIC) ? DS_APEBS_BASIC_BYTES : 0) +
+                  ((h & DS_APEBS_HDR_AUX) ? DS_APEBS_AUX_BYTES : 0) + ((h & DS_APEBS_HDR_GPR) ? DS_APEBS_GPR_BYTES : 0);
+    if (at > sz)
+        return DS_ERR_APEBS_REC_SIZE;
+    if (h & DS_APEBS_HDR_VECR) {
+        uint32_t n = DS_APEBS_XER_BYTES + ((h & DS_APEBS_HDR_XMM) ? DS_APEBS_XMM_BYTES : 0) +
+                     ((h & DS_APEBS_HDR_YMMH) ? DS_APEBS_YMMH_BYTES : 0) +
+                     ((h & DS_APEBS_HDR_OPMASK) ? DS_APEBS_OPMASK_BYTES : 0) +
+                     ((h & DS_APEBS_HDR_ZMMH) ? DS_APEBS_ZMMH_BYTES : 0) +
+                     ((h & DS_APEBS_HDR_H16ZMM) ? DS_APEBS_H16ZMM_BYTES : 0);
+        if (n > sz - at)
+            return DS_ERR_APEBS_REC_SIZE;
+        if ((uintptr_t)(p + at) & 7u)
+            return DS_ERR_APEBS_REC_ALIGN;
+        at += n;
+    }
+    if (h & DS_APEBS_HDR_LBR) {
+        if ((uintptr_t)(p + at) & 7u)
+            return DS_ERR_APEBS_REC_ALIGN;
+        if (sz - at < DS_APEBS_LBR_HDR_BYTES)
+            return DS_ERR_APEBS_REC_SIZE;
+        uint64_t sel = (h & DS_APEBS_HDR_LBR) >> DS_APEBS_HDR_LBR_SHIFT;
+        uint64_t n = sel == DS_APEBS_LBR_NUM_VAR ? ds__ld64(p + at + 16) : sel * 8;
+        if (n > (sz - at - DS_APEBS_LBR_HDR_BYTES) / DS_APEBS_LBR_ENTRY_BYTES)
+            return DS_ERR_APEBS_REC_SIZE;
+        at += DS_APEBS_LBR_HDR_BYTES + (uint32_t)n * DS_APEBS_LBR_ENTRY_BYTES;
+    }
+    if (h & DS_APEBS_HDR_CNTR) {
+        if (sz - at < DS_APEBS_CNTR_HDR_BYTES)
+            return DS_ERR_APEBS_REC_SIZE;
+        const unsigned char *q = p + at;
+        uint32_t n = popcnt32(ds__ld32(q)) + popcnt32(ds__ld32(q + 4)) +
+                     (ds__ld32(q + 8) == DS_PEBS_CNTR_METRICS ? 2u : 0u);
+        if (n > (sz - at - DS_APEBS_CNTR_HDR_BYTES) / 8)
+            return DS_ERR_APEBS_REC_SIZE;
+    }
+    return DS_OK;
+}
+
+/* record() without the decode: the same result and *@used (frag_span). */
+static int rec_span(const unsigned char *p, uint32_t avail, uint32_t *used)
+{
+    uint32_t at = 0;
+    for (bool first = true;; first = false) {
+        if (avail - at < DS_APEBS_HDR_BYTES)
+            return DS_ERR_APEBS_REC_SHORT;
+        uint64_t h = ds__ld64(p + at);
+        uint32_t sz = (uint32_t)(h & DS_APEBS_HDR_SIZE_MASK);
+        if (sz < DS_APEBS_HDR_BYTES || sz > avail - at)
+            return DS_ERR_APEBS_REC_SHORT;
+        if (sz & 7u)
+            return DS_ERR_APEBS_REC_ALIGN;
+        if (first && !(h & DS_APEBS_HDR_BASIC)) {
+            *used = sz;
+            return DS_ERR_APEBS_NO_BASIC;
+        }
+        int e = frag_span(p + at, sz);
+        if (e)
+            return e;
+        at += sz;
+        if (!continued(h))
+            break;
+    }
+    *used = at;
+    return DS_OK;
+}
+
+/* Records written between the first INDEX read (@first) and now (@now):
+ * counted as lost_race up to the first one record() would refuse (counted
+ * too), as walk() without a sink did; @s and its layout are left as the
+ * drain left them. */
+static __attribute__((noinline)) void race(const struct ds_arch_pebs *ap, uint64_t first, uint64_t now,
+                                           struct ds_drain_stats *st)
 {
     uint64_t a = first & DS_APEBS_INDEX_WR_MASK, b = now & DS_APEBS_INDEX_WR_MASK;
     if (now & DS_APEBS_INDEX_FULL)
@@ -718,8 +810,18 @@ static __attribute__((noinline)) void race(const struct ds_arch_pebs *ap, uint64
         return;
     st->anomalies |= DS_DRAIN_RACE;
     uint64_t before = st->lost_race;
-    if (b > a && a < ap->bytes)
-        walk(ap->mem, (uint32_t)a, (uint32_t)(b < ap->bytes ? b : ap->bytes), s, l, NULL, NULL, st);
+    if (b > a && a < ap->bytes) {
+        uint32_t at = (uint32_t)a, top = (uint32_t)(b < ap->bytes ? b : ap->bytes);
+        while (at < top) {
+            uint32_t used = 0;
+            int e = rec_span(ap->mem + at, top - at, &used);
+            st->present++;
+            st->lost_race++;
+            if (e != DS_OK && e != DS_ERR_APEBS_NO_BASIC)
+                break;
+            at += used;
+        }
+    }
     if (st->lost_race == before) { /* changed, but nothing countable: at least one */
         st->present++;
         st->lost_race++;
@@ -743,7 +845,7 @@ static int drain_done(struct ds_drain_stats *st, struct ds_drain_stats *out, int
  * lost_race (DS_DRAIN_RACE), and the second value is what the reset keeps.
  */
 static inline __attribute__((always_inline)) int drain_into(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
-                      struct ds_pebs_sample *s, struct ap_layout *l, bool frozen)
+                      struct ds__pmi_scratch *scr, bool frozen)
 {
     uint64_t idx, idx2;
     int e = ds__msr_rd(ap->cpu, DS_MSR_IA32_PEBS_INDEX, &idx);
@@ -761,13 +863,13 @@ static inline __attribute__((always_inline)) int drain_into(struct ds_arch_pebs 
         st->anomalies |= DS_DRAIN_FULL;
     if (!claimed && !(idx & DS_APEBS_INDEX_FULL))
         return DS_OK; /* Linux: nothing written, no reset */
-    walk(ap->mem, 0, (uint32_t)top, s, l, sink, arg, st);
+    walk(ap->mem, (uint32_t)top, scr, sink, arg, st);
     idx2 = idx;
     if (!frozen) {
         e = ds__msr_rd(ap->cpu, DS_MSR_IA32_PEBS_INDEX, &idx2);
         if (e)
             return e;
-        race(ap, idx, idx2, s, l, st);
+        race(ap, idx, idx2, st);
     }
     /* offset 0, FULL 0; EN and threshold kept; reserved bits 0 */
     return ds__msr_wr(ap->cpu, DS_MSR_IA32_PEBS_INDEX, idx2 & (DS_APEBS_INDEX_EN | DS_APEBS_INDEX_THRESH_MASK));
@@ -783,26 +885,24 @@ int ds_arch_pebs_drain(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, st
         return DS_ERR_NULL;
     if (!ap->installed)
         return DS_ERR_APEBS_NOT_INSTALLED;
-    struct ds_pebs_sample s;
-    struct ap_layout l;
-    clear_sample(&s); /* once per drain: record() clears only what the last record held */
-    s.fmt = DS_PEBS_FMT_ARCH;
-    l.valid = false;
-    return drain_done(&st, out, drain_into(ap, sink, arg, &st, &s, &l, false));
+    struct ds__pmi_scratch scr; /* its key unused */
+    clear_sample(&scr.s); /* once per drain: record() clears only what the last record held */
+    scr.s.fmt = DS_PEBS_FMT_ARCH;
+    scr.lay.valid = false;
+    return drain_done(&st, out, drain_into(ap, sink, arg, &st, &scr, false));
 }
 
 void ds__arch_pebs_drain_pmi(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
-                             struct ds_pebs_sample *scratch, uint32_t *key, struct ds__apebs_layout *lay,
-                             bool frozen)
+                             struct ds__pmi_scratch *scr, bool frozen)
 {
     DS_ASSERT(ap->installed);
-    if (*key != DS__SCRATCH_ARCH) {
-        clear_sample(scratch);
-        scratch->fmt = DS_PEBS_FMT_ARCH;
-        lay->valid = false;
-        *key = DS__SCRATCH_ARCH;
+    if (scr->key != DS__SCRATCH_ARCH) {
+        clear_sample(&scr->s);
+        scr->s.fmt = DS_PEBS_FMT_ARCH;
+        scr->lay.valid = false;
+        scr->key = DS__SCRATCH_ARCH;
     }
-    (void)drain_into(ap, sink, arg, st, scratch, lay, frozen);
+    (void)drain_into(ap, sink, arg, st, scr, frozen);
 }
 
 struct apebs_arr {

@@ -21,7 +21,6 @@
  * (the handler's status re-read sees the unacknowledged bit).
  */
 void ds__arch_pebs_drain_pmi(struct ds_arch_pebs *ap, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
-                             struct ds_pebs_sample *scratch, uint32_t *key, struct ds__apebs_layout *lay,
-                             bool frozen);
+                             struct ds__pmi_scratch *scr, bool frozen);
 
 #endif /* DS_ARCH_PEBS_INT_H */

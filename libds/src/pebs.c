@@ -13,37 +13,6 @@
 
 #if DS_CONFIG_PEBS
 
-static uint32_t popcnt32(uint32_t v)
-{
-    uint32_t n = 0;
-    for (; v; v &= v - 1)
-        n++;
-    return n;
-}
-
-/* Basic group + meminfo, GPR, XMM and LBR groups of @groups_and_lbr (the
- * counters group, format 6, is sized separately). */
-uint32_t ds__pebs_adaptive_size(uint64_t groups_and_lbr)
-{
-    uint32_t s = (uint32_t)sizeof(struct ds_pebs_basic);
-    if (groups_and_lbr & DS_PEBS_DATA_CFG_MEMINFO)
-        s += (uint32_t)sizeof(struct ds_pebs_meminfo);
-    if (groups_and_lbr & DS_PEBS_DATA_CFG_GPRS)
-        s += (uint32_t)sizeof(struct ds_pebs_gprs);
-    if (groups_and_lbr & DS_PEBS_DATA_CFG_XMMS)
-        s += (uint32_t)sizeof(struct ds_pebs_xmms);
-    if (groups_and_lbr & DS_PEBS_DATA_CFG_LBRS)
-        s += (uint32_t)sizeof(struct ds_pebs_lbr_entry) *
-             (uint32_t)(((groups_and_lbr & DS_PEBS_DATA_CFG_LBR_MASK) >> DS_PEBS_DATA_CFG_LBR_SHIFT) + 1);
-    return s;
-}
-
-/* Counters group size (format 6): header + one quadword per counter + 2 with metrics. */
-uint32_t ds__pebs_cntr_group_size(uint32_t gp, uint32_t fixed, bool metrics)
-{
-    return (uint32_t)sizeof(struct ds_pebs_cntr_hdr) + 8u * (popcnt32(gp) + popcnt32(fixed)) + (metrics ? 16u : 0u);
-}
-
 /* Record size of a fixed-size format (NetBurst, 0-3), else 0. Inline: the
  * drain checks it on every PMI (issue 10 item 21). */
 uint32_t ds__pebs_fixed_size(enum ds_pebs_fmt fmt)

@@ -21,8 +21,32 @@
 /* Record sizes (pebs.c): the basic + meminfo/GPR/XMM/LBR groups of
  * @groups_and_lbr; the format 6 counters group; a fixed-size format (0 for
  * adaptive or unknown formats). */
-uint32_t ds__pebs_adaptive_size(uint64_t groups_and_lbr);
-uint32_t ds__pebs_cntr_group_size(uint32_t gp, uint32_t fixed, bool metrics);
+static inline uint32_t ds__pebs_adaptive_size(uint64_t groups_and_lbr)
+{
+    uint32_t s = (uint32_t)sizeof(struct ds_pebs_basic);
+    if (groups_and_lbr & DS_PEBS_DATA_CFG_MEMINFO)
+        s += (uint32_t)sizeof(struct ds_pebs_meminfo);
+    if (groups_and_lbr & DS_PEBS_DATA_CFG_GPRS)
+        s += (uint32_t)sizeof(struct ds_pebs_gprs);
+    if (groups_and_lbr & DS_PEBS_DATA_CFG_XMMS)
+        s += (uint32_t)sizeof(struct ds_pebs_xmms);
+    if (groups_and_lbr & DS_PEBS_DATA_CFG_LBRS)
+        s += (uint32_t)sizeof(struct ds_pebs_lbr_entry) *
+             (uint32_t)(((groups_and_lbr & DS_PEBS_DATA_CFG_LBR_MASK) >> DS_PEBS_DATA_CFG_LBR_SHIFT) + 1);
+    return s;
+}
+
+/* Inline: adaptive_body calls neither (no leaf frame under the PMI
+ * drain's, issue 29 item 3). */
+static inline uint32_t ds__pebs_cntr_group_size(uint32_t gp, uint32_t fixed, bool metrics)
+{
+    uint32_t n = 0;
+    for (; gp; gp &= gp - 1)
+        n++;
+    for (; fixed; fixed &= fixed - 1)
+        n++;
+    return (uint32_t)sizeof(struct ds_pebs_cntr_hdr) + 8u * n + (metrics ? 16u : 0u);
+}
 uint32_t ds__pebs_fixed_size(enum ds_pebs_fmt fmt);
 
 /*

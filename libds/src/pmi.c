@@ -234,7 +234,7 @@ static inline __attribute__((always_inline)) int pmi_wr(const struct ds_pmi *pmi
 }
 
 /* BTS runs with its threshold PMI (DS_BTS_INT): the one PMI of this PMU
- * that sets no GLOBAL_STATUS bit (ds_pmi_ack, idle_check). */
+ * that sets no GLOBAL_STATUS bit (ds_pmi_ack, idle_due). */
 static bool bts_int_armed(const struct ds_pmi *pmi)
 {
 #if DS_CONFIG_BTS
@@ -263,7 +263,7 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked)
             return e;
     }
     /* Legacy freeze: restore only for a PMI of this PMU while it is enabled
-     * (item 3); status 0 is one with BTS threshold PMIs armed (bts_unfreeze) */
+     * (item 3); status 0 is one with BTS threshold PMIs armed (handle_global) */
     if (pmi->cfg.freeze == DS_FREEZE_LEGACY && (status || bts_int_armed(pmi)) && pmi->pmu_enabled)
         return ds_msr_write(pmi->cpu, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
     return DS_OK;
@@ -318,7 +318,7 @@ static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pm
             /* ds_pebs_drain without its checks (ds_pmi_init saw ctx set
              * up; pebs.mem tested above), counted straight into r->pebs. */
             ds__pebs_drain_pmi(ctx, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs, pmi->cfg.pebs_arg, &r->pebs,
-                               &pmi->pebs_scratch, &pmi->pebs_scratch_key);
+                               &pmi->pebs_scratch.s, &pmi->pebs_scratch.key);
             r->pebs_drained = true;
             r->handled = true;
         }
@@ -328,8 +328,7 @@ static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pm
          * frame); under a freeze mode the counters are stopped until the
          * ack: IA32_PEBS_INDEX read once and reset (issue 28 item 4). */
         ds__arch_pebs_drain_pmi(pmi->cfg.apebs, pmi->cfg.pebs_sink ? pmi->cfg.pebs_sink : nop_pebs,
-                                pmi->cfg.pebs_arg, &r->pebs, &pmi->pebs_scratch, &pmi->pebs_scratch_key,
-                                &pmi->pebs_scratch_layout, pmi->cfg.freeze != DS_FREEZE_NONE);
+                                pmi->cfg.pebs_arg, &r->pebs, &pmi->pebs_scratch, pmi->cfg.freeze != DS_FREEZE_NONE);
         r->pebs_drained = true;
         r->handled = true;
     }
@@ -479,21 +478,48 @@ static __attribute__((noinline, cold)) int stop_storm(struct ds_pmi *pmi, struct
     return e ? e : DS_ERR_PMI_STORM;
 }
 
+/* Status 0: only a buffer whose index reached its threshold, or a
+ * threshold-armed BTS buffer (its PMI sets no status bit), can be ours;
+ * then the status-0 pass of handle_global's loop services it. (The index
+ * alone cannot tell for BTS: a drain since the PMI reset it.) */
+static inline __attribute__((always_inline)) bool idle_due(const struct ds_pmi *pmi)
+{
+    const struct ds_ctx *ctx = pmi->ctx;
+    if (!ctx)
+        return false;
+    if (bts_int_armed(pmi))
+        return true;
+#if DS_CONFIG_PEBS
+    if (ctx->pebs.mem && ctx->pebs.thresh_records)
+        return ds__area_get(ctx, true, DS__INDEX) >= ctx->pebs.thresh_at;
+#endif
+    return false;
+}
+
 /* Perfmon v2+: service and acknowledge until GLOBAL_STATUS has no ackable
  * bit left, at most DS_PMI_MAX_PASSES passes (an overflow landing during the
  * handler raised its PMI under the masked LVT: only this loop sees it);
  * then the legacy-freeze restore (step 6). Out of line and entered by a
- * tail call from ds_pmi_handle, with the status it read into r->status:
- * the re-read's variable lives in this frame only (issue 29 item 3). */
-static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
+ * tail call from ds_pmi_handle; it reads GLOBAL_STATUS itself (status 0:
+ * idle_due, then one status-0 pass), so that ds_pmi_handle's frame holds
+ * nothing and the status lives in this frame only (issue 29 item 3). */
+static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
-    uint64_t want;
+    uint64_t want, status;
     int ret, e;
+    r->msr_reads = 1;
+    if (pmi_rd(pmi, DS_MSR_IA32_PERF_GLOBAL_STATUS, &status) != DS_OK)
+        return DS_ERR_MSR_FAULT; /* r->status stays 0 */
+    if (!status && !idle_due(pmi))
+        return DS_OK; /* foreign NMI: 1 RDMSR, no loop */
     bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry (nothing before changes it) */
-    if (pmi->cfg.lbr.model && (status & pmi->ack_mask))
+    ret = DS_OK;
+    want = pmi->ack_mask & ~DS_GSTATUS_LBR_FRZ; /* loop_bits without a snapshot */
+    if (pmi->cfg.lbr.model && (status & pmi->ack_mask)) {
         lbr_snapshot(pmi, r); /* before any ack: the LBRs are still frozen */
-    ret = r->lbr_err;
-    want = loop_bits(pmi, r);
+        ret = r->lbr_err;
+        want = loop_bits(pmi, r);
+    }
     for (unsigned pass = 1;; pass++) {
         r->status |= status;
         r->passes = pass;
@@ -527,10 +553,17 @@ static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, uint64_t 
             return ret ? ret : (e ? e : st);
         }
     }
-    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && enabled && ret != DS_ERR_MSR_FAULT) {
+    if (pmi->cfg.freeze == DS_FREEZE_LEGACY && enabled && ret != DS_ERR_MSR_FAULT &&
+        (r->status || bts_int_armed(pmi))) {
         /* Legacy freeze cleared GLOBAL_CTRL on our PMI: restore the enables (SDM
          * table, legacy column), but never for a foreign NMI (status 0) nor
-         * after ds_pmi_pmu_enable(false): that would restart stopped counters. */
+         * after ds_pmi_pmu_enable(false): that would restart stopped counters.
+         * Status 0 with a threshold-armed BTS buffer: it may be a BTS
+         * threshold PMI, which sets no GLOBAL_STATUS bit, and
+         * FREEZE_PERFMON_ON_PMI cleared GLOBAL_CTRL on it ("a PMI request
+         * clears each of the ENABLE field of MSR_PERF_GLOBAL_CTRL", SDM Vol.
+         * 3B IA32_DEBUGCTL bit 12): restored as Linux intel_pmu_handle_irq
+         * does on every exit (__intel_pmu_enable_all). */
         r->msr_writes++;
         e = pmi_wr(pmi, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
         if (e && ret == DS_OK)
@@ -555,41 +588,6 @@ static void result_clear(struct ds_pmi_result *r)
     r->lbr_err = DS_OK;
 }
 
-/* Status 0 with a threshold-armed BTS buffer under legacy freeze: the PMI
- * may be a BTS threshold PMI, which sets no GLOBAL_STATUS bit, and
- * FREEZE_PERFMON_ON_PMI cleared GLOBAL_CTRL on it ("a PMI request clears
- * each of the ENABLE field of MSR_PERF_GLOBAL_CTRL", SDM Vol. 3B
- * IA32_DEBUGCTL bit 12). Restore the enables as Linux intel_pmu_handle_irq
- * does on every exit (__intel_pmu_enable_all), while this PMU is enabled.
- * (The index alone cannot tell: a drain since the PMI reset it.) */
-static int bts_unfreeze(struct ds_pmi *pmi, struct ds_pmi_result *r, int ret)
-{
-    if (pmi->cfg.freeze != DS_FREEZE_LEGACY || !pmi->pmu_enabled)
-        return ret;
-    r->msr_writes++;
-    int e = pmi_wr(pmi, DS_MSR_IA32_PERF_GLOBAL_CTRL, pmi->cfg.global_ctrl);
-    return ret ? ret : e;
-}
-
-/* Status 0: only a buffer whose index reached its threshold can be ours;
- * service() (and its frame) only then; with BTS threshold PMIs armed, the
- * legacy-freeze restore (bts_unfreeze). */
-static int idle_check(struct ds_pmi *pmi, struct ds_pmi_result *r)
-{
-    const struct ds_ctx *ctx = pmi->ctx;
-    bool bts = bts_int_armed(pmi), due = bts;
-    if (!ctx)
-        return DS_OK;
-#if DS_CONFIG_PEBS
-    if (!due && ctx->pebs.mem && ctx->pebs.thresh_records)
-        due = ds__area_get(ctx, true, DS__INDEX) >= ctx->pebs.thresh_at;
-#endif
-    if (!due)
-        return DS_OK;
-    int ret = service(pmi, 0, r);
-    return bts ? bts_unfreeze(pmi, r, ret) : ret;
-}
-
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
 {
     struct ds_pmi_result *r;
@@ -603,16 +601,9 @@ int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
     r->passes = 1;
     if (!pmi->has_global)
         return service(pmi, 0, r); /* NetBurst / v1: memory and the hook only */
-    /* Read into the caller's result, not a local whose address would stop
-     * the tail calls below (this frame then is not under the drains'). */
-    r->msr_reads = 1;
-    if (pmi_rd(pmi, DS_MSR_IA32_PERF_GLOBAL_STATUS, &r->status) != DS_OK) {
-        r->status = 0;
-        return DS_ERR_MSR_FAULT;
-    }
-    if (!r->status)
-        return idle_check(pmi, r); /* foreign NMI (or a buffer due by its index): 1 RDMSR, no loop */
-    return handle_global(pmi, r->status, r);
+    /* GLOBAL_STATUS is read in handle_global: this frame makes tail calls
+     * only (stack.py counts it under the drains, issue 29 item 3). */
+    return handle_global(pmi, r);
 }
 
 #else /* !DS_CONFIG_PMI: PMI helpers and the shared ISR compiled out (ds/config.h) */

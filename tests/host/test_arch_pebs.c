@@ -1133,6 +1133,26 @@ static void test_drain(void)
     CHECK(st.anomalies & DS_DRAIN_RACE, "race anomaly");
     check_invariant(&st, "race");
 
+    /* records written meanwhile are counted as record() would walk them:
+     * an orphan fragment (skipped alone), a good record, one whose AUX
+     * group lies past its size (REC_SIZE: counted, the walk ends), a good
+     * one not reached: 3 lost to the race */
+    memset(mem, 0, 8192);
+    bytes = fill3(mem);
+    late = frag(mem + bytes, &r, E_AUX, 0);
+    late += frag(mem + bytes + late, &r, E_BASIC, 0);
+    size_t bad = bytes + late;
+    late += frag(mem + bad, &r, E_BASIC, 0);
+    put64(mem + bad, get64(mem + bad) | E_AUX);
+    late += frag(mem + bytes + late, &r, E_BASIC, 0);
+    fake_set_msr(&f, 0x3F5, bytes | IDX_EN | thr);
+    race_second = (bytes + late) | IDX_EN | thr;
+    race_reads = 0;
+    CHECK_EQ(ds_arch_pebs_drain_array(&rap, arr, 200, &n, &st), DS_OK, "race, bad records");
+    CHECK_EQ(st.records, 3, "three delivered (race, bad records)");
+    CHECK_EQ(st.lost_race, 3, "orphan, good, bad counted; the walk ends at the bad one");
+    check_invariant(&st, "race, bad records");
+
     /* INDEX read fault: nothing walked, nothing written */
     f.fault_on_read = 0x3F5;
     w = f.writes;

@@ -67,6 +67,16 @@ struct ds__apebs_layout {
     bool lbr_var, met, valid;
 };
 
+/* Private to libds: struct ds_pmi's PEBS scratch (pmi.h): what @s holds
+ * (key, libds/src/pebs_int.h), the sample, and for an architectural PEBS
+ * record its layout. One pointer for the arch PMI drain (6 arguments, all
+ * in registers on x86_64: issue 29 item 3). */
+struct ds__pmi_scratch {
+    uint32_t key;
+    struct ds_pebs_sample s;
+    struct ds__apebs_layout lay;
+};
+
 /* --- MSRs (Linux msr-index.h) ----------------------------------------------- */
 #define DS_MSR_IA32_PEBS_BASE      0x3F4u   /* MSR_IA32_PEBS_BASE */
 #define DS_MSR_IA32_PEBS_INDEX     0x3F5u   /* MSR_IA32_PEBS_INDEX */

@@ -226,13 +226,12 @@ struct ds_pmi {
      * not on every PMI (issue 10 item 21); after an adaptive or arch drain
      * it holds the last record, whose validated header lets the next PMI's
      * records skip validation. The key says what it holds (0 = nothing;
-     * libds/src/pebs_int.h). Private to pmi.c and the PEBS sources. */
-    uint32_t pebs_scratch_key;
-    struct ds_pebs_sample pebs_scratch;
-    /* Private to arch_pebs.c: the group offsets of the architectural PEBS
-     * record in pebs_scratch (valid set), kept between PMIs so that a PMI
-     * does not recompute them (issue 28 item 3) nor hold them in a frame. */
-    struct ds__apebs_layout pebs_scratch_layout;
+     * libds/src/pebs_int.h). Private to pmi.c and the PEBS sources. Its
+     * layout (private to arch_pebs.c): the group offsets of the
+     * architectural PEBS record in the sample (valid set), kept between
+     * PMIs so that a PMI does not recompute them (issue 28 item 3) nor
+     * hold them in a frame. */
+    struct ds__pmi_scratch pebs_scratch;
 };
 
 
@@ -368,11 +367,12 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  * @out NULL: the result is written to pmi->res (struct ds_pmi), not to a
  * local (issue 29 item 3); it holds the last such call's result.
  * Stack (ctest embed.stack.*, gcc 12 -O2, installed-library flags; your
- * sinks, hook and MSR backend on top): at most 644 bytes (i386) / 544
- * (x86_64) with the session's sinks, 708 / 576 through ds_session_pmi
- * (was 1076 / 944); the test's PMI-path budget is 720 / 600 (the issue's
- * 512 is not met: the drains' walks, 160-288 bytes, and the session's
- * routing, 88-144, are the largest parts; docs/porting.md section 11).
+ * sinks, hook and MSR backend on top): at most 616 bytes (i386) / 472
+ * (x86_64) with the session's sinks, 680 / 504 through ds_session_pmi
+ * (was 1076 / 944, then 708 / 576); the test's PMI-path budget is 720 /
+ * 512 (the issue's 512 is met on x86_64; on i386 the adaptive drain, 288
+ * bytes, and the session's routing, 144, are the largest parts;
+ * docs/porting.md section 11).
  */
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out);
 
