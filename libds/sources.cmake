@@ -21,6 +21,7 @@ set(LIBDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/pmi.c
   ${CMAKE_CURRENT_LIST_DIR}/src/probe.c
   ${CMAKE_CURRENT_LIST_DIR}/src/arch_pebs.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/arch_pebs_setup.c
   ${CMAKE_CURRENT_LIST_DIR}/src/pebs_select.c
   ${CMAKE_CURRENT_LIST_DIR}/src/session.c
   ${CMAKE_CURRENT_LIST_DIR}/src/session_place.c
