@@ -20,6 +20,8 @@
 #include "fake_cpu.h"
 #include <ds/ds.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* --- Encoder (Linux struct arch_pebs_header bit fields, own constants) ----- */
 #define E_CONT    (1ull << 31)
@@ -1737,6 +1739,85 @@ static void test_probe_arch_pebs(void)
     CHECK_EQ(f.faults, 0, "no fault");
 }
 
+/* A same-layout run (arch_pebs.c run_same) holds only while the counters
+ * group header is the same too: two records with one record header (same
+ * groups, same size) but different GP bitmaps (counters group: GP bitmap
+ * dword, fixed bitmap dword, then one value per set bit, SDM Vol. 3B
+ * 20.6.2.3; Linux arch_pebs_cntr_header) put their second value in different
+ * counters (96-byte records: WR_OFFSET counts 16-byte units) (mutant run_same `!= l->cw` -> `==`, sample seed 20261128). */
+static void test_run_same_counters_header(void)
+{
+    static struct fake_cpu f;
+    struct ds_cpu cpu;
+    struct ds_arch_pebs ap;
+    struct ds_drain_stats st;
+    static struct ds_pebs_sample arr[8];
+    size_t n, k = 0;
+    unsigned char *mem = aligned_alloc(4096, 4096);
+    static const uint32_t gp[] = { 0x3, 0x3, 0x5, 0x5, 0x3 };
+    const size_t nt = sizeof(gp) / sizeof(gp[0]);
+    struct spec r;
+
+    ptl(&f, 0);
+    ident(&f, &cpu);
+    struct ds_arch_pebs_config c = cfg_of(mem, 0x3000000, 0, 0);
+    CHECK_EQ(ds_arch_pebs_setup(&ap, &cpu, &c), DS_OK, "setup");
+    CHECK_EQ(ds_arch_pebs_install(&ap), DS_OK, "install");
+    memset(mem, 0, 4096);
+    for (size_t i = 0; i < nt; i++) {
+        spec_init(&r, 70 + i);
+        r.cgp = gp[i];
+        r.ncvals = 2;
+        r.cvals[0] = 0xC000 + i;
+        r.cvals[1] = 0xD000 + i;
+        k += frag(mem + k, &r, E_BASIC | E_CNTR(1), 0);
+    }
+    fake_set_msr(&f, 0x3F5, k | IDX_EN | IDX_THRESH(256));
+    CHECK_EQ(ds_arch_pebs_drain_array(&ap, arr, 8, &n, &st), DS_OK, "drain");
+    CHECK_EQ(n, nt, "every record");
+    CHECK_EQ(st.anomalies, 0, "clean");
+    for (size_t i = 0; i < nt && i < n; i++) {
+        unsigned g = gp[i] == 0x3 ? 1 : 2, o = 3 - g;
+        CHECK_EQ(arr[i].cntr_gp_mask, gp[i], "record %zu GP bitmap", i);
+        CHECK_EQ(arr[i].cntr_gp[0], 0xC000 + i, "record %zu first value in GP0", i);
+        CHECK_EQ(arr[i].cntr_gp[g], 0xD000 + i, "record %zu second value in GP%u", i, g);
+        CHECK_EQ(arr[i].cntr_gp[o], 0, "record %zu nothing in GP%u", i, o);
+    }
+    free(mem);
+}
+
+/* Records ending exactly where readable memory ends (a PROT_NONE page
+ * after): a first fragment whose CONT promises a continuation that is not
+ * there, and avail 0..15, are refused DS_ERR_APEBS_REC_SHORT without a read
+ * past @avail (ds/arch_pebs.h "never reading outside [rec, rec + avail)";
+ * mutant arch_pebs.c record() guard `avail - at < DS_APEBS_HDR_BYTES`
+ * removed, sample seed 20261128, read the next header past the end). */
+static void test_decode_no_read_past_avail(void)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    unsigned char *m = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED, "mmap");
+    if (m == MAP_FAILED)
+        return;
+    CHECK_EQ(mprotect(m + pg, (size_t)pg, PROT_NONE), 0, "guard page");
+    struct spec r;
+    struct ds_pebs_sample s;
+    uint32_t used;
+    spec_init(&r, 8);
+    unsigned char tmp[256];
+    size_t n = frag(tmp, &r, E_BASIC | E_CONT | E_MODE64, 0);
+    unsigned char *end = m + pg;
+    memcpy(end - n, tmp, n);
+    CHECK_EQ(ds_arch_pebs_decode(end - n, n, &s, &used), DS_ERR_APEBS_REC_SHORT, "continuation absent");
+    for (unsigned a = 0; a < 16; a++) {
+        memset(end - 16, 0, 16);
+        if (a >= 8)
+            put64(end - a, E_BASIC | 64);
+        CHECK_EQ(ds_arch_pebs_decode(end - a, a, &s, &used), DS_ERR_APEBS_REC_SHORT, "avail %u", a);
+    }
+    munmap(m, 2 * (size_t)pg);
+}
+
 int main(void)
 {
     test_detect_ptl();
@@ -1764,5 +1845,7 @@ int main(void)
     test_mem_top_of_address_space();
     test_orphan_fragment_skipped_alone();
     test_probe_arch_pebs();
+    test_run_same_counters_header();
+    test_decode_no_read_past_avail();
     return check_summary();
 }

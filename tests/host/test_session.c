@@ -3862,6 +3862,20 @@ static void test_misuse_table(void)
     c.mem_linear = 0x00FFFFFFFFFF8000ull;
     memset(&S, 0, sizeof S);
     CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_ERR_SESSION_MEM_RANGE, "past 2^56 at 57 bits");
+    /* the host pointer's own range, with a valid mem_linear beside it: a
+     * region whose last byte is the top of the address space is accepted
+     * (init never touches it), one byte more wraps to address 0 (mutant
+     * session.c region_ok `m + c->bytes - 1 < m` -> `- 2`, seed 20261128) */
+    skylake();
+    c = cfg_mem();
+    c.mem = (void *)(UINTPTR_MAX - 4095);
+    c.mem_linear = 0x0000000010000000ull;
+    c.bytes = 4096;
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_OK, "host region ending at the top of the address space");
+    c.bytes = 4097;
+    memset(&S, 0, sizeof S);
+    CHECK_EQ(ds_session_init(&S, &cpu, &c), DS_ERR_SESSION_MEM_RANGE, "host region wrapping to address 0");
     /* overlap boundaries: a region ending where the session starts, or
      * starting where it ends, is not over it (init only: never carved) */
     skylake();
