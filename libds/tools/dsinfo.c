@@ -79,6 +79,16 @@ static void jstr(const char *s)
     putchar('"');
 }
 
+/* --json's answer to a libds error: {"error":NAME,"message":TEXT} */
+static void json_error(int e)
+{
+    printf("{\"error\":");
+    jstr(ds_errname(e));
+    printf(",\"message\":");
+    jstr(ds_strerror(e));
+    puts("}");
+}
+
 /* --- lbr ------------------------------------------------------------------ */
 
 static bool parse_fm(const char *s, unsigned *fam, unsigned *model)
@@ -181,11 +191,7 @@ static int cmd_lbr(int argc, char **argv)
     int e = ds_lbr_lookup((uint16_t)fam, (uint8_t)model, &m);
     if (e) {
         if (json) {
-            printf("{\"error\":");
-            jstr(ds_errname(e));
-            printf(",\"message\":");
-            jstr(ds_strerror(e));
-            puts("}");
+            json_error(e);
         } else {
             fprintf(stderr, "dsinfo: %02X_%02XH: %s\n", fam, model, ds_strerror(e));
         }
@@ -586,11 +592,7 @@ static int cmd_decode(int argc, char **argv)
     int e = ds_pebs_decode(f, buf, (size_t)n, false, &s);
     if (e) {
         if (json) {
-            printf("{\"error\":");
-            jstr(ds_errname(e));
-            printf(",\"message\":");
-            jstr(ds_strerror(e));
-            puts("}");
+            json_error(e);
         } else {
             fprintf(stderr, "dsinfo: cannot decode %ld bytes as format %s: %s\n", n, argv[1], ds_strerror(e));
         }
