@@ -9,6 +9,7 @@
 #include "check.h"
 #include "fake_pmu.h"
 #include <ds/lvt.h>
+#include "../../libds/src/session_attr.h" /* ds__ses_pebs_ctrs */
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1070,6 +1071,84 @@ static void test_dispatch_multi(void)
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
+/* The PMI sink's attribution (ds__ses_pebs_ctrs, session_int.h) is
+ * ds_pebs_attribute's answer as the routing used it before (issue 29 item
+ * 3: *out on success, *out & enabled on an error; arch PEBS: the record's
+ * applicable counters & enabled), on every format, for enabled masks with
+ * zero, one and several counters (GP and fixed), applicable-counter fields
+ * that match none, one, several and other counters. */
+static void test_route_attribution(void)
+{
+    static const enum ds_pebs_fmt fmts[] = {
+        DS_PEBS_FMT_NONE, DS_PEBS_FMT_0, DS_PEBS_FMT_1, DS_PEBS_FMT_2, DS_PEBS_FMT_3, DS_PEBS_FMT_4,
+        DS_PEBS_FMT_5, DS_PEBS_FMT_6, DS_PEBS_FMT_ARCH, DS_PEBS_FMT_NB32, DS_PEBS_FMT_NB64, (enum ds_pebs_fmt)0x107,
+    };
+    static const uint64_t ens[] = { 0, 1, 2, 3, 6, 8, 9, 1ull << 32, (1ull << 32) | 1, (1ull << 33) | (1ull << 32),
+                                    0x7ull << 32 | 0xF, 1ull << 31 };
+    static const uint64_t ctrs[] = { 0, 1, 2, 4, 6, 8, 0xFF, 1ull << 32, (1ull << 32) | 2, 1ull << 31, ~0ull };
+    unsigned checked = 0, bad = 0;
+    for (size_t f = 0; f < N(fmts); f++)
+        for (size_t e = 0; e < N(ens); e++)
+            for (size_t c = 0; c < N(ctrs); c++) {
+                struct ds_pebs_sample p;
+                memset(&p, 0, sizeof p);
+                p.fmt = fmts[f];
+                p.counters = ctrs[c];
+                uint64_t want = 0;
+                if (fmts[f] == DS_PEBS_FMT_ARCH)
+                    want = ctrs[c] & ens[e];
+                else if (ds_pebs_attribute(&p, ens[e], &want) != DS_OK)
+                    want &= ens[e];
+                uint64_t have = ds__ses_pebs_ctrs(&p, ens[e]);
+                checked++;
+                if (have != want && bad++ < 5)
+                    CHECK(0, "fmt %#x enabled %#llx counters %#llx: %#llx, ds_pebs_attribute says %#llx",
+                          (unsigned)fmts[f], (unsigned long long)ens[e], (unsigned long long)ctrs[c],
+                          (unsigned long long)have, (unsigned long long)want);
+            }
+    CHECK_EQ(bad, 0, "every attribution as ds_pebs_attribute's (%u cases)", checked);
+}
+
+/* Routing with a fixed-counter PEBS request among others (issue 29 item 3:
+ * the sink tests GP bits 31:0 and fixed bits 32 + m as two words): Ice
+ * Lake format 4 basic records (Linux struct pebs_basic: format_size
+ * [63:48] = 32, IP 08H, applicable counters 10H) naming fixed 0, PMC of
+ * the second request, both, and none go to fixed 0's request, the GP
+ * one's, both, and nobody (refused, lost_rejected). */
+static void test_dispatch_fixed(void)
+{
+    icelake();
+    CHECK_EQ(init_default(), DS_OK, "init");
+    unsigned a, b;
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 1000, DS_SAMPLE_PRECISE), &a), DS_OK, "instructions");
+    CHECK_EQ(add(gen(DS_EVENT_INSTRUCTIONS, 2000, DS_SAMPLE_PRECISE), &b), DS_OK, "instructions, second");
+    CHECK(S.req[a].kind == DS_CTR_FIXED && S.req[a].idx == 0, "first on fixed 0");
+    CHECK(S.req[b].kind == DS_CTR_GP, "second on a GP counter (%u)", S.req[b].idx);
+    CHECK_EQ(ds_session_start(&S), DS_OK, "start");
+    struct ds_area64 *ar = (struct ds_area64 *)(void *)mem;
+    unsigned char *rec = (unsigned char *)(uintptr_t)ar->pebs_base;
+    const uint64_t fx = 1ull << 32, gp = 1ull << S.req[b].idx;
+    const uint64_t ctrs[4] = { fx, gp, fx | gp, 1ull << 33 }; /* fixed 1: no request */
+    memset(rec, 0, 4 * 32);
+    for (unsigned i = 0; i < 4; i++) {
+        put64(rec + i * 32 + 0x00, 32ull << 48);
+        put64(rec + i * 32 + 0x08, 0x1000 + i);
+        put64(rec + i * 32 + 0x10, ctrs[i]);
+    }
+    ar->pebs_index = ar->pebs_base + 4 * 32;
+    fp_set(&F, 0x38E, 1ull << 62);
+    memset(&got, 0, sizeof got);
+    struct ds_pmi_result res;
+    CHECK_EQ(ds_session_pmi(&S, 0, &res), DS_OK, "PMI");
+    CHECK_EQ(got.n, 4, "four samples");
+    CHECK(got.req[0] == a && got.ip[0] == 0x1000, "fixed 0 record -> request %u (got %u)", a, got.req[0]);
+    CHECK(got.req[1] == b && got.ip[1] == 0x1001, "GP record -> request %u (got %u)", b, got.req[1]);
+    CHECK(got.req[2] == a && got.ip[2] == 0x1002, "both: first to request %u (got %u)", a, got.req[2]);
+    CHECK(got.req[3] == b && got.ip[3] == 0x1002, "both: then to request %u (got %u)", b, got.req[3]);
+    CHECK_EQ(res.pebs.lost_rejected, 1, "the fixed 1 record is refused, counted");
+    CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
+}
+
 /* Write @n format-3 records (SDM: 0xC8 bytes, RIP at 08H, applicable
  * counters at 90H) from the PEBS base and set the index past them. */
 static void put_fmt3(unsigned n, uint64_t ip0, uint64_t ctrs)
@@ -1776,6 +1855,8 @@ int main(void)
     test_raw_prec_dist_overflow();
     test_pmi();
     test_dispatch_multi();
+    test_route_attribution();
+    test_dispatch_fixed();
     test_sample_eip();
     test_stats();
     test_lbr();
