@@ -5,6 +5,7 @@
  */
 #include <ds/bts.h>
 #include "drain_int.h"
+#include "bts_int.h"
 
 #if DS_CONFIG_BTS
 
@@ -227,6 +228,16 @@ static void drain_linear(struct ds_ctx *ctx, ds_bts_sink sink, void *arg, struct
     ds__drain_finish(ctx, false, idx, st);
 }
 
+__attribute__((noinline)) void ds__bts_drain_add(struct ds_ctx *ctx, ds_bts_sink sink, void *arg,
+                                                 struct ds_drain_stats *st)
+{
+    DS_ASSERT(ctx->setup && ctx->bts.mem);
+    if (ctx->bts_circular) /* the programmed mode, not whether a threshold was configured */
+        drain_circular(ctx, sink, arg, st);
+    else
+        drain_linear(ctx, sink, arg, st);
+}
+
 int ds_bts_drain(struct ds_ctx *ctx, ds_bts_sink sink, void *arg, struct ds_drain_stats *out)
 {
     struct ds_drain_stats st;
@@ -236,10 +247,7 @@ int ds_bts_drain(struct ds_ctx *ctx, ds_bts_sink sink, void *arg, struct ds_drai
     if (!sink)
         return DS_ERR_NULL;
     ds__zero(&st, sizeof(st));
-    if (ctx->bts_circular) /* the programmed mode, not whether a threshold was configured */
-        drain_circular(ctx, sink, arg, &st);
-    else
-        drain_linear(ctx, sink, arg, &st);
+    ds__bts_drain_add(ctx, sink, arg, &st);
     if (out)
         *out = st;
     return DS_OK;

@@ -9,6 +9,7 @@
 #include "cpu_int.h"
 #include "arch_pebs_int.h"
 #include "pebs_int.h"
+#include "bts_int.h"
 
 /* The freeze modes of @cpu (pure, kept in every configuration: sessions
  * validate at init what ds_pmi_init would refuse at start). */
@@ -287,18 +288,6 @@ static int nop_bts(void *a, const struct ds_bts_branch *b)
 }
 #endif
 
-#if DS_CONFIG_BTS
-static void add_stats(struct ds_drain_stats *a, const struct ds_drain_stats *b)
-{
-    a->present += b->present;
-    a->records += b->records;
-    a->lost_beyond += b->lost_beyond;
-    a->lost_corrupt += b->lost_corrupt;
-    a->lost_rejected += b->lost_rejected;
-    a->lost_race += b->lost_race;
-    a->anomalies |= b->anomalies;
-}
-#endif
 
 /* Step 2, PEBS: drain the DS-area buffer on OvfBuf (bit 62) or, without
  * global status, when its index reached the threshold; the architectural
@@ -340,21 +329,23 @@ static inline __attribute__((always_inline)) void service_pebs(struct ds_pmi *pm
 }
 
 /* Step 3, BTS: drain when the threshold interrupt is armed and reached
- * (SDM "Setting Up the BTS Buffer": DS_BTS_INT). Out of line: its stats
- * and ds_bts_drain's frame are not on the PEBS PMI's stack (issue 29 item 3). */
+ * (SDM "Setting Up the BTS Buffer": DS_BTS_INT; ds_bts_threshold_reached's
+ * test: a threshold, not circular, the index at thresh_at), straight into
+ * r->bts (ds__bts_drain_add: no stats in a frame); the first drain of a
+ * call clears it (pmi.h: result.bts is written when bts_drained). Out of
+ * line: the BTS walk's frames are not on the PEBS PMI's stack (issue 29
+ * item 3). */
 #if DS_CONFIG_BTS
 static __attribute__((noinline)) void bts_service(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
     struct ds_ctx *ctx = pmi->ctx;
-    bool reached = false;
-    struct ds_drain_stats st;
-    ds_bts_threshold_reached(ctx, &reached);
-    if (reached) {
-        ds_bts_drain(ctx, pmi->cfg.bts_sink ? pmi->cfg.bts_sink : nop_bts, pmi->cfg.bts_arg, &st);
-        add_stats(&r->bts, &st);
-        r->bts_drained = true;
-        r->handled = true;
-    }
+    if (!ctx->bts.thresh_records || ctx->bts_circular || ds__area_get(ctx, false, DS__INDEX) < ctx->bts.thresh_at)
+        return;
+    if (!r->bts_drained)
+        ds__stats_clear(&r->bts);
+    ds__bts_drain_add(ctx, pmi->cfg.bts_sink ? pmi->cfg.bts_sink : nop_bts, pmi->cfg.bts_arg, &r->bts);
+    r->bts_drained = true;
+    r->handled = true;
 }
 #endif
 
@@ -388,12 +379,12 @@ static __attribute__((noinline)) int call_hook(struct ds_pmi *pmi, uint64_t ovf,
  * v1: the hook finds them itself); a PEBS counter's overflow is handled by
  * its drain and auto-reload. Returns the hook's error or DS_OK. */
 static inline __attribute__((always_inline)) int service_counters(struct ds_pmi *pmi, uint64_t status,
-                                                                   struct ds_pmi_result *r)
+                                                                   struct ds_pmi_result *r, bool global)
 {
     uint64_t ovf = 0;
     bool call = true;
     int ret = DS_OK;
-    if (pmi->has_global) {
+    if (global) { /* pmi->has_global: a constant in each caller */
         if (!status)
             return DS_OK; /* nothing overflowed: no hook (the spurious-NMI path) */
         ovf = status & pmi->ctr_bits & ~pmi->cfg.pebs_counters;
@@ -410,18 +401,19 @@ static inline __attribute__((always_inline)) int service_counters(struct ds_pmi 
 
 /* Service one status snapshot (steps 2-4). Returns hook error or DS_OK.
  * Inlined into handle_global's loop (one frame less per PMI, issue 10
- * item 21); service() is the out-of-line copy for the other two callers. */
+ * item 21); service() is the out-of-line copy for NetBurst / v1. @global
+ * is pmi->has_global, a constant in each. */
 static inline __attribute__((always_inline)) int service_inl(struct ds_pmi *pmi, uint64_t status,
-                                                              struct ds_pmi_result *r)
+                                                              struct ds_pmi_result *r, bool global)
 {
     service_pebs(pmi, status, r);
     service_bts(pmi, r);
-    return service_counters(pmi, status, r);
+    return service_counters(pmi, status, r, global);
 }
 
-static __attribute__((noinline)) int service(struct ds_pmi *pmi, uint64_t status, struct ds_pmi_result *r)
+static __attribute__((noinline)) int service(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
-    return service_inl(pmi, status, r);
+    return service_inl(pmi, 0, r, false);
 }
 
 /* One RDMSR IA32_PERF_GLOBAL_STATUS, counted. */
@@ -508,8 +500,12 @@ static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, struct ds
     uint64_t want, status;
     int ret, e;
     r->msr_reads = 1;
-    if (pmi_rd(pmi, DS_MSR_IA32_PERF_GLOBAL_STATUS, &status) != DS_OK)
-        return DS_ERR_MSR_FAULT; /* r->status stays 0 */
+    if (pmi_rd(pmi, DS_MSR_IA32_PERF_GLOBAL_STATUS, &status) != DS_OK) {
+        r->status = r->unacked = 0;
+        return DS_ERR_MSR_FAULT;
+    }
+    r->status = status; /* the first pass's: later passes or theirs in */
+    r->unacked = status & ~pmi->ack_mask;
     if (!status && !idle_due(pmi))
         return DS_OK; /* foreign NMI: 1 RDMSR, no loop */
     bool enabled = pmi->pmu_enabled; /* Linux: cpuc->enabled as found on entry (nothing before changes it) */
@@ -521,12 +517,10 @@ static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, struct ds
         want = loop_bits(pmi, r);
     }
     for (unsigned pass = 1;; pass++) {
-        r->status |= status;
-        r->passes = pass;
-        r->unacked |= status & ~pmi->ack_mask;
+        /* r->status, unacked and passes hold this pass already */
         if (status & DS_GSTATUS_LBR_FRZ & ~want)
             r->lbr_frozen = true;
-        e = service_inl(pmi, status, r);
+        e = service_inl(pmi, status, r, true);
         if (!ret)
             ret = e;
         uint64_t ack = status & want;
@@ -545,13 +539,14 @@ static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, struct ds
                 r->lbr_frozen = true;
             break;
         }
+        r->status |= status;
+        r->unacked |= status & ~pmi->ack_mask;
         if (pass == DS_PMI_MAX_PASSES) {
-            r->status |= status;
-            r->unacked |= status & ~pmi->ack_mask;
             e = ack_bits(pmi, status & want, r);
             int st = stop_storm(pmi, r);
             return ret ? ret : (e ? e : st);
         }
+        r->passes = pass + 1;
     }
     if (pmi->cfg.freeze == DS_FREEZE_LEGACY && enabled && ret != DS_ERR_MSR_FAULT &&
         (r->status || bts_int_armed(pmi))) {
@@ -574,13 +569,14 @@ static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, struct ds
 
 /* Field by field, not ds__zero + copy: this runs on every NMI, and a
  * spurious one must stay cheap (issue 10 item 21: the byte loop and the
- * struct copy were 700 of its 800 instructions). Padding is left as is. */
-static void result_clear(struct ds_pmi_result *r)
+ * struct copy were 700 of its 800 instructions). Padding is left as is;
+ * so is bts, written by the BTS drain (pmi.h: defined when bts_drained;
+ * issue 28 item 3: 7 stores less on every PMI). */
+static inline __attribute__((always_inline)) void result_clear(struct ds_pmi_result *r)
 {
-    r->status = r->acked = r->unacked = r->hooked = 0;
+    r->acked = r->hooked = 0; /* status, unacked: each path's first snapshot */
     r->pebs_drained = r->bts_drained = false;
     ds__stats_clear(&r->pebs);
-    ds__stats_clear(&r->bts);
     r->hook_handled = 0;
     r->msr_reads = r->msr_writes = r->passes = 0;
     r->lbr_taken = r->lbr_frozen = r->storm = r->handled = false;
@@ -588,22 +584,29 @@ static void result_clear(struct ds_pmi_result *r)
     r->lbr_err = DS_OK;
 }
 
-int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
+/* ds_pmi_handle past its argument checks (@pmi, @r not NULL): also
+ * ds_session_pmi's entry (session.h), which has made both itself. */
+__attribute__((noinline)) int ds__pmi_handle_r(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
-    struct ds_pmi_result *r;
-
-    if (!pmi)
-        return DS_ERR_NULL;
     if (!pmi->init)
         return DS_ERR_PMI_NOT_INIT;
-    r = out ? out : &pmi->res; /* no result in this frame (issue 29 item 3) */
     result_clear(r);
     r->passes = 1;
-    if (!pmi->has_global)
-        return service(pmi, 0, r); /* NetBurst / v1: memory and the hook only */
+    if (!pmi->has_global) {
+        r->status = r->unacked = 0;
+        return service(pmi, r); /* NetBurst / v1: memory and the hook only */
+    }
     /* GLOBAL_STATUS is read in handle_global: this frame makes tail calls
      * only (stack.py counts it under the drains, issue 29 item 3). */
     return handle_global(pmi, r);
+}
+
+int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
+{
+    if (!pmi)
+        return DS_ERR_NULL;
+    /* no result in this frame (issue 29 item 3) */
+    return ds__pmi_handle_r(pmi, out ? out : &pmi->res);
 }
 
 #else /* !DS_CONFIG_PMI: PMI helpers and the shared ISR compiled out (ds/config.h) */
@@ -669,6 +672,11 @@ int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out)
     if (out)
         ds__zero(out, sizeof(*out)); /* handled = false: pass the NMI on */
     return DS_ERR_UNSUPPORTED;
+}
+
+int ds__pmi_handle_r(struct ds_pmi *pmi, struct ds_pmi_result *r)
+{
+    return ds_pmi_handle(pmi, r);
 }
 
 #endif /* DS_CONFIG_PMI */

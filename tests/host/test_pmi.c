@@ -650,6 +650,7 @@ static void test_perf_metrics_ctrl_and_no_leaf_0a_decode(void);
 static void test_mut5b_poison_and_silent_hook(void);
 static void test_mut5b_legacy_restore_fault_first_error(void);
 static void test_lnx25_bts_legacy_unfreeze(void);
+static void test_result_written_per_path(void);
 int main(void)
 {
     test_zero_bounds();
@@ -683,6 +684,7 @@ int main(void)
     test_mut5b_poison_and_silent_hook();
     test_mut5b_legacy_restore_fault_first_error();
     test_lnx25_bts_legacy_unfreeze();
+    test_result_written_per_path();
     return check_summary();
 }
 
@@ -1324,4 +1326,178 @@ static void test_lnx25_bts_legacy_unfreeze(void)
     CHECK(r.bts_drained, "drained before the fault");
     e.f.fault_on_write = 0;
     ds_bts_disable(&e.ctx);
+}
+
+/*
+ * Issue 28 item 3: ds_pmi_handle no longer clears the whole result; each
+ * path writes what pmi.h's struct ds_pmi_result says every call writes
+ * (status, acked, unacked, hooked, pebs, lbr_err, hook_handled, msr_reads,
+ * msr_writes, passes, the six flags), bts when bts_drained and lbr_n when
+ * lbr_taken. Over a result poisoned with 0xA5 bytes, every such field
+ * holds exactly the value this path gives it (counted here from the
+ * scenario: MSR accesses, records written, the hook's answer), on each
+ * path: foreign NMI, status read fault, PEBS drain, counter overflow
+ * through the hook, a second pass, BTS with its threshold, NetBurst, a
+ * failed LBR snapshot. A bool is checked as its byte (0 or 1), so a flag
+ * left at 0xA5 fails.
+ */
+struct want_res {
+    uint64_t status, acked, unacked, hooked, present, records;
+    uint32_t hook_handled;
+    int lbr_err;
+    unsigned reads, writes, passes;
+    unsigned char pebs_drained, bts_drained, lbr_taken, lbr_frozen, storm, handled;
+};
+
+static unsigned char byte_of(const bool *b)
+{
+    unsigned char v;
+    memcpy(&v, b, 1);
+    return v;
+}
+
+static void check_res(const struct ds_pmi_result *r, const struct want_res *w, const char *what)
+{
+    CHECK_EQ(r->status, w->status, "%s: status", what);
+    CHECK_EQ(r->acked, w->acked, "%s: acked", what);
+    CHECK_EQ(r->unacked, w->unacked, "%s: unacked", what);
+    CHECK_EQ(r->hooked, w->hooked, "%s: hooked", what);
+    CHECK_EQ(r->pebs.present, w->present, "%s: pebs.present", what);
+    CHECK_EQ(r->pebs.records, w->records, "%s: pebs.records", what);
+    CHECK_EQ(r->pebs.lost_beyond | r->pebs.lost_corrupt | r->pebs.lost_rejected | r->pebs.lost_race, 0,
+             "%s: pebs losses 0", what);
+    CHECK_EQ(r->pebs.anomalies, 0, "%s: pebs.anomalies 0", what);
+    CHECK_EQ(r->hook_handled, w->hook_handled, "%s: hook_handled", what);
+    CHECK_EQ(r->lbr_err, w->lbr_err, "%s: lbr_err", what);
+    CHECK_EQ(r->msr_reads, w->reads, "%s: msr_reads", what);
+    CHECK_EQ(r->msr_writes, w->writes, "%s: msr_writes", what);
+    CHECK_EQ(r->passes, w->passes, "%s: passes", what);
+    CHECK_EQ(byte_of(&r->pebs_drained), w->pebs_drained, "%s: pebs_drained", what);
+    CHECK_EQ(byte_of(&r->bts_drained), w->bts_drained, "%s: bts_drained", what);
+    CHECK_EQ(byte_of(&r->lbr_taken), w->lbr_taken, "%s: lbr_taken", what);
+    CHECK_EQ(byte_of(&r->lbr_frozen), w->lbr_frozen, "%s: lbr_frozen", what);
+    CHECK_EQ(byte_of(&r->storm), w->storm, "%s: storm", what);
+    CHECK_EQ(byte_of(&r->handled), w->handled, "%s: handled", what);
+}
+
+static void test_result_written_per_path(void)
+{
+    static struct env e;
+    struct ds_pmi pmi;
+    struct ds_pmi_result r;
+    struct hook_log h;
+    int got = 0, gotb = 0;
+    /* Skylake (v4), GP0 plain through the hook, GP1 PEBS, BTS sink */
+    fake_skylake_pmu(&e.f);
+    env_identify(&e, 1);
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "setup");
+    CHECK_EQ(ds_area_install(&e.ctx), DS_OK, "install");
+    struct ds_pmi_config pc = { .freeze = DS_FREEZE_STREAMLINED, .global_ctrl = 0x3, .pebs_counters = 0x2,
+                                .pebs_sink = take, .pebs_arg = &got, .bts_sink = take_bts, .bts_arg = &gotb,
+                                .ovf_hook = hook, .ovf_arg = &h };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, &e.ctx, &pc), DS_OK, "init");
+    uint64_t base = e.area.a64.pebs_base;
+
+    /* foreign NMI: status 0, nothing due */
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    memset(&r, 0xA5, sizeof r);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "foreign NMI");
+    check_res(&r, &(struct want_res){ .reads = 1, .passes = 1 }, "foreign NMI");
+
+    /* the status read faults */
+    e.f.fault_on_read = DS_MSR_IA32_PERF_GLOBAL_STATUS;
+    memset(&r, 0xA5, sizeof r);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_MSR_FAULT, "status read fault");
+    check_res(&r, &(struct want_res){ .reads = 1, .passes = 1 }, "status read fault");
+    e.f.fault_on_read = 0;
+
+    /* PEBS: OvfBuf + CTR_Frz + GP1, 2 records */
+    const uint64_t sp = (1ull << 62) | (1ull << 59) | 0x2;
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, sp);
+    e.area.a64.pebs_index = base + 2 * 0xC8;
+    memset(&r, 0xA5, sizeof r);
+    memset(&h, 0, sizeof h);
+    got = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "PEBS PMI");
+    CHECK_EQ(got, 2, "2 records to the sink");
+    check_res(&r, &(struct want_res){ .status = sp, .acked = sp, .present = 2, .records = 2, .reads = 2,
+                                      .writes = 1, .passes = 1, .pebs_drained = 1, .handled = 1 }, "PEBS PMI");
+
+    /* GP0 overflow to the hook (1 handled), a bit this CPU cannot ack (57) */
+    const uint64_t so = 0x1 | (1ull << 57);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, so);
+    memset(&r, 0xA5, sizeof r);
+    memset(&h, 0, sizeof h);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "GP0 PMI");
+    CHECK_EQ(h.calls, 1, "hook called once");
+    check_res(&r, &(struct want_res){ .status = so, .acked = 0x1, .unacked = 1ull << 57, .hooked = 0x1,
+                                      .hook_handled = 1, .reads = 2, .writes = 1, .passes = 1, .handled = 1 },
+              "GP0 PMI");
+
+    /* BTS with its threshold interrupt, reached; status 0: the status-0
+     * pass drains it (bts defined: bts_drained) */
+    CHECK_EQ(ds_bts_enable(&e.ctx, DS_BTS_INT), DS_OK, "BTS interrupt mode");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    e.area.a64.pebs_index = base;
+    e.area.a64.bts_index = e.area.a64.bts_base + 33 * 24; /* 33 branches, threshold 32 */
+    memset(&r, 0xA5, sizeof r);
+    gotb = 0;
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "BTS PMI");
+    CHECK_EQ(gotb, 33, "33 branches to the sink");
+    check_res(&r, &(struct want_res){ .reads = 1, .passes = 1, .bts_drained = 1, .handled = 1 }, "BTS PMI");
+    CHECK_EQ(r.bts.present, 33, "BTS PMI: bts.present");
+    CHECK_EQ(r.bts.records, 33, "BTS PMI: bts.records");
+    CHECK_EQ(r.bts.lost_beyond | r.bts.lost_corrupt | r.bts.lost_rejected | r.bts.lost_race, 0, "BTS PMI: no loss");
+    CHECK_EQ(r.bts.anomalies, 0, "BTS PMI: no anomaly");
+    ds_bts_disable(&e.ctx);
+
+    /* LBR snapshot step that fails (no LBR MSRs in this fake): lbr_err,
+     * LBR_Frz left set and not acked */
+    static struct ds_lbr_entry lbuf[32];
+    const struct ds_lbr_model *lm = NULL;
+    CHECK_EQ(ds_lbr_lookup(e.cpu.caps.display_family, e.cpu.caps.display_model, &lm), DS_OK, "lbr row");
+    struct ds_pmi_config pl = { .freeze = DS_FREEZE_STREAMLINED,
+                                .lbr = { .model = lm, .format = 5, .buf = lbuf, .cap = 32 } };
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pl), DS_OK, "init with snapshot step");
+    const uint64_t frz = 1ull << 58, sl = frz | (1ull << 59) | 0x1;
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, sl);
+    memset(&r, 0xA5, sizeof r);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_MSR_FAULT, "LBR read fault");
+    check_res(&r, &(struct want_res){ .status = sl, .acked = sl & ~frz, .lbr_err = DS_ERR_MSR_FAULT, .reads = 2,
+                                      .writes = 1, .passes = 1, .lbr_frozen = 1, .handled = 1 }, "LBR read fault");
+
+    /* a second pass: GP1 overflows again after GP0's ack (rf_write) */
+    static struct env e2;
+    memset(&h, 0, sizeof h);
+    loop_env(&e2, DS_FREEZE_NONE, &pmi, &h);
+    RF.bits = 0x2;
+    RF.left = 1;
+    fake_set_msr(&e2.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, 0x1);
+    memset(&r, 0xA5, sizeof r);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "two passes");
+    check_res(&r, &(struct want_res){ .status = 0x3, .acked = 0x3, .hooked = 0x3, .hook_handled = 2, .reads = 3,
+                                      .writes = 2, .passes = 2, .handled = 1 }, "two passes");
+    RF.left = 0;
+
+    /* NetBurst: memory and the hook, no MSR; PEBS and BTS both due */
+    static struct env e3;
+    fake_netburst(&e3.f);
+    env_identify(&e3, 0);
+    CHECK_EQ(ds_area_setup(&e3.ctx, &e3.cpu, &e3.cfg), DS_OK, "NetBurst setup");
+    ds_area_install(&e3.ctx);
+    CHECK_EQ(ds_bts_enable(&e3.ctx, DS_BTS_INT), DS_OK, "NetBurst BTS int");
+    struct ds_pmi_config pn = { .pebs_sink = take, .pebs_arg = &got, .bts_sink = take_bts, .bts_arg = &gotb,
+                                .ovf_hook = hook, .ovf_arg = &h };
+    CHECK_EQ(ds_pmi_init(&pmi, &e3.cpu, &e3.ctx, &pn), DS_OK, "NetBurst init");
+    e3.area.a32.pebs_index = e3.area.a32.pebs_base + 40; /* threshold 1 record */
+    e3.area.a32.bts_index = e3.area.a32.bts_base + 12 * 40; /* past the 32-record threshold */
+    memset(&r, 0xA5, sizeof r);
+    memset(&h, 0, sizeof h);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_OK, "NetBurst PMI");
+    CHECK_EQ(h.calls, 1, "NetBurst: hook called");
+    check_res(&r, &(struct want_res){ .present = 1, .records = 1, .passes = 1, .pebs_drained = 1, .bts_drained = 1,
+                                      .handled = 1 }, "NetBurst PMI");
+    CHECK_EQ(r.bts.present, 40, "NetBurst: bts.present");
+    CHECK_EQ(r.bts.records, 40, "NetBurst: bts.records");
+    ds_bts_disable(&e3.ctx);
 }

@@ -376,6 +376,11 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  */
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out);
 
+/* Internal (ds_session_pmi, session.h): ds_pmi_handle(@pmi, @r) past its
+ * two argument checks, for a caller that has made them (@pmi and @r not
+ * NULL); the same result otherwise. Not part of the API. */
+int ds__pmi_handle_r(struct ds_pmi *pmi, struct ds_pmi_result *r);
+
 #ifdef __cplusplus
 }
 #endif

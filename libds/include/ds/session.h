@@ -431,15 +431,18 @@ static inline int ds_session_pmi(struct ds_session *s, uint64_t interrupted_ip, 
         return DS_ERR_NULL;
     r = out ? out : &s->pmi.res; /* struct ds_pmi holds one */
     s->pmi_ip = interrupted_ip;
-    e = ds_pmi_handle(&s->pmi, r); /* not initialised: DS_ERR_PMI_NOT_INIT, @r untouched */
+    /* ds_pmi_handle without its NULL and result checks, made above (issue 28
+     * item 5); not initialised: DS_ERR_PMI_NOT_INIT, @r untouched */
+    e = ds__pmi_handle_r(&s->pmi, r);
     if (!e && !r->handled)
         return DS_ERR_SESSION_SPURIOUS; /* nothing drained, acked or to unfreeze */
     /* (r->pebs is zero when nothing was drained; a clean drain has
      * present == records: no loss, so the lost_* counts are 0) */
     if (e || s->lbr_on || r->bts_drained || r->pebs.present != r->pebs.records || r->pebs.anomalies)
         return ds__session_pmi_rest(s, r, e);
-    s->pebs_stats.present += r->pebs.present;
-    s->pebs_stats.records += r->pebs.records;
+    uint64_t n = r->pebs.records; /* == present: one value live (i386 frame) */
+    s->pebs_stats.present += n;
+    s->pebs_stats.records += n;
     return DS_OK;
 }
 

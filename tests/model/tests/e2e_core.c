@@ -84,7 +84,9 @@ static void on_pmi(void *ctx, uint32_t why)
     struct ds_pmi_result res;
     int e = ds_pmi_handle(&R.pmi, &res);
     if (e) R.herr = e;
-    R.lost += res.pebs.lost_beyond + res.pebs.lost_corrupt + res.pebs.lost_race + res.bts.lost_beyond + res.bts.lost_corrupt + res.bts.lost_race;
+    R.lost += res.pebs.lost_beyond + res.pebs.lost_corrupt + res.pebs.lost_race;
+    if (res.bts_drained) /* pmi.h: result.bts is written when BTS was drained */
+        R.lost += res.bts.lost_beyond + res.bts.lost_corrupt + res.bts.lost_race;
     R.rd += res.msr_reads; R.wr += res.msr_writes; R.handles++;
 }
 

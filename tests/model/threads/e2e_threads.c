@@ -90,7 +90,8 @@ static void on_pmi(void *arg, uint32_t why)
     if (e)
         r->herr = e;
     add_lost(r, &res.pebs);
-    add_lost(r, &res.bts);
+    if (res.bts_drained) /* pmi.h: result.bts is written when BTS was drained */
+        add_lost(r, &res.bts);
     r->handles++;
 }
 
