@@ -378,42 +378,45 @@ static __attribute__((noinline)) int call_hook(struct ds_pmi *pmi, uint64_t ovf,
 /* Step 4, counters: overflowed non-PEBS counters go to the hook (NetBurst /
  * v1: the hook finds them itself); a PEBS counter's overflow is handled by
  * its drain and auto-reload. Returns the hook's error or DS_OK. */
-static inline __attribute__((always_inline)) int service_counters(struct ds_pmi *pmi, uint64_t status,
-                                                                   struct ds_pmi_result *r, bool global)
+static inline __attribute__((always_inline)) void service_counters(struct ds_pmi *pmi, uint64_t status,
+                                                                    struct ds_pmi_result *r, bool global, int *ret)
 {
     uint64_t ovf = 0;
     bool call = true;
-    int ret = DS_OK;
     if (global) { /* pmi->has_global: a constant in each caller */
         if (!status)
-            return DS_OK; /* nothing overflowed: no hook (the spurious-NMI path) */
+            return; /* nothing overflowed: no hook (the spurious-NMI path) */
         ovf = status & pmi->ctr_bits & ~pmi->cfg.pebs_counters;
         call = ovf != 0;
         if (status & pmi->cfg.pebs_counters)
             r->handled = true; /* PEBS counter overflow: records drained / auto-reloaded */
     }
-    if (call && pmi->cfg.ovf_hook)
-        ret = call_hook(pmi, ovf, r);
+    if (call && pmi->cfg.ovf_hook) {
+        int e = call_hook(pmi, ovf, r);
+        if (e && !*ret)
+            *ret = e; /* the first error wins */
+    }
     if (ovf)
         r->handled = true;
-    return ret;
 }
 
 /* Service one status snapshot (steps 2-4). Returns hook error or DS_OK.
  * Inlined into handle_global's loop (one frame less per PMI, issue 10
  * item 21); service() is the out-of-line copy for NetBurst / v1. @global
  * is pmi->has_global, a constant in each. */
-static inline __attribute__((always_inline)) int service_inl(struct ds_pmi *pmi, uint64_t status,
-                                                              struct ds_pmi_result *r, bool global)
+static inline __attribute__((always_inline)) void service_inl(struct ds_pmi *pmi, uint64_t status,
+                                                               struct ds_pmi_result *r, bool global, int *ret)
 {
     service_pebs(pmi, status, r);
     service_bts(pmi, r);
-    return service_counters(pmi, status, r, global);
+    service_counters(pmi, status, r, global, ret);
 }
 
 static __attribute__((noinline)) int service(struct ds_pmi *pmi, struct ds_pmi_result *r)
 {
-    return service_inl(pmi, 0, r, false);
+    int ret = DS_OK;
+    service_inl(pmi, 0, r, false, &ret);
+    return ret;
 }
 
 /* One RDMSR IA32_PERF_GLOBAL_STATUS, counted. */
@@ -499,7 +502,6 @@ static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, struct ds
 {
     uint64_t want, status;
     int ret, e;
-    r->msr_reads = 1;
     if (pmi_rd(pmi, DS_MSR_IA32_PERF_GLOBAL_STATUS, &status) != DS_OK) {
         r->status = r->unacked = 0;
         return DS_ERR_MSR_FAULT;
@@ -518,11 +520,10 @@ static __attribute__((noinline)) int handle_global(struct ds_pmi *pmi, struct ds
     }
     for (unsigned pass = 1;; pass++) {
         /* r->status, unacked and passes hold this pass already */
-        if (status & DS_GSTATUS_LBR_FRZ & ~want)
+        /* (two tests, not status & ~want: one bit test on the hot path) */
+        if ((status & DS_GSTATUS_LBR_FRZ) && !(want & DS_GSTATUS_LBR_FRZ))
             r->lbr_frozen = true;
-        e = service_inl(pmi, status, r, true);
-        if (!ret)
-            ret = e;
+        service_inl(pmi, status, r, true, &ret);
         uint64_t ack = status & want;
         if (!ack)
             break; /* nothing ours to acknowledge: no re-read */
@@ -578,7 +579,8 @@ static inline __attribute__((always_inline)) void result_clear(struct ds_pmi_res
     r->pebs_drained = r->bts_drained = false;
     ds__stats_clear(&r->pebs);
     r->hook_handled = 0;
-    r->msr_reads = r->msr_writes = r->passes = 0;
+    r->msr_reads = 1; /* handle_global's status read (service: 0) */
+    r->msr_writes = 0;
     r->lbr_taken = r->lbr_frozen = r->storm = r->handled = false;
     r->lbr_n = 0;
     r->lbr_err = DS_OK;
@@ -594,6 +596,7 @@ __attribute__((noinline)) int ds__pmi_handle_r(struct ds_pmi *pmi, struct ds_pmi
     r->passes = 1;
     if (!pmi->has_global) {
         r->status = r->unacked = 0;
+        r->msr_reads = 0;
         return service(pmi, r); /* NetBurst / v1: memory and the hook only */
     }
     /* GLOBAL_STATUS is read in handle_global: this frame makes tail calls
