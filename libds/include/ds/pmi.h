@@ -173,15 +173,21 @@ struct ds_pmi_config {
  * (Linux intel_pmu_handle_irq: "irq loop stuck" after 100). */
 #define DS_PMI_MAX_PASSES 100u
 
-/* What one ds_pmi_handle() call did. */
+/* What one ds_pmi_handle() call did. Written by every call past the
+ * argument checks (ds_pmi_handle: not for DS_ERR_NULL / DS_ERR_PMI_NOT_INIT):
+ * every field but bts, which is written only when bts_drained (a BTS drain
+ * ran: its counts, summed over the passes); with bts_drained false it holds
+ * whatever it held (issue 28 item 3: a PMI no longer clears the 56 bytes of
+ * BTS counts it does not use). pebs is always written (zero when
+ * pebs_drained is false), lbr_n too (0 unless lbr_taken). */
 struct ds_pmi_result {
-    /* (bools grouped at the end: ds_pmi_handle clears this on every NMI) */
+    /* (bools grouped at the end: ds_pmi_handle writes them on every NMI) */
     uint64_t status;           /* GLOBAL_STATUS as read (0 without global MSRs) */
     uint64_t acked;            /* bits written to OVF_CTRL / STATUS_RESET */
     uint64_t unacked;          /* status bits set but not ackable on this CPU */
     uint64_t hooked;           /* counter bits passed to the hook */
     struct ds_drain_stats pebs;
-    struct ds_drain_stats bts;
+    struct ds_drain_stats bts; /* only when bts_drained (see above) */
     size_t lbr_n;              /* entries in cfg.lbr.buf */
     int lbr_err;               /* ds_lbr_read's error (snapshot not taken), else DS_OK */
     uint32_t hook_handled;
@@ -367,12 +373,13 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  * @out NULL: the result is written to pmi->res (struct ds_pmi), not to a
  * local (issue 29 item 3); it holds the last such call's result.
  * Stack (ctest embed.stack.*, gcc 12 -O2, installed-library flags; your
- * sinks, hook and MSR backend on top): at most 616 bytes (i386) / 472
- * (x86_64) with the session's sinks, 680 / 504 through ds_session_pmi
- * (was 1076 / 944, then 708 / 576); the test's PMI-path budget is 720 /
- * 512 (the issue's 512 is met on x86_64; on i386 the adaptive drain, 288
- * bytes, and the session's routing, 144, are the largest parts;
- * docs/porting.md section 11).
+ * sinks, hook and MSR backend on top): at most 540 bytes (i386) / 464
+ * (x86_64) with the session's sinks, 584 / 488 through ds_session_pmi
+ * (was 1076 / 944, then 708 / 576, then 680 / 504); the test's PMI-path
+ * budget is 720 / 512 (the issue's 512 is met on x86_64; on i386 the
+ * adaptive drain, 288 + 80 bytes, is the largest part; docs/porting.md
+ * section 11).
+ * @out's fields: see struct ds_pmi_result (bts only when bts_drained).
  */
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out);
 
