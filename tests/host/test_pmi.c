@@ -1466,6 +1466,17 @@ static void test_result_written_per_path(void)
     check_res(&r, &(struct want_res){ .status = sl, .acked = sl & ~frz, .lbr_err = DS_ERR_MSR_FAULT, .reads = 2,
                                       .writes = 1, .passes = 1, .lbr_frozen = 1, .handled = 1 }, "LBR read fault");
 
+    /* the first error wins: the failed snapshot's, not the failing hook's
+     * that comes after it (pmi.h ds_pmi_handle) */
+    struct ds_pmi_config pf = pl;
+    pf.global_ctrl = 0x1;
+    pf.ovf_hook = failing_hook;
+    CHECK_EQ(ds_pmi_init(&pmi, &e.cpu, NULL, &pf), DS_OK, "init with snapshot step and a failing hook");
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_GLOBAL_STATUS, sl);
+    memset(&r, 0xA5, sizeof r);
+    CHECK_EQ(ds_pmi_handle(&pmi, &r), DS_ERR_MSR_FAULT, "LBR fault first, hook error second: LBR fault wins");
+    CHECK_EQ(r.hooked, 0x1, "the hook was still called");
+
     /* a second pass: GP1 overflows again after GP0's ack (rf_write) */
     static struct env e2;
     memset(&h, 0, sizeof h);
