@@ -402,6 +402,65 @@ static void test_drain_race(void)
     CHECK(invariant(&st), "invariant");
 }
 
+/*
+ * The race check on an adaptive drain (its own walk, pebs_adaptive.c): the
+ * CPU appending records of the configured size (Ice Lake, GPR group: 176
+ * bytes) while the sink runs; counted against the index seen, which the
+ * adaptive drain takes as base + the bytes it walked. An index seen past
+ * the maximum counts no race (whatever the CPU writes after it).
+ */
+static int racing_sink176(void *a, const struct ds_pebs_sample *s)
+{
+    (void)s;
+    int *n = a;
+    if ((*n)++ == 0)
+        race_env->area.a64.pebs_index += 2 * 176;
+    return 0;
+}
+
+static void test_drain_race_adaptive(void)
+{
+    static struct env e;
+    struct ds_drain_stats st;
+    int n = 0;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = DS_PEBS_DATA_CFG_GPRS;
+    e.cfg.pebs.bytes = 8 * 176;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "icl gprs setup");
+    race_env = &e;
+    uint64_t base = (uint64_t)(uintptr_t)e.pebs;
+    for (unsigned k = 0; k < 8; k++)
+        mk_adaptive(e.pebs + 176 * k, 2, 0x1000 * (k + 1));
+    e.area.a64.pebs_index = base + 3 * 176;
+    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    CHECK_EQ(st.records, 3, "adaptive: the 3 records seen");
+    CHECK_EQ(st.lost_race, 2, "adaptive: 2 arrived during the drain");
+    CHECK_EQ(st.present, 5, "adaptive: present counts them");
+    CHECK(st.anomalies & DS_DRAIN_RACE, "adaptive: race flagged");
+    CHECK(invariant(&st), "adaptive: invariant");
+    CHECK_EQ(e.area.a64.pebs_index, base, "adaptive: reset");
+    /* ending exactly at the maximum (8 records) */
+    n = 0;
+    e.area.a64.pebs_index = base + 6 * 176;
+    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    CHECK(st.records == 6 && st.lost_race == 2 && st.present == 8, "adaptive: 2 appended up to the maximum");
+    CHECK(!(st.anomalies & DS_DRAIN_FULL), "adaptive: the index seen was below the maximum");
+    /* seen at the maximum: anything after it is past the maximum, no race */
+    n = 0;
+    e.area.a64.pebs_index = base + 8 * 176;
+    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    CHECK(st.records == 8 && st.lost_race == 0 && !(st.anomalies & DS_DRAIN_RACE), "adaptive: full, no race");
+    CHECK(st.anomalies & DS_DRAIN_FULL, "adaptive: full flagged");
+    /* seen one record past the maximum: counted beyond, no race */
+    n = 0;
+    e.area.a64.pebs_index = base + 9 * 176;
+    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    CHECK(st.records == 8 && st.lost_beyond == 1 && st.lost_race == 0, "adaptive: past max, no race");
+    CHECK(invariant(&st), "adaptive: past max invariant");
+}
+
 static void test_attribute(void)
 {
     struct ds_pebs_sample s;
@@ -982,6 +1041,42 @@ static void test_latency_split(void)
     env_identify(&e, 1);
     CHECK(!ds_pebs_latency_split(&e.cpu), "not Intel: no split");
     CHECK(!ds_pebs_latency_split(NULL), "NULL");
+}
+
+/*
+ * The meminfo latency split in a fast run (records after the first with
+ * the same header, pebs_adaptive.c run_same): Sapphire Rapids (06_8FH,
+ * Linux PMU_FL_INSTR_LATENCY), format 5, three basic + meminfo records,
+ * each with its own instruction (15:0) and cache (47:32) latency.
+ */
+static void test_latency_split_run(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    set_leaf(&e.f, 1, 0x000806F8, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x4000 | 0x2000 | 0x500 | 0x80 | 0x3F); /* fmt 5 */
+    env_identify(&e, 1);
+    CHECK(ds_pebs_latency_split(&e.cpu), "SPR splits");
+    e.cfg.pebs_data_cfg = DS_PEBS_DATA_CFG_MEMINFO;
+    e.cfg.pebs.bytes = 16 * 64;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "spr meminfo setup");
+    for (unsigned k = 0; k < 3; k++) {
+        mk_adaptive(e.pebs + 64 * k, 1, 0x100 * k);
+        put64(e.pebs, 64 * k + 32 + 0x10, ((0x40ull + k) << 32) | (0x10 + k)); /* cache 0x4k, instr 0x1k */
+    }
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 3 * 64;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "spr drain");
+    CHECK_EQ(c.n, 3, "3 records");
+    for (int k = 0; k < c.n && k < 3; k++) {
+        CHECK(c.s[k].present & DS_SAMPLE_LAT_SPLIT, "record %d split bit", k);
+        CHECK_EQ(c.s[k].instr_latency, 0x10u + (unsigned)k, "record %d instr latency", k);
+        CHECK_EQ(c.s[k].cache_latency, 0x40u + (unsigned)k, "record %d cache latency", k);
+        CHECK_EQ(c.s[k].latency, ((0x40ull + (unsigned)k) << 32) | (0x10u + (unsigned)k), "record %d raw", k);
+    }
 }
 
 /* A sink that keeps up to 128 samples (copies). */
@@ -1566,6 +1661,7 @@ int main(void)
 {
     test_attribute();
     test_drain_race();
+    test_drain_race_adaptive();
     test_select();
     test_select_unread();
     test_decode_fixed();
@@ -1579,6 +1675,7 @@ int main(void)
     test_perf28_fmt6_same_header();
     test_retire_latency_gate();
     test_latency_split();
+    test_latency_split_run();
     test_adaptive_runs();
     test_decode_clears_poison();
     test_drain_clears_previous_groups();
