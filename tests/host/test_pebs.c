@@ -832,6 +832,69 @@ static void test_perf28_fmt6_same_header(void)
     }
 }
 
+/*
+ * The fast run's counters-group compare (run_same_cntr) beyond the GP mask:
+ * the same header (counters group and metrics bits, 64 or 72 bytes) and the
+ * same GP mask, but another fixed mask (GP0 + FIX0, then GP0 + FIX1: one
+ * value each, the record layout as above); then a record whose metrics word
+ * no longer names metrics under the same header and masks: its size no
+ * longer matches its counters group (Linux setup_pebs_adaptive_sample_data
+ * sizes the group from that word), so it is a size lie, not a sample.
+ */
+static void test_fmt6_run_fixed_and_metrics(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x8000 | 0x4000 | 0x2000 | 0x600 | 0x80 | 0x3F);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = (1ull << 4) | (1ull << 5) | (0x1ull << 32) | (0x3ull << 48); /* GP0, FIX0-1, metrics */
+    e.cfg.pebs.bytes = 40 * 88;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt6 setup");
+    unsigned char *r = e.pebs;
+    memset(r, 0, 64 * 2);
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned char *q = r + 64 * i;
+        put64(q, 0x00, 0x10 | (64ull << 48));
+        put64(q, 0x08, 0xB000 + i);
+        put32(q, 0x20, 0x1);
+        put32(q, 0x24, 1u << i);
+        put64(q, 0x30, 0x600 + i);
+        put64(q, 0x38, 0x700 + i);
+    }
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 64 * 2;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "drain fixed");
+    CHECK(c.n == 2 && st.records == 2 && st.anomalies == 0, "2 records, clean");
+    CHECK(c.s[1].cntr_gp_mask == 1 && c.s[1].cntr_fixed_mask == 2, "record 1: GP0 + FIX1");
+    CHECK_EQ(c.s[1].cntr_gp[0], 0x601, "record 1: GP0's value");
+    CHECK_EQ(c.s[1].cntr_fixed[1], 0x701, "record 1: FIX1's value");
+    CHECK_EQ(c.s[1].cntr_fixed[0], 0, "record 1: FIX0 of record 0 does not leak");
+
+    memset(r, 0, 72 * 2);
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned char *q = r + 72 * i;
+        put64(q, 0x00, 0x30 | (72ull << 48)); /* counters + metrics */
+        put64(q, 0x08, 0xC000 + i);
+        put32(q, 0x20, 0x1);
+        put32(q, 0x28, i == 0 ? DS_PEBS_CNTR_METRICS : 0);
+        put64(q, 0x30, 0x800 + i);
+        put64(q, 0x38, 0x900 + i);
+        put64(q, 0x40, 0xA00 + i);
+    }
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 72 * 2;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "drain metrics");
+    CHECK(c.n == 1 && st.records == 1, "record 0 only");
+    CHECK(c.n == 1 && c.s[0].topdown_slots == 0x900 && c.s[0].perf_metrics == 0xA00, "record 0: slots, metrics");
+    CHECK(st.lost_corrupt == 1 && (st.anomalies & DS_DRAIN_SIZE_LIE), "record 1: size lie");
+    CHECK(invariant(&st), "invariant");
+    struct ds_pebs_sample d;
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r + 72, 72, false, &d), DS_ERR_REC_SIZE, "record 1 alone: size");
+}
+
 static void test_fmt6_counters(void)
 {
     static struct env e;
@@ -1673,6 +1736,7 @@ int main(void)
     test_decode_unaligned();
     test_fmt6_counters();
     test_perf28_fmt6_same_header();
+    test_fmt6_run_fixed_and_metrics();
     test_retire_latency_gate();
     test_latency_split();
     test_latency_split_run();
