@@ -15,34 +15,45 @@
 #if DS_CONFIG_PEBS
 
 /*
- * How an adaptive record is decoded (the facts the record does not carry):
- * which header group bits exist (format 6 adds the counters group), whether
- * header bits 47:32 hold a retire latency, whether the meminfo latency is
- * split. From the CPU (drain, ds_pebs_decode_cpu) or defaults (ds_pebs_decode).
+ * How an adaptive record is decoded (the facts the record does not carry),
+ * one word, @opts: bits 1:0 whether header bits 47:32 hold a retire
+ * latency (DS__RL_*), bit 8 whether the meminfo latency is split, bits
+ * 23:16 the format (format 6 adds the counters group to the header group
+ * bits that exist). From the CPU (drain, ds_pebs_decode_cpu) or defaults
+ * (ds_pebs_decode). The drain's is also its scratch key
+ * (adaptive_drain_opts): one word computed per drain, no options struct
+ * in its frame (issue 29 item 3).
  */
-struct ds__adopt {
-    uint64_t known;       /* header group bits that exist (with the LBR count) */
-    unsigned rl;          /* DS__RL_* */
-    bool lat_split;
-};
+#define DS__OPT_RL    0x3u
+#define DS__OPT_SPLIT 0x100u
+#define DS__OPT_FMT(fmt) (((uint32_t)(fmt) & 0xFFu) << 16)
+_Static_assert(DS__RL_NEVER == 0 && DS__RL_ALWAYS == 1 && DS__RL_NONZERO <= DS__OPT_RL,
+               "a bool pebs_timed is the drain's retire-latency rule");
+_Static_assert((DS_PEBS_FMT_4 & 0xFF) != (DS_PEBS_FMT_6 & 0xFF) && (DS_PEBS_FMT_5 & 0xFF) != (DS_PEBS_FMT_6 & 0xFF),
+               "the option word tells format 6 apart");
 
-static void adaptive_opts(enum ds_pebs_fmt fmt, unsigned rl, bool lat_split, struct ds__adopt *o)
+static inline uint32_t adaptive_opts(enum ds_pebs_fmt fmt, unsigned rl, bool lat_split)
 {
-    o->known = 0xFull | DS_PEBS_DATA_CFG_LBR_MASK;
-    if (fmt == DS_PEBS_FMT_6)
-        o->known |= DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS;
-    o->rl = rl;
-    o->lat_split = lat_split;
+    return DS__OPT_FMT(fmt) | (lat_split ? DS__OPT_SPLIT : 0u) | rl;
+}
+
+/* The header group bits that exist (with the LBR count) under @opts. */
+static inline uint64_t adaptive_known(uint32_t opts)
+{
+    uint64_t k = 0xFull | DS_PEBS_DATA_CFG_LBR_MASK;
+    if ((opts & DS__OPT_FMT(0xFF)) == DS__OPT_FMT(DS_PEBS_FMT_6))
+        k |= DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS;
+    return k;
 }
 
 /* The present bits that depend only on the groups and the options. */
-static uint32_t adaptive_present(uint64_t groups, const struct ds__adopt *o)
+static uint32_t adaptive_present(uint64_t groups, uint32_t opts)
 {
     uint32_t v = DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC;
-    if (o->rl == DS__RL_ALWAYS)
+    if ((opts & DS__OPT_RL) == DS__RL_ALWAYS)
         v |= DS_SAMPLE_RETIRE_LAT;
     if (groups & DS_PEBS_DATA_CFG_MEMINFO)
-        v |= DS_SAMPLE_MEM | DS_SAMPLE_TSX | (o->lat_split ? DS_SAMPLE_LAT_SPLIT : 0);
+        v |= DS_SAMPLE_MEM | DS_SAMPLE_TSX | ((opts & DS__OPT_SPLIT) ? DS_SAMPLE_LAT_SPLIT : 0);
     if (groups & DS_PEBS_DATA_CFG_GPRS)
         v |= DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS;
     if (groups & DS_PEBS_DATA_CFG_XMMS)
@@ -60,11 +71,11 @@ static uint32_t adaptive_present(uint64_t groups, const struct ds__adopt *o)
  * run's record, whose header key is the one of the record already in @s:
  * s->present is already the value to write (runs are drain-only, whose
  * retire-latency rule is never DS__RL_NONZERO) and says the options (its
- * DS_SAMPLE_RETIRE_LAT and DS_SAMPLE_LAT_SPLIT bits), so @o and @present
+ * DS_SAMPLE_RETIRE_LAT and DS_SAMPLE_LAT_SPLIT bits), so @opts and @present
  * are not read.
  */
 static inline __attribute__((always_inline)) void adaptive_fields(const unsigned char *p, uint64_t hdr,
-                                                                  uint64_t groups, const struct ds__adopt *o,
+                                                                  uint64_t groups, uint32_t opts,
                                                                   uint32_t present, bool run,
                                                                   struct ds_pebs_sample *s)
 {
@@ -78,12 +89,12 @@ static inline __attribute__((always_inline)) void adaptive_fields(const unsigned
     if (run) {
         if (s->present & DS_SAMPLE_RETIRE_LAT)
             s->retire_latency = (uint32_t)((hdr >> DS_PEBS_HDR_RETIRE_LAT_SHIFT) & 0xFFFF);
-    } else if (o->rl == DS__RL_NEVER) {
+    } else if ((opts & DS__OPT_RL) == DS__RL_NEVER) {
         s->present = present;
     } else {
         uint32_t rl = (uint32_t)((hdr >> DS_PEBS_HDR_RETIRE_LAT_SHIFT) & 0xFFFF);
         s->retire_latency = rl;
-        s->present = (o->rl == DS__RL_NONZERO && rl) ? present | DS_SAMPLE_RETIRE_LAT : present;
+        s->present = ((opts & DS__OPT_RL) == DS__RL_NONZERO && rl) ? present | DS_SAMPLE_RETIRE_LAT : present;
     }
     const unsigned char *q = p + sizeof(struct ds_pebs_basic);
     if (groups & DS_PEBS_DATA_CFG_MEMINFO) {
@@ -91,7 +102,7 @@ static inline __attribute__((always_inline)) void adaptive_fields(const unsigned
         s->data_source = ds__ld64(q + 0x08);
         uint64_t lat = ds__ld64(q + 0x10);
         s->latency = lat;
-        if (run ? (s->present & DS_SAMPLE_LAT_SPLIT) != 0 : o->lat_split) {
+        if (run ? (s->present & DS_SAMPLE_LAT_SPLIT) != 0 : (opts & DS__OPT_SPLIT) != 0) {
             s->instr_latency = (uint32_t)(lat & 0xFFFF);
             s->cache_latency = (uint32_t)((lat >> 32) & 0xFFFF);
         }
@@ -136,9 +147,9 @@ struct ds__cntr {
  */
 static inline __attribute__((always_inline)) int cntr_check(const unsigned char *p, size_t avail, uint64_t hdr,
                                                             uint32_t size, uint64_t groups,
-                                                            const struct ds__adopt *o, struct ds__cntr *c)
+                                                            uint64_t known, struct ds__cntr *c)
 {
-    if ((hdr & 0x00000000FFFFFFFFull & ~o->known) != 0)
+    if ((hdr & 0x00000000FFFFFFFFull & ~known) != 0)
         return DS_ERR_REC_SIZE;
     uint32_t base = ds__pebs_adaptive_size(groups);
     if (size < base + sizeof(struct ds_pebs_cntr_hdr) || avail < base + sizeof(struct ds_pebs_cntr_hdr)) {
@@ -162,18 +173,18 @@ static inline __attribute__((always_inline)) int cntr_check(const unsigned char 
  */
 static inline __attribute__((always_inline)) int adaptive_check(const unsigned char *p, size_t avail, uint64_t hdr,
                                                                 uint32_t size, uint64_t groups,
-                                                                const struct ds__adopt *o, uint64_t *vkey,
+                                                                uint64_t known, uint64_t *vkey,
                                                                 struct ds__cntr *c)
 {
     if (groups & DS__CNTR_GROUPS) {
-        int e = cntr_check(p, avail, hdr, size, groups, o, c);
+        int e = cntr_check(p, avail, hdr, size, groups, known, c);
         if (e)
             return e;
         *vkey = DS__NO_HDR;
     } else if ((hdr & DS__HDR_KEY_MASK) != *vkey) {
         /* Header bits 23:4 (23:6 on format 6) would be groups libds does not
          * know: their size is unknown. */
-        if ((hdr & 0x0000000000FFFFF0ull) & ~o->known)
+        if ((hdr & 0x0000000000FFFFF0ull) & ~known)
             return DS_ERR_REC_SIZE;
         if (size != ds__pebs_adaptive_size(groups))
             return DS_ERR_REC_SIZE;
@@ -263,22 +274,23 @@ static inline __attribute__((always_inline)) void cntr_fields(const unsigned cha
  * DS__NO_HDR. Start with DS__NO_HDR, which no valid header equals.
  */
 static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sample *s, uint64_t *vkey,
-                         const struct ds__adopt *o)
+                         uint32_t opts)
 {
     if (avail < sizeof(struct ds_pebs_basic))
         return DS_ERR_REC_SHORT;
     uint64_t hdr = ds__ld64(p);
     uint32_t size = (uint32_t)(hdr >> DS_PEBS_HDR_SIZE_SHIFT);
-    uint64_t groups = hdr & o->known;
+    uint64_t known = adaptive_known(opts);
+    uint64_t groups = hdr & known;
     if (!(groups & DS_PEBS_DATA_CFG_LBRS))
         groups &= ~DS_PEBS_DATA_CFG_LBR_MASK; /* the LBR count is meaningless without the group */
     struct ds__cntr c = { 0, 0, false };
-    int e = adaptive_check(p, avail, hdr, size, groups, o, vkey, &c);
+    int e = adaptive_check(p, avail, hdr, size, groups, known, vkey, &c);
     if (e)
         return e;
     adaptive_clear(groups, &c, s); /* reads the previous s->present: before adaptive_fields */
     s->size = size;
-    adaptive_fields(p, hdr, groups, o, adaptive_present(groups, o), false, s);
+    adaptive_fields(p, hdr, groups, opts, adaptive_present(groups, opts), false, s);
     if (groups & DS__CNTR_GROUPS)
         cntr_fields(p + ds__pebs_adaptive_size(groups) + sizeof(struct ds_pebs_cntr_hdr), &c, false, s);
     return DS_OK;
@@ -314,7 +326,7 @@ static inline __attribute__((always_inline)) void run_same(const unsigned char *
         uint64_t hdr = ds__ld64(p);
         if ((hdr ^ s->header) & DS__HDR_KEY_MASK)
             break;
-        adaptive_fields(p, hdr, groups, NULL, 0, true, s);
+        adaptive_fields(p, hdr, groups, 0, 0, true, s);
         st->present++;
         count_sink(sink(arg, s), st);
         p += s->size;
@@ -346,7 +358,7 @@ static inline __attribute__((always_inline)) void run_same_cntr(const unsigned c
             ds__ld64(p + base) != ds__ld64((const unsigned char *)&s->cntr_gp_mask) ||
             (ds__ld32(p + base + 8) == DS_PEBS_CNTR_METRICS) != ((s->present & DS_SAMPLE_METRICS) != 0))
             break;
-        adaptive_fields(p, hdr, groups, NULL, 0, true, s);
+        adaptive_fields(p, hdr, groups, 0, 0, true, s);
         cntr_fields(p + base + sizeof(struct ds_pebs_cntr_hdr), NULL, true, s);
         st->present++;
         count_sink(sink(arg, s), st);
@@ -386,13 +398,13 @@ static inline __attribute__((always_inline)) void fast_run(const unsigned char *
     }
 }
 
-static int decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, const struct ds__adopt *o,
+static int decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, uint32_t opts,
                            struct ds_pebs_sample *out)
 {
     out->fmt = fmt;
     out->ip_is_next = false; /* the basic group's IP is the eventing IP */
     uint64_t vkey = DS__NO_HDR;
-    int e = adaptive_body(p, avail, out, &vkey, o);
+    int e = adaptive_body(p, avail, out, &vkey, opts);
     if (e)
         ds__pebs_clear_sample(out);
     return e;
@@ -401,9 +413,7 @@ static int decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t 
 int ds__pebs_decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, unsigned rl, bool lat_split,
                              struct ds_pebs_sample *out)
 {
-    struct ds__adopt o;
-    adaptive_opts(fmt, rl, lat_split, &o);
-    return decode_adaptive(fmt, p, avail, &o, out);
+    return decode_adaptive(fmt, p, avail, adaptive_opts(fmt, rl, lat_split), out);
 }
 
 /*
@@ -436,7 +446,7 @@ static __attribute__((noinline, cold)) size_t adaptive_past_max(const struct ds_
  * validated record: s->present set) and after each validated record.
  */
 static inline __attribute__((always_inline)) void walk_adaptive(const unsigned char *p, const unsigned char *end,
-                                                                struct ds_pebs_sample *s, const struct ds__adopt *o,
+                                                                struct ds_pebs_sample *s, uint32_t opts,
                                                                 ds_pebs_sink sink, void *arg,
                                                                 struct ds_drain_stats *st)
 {
@@ -447,7 +457,7 @@ static inline __attribute__((always_inline)) void walk_adaptive(const unsigned c
         if (p >= end)
             break;
         st->present++;
-        if (adaptive_body(p, (size_t)(end - p), s, &vkey, o) != DS_OK) {
+        if (adaptive_body(p, (size_t)(end - p), s, &vkey, opts) != DS_OK) {
             /* The size field cannot be trusted: the rest is one lost record. */
             if ((size_t)(end - p) < sizeof(struct ds_pebs_basic))
                 st->anomalies |= DS_DRAIN_INDEX_MISALIGNED;
@@ -461,23 +471,24 @@ static inline __attribute__((always_inline)) void walk_adaptive(const unsigned c
     }
 }
 
-/* The key of ds_pmi's scratch sample after an adaptive drain of @ctx
- * (pebs_int.h): format and the options adaptive_fields depends on. */
-static uint32_t adaptive_key(const struct ds_ctx *ctx)
+/* The options of @ctx's adaptive records: its retire-latency rule (the
+ * bool pebs_timed: DS__RL_ALWAYS or DS__RL_NEVER), the latency split and
+ * the format. The key of ds_pmi's scratch sample after an adaptive drain
+ * of @ctx (pebs_int.h) is DS__SCRATCH_ADAPTIVE | this. */
+static inline uint32_t adaptive_drain_opts(const struct ds_ctx *ctx)
 {
-    return DS__SCRATCH_ADAPTIVE | ((uint32_t)ctx->pebs_fmt & 0xFFu) << 8 | (uint32_t)ctx->pebs_timed << 1 |
-           (uint32_t)ctx->pebs_lat_split;
+    return DS__OPT_FMT(ctx->pebs_fmt) | (uint32_t)ctx->pebs_lat_split << 8 | (uint32_t)ctx->pebs_timed;
 }
 
 /* A sample not prepared for @ctx's adaptive records (*@key is not its
- * adaptive_key): cleared and prepared, then named by *@key. Out of line:
+ * DS__SCRATCH_ADAPTIVE | adaptive_drain_opts): cleared and prepared, then named by *@key. Out of line:
  * once per ds_pmi (cold_1rec in scripts/bench.sh) or per ds_pebs_drain. */
 static __attribute__((noinline)) void adaptive_prep(const struct ds_ctx *ctx, struct ds_pebs_sample *s, uint32_t *key)
 {
     ds__pebs_clear_sample(s);
     s->fmt = ctx->pebs_fmt;
     s->ip_is_next = false; /* the basic group's IP is the eventing IP */
-    *key = adaptive_key(ctx);
+    *key = DS__SCRATCH_ADAPTIVE | adaptive_drain_opts(ctx);
 }
 
 /* An index below the base: nothing to walk (ds__drain_finish counts no race). */
@@ -489,7 +500,7 @@ static __attribute__((noinline, cold)) void adaptive_below_base(struct ds_ctx *c
 }
 
 /* Drain an adaptive format into @s: a cleared sample (or a previous
- * adaptive drain's, *@key naming this context's adaptive_key) is kept as
+ * adaptive drain's, *@key naming this context's options) is kept as
  * it is; else it is cleared here. */
 void ds__pebs_drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
                              struct ds_pebs_sample *s, uint32_t *key)
@@ -506,12 +517,11 @@ void ds__pebs_drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, s
     size_t len = (size_t)(idx - b->linear);
     if (idx - b->linear >= b->bytes)
         len = adaptive_past_max(b, idx - b->linear, st);
-    if (*key != adaptive_key(ctx))
+    uint32_t opts = adaptive_drain_opts(ctx);
+    if (*key != (DS__SCRATCH_ADAPTIVE | opts))
         adaptive_prep(ctx, s, key);
-    struct ds__adopt o;
-    adaptive_opts(ctx->pebs_fmt, ctx->pebs_timed ? DS__RL_ALWAYS : DS__RL_NEVER, ctx->pebs_lat_split, &o);
     const unsigned char *end = b->mem + len;
-    walk_adaptive(b->mem, end, s, &o, sink, arg, st);
+    walk_adaptive(b->mem, end, s, opts, sink, arg, st);
     /* The race check needs fixed sizes: it uses the configured record
      * size. The index it compares with is the one read above, idx, or
      * (idx past the maximum) the maximum, base + len: not kept across the

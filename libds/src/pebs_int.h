@@ -143,7 +143,8 @@ static inline __attribute__((always_inline)) void ds__pebs_drain_pmi(struct ds_c
  * prepare it again:
  *   0                      nothing (ds_pmi_init): cleared and prepared first;
  *   0x80000000 | trap<<16 | fmt   a fixed format's prepared sample (pebs.c fixed_key);
- *   DS__SCRATCH_ADAPTIVE | fmt<<8 | opts   an adaptive drain's last record:
+ *   DS__SCRATCH_ADAPTIVE | opts   an adaptive drain's last record (opts: format<<16,
+ *                          latency split<<8, timed PEBS; pebs_adaptive.c DS__OPT_*):
  *                          the fields of the groups it did not carry are zero;
  *   DS__SCRATCH_ARCH       an architectural PEBS drain's last record, same rule.
  * The adaptive and arch drains leave the sample in that state after every
