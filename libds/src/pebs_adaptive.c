@@ -318,7 +318,7 @@ static inline __attribute__((always_inline)) void count_sink(int rc, struct ds_d
  * Live across the sink call: p, end, s, sink, arg, st (issue 29 item 3).
  */
 static inline __attribute__((always_inline)) void run_same(const unsigned char **pp, const unsigned char *end,
-                                                           uint64_t groups, struct ds_pebs_sample *s,
+                                                           uint32_t groups, struct ds_pebs_sample *s,
                                                            ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
 {
     const unsigned char *p = *pp;
@@ -346,7 +346,7 @@ static inline __attribute__((always_inline)) void run_same(const unsigned char *
  * size. As run_same otherwise.
  */
 static inline __attribute__((always_inline)) void run_same_cntr(const unsigned char **pp, const unsigned char *end,
-                                                                uint64_t groups, uint32_t base,
+                                                                uint32_t groups, uint32_t base,
                                                                 struct ds_pebs_sample *s, ds_pebs_sink sink,
                                                                 void *arg, struct ds_drain_stats *st)
 {
@@ -381,7 +381,7 @@ static inline __attribute__((always_inline)) void fast_run(const unsigned char *
                                                            struct ds_drain_stats *st)
 {
     uint64_t key = s->header;
-    uint64_t g = key & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
+    uint32_t g = (uint32_t)(key & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK)); /* bits 31:24 and 3:0 */
     if (!(g & DS_PEBS_DATA_CFG_LBRS))
         g &= ~DS_PEBS_DATA_CFG_LBR_MASK;
     if (s->present & DS_SAMPLE_CNTRS) {
