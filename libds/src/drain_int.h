@@ -27,25 +27,46 @@ static inline void ds__stats_clear(struct ds_drain_stats *d)
  * (ds__drain_span, ds__drain_finish).
  */
 
+/* ds__area_get / ds__area_put with the layout test done once by the
+ * caller (@l32: ctx->layout == DS_LAYOUT_32): a 32-bit store may alias
+ * ctx->layout, so the compiler reloads and retests it after each. */
+static inline uint64_t ds__fld_get(const struct ds_ctx *ctx, bool l32, bool pebs, enum ds__fld f)
+{
+    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
+    if (l32)
+        return ((const volatile uint32_t *)&ctx->area->a32)[i];
+    return ((const volatile uint64_t *)&ctx->area->a64)[i];
+}
+
+static inline void ds__fld_put(struct ds_ctx *ctx, bool l32, bool pebs, enum ds__fld f, uint64_t v)
+{
+    unsigned i = (pebs ? 4u : 0u) + (unsigned)f;
+    if (l32)
+        ((volatile uint32_t *)&ctx->area->a32)[i] = (uint32_t)v;
+    else
+        ((volatile uint64_t *)&ctx->area->a64)[i] = v;
+}
+
 /* Verify and repair base/max/threshold fields (anomaly bits into st). */
 static inline __attribute__((always_inline)) void ds__drain_check_fields(struct ds_ctx *ctx, bool pebs,
                                                                           struct ds_drain_stats *st)
 {
     const struct ds_buf_state *b = pebs ? &ctx->pebs : &ctx->bts;
-    if (ds__area_get(ctx, pebs, DS__BASE) != b->linear) {
+    const bool l32 = ctx->layout == DS_LAYOUT_32;
+    if (ds__fld_get(ctx, l32, pebs, DS__BASE) != b->linear) {
         st->anomalies |= DS_DRAIN_BASE_CHANGED;
-        ds__area_put(ctx, pebs, DS__BASE, b->linear);
+        ds__fld_put(ctx, l32, pebs, DS__BASE, b->linear);
     }
-    if (ds__area_get(ctx, pebs, DS__MAX) != b->linear + b->bytes) {
+    if (ds__fld_get(ctx, l32, pebs, DS__MAX) != b->linear + b->bytes) {
         st->anomalies |= DS_DRAIN_MAX_CHANGED;
-        ds__area_put(ctx, pebs, DS__MAX, b->linear + b->bytes);
+        ds__fld_put(ctx, l32, pebs, DS__MAX, b->linear + b->bytes);
     }
     uint64_t t = pebs ? b->thresh_at : ds__buf_thresh_field(ctx, false);
-    if (ctx->layout == DS_LAYOUT_32)
+    if (l32)
         t &= 0xFFFFFFFFull;
-    if (ds__area_get(ctx, pebs, DS__THRESH) != t) {
+    if (ds__fld_get(ctx, l32, pebs, DS__THRESH) != t) {
         st->anomalies |= DS_DRAIN_THRESH_CHANGED;
-        ds__area_put(ctx, pebs, DS__THRESH, t);
+        ds__fld_put(ctx, l32, pebs, DS__THRESH, t);
     }
 }
 
@@ -55,7 +76,8 @@ static inline __attribute__((always_inline)) void ds__drain_finish_inl(struct ds
                                                                         struct ds_drain_stats *st)
 {
     const struct ds_buf_state *b = pebs ? &ctx->pebs : &ctx->bts;
-    uint64_t now = ds__area_get(ctx, pebs, DS__INDEX);
+    const bool l32 = ctx->layout == DS_LAYOUT_32;
+    uint64_t now = ds__fld_get(ctx, l32, pebs, DS__INDEX);
     /* Records the CPU appended while we walked (only meaningful if the index
      * we walked to was sane and it moved forward within the buffer). */
     if (now != seen_index && seen_index >= b->linear && now > seen_index && now <= b->linear + b->bytes) {
@@ -66,7 +88,7 @@ static inline __attribute__((always_inline)) void ds__drain_finish_inl(struct ds
             st->anomalies |= DS_DRAIN_RACE;
         }
     }
-    ds__area_put(ctx, pebs, DS__INDEX, b->linear);
+    ds__fld_put(ctx, l32, pebs, DS__INDEX, b->linear);
 }
 
 /*

@@ -180,17 +180,6 @@ void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct
         ds__pebs_drain_fixed(ctx, sink, arg, st, &s, NULL);
 }
 
-void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
-                        struct ds_pebs_sample *scratch, uint32_t *key)
-{
-    DS_ASSERT(ctx->setup && ctx->pebs.mem);
-    DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
-    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt))
-        ds__pebs_drain_adaptive(ctx, sink, arg, st, scratch, key); /* no sample in this frame (issue 29 item 3) */
-    else
-        ds__pebs_drain_fixed(ctx, sink, arg, st, scratch, key);
-}
-
 int ds_pebs_drain(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *out)
 {
     struct ds_drain_stats local, *st = out ? out : &local;

@@ -15,34 +15,45 @@
 #if DS_CONFIG_PEBS
 
 /*
- * How an adaptive record is decoded (the facts the record does not carry):
- * which header group bits exist (format 6 adds the counters group), whether
- * header bits 47:32 hold a retire latency, whether the meminfo latency is
- * split. From the CPU (drain, ds_pebs_decode_cpu) or defaults (ds_pebs_decode).
+ * How an adaptive record is decoded (the facts the record does not carry),
+ * one word, @opts: bits 1:0 whether header bits 47:32 hold a retire
+ * latency (DS__RL_*), bit 8 whether the meminfo latency is split, bits
+ * 23:16 the format (format 6 adds the counters group to the header group
+ * bits that exist). From the CPU (drain, ds_pebs_decode_cpu) or defaults
+ * (ds_pebs_decode). The drain's is also its scratch key
+ * (adaptive_drain_opts): one word computed per drain, no options struct
+ * in its frame (issue 29 item 3).
  */
-struct ds__adopt {
-    uint64_t known;       /* header group bits that exist (with the LBR count) */
-    unsigned rl;          /* DS__RL_* */
-    bool lat_split;
-};
+#define DS__OPT_RL    0x3u
+#define DS__OPT_SPLIT 0x100u
+#define DS__OPT_FMT(fmt) (((uint32_t)(fmt) & 0xFFu) << 16)
+_Static_assert(DS__RL_NEVER == 0 && DS__RL_ALWAYS == 1 && DS__RL_NONZERO <= DS__OPT_RL,
+               "a bool pebs_timed is the drain's retire-latency rule");
+_Static_assert((DS_PEBS_FMT_4 & 0xFF) != (DS_PEBS_FMT_6 & 0xFF) && (DS_PEBS_FMT_5 & 0xFF) != (DS_PEBS_FMT_6 & 0xFF),
+               "the option word tells format 6 apart");
 
-static void adaptive_opts(enum ds_pebs_fmt fmt, unsigned rl, bool lat_split, struct ds__adopt *o)
+static inline uint32_t adaptive_opts(enum ds_pebs_fmt fmt, unsigned rl, bool lat_split)
 {
-    o->known = 0xFull | DS_PEBS_DATA_CFG_LBR_MASK;
-    if (fmt == DS_PEBS_FMT_6)
-        o->known |= DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS;
-    o->rl = rl;
-    o->lat_split = lat_split;
+    return DS__OPT_FMT(fmt) | (lat_split ? DS__OPT_SPLIT : 0u) | rl;
+}
+
+/* The header group bits that exist (with the LBR count) under @opts. */
+static inline uint64_t adaptive_known(uint32_t opts)
+{
+    uint64_t k = 0xFull | DS_PEBS_DATA_CFG_LBR_MASK;
+    if ((opts & DS__OPT_FMT(0xFF)) == DS__OPT_FMT(DS_PEBS_FMT_6))
+        k |= DS_PEBS_DATA_CFG_CNTRS | DS_PEBS_DATA_CFG_METRICS;
+    return k;
 }
 
 /* The present bits that depend only on the groups and the options. */
-static uint32_t adaptive_present(uint64_t groups, const struct ds__adopt *o)
+static uint32_t adaptive_present(uint64_t groups, uint32_t opts)
 {
     uint32_t v = DS_SAMPLE_IP | DS_SAMPLE_EVENTING_IP | DS_SAMPLE_APPLICABLE | DS_SAMPLE_TSC;
-    if (o->rl == DS__RL_ALWAYS)
+    if ((opts & DS__OPT_RL) == DS__RL_ALWAYS)
         v |= DS_SAMPLE_RETIRE_LAT;
     if (groups & DS_PEBS_DATA_CFG_MEMINFO)
-        v |= DS_SAMPLE_MEM | DS_SAMPLE_TSX | (o->lat_split ? DS_SAMPLE_LAT_SPLIT : 0);
+        v |= DS_SAMPLE_MEM | DS_SAMPLE_TSX | ((opts & DS__OPT_SPLIT) ? DS_SAMPLE_LAT_SPLIT : 0);
     if (groups & DS_PEBS_DATA_CFG_GPRS)
         v |= DS_SAMPLE_FLAGS | DS_SAMPLE_GPRS;
     if (groups & DS_PEBS_DATA_CFG_XMMS)
@@ -56,11 +67,17 @@ static uint32_t adaptive_present(uint64_t groups, const struct ds__adopt *o)
  * The fields of the basic, meminfo, GPR, XMM and LBR groups of one record
  * whose header @hdr was validated (groups @groups at their offsets). Writes
  * every field those groups carry; nothing else. @groups is a constant where
- * this is inlined for the basic-only fast run.
+ * this is inlined for the basic-only fast run. @run (a constant): a fast
+ * run's record, whose header key is the one of the record already in @s:
+ * s->present is already the value to write (runs are drain-only, whose
+ * retire-latency rule is never DS__RL_NONZERO) and says the options (its
+ * DS_SAMPLE_RETIRE_LAT and DS_SAMPLE_LAT_SPLIT bits), so @opts and @present
+ * are not read.
  */
 static inline __attribute__((always_inline)) void adaptive_fields(const unsigned char *p, uint64_t hdr,
-                                                                  uint64_t groups, const struct ds__adopt *o,
-                                                                  uint32_t present, struct ds_pebs_sample *s)
+                                                                  uint64_t groups, uint32_t opts,
+                                                                  uint32_t present, bool run,
+                                                                  struct ds_pebs_sample *s)
 {
     s->header = hdr;
     s->ip = ds__ld64(p + 0x08); /* the basic group's IP is the eventing IP */
@@ -69,12 +86,15 @@ static inline __attribute__((always_inline)) void adaptive_fields(const unsigned
     s->tsc = ds__ld64(p + 0x18);
     /* Header bits 47:32: retire latency on timed-PEBS parts (PERF_CAPABILITIES[17],
      * Linux pebs_basic.retire_latency); meaningless otherwise. */
-    if (o->rl == DS__RL_NEVER) {
+    if (run) {
+        if (s->present & DS_SAMPLE_RETIRE_LAT)
+            s->retire_latency = (uint32_t)((hdr >> DS_PEBS_HDR_RETIRE_LAT_SHIFT) & 0xFFFF);
+    } else if ((opts & DS__OPT_RL) == DS__RL_NEVER) {
         s->present = present;
     } else {
         uint32_t rl = (uint32_t)((hdr >> DS_PEBS_HDR_RETIRE_LAT_SHIFT) & 0xFFFF);
         s->retire_latency = rl;
-        s->present = (o->rl == DS__RL_NONZERO && rl) ? present | DS_SAMPLE_RETIRE_LAT : present;
+        s->present = ((opts & DS__OPT_RL) == DS__RL_NONZERO && rl) ? present | DS_SAMPLE_RETIRE_LAT : present;
     }
     const unsigned char *q = p + sizeof(struct ds_pebs_basic);
     if (groups & DS_PEBS_DATA_CFG_MEMINFO) {
@@ -82,7 +102,7 @@ static inline __attribute__((always_inline)) void adaptive_fields(const unsigned
         s->data_source = ds__ld64(q + 0x08);
         uint64_t lat = ds__ld64(q + 0x10);
         s->latency = lat;
-        if (o->lat_split) {
+        if (run ? (s->present & DS_SAMPLE_LAT_SPLIT) != 0 : (opts & DS__OPT_SPLIT) != 0) {
             s->instr_latency = (uint32_t)(lat & 0xFFFF);
             s->cache_latency = (uint32_t)((lat >> 32) & 0xFFFF);
         }
@@ -127,9 +147,9 @@ struct ds__cntr {
  */
 static inline __attribute__((always_inline)) int cntr_check(const unsigned char *p, size_t avail, uint64_t hdr,
                                                             uint32_t size, uint64_t groups,
-                                                            const struct ds__adopt *o, struct ds__cntr *c)
+                                                            uint64_t known, struct ds__cntr *c)
 {
-    if ((hdr & 0x00000000FFFFFFFFull & ~o->known) != 0)
+    if ((hdr & 0x00000000FFFFFFFFull & ~known) != 0)
         return DS_ERR_REC_SIZE;
     uint32_t base = ds__pebs_adaptive_size(groups);
     if (size < base + sizeof(struct ds_pebs_cntr_hdr) || avail < base + sizeof(struct ds_pebs_cntr_hdr)) {
@@ -153,18 +173,18 @@ static inline __attribute__((always_inline)) int cntr_check(const unsigned char 
  */
 static inline __attribute__((always_inline)) int adaptive_check(const unsigned char *p, size_t avail, uint64_t hdr,
                                                                 uint32_t size, uint64_t groups,
-                                                                const struct ds__adopt *o, uint64_t *vkey,
+                                                                uint64_t known, uint64_t *vkey,
                                                                 struct ds__cntr *c)
 {
     if (groups & DS__CNTR_GROUPS) {
-        int e = cntr_check(p, avail, hdr, size, groups, o, c);
+        int e = cntr_check(p, avail, hdr, size, groups, known, c);
         if (e)
             return e;
         *vkey = DS__NO_HDR;
     } else if ((hdr & DS__HDR_KEY_MASK) != *vkey) {
         /* Header bits 23:4 (23:6 on format 6) would be groups libds does not
          * know: their size is unknown. */
-        if ((hdr & 0x0000000000FFFFF0ull) & ~o->known)
+        if ((hdr & 0x0000000000FFFFF0ull) & ~known)
             return DS_ERR_REC_SIZE;
         if (size != ds__pebs_adaptive_size(groups))
             return DS_ERR_REC_SIZE;
@@ -218,21 +238,26 @@ static inline __attribute__((always_inline)) void adaptive_clear(uint64_t groups
 
 /* The counters group's values at @q (after its header @c), in counter
  * order, GP then fixed, then the metrics pair (Linux
- * setup_pebs_adaptive_sample_data). */
+ * setup_pebs_adaptive_sample_data). @run (a constant): a fast run's
+ * record, whose counters-group header is the one in @s (masks, metrics
+ * bit): @c is not read, the masks and s->present are not written. */
 static inline __attribute__((always_inline)) void cntr_fields(const unsigned char *q, const struct ds__cntr *c,
-                                                              struct ds_pebs_sample *s)
+                                                              bool run, struct ds_pebs_sample *s)
 {
-    s->cntr_gp_mask = c->gp;
-    s->cntr_fixed_mask = c->fixed;
-    for (uint32_t m = c->gp; m; m &= m - 1, q += 8)
+    uint32_t gp = run ? s->cntr_gp_mask : c->gp, fixed = run ? s->cntr_fixed_mask : c->fixed;
+    bool metrics = run ? (s->present & DS_SAMPLE_METRICS) != 0 : c->metrics;
+    if (!run) {
+        s->cntr_gp_mask = gp;
+        s->cntr_fixed_mask = fixed;
+        s->present |= DS_SAMPLE_CNTRS | (metrics ? DS_SAMPLE_METRICS : 0u);
+    }
+    for (uint32_t m = gp; m; m &= m - 1, q += 8)
         s->cntr_gp[__builtin_ctz(m)] = ds__ld64(q);
-    for (uint32_t m = c->fixed; m; m &= m - 1, q += 8)
+    for (uint32_t m = fixed; m; m &= m - 1, q += 8)
         s->cntr_fixed[__builtin_ctz(m)] = ds__ld64(q);
-    s->present |= DS_SAMPLE_CNTRS;
-    if (c->metrics) {
+    if (metrics) {
         s->topdown_slots = ds__ld64(q);
         s->perf_metrics = ds__ld64(q + 8);
-        s->present |= DS_SAMPLE_METRICS;
     }
 }
 
@@ -249,133 +274,137 @@ static inline __attribute__((always_inline)) void cntr_fields(const unsigned cha
  * DS__NO_HDR. Start with DS__NO_HDR, which no valid header equals.
  */
 static int adaptive_body(const unsigned char *p, size_t avail, struct ds_pebs_sample *s, uint64_t *vkey,
-                         const struct ds__adopt *o)
+                         uint32_t opts)
 {
     if (avail < sizeof(struct ds_pebs_basic))
         return DS_ERR_REC_SHORT;
     uint64_t hdr = ds__ld64(p);
     uint32_t size = (uint32_t)(hdr >> DS_PEBS_HDR_SIZE_SHIFT);
-    uint64_t groups = hdr & o->known;
+    uint64_t known = adaptive_known(opts);
+    uint64_t groups = hdr & known;
     if (!(groups & DS_PEBS_DATA_CFG_LBRS))
         groups &= ~DS_PEBS_DATA_CFG_LBR_MASK; /* the LBR count is meaningless without the group */
     struct ds__cntr c = { 0, 0, false };
-    int e = adaptive_check(p, avail, hdr, size, groups, o, vkey, &c);
+    int e = adaptive_check(p, avail, hdr, size, groups, known, vkey, &c);
     if (e)
         return e;
     adaptive_clear(groups, &c, s); /* reads the previous s->present: before adaptive_fields */
     s->size = size;
-    adaptive_fields(p, hdr, groups, o, adaptive_present(groups, o), s);
+    adaptive_fields(p, hdr, groups, opts, adaptive_present(groups, opts), false, s);
     if (groups & DS__CNTR_GROUPS)
-        cntr_fields(p + ds__pebs_adaptive_size(groups) + sizeof(struct ds_pebs_cntr_hdr), &c, s);
+        cntr_fields(p + ds__pebs_adaptive_size(groups) + sizeof(struct ds_pebs_cntr_hdr), &c, false, s);
     return DS_OK;
 }
 
+/* A record handed to the sink: counted as taken or rejected. */
+static inline __attribute__((always_inline)) void count_sink(int rc, struct ds_drain_stats *st)
+{
+    if (rc == 0)
+        st->records++;
+    else
+        st->lost_rejected++;
+}
+
 /*
- * Records after a validated one whose header (retire latency aside) is the
- * same carry the same groups at the same offsets: only the values change.
- * Decode them with no validation beyond the key compare and the bounds,
- * and no clearing (every field they carry is rewritten; fields of absent
- * groups are already zero). Stops at the first other header, or when fewer
- * than @size bytes remain (the caller's validating path then takes over).
- * @groups is a constant where inlined. Returns the records walked; *@taken
- * gets those the sink took; *@pp advances past them.
+ * Records after a validated one (in @s) whose header is the same but for
+ * the retire latency carry the same groups at the same offsets and the
+ * same size (s->size): only the values change. Decode them with no
+ * validation beyond the key compare (against s->header, before it is
+ * rewritten) and the bounds, and no clearing (every field they carry is
+ * rewritten; fields of absent groups are already zero). Stops at the first
+ * other header, or when fewer than s->size bytes remain (the caller's
+ * validating path then takes over). @groups (those of s->header) is a
+ * constant where inlined. Counts into @st; *@pp advances past the records.
+ * Live across the sink call: p, end, s, sink, arg, st (issue 29 item 3).
  */
-static inline __attribute__((always_inline)) uint32_t run_same(const unsigned char **pp, const unsigned char *end,
-                                                               uint64_t key, uint32_t size, uint64_t groups,
-                                                               const struct ds__adopt *o, struct ds_pebs_sample *s,
-                                                               ds_pebs_sink sink, void *arg, uint64_t *taken)
+static inline __attribute__((always_inline)) void run_same(const unsigned char **pp, const unsigned char *end,
+                                                           uint32_t groups, struct ds_pebs_sample *s,
+                                                           ds_pebs_sink sink, void *arg, struct ds_drain_stats *st)
 {
     const unsigned char *p = *pp;
-    uint32_t n = 0, t = 0;
-    uint32_t present = s->present & ~(o->rl == DS__RL_NONZERO ? DS_SAMPLE_RETIRE_LAT : 0u);
-    while ((size_t)(end - p) >= size) {
+    while ((size_t)(end - p) >= s->size) {
         uint64_t hdr = ds__ld64(p);
-        if ((hdr & DS__HDR_KEY_MASK) != key)
+        if ((hdr ^ s->header) & DS__HDR_KEY_MASK)
             break;
-        adaptive_fields(p, hdr, groups, o, present, s);
-        t += sink(arg, s) == 0;
-        p += size;
-        n++;
+        adaptive_fields(p, hdr, groups, 0, 0, true, s);
+        st->present++;
+        count_sink(sink(arg, s), st);
+        p += s->size;
     }
     *pp = p;
-    *taken += t;
-    return n;
 }
 
 /*
  * run_same for records with the counters group (format 6): after a
- * validated record decoded into @s (header key @key, size @size), records
- * with the same header (retire latency aside) and the same counters-group
- * header (GP and fixed bitmaps = s's masks, metrics word naming metrics or
- * not as s's did) have the same groups, counters and size; they are
- * decoded without validation or clearing (every field they carry is
- * rewritten: the same counter slots). Stops at the first other record.
- * @groups: the basic to LBR groups of @key (a constant where inlined for
- * basic + counters). As run_same otherwise.
+ * validated record decoded into @s, records with the same header (retire
+ * latency aside) and the same counters-group header (GP and fixed bitmaps
+ * = s's masks, metrics word naming metrics or not as s's did) have the
+ * same groups, counters and size; they are decoded without validation or
+ * clearing (every field they carry is rewritten: the same counter slots).
+ * Stops at the first other record. @groups: the basic to LBR groups of
+ * s->header (a constant where inlined for basic + counters), @base their
+ * size. As run_same otherwise.
  */
-static inline __attribute__((always_inline)) uint32_t run_same_cntr(const unsigned char **pp,
-                                                                    const unsigned char *end, uint64_t key,
-                                                                    uint32_t size, uint64_t groups,
-                                                                    const struct ds__adopt *o,
-                                                                    struct ds_pebs_sample *s, ds_pebs_sink sink,
-                                                                    void *arg, uint64_t *taken)
+static inline __attribute__((always_inline)) void run_same_cntr(const unsigned char **pp, const unsigned char *end,
+                                                                uint32_t groups, uint32_t base,
+                                                                struct ds_pebs_sample *s, ds_pebs_sink sink,
+                                                                void *arg, struct ds_drain_stats *st)
 {
-    uint32_t base = ds__pebs_adaptive_size(groups);
-    const struct ds__cntr c = { s->cntr_gp_mask, s->cntr_fixed_mask, (s->present & DS_SAMPLE_METRICS) != 0 };
-    uint64_t cw = (uint64_t)c.fixed << 32 | c.gp;
-    uint32_t present = s->present & ~(o->rl == DS__RL_NONZERO ? DS_SAMPLE_RETIRE_LAT : 0u);
     const unsigned char *p = *pp;
-    uint32_t n = 0, t = 0;
-    while ((size_t)(end - p) >= size) {
+    while ((size_t)(end - p) >= s->size) {
         uint64_t hdr = ds__ld64(p);
-        if ((hdr & DS__HDR_KEY_MASK) != key || ds__ld64(p + base) != cw ||
-            (ds__ld32(p + base + 8) == DS_PEBS_CNTR_METRICS) != c.metrics)
+        /* The masks are adjacent in the sample: GP low, fixed high, as in the record. */
+        if (((hdr ^ s->header) & DS__HDR_KEY_MASK) ||
+            ds__ld64(p + base) != ds__ld64((const unsigned char *)&s->cntr_gp_mask) ||
+            (ds__ld32(p + base + 8) == DS_PEBS_CNTR_METRICS) != ((s->present & DS_SAMPLE_METRICS) != 0))
             break;
-        adaptive_fields(p, hdr, groups, o, present, s);
-        cntr_fields(p + base + sizeof(struct ds_pebs_cntr_hdr), &c, s);
-        t += sink(arg, s) == 0;
-        p += size;
-        n++;
+        adaptive_fields(p, hdr, groups, 0, 0, true, s);
+        cntr_fields(p + base + sizeof(struct ds_pebs_cntr_hdr), NULL, true, s);
+        st->present++;
+        count_sink(sink(arg, s), st);
+        p += s->size;
     }
     *pp = p;
-    *taken += t;
-    return n;
 }
+_Static_assert(__builtin_offsetof(struct ds_pebs_sample, cntr_fixed_mask) ==
+                   __builtin_offsetof(struct ds_pebs_sample, cntr_gp_mask) + 4,
+               "run_same_cntr reads both masks as one word");
 
 /*
  * After a validated record decoded into @s (or, at a drain's start, the
  * last record of the previous drain into ds_pmi's scratch sample, which
  * was validated then): the records at *@pp with its header run through
- * run_same / run_same_cntr, the basic-only cases specialised. Returns the
- * records walked.
+ * run_same / run_same_cntr, the basic-only cases specialised.
  */
-static inline __attribute__((always_inline)) uint32_t fast_run(const unsigned char **pp, const unsigned char *end,
-                                                               const struct ds__adopt *o, struct ds_pebs_sample *s,
-                                                               ds_pebs_sink sink, void *arg, uint64_t *taken)
+static inline __attribute__((always_inline)) void fast_run(const unsigned char **pp, const unsigned char *end,
+                                                           struct ds_pebs_sample *s, ds_pebs_sink sink, void *arg,
+                                                           struct ds_drain_stats *st)
 {
-    uint64_t key = s->header & DS__HDR_KEY_MASK;
-    uint64_t g = key & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK);
+    uint64_t key = s->header;
+    uint32_t g = (uint32_t)(key & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK)); /* bits 31:24 and 3:0 */
     if (!(g & DS_PEBS_DATA_CFG_LBRS))
         g &= ~DS_PEBS_DATA_CFG_LBR_MASK;
     if (s->present & DS_SAMPLE_CNTRS) {
         if (g == 0)
-            return run_same_cntr(pp, end, key, s->size, 0, o, s, sink, arg, taken);
-        return run_same_cntr(pp, end, key, s->size, g, o, s, sink, arg, taken);
+            run_same_cntr(pp, end, 0, sizeof(struct ds_pebs_basic), s, sink, arg, st);
+        else
+            run_same_cntr(pp, end, g, ds__pebs_adaptive_size(g), s, sink, arg, st);
+    } else if (key & DS__CNTR_GROUPS) {
+        /* the group's bits without its values: only the validating path */
+    } else if (g == 0) {
+        run_same(pp, end, 0, s, sink, arg, st);
+    } else {
+        run_same(pp, end, g, s, sink, arg, st);
     }
-    if (key & DS__CNTR_GROUPS)
-        return 0; /* the group's bits without its values: only the validating path */
-    if (g == 0)
-        return run_same(pp, end, key, s->size, 0, o, s, sink, arg, taken);
-    return run_same(pp, end, key, s->size, key & (0xFull | DS_PEBS_DATA_CFG_LBR_MASK), o, s, sink, arg, taken);
 }
 
-static int decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, const struct ds__adopt *o,
+static int decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, uint32_t opts,
                            struct ds_pebs_sample *out)
 {
     out->fmt = fmt;
     out->ip_is_next = false; /* the basic group's IP is the eventing IP */
     uint64_t vkey = DS__NO_HDR;
-    int e = adaptive_body(p, avail, out, &vkey, o);
+    int e = adaptive_body(p, avail, out, &vkey, opts);
     if (e)
         ds__pebs_clear_sample(out);
     return e;
@@ -384,20 +413,19 @@ static int decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t 
 int ds__pebs_decode_adaptive(enum ds_pebs_fmt fmt, const unsigned char *p, size_t avail, unsigned rl, bool lat_split,
                              struct ds_pebs_sample *out)
 {
-    struct ds__adopt o;
-    adaptive_opts(fmt, rl, lat_split, &o);
-    return decode_adaptive(fmt, p, avail, &o, out);
+    return decode_adaptive(fmt, p, avail, adaptive_opts(fmt, rl, lat_split), out);
 }
 
 /*
- * The bytes of the adaptive buffer the index claims, at most the buffer:
- * an index past the maximum counts the excess (rounded up to whole records
- * of the configured size) as lost beyond it; one at the maximum is "full".
+ * An index at or past the maximum (@claimed bytes from the base, at least
+ * the buffer's): one past it counts the excess (rounded up to whole
+ * records of the configured size) as lost beyond it; one at the maximum
+ * is "full". Returns the bytes to walk, the whole buffer. Out of line: a
+ * 64-bit division off the PMI frame (issue 29 item 3).
  */
-static inline __attribute__((always_inline)) size_t adaptive_claimed(const struct ds_buf_state *b, uint64_t idx,
-                                                                     struct ds_drain_stats *st)
+static __attribute__((noinline, cold)) size_t adaptive_past_max(const struct ds_buf_state *b, uint64_t claimed,
+                                                                 struct ds_drain_stats *st)
 {
-    uint64_t claimed = idx - b->linear;
     if (claimed > b->bytes) {
         uint64_t excess = claimed - b->bytes;
         uint64_t rem;
@@ -405,57 +433,74 @@ static inline __attribute__((always_inline)) size_t adaptive_claimed(const struc
         st->anomalies |= DS_DRAIN_INDEX_PAST_MAX;
         st->lost_beyond += n;
         st->present += n;
-    } else if (claimed == b->bytes) {
+    } else {
         st->anomalies |= DS_DRAIN_FULL;
     }
-    return (size_t)(claimed < b->bytes ? claimed : b->bytes);
+    return (size_t)b->bytes;
 }
 
 /*
  * Walk [p, end) by the records' own (validated) size fields into @s (the
  * sample prepared for the drain), handing each to @sink; counts into @st.
+ * One fast_run site: after ds_pmi's scratch (the previous drain's last,
+ * validated record: s->present set) and after each validated record.
  */
 static inline __attribute__((always_inline)) void walk_adaptive(const unsigned char *p, const unsigned char *end,
-                                                                struct ds_pebs_sample *s, const struct ds__adopt *o,
+                                                                struct ds_pebs_sample *s, uint32_t opts,
                                                                 ds_pebs_sink sink, void *arg,
                                                                 struct ds_drain_stats *st)
 {
-    uint64_t walked = 0, taken = 0, vkey = DS__NO_HDR;
-    bool corrupt = false;
-    if (s->present) /* ds_pmi's scratch: the previous drain's last, validated record */
-        walked += fast_run(&p, end, o, s, sink, arg, &taken);
-    while (p < end) {
-        walked++;
-        if (adaptive_body(p, (size_t)(end - p), s, &vkey, o) != DS_OK) {
+    uint64_t vkey = DS__NO_HDR;
+    for (;;) {
+        if (s->present) /* a validated record in @s: the records that follow with its header */
+            fast_run(&p, end, s, sink, arg, st);
+        if (p >= end)
+            break;
+        st->present++;
+        if (adaptive_body(p, (size_t)(end - p), s, &vkey, opts) != DS_OK) {
             /* The size field cannot be trusted: the rest is one lost record. */
             if ((size_t)(end - p) < sizeof(struct ds_pebs_basic))
                 st->anomalies |= DS_DRAIN_INDEX_MISALIGNED;
             else
                 st->anomalies |= DS_DRAIN_SIZE_LIE;
             st->lost_corrupt++;
-            corrupt = true;
             break;
         }
-        taken += sink(arg, s) == 0;
+        count_sink(sink(arg, s), st);
         p += s->size;
-        /* The records that follow with the same header: the fast run. */
-        walked += fast_run(&p, end, o, s, sink, arg, &taken);
     }
-    st->present += walked;
-    st->records += taken;
-    st->lost_rejected += walked - taken - (corrupt ? 1 : 0);
 }
 
-/* The key of ds_pmi's scratch sample after an adaptive drain of @ctx
- * (pebs_int.h): format and the options adaptive_fields depends on. */
-static uint32_t adaptive_key(const struct ds_ctx *ctx)
+/* The options of @ctx's adaptive records: its retire-latency rule (the
+ * bool pebs_timed: DS__RL_ALWAYS or DS__RL_NEVER), the latency split and
+ * the format. The key of ds_pmi's scratch sample after an adaptive drain
+ * of @ctx (pebs_int.h) is DS__SCRATCH_ADAPTIVE | this. */
+static inline uint32_t adaptive_drain_opts(const struct ds_ctx *ctx)
 {
-    return DS__SCRATCH_ADAPTIVE | ((uint32_t)ctx->pebs_fmt & 0xFFu) << 8 | (uint32_t)ctx->pebs_timed << 1 |
-           (uint32_t)ctx->pebs_lat_split;
+    return DS__OPT_FMT(ctx->pebs_fmt) | (uint32_t)ctx->pebs_lat_split << 8 | (uint32_t)ctx->pebs_timed;
+}
+
+/* A sample not prepared for @ctx's adaptive records (*@key is not its
+ * DS__SCRATCH_ADAPTIVE | adaptive_drain_opts): cleared and prepared, then named by *@key. Out of line:
+ * once per ds_pmi (cold_1rec in scripts/bench.sh) or per ds_pebs_drain. */
+static __attribute__((noinline)) void adaptive_prep(const struct ds_ctx *ctx, struct ds_pebs_sample *s, uint32_t *key)
+{
+    ds__pebs_clear_sample(s);
+    s->fmt = ctx->pebs_fmt;
+    s->ip_is_next = false; /* the basic group's IP is the eventing IP */
+    *key = DS__SCRATCH_ADAPTIVE | adaptive_drain_opts(ctx);
+}
+
+/* An index below the base: nothing to walk (ds__drain_finish counts no race). */
+static __attribute__((noinline, cold)) void adaptive_below_base(struct ds_ctx *ctx, uint64_t idx,
+                                                                 struct ds_drain_stats *st)
+{
+    st->anomalies |= DS_DRAIN_INDEX_BELOW_BASE;
+    ds__drain_finish(ctx, true, idx, st);
 }
 
 /* Drain an adaptive format into @s: a cleared sample (or a previous
- * adaptive drain's, *@key naming this context's adaptive_key) is kept as
+ * adaptive drain's, *@key naming this context's options) is kept as
  * it is; else it is cleared here. */
 void ds__pebs_drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
                              struct ds_pebs_sample *s, uint32_t *key)
@@ -465,22 +510,24 @@ void ds__pebs_drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, s
 
     ds__drain_check_fields(ctx, true, st);
     if (idx < b->linear) {
-        st->anomalies |= DS_DRAIN_INDEX_BELOW_BASE;
-        ds__drain_finish(ctx, true, idx, st);
+        adaptive_below_base(ctx, idx, st);
         return;
     }
-    size_t len = adaptive_claimed(b, idx, st);
-    struct ds__adopt o;
-    adaptive_opts(ctx->pebs_fmt, ctx->pebs_timed ? DS__RL_ALWAYS : DS__RL_NEVER, ctx->pebs_lat_split, &o);
-    if (*key != adaptive_key(ctx)) {
-        ds__pebs_clear_sample(s);
-        s->fmt = ctx->pebs_fmt;
-        s->ip_is_next = false; /* the basic group's IP is the eventing IP */
-        *key = adaptive_key(ctx);
-    }
-    walk_adaptive(b->mem, b->mem + len, s, &o, sink, arg, st);
-    /* The race check needs fixed sizes: use the configured record size. */
-    ds__drain_finish(ctx, true, idx, st);
+    /* The bytes of the buffer the index claims, at most the buffer. */
+    size_t len = (size_t)(idx - b->linear);
+    if (idx - b->linear >= b->bytes)
+        len = adaptive_past_max(b, idx - b->linear, st);
+    uint32_t opts = adaptive_drain_opts(ctx);
+    if (*key != (DS__SCRATCH_ADAPTIVE | opts))
+        adaptive_prep(ctx, s, key);
+    const unsigned char *end = b->mem + len;
+    walk_adaptive(b->mem, end, s, opts, sink, arg, st);
+    /* The race check needs fixed sizes: it uses the configured record
+     * size. The index it compares with is the one read above, idx, or
+     * (idx past the maximum) the maximum, base + len: not kept across the
+     * walk. Either way a race is counted only for an index now above it
+     * and at most the maximum, which no index above the maximum is. */
+    ds__drain_finish_inl(ctx, true, b->linear + (uint64_t)(end - b->mem), st);
 }
 
 #endif /* DS_CONFIG_PEBS */

@@ -122,9 +122,20 @@ void ds__pebs_drain_adaptive(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, s
 void ds__pebs_drain_add(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st);
 /* The same for ds_pmi_handle, with the caller's persistent sample @scratch
  * for fixed formats: prepared (cleared, per-format fields) only when *@key
- * does not name the context's format, then *@key names it. */
-void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct ds_drain_stats *st,
-                        struct ds_pebs_sample *scratch, uint32_t *key);
+ * does not name the context's format, then *@key names it. Inline: the
+ * handler calls the format's drain itself, no frame between them (issue
+ * 29 item 3: an i386 tail call still saved four registers). */
+static inline __attribute__((always_inline)) void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg,
+                                                                      struct ds_drain_stats *st,
+                                                                      struct ds_pebs_sample *scratch, uint32_t *key)
+{
+    DS_ASSERT(ctx->setup && ctx->pebs.mem);
+    DS_ASSERT(ctx->pebs.rec_size == ds_pebs_record_size(ctx->pebs_fmt, ctx->pebs_data_cfg));
+    if (ds_pebs_fmt_adaptive(ctx->pebs_fmt))
+        ds__pebs_drain_adaptive(ctx, sink, arg, st, scratch, key); /* no sample in this frame (issue 29 item 3) */
+    else
+        ds__pebs_drain_fixed(ctx, sink, arg, st, scratch, key);
+}
 
 /*
  * The scratch sample of struct ds_pmi (pebs_scratch) is kept between PMIs;
@@ -132,7 +143,8 @@ void ds__pebs_drain_pmi(struct ds_ctx *ctx, ds_pebs_sink sink, void *arg, struct
  * prepare it again:
  *   0                      nothing (ds_pmi_init): cleared and prepared first;
  *   0x80000000 | trap<<16 | fmt   a fixed format's prepared sample (pebs.c fixed_key);
- *   DS__SCRATCH_ADAPTIVE | fmt<<8 | opts   an adaptive drain's last record:
+ *   DS__SCRATCH_ADAPTIVE | opts   an adaptive drain's last record (opts: format<<16,
+ *                          latency split<<8, timed PEBS; pebs_adaptive.c DS__OPT_*):
  *                          the fields of the groups it did not carry are zero;
  *   DS__SCRATCH_ARCH       an architectural PEBS drain's last record, same rule.
  * The adaptive and arch drains leave the sample in that state after every

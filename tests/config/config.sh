@@ -54,8 +54,8 @@ markers_for() {
     DS_CONFIG_NETBURST=0) echo "$(markers_for DS_CONFIG_NETBURST_TABLES=0) sym:metrics str:1stL_cache_load_miss_retired str:NetBurst~(early) call:netburst.o:ds_msr_write call:netburst.o:ds_msr_read" ;;
     DS_CONFIG_LBR=0) echo "sym:models str:Diamond~Rapids str:Knights~Mill call:lbr.o:ds_msr_read call:lbr.o:ds_msr_write" ;;
     DS_CONFIG_PMC=0) echo "call:pmc.o:ds_msr_write call:pmc.o:ds_msr_read call:pmc_pebs.o:ds_msr_write" ;;
-    DS_CONFIG_PMI=0) echo "call:pmi.o:ds_msr_read call:pmi.o:ds_msr_write call:pmi.o:ds__pebs_drain_pmi call:pmi.o:ds__bts_drain_add" ;;
-    DS_CONFIG_PEBS=0) echo "sym:ds__pebs_drain_add call:area_setup.o:ds_pebs_format_select call:pmi.o:ds__pebs_drain_pmi call:pmc_pebs.o:ds_msr_write" ;;
+    DS_CONFIG_PMI=0) echo "call:pmi.o:ds_msr_read call:pmi.o:ds_msr_write call:pmi.o:ds__pebs_drain_adaptive call:pmi.o:ds__pebs_drain_fixed call:pmi.o:ds__bts_drain_add" ;;
+    DS_CONFIG_PEBS=0) echo "sym:ds__pebs_drain_add call:area_setup.o:ds_pebs_format_select call:pmi.o:ds__pebs_drain_adaptive call:pmi.o:ds__pebs_drain_fixed call:pmc_pebs.o:ds_msr_write" ;;
     DS_CONFIG_BTS=0) echo "call:bts.o:ds_msr_write call:bts.o:ds__drain_span call:pmi.o:ds__bts_drain_add call:probe.o:ds_bts_enable" ;;
     DS_CONFIG_AREA=0) echo "call:area_setup.o:ds_linear_canonical sym:ds__drain_span call:area.o:ds_msr_write" ;;
     *) echo "" ;;

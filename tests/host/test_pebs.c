@@ -402,6 +402,65 @@ static void test_drain_race(void)
     CHECK(invariant(&st), "invariant");
 }
 
+/*
+ * The race check on an adaptive drain (its own walk, pebs_adaptive.c): the
+ * CPU appending records of the configured size (Ice Lake, GPR group: 176
+ * bytes) while the sink runs; counted against the index seen, which the
+ * adaptive drain takes as base + the bytes it walked. An index seen past
+ * the maximum counts no race (whatever the CPU writes after it).
+ */
+static int racing_sink176(void *a, const struct ds_pebs_sample *s)
+{
+    (void)s;
+    int *n = a;
+    if ((*n)++ == 0)
+        race_env->area.a64.pebs_index += 2 * 176;
+    return 0;
+}
+
+static void test_drain_race_adaptive(void)
+{
+    static struct env e;
+    struct ds_drain_stats st;
+    int n = 0;
+    fake_icelake(&e.f);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = DS_PEBS_DATA_CFG_GPRS;
+    e.cfg.pebs.bytes = 8 * 176;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "icl gprs setup");
+    race_env = &e;
+    uint64_t base = (uint64_t)(uintptr_t)e.pebs;
+    for (unsigned k = 0; k < 8; k++)
+        mk_adaptive(e.pebs + 176 * k, 2, 0x1000 * (k + 1));
+    e.area.a64.pebs_index = base + 3 * 176;
+    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    CHECK_EQ(st.records, 3, "adaptive: the 3 records seen");
+    CHECK_EQ(st.lost_race, 2, "adaptive: 2 arrived during the drain");
+    CHECK_EQ(st.present, 5, "adaptive: present counts them");
+    CHECK(st.anomalies & DS_DRAIN_RACE, "adaptive: race flagged");
+    CHECK(invariant(&st), "adaptive: invariant");
+    CHECK_EQ(e.area.a64.pebs_index, base, "adaptive: reset");
+    /* ending exactly at the maximum (8 records) */
+    n = 0;
+    e.area.a64.pebs_index = base + 6 * 176;
+    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    CHECK(st.records == 6 && st.lost_race == 2 && st.present == 8, "adaptive: 2 appended up to the maximum");
+    CHECK(!(st.anomalies & DS_DRAIN_FULL), "adaptive: the index seen was below the maximum");
+    /* seen at the maximum: anything after it is past the maximum, no race */
+    n = 0;
+    e.area.a64.pebs_index = base + 8 * 176;
+    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    CHECK(st.records == 8 && st.lost_race == 0 && !(st.anomalies & DS_DRAIN_RACE), "adaptive: full, no race");
+    CHECK(st.anomalies & DS_DRAIN_FULL, "adaptive: full flagged");
+    /* seen one record past the maximum: counted beyond, no race */
+    n = 0;
+    e.area.a64.pebs_index = base + 9 * 176;
+    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    CHECK(st.records == 8 && st.lost_beyond == 1 && st.lost_race == 0, "adaptive: past max, no race");
+    CHECK(invariant(&st), "adaptive: past max invariant");
+}
+
 static void test_attribute(void)
 {
     struct ds_pebs_sample s;
@@ -773,6 +832,69 @@ static void test_perf28_fmt6_same_header(void)
     }
 }
 
+/*
+ * The fast run's counters-group compare (run_same_cntr) beyond the GP mask:
+ * the same header (counters group and metrics bits, 64 or 72 bytes) and the
+ * same GP mask, but another fixed mask (GP0 + FIX0, then GP0 + FIX1: one
+ * value each, the record layout as above); then a record whose metrics word
+ * no longer names metrics under the same header and masks: its size no
+ * longer matches its counters group (Linux setup_pebs_adaptive_sample_data
+ * sizes the group from that word), so it is a size lie, not a sample.
+ */
+static void test_fmt6_run_fixed_and_metrics(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x8000 | 0x4000 | 0x2000 | 0x600 | 0x80 | 0x3F);
+    env_identify(&e, 1);
+    e.cfg.pebs_data_cfg = (1ull << 4) | (1ull << 5) | (0x1ull << 32) | (0x3ull << 48); /* GP0, FIX0-1, metrics */
+    e.cfg.pebs.bytes = 40 * 88;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "fmt6 setup");
+    unsigned char *r = e.pebs;
+    memset(r, 0, 64 * 2);
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned char *q = r + 64 * i;
+        put64(q, 0x00, 0x10 | (64ull << 48));
+        put64(q, 0x08, 0xB000 + i);
+        put32(q, 0x20, 0x1);
+        put32(q, 0x24, 1u << i);
+        put64(q, 0x30, 0x600 + i);
+        put64(q, 0x38, 0x700 + i);
+    }
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 64 * 2;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "drain fixed");
+    CHECK(c.n == 2 && st.records == 2 && st.anomalies == 0, "2 records, clean");
+    CHECK(c.s[1].cntr_gp_mask == 1 && c.s[1].cntr_fixed_mask == 2, "record 1: GP0 + FIX1");
+    CHECK_EQ(c.s[1].cntr_gp[0], 0x601, "record 1: GP0's value");
+    CHECK_EQ(c.s[1].cntr_fixed[1], 0x701, "record 1: FIX1's value");
+    CHECK_EQ(c.s[1].cntr_fixed[0], 0, "record 1: FIX0 of record 0 does not leak");
+
+    memset(r, 0, 72 * 2);
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned char *q = r + 72 * i;
+        put64(q, 0x00, 0x30 | (72ull << 48)); /* counters + metrics */
+        put64(q, 0x08, 0xC000 + i);
+        put32(q, 0x20, 0x1);
+        put32(q, 0x28, i == 0 ? DS_PEBS_CNTR_METRICS : 0);
+        put64(q, 0x30, 0x800 + i);
+        put64(q, 0x38, 0x900 + i);
+        put64(q, 0x40, 0xA00 + i);
+    }
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 72 * 2;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "drain metrics");
+    CHECK(c.n == 1 && st.records == 1, "record 0 only");
+    CHECK(c.n == 1 && c.s[0].topdown_slots == 0x900 && c.s[0].perf_metrics == 0xA00, "record 0: slots, metrics");
+    CHECK(st.lost_corrupt == 1 && (st.anomalies & DS_DRAIN_SIZE_LIE), "record 1: size lie");
+    CHECK(invariant(&st), "invariant");
+    struct ds_pebs_sample d;
+    CHECK_EQ(ds_pebs_decode(DS_PEBS_FMT_6, r + 72, 72, false, &d), DS_ERR_REC_SIZE, "record 1 alone: size");
+}
+
 static void test_fmt6_counters(void)
 {
     static struct env e;
@@ -982,6 +1104,42 @@ static void test_latency_split(void)
     env_identify(&e, 1);
     CHECK(!ds_pebs_latency_split(&e.cpu), "not Intel: no split");
     CHECK(!ds_pebs_latency_split(NULL), "NULL");
+}
+
+/*
+ * The meminfo latency split in a fast run (records after the first with
+ * the same header, pebs_adaptive.c run_same): Sapphire Rapids (06_8FH,
+ * Linux PMU_FL_INSTR_LATENCY), format 5, three basic + meminfo records,
+ * each with its own instruction (15:0) and cache (47:32) latency.
+ */
+static void test_latency_split_run(void)
+{
+    static struct env e;
+    static struct collect c;
+    struct ds_drain_stats st;
+    fake_icelake(&e.f);
+    set_leaf(&e.f, 1, 0x000806F8, 0, (1u << 2) | (1u << 4) | (1u << 15), (1u << 5) | (1u << 9) | (1u << 21));
+    fake_set_msr(&e.f, DS_MSR_IA32_PERF_CAPABILITIES, 0x4000 | 0x2000 | 0x500 | 0x80 | 0x3F); /* fmt 5 */
+    env_identify(&e, 1);
+    CHECK(ds_pebs_latency_split(&e.cpu), "SPR splits");
+    e.cfg.pebs_data_cfg = DS_PEBS_DATA_CFG_MEMINFO;
+    e.cfg.pebs.bytes = 16 * 64;
+    e.cfg.pebs.thresh_records = 0;
+    CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "spr meminfo setup");
+    for (unsigned k = 0; k < 3; k++) {
+        mk_adaptive(e.pebs + 64 * k, 1, 0x100 * k);
+        put64(e.pebs, 64 * k + 32 + 0x10, ((0x40ull + k) << 32) | (0x10 + k)); /* cache 0x4k, instr 0x1k */
+    }
+    e.area.a64.pebs_index = (uint64_t)(uintptr_t)e.pebs + 3 * 64;
+    memset(&c, 0, sizeof(c)); c.refuse_after = 64;
+    CHECK_EQ(ds_pebs_drain(&e.ctx, collect, &c, &st), DS_OK, "spr drain");
+    CHECK_EQ(c.n, 3, "3 records");
+    for (int k = 0; k < c.n && k < 3; k++) {
+        CHECK(c.s[k].present & DS_SAMPLE_LAT_SPLIT, "record %d split bit", k);
+        CHECK_EQ(c.s[k].instr_latency, 0x10u + (unsigned)k, "record %d instr latency", k);
+        CHECK_EQ(c.s[k].cache_latency, 0x40u + (unsigned)k, "record %d cache latency", k);
+        CHECK_EQ(c.s[k].latency, ((0x40ull + (unsigned)k) << 32) | (0x10u + (unsigned)k), "record %d raw", k);
+    }
 }
 
 /* A sink that keeps up to 128 samples (copies). */
@@ -1566,6 +1724,7 @@ int main(void)
 {
     test_attribute();
     test_drain_race();
+    test_drain_race_adaptive();
     test_select();
     test_select_unread();
     test_decode_fixed();
@@ -1577,8 +1736,10 @@ int main(void)
     test_decode_unaligned();
     test_fmt6_counters();
     test_perf28_fmt6_same_header();
+    test_fmt6_run_fixed_and_metrics();
     test_retire_latency_gate();
     test_latency_split();
+    test_latency_split_run();
     test_adaptive_runs();
     test_decode_clears_poison();
     test_drain_clears_previous_groups();
