@@ -373,12 +373,11 @@ int ds_pmi_ack(struct ds_pmi *pmi, uint64_t status, uint64_t *out_unacked);
  * @out NULL: the result is written to pmi->res (struct ds_pmi), not to a
  * local (issue 29 item 3); it holds the last such call's result.
  * Stack (ctest embed.stack.*, gcc 12 -O2, installed-library flags; your
- * sinks, hook and MSR backend on top): at most 540 bytes (i386) / 464
- * (x86_64) with the session's sinks, 584 / 488 through ds_session_pmi
+ * sinks, hook and MSR backend on top): at most 448 bytes (i386) / 408
+ * (x86_64) with the session's sinks, 492 / 432 through ds_session_pmi
  * (was 1076 / 944, then 708 / 576, then 680 / 504); the test's PMI-path
- * budget is 720 / 512 (the issue's 512 is met on x86_64; on i386 the
- * adaptive drain, 288 + 80 bytes, is the largest part; docs/porting.md
- * section 11).
+ * budget is 512 on both (issue 29's goal; the deepest path is the
+ * architectural PEBS drain's; docs/porting.md section 11).
  * @out's fields: see struct ds_pmi_result (bts only when bts_drained).
  */
 int ds_pmi_handle(struct ds_pmi *pmi, struct ds_pmi_result *out);

@@ -414,11 +414,11 @@ int ds__session_pmi_rest(struct ds_session *s, struct ds_pmi_result *res, int er
  * a few tests; everything else is ds__session_pmi_rest. A PMI the session
  * took always has result.handled (every drain and every ack sets it; the
  * LBR snapshot is only taken for status bits that are then acked).
- * Stack, on the interrupted (or IST) stack: at most 584 bytes (i386) /
- * 488 (x86_64) as a function of its own, with the session's sinks, plus
+ * Stack, on the interrupted (or IST) stack: at most 492 bytes (i386) /
+ * 432 (x86_64) as a function of its own, with the session's sinks, plus
  * your callbacks and MSR backend (ctest embed.stack.*: gcc 12 -O2 with the
- * installed library's flags; PMI-path budget 720 / 512, the issue's 512
- * met on x86_64, not on i386; docs/porting.md section 11). @out NULL: the result goes to
+ * installed library's flags; PMI-path budget 512 on both, issue 29's goal;
+ * docs/porting.md section 11). @out NULL: the result goes to
  * s->pmi.res (struct ds_pmi keeps one; the session no longer has its own).
  * sizeof(struct ds_session): see struct ds_session (more than a 4 KiB
  * kernel stack): place it statically per CPU, never on a kernel stack.
