@@ -276,3 +276,13 @@ set_tests_properties(boot.x86_64.lunarlake_e PROPERTIES PASS_REGULAR_EXPRESSION
 libds_boot_test(x86_64.arrowlake_h x86_64 kernel 90 --append "tests=caps,e2e profile=arrowlake_h")
 set_tests_properties(boot.x86_64.arrowlake_h PROPERTIES PASS_REGULAR_EXPRESSION
   "model profile arrowlake_h: family 6 model c5, perfmon v5, PEBS fmt 5, 64-bit DS layout, LBR Arrow Lake-H \\(Arch LBR\\).*DSLOG 1 PEBS run=pebs-loop-fixed seq=0 fmt=5 counter=32 .*RUN name=pebs-loop-fixed kind=pebs .* records=[1-9][0-9]* .* 0 failed, 0 skipped: PASS.*boot.sh: PASS")
+
+# Start order (COST, see the top): the longest boot tests, seconds in a full
+# scripts/test.sh on 2 cores; the others default to 0 and follow.
+set_tests_properties(boot.i386.screen_ocr_bios boot.x86_64.screen_ocr_bios PROPERTIES COST 26)
+set_tests_properties(boot.x86_64.screen_ocr_uefi_1920x1080 boot.i386.screen_uefi boot.x86_64.screen_uefi
+                     boot.x86_64.uefi.smp2 PROPERTIES COST 22)
+set_tests_properties(boot.x86_64.screen_ocr_uefi_1024x768 boot.x86_64.screen_ocr_uefi_1280x800 PROPERTIES COST 21)
+set_tests_properties(boot.i386.uefi.smp2 PROPERTIES COST 18)
+set_tests_properties(boot.harness.hang boot.i386.kernel.smp4 boot.i386.bios.smp4 boot.x86_64.kernel.smp4
+                     boot.x86_64.bios.smp4 PROPERTIES COST 8)

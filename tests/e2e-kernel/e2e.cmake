@@ -40,3 +40,8 @@ endforeach()
 math(EXPR _t "300 * ${LIBDS_BOOT_TIMEOUT_SCALE}")
 add_test(NAME run.report COMMAND ${PROJECT_SOURCE_DIR}/tests/e2e-kernel/runsh-report.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(run.report PROPERTIES LABELS "e2e;boot" TIMEOUT ${_t})
+
+# Start order (COST: seconds in a full scripts/test.sh on 2 cores; ctest starts
+# the costliest first, tests/boot/boot.cmake).
+set_tests_properties(e2e.x86_64.kernel.smp2 PROPERTIES COST 24)
+set_tests_properties(e2e.i386.kernel.smp2 e2e.x86_64.uefi e2e.i386.uefi PROPERTIES COST 13)
