@@ -41,24 +41,27 @@ if [ "$mode" = uefi ]; then
   qemu+=(-drive "if=pflash,format=raw,readonly=on,file=$code" -drive "if=pflash,format=raw,file=$work/vars.fd")
 fi
 "${qemu[@]}" & qpid=$!
-monitor() { # <command>: one HMP command, its output
+monitor() { # <command>: one HMP command, its output (read up to the next prompt)
   python3 - "$work/mon.sock" "$1" <<'PY'
 import socket, sys, time
-s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(5)
-out = b''
-def drain(t):
-    global out
-    end = time.time() + t
-    while time.time() < end:
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+def until_prompt(t):
+    # HMP ends every answer with the "(qemu) " prompt: read up to it, at most t
+    # seconds (a fixed 3 s wait plus a 5 s recv timeout made each call 10 s).
+    out, end = b'', time.time() + t
+    while not out.endswith(b'(qemu) ') and time.time() < end:
+        s.settimeout(max(0.05, end - time.time()))
         try:
             d = s.recv(65536)
-            if not d: break
-            out += d
         except socket.timeout:
             break
-drain(0.5); out = b''
-s.sendall(sys.argv[2].encode() + b'\n'); drain(3)
-sys.stdout.write(out.decode('latin-1'))
+        if not d:
+            break
+        out += d
+    return out
+until_prompt(10)  # the banner
+s.sendall(sys.argv[2].encode() + b'\n')
+sys.stdout.write(until_prompt(30).decode('latin-1'))
 PY
 }
 for ((i = 0; i < tmo; i++)); do
