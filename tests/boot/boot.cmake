@@ -281,9 +281,9 @@ set_tests_properties(boot.x86_64.arrowlake_h PROPERTIES PASS_REGULAR_EXPRESSION
 
 # Start order (COST, see the top): the longest boot tests, seconds in a full
 # scripts/test.sh on 2 cores; the others default to 0 and follow.
-set_tests_properties(boot.i386.screen_ocr_bios boot.x86_64.screen_ocr_bios boot.i386.screen_uefi
-                     boot.x86_64.screen_uefi boot.x86_64.screen_ocr_uefi_1024x768
-                     boot.x86_64.screen_ocr_uefi_1280x800 boot.x86_64.screen_ocr_uefi_1920x1080 PROPERTIES COST 13)
-set_tests_properties(boot.i386.uefi.smp2 boot.x86_64.uefi.smp2 PROPERTIES COST 11)
+set_tests_properties(boot.i386.screen_uefi boot.x86_64.screen_uefi PROPERTIES COST 14)
+set_tests_properties(boot.i386.screen_ocr_bios boot.x86_64.screen_ocr_bios boot.x86_64.screen_ocr_uefi_1024x768
+                     boot.x86_64.screen_ocr_uefi_1280x800 boot.x86_64.screen_ocr_uefi_1920x1080 PROPERTIES COST 10)
+set_tests_properties(boot.i386.uefi.smp2 boot.x86_64.uefi.smp2 PROPERTIES COST 9)
 set_tests_properties(boot.harness.hang boot.i386.kernel.smp4 boot.i386.bios.smp4 boot.x86_64.kernel.smp4
                      boot.x86_64.bios.smp4 PROPERTIES COST 8)

@@ -43,5 +43,6 @@ set_tests_properties(run.report PROPERTIES LABELS "e2e;boot" TIMEOUT ${_t})
 
 # Start order (COST: seconds in a full scripts/test.sh on 2 cores; ctest starts
 # the costliest first, tests/boot/boot.cmake).
-set_tests_properties(e2e.x86_64.kernel.smp2 PROPERTIES COST 24)
-set_tests_properties(e2e.i386.kernel.smp2 e2e.x86_64.uefi e2e.i386.uefi PROPERTIES COST 13)
+set_tests_properties(e2e.x86_64.kernel.smp2 PROPERTIES COST 23)
+set_tests_properties(e2e.i386.kernel.smp2 e2e.x86_64.uefi PROPERTIES COST 13)
+set_tests_properties(e2e.i386.uefi PROPERTIES COST 10)
