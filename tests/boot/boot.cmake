@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # QEMU boot tests (ctest label "boot"), included from kernel/CMakeLists.txt.
-# The matrix {i386, x86_64} x {SeaBIOS ISO, OVMF ISO, direct -kernel}, plus
+# The matrix {i386, x86_64} x {SeaBIOS ISO, OVMF ISO, direct -kernel} (the
+# two ISO columns are e2e.<arch>.bios|uefi, tests/e2e-kernel/e2e.cmake), plus
 # runs that prove the harness rejects a crash, a triple fault, a hang and a
 # failed check. LIBDS_BOOT_TIMEOUT_SCALE multiplies every timeout.
+# COST: ctest starts the most costly tests first (a fresh clone has no
+# CTestCostData.txt), so that two cores end together; the figures are the
+# seconds each took under scripts/test.sh on 2 cores.
 find_program(LIBDS_QEMU qemu-system-x86_64)
 if(NOT LIBDS_QEMU)
   message(WARNING "qemu-system-x86_64 not found: boot tests not registered")
@@ -19,10 +23,12 @@ function(libds_boot_test name arch mode tmo)
   set_tests_properties(boot.${name} PROPERTIES LABELS boot TIMEOUT ${_ct})
 endfunction()
 
+# Every group on one CPU: -kernel here; the ISO on SeaBIOS and on OVMF is
+# booted by e2e.<arch>.bios|uefi with boot.sh and the same arguments (every
+# boot.sh check), which then check the records and dsdump on that log: one
+# boot, not two (boot.<arch>.bios|uefi were those same boots).
 foreach(arch i386 x86_64)
   libds_boot_test(${arch}.kernel ${arch} kernel 60)
-  libds_boot_test(${arch}.bios ${arch} bios 90)
-  libds_boot_test(${arch}.uefi ${arch} uefi 180)
   libds_boot_test(${arch}.kernel.pmi_nmi ${arch} kernel 60 --append "pmi=nmi apic=xapic")
   libds_boot_test(${arch}.crash_ud ${arch} kernel 60 --append tests=crash_ud --expect crash)
 endforeach()
@@ -114,17 +120,13 @@ function(libds_screen_ocr name arch mode tmo)
 endfunction()
 
 # The one-screen verdict (issue 14), read off the screen: the VGA text
-# buffer (SeaBIOS) cell by cell; the framebuffer (OVMF at its own 800x600,
-# the e2e verdict) pixel-exact and by OCR, both kernels.
+# buffer (SeaBIOS) cell by cell, then by OCR (QEMU draws it with the VGA
+# BIOS font), from one boot (screen_ocr_bios; the cell-by-cell check was
+# boot.<arch>.screen_bios, a second boot of the same ISO); the framebuffer
+# (OVMF at its own 800x600, the e2e verdict) pixel-exact and by OCR, both
+# kernels.
 foreach(arch i386 x86_64)
-  math(EXPR _t "120 * ${LIBDS_BOOT_TIMEOUT_SCALE}")
-  math(EXPR _ct "${_t} + 30")
-  add_test(NAME boot.${arch}.screen_bios
-           COMMAND ${PROJECT_SOURCE_DIR}/tests/boot/screen.sh ${CMAKE_BINARY_DIR} ${arch} bios ${_t}
-                   ${LIBDS_CONSOLE_FONT})
-  set_tests_properties(boot.${arch}.screen_bios PROPERTIES LABELS boot TIMEOUT ${_ct})
   libds_screen_ocr(uefi ${arch} uefi 240)
-  # The VGA text screen (SeaBIOS) by OCR: QEMU draws it with the VGA BIOS font.
   libds_screen_ocr(ocr_bios ${arch} bios 120)
 endforeach()
 # The GOP framebuffer at three sizes the menu asks GRUB for (x86_64).
@@ -132,25 +134,39 @@ foreach(res 1024x768 1280x800 1920x1080)
   libds_screen_ocr(ocr_uefi_${res} x86_64 uefi 240 --iso libds-screen-x86_64-${res} --size ${res})
 endforeach()
 
+# What an -smp N run of every group with smp_e2e must print (also
+# e2e.<arch>.kernel.smp2's, tests/e2e-kernel/e2e.cmake, which boots so).
+foreach(arch i386 x86_64)
+  foreach(n 2 4)
+    set(LIBDS_SMP_E2E_RE_${arch}_${n}
+      "smp: cpu 1 \\(APIC id 1, reads 1\\): started, ds_cpu_identify: success.*# smp: ${n} of ${n} CPU\\(s\\) running.*# \\*+ e2e on cpu 1 \\(APIC id 1\\).*DSLOG 1 HDR arch=${arch} backend=model profile=[a-z0-9_]+ kernel=libds-${arch}.elf why=[^ ]+ cpu=1 tsc_khz=[0-9]+ ck=.*ok [0-9]+ - smp_e2e: e2e ran on cpu 1 \\(APIC id 1\\)")
+  endforeach()
+endforeach()
+
 # SMP (issue 13): APs started with INIT-SIPI-SIPI from the ACPI MADT, each
 # identifies itself with ds_cpu_identify (kernel/src/smp.c). Multi-threaded
 # TCG (boot.sh --smp). QEMU 7.2 TCG has no x2APIC (it drops +x2apic with a
 # warning), so x2APIC AP startup is not exercised here.
 foreach(arch i386 x86_64)
-  foreach(n 2 4)
-    # The e2e flows on all n CPUs at once (group smp_e2e): x86_64 -smp 4 took
-    # 150 s on a loaded 2-core host (load 12), so 240 s.
-    libds_boot_test(${arch}.kernel.smp${n} ${arch} kernel 240 --smp ${n})
-    set_tests_properties(boot.${arch}.kernel.smp${n} PROPERTIES PASS_REGULAR_EXPRESSION
-      "smp: cpu 1 \\(APIC id 1, reads 1\\): started, ds_cpu_identify: success.*# smp: ${n} of ${n} CPU\\(s\\) running.*# \\*+ e2e on cpu 1 \\(APIC id 1\\).*DSLOG 1 HDR arch=${arch} backend=model profile=[a-z0-9_]+ kernel=libds-${arch}.elf why=[^ ]+ cpu=1 tsc_khz=[0-9]+ ck=.*ok [0-9]+ - smp_e2e: e2e ran on cpu 1 \\(APIC id 1\\).*boot.sh: PASS")
-  endforeach()
-  # ISO: GRUB's multiboot2 ACPI tag (x86_64) / multiboot1 BIOS-area search (i386).
-  libds_boot_test(${arch}.bios.smp4 ${arch} bios 240 --smp 4) # i386: 130 s on the loaded host (e2e on 4 CPUs at once)
+  # The e2e flows on all 4 CPUs at once (group smp_e2e), every group, one
+  # model profile per CPU (LIBDS_SMP4_PROFILES_<arch>, kernel/CMakeLists.txt:
+  # skylake, icelake, core2, NetBurst): 4 PEBS formats at once on 4 CPUs.
+  # Every default profile on 2 CPUs at once, every group: e2e.<arch>.kernel.smp2
+  # (which also checks this test's lines for -smp 2).
+  # Every default profile on 4 CPUs took 54 s (x86_64) under TCG on 2 cores.
+  libds_boot_test(${arch}.kernel.smp4 ${arch} kernel 120 --smp 4 --append "${LIBDS_SMP4_PROFILES_${arch}}")
+  set_tests_properties(boot.${arch}.kernel.smp4 PROPERTIES PASS_REGULAR_EXPRESSION
+    "${LIBDS_SMP_E2E_RE_${arch}_4}.*ok [0-9]+ - smp_e2e: e2e ran on cpu 3 \\(APIC id 3\\).*boot.sh: PASS")
+  # ISO: GRUB's multiboot2 ACPI tag (x86_64) / multiboot1 BIOS-area search (i386);
+  # libds-smp-<arch>.iso: every group, the same one profile per CPU as above.
+  libds_boot_test(${arch}.bios.smp4 ${arch} bios 120 --smp 4 --iso libds-smp-${arch})
   set_tests_properties(boot.${arch}.bios.smp4 PROPERTIES PASS_REGULAR_EXPRESSION
-    "# smp: 4 of 4 CPU\\(s\\) running.*boot.sh: PASS")
-  libds_boot_test(${arch}.uefi.smp2 ${arch} uefi 240 --smp 2)
+    "# smp: 4 of 4 CPU\\(s\\) running.*# \\*+ e2e on cpu 3 \\(APIC id 3\\), profiles netburst_m.*ok [0-9]+ - smp_e2e: e2e ran on cpu 3 \\(APIC id 3\\).*boot.sh: PASS")
+  # OVMF: GRUB's ACPI tag on UEFI; the same ISO, so cpu 0 skylake, cpu 1 icelake
+  # (every default profile on 2 CPUs: e2e.<arch>.kernel.smp2).
+  libds_boot_test(${arch}.uefi.smp2 ${arch} uefi 240 --smp 2 --iso libds-smp-${arch})
   set_tests_properties(boot.${arch}.uefi.smp2 PROPERTIES PASS_REGULAR_EXPRESSION
-    "# smp: 2 of 2 CPU\\(s\\) running.*boot.sh: PASS")
+    "# smp: 2 of 2 CPU\\(s\\) running.*# \\*+ e2e on cpu 1 \\(APIC id 1\\), profiles icelake.*ok [0-9]+ - smp_e2e: e2e ran on cpu 1 \\(APIC id 1\\).*boot.sh: PASS")
   # One AP told not to start: reported, the run passes on the others.
   libds_boot_test(${arch}.kernel.smp4_cpus ${arch} kernel 90 --smp 4 --append "cpus=0,2,3 tests=caps")
   set_tests_properties(boot.${arch}.kernel.smp4_cpus PROPERTIES PASS_REGULAR_EXPRESSION
@@ -262,3 +278,12 @@ set_tests_properties(boot.x86_64.lunarlake_e PROPERTIES PASS_REGULAR_EXPRESSION
 libds_boot_test(x86_64.arrowlake_h x86_64 kernel 90 --append "tests=caps,e2e profile=arrowlake_h")
 set_tests_properties(boot.x86_64.arrowlake_h PROPERTIES PASS_REGULAR_EXPRESSION
   "model profile arrowlake_h: family 6 model c5, perfmon v5, PEBS fmt 5, 64-bit DS layout, LBR Arrow Lake-H \\(Arch LBR\\).*DSLOG 1 PEBS run=pebs-loop-fixed seq=0 fmt=5 counter=32 .*RUN name=pebs-loop-fixed kind=pebs .* records=[1-9][0-9]* .* 0 failed, 0 skipped: PASS.*boot.sh: PASS")
+
+# Start order (COST, see the top): the longest boot tests, seconds in a full
+# scripts/test.sh on 2 cores; the others default to 0 and follow.
+set_tests_properties(boot.i386.screen_uefi boot.x86_64.screen_uefi PROPERTIES COST 14)
+set_tests_properties(boot.i386.screen_ocr_bios boot.x86_64.screen_ocr_bios boot.x86_64.screen_ocr_uefi_1024x768
+                     boot.x86_64.screen_ocr_uefi_1280x800 boot.x86_64.screen_ocr_uefi_1920x1080 PROPERTIES COST 10)
+set_tests_properties(boot.i386.uefi.smp2 boot.x86_64.uefi.smp2 PROPERTIES COST 9)
+set_tests_properties(boot.harness.hang boot.i386.kernel.smp4 boot.i386.bios.smp4 boot.x86_64.kernel.smp4
+                     boot.x86_64.bios.smp4 PROPERTIES COST 8)

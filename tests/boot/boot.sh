@@ -15,7 +15,7 @@
 # Every failure prints one line "boot.sh: FAIL: <reason>".
 set -uo pipefail
 
-arch=x86_64 mode=kernel build= append= timeout_s=60 expect=pass cpu_opt= smp= machine= elf= mem=256M
+arch=x86_64 mode=kernel build= append= timeout_s=60 expect=pass cpu_opt= smp= machine= elf= mem=256M iso=
 usage() { sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; cat <<EOT
 options: --arch i386|x86_64  --mode kernel|bios|uefi  --build DIR (default: build)
          --append "kernel options" (kernel mode only)  --timeout SECONDS
@@ -29,6 +29,8 @@ options: --arch i386|x86_64  --mode kernel|bios|uefi  --build DIR (default: buil
          --machine M   QEMU machine type (default pc)
          --mem SIZE    QEMU -m SIZE (default 256M)
          --elf FILE    kernel mode: boot FILE instead of BUILD/kernel/libds-ARCH.elf
+         --iso NAME    bios/uefi mode: boot BUILD/NAME.iso instead of BUILD/libds-ARCH.iso
+                       (an ISO whose menu passes kernel options, e.g. libds-smp-ARCH)
 environment: LIBDS_QEMU_ACCEL=tcg|kvm|auto (default tcg; kvm and auto ask scripts/kvm-host.sh), LIBDS_QEMU_CPU (default: qemu64 / host with kvm)
 EOT
 }
@@ -40,6 +42,7 @@ while [ $# -gt 0 ]; do
     --append) append=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --elf) elf=$2; shift 2 ;;
+    --iso) iso=$2; shift 2 ;;
     --expect) expect=$2; shift 2 ;;
     --cpu) cpu_opt=$2; shift 2 ;;
     --smp) smp=$2; shift 2 ;;
@@ -86,7 +89,7 @@ case $mode in
     qemu+=(-kernel "$k" -append "$append") ;;
   bios|uefi)
     [ -z "$append" ] || { echo "boot.sh: --append needs --mode kernel" >&2; exit 2; }
-    iso=$build/libds-$arch.iso
+    iso=$build/${iso:-libds-$arch}.iso
     [ -f "$iso" ] || fail "ISO $iso not built"
     qemu+=(-cdrom "$iso")
     if [ "$mode" = uefi ]; then

@@ -22,7 +22,10 @@ foreach(arch i386 x86_64)
 endforeach()
 
 # Every CPU (issue 13): the e2e flows on every CPU at once (group smp_e2e),
-# each log tagged cpu=; dsdump reads all of them.
+# each log tagged cpu=; dsdump reads all of them. Every group runs (--smp in
+# -kernel mode) and the whole serial log is printed, so this one boot also
+# makes the checks of an -smp 2 boot of every group (LIBDS_SMP_E2E_RE_<arch>_2,
+# tests/boot/boot.cmake; that was boot.<arch>.kernel.smp2, the same boot).
 foreach(arch i386 x86_64)
   math(EXPR _t "180 * ${LIBDS_BOOT_TIMEOUT_SCALE}")
   math(EXPR _ct "${_t} + 60")
@@ -30,10 +33,16 @@ foreach(arch i386 x86_64)
            COMMAND ${_e2e} --build ${CMAKE_BINARY_DIR} --arch ${arch} --mode kernel --timeout ${_t} --smp 2
                    --dsdump $<TARGET_FILE:dsdump>)
   set_tests_properties(e2e.${arch}.kernel.smp2 PROPERTIES LABELS "e2e;boot" TIMEOUT ${_ct}
-    PASS_REGULAR_EXPRESSION "e2e-kernel.sh: 2 CPUs, [1-9][0-9]* logs each.*e2e-kernel.sh: PASS")
+    PASS_REGULAR_EXPRESSION "${LIBDS_SMP_E2E_RE_${arch}_2}.*boot.sh: PASS.*e2e-kernel.sh: 2 CPUs, [1-9][0-9]* logs each.*e2e-kernel.sh: PASS")
 endforeach()
 
 # scripts/run.sh's report on one screen (issue 27 item 8): the e2e flows on 2 CPUs.
 math(EXPR _t "300 * ${LIBDS_BOOT_TIMEOUT_SCALE}")
 add_test(NAME run.report COMMAND ${PROJECT_SOURCE_DIR}/tests/e2e-kernel/runsh-report.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(run.report PROPERTIES LABELS "e2e;boot" TIMEOUT ${_t})
+
+# Start order (COST: seconds in a full scripts/test.sh on 2 cores; ctest starts
+# the costliest first, tests/boot/boot.cmake).
+set_tests_properties(e2e.x86_64.kernel.smp2 PROPERTIES COST 23)
+set_tests_properties(e2e.i386.kernel.smp2 e2e.x86_64.uefi PROPERTIES COST 13)
+set_tests_properties(e2e.i386.uefi PROPERTIES COST 10)
