@@ -34,7 +34,8 @@
 #   -f  only mutate these files: a comma-separated list of paths from the
 #       top of the tree or basenames, shell globs allowed, looked up in
 #       libds/src and libds/tools/dsdump (e.g. -f event.c, -f 'session*.c,dslog.c',
-#       -f libds/tools/dsdump/perfdata.c). Default: every libds/src/*.c (the
+#       -f libds/tools/dsdump/perfdata.c; a private header with inline code,
+#       e.g. -f drain_int.h, only when named). Default: every libds/src/*.c (the
 #       dsdump sources only when named, so an old seed draws the old sample)
 #   -L  ctest label regex of the suite that must kill the mutants (default "host|model";
 #       "host|model|tools|dsdump" for dsdump mutants; "host|model|fuzz" adds the fuzz
@@ -84,14 +85,18 @@ import fnmatch, os, random, re, sys
 src, seed, n, only, labels = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 dirs = ["libds/src", "libds/tools/dsdump"]
 cands = sorted(os.path.join(d, f) for d in dirs for f in os.listdir(os.path.join(src, d)) if f.endswith(".c"))
+# private headers with inline code (drain_int.h, session_attr.h, ...): only
+# when -f names them, so the default sample and old seeds stay as they were
+hdrs = sorted(os.path.join(d, f) for d in dirs for f in os.listdir(os.path.join(src, d)) if f.endswith(".h"))
 if not only:
     files = [f for f in cands if f.startswith("libds/src/")]
 else:
     files = set()
     for pat in (p.strip() for p in only.split(",") if p.strip()):
-        hit = [f for f in cands if fnmatch.fnmatchcase(f, pat) or fnmatch.fnmatchcase(os.path.basename(f), pat)]
+        pool = hdrs if pat.endswith(".h") else cands
+        hit = [f for f in pool if fnmatch.fnmatchcase(f, pat) or fnmatch.fnmatchcase(os.path.basename(f), pat)]
         if not hit:
-            sys.exit("mutate.sh: -f %s: no such .c file in %s" % (pat, " or ".join(dirs)))
+            sys.exit("mutate.sh: -f %s: no such %s file in %s" % (pat, ".h" if pat.endswith(".h") else ".c", " or ".join(dirs)))
         files.update(hit)
     files = sorted(files)
 print("# files: %s" % " ".join(files), file=sys.stderr)
