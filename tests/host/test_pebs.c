@@ -363,14 +363,16 @@ static void test_drain_adaptive(void)
     CHECK(invariant(&st), "invariant");
 }
 
-/* A sink that plays the CPU: appends two records while the drain runs. */
+/* A sink that plays the CPU: appends two records of race_rec bytes while
+ * the drain runs. */
 static struct env *race_env;
+static uint64_t race_rec;
 static int racing_sink(void *a, const struct ds_pebs_sample *s)
 {
     (void)s;
     int *n = a;
     if ((*n)++ == 0)
-        race_env->area.a64.pebs_index += 2 * 0xC8;
+        race_env->area.a64.pebs_index += 2 * race_rec;
     return 0;
 }
 
@@ -383,6 +385,7 @@ static void test_drain_race(void)
     env_identify(&e, 1);
     ds_area_setup(&e.ctx, &e.cpu, &e.cfg);
     race_env = &e;
+    race_rec = 0xC8;
     uint64_t base = (uint64_t)(uintptr_t)e.pebs;
     e.area.a64.pebs_index = base + 3 * 0xC8;
     ds_pebs_drain(&e.ctx, racing_sink, &n, &st);
@@ -409,15 +412,6 @@ static void test_drain_race(void)
  * adaptive drain takes as base + the bytes it walked. An index seen past
  * the maximum counts no race (whatever the CPU writes after it).
  */
-static int racing_sink176(void *a, const struct ds_pebs_sample *s)
-{
-    (void)s;
-    int *n = a;
-    if ((*n)++ == 0)
-        race_env->area.a64.pebs_index += 2 * 176;
-    return 0;
-}
-
 static void test_drain_race_adaptive(void)
 {
     static struct env e;
@@ -430,11 +424,12 @@ static void test_drain_race_adaptive(void)
     e.cfg.pebs.thresh_records = 0;
     CHECK_EQ(ds_area_setup(&e.ctx, &e.cpu, &e.cfg), DS_OK, "icl gprs setup");
     race_env = &e;
+    race_rec = 176;
     uint64_t base = (uint64_t)(uintptr_t)e.pebs;
     for (unsigned k = 0; k < 8; k++)
         mk_adaptive(e.pebs + 176 * k, 2, 0x1000 * (k + 1));
     e.area.a64.pebs_index = base + 3 * 176;
-    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    ds_pebs_drain(&e.ctx, racing_sink, &n, &st);
     CHECK_EQ(st.records, 3, "adaptive: the 3 records seen");
     CHECK_EQ(st.lost_race, 2, "adaptive: 2 arrived during the drain");
     CHECK_EQ(st.present, 5, "adaptive: present counts them");
@@ -444,19 +439,19 @@ static void test_drain_race_adaptive(void)
     /* ending exactly at the maximum (8 records) */
     n = 0;
     e.area.a64.pebs_index = base + 6 * 176;
-    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    ds_pebs_drain(&e.ctx, racing_sink, &n, &st);
     CHECK(st.records == 6 && st.lost_race == 2 && st.present == 8, "adaptive: 2 appended up to the maximum");
     CHECK(!(st.anomalies & DS_DRAIN_FULL), "adaptive: the index seen was below the maximum");
     /* seen at the maximum: anything after it is past the maximum, no race */
     n = 0;
     e.area.a64.pebs_index = base + 8 * 176;
-    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    ds_pebs_drain(&e.ctx, racing_sink, &n, &st);
     CHECK(st.records == 8 && st.lost_race == 0 && !(st.anomalies & DS_DRAIN_RACE), "adaptive: full, no race");
     CHECK(st.anomalies & DS_DRAIN_FULL, "adaptive: full flagged");
     /* seen one record past the maximum: counted beyond, no race */
     n = 0;
     e.area.a64.pebs_index = base + 9 * 176;
-    ds_pebs_drain(&e.ctx, racing_sink176, &n, &st);
+    ds_pebs_drain(&e.ctx, racing_sink, &n, &st);
     CHECK(st.records == 8 && st.lost_beyond == 1 && st.lost_race == 0, "adaptive: past max, no race");
     CHECK(invariant(&st), "adaptive: past max invariant");
 }
