@@ -163,7 +163,11 @@ if [ $have_bench = 1 ] && command -v valgrind >/dev/null && command -v callgrind
  the 1-record PMI less the per-record cost ((16 - 1) / 15): the handler (pmi.c: result,
  status read, ack, re-read, the cpu->ops MSR dispatch inlined) and the drain's per-call
  work (area fields, span, index reset; arch PEBS: INDEX read and reset);
- docs/design.md "PMI" has the split.)
+ docs/design.md "PMI" has the split. NetBurst's spurious rows miss the <= 100 of
+ issue 10: it has no GLOBAL_STATUS, so the handler calls the overflow hook on
+ every NMI and the row's hook (ds_bench.c hook, the caller's code, inside
+ ds_pmi_handle's inclusive count) reads the CCCR through ds_msr_read to tell
+ whose NMI it is; libds's own share is below 100 (design.md "PMI cost").)
 TXT
 else
   skip "needs libds core, valgrind and callgrind_annotate"
