@@ -458,7 +458,10 @@ int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uin
 
 /* Sink: return 0 to take the sample, non-zero to refuse it (counted lost_rejected).
  * @s is valid only during the call (one sample storage is reused for every
- * record of a drain): copy what you keep; do not write through it. */
+ * record of a drain): copy what you keep; do not write through it (casting
+ * const away): the adaptive drain compares the next records' header, size
+ * and counter masks with this sample's, so a changed sample misreads the
+ * buffer. */
 typedef int (*ds_pebs_sink)(void *arg, const struct ds_pebs_sample *s);
 
 /*
