@@ -129,36 +129,22 @@ int ds_pebs_attribute(const struct ds_pebs_sample *s, uint64_t pebs_enabled, uin
 {
     if (!s || !out)
         return DS_ERR_NULL;
-    *out = 0;
+    *out = ds__pebs_ctrs(s, pebs_enabled); /* pebs_int.h: the rules per format */
     switch (s->fmt) {
     case DS_PEBS_FMT_0:
-        *out = 1; /* Core 2 / Atom: PEBS only on IA32_PMC0 */
-        return DS_OK;
-#if DS_CONFIG_NETBURST
-    case DS_PEBS_FMT_NB32:
-    case DS_PEBS_FMT_NB64:
-        *out = pebs_enabled; /* one PEBS counter (IQ_COUNTER4/5) */
-        return DS_OK;
-#else
-    case DS_PEBS_FMT_NB32:
-    case DS_PEBS_FMT_NB64:
-        return DS_ERR_UNSUPPORTED;
-#endif
-    case DS_PEBS_FMT_1:
-    case DS_PEBS_FMT_2: {
-        uint64_t c = s->counters & pebs_enabled;
-        if (!c && one_bit(pebs_enabled))
-            c = pebs_enabled;
-        *out = c;
-        return one_bit(c) ? DS_OK : DS_ERR_PEBS_AMBIGUOUS;
-    }
     case DS_PEBS_FMT_3:
     case DS_PEBS_FMT_4:
     case DS_PEBS_FMT_5:
     case DS_PEBS_FMT_6:
-        *out = s->counters & pebs_enabled;
         return DS_OK;
+    case DS_PEBS_FMT_NB32:
+    case DS_PEBS_FMT_NB64:
+        return DS_CONFIG_NETBURST ? DS_OK : DS_ERR_UNSUPPORTED;
+    case DS_PEBS_FMT_1:
+    case DS_PEBS_FMT_2:
+        return one_bit(*out) ? DS_OK : DS_ERR_PEBS_AMBIGUOUS;
     default:
+        *out = 0; /* architectural PEBS included: its records name their counters */
         return DS_ERR_PEBS_FORMAT;
     }
 }

@@ -153,4 +153,38 @@ static inline __attribute__((always_inline)) void ds__pebs_drain_pmi(struct ds_c
 #define DS__SCRATCH_ADAPTIVE 0x40000000u
 #define DS__SCRATCH_ARCH     0x20000000u
 
+/* PEBS record attribution, the one implementation: ds_pebs_attribute
+ * (pebs.c) adds its error codes around it, the session's PMI sink
+ * (session_pmi.c ses_pebs_sink) inlines it. The counters a PEBS record names among @en, the PEBS-enabled counter bits
+ * (GLOBAL_STATUS layout): ds_pebs_attribute's *out (formats 1/2 with several
+ * candidates: all of them, DS_ERR_PEBS_AMBIGUOUS there; an unknown format,
+ * or NetBurst compiled out: 0), and for architectural PEBS the record's
+ * applicable counters & @en. Pure, no out-parameter, no call: the PMI
+ * sink's frame holds nothing for it (issue 29 item 3). ctest
+ * host.test_pebs test_attribute checks ds_pebs_attribute against the SDM's
+ * rules, host.test_session the routing's use of this on every format. */
+static inline __attribute__((always_inline)) uint64_t ds__pebs_ctrs(const struct ds_pebs_sample *p, uint64_t en)
+{
+    uint64_t c = p->counters & en;
+    switch (p->fmt) {
+    case DS_PEBS_FMT_0:
+        return 1; /* Core 2 / Atom: PEBS only on IA32_PMC0 (not masked) */
+    case DS_PEBS_FMT_NB32:
+    case DS_PEBS_FMT_NB64:
+        return DS_CONFIG_NETBURST ? en : 0; /* the one PEBS counter */
+    case DS_PEBS_FMT_1:
+    case DS_PEBS_FMT_2:
+        /* status 0 with one PEBS counter enabled: that one */
+        return !c && en && !(en & (en - 1)) ? en : c;
+    case DS_PEBS_FMT_3:
+    case DS_PEBS_FMT_4:
+    case DS_PEBS_FMT_5:
+    case DS_PEBS_FMT_6:
+    case DS_PEBS_FMT_ARCH:
+        return c;
+    default:
+        return 0;
+    }
+}
+
 #endif /* DS_PEBS_INT_H */

@@ -6,7 +6,7 @@
  * ds_session_drain_now.
  */
 #include "session_int.h"
-#include "session_attr.h"
+#include "pebs_int.h"
 
 static void deliver(struct ds_session *s, unsigned i, const struct ds_pebs_sample *p, uint64_t ip)
 {
@@ -35,7 +35,7 @@ static int ses_one_sink(void *arg, const struct ds_pebs_sample *p)
 }
 
 /* The drain's sink otherwise: the one PEBS request's, else each record to
- * the request(s) of the counter(s) that produced it (ds__ses_pebs_ctrs:
+ * the request(s) of the counter(s) that produced it (ds__pebs_ctrs:
  * ds_pebs_attribute's answer; arch PEBS: the record's applicable counters).
  * A record no request claims is refused (counted lost_rejected by the
  * drain). One frame under the drain, nothing of the attribution in it
@@ -50,7 +50,7 @@ static int ses_pebs_sink(void *arg, const struct ds_pebs_sample *p)
     }
     /* req_bit(r) & ctrs as two 32-bit words (GP bits 31:0, fixed 32 + m):
      * no 64-bit shift and mask in this frame on i386 */
-    uint64_t ctrs = ds__ses_pebs_ctrs(p, s->pebs_bits);
+    uint64_t ctrs = ds__pebs_ctrs(p, s->pebs_bits);
     uint32_t gp = (uint32_t)ctrs, fixed = (uint32_t)(ctrs >> 32);
     int miss = 1;
     SES_FOR_REQ(s, i, true) {

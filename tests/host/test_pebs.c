@@ -469,8 +469,18 @@ static void test_attribute(void)
     s.counters = 0;
     CHECK_EQ(ds_pebs_attribute(&s, 0x8, &c), DS_OK, "status 0, one enabled"); CHECK_EQ(c, 0x8, "PMC3");
     CHECK_EQ(ds_pebs_attribute(&s, 0x9, &c), DS_ERR_PEBS_AMBIGUOUS, "status 0, two enabled");
+    CHECK_EQ(c, 0, "status 0, two enabled: the record names none of them");
+    s.fmt = DS_PEBS_FMT_2; s.counters = 0x4;
+    CHECK_EQ(ds_pebs_attribute(&s, 0x3, &c), DS_ERR_PEBS_AMBIGUOUS, "fmt2, status names no enabled counter");
+    CHECK_EQ(c, 0, "fmt2: none of the two enabled");
     s.fmt = DS_PEBS_FMT_3; s.counters = 0x5;
     CHECK_EQ(ds_pebs_attribute(&s, 0x7, &c), DS_OK, "fmt3"); CHECK_EQ(c, 0x5, "exact, several");
+    s.fmt = DS_PEBS_FMT_6; s.counters = (1ull << 32) | 0x3;
+    CHECK_EQ(ds_pebs_attribute(&s, (1ull << 32) | 0x1, &c), DS_OK, "fmt6");
+    CHECK_EQ(c, (1ull << 32) | 0x1, "fmt6: applicable counters masked by the enabled ones, fixed 0 kept");
+    s.fmt = DS_PEBS_FMT_ARCH;
+    CHECK_EQ(ds_pebs_attribute(&s, 0x3, &c), DS_ERR_PEBS_FORMAT, "arch PEBS: not a DS-area format");
+    CHECK_EQ(c, 0, "arch PEBS: nothing attributed");
     s.fmt = DS_PEBS_FMT_NB32;
     CHECK_EQ(ds_pebs_attribute(&s, 0x10, &c), DS_OK, "nb"); CHECK_EQ(c, 0x10, "the PEBS counter");
     s.fmt = DS_PEBS_FMT_NONE;

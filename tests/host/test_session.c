@@ -9,7 +9,7 @@
 #include "check.h"
 #include "fake_pmu.h"
 #include <ds/lvt.h>
-#include "../../libds/src/session_attr.h" /* ds__ses_pebs_ctrs */
+#include "../../libds/src/pebs_int.h" /* ds__pebs_ctrs */
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1071,7 +1071,7 @@ static void test_dispatch_multi(void)
     CHECK_EQ(ds_session_teardown(&S), DS_OK, "teardown");
 }
 
-/* The PMI sink's attribution (ds__ses_pebs_ctrs, session_int.h) is
+/* The PMI sink's attribution (ds__pebs_ctrs, pebs_int.h) is
  * ds_pebs_attribute's answer as the routing used it before (issue 29 item
  * 3: *out on success, *out & enabled on an error; arch PEBS: the record's
  * applicable counters & enabled), on every format, for enabled masks with
@@ -1099,7 +1099,7 @@ static void test_route_attribution(void)
                     want = ctrs[c] & ens[e];
                 else if (ds_pebs_attribute(&p, ens[e], &want) != DS_OK)
                     want &= ens[e];
-                uint64_t have = ds__ses_pebs_ctrs(&p, ens[e]);
+                uint64_t have = ds__pebs_ctrs(&p, ens[e]);
                 checked++;
                 if (have != want && bad++ < 5)
                     CHECK(0, "fmt %#x enabled %#llx counters %#llx: %#llx, ds_pebs_attribute says %#llx",
